@@ -1,0 +1,2 @@
+// benchmark worker entry (filled by the engine issue)
+export {};

@@ -1,0 +1,123 @@
+/**
+ * Display formatting, shared by reports, the CLI and the renderer. Values arrive in base
+ * units (tokens, seconds, bytes, watts) and leave as the reference report writes them:
+ * 34.6K, 2,646.7, 236 ms, 7.0 ms, 30.0 s, 8K, 251K, and "—" for no value.
+ */
+export const NONE = '—';
+
+const grouped = (v: number, digits: number): string =>
+  v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+const missing = (v: number | null | undefined): v is null | undefined =>
+  v === null || v === undefined || !Number.isFinite(v);
+
+/** Token throughput: "34.6K" from 10,000 up, otherwise "2,646.7". No unit (column says tok/s). */
+export function fmtTokPerSec(v: number | null | undefined): string {
+  if (missing(v)) return NONE;
+  if (Math.abs(v) >= 10_000) return `${grouped(v / 1000, 1)}K`;
+  return grouped(v, 1);
+}
+
+/** Seconds as whole milliseconds: "236 ms", "1,053 ms". */
+export function fmtMs(seconds: number | null | undefined): string {
+  if (missing(seconds)) return NONE;
+  return `${grouped(Math.round(seconds * 1000), 0)} ms`;
+}
+
+/** Seconds as milliseconds with one decimal: "7.0 ms" (time between tokens). */
+export function fmtMsPrecise(seconds: number | null | undefined): string {
+  if (missing(seconds)) return NONE;
+  return `${grouped(seconds * 1000, 1)} ms`;
+}
+
+/** Seconds with one decimal: "30.0 s". */
+export function fmtSeconds(seconds: number | null | undefined): string {
+  if (missing(seconds)) return NONE;
+  return `${grouped(seconds, 1)} s`;
+}
+
+/** A duration for ETAs and elapsed times: "45 s", "3 min 20 s", "1 h 05 min". */
+export function fmtDuration(seconds: number | null | undefined): string {
+  if (missing(seconds)) return NONE;
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+/** Context length label: tokens floored to K = 1024, "8K", "251K"; small values as-is. */
+export function fmtContext(tokens: number | null | undefined): string {
+  if (missing(tokens)) return NONE;
+  if (tokens < 1024) return String(tokens);
+  return `${Math.floor(tokens / 1024)}K`;
+}
+
+/** A range of contexts: "8K–251K". */
+export function fmtContextRange(contexts: readonly number[]): string {
+  if (contexts.length === 0) return NONE;
+  const lo = Math.min(...contexts);
+  const hi = Math.max(...contexts);
+  return lo === hi ? fmtContext(lo) : `${fmtContext(lo)}–${fmtContext(hi)}`;
+}
+
+/** An integer count with separators: "4,243". */
+export function fmtCount(v: number | null | undefined): string {
+  if (missing(v)) return NONE;
+  return grouped(Math.round(v), 0);
+}
+
+/** A number with one decimal: "1.0" (average active requests). */
+export function fmtOneDecimal(v: number | null | undefined): string {
+  if (missing(v)) return NONE;
+  return grouped(v, 1);
+}
+
+/** Bytes as the reference writes VRAM and RAM: binary gigabytes rounded, "96 GB". */
+export function fmtGigabytes(bytes: number | null | undefined): string {
+  if (missing(bytes)) return NONE;
+  const gib = bytes / 1024 ** 3;
+  return `${gib >= 10 ? Math.round(gib) : grouped(gib, 1)} GB`;
+}
+
+/** Bytes for file sizes: "12.3 MB", "840 KB". */
+export function fmtBytes(bytes: number | null | undefined): string {
+  if (missing(bytes)) return NONE;
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 ** 2) return `${Math.round(bytes / 1024)} KB`;
+  if (bytes < 1024 ** 3) return `${grouped(bytes / 1024 ** 2, 1)} MB`;
+  return `${grouped(bytes / 1024 ** 3, 1)} GB`;
+}
+
+export function fmtWatts(w: number | null | undefined): string {
+  if (missing(w)) return NONE;
+  return `${grouped(w, 0)} W`;
+}
+
+export function fmtPercent(fraction: number | null | undefined): string {
+  if (missing(fraction)) return NONE;
+  return `${grouped(fraction * 100, 0)}%`;
+}
+
+export function fmtJoulesPerToken(j: number | null | undefined): string {
+  if (missing(j)) return NONE;
+  return `${grouped(j, j < 1 ? 3 : 2)} J/token`;
+}
+
+export function fmtTemperature(c: number | null | undefined): string {
+  if (missing(c)) return NONE;
+  return `${grouped(c, 0)} °C`;
+}
+
+export function fmtMegahertz(hz: number | null | undefined): string {
+  if (missing(hz)) return NONE;
+  return `${grouped(hz / 1e6, 0)} MHz`;
+}
+
+/** Parse a context or token count as people write it: "8k", "8K", "262144", "256K" (x1024). */
+export function parseTokenCount(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$/.exec(text.replace(/,/g, ''));
+  if (!m) return null;
+  const mult = m[2] === '' ? 1 : m[2].toLowerCase() === 'k' ? 1024 : 1024 * 1024;
+  const v = Math.round(Number(m[1]) * mult);
+  return Number.isSafeInteger(v) ? v : null;
+}

@@ -1,0 +1,56 @@
+/**
+ * How to start one of SpeedMatrix's own Node programs (the simulated vLLM server, the
+ * benchmark worker) as a separate process. From source (CLI, tests) they run through tsx;
+ * from the built app they are bundled files beside the main bundle, run by Electron's
+ * binary in Node mode.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export type NodeProgram = 'sim' | 'bench-worker';
+
+const SOURCE_ENTRIES: Record<NodeProgram, string> = {
+  sim: 'src-main/sim/main.ts',
+  'bench-worker': 'src-main/bench/worker-main.ts',
+};
+
+export interface NodeCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** The project root: the nearest folder upward that holds package.json. */
+export function projectRoot(from: string = __dirname): string {
+  let dir = resolve(from);
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`package.json not found above ${from}`);
+    dir = up;
+  }
+}
+
+const runningFromSource = __filename.endsWith('.ts');
+
+/** The argv (command + args) that starts `program`; append the program's own arguments. */
+export function nodeProgram(program: NodeProgram): NodeCommand {
+  if (runningFromSource) {
+    const root = projectRoot();
+    const tsx = createRequire(join(root, 'package.json')).resolve('tsx');
+    return {
+      command: process.execPath,
+      args: ['--import', pathToFileURL(tsx).href, join(root, SOURCE_ENTRIES[program])],
+      env: {},
+    };
+  }
+  // Built: out/main/<program>.js next to this bundle. Under Electron, run the binary as Node.
+  const isElectron = Boolean(process.versions.electron);
+  return {
+    command: process.execPath,
+    args: [join(__dirname, `${program}.js`)],
+    env: isElectron ? { ELECTRON_RUN_AS_NODE: '1' } : {},
+  };
+}

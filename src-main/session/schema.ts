@@ -1,0 +1,305 @@
+/**
+ * Session file format v1 (`*.speedmatrix.json`): one self-contained, versioned JSON document
+ * holding everything a report needs. This schema is the single definition; the TypeScript
+ * types below are derived from it, so the validator and the types can never drift apart.
+ *
+ * Units: every number is in base units (tokens, seconds, bytes, watts, tokens per second,
+ * joules). Formatting for people happens only at display time (see report/format.ts).
+ * Times of day are ISO 8601 strings; times inside a cell are seconds relative to the cell's
+ * measurement window start, so they stay small and portable.
+ */
+import { z } from 'zod';
+
+export const SESSION_FORMAT = 'speedmatrix-session';
+export const SESSION_FORMAT_VERSION = 1;
+export const SESSION_EXTENSION = '.speedmatrix.json';
+
+const num = z.number().finite();
+const nonNeg = num.nonnegative();
+const count = z.number().int().nonnegative();
+const maybeNum = nonNeg.nullable();
+const maybeStr = z.string().nullable();
+
+/** Distribution summary of a latency, in seconds. */
+export const LatencyStatsSchema = z.object({
+  p50: nonNeg,
+  p90: nonNeg,
+  p99: nonNeg,
+  mean: nonNeg,
+});
+
+export const GpuSchema = z.object({
+  index: count,
+  vendor: z.enum(['nvidia', 'amd', 'apple', 'intel', 'simulated', 'other']),
+  name: z.string(),
+  uuid: maybeStr.default(null),
+  vramBytes: maybeNum,
+  driver: maybeStr,
+  cuda: maybeStr,
+  computeCapability: maybeStr,
+  powerLimitWatts: maybeNum,
+  busId: maybeStr,
+});
+
+export const HardwareSchema = z.object({
+  /** e.g. "Discrete GPU", "Integrated GPU", "Simulated GPU", as the reference report's Type line. */
+  gpuType: maybeStr.default(null),
+  gpus: z.array(GpuSchema),
+  cpu: z
+    .object({ model: z.string(), cores: count.nullable(), threads: count.nullable() })
+    .nullable(),
+  ramBytes: maybeNum,
+  os: z
+    .object({
+      platform: z.string(),
+      distro: maybeStr.default(null),
+      release: maybeStr.default(null),
+      kernel: maybeStr.default(null),
+      arch: maybeStr.default(null),
+    })
+    .nullable(),
+  /** What detection saw that is worth saying, e.g. "no supported GPU found; lspci saw ...". */
+  notes: z.array(z.string()).default([]),
+});
+
+export const EngineSchema = z.object({
+  name: z.string(),
+  version: maybeStr,
+  commit: maybeStr,
+  quantization: maybeStr,
+  dtype: maybeStr.default(null),
+  backend: maybeStr,
+  build: maybeStr,
+  repository: maybeStr.default(null),
+});
+
+export const ServerKindSchema = z.enum([
+  'vllm-native',
+  'vllm-docker',
+  'custom',
+  'simulator',
+  'attach',
+  'imported',
+]);
+
+export const ServerLaunchSchema = z.object({
+  kind: ServerKindSchema,
+  /** Base URL the benchmark talked to (no credentials). */
+  url: maybeStr,
+  /** Exact argv, with any API key replaced by "<redacted>". Empty for attach/imported. */
+  argv: z.array(z.string()),
+  /** Extra environment given to the server, secrets removed. */
+  env: z.record(z.string(), z.string()),
+  /** The one-line shell form a person would paste, API key shown as <redacted>. */
+  display: z.string(),
+  model: maybeStr,
+  servedModel: maybeStr,
+  revision: maybeStr,
+  maxModelLen: count.nullable(),
+});
+
+export const RunConfigSchema = z.object({
+  contexts: z.array(count),
+  concurrency: z.array(z.number().int().positive()),
+  prefillContexts: z.array(count),
+  secondsPerMeasurement: nonNeg,
+  maxOutputTokens: z.number().int().positive(),
+  decodeTestMode: z.enum(['fixed-duration']),
+  prefillMode: z.enum(['during-decode-warmup']),
+  tokenTargeting: z.enum(['exact', 'estimate']),
+  /** Name and version of the tool that measured, e.g. "SpeedMatrix 0.1.0" or "llm-inference-bench v0.7.6". */
+  benchmarkTool: z.string(),
+  /** Unique tag of this run, used in prompt prefixes so no earlier cache is reused. */
+  runTag: z.string(),
+});
+
+export const KvBudgetSourceSchema = z.enum([
+  'metrics-cache-config',
+  'startup-log',
+  'engine-info',
+  'user',
+  'imported',
+  'unknown',
+]);
+
+export const KvBudgetSchema = z.object({
+  tokens: count.nullable(),
+  source: KvBudgetSourceSchema,
+  /** Human detail of the source, e.g. "num_gpu_blocks 18934 x block_size 16". */
+  detail: maybeStr.default(null),
+  /** As stated by the engine, when it states one (e.g. "Maximum concurrency ... 1.16x"). */
+  maxConcurrency: maybeNum.default(null),
+  tokensPerRequest: count.nullable().default(null),
+});
+
+export const CellStatusSchema = z.enum([
+  'valid',
+  'over-capacity',
+  'too-long',
+  'queued',
+  'looped',
+  'error',
+  'cancelled',
+  'skipped',
+]);
+
+export const PrefillResultSchema = z.object({
+  /** Context asked for, in tokens. */
+  context: count,
+  status: CellStatusSchema,
+  reason: maybeStr.default(null),
+  /** Real prompt tokens, from usage.prompt_tokens. */
+  promptTokens: count.nullable(),
+  ttftSeconds: maybeNum,
+  /** promptTokens / ttftSeconds. */
+  tokensPerSecond: maybeNum,
+  measuredAt: maybeStr.default(null),
+});
+
+/**
+ * Each request's own timings, columnar (one array per field, same length) so 100,000 samples
+ * stay small on disk. Times are seconds relative to the cell's window start (negative = before).
+ */
+export const RequestSamplesSchema = z
+  .object({
+    sentAt: z.array(num),
+    firstTokenAt: z.array(num.nullable()),
+    lastTokenAt: z.array(num.nullable()),
+    outputTokens: z.array(count),
+    /** Output tokens that fell inside the measurement window. */
+    windowTokens: z.array(count).default([]),
+    promptTokens: z.array(count.nullable()).default([]),
+    /** "done" (finished with [DONE]), "cancelled" (cut at window end), "error". */
+    outcome: z.array(z.enum(['done', 'cancelled', 'error'])),
+  })
+  .refine(
+    (s) =>
+      [s.firstTokenAt, s.lastTokenAt, s.outputTokens, s.outcome].every(
+        (a) => a.length === s.sentAt.length,
+      ),
+    { message: 'every column of requests must have the same length as sentAt' },
+  );
+
+export const CellTelemetrySchema = z.object({
+  avgGpuUtilization: maybeNum, // 0..1
+  avgPowerWatts: maybeNum,
+  avgSmClockHz: maybeNum,
+  avgMemoryUsedBytes: maybeNum,
+  avgTemperatureC: num.nullable(),
+  throttleReasons: z.array(z.string()),
+  energyPerTokenJoules: maybeNum,
+});
+
+export const EvidenceSchema = z.object({
+  /** The repeating passage, cut to a readable length. */
+  loopExcerpt: maybeStr.default(null),
+  loopPeriodChars: count.nullable().default(null),
+  loopStream: z.enum(['content', 'reasoning']).nullable().default(null),
+  /** Server log lines around a failure. */
+  logLines: z.array(z.string()).default([]),
+});
+
+export const DecodeCellSchema = z.object({
+  context: count,
+  concurrency: z.number().int().positive(),
+  status: CellStatusSchema,
+  reason: maybeStr.default(null),
+  promptTokens: count.nullable().default(null),
+  totalTokensPerSecond: maybeNum,
+  perRequestTokensPerSecond: maybeNum,
+  ttft: LatencyStatsSchema.nullable(),
+  timeBetweenTokens: LatencyStatsSchema.nullable(),
+  avgActiveRequests: maybeNum,
+  completedRequests: count.nullable(),
+  outputTokens: count.nullable(),
+  windowSeconds: maybeNum,
+  readinessTimedOut: z.boolean().default(false),
+  maxWaitingSeen: count.nullable().default(null),
+  evidence: EvidenceSchema.nullable().default(null),
+  requests: RequestSamplesSchema.nullable().default(null),
+  telemetry: CellTelemetrySchema.nullable().default(null),
+  startedAt: maybeStr.default(null),
+  finishedAt: maybeStr.default(null),
+});
+
+/** GPU telemetry, columnar; t is seconds since the session's createdAt. */
+export const TelemetrySeriesSchema = z.object({
+  intervalSeconds: nonNeg,
+  t: z.array(num),
+  gpu: z.array(count),
+  utilization: z.array(num.nullable()), // 0..1
+  memoryUsedBytes: z.array(num.nullable()),
+  powerWatts: z.array(num.nullable()),
+  powerLimitWatts: z.array(num.nullable()),
+  smClockHz: z.array(num.nullable()),
+  memClockHz: z.array(num.nullable()),
+  temperatureC: z.array(num.nullable()),
+  pstate: z.array(z.string().nullable()),
+  throttleReasons: z.array(z.string().nullable()),
+});
+
+export const EventSchema = z.object({
+  at: z.string(),
+  level: z.enum(['info', 'warn', 'error']),
+  message: z.string(),
+});
+
+export const SessionSchema = z.object({
+  format: z.literal(SESSION_FORMAT),
+  formatVersion: z.literal(SESSION_FORMAT_VERSION),
+  appVersion: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** True when the numbers come from the simulated vLLM server, not real hardware. */
+  simulated: z.boolean(),
+  /** Where this session came from: measured here, or imported from another tool's output. */
+  origin: z.object({
+    kind: z.enum(['measured', 'imported-seed-json', 'imported-report-text']),
+    file: maybeStr.default(null),
+  }),
+  hardware: HardwareSchema,
+  engine: EngineSchema,
+  server: ServerLaunchSchema,
+  runConfig: RunConfigSchema,
+  kvBudget: KvBudgetSchema,
+  prefill: z.array(PrefillResultSchema),
+  cells: z.array(DecodeCellSchema),
+  telemetry: TelemetrySeriesSchema.nullable().default(null),
+  serverLog: z.object({ lines: z.array(z.string()), truncated: z.boolean() }),
+  events: z.array(EventSchema),
+  /** Checks the run could not make (e.g. "no /metrics: readiness used client-side signals only"). */
+  checksUnavailable: z.array(z.string()).default([]),
+});
+
+export type LatencyStats = z.infer<typeof LatencyStatsSchema>;
+export type Gpu = z.infer<typeof GpuSchema>;
+export type Hardware = z.infer<typeof HardwareSchema>;
+export type Engine = z.infer<typeof EngineSchema>;
+export type ServerKind = z.infer<typeof ServerKindSchema>;
+export type ServerLaunch = z.infer<typeof ServerLaunchSchema>;
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+export type KvBudgetSource = z.infer<typeof KvBudgetSourceSchema>;
+export type KvBudget = z.infer<typeof KvBudgetSchema>;
+export type CellStatus = z.infer<typeof CellStatusSchema>;
+export type PrefillResult = z.infer<typeof PrefillResultSchema>;
+export type RequestSamples = z.infer<typeof RequestSamplesSchema>;
+export type CellTelemetry = z.infer<typeof CellTelemetrySchema>;
+export type Evidence = z.infer<typeof EvidenceSchema>;
+export type DecodeCell = z.infer<typeof DecodeCellSchema>;
+export type TelemetrySeries = z.infer<typeof TelemetrySeriesSchema>;
+export type SessionEvent = z.infer<typeof EventSchema>;
+export type Session = z.infer<typeof SessionSchema>;
+/** What callers may pass before defaults are filled in (e.g. when building a session). */
+export type SessionInput = z.input<typeof SessionSchema>;
+
+/** Words used on screen and in reports for each status, as in the reference report. */
+export const STATUS_WORDS: Record<CellStatus, string> = {
+  valid: 'Valid',
+  'over-capacity': 'Over capacity',
+  'too-long': 'Too long',
+  queued: 'Requests queued',
+  looped: 'Looped',
+  error: 'Error',
+  cancelled: 'Cancelled',
+  skipped: 'Skipped',
+};

@@ -1,0 +1,32 @@
+/** A one-screen, plain-text summary of a session: model, GPU, engine, cells by status. */
+import { fmtContextRange, fmtGigabytes } from '../report/format';
+import { type CellStatus, STATUS_WORDS, type Session } from './schema';
+
+export function countByStatus(session: Session): Partial<Record<CellStatus, number>> {
+  const counts: Partial<Record<CellStatus, number>> = {};
+  for (const c of session.cells) counts[c.status] = (counts[c.status] ?? 0) + 1;
+  return counts;
+}
+
+export function summarizeSession(session: Session): string {
+  const gpu = session.hardware.gpus[0];
+  const gpuLine = gpu
+    ? `${session.hardware.gpus.length > 1 ? `${session.hardware.gpus.length} × ` : ''}${gpu.name}${gpu.vramBytes ? ` (${fmtGigabytes(gpu.vramBytes)})` : ''}`
+    : 'no GPU recorded';
+  const engine = [session.engine.name, session.engine.version, session.engine.quantization].filter(Boolean).join(' · ');
+  const model = session.server.servedModel ?? session.server.model ?? 'unknown model';
+  const counts = countByStatus(session);
+  const statusLine = Object.entries(counts)
+    .map(([s, n]) => `${STATUS_WORDS[s as CellStatus]} ${n}`)
+    .join(', ');
+  const rc = session.runConfig;
+  return [
+    `Model:     ${model}${session.simulated ? '  [SIMULATED]' : ''}`,
+    `GPU:       ${gpuLine}`,
+    `Engine:    ${engine || 'unknown'}`,
+    `Matrix:    ${rc.contexts.length} contexts (${fmtContextRange(rc.contexts)}) × ${rc.concurrency.length} concurrency levels (${rc.concurrency.join(', ') || '—'})`,
+    `Prefill:   ${session.prefill.length} context${session.prefill.length === 1 ? '' : 's'} measured`,
+    `Cells:     ${session.cells.length}${statusLine ? ` (${statusLine})` : ''}`,
+    `Created:   ${session.createdAt}  (SpeedMatrix ${session.appVersion}, format v${session.formatVersion})`,
+  ].join('\n');
+}

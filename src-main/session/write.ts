@@ -1,0 +1,69 @@
+/**
+ * Writing a session: atomic (temp file in the same folder, fsync, rename), so a crash never
+ * leaves half a file; secrets are scrubbed on the way out whatever the caller passed.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { type Result, fail, ok } from '../runtime/result';
+import { type Session, SessionSchema } from './schema';
+import { redactArgv, redactEnv } from './secrets';
+
+/** The session as it may be written: launch argv and env with secrets redacted. */
+export function scrubSession(session: Session): Session {
+  return {
+    ...session,
+    server: { ...session.server, argv: redactArgv(session.server.argv), env: redactEnv(session.server.env) },
+  };
+}
+
+/** Serialise compactly: per-request columns make pretty-printing balloon the file. */
+export function serializeSession(session: Session): string {
+  const clean = SessionSchema.parse(scrubSession(session));
+  return JSON.stringify(clean);
+}
+
+/** Write bytes to `file` atomically. The error says what happened and that nothing was lost. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<Result<string>> {
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+    return ok(file);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    return fail(`Could not save ${file}: ${describeWriteError(e)}.`);
+  }
+}
+
+export async function writeSessionFile(file: string, session: Session): Promise<Result<string>> {
+  const updated: Session = { ...session, updatedAt: new Date().toISOString() };
+  return writeFileAtomic(file, serializeSession(updated));
+}
+
+export function describeWriteError(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  switch (err.code) {
+    case 'ENOSPC':
+      return 'the disk is full';
+    case 'EDQUOT':
+      return 'the disk quota is exceeded';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOENT':
+      return 'the folder does not exist';
+    case 'EFBIG':
+      return 'the file is larger than this file system allows';
+    default:
+      return err.message ?? String(e);
+  }
+}

@@ -1,0 +1,2 @@
+// simulated vLLM server entry (filled by the simulator issue)
+export {};

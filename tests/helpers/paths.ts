@@ -1,0 +1,9 @@
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '../..');
+export const SHARED = resolve(ROOT, '../shared');
+export const FIXTURES = join(SHARED, 'fixtures');
+export const REFERENCE_REPORT = join(FIXTURES, 'reports/fara-4b-rtx-pro-6000-bf16.txt');
+export const H200_FIXTURES = join(FIXTURES, 'gpu/nvidia-h200');
+/** Screenshots, PDFs and other things a person may want to look at after a run. */
+export const ARTIFACTS = join(ROOT, 'test-results');

@@ -1,0 +1,18 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+// One runner for every suite: unit (pure modules, real files, real processes), web (the built
+// renderer in real headless Chromium) and e2e (the Electron app, where its binary exists).
+export default defineConfig({
+  root: resolve(__dirname, '..'),
+  test: {
+    include: ['tests/**/*.test.ts', 'tests/**/*.test.tsx'],
+    environment: 'node',
+    pool: 'forks',
+    // Two cores: keep at most two test files (each may start a simulator) running at once.
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    reporters: ['default'],
+  },
+});
