@@ -1,0 +1,28 @@
+/**
+ * A server ready to be measured: what the supervisor's "ready" event and attach mode both
+ * produce, and what the benchmark engine consumes. The API key lives only here, in memory.
+ */
+import type { Engine, KvBudget, ServerLaunch } from '../session/schema';
+
+export type EngineKind = 'vllm' | 'sglang' | 'llamacpp' | 'tgi' | 'unknown';
+
+export interface ServerTarget {
+  /** e.g. "http://127.0.0.1:8000", no trailing slash, no credentials. */
+  baseUrl: string;
+  /** Bearer key for /v1 routes. Never written to sessions, reports or logs. */
+  apiKey?: string;
+  /** Served model id, as /v1/models lists it. */
+  model: string;
+  maxModelLen: number | null;
+  kvBudget: KvBudget;
+  engine: Engine;
+  engineKind: EngineKind;
+  /** Whether Prometheus /metrics answered with known series (readiness and queue checks need it). */
+  metricsAvailable: boolean;
+  /** Whether POST /tokenize works (exact token targeting needs it). */
+  tokenizeAvailable: boolean;
+  /** How it was launched (argv/env redacted), for the session's server block. */
+  launch: ServerLaunch;
+  /** True when the server is SpeedMatrix's simulated vLLM. */
+  simulated: boolean;
+}
