@@ -13,6 +13,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
+    reporters: ['default', resolve(__dirname, 'summary-reporter.ts')],
   },
 });

@@ -1,0 +1,24 @@
+/**
+ * Prints one plain closing line, "N passed, N failed, N skipped", so CI logs (and people)
+ * read the outcome at a glance. Skipped tests are only the Electron suites where no
+ * Electron binary exists; they are reported as not run, never as passed.
+ */
+import type { Reporter, TestModule } from 'vitest/node';
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const m of modules) {
+      for (const t of m.children.allTests()) {
+        const state = t.result().state;
+        if (state === 'passed') passed++;
+        else if (state === 'failed') failed++;
+        else skipped++;
+      }
+      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;
+    }
+    process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+  }
+}
