@@ -1,12 +1,22 @@
 import type { Command } from 'commander';
+import { detectHardware } from '../../hardware/detect';
+import { formatHardware } from '../../hardware/format-hw';
 
-// Placeholder registration; the command's issue fills in options and the action.
 export function registerHw(program: Command): void {
   program
     .command('hw')
-    .description('(coming soon)')
-    .action(() => {
-      process.stderr.write('speedmatrix hw: not available in this build yet.\n');
-      process.exitCode = 1;
+    .description('Detect this machine: GPUs (nvidia-smi, amd-smi, Apple), CPU, RAM and OS, as the report\'s Hardware block.')
+    .option('--json', 'print the session\'s hardware object (plus what each source saw) as JSON')
+    .option('--timeout <seconds>', 'deadline for each external command such as nvidia-smi', '10')
+    .action(async (o: { json?: boolean; timeout: string }) => {
+      const timeoutS = Number(o.timeout);
+      if (!Number.isFinite(timeoutS) || timeoutS <= 0) {
+        process.stderr.write(`speedmatrix hw: --timeout must be a positive number of seconds, got "${o.timeout}"\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const r = await detectHardware({ timeoutMs: timeoutS * 1000 });
+      if (o.json) process.stdout.write(`${JSON.stringify({ hardware: r.hardware, seen: r.seen, noGpuMessage: r.noGpuMessage }, null, 2)}\n`);
+      else process.stdout.write(formatHardware(r.hardware));
     });
 }

@@ -1,12 +1,28 @@
 import type { Command } from 'commander';
+import { simHelp } from '../../sim/help';
+import { runServe } from '../../sim/serve';
 
-// Placeholder registration; the command's issue fills in options and the action.
+/**
+ * `speedmatrix sim serve MODEL [vllm flags] [sim flags]`: the simulated vLLM server, in this
+ * process. Its argv is parsed by the simulator itself, so unknown vLLM flags pass through.
+ */
 export function registerSim(program: Command): void {
-  program
+  const sim = program
     .command('sim')
-    .description('(coming soon)')
-    .action(() => {
-      process.stderr.write('speedmatrix sim: not available in this build yet.\n');
-      process.exitCode = 1;
+    .description('Simulated vLLM server for demos and tests (sim serve --help lists its flags and profiles).')
+    .addHelpText('after', simHelp());
+  sim
+    .command('serve')
+    .description('Start the simulated vLLM server; takes `vllm serve` flags plus --sim-* flags.')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .argument('[args...]', 'MODEL, vLLM flags and --sim-* flags')
+    .action(async (args: string[]) => {
+      if (args.includes('--help') || args.includes('-h')) {
+        process.stdout.write(simHelp());
+        return;
+      }
+      await runServe(args);
     });
 }

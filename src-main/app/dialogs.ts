@@ -1,0 +1,31 @@
+/** Native file dialogs for the core's open/save/export paths. */
+import { type BrowserWindow, dialog } from 'electron';
+import type { Dialogs } from '../core';
+
+const FILTERS: Record<'session' | 'markdown' | 'html' | 'pdf', { name: string; extensions: string[] }> = {
+  session: { name: 'SpeedMatrix session', extensions: ['json'] },
+  markdown: { name: 'Markdown', extensions: ['md'] },
+  html: { name: 'HTML', extensions: ['html'] },
+  pdf: { name: 'PDF', extensions: ['pdf'] },
+};
+
+export function electronDialogs(window: () => BrowserWindow | null): Dialogs {
+  return {
+    async chooseOpenPath() {
+      const win = window();
+      const opts = {
+        title: 'Open a session',
+        properties: ['openFile' as const],
+        filters: [{ name: 'SpeedMatrix session or results', extensions: ['json', 'txt', 'md'] }],
+      };
+      const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
+      return r.canceled ? null : (r.filePaths[0] ?? null);
+    },
+    async chooseSavePath(defaultName, kind) {
+      const win = window();
+      const opts = { title: kind === 'session' ? 'Save the session' : `Export ${kind}`, defaultPath: defaultName, filters: [FILTERS[kind]] };
+      const r = win ? await dialog.showSaveDialog(win, opts) : await dialog.showSaveDialog(opts);
+      return r.canceled ? null : (r.filePath ?? null);
+    },
+  };
+}

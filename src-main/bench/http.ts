@@ -1,0 +1,147 @@
+/**
+ * The benchmark's HTTP client: one undici Agent sized for hundreds of simultaneous streams,
+ * small JSON helpers, and every network or HTTP failure turned into a sentence a person can
+ * act on (never including the API key).
+ */
+import { Agent } from 'undici';
+import type { ServerTarget } from '../server/target';
+import { errorMessageOf } from './sse';
+
+/** Enough connections for 512 streams plus metrics and tokenize on the side. */
+export const MAX_CONNECTIONS = 640;
+
+export interface BenchHttp {
+  agent: Agent;
+  baseUrl: string;
+  origin: string;
+  /** Path prefix of the base URL (e.g. "/proxy"), without trailing slash. */
+  prefix: string;
+  headers: Record<string, string>;
+  model: string;
+}
+
+export function createHttp(target: ServerTarget): BenchHttp {
+  const u = new URL(target.baseUrl);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+  return {
+    // No body/headers timeouts: long prefills are legitimate; stalls are detected per stream.
+    agent: new Agent({ connections: MAX_CONNECTIONS, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000 }),
+    baseUrl: target.baseUrl,
+    origin: u.origin,
+    prefix: u.pathname.replace(/\/+$/, ''),
+    headers,
+    model: target.model,
+  };
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly serverMessage: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A failing HTTP status with the server's own message, explained. */
+export function describeHttpStatus(status: number, serverMessage: string, path: string): string {
+  const msg = serverMessage.trim().slice(0, 500);
+  if (status === 401 || status === 403)
+    return `The server refused the API key (HTTP ${status}${msg ? `: ${msg}` : ''}). Pass the right key with --api-key.`;
+  if (status === 404 && /model/i.test(msg)) return `The model is not served by this server (HTTP 404: ${msg}).`;
+  if (status === 400 && /maximum context length|context length is only|max_model_len/i.test(msg))
+    return `The prompt and output do not fit the server's context (HTTP 400: ${msg}).`;
+  return `HTTP ${status} from ${path}${msg ? `: ${msg}` : ''}`;
+}
+
+/** The server's message from an error body (JSON in any of vLLM's shapes, or plain text). */
+export function serverMessageOf(body: string): string {
+  try {
+    const doc = JSON.parse(body) as unknown;
+    if (doc && typeof doc === 'object' && !Array.isArray(doc)) return errorMessageOf(doc as Record<string, unknown>);
+  } catch {
+    // not JSON: use the text itself
+  }
+  return body.trim().slice(0, 500);
+}
+
+const TLS_CODES = /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|UNABLE_TO_|SELF_SIGNED|ERR_OSSL|HOSTNAME_MISMATCH)/;
+
+/** A network error, explained. `url` is the base URL (never with credentials). */
+export function describeNetworkError(e: unknown, url: string): string {
+  const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = err?.code ?? err?.cause?.code ?? '';
+  const detail = err?.cause?.message ?? err?.message ?? String(e);
+  if (code === 'ECONNREFUSED') return `Connection refused at ${url}: nothing is listening there. Is the server running, on that host and port?`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Cannot resolve the host of ${url} (${code}). Check the URL.`;
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return `Timed out connecting to ${url}. Check the URL, firewall and network.`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `The host of ${url} is unreachable (${code}).`;
+  if (TLS_CODES.test(code) || /certificate|tls|ssl/i.test(detail))
+    return `TLS failure talking to ${url}: ${detail}. Check the https URL and the server's certificate (or use http:// if the server does not speak TLS).`;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED')
+    return `The server at ${url} closed the connection (${code}): it may have crashed or been stopped.`;
+  return `Request to ${url} failed: ${detail}${code ? ` (${code})` : ''}`;
+}
+
+/** True when an error means the server is gone (not a per-request refusal). */
+export function isConnectionLoss(e: unknown): boolean {
+  const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = err?.code ?? err?.cause?.code ?? '';
+  return ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED'].includes(code);
+}
+
+async function call(http: BenchHttp, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const res = await http.agent.request({
+    origin: http.origin,
+    path: http.prefix + path,
+    method,
+    headers: http.headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, text };
+}
+
+/** GET a text resource; null on any failure (used for optional endpoints such as /metrics). */
+export async function getTextOrNull(http: BenchHttp, path: string, timeoutMs = 5_000): Promise<string | null> {
+  try {
+    const r = await call(http, 'GET', path, undefined, timeoutMs);
+    return r.status >= 200 && r.status < 300 ? r.text : null;
+  } catch {
+    return null;
+  }
+}
+
+/** POST JSON and parse the JSON answer; throws HttpError or a network error, described. */
+export async function postJson<T>(http: BenchHttp, path: string, body: unknown, timeoutMs = 120_000): Promise<T> {
+  let r: { status: number; text: string };
+  try {
+    r = await call(http, 'POST', path, body, timeoutMs);
+  } catch (e) {
+    throw new Error(describeNetworkError(e, http.baseUrl), { cause: e });
+  }
+  if (r.status < 200 || r.status >= 300) {
+    const msg = serverMessageOf(r.text);
+    throw new HttpError(r.status, msg, describeHttpStatus(r.status, msg, path));
+  }
+  try {
+    return JSON.parse(r.text) as T;
+  } catch {
+    throw new Error(`${path} answered with something that is not JSON: ${r.text.slice(0, 200)}`);
+  }
+}
+
+/** Whether the server is up: /health below 500 (or /v1/models where there is no /health). */
+export async function isHealthy(http: BenchHttp, timeoutMs = 3_000): Promise<boolean> {
+  try {
+    const r = await call(http, 'GET', '/health', undefined, timeoutMs);
+    if (r.status !== 404) return r.status < 500;
+    return (await call(http, 'GET', '/v1/models', undefined, timeoutMs)).status < 500;
+  } catch {
+    return false;
+  }
+}

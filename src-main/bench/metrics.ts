@@ -1,0 +1,59 @@
+/**
+ * Reading queue state from Prometheus `/metrics` of any supported engine (VLLM.md): running
+ * and waiting requests. Only the lines needed are read, so large histogram pages stay cheap.
+ */
+import type { EngineKind } from '../server/target';
+
+interface QueueNames {
+  running: string;
+  waiting: string;
+}
+
+/** Metric names by engine; unknown engines try them all. */
+export const QUEUE_METRICS: Record<Exclude<EngineKind, 'unknown'>, QueueNames> = {
+  vllm: { running: 'vllm:num_requests_running', waiting: 'vllm:num_requests_waiting' },
+  sglang: { running: 'sglang:num_running_reqs', waiting: 'sglang:num_queue_reqs' },
+  llamacpp: { running: 'llamacpp:requests_processing', waiting: 'llamacpp:requests_deferred' },
+  tgi: { running: 'tgi_batch_current_size', waiting: 'tgi_queue_size' },
+};
+
+export interface QueueSample {
+  running: number;
+  waiting: number;
+}
+
+/**
+ * Sum of a metric over its series (several engines under data parallelism), ignoring series of
+ * ranks other than 0 (tensor parallelism repeats them). null when the metric is absent.
+ */
+export function metricValue(text: string, name: string): number | null {
+  let total: number | null = null;
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(name, from);
+    if (at < 0) break;
+    from = at + name.length;
+    if (at > 0 && text.charCodeAt(at - 1) !== 10) continue; // not at a line start (a comment or another name)
+    const next = text.charCodeAt(from);
+    if (next !== 123 /* { */ && next !== 32 /* space */) continue; // a longer name, e.g. _total
+    const eol = text.indexOf('\n', from);
+    const line = text.slice(at, eol < 0 ? text.length : eol);
+    const close = line.lastIndexOf('}');
+    const labels = next === 123 ? line.slice(name.length + 1, close) : '';
+    if (/(^|,)\s*rank="(?!0")[^"]*"/.test(labels)) continue;
+    const value = Number.parseFloat(line.slice(close >= 0 ? close + 1 : name.length).trim().split(/\s+/)[0]);
+    if (Number.isFinite(value)) total = (total ?? 0) + value;
+  }
+  return total;
+}
+
+/** Running and waiting requests from a /metrics page; null when this engine's names are absent. */
+export function queueSample(text: string, engine: EngineKind): QueueSample | null {
+  const candidates = engine === 'unknown' ? Object.values(QUEUE_METRICS) : [QUEUE_METRICS[engine]];
+  for (const names of candidates) {
+    const running = metricValue(text, names.running);
+    if (running === null) continue;
+    return { running, waiting: metricValue(text, names.waiting) ?? 0 };
+  }
+  return null;
+}

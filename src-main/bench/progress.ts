@@ -1,0 +1,156 @@
+/**
+ * Showing a run's progress on a terminal: a one-line bar on a TTY (cell n/N, the current
+ * cell, live tok/s, ETA), plain lines otherwise, or one JSON event per line.
+ */
+import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec } from '../report/format';
+import { STATUS_WORDS } from '../session/schema';
+import type { BenchEvent } from './types';
+
+export type ProgressMode = 'tty' | 'plain' | 'json';
+
+export interface ProgressOutput {
+  write(text: string): void;
+}
+
+const BAR = 24;
+
+/** A BenchEvent as a JSON line: per-request arrays and the session body are left out (they are in the file). */
+export function eventToJsonLine(e: BenchEvent): string {
+  if (e.type === 'cell-done') return JSON.stringify({ ...e, cell: { ...e.cell, requests: undefined } });
+  if (e.type === 'run-done') return JSON.stringify({ type: e.type, outcome: e.outcome, sessionFile: e.sessionFile, counts: e.counts, simulated: e.session.simulated });
+  return JSON.stringify(e);
+}
+
+export class ProgressPrinter {
+  private index = 0;
+  private total = 0;
+  private eta: number | null = null;
+  /** When `eta` was last given (ms), so the bar counts down between events. */
+  private etaAt = Date.now();
+  private current = '';
+  private live = '';
+  private barShown = false;
+  private lastDraw = 0;
+
+  constructor(
+    private readonly mode: ProgressMode,
+    private readonly out: ProgressOutput,
+  ) {}
+
+  handle(e: BenchEvent): void {
+    if (this.mode === 'json') {
+      if (e.type !== 'saved') this.out.write(`${eventToJsonLine(e)}\n`);
+      return;
+    }
+    switch (e.type) {
+      case 'plan':
+        this.total = e.plan.counts.toRun;
+        this.index = e.alreadyDone;
+        this.setEta(e.plan.etaSeconds);
+        this.line(
+          `Plan: ${e.plan.counts.cells} cells (${e.plan.counts.toRun} to run, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${e.plan.counts.prefill} context${e.plan.counts.prefill === 1 ? '' : 's'}, about ${fmtDuration(e.plan.etaSeconds)}.`,
+        );
+        for (const w of e.plan.warnings) this.line(`  note: ${w}`);
+        break;
+      case 'cell-start':
+        this.index = e.index;
+        this.total = e.total;
+        this.setEta(e.etaSeconds);
+        this.current = `${fmtContext(e.context)} × ${e.concurrency}`;
+        this.live = 'starting';
+        this.draw(true);
+        break;
+      case 'phase':
+        if (e.phase === 'warmup' || e.phase === 'calibration') {
+          this.current = e.message;
+          this.live = '';
+          this.draw(true);
+        } else if (this.mode === 'tty') {
+          this.live = e.phase === 'window' ? 'measuring' : e.phase === 'readiness' ? 'ramping up' : e.phase === 'cooldown' ? 'cancelling' : 'waiting for idle';
+          this.draw(false);
+        }
+        break;
+      case 'sample':
+        this.live = `${e.stage === 'window' ? 'measuring' : 'ramping up'}  ${fmtTokPerSec(e.tokensPerSecond)} tok/s  ${Math.round(e.activeRequests)} active`;
+        this.draw(false);
+        break;
+      case 'cell-done': {
+        const c = e.cell;
+        this.setEta(e.etaSeconds);
+        const figures =
+          c.totalTokensPerSecond !== null
+            ? `  ${fmtTokPerSec(c.totalTokensPerSecond)} tok/s  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
+            : '';
+        this.line(`cell ${e.index}/${e.total}  ${fmtContext(c.context)} × ${c.concurrency}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`);
+        break;
+      }
+      case 'prefill-start':
+        this.current = `prefill ${fmtContext(e.context)}`;
+        this.live = '';
+        this.draw(true);
+        break;
+      case 'prefill-done': {
+        const p = e.result;
+        this.line(
+          p.status === 'valid'
+            ? `prefill ${fmtContext(p.context)}  ${fmtTokPerSec(p.tokensPerSecond)} tok/s  TTFT ${fmtMs(p.ttftSeconds)}  (${p.promptTokens} prompt tokens)`
+            : `prefill ${fmtContext(p.context)}  ${STATUS_WORDS[p.status]}${p.reason ? `  (${p.reason})` : ''}`,
+        );
+        break;
+      }
+      case 'log':
+        if (e.level !== 'info') this.line(`${e.level === 'warn' ? 'warning' : 'error'}: ${e.message}`);
+        break;
+      case 'error':
+        this.line(`error: ${e.message}`);
+        break;
+      case 'server-down':
+        this.line(`server down: ${e.message}`);
+        break;
+      case 'run-done':
+        this.clearBar();
+        break;
+      default:
+        break;
+    }
+  }
+
+  private setEta(seconds: number): void {
+    this.eta = seconds;
+    this.etaAt = Date.now();
+  }
+
+  private etaNow(): number | null {
+    return this.eta === null ? null : Math.max(0, this.eta - (Date.now() - this.etaAt) / 1000);
+  }
+
+  /** A permanent line (clears the bar first on a TTY). */
+  line(text: string): void {
+    this.clearBar();
+    this.out.write(`${text}\n`);
+  }
+
+  private clearBar(): void {
+    if (this.mode === 'tty' && this.barShown) {
+      this.out.write('\r\x1b[2K');
+      this.barShown = false;
+    }
+  }
+
+  private draw(force: boolean): void {
+    if (this.mode !== 'tty') {
+      if (force && this.current) this.out.write(`... ${this.current}${this.total ? `  (cell ${Math.min(this.index, this.total)}/${this.total}, ETA ${fmtDuration(this.etaNow())})` : ''}\n`);
+      return;
+    }
+    const now = Date.now();
+    if (!force && now - this.lastDraw < 200) return;
+    this.lastDraw = now;
+    const done = this.total ? Math.max(0, this.index - 1) / this.total : 0;
+    const filled = Math.round(done * BAR);
+    const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}]`;
+    const text = `${bar} cell ${Math.min(this.index, this.total)}/${this.total}  ${this.current}  ${this.live}  ETA ${fmtDuration(this.etaNow())}`;
+    const width = (process.stdout.columns ?? 120) - 1;
+    this.out.write(`\r\x1b[2K${text.slice(0, width)}`);
+    this.barShown = true;
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * The app core: the IPC contract implemented in plain Node (no 'electron' import). The
+ * Electron main process and the test WebSocket bridge both drive this same object, so the
+ * browser tests exercise the real thing. Every channel's arguments are validated here.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkerLauncher } from '../bench';
+import { detectHardware } from '../hardware';
+import {
+  EXTERNAL_ALLOWLIST,
+  type EventChannel,
+  type EventPayloads,
+  type ExportFormat,
+  type InvokeChannel,
+  type InvokeResult,
+  type InvokeResults,
+  invokeArgs,
+  parseArgs,
+} from '../ipc/contract';
+import { renderHtmlReport } from '../report/html';
+import { renderMarkdownReport } from '../report/markdown';
+import { APP_NAME, APP_VERSION } from '../runtime/app-version';
+import { fail, ok } from '../runtime/result';
+import type { Hardware } from '../session/schema';
+import { writeFileAtomic } from '../session/write';
+import { CoreEvents } from './emitter';
+import { RecentFiles } from './recent-files';
+import { RunControl } from './run-control';
+import { ServerControl } from './server-control';
+import { TelemetryControl } from './telemetry-control';
+import { FORM_DEFAULTS } from './server-form';
+import { CANCELLED, type Dialogs, SessionControl } from './session-control';
+import { UserError, describeError } from './user-error';
+
+export type { Dialogs } from './session-control';
+
+export interface AppCoreOptions {
+  host: 'electron' | 'bridge';
+  /** Where the core keeps its own files: recent list, working files of unsaved runs. */
+  dataDir: string;
+  dialogs?: Dialogs;
+  /** HTML in, PDF bytes out (Electron: printToPDF of a hidden window; tests: headless Chromium). */
+  printPdf?: (html: string) => Promise<Uint8Array>;
+  /** How benchmark workers start (Electron: utilityProcess); default a Node child process. */
+  launcher?: WorkerLauncher;
+  /** Opens an allowlisted link in the user's browser. */
+  openExternal?: (url: string) => Promise<void>;
+  /** Hardware detection (default: the real one). */
+  detectHardware?: () => Promise<Hardware>;
+  /** Merged run updates at most this often (default 100 ms). */
+  runUpdateIntervalMs?: number;
+  /** Supervisor stop timeout (default 30 s). */
+  stopTimeoutMs?: number;
+  /** The nvidia-smi to run for detection and telemetry (default: on PATH). */
+  nvidiaSmi?: string;
+  /** Telemetry sample interval (default 1000 ms). */
+  telemetryIntervalMs?: number;
+  /**
+   * Whether callers may name the file a save or export writes (default true: CLI-like callers
+   * and tests). The app passes false: a page may only write where the person chose in a dialog.
+   */
+  allowWritePaths?: boolean;
+}
+
+export interface AppCore {
+  /** Validate and run one invoke channel. Never throws: errors come back as {ok: false}. */
+  invoke<C extends InvokeChannel>(channel: C, args: unknown): Promise<InvokeResult<C>>;
+  on<E extends EventChannel>(event: E, cb: (payload: EventPayloads[E]) => void): () => void;
+  /** A session with changes not saved by the person (a finished or running run, an import). */
+  hasUnsavedChanges(): boolean;
+  runInProgress(): boolean;
+  /** The window title's file part: "name.speedmatrix.json •". */
+  sessionMeta(): InvokeResults['session:open'];
+  /** Stop any run and the server cleanly. */
+  dispose(): Promise<void>;
+}
+
+type Handlers = { [C in InvokeChannel]: (...args: never[]) => Promise<InvokeResults[C]> };
+
+const EXT: Record<ExportFormat, string> = { markdown: '.md', html: '.html', pdf: '.pdf' };
+
+export function createAppCore(opts: AppCoreOptions): AppCore {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const events = new CoreEvents();
+  const recent = new RecentFiles(opts.dataDir);
+  const sessions = new SessionControl(events, recent, opts.dialogs ?? null);
+  let hardware: Hardware | null = null;
+  const detect = async (): Promise<Hardware> => {
+    hardware = opts.detectHardware ? await opts.detectHardware() : (await detectHardware({ nvidiaSmi: opts.nvidiaSmi })).hardware;
+    return hardware;
+  };
+  const telemetry = new TelemetryControl(events, {
+    nvidiaSmi: opts.nvidiaSmi,
+    intervalMs: opts.telemetryIntervalMs,
+    vramOf: (gpu) => hardware?.gpus.find((g) => g.index === gpu)?.vramBytes ?? null,
+  });
+  // Telemetry runs while a server runs: from the launch (model loading shows too) to its end.
+  const server = new ServerControl(events, {
+    stopTimeoutMs: opts.stopTimeoutMs,
+    onStarting: () => telemetry.start(),
+    onStopped: () => telemetry.stop(),
+  });
+  const runs = new RunControl({
+    events,
+    sessions,
+    target: () => server.target(),
+    hardware: async () => hardware ?? (await detect().catch(() => undefined)),
+    serverLogLines: () => server.logLines(),
+    restartServer: () => server.restart(),
+    launcher: opts.launcher,
+    telemetry: () => telemetry.current(),
+    runsDir: join(opts.dataDir, 'runs'),
+    updateIntervalMs: opts.runUpdateIntervalMs,
+  });
+
+  const writablePath = (path: string | undefined): string | undefined => {
+    if (path !== undefined && opts.allowWritePaths === false) throw new UserError('Choose where to save in the file dialog.');
+    return path;
+  };
+
+  const exportReport = async (format: ExportFormat, path?: string): Promise<{ file: string }> => {
+    const session = sessions.current();
+    if (!session) throw new UserError('There is nothing to export yet: run a matrix or open a session first.');
+    let file = path ?? sessions.defaultExportPath(EXT[format]);
+    if (!path && opts.dialogs) {
+      const chosen = await opts.dialogs.chooseSavePath(sessions.defaultName(EXT[format]), format);
+      if (!chosen) throw new UserError(CANCELLED);
+      file = chosen;
+    }
+    if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
+    if (!file.toLowerCase().endsWith(EXT[format])) file += EXT[format];
+    let data: string | Uint8Array;
+    if (format === 'markdown') data = renderMarkdownReport(session);
+    else if (format === 'html') data = renderHtmlReport(session);
+    else {
+      if (!opts.printPdf) throw new UserError('PDF export is not available here; export Markdown or HTML instead.');
+      try {
+        data = await opts.printPdf(renderHtmlReport(session));
+      } catch (e) {
+        throw new UserError(`Could not make the PDF: ${(e as Error).message}`);
+      }
+    }
+    const res = await writeFileAtomic(file, data);
+    if (!res.ok) throw new UserError(res.error);
+    return { file };
+  };
+
+  const handlers: Handlers = {
+    'app:info': async () => ({ name: APP_NAME, version: APP_VERSION, platform: process.platform, host: opts.host }),
+    'hardware:detect': () => detect(),
+    'server:defaults': async () => FORM_DEFAULTS,
+    'server:preview': async (form) => server.preview(form),
+    'server:start': (form) => server.start(form),
+    'server:stop': () => server.stop(),
+    'server:snapshot': async () => server.snapshot(),
+    'server:log': async () => server.logLines(),
+    'run:plan': async (form) => runs.plan(form),
+    'run:start': (form) => runs.start(form),
+    'run:stop': () => runs.stop(),
+    'run:resume': (file?: string) => runs.resume(file),
+    'run:snapshot': async () => runs.snapshot(),
+    'session:get': async () => sessions.view(),
+    'session:open': (path?: string) => {
+      if (runs.running()) throw new UserError('A run is going: stop it before opening another session.');
+      return sessions.open(path);
+    },
+    'session:open-data': async (file: { name: string; text: string }) => {
+      if (runs.running()) throw new UserError('A run is going: stop it before opening another session.');
+      return sessions.openData(file.name, file.text);
+    },
+    'session:save': async (path?: string) => sessions.save(writablePath(path)),
+    'session:save-as': async (path?: string) => sessions.save(writablePath(path), true),
+    'session:recent': () => recent.list(),
+    'report:export': async (format: ExportFormat, path?: string) => exportReport(format, writablePath(path)),
+    'shell:open-external': async (url: string) => {
+      if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p))) throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);
+      if (!opts.openExternal) throw new UserError('Links cannot be opened here.');
+      await opts.openExternal(url);
+      return true as const;
+    },
+  } as Handlers;
+
+  return {
+    async invoke(channel, args) {
+      if (!Object.hasOwn(invokeArgs, channel)) return fail(`Unknown channel ${String(channel)}.`);
+      const parsed = parseArgs(channel, args);
+      if (!parsed.ok) return parsed;
+      try {
+        const handler = handlers[channel] as (...a: unknown[]) => Promise<InvokeResults[typeof channel]>;
+        return ok(await handler(...(parsed.data as unknown[])));
+      } catch (e) {
+        return fail(describeError(e));
+      }
+    },
+    on: (event, cb) => events.on(event, cb),
+    hasUnsavedChanges: () => sessions.hasUnsavedChanges(),
+    runInProgress: () => runs.running(),
+    sessionMeta: () => sessions.meta(),
+    async dispose() {
+      await runs.dispose();
+      await server.dispose();
+      telemetry.stop();
+    },
+  };
+}
+

@@ -1,0 +1,172 @@
+/**
+ * Runs: plan, start, stop and resume through the benchmark engine. The engine saves each
+ * cell to a working file as it finishes; this mirrors that file into the open session, so
+ * Results shows the run as it fills in and nothing measured lives only in memory.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type BenchEvent, type RunConfigInput, type RunHandle, type WorkerLauncher, planRun, startRun } from '../bench';
+import type { PlanView, RunForm, RunUpdate } from '../ipc/contract';
+import { readSessionFile } from '../session/read';
+import type { GpuTelemetry } from '../hardware';
+import type { Hardware } from '../session/schema';
+import type { ServerTarget } from '../server/target';
+import type { CoreEvents } from './emitter';
+import { RunUpdates, toPlanView } from './run-updates';
+import type { SessionControl } from './session-control';
+import { UserError } from './user-error';
+
+export interface RunDeps {
+  events: CoreEvents;
+  sessions: SessionControl;
+  /** The ready server, or null. */
+  target(): ServerTarget | null;
+  hardware(): Promise<Hardware | undefined>;
+  serverLogLines(): string[];
+  /** Supervised servers restart after a crash; attach mode cannot. */
+  restartServer?(message: string): Promise<ServerTarget | null>;
+  launcher?: WorkerLauncher;
+  /** The live GPU telemetry loop, recorded into the session (not for a simulated server: its GPU is not measured). */
+  telemetry?(): GpuTelemetry | null;
+  /** Folder for working session files of runs not yet saved by the person. */
+  runsDir: string;
+  updateIntervalMs?: number;
+}
+
+const NO_SERVER_NOTE = 'No server is ready, so capacity and maximum length are not checked yet: start a server first.';
+
+export function toConfig(form: RunForm): RunConfigInput {
+  return {
+    contexts: form.contexts,
+    concurrency: form.concurrency,
+    prefillContexts: form.prefillContexts.length ? form.prefillContexts : undefined,
+    secondsPerMeasurement: form.secondsPerMeasurement,
+    maxOutputTokens: form.maxOutputTokens,
+    tokenTargeting: form.tokenTargeting,
+  };
+}
+
+export class RunControl {
+  private handle: RunHandle | null = null;
+  private workingFile: string | null = null;
+  private readonly updates: RunUpdates;
+  private mirrorBusy = false;
+  /** Set once the run's final session arrived: later mirror reads would be older. */
+  private finalized = false;
+  private mirrorAgain = false;
+
+  constructor(private readonly deps: RunDeps) {
+    this.updates = new RunUpdates((u) => deps.events.emit('run:update', u), deps.updateIntervalMs ?? 100);
+  }
+
+  running(): boolean {
+    return this.handle !== null;
+  }
+
+  snapshot(): RunUpdate {
+    return this.updates.snapshot();
+  }
+
+  plan(form: RunForm): PlanView {
+    const target = this.deps.target();
+    if (!target) {
+      return toPlanView(planRun(toConfig(form), { maxModelLen: null, kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null } }), [NO_SERVER_NOTE]);
+    }
+    return toPlanView(planRun(toConfig(form), target));
+  }
+
+  async start(form: RunForm): Promise<RunUpdate> {
+    const target = this.requireIdleAndServer();
+    await mkdir(this.deps.runsDir, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const file = join(this.deps.runsDir, `run-${stamp}.speedmatrix.json`);
+    return this.launch(target, toConfig(form), file, false);
+  }
+
+  async resume(file?: string): Promise<RunUpdate> {
+    const target = this.requireIdleAndServer();
+    const from = file ?? this.deps.sessions.meta().file ?? this.workingFile;
+    if (!from) throw new UserError('There is no saved session to resume: open the session file of the run first.');
+    return this.launch(target, {}, from, true);
+  }
+
+  async stop(): Promise<RunUpdate> {
+    const h = this.handle;
+    if (!h) return this.updates.snapshot();
+    await h.stop();
+    return this.updates.snapshot();
+  }
+
+  private requireIdleAndServer(): ServerTarget {
+    if (this.handle) throw new UserError('A run is already going: stop it first.');
+    const target = this.deps.target();
+    if (!target) throw new UserError('No server is ready: start one (or attach to one) in the Server view first.');
+    return target;
+  }
+
+  private async launch(target: ServerTarget, config: RunConfigInput, file: string, resume: boolean): Promise<RunUpdate> {
+    this.updates.begin('starting');
+    this.workingFile = file;
+    this.finalized = false;
+    const handle = startRun({
+      target,
+      config,
+      sessionFile: file,
+      resume,
+      hardware: await this.deps.hardware(),
+      launcher: this.deps.launcher,
+      telemetry: target.simulated ? undefined : (this.deps.telemetry?.() ?? undefined),
+      onEvent: (e) => this.onEvent(e),
+      onServerCrash: this.deps.restartServer,
+      serverLogLines: this.deps.serverLogLines,
+    });
+    this.handle = handle;
+    handle.done
+      .catch((e: unknown) => this.updates.fail((e as Error).message))
+      .finally(() => {
+        if (this.handle === handle) this.handle = null;
+      });
+    return this.updates.snapshot();
+  }
+
+  private onEvent(e: BenchEvent): void {
+    this.updates.push(e);
+    if (e.type === 'saved') {
+      this.workingFile = e.file;
+      void this.mirror(e.file);
+    } else if (e.type === 'run-done') {
+      // The final session, exactly as saved; the person still has to Save it somewhere.
+      this.finalized = true;
+      this.workingFile = e.sessionFile ?? this.workingFile;
+      this.deps.sessions.set(e.session, { file: this.userFileFor(e.sessionFile), dirty: this.userFileFor(e.sessionFile) === null });
+    }
+  }
+
+  /** A resumed user file stays the user's file; a working file in runsDir is not "saved". */
+  private userFileFor(file: string | null): string | null {
+    return file && !file.startsWith(this.deps.runsDir) ? file : null;
+  }
+
+  /** Read the engine's latest save into the open session; one read at a time, coalesced. */
+  private async mirror(file: string): Promise<void> {
+    if (this.mirrorBusy) {
+      this.mirrorAgain = true;
+      return;
+    }
+    this.mirrorBusy = true;
+    try {
+      do {
+        this.mirrorAgain = false;
+        const read = await readSessionFile(file);
+        if (read.ok && !this.finalized) this.deps.sessions.set(read.data, { file: this.userFileFor(file), dirty: true });
+      } while (this.mirrorAgain);
+    } finally {
+      this.mirrorBusy = false;
+    }
+  }
+
+  async dispose(): Promise<void> {
+    if (this.handle) await this.handle.stop().catch(() => undefined);
+    this.updates.dispose();
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The engine's event stream folded into RunUpdates for the renderer, at most one per
+ * interval: finished cells and prefill points are always delivered, live samples only the
+ * latest. A burst of a hundred events becomes one message, so the UI never drowns.
+ */
+import type { BenchEvent, RunPlan } from '../bench';
+import type { LiveCell, PlanView, RunPhase, RunProgress, RunUpdate } from '../ipc/contract';
+import type { DecodeCell, PrefillResult } from '../session/schema';
+
+export function toPlanView(plan: RunPlan, notes: string[] = []): PlanView {
+  return {
+    contexts: plan.config.contexts,
+    concurrency: plan.config.concurrency,
+    prefillContexts: plan.config.prefillContexts,
+    cells: plan.cells.map((c) => ({ context: c.context, concurrency: c.concurrency, status: c.action, reason: c.reason })),
+    etaSeconds: plan.etaSeconds,
+    kvBudget: plan.config.kvBudget,
+    maxModelLen: plan.maxModelLen,
+    notes: [...plan.warnings, ...notes],
+  };
+}
+
+const key = (c: { context: number; concurrency: number }) => `${c.context}x${c.concurrency}`;
+
+export class RunUpdates {
+  private phase: RunPhase = 'idle';
+  private plan: PlanView | null = null;
+  private live: LiveCell | null = null;
+  private progress: RunProgress | null = null;
+  private message: string | null = null;
+  private allCells = new Map<string, DecodeCell>();
+  private allPrefill = new Map<number, PrefillResult>();
+  private pendingCells: DecodeCell[] = [];
+  private pendingPrefill: PrefillResult[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private doneCount = 0;
+  private toRun = 0;
+
+  constructor(
+    private readonly emit: (u: RunUpdate) => void,
+    private readonly intervalMs = 100,
+  ) {}
+
+  /** A fresh run (or resume) begins: forget the last one. */
+  begin(phase: RunPhase = 'starting'): void {
+    this.phase = phase;
+    this.plan = null;
+    this.live = null;
+    this.progress = null;
+    this.message = null;
+    this.allCells.clear();
+    this.allPrefill.clear();
+    this.pendingCells = [];
+    this.pendingPrefill = [];
+    this.doneCount = 0;
+    this.toRun = 0;
+    this.schedule();
+  }
+
+  push(e: BenchEvent): void {
+    switch (e.type) {
+      case 'plan':
+        this.plan = toPlanView(e.plan);
+        this.toRun = e.plan.counts.toRun;
+        this.doneCount = e.alreadyDone;
+        this.progress = { done: this.doneCount, total: this.toRun, etaSeconds: e.plan.etaSeconds };
+        break;
+      case 'prefill-start':
+        if (this.phase === 'starting') this.phase = 'prefill';
+        this.live = { context: e.context, concurrency: 1, stage: 'prefill', tokensPerSecond: null, activeRequests: 1, outputTokens: null, elapsedSeconds: null };
+        break;
+      case 'prefill-done':
+        this.allPrefill.set(e.result.context, e.result);
+        this.pendingPrefill.push(e.result);
+        break;
+      case 'cell-start':
+        this.phase = 'decode';
+        this.live = { context: e.context, concurrency: e.concurrency, stage: 'starting', tokensPerSecond: null, activeRequests: null, outputTokens: null, elapsedSeconds: null };
+        this.progress = { done: this.doneCount, total: this.toRun || e.total, etaSeconds: e.etaSeconds };
+        break;
+      case 'phase':
+        if (this.live && e.context === this.live.context && (e.concurrency === undefined || e.concurrency === this.live.concurrency)) {
+          this.live = { ...this.live, stage: e.phase };
+        }
+        this.message = e.message;
+        break;
+      case 'sample':
+        this.live = {
+          context: e.context,
+          concurrency: e.concurrency,
+          stage: e.stage === 'window' ? 'measuring' : 'ramping up',
+          tokensPerSecond: e.tokensPerSecond,
+          activeRequests: e.activeRequests,
+          outputTokens: e.tokens,
+          elapsedSeconds: e.elapsedSeconds,
+        };
+        break;
+      case 'cell-done':
+        this.allCells.set(key(e.cell), e.cell);
+        this.pendingCells.push(e.cell);
+        this.doneCount++;
+        this.progress = { done: this.doneCount, total: this.toRun || e.total, etaSeconds: e.etaSeconds };
+        if (this.live && key(this.live) === key(e.cell)) this.live = null;
+        break;
+      case 'server-down':
+      case 'error':
+        this.message = e.message;
+        break;
+      case 'log':
+        if (e.level !== 'info') this.message = e.message;
+        break;
+      case 'run-done':
+        this.phase = e.outcome === 'completed' ? 'done' : e.outcome === 'cancelled' ? 'cancelled' : 'failed';
+        this.live = null;
+        for (const c of e.session.cells) this.allCells.set(key(c), c);
+        this.pendingCells.push(...e.session.cells);
+        if (this.progress) this.progress = { ...this.progress, etaSeconds: 0 };
+        this.message = e.outcome === 'completed' ? 'The run finished.' : e.outcome === 'cancelled' ? 'The run was stopped; finished cells are kept.' : (this.message ?? 'The run failed.');
+        this.flush();
+        return;
+      case 'saved':
+        return;
+    }
+    this.schedule();
+  }
+
+  /** The run failed before the engine could start it. */
+  fail(message: string): void {
+    this.phase = 'failed';
+    this.live = null;
+    this.message = message;
+    this.flush();
+  }
+
+  /** Everything so far, for a renderer that (re)loads mid-run. */
+  snapshot(): RunUpdate {
+    return {
+      phase: this.phase,
+      plan: this.plan,
+      live: this.live,
+      cells: [...this.allCells.values()],
+      prefill: [...this.allPrefill.values()],
+      progress: this.progress,
+      message: this.message,
+    };
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.flush(), this.intervalMs);
+  }
+
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const u: RunUpdate = {
+      phase: this.phase,
+      plan: this.plan,
+      live: this.live,
+      cells: this.pendingCells,
+      prefill: this.pendingPrefill,
+      progress: this.progress,
+      message: this.message,
+    };
+    this.pendingCells = [];
+    this.pendingPrefill = [];
+    this.emit(u);
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The server side of the app: one Supervisor (or an attached URL) at a time. Supervisor
+ * events become ServerSnapshots and batched log lines for the renderer; the supervisor stays
+ * the source of truth, this only translates.
+ */
+import { createServer } from 'node:net';
+import type { CommandPreview, ServerForm, ServerSnapshot } from '../ipc/contract';
+import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, probeServer, type ServerTarget, type StartupFailure } from '../server';
+import { redactArgv, redactEnv } from '../session/secrets';
+import type { CoreEvents } from './emitter';
+import { formToLaunch } from './server-form';
+import { UserError } from './user-error';
+
+const LOG_FLUSH_MS = 100;
+const IDLE: ServerSnapshot = { state: 'idle', kind: null, display: '', startedAt: null, progress: null, ready: null, failure: null };
+
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, host, () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export class ServerControl {
+  private supervisor: Supervisor | null = null;
+  private attached: ServerTarget | null = null;
+  private snap: ServerSnapshot = IDLE;
+  private pendingLog: string[] = [];
+  private logTimer: ReturnType<typeof setTimeout> | null = null;
+  private attachLog: string[] = [];
+
+  constructor(
+    private readonly events: CoreEvents,
+    private readonly opts: { readyTimeoutMs?: number; stopTimeoutMs?: number; onStarting?: () => void; onStopped?: () => void } = {},
+  ) {}
+
+  snapshot(): ServerSnapshot {
+    return this.snap;
+  }
+
+  target(): ServerTarget | null {
+    return this.attached ?? this.supervisor?.readyTarget ?? null;
+  }
+
+  logLines(): string[] {
+    return this.supervisor ? this.supervisor.logTail(5000) : [...this.attachLog];
+  }
+
+  preview(form: ServerForm): CommandPreview {
+    if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {} };
+    const launch = formToLaunch(form, form.port ?? LAUNCH_DEFAULTS.port);
+    if (!launch.ok) throw new UserError(launch.error);
+    let built;
+    try {
+      built = buildLaunch(launch.data);
+    } catch (e) {
+      throw new UserError((e as Error).message);
+    }
+    const key = launch.data.apiKey;
+    return {
+      display: built.display,
+      argv: redactArgv(built.argv).map((a) => (key && a === key ? '<redacted>' : a)),
+      env: redactEnv(built.env),
+    };
+  }
+
+  async start(form: ServerForm): Promise<ServerSnapshot> {
+    const busy = this.snap.state === 'starting' || this.snap.state === 'ready' || this.snap.state === 'stopping';
+    if (busy) throw new UserError('A server is already running: stop it first.');
+    return form.kind === 'attach' ? this.attach(form) : this.launch(form);
+  }
+
+  private async attach(form: ServerForm): Promise<ServerSnapshot> {
+    if (!form.url.trim()) throw new UserError('Server URL: give the address of the running server, e.g. http://10.0.0.5:8000.');
+    this.set({ ...IDLE, state: 'starting', kind: 'attach', display: `attach ${form.url}`, startedAt: Date.now(), progress: 'probing the server' });
+    const probed = await probeServer({ baseUrl: form.url, apiKey: form.apiKey || undefined, model: form.model.trim() || undefined });
+    if (!probed.ok) {
+      this.set({ ...this.snap, state: 'failed', progress: null, failure: { message: probed.error, advice: 'Check the URL, the API key and that the server is running.', lines: [] } });
+      return this.snap;
+    }
+    const t = probed.data;
+    this.attached = t;
+    this.attachLog = [`Attached to ${t.baseUrl}: model ${t.model}, engine ${t.engine.name} ${t.engine.version ?? ''}`.trim()];
+    this.log(this.attachLog);
+    this.set({ ...this.snap, state: 'ready', progress: null, ready: readyInfo(t) });
+    return this.snap;
+  }
+
+  private async launch(form: ServerForm): Promise<ServerSnapshot> {
+    const port = form.port ?? (await freePort(form.host || '127.0.0.1'));
+    const launch = formToLaunch(form, port);
+    if (!launch.ok) throw new UserError(launch.error);
+    const sup = new Supervisor();
+    this.supervisor?.removeAllListeners();
+    this.supervisor = sup;
+    this.attached = null;
+    let display = '';
+    try {
+      display = buildLaunch(launch.data).display;
+    } catch (e) {
+      throw new UserError((e as Error).message);
+    }
+    this.set({ ...IDLE, state: 'starting', kind: form.kind, display, startedAt: Date.now(), progress: 'launching' });
+    this.opts.onStarting?.();
+    sup.on('state', (s) => {
+      if (this.supervisor !== sup) return;
+      this.set({ ...this.snap, state: s, progress: s === 'starting' ? this.snap.progress : null });
+      if (s === 'exited' || s === 'failed') this.opts.onStopped?.();
+    });
+    sup.on('log', (line) => this.supervisor === sup && this.log([line]));
+    sup.on('progress', (p) => this.supervisor === sup && this.snap.state === 'starting' && this.set({ ...this.snap, progress: p.phase }));
+    sup.on('ready', (t) => {
+      if (this.supervisor !== sup) return;
+      this.set({ ...this.snap, state: 'ready', progress: null, ready: readyInfo(t), failure: null });
+    });
+    sup.on('failed', (f) => this.supervisor === sup && this.set({ ...this.snap, state: 'failed', progress: null, failure: failureInfo(f) }));
+    sup.on('crashed', (c) => {
+      if (this.supervisor !== sup) return;
+      const why = `The server stopped unexpectedly (${c.signal ? `signal ${c.signal}` : `exit code ${c.exitCode}`}).`;
+      this.set({ ...this.snap, state: 'failed', ready: null, failure: { message: why, advice: 'See the last log lines below; start it again when fixed.', lines: c.lastLines.slice(-20) } });
+      this.events.emit('notice', { level: 'error', message: why });
+    });
+    void sup.start(launch.data, { readyTimeoutMs: this.opts.readyTimeoutMs, stopTimeoutMs: this.opts.stopTimeoutMs });
+    return this.snap;
+  }
+
+  async stop(): Promise<ServerSnapshot> {
+    if (this.attached) {
+      this.attached = null;
+      this.set({ ...IDLE });
+      this.opts.onStopped?.();
+      return this.snap;
+    }
+    const sup = this.supervisor;
+    if (!sup) return this.snap;
+    const report = await sup.stop();
+    this.events.emit('notice', { level: report.leftBehind.length ? 'warn' : 'info', message: report.summary });
+    this.set({ ...this.snap, state: sup.state === 'failed' ? 'failed' : 'exited', ready: null, progress: null });
+    return this.snap;
+  }
+
+  /** After a crash mid-run: start again with the same options; the run continues on success. */
+  async restart(): Promise<ServerTarget | null> {
+    const sup = this.supervisor;
+    if (!sup) return null;
+    const r = await sup.restart().catch(() => null);
+    return r && r.ok ? r.data : null;
+  }
+
+  private set(s: ServerSnapshot): void {
+    this.snap = s;
+    this.events.emit('server:state', s);
+  }
+
+  private log(lines: string[]): void {
+    this.pendingLog.push(...lines);
+    if (this.logTimer) return;
+    this.logTimer = setTimeout(() => {
+      this.logTimer = null;
+      const batch = this.pendingLog;
+      this.pendingLog = [];
+      this.events.emit('server:log', batch);
+    }, LOG_FLUSH_MS);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.logTimer) clearTimeout(this.logTimer);
+    const sup = this.supervisor;
+    if (sup && (sup.state === 'starting' || sup.state === 'ready' || sup.state === 'stopping')) await sup.stop().catch(() => undefined);
+    sup?.removeAllListeners();
+  }
+}
+
+function readyInfo(t: ServerTarget): NonNullable<ServerSnapshot['ready']> {
+  return { url: t.baseUrl, model: t.model, maxModelLen: t.maxModelLen, kvBudget: t.kvBudget, engine: t.engine, simulated: t.simulated };
+}
+
+function failureInfo(f: StartupFailure): NonNullable<ServerSnapshot['failure']> {
+  return { message: f.message, advice: f.advice || null, lines: f.rootCauseLines.length ? f.rootCauseLines : f.logTail.slice(-15) };
+}

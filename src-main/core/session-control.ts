@@ -1,0 +1,177 @@
+/**
+ * The session the app has open: opened from a file, imported, or measured by a run. It tracks
+ * the file it belongs to and unsaved changes; a failed save keeps everything in memory and
+ * says so. Every change bumps a revision and emits 'session:meta'.
+ */
+import { open as openFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { importFile, importText } from '../importers';
+import { CANCELLED, type SessionMeta, type SessionView } from '../ipc/contract';
+import { readSessionFile, parseSessionText } from '../session/read';
+import { SESSION_EXTENSION, type Session } from '../session/schema';
+import { writeSessionFile } from '../session/write';
+import type { CoreEvents } from './emitter';
+import type { RecentFiles } from './recent-files';
+import { UserError } from './user-error';
+
+export interface Dialogs {
+  /** A path to open, or null when the person cancelled. */
+  chooseOpenPath(): Promise<string | null>;
+  /** A path to save to (the extension is added when missing), or null when cancelled. */
+  chooseSavePath(defaultName: string, kind: 'session' | 'markdown' | 'html' | 'pdf'): Promise<string | null>;
+}
+
+export { CANCELLED };
+
+export class SessionControl {
+  private session: Session | null = null;
+  private file: string | null = null;
+  private sourceName: string | null = null;
+  private dirty = false;
+  private revision = 0;
+  private saveError: string | null = null;
+
+  constructor(
+    private readonly events: CoreEvents,
+    private readonly recent: RecentFiles,
+    private readonly dialogs: Dialogs | null,
+  ) {}
+
+  meta(): SessionMeta {
+    return { file: this.file, sourceName: this.file ? null : this.sourceName, dirty: this.dirty, revision: this.revision, saveError: this.saveError, hasSession: this.session !== null };
+  }
+
+  view(): SessionView {
+    return { meta: this.meta(), session: this.session };
+  }
+
+  current(): Session | null {
+    return this.session;
+  }
+
+  hasUnsavedChanges(): boolean {
+    return this.session !== null && this.dirty;
+  }
+
+  /** Replace the open session (a run's progress, a new file). */
+  set(session: Session, opts: { file: string | null; dirty: boolean; sourceName?: string | null }): void {
+    this.session = session;
+    this.file = opts.file;
+    this.sourceName = opts.sourceName ?? null;
+    this.dirty = opts.dirty;
+    this.saveError = null;
+    this.changed();
+  }
+
+  private changed(): void {
+    this.revision++;
+    this.events.emit('session:meta', this.meta());
+  }
+
+  async open(path?: string): Promise<SessionMeta> {
+    const file = path ?? (await this.ask(() => this.dialogs?.chooseOpenPath() ?? Promise.resolve(null), 'Opening a file needs a path here: there is no file dialog.'));
+    const read = await readSessionFile(file);
+    if (read.ok) {
+      this.set(read.data, { file, dirty: false });
+      await this.recent.add(file);
+      return this.meta();
+    }
+    // Not a session at all: maybe another tool's results, which import turns into one.
+    const notJson = !(await startsLikeJson(file));
+    if (read.error.path === 'format' || notJson) {
+      const imported = await importFile(file);
+      if (imported.ok) {
+        this.set(imported.data, { file: null, dirty: true, sourceName: basename(file) });
+        return this.meta();
+      }
+      if (notJson) throw new UserError(imported.error);
+    }
+    throw new UserError(read.error.message);
+  }
+
+  /** A file's text from a drop or a browser file input: validated exactly like a file on disk. */
+  openData(name: string, text: string): SessionMeta {
+    const parsed = parseSessionText(text, name);
+    if (parsed.ok) {
+      this.set(parsed.data, { file: null, dirty: false, sourceName: basename(name) });
+      return this.meta();
+    }
+    const notJson = !/^\s*[{[]/.test(text.slice(0, 1024));
+    if (parsed.error.path === 'format' || notJson) {
+      const imported = importText(text, name);
+      if (imported.ok) {
+        this.set(imported.data, { file: null, dirty: true, sourceName: basename(name) });
+        return this.meta();
+      }
+      if (notJson) throw new UserError(imported.error);
+    }
+    throw new UserError(parsed.error.message);
+  }
+
+  async save(path?: string, forceAsk = false): Promise<SessionMeta> {
+    const session = this.session;
+    if (!session) throw new UserError('There is nothing to save yet: run a matrix or open a session first.');
+    let target = path ?? (forceAsk ? null : this.file);
+    if (!target) target = await this.ask(() => this.dialogs?.chooseSavePath(this.defaultName(), 'session') ?? Promise.resolve(null), 'Saving needs a path here: there is no file dialog.');
+    if (!target.endsWith('.json')) target += SESSION_EXTENSION;
+    const res = await writeSessionFile(target, session);
+    if (!res.ok) {
+      this.saveError = `${res.error} Your results are still open here; use Save As to choose another place.`;
+      this.events.emit('session:meta', this.meta());
+      throw new UserError(this.saveError);
+    }
+    this.file = target;
+    this.dirty = false;
+    this.saveError = null;
+    await this.recent.add(target);
+    this.changed();
+    return this.meta();
+  }
+
+  /** A file name from the model and GPU, e.g. "fara-rtx-pro-6000.speedmatrix.json". */
+  defaultName(ext = SESSION_EXTENSION): string {
+    const s = this.session;
+    const known = this.file ?? this.sourceName;
+    if (known) return basename(known).replace(/\.speedmatrix\.json$|\.json$|\.txt$|\.md$/, '') + ext;
+    const model = s?.server.servedModel ?? s?.server.model ?? 'session';
+    const gpu = s?.hardware.gpus[0]?.name ?? (s?.simulated ? 'simulated' : '');
+    const slug = `${model}${gpu ? `-${gpu}` : ''}`
+      .toLowerCase()
+      .replace(/[^a-z0-9.]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 80);
+    return `${slug || 'session'}${ext}`;
+  }
+
+  /** Where an export goes by default: beside the session file, same name. */
+  defaultExportDir(): string | null {
+    return this.file ? dirname(this.file) : null;
+  }
+
+  defaultExportPath(ext: string): string | null {
+    const dir = this.defaultExportDir();
+    return dir ? join(dir, this.defaultName(ext)) : null;
+  }
+
+  private async ask(choose: () => Promise<string | null>, noDialog: string): Promise<string> {
+    if (!this.dialogs) throw new UserError(noDialog);
+    const chosen = await choose();
+    if (!chosen) throw new UserError(CANCELLED);
+    return chosen;
+  }
+}
+
+/** Whether a file's first bytes look like JSON (else it may be a report text to import). */
+async function startsLikeJson(file: string): Promise<boolean> {
+  try {
+    const fh = await openFile(file, 'r');
+    try {
+      const { buffer, bytesRead } = await fh.read(Buffer.alloc(1024), 0, 1024, 0);
+      return /^\s*[{[]/.test(buffer.subarray(0, bytesRead).toString('utf8'));
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,308 @@
+/**
+ * The one IPC contract between main and renderer. Main's handlers, the preload bridge, the
+ * test WebSocket bridge and the renderer all derive from this file, so a channel cannot be
+ * renamed or retyped in one place only. No 'electron' import: the renderer and tests use it.
+ *
+ * Invoke channels: zod-validated arguments (checked in main, never trusted from the page)
+ * and a typed result that is always {ok, data} | {ok, error}, never a throw.
+ * Event channels: main -> renderer payloads.
+ */
+import { z } from 'zod';
+import type { Result } from '../runtime/result';
+import type {
+  CellStatus,
+  DecodeCell,
+  Engine,
+  Hardware,
+  KvBudget,
+  PrefillResult,
+  ServerKind,
+  Session,
+} from '../session/schema';
+
+// ---------- argument schemas ----------
+
+const port = z.number().int().min(1).max(65535);
+const tokens = z.number().int().nonnegative();
+
+/** The Server view's form. Core maps it onto the supervisor's launch options. */
+export const ServerFormSchema = z.object({
+  kind: z.enum(['vllm-native', 'vllm-docker', 'custom', 'simulator', 'attach']),
+  model: z.string().max(500),
+  servedModelName: z.string().max(200).default(''),
+  revision: z.string().max(200).default(''),
+  dtype: z.string().max(40).default(''),
+  quantization: z.string().max(40).default(''),
+  maxModelLen: z.string().max(20).default(''),
+  gpuMemoryUtilization: z.string().max(10).default(''),
+  maxNumSeqs: z.string().max(10).default(''),
+  maxNumBatchedTokens: z.string().max(20).default(''),
+  tensorParallelSize: z.string().max(5).default(''),
+  kvCacheDtype: z.string().max(40).default(''),
+  enablePrefixCaching: z.boolean().default(true),
+  trustRemoteCode: z.boolean().default(false),
+  host: z.string().max(200).default('127.0.0.1'),
+  port: port.nullable().default(null),
+  apiKey: z.string().max(500).default(''),
+  /** vLLM native: the executable (PATH lookup when empty). */
+  executable: z.string().max(2000).default(''),
+  /** Docker image tag, e.g. "latest" or "v0.11.0". */
+  dockerImage: z.string().max(300).default(''),
+  /** Custom command, one argument per line (never passed through a shell). */
+  customCommand: z.string().max(10_000).default(''),
+  /** CUDA_VISIBLE_DEVICES, e.g. "0,1". */
+  gpus: z.string().max(100).default(''),
+  /** Extra environment, KEY=VALUE per line. */
+  extraEnv: z.string().max(10_000).default(''),
+  /** Extra args, one per line, passed through untouched. */
+  extraArgs: z.string().max(10_000).default(''),
+  /** Attach mode: the server's base URL. */
+  url: z.string().max(2000).default(''),
+  /** Simulator: clock speed-up and load delay, for demos and tests. */
+  simSpeed: z.number().positive().max(10_000).default(1),
+  simLoadSeconds: z.number().nonnegative().max(600).default(3),
+  simProfile: z.string().max(200).default(''),
+  /** Simulator fault switches, passed as extra sim flags (one per line). */
+  simFlags: z.string().max(2000).default(''),
+});
+export type ServerForm = z.infer<typeof ServerFormSchema>;
+export type ServerFormInput = z.input<typeof ServerFormSchema>;
+
+export const RunFormSchema = z.object({
+  contexts: z.array(tokens).min(1).max(64),
+  concurrency: z.array(z.number().int().positive().max(4096)).min(1).max(64),
+  /** Empty: the engine's default (the decode contexts). */
+  prefillContexts: z.array(tokens).max(64).default([]),
+  secondsPerMeasurement: z.number().positive().max(3600),
+  maxOutputTokens: z.number().int().positive().max(1_000_000),
+  tokenTargeting: z.enum(['exact', 'estimate']),
+});
+export type RunForm = z.infer<typeof RunFormSchema>;
+
+export const ExportFormatSchema = z.enum(['markdown', 'html', 'pdf']);
+export type ExportFormat = z.infer<typeof ExportFormatSchema>;
+
+const optionalPath = z.string().min(1).max(4096).optional();
+
+// ---------- result and event payload types ----------
+
+export interface AppInfo {
+  name: string;
+  version: string;
+  platform: string;
+  /** 'electron' in the app, 'bridge' in the browser test harness. */
+  host: 'electron' | 'bridge';
+}
+
+export type ServerState = 'idle' | 'starting' | 'ready' | 'stopping' | 'exited' | 'failed';
+
+export interface ServerReadyInfo {
+  url: string;
+  model: string;
+  maxModelLen: number | null;
+  kvBudget: KvBudget;
+  engine: Engine;
+  simulated: boolean;
+}
+
+export interface ServerFailure {
+  message: string;
+  advice: string | null;
+  /** The log lines that caused it. */
+  lines: string[];
+}
+
+export interface ServerSnapshot {
+  state: ServerState;
+  kind: ServerKind | null;
+  /** The command line (API key redacted), empty in attach mode. */
+  display: string;
+  /** ms since epoch when starting began. */
+  startedAt: number | null;
+  /** A short line on what startup is waiting for. */
+  progress: string | null;
+  ready: ServerReadyInfo | null;
+  failure: ServerFailure | null;
+}
+
+export interface CommandPreview {
+  display: string;
+  argv: string[];
+  env: Record<string, string>;
+}
+
+export type PlanCellStatus = 'run' | 'over-capacity' | 'too-long' | 'skipped';
+
+export interface PlanCell {
+  context: number;
+  concurrency: number;
+  status: PlanCellStatus;
+  reason: string | null;
+}
+
+export interface PlanView {
+  contexts: number[];
+  concurrency: number[];
+  prefillContexts: number[];
+  cells: PlanCell[];
+  etaSeconds: number;
+  kvBudget: KvBudget | null;
+  maxModelLen: number | null;
+  /** Whether a server is ready: without one the plan cannot check capacity. */
+  notes: string[];
+}
+
+export type RunPhase = 'idle' | 'starting' | 'prefill' | 'decode' | 'done' | 'cancelled' | 'failed';
+
+export interface LiveCell {
+  context: number;
+  concurrency: number;
+  /** 'warmup' | 'readiness' | 'measuring' | 'cooldown', as the engine says. */
+  stage: string;
+  tokensPerSecond: number | null;
+  activeRequests: number | null;
+  outputTokens: number | null;
+  elapsedSeconds: number | null;
+}
+
+export interface RunProgress {
+  done: number;
+  total: number;
+  etaSeconds: number | null;
+}
+
+/**
+ * Merged run events: main throttles the engine's stream to ~10 messages a second; finished
+ * cells and prefill points are never dropped, live samples keep only the latest.
+ */
+export interface RunUpdate {
+  phase: RunPhase;
+  plan: PlanView | null;
+  live: LiveCell | null;
+  cells: DecodeCell[];
+  prefill: PrefillResult[];
+  progress: RunProgress | null;
+  message: string | null;
+}
+
+export interface TelemetrySample {
+  /** ms since epoch. */
+  at: number;
+  gpu: number;
+  utilization: number | null;
+  memoryUsedBytes: number | null;
+  memoryTotalBytes: number | null;
+  powerWatts: number | null;
+  temperatureC: number | null;
+}
+
+export interface SessionMeta {
+  file: string | null;
+  /** Where it came from when there is no file to save to (a dropped or imported file's name). */
+  sourceName: string | null;
+  dirty: boolean;
+  /** Bumped on every change, so the renderer knows to refetch. */
+  revision: number;
+  /** The last save failure, if any (the data stays in memory). */
+  saveError: string | null;
+  hasSession: boolean;
+}
+
+export interface SessionView {
+  meta: SessionMeta;
+  session: Session | null;
+}
+
+export interface Notice {
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  /** Field path for a bad session file, when there is one. */
+  detail?: string | null;
+}
+
+export type MenuCommand = 'open' | 'save' | 'save-as' | 'export-markdown' | 'export-pdf' | 'view-hardware' | 'view-server' | 'view-run' | 'view-results';
+
+// ---------- the channel maps ----------
+
+/** Invoke channels: argument schema (validated in main) and result type. */
+export const invokeArgs = {
+  'app:info': z.tuple([]),
+  'hardware:detect': z.tuple([]),
+  'server:defaults': z.tuple([]),
+  'server:preview': z.tuple([ServerFormSchema]),
+  'server:start': z.tuple([ServerFormSchema]),
+  'server:stop': z.tuple([]),
+  'server:snapshot': z.tuple([]),
+  'server:log': z.tuple([]),
+  'run:plan': z.tuple([RunFormSchema]),
+  'run:start': z.tuple([RunFormSchema]),
+  'run:stop': z.tuple([]),
+  'run:resume': z.tuple([optionalPath]),
+  'run:snapshot': z.tuple([]),
+  'session:get': z.tuple([]),
+  'session:open': z.tuple([optionalPath]),
+  'session:open-data': z.tuple([z.object({ name: z.string().max(1000), text: z.string() })]),
+  'session:save': z.tuple([optionalPath]),
+  'session:save-as': z.tuple([optionalPath]),
+  'session:recent': z.tuple([]),
+  'report:export': z.tuple([ExportFormatSchema, optionalPath]),
+  'shell:open-external': z.tuple([z.string().url().max(2000)]),
+} as const;
+
+export type InvokeChannel = keyof typeof invokeArgs;
+
+export interface InvokeResults {
+  'app:info': AppInfo;
+  'hardware:detect': Hardware;
+  'server:defaults': ServerForm;
+  'server:preview': CommandPreview;
+  'server:start': ServerSnapshot;
+  'server:stop': ServerSnapshot;
+  'server:snapshot': ServerSnapshot;
+  'server:log': string[];
+  'run:plan': PlanView;
+  'run:start': RunUpdate;
+  'run:stop': RunUpdate;
+  'run:resume': RunUpdate;
+  'run:snapshot': RunUpdate;
+  'session:get': SessionView;
+  'session:open': SessionMeta;
+  'session:open-data': SessionMeta;
+  'session:save': SessionMeta;
+  'session:save-as': SessionMeta;
+  'session:recent': string[];
+  'report:export': { file: string };
+  'shell:open-external': true;
+}
+
+export type InvokeArgs<C extends InvokeChannel> = z.input<(typeof invokeArgs)[C]>;
+export type InvokeResult<C extends InvokeChannel> = Result<InvokeResults[C]>;
+
+/** Main -> renderer event channels and their payloads. */
+export interface EventPayloads {
+  'server:state': ServerSnapshot;
+  'server:log': string[];
+  'run:update': RunUpdate;
+  telemetry: TelemetrySample[];
+  'session:meta': SessionMeta;
+  notice: Notice;
+  menu: MenuCommand;
+}
+export type EventChannel = keyof EventPayloads;
+
+/** Parse untrusted arguments for a channel; the error names the channel and the field. */
+export function parseArgs<C extends InvokeChannel>(channel: C, args: unknown): Result<z.output<(typeof invokeArgs)[C]>> {
+  const schema = invokeArgs[channel];
+  if (!schema) return { ok: false, error: `Unknown channel ${String(channel)}.` };
+  const parsed = schema.safeParse(args);
+  if (parsed.success) return { ok: true, data: parsed.data as z.output<(typeof invokeArgs)[C]> };
+  const issue = parsed.error.issues[0];
+  return { ok: false, error: `Bad arguments for ${channel}: ${issue.path.join('.') || '(arguments)'}: ${issue.message}.` };
+}
+
+/** The error text when the person closed a file dialog: nothing to report. */
+export const CANCELLED = 'Cancelled.';
+
+export type { CellStatus };
+export * from './channels';
+

@@ -1,0 +1,115 @@
+/**
+ * The self-contained HTML report: the Markdown report's sections plus the prefill chart and
+ * the decode heatmap as inline SVG. No scripts, no external resources (a CSP meta tag forbids
+ * them too), every string from the session escaped. The CLI prints it to PDF with headless
+ * Chromium; the app uses Electron's printToPDF on the same HTML.
+ */
+import type { Session } from '../session/schema';
+import { APP_NAME, APP_VERSION } from '../runtime/app-version';
+import { escapeHtml as esc } from './escape';
+import { fmtContext, fmtMs, fmtTokPerSec } from './format';
+import { buildPrefillSeries, decodeHeatmap } from './matrix-model';
+import { type InfoBlock, type ReportModel, SIMULATED_NOTE, type TableModel, buildReportModel } from './report-model';
+import { REPORT_CSS } from './style';
+import { SERIES_COLORS, curveChartSvg, heatmapSvg } from './svg';
+
+/** Nothing may load or run: styles inline, images only as data: URIs. */
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src 'none'; script-src 'none'";
+
+export function htmlDocument(title: string, body: string): string {
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="color-scheme" content="light dark">',
+    `<title>${esc(title)}</title>`,
+    `<style>${REPORT_CSS}</style>`,
+    '</head>',
+    '<body>',
+    '<main class="report">',
+    body,
+    '</main>',
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+const STATUS_CLASS: Record<string, string> = { Looped: 'looped', Error: 'error', 'Requests queued': 'queued' };
+
+/** A table; `statusColumn` gets a class per status word so it can be coloured. */
+export function htmlTable(t: TableModel, className = '', statusColumn = -1, diffRows: ReadonlySet<number> = new Set()): string {
+  const head = `<thead><tr>${t.header.map((h) => `<th scope="col">${esc(h)}</th>`).join('')}</tr></thead>`;
+  const body = t.rows
+    .map((row, i) => {
+      const cells = row
+        .map((c, j) => {
+          const cls = j === statusColumn && STATUS_CLASS[c] ? ` class="text status-${STATUS_CLASS[c]}"` : j === statusColumn ? ' class="text"' : '';
+          return `<td${cls}>${esc(c)}</td>`;
+        })
+        .join('');
+      return `<tr${diffRows.has(i) ? ' class="diff"' : ''}>${cells}</tr>`;
+    })
+    .join('\n');
+  return `<table${className ? ` class="${className}"` : ''}>${head}<tbody>\n${body}\n</tbody></table>`;
+}
+
+function block(b: InfoBlock): string {
+  const rows = b.rows.map((r) => `<dt>${esc(r.label)}</dt><dd>${esc(r.value)}</dd>`).join('');
+  return `<section class="block"><h3>${esc(b.title)}</h3>${b.missing ? `<p class="caption">${esc(b.missing)}</p>` : ''}<dl>${rows}</dl></section>`;
+}
+
+export function prefillChart(session: Session): string {
+  const points = buildPrefillSeries(session.prefill);
+  if (points.length === 0) return '';
+  return curveChartSvg(
+    [
+      {
+        label: 'Prompt tok/s',
+        color: SERIES_COLORS[0],
+        points: points.map((p) => ({ x: p.context, y: p.tokensPerSecond, title: `${fmtContext(p.context)} context: ${fmtTokPerSec(p.tokensPerSecond)} prompt tok/s, ${fmtMs(p.ttftSeconds)} TTFT` })),
+      },
+    ],
+    { title: 'Prefill: prompt tok/s by context length', xLabel: 'Context length (tokens)', yLabel: 'Prompt tok/s', valueLabels: true },
+  );
+}
+
+function bodyOf(r: ReportModel, session: Session): string {
+  const out: string[] = [`<p class="kicker">${esc(r.kicker)}</p>`, `<h1>${esc(r.title)}</h1>`];
+  if (r.simulated) out.push(`<p class="banner">${esc(SIMULATED_NOTE)}</p>`);
+  if (r.origin) out.push(`<p class="origin">${esc(r.origin)}</p>`);
+  if (r.engineLine) out.push(`<p class="lead">${esc(r.engineLine)}</p>`);
+  out.push(`<p class="lead">${esc(r.matrixLine)}</p>`);
+  if (r.missing.length) out.push(`<div class="missing"><strong>Missing from this session:</strong><ul>${r.missing.map((m) => `<li>${esc(m)}</li>`).join('')}</ul></div>`);
+  out.push(`<div class="blocks">${r.blocks.map(block).join('')}</div>`);
+
+  out.push('<h2>Launch command</h2>');
+  out.push(r.launch ? `<pre class="launch"><code>${esc(r.launch)}</code></pre>` : `<p>${esc(r.launchMissing)}</p>`);
+
+  out.push('<h2>Prefill</h2>', `<p class="caption">${esc(r.prefillCaption)}</p>`);
+  if (r.prefill) out.push(`<figure>${prefillChart(session)}</figure>`, htmlTable(r.prefill, 'prefill'));
+  else out.push('<p>No prefill measurements in this session.</p>');
+
+  out.push('<h2>Sustained decode</h2>', `<p class="caption">${esc(r.decodeCaption)}</p>`);
+  if (r.decode.contexts.length && r.decode.concurrency.length) out.push(`<figure>${heatmapSvg(decodeHeatmap(r.decode))}</figure>`);
+  else out.push('<p>No decode measurements in this session.</p>');
+  out.push(`<ul class="legend">${r.legend.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`, `<p class="caption">${esc(r.ttftNote)}</p>`);
+
+  out.push('<h2>All measurements</h2>', `<p class="caption">${esc(r.measurementsCaption)}</p>`);
+  out.push(r.measurements.rows.length ? htmlTable(r.measurements, 'measurements', 3) : '<p>No measurements in this session.</p>');
+
+  if (r.energy) out.push('<h2>Energy per token</h2>', '<p class="caption">GPU energy per generated token · rows are context length, columns are simultaneous requests</p>', htmlTable(r.energy));
+  if (r.telemetry) out.push('<h2>GPU telemetry per measurement</h2>', '<p class="caption">Averages over each measurement window.</p>', htmlTable(r.telemetry));
+  if (r.cellNotes.length) out.push('<h2>Notes</h2>', `<ul class="notes">${r.cellNotes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
+  if (r.checksUnavailable.length) out.push('<h2>Checks not made</h2>', `<ul class="notes">${r.checksUnavailable.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
+  out.push(`<footer>${esc(`Report by ${APP_NAME} ${APP_VERSION} from a session created ${session.createdAt} (session format v${session.formatVersion}).`)}</footer>`);
+  return out.join('\n');
+}
+
+export function renderHtmlReport(session: Session): string {
+  const model = buildReportModel(session);
+  return htmlDocument(`${model.title} · ${model.kicker}`, bodyOf(model, session));
+}

@@ -1,0 +1,213 @@
+/**
+ * Chart data shared by the reports and the app's renderer: the decode matrix as rows ×
+ * columns of display-ready cells, the prefill curve, and the colour scales. Pure functions
+ * with no Node imports, so the renderer can import this file as it is.
+ */
+import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/schema';
+import { STATUS_WORDS } from '../session/schema';
+import { NONE, fmtContext, fmtMs, fmtTokPerSec } from './format';
+
+/** Statuses whose figures are kept and shown (Requests queued keeps its figure, with the word). */
+export const HAS_FIGURES: ReadonlySet<CellStatus> = new Set<CellStatus>(['valid', 'queued']);
+
+export interface MatrixCellView {
+  context: number;
+  concurrency: number;
+  /** null when the session holds no cell here (not measured yet). */
+  status: CellStatus | null;
+  /** Total tok/s when the status keeps figures. */
+  value: number | null;
+  ttftSeconds: number | null;
+  /** First line: "141.4", or the status word ("Looped"), or "—". */
+  text: string;
+  /** Second line: "37 ms TTFT", or "" when there is none. */
+  detail: string;
+  /** A word shown beside the figures: "Requests queued", or null. */
+  flag: string | null;
+  /** One-line description for tooltips and SVG <title>. */
+  title: string;
+}
+
+export interface DecodeMatrixModel {
+  contexts: number[];
+  concurrency: number[];
+  /** rows[i][j] is contexts[i] × concurrency[j]. */
+  rows: MatrixCellView[][];
+  /** Largest total tok/s among cells with figures (0 when none), for colour scaling. */
+  maxValue: number;
+}
+
+const sortedUnique = (values: Iterable<number>): number[] => [...new Set(values)].sort((a, b) => a - b);
+
+/** Matrix axes: what the run planned plus anything measured outside the plan. */
+export function matrixAxes(session: Session): { contexts: number[]; concurrency: number[] } {
+  return {
+    contexts: sortedUnique([...session.runConfig.contexts, ...session.cells.map((c) => c.context)]),
+    concurrency: sortedUnique([...session.runConfig.concurrency, ...session.cells.map((c) => c.concurrency)]),
+  };
+}
+
+export function cellKey(context: number, concurrency: number): string {
+  return `${context}x${concurrency}`;
+}
+
+/** Cells by (context, concurrency); a later cell for the same pair (a rerun) wins. */
+export function cellIndex(cells: readonly DecodeCell[]): Map<string, DecodeCell> {
+  const map = new Map<string, DecodeCell>();
+  for (const c of cells) map.set(cellKey(c.context, c.concurrency), c);
+  return map;
+}
+
+export function cellView(context: number, concurrency: number, cell: DecodeCell | undefined): MatrixCellView {
+  const where = `${fmtContext(context)} context × ${concurrency} at once`;
+  if (!cell) {
+    return { context, concurrency, status: null, value: null, ttftSeconds: null, text: NONE, detail: '', flag: null, title: `${where}: not measured` };
+  }
+  const word = STATUS_WORDS[cell.status];
+  if (!HAS_FIGURES.has(cell.status) || cell.totalTokensPerSecond === null) {
+    const why = cell.reason ? `: ${cell.reason}` : '';
+    return { context, concurrency, status: cell.status, value: null, ttftSeconds: null, text: word, detail: '', flag: null, title: `${where}: ${word}${why}` };
+  }
+  const ttft = cell.ttft?.p50 ?? null;
+  const text = fmtTokPerSec(cell.totalTokensPerSecond);
+  const detail = ttft === null ? '' : `${fmtMs(ttft)} TTFT`;
+  const flag = cell.status === 'queued' ? word : null;
+  return {
+    context,
+    concurrency,
+    status: cell.status,
+    value: cell.totalTokensPerSecond,
+    ttftSeconds: ttft,
+    text,
+    detail,
+    flag,
+    title: `${where}: ${text} tok/s total${detail ? `, ${detail}` : ''}${flag ? ` (${flag})` : ''}`,
+  };
+}
+
+export function buildDecodeMatrix(session: Session): DecodeMatrixModel {
+  const { contexts, concurrency } = matrixAxes(session);
+  const index = cellIndex(session.cells);
+  const rows = contexts.map((ctx) => concurrency.map((c) => cellView(ctx, c, index.get(cellKey(ctx, c)))));
+  const maxValue = Math.max(0, ...rows.flat().map((v) => v.value ?? 0));
+  return { contexts, concurrency, rows, maxValue };
+}
+
+export interface PrefillPoint {
+  context: number;
+  promptTokens: number | null;
+  tokensPerSecond: number;
+  ttftSeconds: number | null;
+}
+
+/** The prefill curve: measured points only, by context. */
+export function buildPrefillSeries(prefill: readonly PrefillResult[]): PrefillPoint[] {
+  return [...prefill]
+    .filter((p) => HAS_FIGURES.has(p.status) && p.tokensPerSecond !== null)
+    .sort((a, b) => a.context - b.context)
+    .map((p) => ({ context: p.context, promptTokens: p.promptTokens, tokensPerSecond: p.tokensPerSecond as number, ttftSeconds: p.ttftSeconds }));
+}
+
+/** Prefill results sorted by context (every status). */
+export function sortedPrefill(prefill: readonly PrefillResult[]): PrefillResult[] {
+  return [...prefill].sort((a, b) => a.context - b.context);
+}
+
+// ---- Colours ---------------------------------------------------------------------------
+
+type Rgb = [number, number, number];
+const mix = (a: Rgb, b: Rgb, t: number): Rgb => [0, 1, 2].map((i) => Math.round(a[i] + (b[i] - a[i]) * t)) as Rgb;
+const hex = (c: Rgb): string => `#${c.map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+const clamp01 = (t: number): number => (Number.isFinite(t) ? Math.min(1, Math.max(0, t)) : 0);
+
+const SEQ_LOW: Rgb = [0xe8, 0xf1, 0xfb];
+const SEQ_MID: Rgb = [0x5b, 0x9b, 0xd5];
+const SEQ_HIGH: Rgb = [0x0b, 0x3d, 0x7a];
+
+/** Sequential blue scale for throughput: t = value / max in 0..1. */
+export function sequentialColor(t: number): string {
+  const u = clamp01(t);
+  return hex(u < 0.5 ? mix(SEQ_LOW, SEQ_MID, u * 2) : mix(SEQ_MID, SEQ_HIGH, (u - 0.5) * 2));
+}
+
+const DIV_WORSE: Rgb = [0xc0, 0x39, 0x2b];
+const DIV_SAME: Rgb = [0xf4, 0xf4, 0xf1];
+const DIV_BETTER: Rgb = [0x1e, 0x84, 0x49];
+
+/**
+ * Diverging scale for a ratio B / A: neutral at 1, green above, red below, symmetric on a
+ * log scale and saturating at 2× and 0.5×.
+ */
+export function divergingColor(ratio: number): string {
+  if (!(ratio > 0)) return hex(DIV_SAME);
+  const t = Math.max(-1, Math.min(1, Math.log2(ratio)));
+  return hex(t >= 0 ? mix(DIV_SAME, DIV_BETTER, t) : mix(DIV_SAME, DIV_WORSE, -t));
+}
+
+/** Fill for cells with no figure, by status (light greys; errors slightly warm). */
+export function statusColor(status: CellStatus | null): string {
+  switch (status) {
+    case 'looped':
+    case 'error':
+      return '#f3dcd6';
+    case 'over-capacity':
+    case 'too-long':
+      return '#e2e2e2';
+    default:
+      return '#efefef';
+  }
+}
+
+/** Black or white text, whichever reads better on the given #rrggbb fill. */
+export function textColorOn(fill: string): string {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(fill);
+  if (!m) return '#111111';
+  const [r, g, b] = [m[1], m[2], m[3]].map((h) => {
+    const c = parseInt(h, 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return lum > 0.36 ? '#111111' : '#ffffff';
+}
+
+/** Heatmap fill for a decode cell. */
+export function decodeCellFill(cell: MatrixCellView, maxValue: number): string {
+  if (cell.value === null) return statusColor(cell.status);
+  return sequentialColor(maxValue > 0 ? cell.value / maxValue : 0);
+}
+
+// ---- Heatmap data ----------------------------------------------------------------------
+
+export interface HeatmapCell {
+  fill: string;
+  /** One or two lines of text drawn in the cell. */
+  lines: string[];
+  title: string;
+}
+
+export interface HeatmapModel {
+  title: string;
+  rowLabels: string[];
+  colLabels: string[];
+  rowAxis: string;
+  colAxis: string;
+  cells: HeatmapCell[][];
+}
+
+/** The decode matrix as a heatmap: colour by total tok/s, status words on grey. */
+export function decodeHeatmap(m: DecodeMatrixModel): HeatmapModel {
+  return {
+    title: 'Sustained decode: total tok/s by context length and simultaneous requests',
+    rowLabels: m.contexts.map(fmtContext),
+    colLabels: m.concurrency.map(String),
+    rowAxis: 'Context',
+    colAxis: 'Simultaneous requests',
+    cells: m.rows.map((row) =>
+      row.map((c) => ({
+        fill: decodeCellFill(c, m.maxValue),
+        lines: c.value === null ? [c.text] : [c.text, c.flag ? 'Requests queued' : c.detail],
+        title: c.title,
+      })),
+    ),
+  };
+}

@@ -1,0 +1,446 @@
+/**
+ * Everything a report shows, as display-ready strings, built once from a session. The
+ * Markdown and HTML renderers only lay this out, so both say the same thing in the same
+ * order as the reference report. Pure: no Node imports.
+ */
+import type { CellStatus, DecodeCell, Session } from '../session/schema';
+import { STATUS_WORDS } from '../session/schema';
+import {
+  NONE,
+  fmtContext,
+  fmtContextRange,
+  fmtCount,
+  fmtGigabytes,
+  fmtJoulesPerToken,
+  fmtMegahertz,
+  fmtMs,
+  fmtMsPrecise,
+  fmtOneDecimal,
+  fmtPercent,
+  fmtSeconds,
+  fmtTemperature,
+  fmtTokPerSec,
+  fmtWatts,
+} from './format';
+import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, cellKey, matrixAxes, sortedPrefill } from './matrix-model';
+import { commandLineOf, redactCommandLine } from './redact';
+
+export interface InfoRow {
+  label: string;
+  value: string;
+}
+
+export interface InfoBlock {
+  title: string;
+  rows: InfoRow[];
+  /** Said when the session recorded nothing for this block. */
+  missing: string | null;
+}
+
+export interface TableModel {
+  header: string[];
+  rows: string[][];
+}
+
+export interface ReportModel {
+  kicker: string;
+  title: string;
+  modelName: string;
+  gpuLabel: string;
+  simulated: boolean;
+  /** "Imported from ..." when the session came from another tool's output. */
+  origin: string | null;
+  engineLine: string;
+  matrixLine: string;
+  /** What the session lacks, in sentences. */
+  missing: string[];
+  blocks: InfoBlock[];
+  launch: string | null;
+  launchMissing: string;
+  prefill: TableModel | null;
+  prefillCaption: string;
+  decode: DecodeMatrixModel;
+  decodeCaption: string;
+  legend: string[];
+  ttftNote: string;
+  measurementsCaption: string;
+  measurements: TableModel;
+  energy: TableModel | null;
+  telemetry: TableModel | null;
+  cellNotes: string[];
+  checksUnavailable: string[];
+}
+
+export const REPORT_KICKER = 'Speed test matrix';
+
+/** Exactly the reference's All measurements columns. */
+export const MEASUREMENT_COLUMNS = [
+  'Phase',
+  'Context',
+  'Requests at once',
+  'Status',
+  'Total tok/s',
+  'Per request tok/s',
+  'TTFT',
+  'Time between tokens',
+  'Average active requests',
+  'Completed requests',
+  'Output tokens',
+  'Measured for',
+] as const;
+
+export const PREFILL_COLUMNS = ['Context', 'Prompt tok/s', 'TTFT'] as const;
+
+export const LEGEND: Record<CellStatus, string> = {
+  valid: 'Valid: measured, with none of the problems below.',
+  looped: 'Looped: the model kept repeating the same text, so the benchmark discarded this measurement.',
+  'over-capacity':
+    "Over capacity: not run because this many requests at this context would exceed the server's KV cache.",
+  queued:
+    'Requests queued: measured, but the server could not run all the requests at once (fewer were active than asked, some waited, or the start-up wait timed out); the figure is kept.',
+  'too-long': "Too long: not run because the context plus the output would exceed the model's maximum length.",
+  error: 'Error: the request or the stream failed; the notes below give the server’s message.',
+  cancelled: 'Cancelled: the run was stopped before this measurement finished.',
+  skipped: 'Skipped: left out of this run.',
+};
+
+export const TTFT_NOTE =
+  "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.";
+
+const PHASE_PREFILL = 'Prefill';
+const PHASE_DECODE = 'Sustained decode';
+
+const orNone = (v: string | null | undefined): string => (v === null || v === undefined || v === '' ? NONE : v);
+
+/** "Fara1.5-4B" from "microsoft/Fara1.5-4B"; the served name when no model path is known. */
+export function modelNameOf(session: Session): string {
+  const path = session.server.model ?? session.server.servedModel;
+  if (!path) return 'Unknown model';
+  const parts = path.split('/').filter(Boolean);
+  return parts[parts.length - 1] ?? path;
+}
+
+/** "RTX PRO 6000 Blackwell Server Edition 96GB", "2 × H200 141GB", "unknown GPU". */
+export function gpuLabelOf(session: Session): string {
+  const gpus = session.hardware.gpus;
+  if (gpus.length === 0) return 'unknown GPU';
+  const first = gpus[0];
+  const vram = first.vramBytes ? ` ${fmtGigabytes(first.vramBytes).replace(' ', '')}` : '';
+  const same = gpus.every((g) => g.name === first.name);
+  if (!same) return gpus.map((g) => g.name).join(' + ');
+  return `${gpus.length > 1 ? `${gpus.length} × ` : ''}${first.name}${vram}`;
+}
+
+export function reportTitle(session: Session): string {
+  return `${modelNameOf(session)} on ${gpuLabelOf(session)}`;
+}
+
+/** "30 s", "12.5 s": the Run block's time per measurement. */
+function fmtWholeSeconds(s: number): string {
+  return Number.isInteger(s) ? `${fmtCount(s)} s` : fmtSeconds(s);
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+function concurrencyRange(levels: readonly number[]): string {
+  if (levels.length === 0) return NONE;
+  const lo = Math.min(...levels);
+  const hi = Math.max(...levels);
+  return lo === hi ? String(lo) : `${lo}–${hi}`;
+}
+
+export function prefillContextsOf(session: Session): number[] {
+  return [...new Set([...session.runConfig.prefillContexts, ...session.prefill.map((p) => p.context)])].sort((a, b) => a - b);
+}
+
+function engineLineOf(session: Session): string {
+  const e = session.engine;
+  return [e.name, e.version, e.quantization].filter((p): p is string => !!p).join(' · ');
+}
+
+function matrixLineOf(session: Session): string {
+  const { contexts, concurrency } = matrixAxes(session);
+  const prefill = prefillContextsOf(session);
+  const parts = [
+    `${plural(contexts.length, 'context', 'contexts')} (${fmtContextRange(contexts)}) × ${plural(concurrency.length, 'concurrency level', 'concurrency levels')} (${concurrencyRange(concurrency)})`,
+  ];
+  if (prefill.length) parts.push(`prefill at ${prefill.map(fmtContext).join(', ')}`);
+  return parts.join(' · ');
+}
+
+function originOf(session: Session): string | null {
+  const file = session.origin.file ? ` (${session.origin.file})` : '';
+  switch (session.origin.kind) {
+    case 'imported-seed-json':
+      return `Imported from llm-inference-bench results${file}.`;
+    case 'imported-report-text':
+      return `Imported from a speed test matrix report${file}.`;
+    default:
+      return null;
+  }
+}
+
+function osText(os: Session['hardware']['os']): string {
+  if (!os) return NONE;
+  const details = [[os.distro, os.release].filter(Boolean).join(' '), os.kernel ? `kernel ${os.kernel}` : '', os.arch ?? ''].filter(Boolean);
+  return details.length ? `${os.platform} (${details.join(', ')})` : os.platform;
+}
+
+function hardwareBlock(session: Session): InfoBlock {
+  const hw = session.hardware;
+  const gpus = hw.gpus;
+  const first = gpus[0];
+  const sameName = gpus.every((g) => g.name === first?.name);
+  const gpuName = !first ? NONE : sameName ? `${gpus.length > 1 ? `${gpus.length} × ` : ''}${first.name}` : gpus.map((g) => g.name).join(', ');
+  const vram = !first?.vramBytes ? NONE : `${fmtGigabytes(first.vramBytes)}${gpus.length > 1 ? ' each' : ''}`;
+  const os = osText(hw.os);
+  const rows: InfoRow[] = [
+    { label: 'Type', value: orNone(hw.gpuType) },
+    { label: 'GPU', value: gpuName },
+    { label: 'VRAM', value: vram },
+    { label: 'OS', value: os },
+  ];
+  // Beyond the reference: shown only when the session has them.
+  if (first?.driver) rows.push({ label: 'Driver', value: first.driver });
+  if (first?.cuda) rows.push({ label: 'CUDA', value: first.cuda });
+  if (first?.powerLimitWatts) rows.push({ label: 'Power limit', value: fmtWatts(first.powerLimitWatts) });
+  if (hw.cpu) {
+    const threads = hw.cpu.cores ? ` (${hw.cpu.cores} cores${hw.cpu.threads ? `, ${hw.cpu.threads} threads` : ''})` : '';
+    rows.push({ label: 'CPU', value: `${hw.cpu.model}${threads}` });
+  }
+  if (hw.ramBytes) rows.push({ label: 'RAM', value: fmtGigabytes(hw.ramBytes) });
+  for (const note of hw.notes) rows.push({ label: 'Note', value: note });
+  const empty = gpus.length === 0 && !hw.cpu && !hw.os && !hw.gpuType;
+  return { title: 'Hardware', rows, missing: empty ? 'This session does not record the hardware it ran on.' : null };
+}
+
+function engineBlock(session: Session): InfoBlock {
+  const e = session.engine;
+  const rows: InfoRow[] = [
+    { label: 'Engine', value: orNone(e.name) },
+    { label: 'Version', value: orNone(e.version) },
+    { label: 'Quantization', value: orNone(e.quantization) },
+    { label: 'Backend', value: orNone(e.backend) },
+    { label: 'Repository', value: orNone(e.repository) },
+    { label: 'Build', value: orNone(e.build) },
+    { label: 'Commit', value: orNone(e.commit) },
+  ];
+  const empty = (e.name === 'unknown' || !e.name) && !e.version;
+  return { title: 'Engine', rows, missing: empty ? 'This session does not record which inference engine served the model.' : null };
+}
+
+const DECODE_MODE_WORDS: Record<Session['runConfig']['decodeTestMode'], string> = { 'fixed-duration': 'Fixed duration' };
+const PREFILL_MODE_WORDS: Record<Session['runConfig']['prefillMode'], string> = { 'during-decode-warmup': 'Measured during decode warm-up' };
+
+const KV_SOURCE_WORDS: Record<Session['kvBudget']['source'], string> = {
+  'metrics-cache-config': 'from the server metrics',
+  'startup-log': 'from the server log',
+  'engine-info': 'stated by the engine',
+  user: 'given by the user',
+  imported: 'from the imported file',
+  unknown: 'source unknown',
+};
+
+function runBlock(session: Session): InfoBlock {
+  const rc = session.runConfig;
+  const s = session.server;
+  const rows: InfoRow[] = [
+    { label: 'Served model', value: orNone(s.servedModel ?? s.model) },
+    { label: 'Revision', value: orNone(s.revision) },
+    { label: 'Benchmark tool', value: orNone(rc.benchmarkTool) },
+    { label: 'Decode test', value: DECODE_MODE_WORDS[rc.decodeTestMode] },
+    { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
+    { label: 'Time per measurement', value: fmtWholeSeconds(rc.secondsPerMeasurement) },
+    { label: 'Max output', value: `${fmtCount(rc.maxOutputTokens)} tokens` },
+  ];
+  if (s.maxModelLen) rows.push({ label: 'Max model length', value: `${fmtCount(s.maxModelLen)} tokens` });
+  const kv = session.kvBudget;
+  if (kv.tokens !== null) rows.push({ label: 'KV cache', value: `${fmtCount(kv.tokens)} tokens (${KV_SOURCE_WORDS[kv.source]})` });
+  return { title: 'Run', rows, missing: null };
+}
+
+function launchOf(session: Session): string | null {
+  const s = session.server;
+  if (s.display.trim()) return redactCommandLine(s.display.trim());
+  if (s.argv.length) return commandLineOf(s.argv, s.env);
+  return null;
+}
+
+function launchMissingOf(session: Session): string {
+  switch (session.server.kind) {
+    case 'attach':
+      return `Not recorded: SpeedMatrix attached to a server that was already running${session.server.url ? ` at ${session.server.url}` : ''}.`;
+    case 'imported':
+      return 'Not recorded in the imported file.';
+    default:
+      return 'Not recorded in this session.';
+  }
+}
+
+function prefillTable(session: Session): TableModel | null {
+  if (session.prefill.length === 0) return null;
+  return {
+    header: [...PREFILL_COLUMNS],
+    rows: sortedPrefill(session.prefill).map((p) => {
+      const figures = p.status === 'valid' || p.status === 'queued';
+      return [fmtContext(p.context), figures ? fmtTokPerSec(p.tokensPerSecond) : STATUS_WORDS[p.status], figures ? fmtMs(p.ttftSeconds) : NONE];
+    }),
+  };
+}
+
+/** Completed requests of a prefill scout: 1 when it answered, 0 when it failed, — when not run. */
+function prefillCompleted(status: CellStatus): string {
+  if (status === 'valid' || status === 'queued') return '1';
+  if (status === 'looped' || status === 'error' || status === 'cancelled') return '0';
+  return NONE;
+}
+
+export function decodeMeasurementRow(c: DecodeCell): string[] {
+  return [
+    PHASE_DECODE,
+    fmtContext(c.context),
+    String(c.concurrency),
+    STATUS_WORDS[c.status],
+    fmtTokPerSec(c.totalTokensPerSecond),
+    fmtTokPerSec(c.perRequestTokensPerSecond),
+    fmtMs(c.ttft?.p50),
+    fmtMsPrecise(c.timeBetweenTokens?.p50),
+    fmtOneDecimal(c.avgActiveRequests),
+    fmtCount(c.completedRequests),
+    fmtCount(c.outputTokens),
+    fmtSeconds(c.windowSeconds),
+  ];
+}
+
+function measurementsTable(session: Session): TableModel {
+  const rows: string[][] = sortedPrefill(session.prefill).map((p) => [
+    PHASE_PREFILL,
+    fmtContext(p.context),
+    '1',
+    STATUS_WORDS[p.status],
+    fmtTokPerSec(p.tokensPerSecond),
+    NONE,
+    fmtMs(p.ttftSeconds),
+    NONE,
+    NONE,
+    prefillCompleted(p.status),
+    NONE,
+    NONE,
+  ]);
+  for (const c of sortedCells(session)) rows.push(decodeMeasurementRow(c));
+  return { header: [...MEASUREMENT_COLUMNS], rows };
+}
+
+function sortedCells(session: Session): DecodeCell[] {
+  return [...cellIndex(session.cells).values()].sort((a, b) => a.context - b.context || a.concurrency - b.concurrency);
+}
+
+function energyTable(session: Session): TableModel | null {
+  const withEnergy = session.cells.filter((c) => c.telemetry?.energyPerTokenJoules != null);
+  if (withEnergy.length === 0) return null;
+  const { contexts, concurrency } = matrixAxes(session);
+  const index = cellIndex(session.cells);
+  return {
+    header: ['Context', ...concurrency.map(String)],
+    rows: contexts.map((ctx) => [
+      fmtContext(ctx),
+      ...concurrency.map((c) => fmtJoulesPerToken(index.get(cellKey(ctx, c))?.telemetry?.energyPerTokenJoules)),
+    ]),
+  };
+}
+
+function telemetryTable(session: Session): TableModel | null {
+  const cells = sortedCells(session).filter((c) => c.telemetry);
+  if (cells.length === 0) return null;
+  return {
+    header: ['Context', 'Requests at once', 'GPU busy', 'Average power', 'SM clock', 'Memory used', 'Temperature', 'Throttling', 'Energy per token'],
+    rows: cells.map((c) => {
+      const t = c.telemetry!;
+      return [
+        fmtContext(c.context),
+        String(c.concurrency),
+        fmtPercent(t.avgGpuUtilization),
+        fmtWatts(t.avgPowerWatts),
+        fmtMegahertz(t.avgSmClockHz),
+        fmtGigabytes(t.avgMemoryUsedBytes),
+        fmtTemperature(t.avgTemperatureC),
+        t.throttleReasons.length ? t.throttleReasons.join(', ') : 'none',
+        fmtJoulesPerToken(t.energyPerTokenJoules),
+      ];
+    }),
+  };
+}
+
+const EXCERPT_CHARS = 160;
+
+function cellNotesOf(session: Session): string[] {
+  const notes: string[] = [];
+  for (const p of sortedPrefill(session.prefill)) {
+    if (p.reason) notes.push(`Prefill at ${fmtContext(p.context)}: ${STATUS_WORDS[p.status]}: ${p.reason.trim().replace(/\.$/, '')}.`);
+  }
+  for (const c of sortedCells(session)) {
+    const ev = c.evidence;
+    const excerpt = ev?.loopExcerpt
+      ? ` Repeating text${ev.loopPeriodChars ? ` (every ${fmtCount(ev.loopPeriodChars)} characters)` : ''}: “${ev.loopExcerpt.length > EXCERPT_CHARS ? `${ev.loopExcerpt.slice(0, EXCERPT_CHARS)}…` : ev.loopExcerpt}”`
+      : '';
+    const waited = c.status === 'queued' && c.readinessTimedOut ? ' The start-up wait timed out.' : '';
+    if (c.reason || excerpt || waited) {
+      const reason = c.reason ? `: ${c.reason.trim().replace(/\.$/, '')}` : '';
+      notes.push(`${fmtContext(c.context)} context × ${c.concurrency} at once: ${STATUS_WORDS[c.status]}${reason}.${excerpt}${waited}`);
+    }
+  }
+  return notes;
+}
+
+function missingOf(session: Session, decode: DecodeMatrixModel): string[] {
+  const out: string[] = [];
+  const hw = session.hardware;
+  if (hw.gpus.length === 0 && !hw.cpu && !hw.os) out.push('Hardware: not recorded.');
+  if ((session.engine.name === 'unknown' || !session.engine.name) && !session.engine.version) out.push('Engine: not recorded.');
+  if (!session.server.display.trim() && session.server.argv.length === 0) out.push('Launch command: not recorded.');
+  if (session.prefill.length === 0) out.push('Prefill: no measurements.');
+  if (session.cells.length === 0) out.push('Sustained decode: no measurements.');
+  else {
+    const empty = decode.rows.flat().filter((c) => c.status === null).length;
+    if (empty > 0) out.push(`Sustained decode: ${plural(empty, 'cell has', 'cells have')} no measurement.`);
+  }
+  return out;
+}
+
+export function buildReportModel(session: Session): ReportModel {
+  const decode = buildDecodeMatrix(session);
+  const present = new Set(session.cells.map((c) => c.status));
+  const legendStatuses: CellStatus[] = ['looped', 'over-capacity', 'queued', 'too-long', 'error', 'cancelled', 'skipped'];
+  const legend = legendStatuses
+    .filter((s) => s === 'looped' || s === 'over-capacity' || s === 'queued' || present.has(s))
+    .map((s) => LEGEND[s]);
+  return {
+    kicker: REPORT_KICKER,
+    title: reportTitle(session),
+    modelName: modelNameOf(session),
+    gpuLabel: gpuLabelOf(session),
+    simulated: session.simulated,
+    origin: originOf(session),
+    engineLine: engineLineOf(session),
+    matrixLine: matrixLineOf(session),
+    missing: missingOf(session, decode),
+    blocks: [hardwareBlock(session), engineBlock(session), runBlock(session)],
+    launch: launchOf(session),
+    launchMissing: launchMissingOf(session),
+    prefill: prefillTable(session),
+    prefillCaption: 'Prompt tok/s by context length',
+    decode,
+    decodeCaption: 'Total tok/s · rows are context length, columns are simultaneous requests',
+    legend,
+    ttftNote: TTFT_NOTE,
+    measurementsCaption: 'Latencies are medians. Total tok/s is output across all simultaneous requests.',
+    measurements: measurementsTable(session),
+    energy: energyTable(session),
+    telemetry: telemetryTable(session),
+    cellNotes: cellNotesOf(session),
+    checksUnavailable: session.checksUnavailable,
+  };
+}
+
+export const SIMULATED_NOTE =
+  "SIMULATED: these figures come from SpeedMatrix's simulated vLLM server, not from real hardware.";

@@ -1,0 +1,145 @@
+/**
+ * Charts as inline SVG strings, from plain data: the prefill curve (one or more series) and
+ * a heatmap grid. Pure functions, no scripts, no external references; every label is
+ * escaped. Axis text uses currentColor so the charts follow the page's light or dark theme.
+ */
+import { escapeHtml as esc } from './escape';
+import { fmtContext, fmtTokPerSec } from './format';
+import { type HeatmapModel, textColorOn } from './matrix-model';
+
+export interface CurvePoint {
+  x: number;
+  y: number;
+  /** Tooltip text (SVG <title>). */
+  title: string;
+}
+
+export interface CurveSeries {
+  label: string;
+  color: string;
+  points: CurvePoint[];
+}
+
+/** Colours for overlaid series: distinct, readable on light and dark backgrounds. */
+export const SERIES_COLORS = ['#2f6fb3', '#d1603d', '#3a9a5b', '#8e5ac8', '#c49a1a', '#2b9fae'];
+
+const r1 = (v: number): string => (Math.round(v * 10) / 10).toString();
+
+/** A round step for about four gridlines up to a little above `max`: 1, 2, 2.5 or 5 × 10^n. */
+export function niceStep(max: number): number {
+  const raw = max > 0 ? (max * 1.05) / 4 : 0.25;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 2.5, 5]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+/** Axis tick text: "0", "500", "2.5K", "10K". */
+export function fmtTick(v: number): string {
+  const trim = (x: number) => String(Math.round(x * 100) / 100);
+  return Math.abs(v) >= 1000 ? `${trim(v / 1000)}K` : trim(v);
+}
+
+export interface CurveChartOptions {
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  /** Label each point with its value (one series only reads well). */
+  valueLabels?: boolean;
+  width?: number;
+  height?: number;
+}
+
+/** Line chart over context length (log₂ x axis, since contexts double), y from 0. */
+export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOptions): string {
+  const W = opts.width ?? 720;
+  const H = opts.height ?? 300;
+  const m = { top: 28, right: 20, bottom: 48, left: 64 };
+  const pw = W - m.left - m.right;
+  const ph = H - m.top - m.bottom;
+  const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p.x)))].sort((a, b) => a - b);
+  const step = niceStep(Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.y))));
+  const ymax = step * 4;
+  const lx = (x: number) => Math.log2(Math.max(1, x));
+  const lo = xs.length ? lx(xs[0]) : 0;
+  const hi = xs.length ? lx(xs[xs.length - 1]) : 1;
+  const pad = 28; // keeps the first and last points clear of the axes
+  const sx = (x: number) => m.left + pad + (hi > lo ? ((lx(x) - lo) / (hi - lo)) * (pw - 2 * pad) : (pw - 2 * pad) / 2);
+  /** Labels closer than this to the previous one move down a line instead of overlapping. */
+  const crowded = (x: number, prev: number | undefined) => prev !== undefined && sx(x) - sx(prev) < 34;
+  const sy = (y: number) => m.top + ph - (y / ymax) * ph;
+  const out: string[] = [
+    `<svg class="chart" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(opts.title)}" font-family="inherit" font-size="12">`,
+    `<title>${esc(opts.title)}</title>`,
+  ];
+  for (let i = 0; i <= 4; i++) {
+    const y = r1(sy(step * i));
+    out.push(`<line x1="${m.left}" x2="${W - m.right}" y1="${y}" y2="${y}" stroke="currentColor" stroke-opacity="${i === 0 ? 0.6 : 0.15}"/>`);
+    out.push(`<text x="${m.left - 8}" y="${y}" dy="0.32em" text-anchor="end" fill="currentColor">${esc(fmtTick(step * i))}</text>`);
+  }
+  xs.forEach((x, i) => {
+    const dy = i > 0 && crowded(x, xs[i - 1]) ? 14 : 0;
+    out.push(`<text x="${r1(sx(x))}" y="${H - m.bottom + 18 + dy}" text-anchor="middle" fill="currentColor">${esc(fmtContext(x))}</text>`);
+  });
+  out.push(`<text x="${m.left + pw / 2}" y="${H - 8}" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(opts.xLabel)}</text>`);
+  out.push(`<text transform="translate(14 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(opts.yLabel)}</text>`);
+  for (const s of series) {
+    const pts = [...s.points].sort((a, b) => a.x - b.x);
+    if (pts.length > 1) {
+      out.push(`<polyline fill="none" stroke="${esc(s.color)}" stroke-width="2.5" points="${pts.map((p) => `${r1(sx(p.x))},${r1(sy(p.y))}`).join(' ')}"/>`);
+    }
+    pts.forEach((p, i) => {
+      out.push(`<circle cx="${r1(sx(p.x))}" cy="${r1(sy(p.y))}" r="4" fill="${esc(s.color)}"><title>${esc(p.title)}</title></circle>`);
+      if (opts.valueLabels) {
+        const below = i > 0 && crowded(p.x, pts[i - 1].x);
+        out.push(`<text x="${r1(sx(p.x))}" y="${r1(sy(p.y) + (below ? 18 : -9))}" text-anchor="middle" fill="currentColor" font-size="11">${esc(fmtTokPerSec(p.y))}</text>`);
+      }
+    });
+  }
+  if (series.length > 1) {
+    series.forEach((s, i) => {
+      const x = m.left + 8 + i * Math.floor(pw / series.length);
+      out.push(`<rect x="${x}" y="6" width="12" height="12" fill="${esc(s.color)}"/>`);
+      out.push(`<text x="${x + 17}" y="12" dy="0.32em" fill="currentColor">${esc(s.label)}</text>`);
+    });
+  }
+  out.push('</svg>');
+  return out.join('');
+}
+
+/** A grid of coloured cells with row and column labels; text colour follows each fill. */
+export function heatmapSvg(model: HeatmapModel): string {
+  const cw = 96;
+  const ch = 42;
+  const left = 64;
+  const top = 44;
+  const W = left + cw * model.colLabels.length + 4;
+  const H = top + ch * model.rowLabels.length + 4;
+  const out: string[] = [
+    `<svg class="chart heatmap" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(model.title)}" font-family="inherit" font-size="12">`,
+    `<title>${esc(model.title)}</title>`,
+    `<text x="${left + (cw * model.colLabels.length) / 2}" y="13" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(model.colAxis)}</text>`,
+    `<text x="4" y="${top - 8}" fill="currentColor" fill-opacity="0.75">${esc(model.rowAxis)}</text>`,
+  ];
+  model.colLabels.forEach((c, j) => {
+    out.push(`<text x="${left + j * cw + cw / 2}" y="${top - 8}" text-anchor="middle" fill="currentColor" font-weight="600">${esc(c)}</text>`);
+  });
+  model.rowLabels.forEach((r, i) => {
+    const y = top + i * ch;
+    out.push(`<text x="${left - 8}" y="${y + ch / 2}" dy="0.32em" text-anchor="end" fill="currentColor" font-weight="600">${esc(r)}</text>`);
+    model.cells[i].forEach((cell, j) => {
+      const x = left + j * cw;
+      const ink = textColorOn(cell.fill);
+      out.push(`<g><title>${esc(cell.title)}</title><rect x="${x + 1}" y="${y + 1}" width="${cw - 2}" height="${ch - 2}" rx="3" fill="${esc(cell.fill)}"/>`);
+      const [a, b] = cell.lines;
+      if (b) {
+        out.push(`<text x="${x + cw / 2}" y="${y + ch / 2 - 7}" dy="0.32em" text-anchor="middle" fill="${ink}" font-weight="600">${esc(a)}</text>`);
+        out.push(`<text x="${x + cw / 2}" y="${y + ch / 2 + 8}" dy="0.32em" text-anchor="middle" fill="${ink}" font-size="10">${esc(b)}</text>`);
+      } else {
+        out.push(`<text x="${x + cw / 2}" y="${y + ch / 2}" dy="0.32em" text-anchor="middle" fill="${ink}" font-size="${(a ?? '').length > 12 ? 10 : 12}">${esc(a ?? '')}</text>`);
+      }
+      out.push('</g>');
+    });
+  });
+  out.push('</svg>');
+  return out.join('');
+}

@@ -1,0 +1,20 @@
+/** Launching, supervising, probing and stopping inference servers. */
+export { buildLaunch, connectHost, defaultHfCacheDir, dockerContainerName, dockerImageOf, LAUNCH_DEFAULTS, toServerLaunch, vllmFlags } from './launch';
+export type { BuiltLaunch, LaunchEngineKind, LaunchOptions } from './launch';
+export { shellLine, shellQuote, shellSplit } from './shell-quote';
+export { flagValue, launchOptionsFromCommand } from './command-line';
+export { Supervisor, describeProcesses, stopSummary } from './supervisor';
+export type { CrashInfo, StopReport, SupervisorConfig, SupervisorEvents, SupervisorState } from './supervisor';
+export { executableNotFound, portBusy, readyTimeout, recognizeStartupFailure } from './failures';
+export type { FailureKind, StartupFailure } from './failures';
+export { applyLogLine, emptyLogFacts, logKvBudget, parseLog, parseLogLine, stripAnsi } from './log-parse';
+export type { LogEvent, LogFacts, LogKvBudget, StatsLine } from './log-parse';
+export { attachLaunch, executableVersion, explainNetworkError, normalizeBaseUrl, probeServer } from './probe';
+export type { ProbeOptions } from './probe';
+export { endLeftovers, findGroupProcesses, findLeftovers, gpuComputeApps, listProcesses, processTree, signalGroup } from './orphans';
+export type { LeftoverProcess, ProcInfo } from './orphans';
+export { isPortFree } from './port';
+export { hasKnownSeries, kvFromCacheConfig, parsePrometheus } from './metrics-parse';
+export type { MetricSample, MetricsKv } from './metrics-parse';
+export { backendFromVersion, buildOf, commitFromVersion, quantizationLabel, readLocalModelConfig } from './engine-facts';
+export type { EngineKind, ServerTarget } from './target';

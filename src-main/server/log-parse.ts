@@ -1,0 +1,264 @@
+/**
+ * Reading a vLLM server's log, line by line. Pure: text in, facts out. Wording changes between
+ * vLLM versions, so each pattern is tolerant (ANSI colour, process prefixes, thousands
+ * separators) and unknown lines are simply ignored.
+ */
+
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+/** Remove ANSI colour/cursor codes (vLLM colours its prefix even when piped). */
+export function stripAnsi(line: string): string {
+  return line.replace(ANSI, '').replace(/\r$/, '');
+}
+
+const num = (s: string): number => Number(s.replace(/,/g, ''));
+
+/** One periodic `Engine 000: Avg prompt throughput ...` line. */
+export interface StatsLine {
+  promptTokensPerSecond: number;
+  generationTokensPerSecond: number;
+  running: number;
+  waiting: number;
+  /** 0..1 */
+  kvCacheUsage: number | null;
+  /** 0..1 */
+  prefixCacheHitRate: number | null;
+}
+
+export type LogEvent =
+  | { kind: 'version'; version: string }
+  | { kind: 'non-default-args'; text: string; args: Record<string, unknown> | null }
+  | { kind: 'max-model-len'; tokens: number }
+  | { kind: 'engine-config'; dtype: string | null; quantization: string | null; kvCacheDtype: string | null }
+  | { kind: 'model-loaded'; text: string }
+  | { kind: 'available-kv-memory'; gib: number }
+  | { kind: 'gpu-blocks'; blocks: number }
+  | { kind: 'kv-cache-size'; tokens: number }
+  | { kind: 'max-concurrency'; tokensPerRequest: number; concurrency: number }
+  | { kind: 'graph-capture'; text: string }
+  | { kind: 'server-starting'; url: string | null }
+  | { kind: 'startup-complete' }
+  | { kind: 'shutdown'; text: string }
+  | { kind: 'stats'; stats: StatsLine };
+
+/** Parse a Python dict repr as vLLM prints it (`{'a': 1, 'b': True, 'c': None}`); null when it cannot. */
+export function parsePythonDict(text: string): Record<string, unknown> | null {
+  // Convert quoting and literals outside of strings only.
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"') {
+      let s = '';
+      let j = i + 1;
+      while (j < text.length && text[j] !== c) {
+        if (text[j] === '\\' && j + 1 < text.length) {
+          s += text[j + 1];
+          j += 2;
+          continue;
+        }
+        s += text[j++];
+      }
+      out += JSON.stringify(s);
+      i = j;
+      continue;
+    }
+    const word = /^(True|False|None)\b/.exec(text.slice(i));
+    if (word && !/[A-Za-z0-9_]/.test(text[i - 1] ?? '')) {
+      out += word[1] === 'True' ? 'true' : word[1] === 'False' ? 'false' : 'null';
+      i += word[1].length - 1;
+      continue;
+    }
+    out += c === '(' ? '[' : c === ')' ? ']' : c;
+  }
+  try {
+    const v = JSON.parse(out.replace(/,\s*([}\]])/g, '$1'));
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => LogEvent]> = [
+  [/vLLM API server version (\S+)/, (m) => ({ kind: 'version', version: m[1] })],
+  [/non-default args: (\{.*\})\s*$/, (m) => ({ kind: 'non-default-args', text: m[1], args: parsePythonDict(m[1]) })],
+  [/Using max model len ([\d,]+)/, (m) => ({ kind: 'max-model-len', tokens: num(m[1]) })],
+  [
+    /Initializing a V1 LLM engine .*with config: (.*)$|Initializing an LLM engine .*with config: (.*)$/,
+    (m) => {
+      const cfg = m[1] ?? m[2];
+      const field = (name: string) => {
+        const v = new RegExp(`(?:^|, )${name}=([^,]+)`).exec(cfg)?.[1]?.trim().replace(/^torch\./, '') ?? null;
+        return v === null || v === 'None' ? null : v;
+      };
+      return { kind: 'engine-config', dtype: field('dtype'), quantization: field('quantization'), kvCacheDtype: field('kv_cache_dtype') };
+    },
+  ],
+  [/(Model loading took .*)$/, (m) => ({ kind: 'model-loaded', text: m[1] })],
+  [/Available KV cache memory: ([\d.]+) GiB/, (m) => ({ kind: 'available-kv-memory', gib: Number(m[1]) })],
+  [/# GPU blocks: ([\d,]+)/, (m) => ({ kind: 'gpu-blocks', blocks: num(m[1]) })],
+  [/GPU KV cache size: ([\d,]+) tokens/, (m) => ({ kind: 'kv-cache-size', tokens: num(m[1]) })],
+  [/(Graph capturing finished.*)$/, (m) => ({ kind: 'graph-capture', text: m[1] })],
+  [/Starting vLLM (?:API )?server(?: \d+)? on (\S+)/, (m) => ({ kind: 'server-starting', url: m[1] })],
+  [/Application startup complete/, () => ({ kind: 'startup-complete' })],
+  [/(Shutting down FastAPI HTTP server|Application shutdown complete|Finished server process)/, (m) => ({ kind: 'shutdown', text: m[1] })],
+];
+
+const CONCURRENCY = /Maximum concurrency for ([\d,]+) tokens per request: ([\d.,]+)x/;
+const STATS =
+  /Avg prompt throughput: ([\d.,]+) tokens\/s, Avg generation throughput: ([\d.,]+) tokens\/s, Running: (\d+) reqs?,(?: Swapped: \d+ reqs?,)? (?:Pending|Waiting): (\d+) reqs?(?:, GPU KV cache usage: ([\d.]+)%)?(?:, Prefix cache hit rate: ([\d.]+)%)?/;
+
+/**
+ * The facts one line states (several for the one-line KV capacity shape). ANSI codes are
+ * stripped first, so raw lines can be passed.
+ */
+export function parseLogLine(raw: string): LogEvent[] {
+  const line = stripAnsi(raw);
+  const events: LogEvent[] = [];
+  for (const [re, make] of PATTERNS) {
+    const m = re.exec(line);
+    if (m) events.push(make(m));
+  }
+  const c = CONCURRENCY.exec(line);
+  if (c) events.push({ kind: 'max-concurrency', tokensPerRequest: num(c[1]), concurrency: num(c[2]) });
+  const s = STATS.exec(line);
+  if (s) {
+    events.push({
+      kind: 'stats',
+      stats: {
+        promptTokensPerSecond: num(s[1]),
+        generationTokensPerSecond: num(s[2]),
+        running: Number(s[3]),
+        waiting: Number(s[4]),
+        kvCacheUsage: s[5] !== undefined ? Number(s[5]) / 100 : null,
+        prefixCacheHitRate: s[6] !== undefined ? Number(s[6]) / 100 : null,
+      },
+    });
+  }
+  return events;
+}
+
+/** The KV capacity the startup log stated, in tokens, with the line(s) it came from. */
+export interface LogKvBudget {
+  tokens: number;
+  detail: string;
+  maxConcurrency: number | null;
+  tokensPerRequest: number | null;
+}
+
+/** What the log has told so far. Built up with `applyLogLine`. */
+export interface LogFacts {
+  version: string | null;
+  /** From the "Initializing ... engine ... with config:" line. */
+  engineDtype: string | null;
+  engineQuantization: string | null;
+  nonDefaultArgs: Record<string, unknown> | null;
+  maxModelLen: number | null;
+  availableKvGib: number | null;
+  gpuBlocks: number | null;
+  kvCacheTokens: number | null;
+  maxConcurrency: number | null;
+  concurrencyTokensPerRequest: number | null;
+  serverUrl: string | null;
+  startupComplete: boolean;
+  /** A short word for what the server is doing now, for progress displays. */
+  phase: string;
+  lastStats: StatsLine | null;
+}
+
+export function emptyLogFacts(): LogFacts {
+  return {
+    version: null,
+    engineDtype: null,
+    engineQuantization: null,
+    nonDefaultArgs: null,
+    maxModelLen: null,
+    availableKvGib: null,
+    gpuBlocks: null,
+    kvCacheTokens: null,
+    maxConcurrency: null,
+    concurrencyTokensPerRequest: null,
+    serverUrl: null,
+    startupComplete: false,
+    phase: 'starting process',
+    lastStats: null,
+  };
+}
+
+const PHASE_HINTS: Array<[RegExp, string]> = [
+  [/Downloading|download/i, 'downloading model'],
+  [/Loading (?:safetensors|weights|model)|Starting to load model|Loading checkpoint/i, 'loading model weights'],
+  [/Memory profiling|profiling|Available KV cache memory/i, 'profiling memory'],
+  [/Capturing CUDA graph|Graph capturing|torch\.compile|Compiling/i, 'compiling / capturing CUDA graphs'],
+  [/init engine|Starting vLLM (?:API )?server|Started server process|Waiting for application startup/i, 'starting API server'],
+];
+
+/** Fold one log line into the facts (returns a new object; the input is not changed). */
+export function applyLogLine(facts: LogFacts, raw: string): LogFacts {
+  const next = { ...facts };
+  const line = stripAnsi(raw);
+  for (const [re, phase] of PHASE_HINTS) if (re.test(line)) next.phase = phase;
+  for (const e of parseLogLine(line)) {
+    switch (e.kind) {
+      case 'version':
+        next.version = e.version;
+        break;
+      case 'engine-config':
+        next.engineDtype = e.dtype;
+        next.engineQuantization = e.quantization;
+        break;
+      case 'non-default-args':
+        next.nonDefaultArgs = e.args;
+        break;
+      case 'max-model-len':
+        next.maxModelLen = e.tokens;
+        break;
+      case 'available-kv-memory':
+        next.availableKvGib = e.gib;
+        break;
+      case 'gpu-blocks':
+        next.gpuBlocks = e.blocks;
+        break;
+      case 'kv-cache-size':
+        next.kvCacheTokens = e.tokens;
+        break;
+      case 'max-concurrency':
+        next.maxConcurrency = e.concurrency;
+        next.concurrencyTokensPerRequest = e.tokensPerRequest;
+        break;
+      case 'server-starting':
+        next.serverUrl = e.url;
+        break;
+      case 'startup-complete':
+        next.startupComplete = true;
+        next.phase = 'waiting for /health';
+        break;
+      case 'stats':
+        next.lastStats = e.stats;
+        break;
+      default:
+        break;
+    }
+  }
+  return next;
+}
+
+/** Fold many lines. */
+export function parseLog(lines: readonly string[]): LogFacts {
+  return lines.reduce(applyLogLine, emptyLogFacts());
+}
+
+/**
+ * The KV budget the log states. Newer shapes give tokens directly; the oldest gives GPU blocks,
+ * which times the block size (16 unless `--block-size` was set) is the token budget.
+ */
+export function logKvBudget(f: LogFacts): LogKvBudget | null {
+  const conc = { maxConcurrency: f.maxConcurrency, tokensPerRequest: f.concurrencyTokensPerRequest };
+  if (f.kvCacheTokens !== null) {
+    return { tokens: f.kvCacheTokens, detail: `startup log "GPU KV cache size: ${f.kvCacheTokens.toLocaleString('en-US')} tokens"`, ...conc };
+  }
+  if (f.gpuBlocks !== null) {
+    const bs = Number(f.nonDefaultArgs?.block_size ?? 16) || 16;
+    return { tokens: f.gpuBlocks * bs, detail: `startup log "# GPU blocks: ${f.gpuBlocks}" x block size ${bs}`, ...conc };
+  }
+  return null;
+}

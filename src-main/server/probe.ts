@@ -1,0 +1,296 @@
+/**
+ * Probing a running server: attach mode (a URL started elsewhere) and the supervisor's ready
+ * step both end here. It finds which engine answers, the served model and its max length, the
+ * KV budget and where that figure came from, and the facts for the report's Engine block.
+ */
+import { runCommand } from '../hardware/run-command';
+import { fail, ok, type Result } from '../runtime/result';
+import type { Engine, KvBudget, ServerLaunch } from '../session/schema';
+import { backendFromVersion, buildOf, commitFromVersion, quantizationLabel, readLocalModelConfig } from './engine-facts';
+import type { LaunchOptions } from './launch';
+import type { LogKvBudget } from './log-parse';
+import { hasKnownSeries, kvFromCacheConfig, parsePrometheus } from './metrics-parse';
+import type { EngineKind, ServerTarget } from './target';
+
+export interface ProbeOptions {
+  /** Server root, e.g. http://10.0.0.5:8000 (a trailing /v1 is accepted and dropped). */
+  baseUrl: string;
+  apiKey?: string;
+  /** The model to benchmark; must be among those served. Default: the first served. */
+  model?: string;
+  /** How it was launched; default: an attach block for baseUrl. */
+  launch?: ServerLaunch;
+  /** The launch options, when SpeedMatrix started it (quantization/dtype flags, build, local model folder). */
+  launchOptions?: LaunchOptions;
+  /** KV budget from the startup log (second in priority). */
+  logKv?: LogKvBudget | null;
+  /** Version from the startup log, when /version does not answer. */
+  logVersion?: string | null;
+  /** dtype and quantization the startup log's engine config line states. */
+  logEngineConfig?: { dtype: string | null; quantization: string | null };
+  /** KV budget the user gave (third in priority). */
+  userKvTokens?: number;
+  /** "cuda" or "rocm" from hardware detection, when the version string does not say. */
+  backendHint?: string | null;
+  /** Per-request timeout. */
+  timeoutMs?: number;
+}
+
+type Fetched = { status: number; text: string; json: unknown } | { error: string };
+
+const TLS_CODES = /CERT|SSL|TLS|EPROTO|SELF_SIGNED|ALTNAME|UNABLE_TO_VERIFY/i;
+
+/** A network error as a sentence a person can act on. */
+export function explainNetworkError(url: string, err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  const code = cause?.code ?? (err as { code?: string })?.code ?? '';
+  const msg = cause?.message ?? (err as Error)?.message ?? String(err);
+  if (code === 'ECONNREFUSED') return `Connection refused at ${url}: nothing listens there. Is the server running, and is the port right?`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Host not found for ${url}: check the host name.`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `Host unreachable for ${url}: check the network path (VPN, firewall).`;
+  if (code === 'ECONNRESET') return `The connection to ${url} was reset: the server closed it (wrong protocol, or a proxy in between?).`;
+  if (TLS_CODES.test(code) || TLS_CODES.test(msg)) {
+    return `TLS failed for ${url} (${code || msg}): use http:// if the server does not speak HTTPS, or give it a certificate this machine trusts.`;
+  }
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || (err as Error)?.name === 'TimeoutError' || code === 'ABORT_ERR') {
+    return `No answer from ${url} in time: check the host, port and firewall.`;
+  }
+  return `Could not reach ${url}: ${code ? `${code} ` : ''}${msg}`;
+}
+
+async function get(url: string, opts: { apiKey?: string; timeoutMs: number; method?: string; body?: unknown }): Promise<Fetched> {
+  try {
+    const res = await fetch(url, {
+      method: opts.method ?? 'GET',
+      headers: {
+        ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
+        ...(opts.body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: opts.body ? JSON.stringify(opts.body) : undefined,
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    });
+    const text = await res.text();
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // Not JSON (e.g. /metrics, an empty /health).
+    }
+    return { status: res.status, text, json };
+  } catch (e) {
+    return { error: explainNetworkError(url, e) };
+  }
+}
+
+const okJson = (f: Fetched): Record<string, unknown> | null =>
+  'status' in f && f.status === 200 && f.json && typeof f.json === 'object' && !Array.isArray(f.json) ? (f.json as Record<string, unknown>) : null;
+
+const asNum = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Normalise a base URL: http(s) only, no credentials, no trailing slash or /v1. */
+export function normalizeBaseUrl(raw: string): Result<string> {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    return fail(`"${raw}" is not a URL; give one like http://127.0.0.1:8000`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return fail(`"${raw}" must start with http:// or https://`);
+  if (u.username || u.password) return fail('Put the API key in the API key field, not in the URL.');
+  const path = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return ok(`${u.protocol}//${u.host}${path}`);
+}
+
+interface ModelEntry {
+  id: string;
+  max_model_len?: unknown;
+  owned_by?: unknown;
+  root?: unknown;
+}
+
+/** Connect to a running server and describe it as a ServerTarget. */
+export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>> {
+  const base = normalizeBaseUrl(o.baseUrl);
+  if (!base.ok) return base;
+  const baseUrl = base.data;
+  const timeoutMs = o.timeoutMs ?? 10_000;
+  const at = (p: string) => `${baseUrl}${p}`;
+
+  const models = await get(at('/v1/models'), { apiKey: o.apiKey, timeoutMs });
+  if ('error' in models) return fail(models.error);
+  if (models.status === 401 || models.status === 403) {
+    return fail(
+      o.apiKey
+        ? `The server refused the API key (HTTP ${models.status} on /v1/models): check the key it was started with (--api-key / VLLM_API_KEY).`
+        : `The server needs an API key (HTTP ${models.status} on /v1/models): give the key it was started with.`,
+    );
+  }
+  if (models.status === 503) return fail(`${baseUrl} answered 503: the server is still loading, or its engine died. Wait, or check its log.`);
+  const list = okJson(models);
+  const data = Array.isArray(list?.data) ? (list.data as ModelEntry[]).filter((m) => typeof m?.id === 'string') : null;
+  if (!data) {
+    return fail(`${baseUrl}/v1/models did not answer like an OpenAI-compatible server (HTTP ${models.status}). Check the URL points at the server root.`);
+  }
+  if (data.length === 0) return fail(`${baseUrl} serves no model yet (empty /v1/models).`);
+  const entry = o.model ? data.find((m) => m.id === o.model) : data[0];
+  if (!entry) return fail(`The model "${o.model}" is not served at ${baseUrl}; it serves: ${data.map((m) => m.id).join(', ')}.`);
+
+  const small = { timeoutMs: Math.min(timeoutMs, 5000) };
+  const [health, version, sglang, props, tgi, metrics, tokenize] = await Promise.all([
+    get(at('/health'), small),
+    get(at('/version'), small),
+    get(at('/get_server_info'), small),
+    get(at('/props'), small),
+    get(at('/info'), small),
+    get(at('/metrics'), { ...small, apiKey: o.apiKey }),
+    get(at('/tokenize'), { ...small, apiKey: o.apiKey, method: 'POST', body: { model: entry.id, prompt: 'Hello' } }),
+  ]);
+  if ('status' in health && health.status === 503) {
+    return fail(`${baseUrl}/health answered 503: the engine is not healthy (still loading, or it died). Check the server log.`);
+  }
+
+  const sgl = okJson(sglang);
+  const llama = okJson(props);
+  const tgiInfo = okJson(tgi);
+  const ver = okJson(version);
+  const samples = 'status' in metrics && metrics.status === 200 ? parsePrometheus(metrics.text) : [];
+  const engineKind: EngineKind =
+    sgl && ('max_total_num_tokens' in sgl || 'server_args' in sgl)
+      ? 'sglang'
+      : llama && 'default_generation_settings' in llama
+        ? 'llamacpp'
+        : tgiInfo && ('max_total_tokens' in tgiInfo || 'model_id' in tgiInfo)
+          ? 'tgi'
+          : entry.owned_by === 'vllm' || samples.some((s) => s.name.startsWith('vllm:')) || typeof ver?.version === 'string'
+            ? 'vllm'
+            : 'unknown';
+
+  const maxModelLen = maxModelLenOf(engineKind, entry, sgl, llama, tgiInfo);
+  const kvBudget = kvBudgetOf(engineKind, samples, o, sgl, llama, tgiInfo);
+  const tok = okJson(tokenize);
+  // vLLM builds without /version: ask the executable itself (slow: it imports torch).
+  const cliVersion =
+    !stringField(ver, 'version') && !o.logVersion && o.launchOptions?.engineKind === 'vllm-native'
+      ? await executableVersion(o.launchOptions.executable || 'vllm')
+      : null;
+  const launch = o.launch ?? attachLaunch(baseUrl, entry.id, maxModelLen);
+  const simulated = launch.kind === 'simulator' || (ver?.simulated === true);
+
+  return ok({
+    baseUrl,
+    apiKey: o.apiKey,
+    model: entry.id,
+    maxModelLen,
+    kvBudget,
+    engine: engineOf(engineKind, { ...o, logVersion: o.logVersion ?? cliVersion }, ver, sgl, tgiInfo, simulated),
+    engineKind,
+    metricsAvailable: hasKnownSeries(samples),
+    tokenizeAvailable: tok !== null && (typeof tok.count === 'number' || Array.isArray(tok.tokens)),
+    launch: { ...launch, url: baseUrl, servedModel: launch.servedModel ?? entry.id, maxModelLen: launch.maxModelLen ?? maxModelLen },
+    simulated,
+  });
+}
+
+const stringField = (obj: Record<string, unknown> | null, key: string): string | null => (typeof obj?.[key] === 'string' ? (obj[key] as string) : null);
+
+/** `vllm --version` prints the version as its last line (after any warnings). */
+export async function executableVersion(executable: string, timeoutMs = 30_000): Promise<string | null> {
+  const r = await runCommand(executable, ['--version'], { timeoutMs });
+  if (r.status !== 'ok') return null;
+  const line = r.stdout.trim().split('\n').pop()?.trim() ?? '';
+  return /^v?\d+\.\d+\S*$/.test(line) ? line.replace(/^v/, '') : null;
+}
+
+function maxModelLenOf(
+  kind: EngineKind,
+  entry: ModelEntry,
+  sgl: Record<string, unknown> | null,
+  llama: Record<string, unknown> | null,
+  tgi: Record<string, unknown> | null,
+): number | null {
+  const fromModels = asNum(entry.max_model_len);
+  if (fromModels !== null) return fromModels;
+  if (kind === 'sglang') return asNum(sgl?.context_length) ?? asNum((sgl?.server_args as Record<string, unknown> | undefined)?.context_length);
+  if (kind === 'llamacpp') {
+    const nCtx = asNum((llama?.default_generation_settings as Record<string, unknown> | undefined)?.n_ctx);
+    return nCtx;
+  }
+  if (kind === 'tgi') return asNum(tgi?.max_total_tokens);
+  return null;
+}
+
+/** KV budget by priority: cache_config_info, the startup log, the user's figure; other engines' info endpoints. */
+function kvBudgetOf(
+  kind: EngineKind,
+  samples: ReturnType<typeof parsePrometheus>,
+  o: ProbeOptions,
+  sgl: Record<string, unknown> | null,
+  llama: Record<string, unknown> | null,
+  tgi: Record<string, unknown> | null,
+): KvBudget {
+  const none = { maxConcurrency: null, tokensPerRequest: null };
+  const metricsKv = kvFromCacheConfig(samples);
+  if (metricsKv) return { tokens: metricsKv.tokens, source: 'metrics-cache-config', detail: metricsKv.detail, maxConcurrency: metricsKv.maxConcurrency, tokensPerRequest: null };
+  if (o.logKv) {
+    return { tokens: o.logKv.tokens, source: 'startup-log', detail: o.logKv.detail, maxConcurrency: o.logKv.maxConcurrency, tokensPerRequest: o.logKv.tokensPerRequest };
+  }
+  if (kind === 'sglang' && asNum(sgl?.max_total_num_tokens) !== null) {
+    return { tokens: asNum(sgl?.max_total_num_tokens), source: 'engine-info', detail: 'SGLang /get_server_info max_total_num_tokens', ...none };
+  }
+  if (kind === 'llamacpp') {
+    // llama.cpp splits --ctx-size across slots; /props states the per-slot n_ctx.
+    const nCtx = asNum((llama?.default_generation_settings as Record<string, unknown> | undefined)?.n_ctx);
+    const slots = asNum(llama?.total_slots) ?? 1;
+    if (nCtx !== null) return { tokens: nCtx * slots, source: 'engine-info', detail: `llama.cpp /props n_ctx ${nCtx} x total_slots ${slots}`, ...none };
+  }
+  if (kind === 'tgi' && asNum(tgi?.max_batch_total_tokens) !== null) {
+    return { tokens: asNum(tgi?.max_batch_total_tokens), source: 'engine-info', detail: 'TGI /info max_batch_total_tokens', ...none };
+  }
+  if (o.userKvTokens !== undefined) return { tokens: o.userKvTokens, source: 'user', detail: 'given by the user', ...none };
+  return { tokens: null, source: 'unknown', detail: null, ...none };
+}
+
+const ENGINE_NAMES: Record<EngineKind, string> = { vllm: 'vllm', sglang: 'sglang', llamacpp: 'llama.cpp', tgi: 'tgi', unknown: 'unknown' };
+const REPOS: Partial<Record<EngineKind, string>> = {
+  vllm: 'github.com/vllm-project/vllm',
+  sglang: 'github.com/sgl-project/sglang',
+  llamacpp: 'github.com/ggml-org/llama.cpp',
+  tgi: 'github.com/huggingface/text-generation-inference',
+};
+
+function engineOf(
+  kind: EngineKind,
+  o: ProbeOptions,
+  ver: Record<string, unknown> | null,
+  sgl: Record<string, unknown> | null,
+  tgi: Record<string, unknown> | null,
+  simulated: boolean,
+): Engine {
+  const version =
+    (typeof ver?.version === 'string' ? ver.version : null) ??
+    (typeof sgl?.version === 'string' ? sgl.version : null) ??
+    (typeof tgi?.version === 'string' ? tgi.version : null) ??
+    o.logVersion ??
+    null;
+  const lo = o.launchOptions;
+  const local = lo ? readLocalModelConfig(lo.model) : null;
+  const dtypeFlag = lo?.dtype && lo.dtype !== 'auto' ? lo.dtype : null;
+  const dtype = dtypeFlag ?? o.logEngineConfig?.dtype ?? local?.torchDtype ?? null;
+  const quantization = quantizationLabel(lo?.quantization ?? o.logEngineConfig?.quantization ?? local?.quantMethod ?? null, dtype);
+  const commit = commitFromVersion(version) ?? (typeof tgi?.sha === 'string' ? tgi.sha.slice(0, 12) : null);
+  return {
+    name: simulated ? 'vllm (simulated)' : ENGINE_NAMES[kind],
+    version,
+    commit,
+    quantization,
+    dtype,
+    backend: simulated ? 'simulated' : backendFromVersion(version, o.backendHint ?? null),
+    build: lo ? buildOf(lo) : null,
+    repository: REPOS[kind] ?? null,
+  };
+}
+
+/** The server block for a server SpeedMatrix did not start. */
+export function attachLaunch(baseUrl: string, model: string | null, maxModelLen: number | null): ServerLaunch {
+  return { kind: 'attach', url: baseUrl, argv: [], env: {}, display: `attach ${baseUrl}`, model, servedModel: model, revision: null, maxModelLen };
+}

@@ -1,0 +1,175 @@
+/**
+ * The performance model, pure functions of a profile: KV budget, prefill time from a
+ * throughput curve, decode step time from batch size and total context, and `predict`.
+ */
+import { kvDtypeBytes, type Profile } from './profile';
+
+const GiB = 1024 ** 3;
+
+export interface KvPlanInput {
+  maxModelLen: number | 'auto';
+  gpuMemoryUtilization: number;
+  kvCacheDtype: string;
+  blockSize: number;
+  /** -tp: that many GPUs of the profile's kind; weights are split, memory adds up. Default 1. */
+  tensorParallelSize?: number;
+}
+
+export interface KvPlan {
+  maxModelLen: number;
+  cacheDtype: string;
+  bytesPerToken: number;
+  availableKvGiB: number;
+  numGpuBlocks: number;
+  blockSize: number;
+  /** num_gpu_blocks x block_size. */
+  kvCacheTokens: number;
+  /** kvCacheTokens / maxModelLen. */
+  maxConcurrency: number;
+}
+
+/** A startup failure, in vLLM's words: `lines` are printed, then the engine gives up. */
+export interface KvPlanError {
+  lines: string[];
+}
+
+export const fmtGiB = (bytes: number): string => (bytes / GiB).toFixed(2);
+
+/** Work out the KV cache the way vLLM does, or the error vLLM would print. */
+export function planKv(profile: Profile, input: KvPlanInput): { ok: true; plan: KvPlan } | { ok: false; error: KvPlanError } {
+  const derived = profile.model.maxModelLen;
+  const maxModelLen = input.maxModelLen === 'auto' ? derived : input.maxModelLen;
+  const err = (...lines: string[]) => ({ ok: false as const, error: { lines } });
+  if (maxModelLen > derived) {
+    return err(
+      `ValueError: User-specified max_model_len (${maxModelLen}) is greater than the derived max_model_len (max_position_embeddings=${derived} or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution.`,
+    );
+  }
+  const tp = input.tensorParallelSize ?? 1;
+  const total = profile.gpu.memoryGiB * GiB * tp;
+  const free = profile.gpu.freeGiB * GiB * tp;
+  const requested = total * input.gpuMemoryUtilization;
+  if (requested > free) {
+    return err(
+      `ValueError: Free memory on device (${fmtGiB(free)}/${fmtGiB(total)} GiB) on startup is less than desired GPU memory utilization (${input.gpuMemoryUtilization}, ${fmtGiB(requested)} GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.`,
+    );
+  }
+  const weights = profile.model.weightsGiB * GiB;
+  if (weights > requested) {
+    return err(
+      `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ${fmtGiB(weights - requested)} GiB. GPU 0 has a total capacity of ${fmtGiB(total)} GiB of which ${fmtGiB(free - requested)} GiB is free. Including non-PyTorch memory, this process has ${fmtGiB(requested)} GiB memory in use.`,
+    );
+  }
+  const cacheDtype = input.kvCacheDtype === 'auto' ? profile.model.kvAutoDtype : input.kvCacheDtype;
+  const bytesPerToken = profile.model.kvElementsPerToken * (kvDtypeBytes(cacheDtype) ?? 2);
+  const kvBytes = requested - weights - profile.memory.nonKvGiB * GiB * tp;
+  const numGpuBlocks = Math.max(0, Math.floor(kvBytes / (bytesPerToken * input.blockSize)));
+  if (kvBytes <= 0 || numGpuBlocks === 0) {
+    return err('ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.');
+  }
+  const kvCacheTokens = numGpuBlocks * input.blockSize;
+  if (kvCacheTokens < maxModelLen) {
+    const needGiB = ((maxModelLen * bytesPerToken) / GiB).toFixed(2);
+    const haveGiB = (kvBytes / GiB).toFixed(2);
+    return err(
+      `ValueError: To serve at least one request with the models's max seq len (${maxModelLen}), (${needGiB} GiB KV cache is needed, which is larger than the available KV cache memory (${haveGiB} GiB). Based on the available memory, the estimated maximum model length is ${kvCacheTokens}. Try increasing \`gpu_memory_utilization\` or decreasing \`max_model_len\` when initializing the engine.`,
+    );
+  }
+  return {
+    ok: true,
+    plan: {
+      maxModelLen,
+      cacheDtype: input.kvCacheDtype,
+      bytesPerToken,
+      availableKvGiB: kvBytes / GiB,
+      numGpuBlocks,
+      blockSize: input.blockSize,
+      kvCacheTokens,
+      maxConcurrency: kvCacheTokens / maxModelLen,
+    },
+  };
+}
+
+/** Mean seconds per token of a lone prefill of n tokens: linear between curve points, flat below the first. */
+function secondsPerToken(profile: Profile, n: number): number {
+  const c = profile.prefill.curve;
+  if (n <= c[0][0] || c.length === 1) return 1 / c[0][1];
+  let i = 1;
+  while (i < c.length - 1 && c[i][0] < n) i++;
+  const [x0, t0] = c[i - 1];
+  const [x1, t1] = c[i];
+  const s0 = 1 / t0;
+  const s1 = 1 / t1;
+  return Math.max(s0 + ((s1 - s0) * (n - x0)) / (x1 - x0), 1e-12);
+}
+
+/** Seconds of API-server work (tokenising, templating) before a prompt of n tokens reaches the engine. */
+export function frontendSeconds(profile: Profile, n: number): number {
+  return (profile.frontend.baseMs + (profile.frontend.perKiloTokenMs * n) / 1000) / 1000;
+}
+
+/**
+ * Seconds of engine time to prefill tokens [from, to) of a prompt: the difference of the cumulative
+ * curve, less the frontend share, so that frontend + prefill of a lone prompt is the curve's TTFT.
+ */
+export function prefillSeconds(profile: Profile, from: number, to: number): number {
+  if (to <= from) return 0;
+  const t = (n: number) => (n <= 0 ? 0 : Math.max(0, n * secondsPerToken(profile, n) - frontendSeconds(profile, n)));
+  return Math.max(0, t(to) - t(from));
+}
+
+/** Seconds of one decode step for `batch` sequences holding `totalContext` tokens of KV together. */
+export function decodeStepSeconds(profile: Profile, batch: number, totalContext: number): number {
+  if (batch <= 0) return 0;
+  const d = profile.decode;
+  const ms =
+    d.baseMs + d.perSeqMs * batch + d.perSeqSquaredMs * batch * batch + d.perKiloTokenMs * (totalContext / 1000) * batch ** d.batchExponent;
+  return ms / 1000;
+}
+
+export interface PredictOptions {
+  /** Output tokens per request in sustained decode (default 4096): a request holds context + half of it on average. */
+  maxOutput?: number;
+  /** KV budget in tokens; default: planKv at the profile's own max model len, utilization 0.9, auto dtype. */
+  kvBudgetTokens?: number;
+}
+
+export interface Prediction {
+  /** Lone prefill of `context` tokens. */
+  prefillTokPerSec: number;
+  ttftSeconds: number;
+  /** TTFT of a lone request whose prompt is already cached (a decode cell after the scout). */
+  cachedTtftSeconds: number;
+  /** Steady decode with `concurrency` requests at `context`. */
+  decodeStepSeconds: number;
+  decodeTotalTokPerSec: number;
+  decodePerRequestTokPerSec: number;
+  kvBudgetTokens: number;
+  /** concurrency x (context + maxOutput) <= budget. */
+  fits: boolean;
+}
+
+/** Predicted figures of one matrix cell, without running anything. */
+export function predict(profile: Profile, context: number, concurrency: number, opts: PredictOptions = {}): Prediction {
+  const maxOutput = opts.maxOutput ?? 4096;
+  let budget = opts.kvBudgetTokens;
+  if (budget === undefined) {
+    const r = planKv(profile, { maxModelLen: 'auto', gpuMemoryUtilization: 0.9, kvCacheDtype: 'auto', blockSize: 16 });
+    budget = r.ok ? r.plan.kvCacheTokens : 0;
+  }
+  const n = Math.max(1, context);
+  const ttft = frontendSeconds(profile, n) + prefillSeconds(profile, 0, n);
+  const step = decodeStepSeconds(profile, concurrency, concurrency * (context + maxOutput / 2));
+  const perStep = profile.scheduler.tokensPerStep;
+  const total = step > 0 ? (concurrency * perStep) / step : Infinity;
+  return {
+    prefillTokPerSec: context > 0 ? context / ttft : 0,
+    ttftSeconds: ttft,
+    cachedTtftSeconds: frontendSeconds(profile, n) + prefillSeconds(profile, Math.max(0, n - 16), n),
+    decodeStepSeconds: step,
+    decodeTotalTokPerSec: total,
+    decodePerRequestTokPerSec: total / concurrency,
+    kvBudgetTokens: budget,
+    fits: concurrency * (context + maxOutput) <= budget,
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * The sustained-decode heatmap: an HTML table, so cell text is real text, every cell is a
+ * keyboard-reachable button, and it prints as it looks.
+ */
+import type { HeatmapModel } from './heatmap-model';
+import { fmtContext, fmtTokPerSec, statusWord, STATUS_LEGEND, tokPerSec } from '../format';
+import type { LiveCell } from '../../../src-main/ipc/contract';
+
+export function Heatmap(props: {
+  model: HeatmapModel;
+  live?: LiveCell | null;
+  selected?: string | null;
+  onSelect?: (key: string) => void;
+}) {
+  const { model, live } = props;
+  const liveKey = live ? `${live.context}x${live.concurrency}` : null;
+  return (
+    <div className="heatmap-wrap">
+      <table className="heatmap" data-testid="heatmap">
+        <caption>total tok/s · rows are context length, columns are simultaneous requests</caption>
+        <thead>
+          <tr>
+            <th scope="col">Context</th>
+            {model.concurrency.map((c) => (
+              <th scope="col" key={c}>
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {model.rows.map((row, i) => (
+            <tr key={model.contexts[i]}>
+              <th scope="row">{fmtContext(model.contexts[i])}</th>
+              {row.map((cell) => {
+                const isLive = cell.key === liveKey && cell.kind !== 'value';
+                const cls = ['hm-cell', `hm-${cell.kind}`, cell.status ? `st-${cell.status}` : '', isLive ? 'hm-live' : '', props.selected === cell.key ? 'hm-selected' : '']
+                  .filter(Boolean)
+                  .join(' ');
+                const content = isLive && live ? (
+                  <>
+                    <span className="l1">{tokPerSec(live.tokensPerSecond)}</span>
+                    <span className="l2">{live.activeRequests != null ? `${live.activeRequests} active · ${live.stage}` : live.stage}</span>
+                  </>
+                ) : (
+                  <>
+                    <span className="l1">{cell.line1}</span>
+                    {cell.line2 && <span className="l2">{cell.line2}</span>}
+                    {cell.flag && <span className="l3">{cell.flag}</span>}
+                  </>
+                );
+                const title = cell.reason ?? (cell.status ? statusWord(cell.status) : undefined);
+                return (
+                  <td key={cell.key} className={cls} style={cell.background ? { background: cell.background, color: cell.foreground ?? undefined } : undefined} data-cell={cell.key} data-status={isLive ? 'running' : (cell.status ?? cell.kind)} data-kind={cell.kind}>
+                    {props.onSelect && cell.cell ? (
+                      <button type="button" className="hm-btn" title={title} onClick={() => props.onSelect?.(cell.key)} aria-label={`${fmtContext(cell.context)} × ${cell.concurrency}: ${[cell.line1, cell.line2, cell.flag].filter(Boolean).join(', ')}`}>
+                        {content}
+                      </button>
+                    ) : (
+                      <div className="hm-btn" title={title}>
+                        {content}
+                      </div>
+                    )}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="hm-scale" aria-hidden={model.min === null}>
+        {model.min !== null && model.max !== null && (
+          <>
+            <span>{fmtTokPerSec(model.min)} tok/s</span>
+            <span className="ramp" />
+            <span>{fmtTokPerSec(model.max)} tok/s</span>
+          </>
+        )}
+      </div>
+      {model.statusesShown.length > 0 && (
+        <p className="legend" data-testid="heatmap-legend">
+          {model.statusesShown.map((s) => (
+            <span key={s}>
+              <strong className={`legend-word st-${s}`}>{statusWord(s)}</strong>: {STATUS_LEGEND[s]}{' '}
+            </span>
+          ))}
+        </p>
+      )}
+    </div>
+  );
+}

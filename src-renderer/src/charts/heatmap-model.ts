@@ -1,0 +1,109 @@
+/**
+ * The decode heatmap as data: rows are contexts, columns concurrency levels, colour is total
+ * tok/s on a log scale. Pure, so it is unit-tested without a browser.
+ */
+import type { PlanCell } from '../../../src-main/ipc/contract';
+import type { CellStatus, DecodeCell } from '../../../src-main/session/schema';
+import { HAS_FIGURES } from '../../../src-main/report/matrix-model';
+import { NONE, fmtMs, fmtTokPerSec, statusWord } from '../format';
+
+export interface HeatCell {
+  key: string;
+  context: number;
+  concurrency: number;
+  kind: 'value' | 'status' | 'planned' | 'empty';
+  status: CellStatus | null;
+  line1: string;
+  line2: string;
+  /** A word beside the figures, e.g. "Requests queued". */
+  flag: string | null;
+  background: string | null;
+  foreground: string | null;
+  cell: DecodeCell | null;
+  reason: string | null;
+}
+
+export interface HeatmapModel {
+  contexts: number[];
+  concurrency: number[];
+  rows: HeatCell[][];
+  min: number | null;
+  max: number | null;
+  statusesShown: CellStatus[];
+}
+
+// A perceptual ramp (viridis stops): ordered in lightness, so it reads in both themes and in print.
+const STOPS: [number, number, number][] = [
+  [68, 1, 84],
+  [59, 82, 139],
+  [33, 145, 140],
+  [94, 201, 98],
+  [253, 231, 37],
+];
+
+export function rampColor(t: number): string {
+  const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
+  const i = Math.min(STOPS.length - 2, Math.floor(x));
+  const f = x - i;
+  const [a, b] = [STOPS[i], STOPS[i + 1]];
+  const c = a.map((v, k) => Math.round(v + (b[k] - v) * f));
+  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+}
+
+/** Dark text on the light end of the ramp, white on the dark end. */
+export function textOn(t: number): string {
+  return t > 0.55 ? '#111' : '#fff';
+}
+
+export function buildHeatmap(
+  contexts: readonly number[],
+  concurrency: readonly number[],
+  cells: readonly DecodeCell[],
+  plan: readonly PlanCell[] = [],
+): HeatmapModel {
+  const byKey = new Map(cells.map((c) => [`${c.context}x${c.concurrency}`, c]));
+  const planByKey = new Map(plan.map((p) => [`${p.context}x${p.concurrency}`, p]));
+  const values = cells
+    .filter((c) => HAS_FIGURES.has(c.status) && c.totalTokensPerSecond != null && c.totalTokensPerSecond > 0)
+    .map((c) => c.totalTokensPerSecond as number);
+  const min = values.length ? Math.min(...values) : null;
+  const max = values.length ? Math.max(...values) : null;
+  const scale = (v: number): number => {
+    if (min === null || max === null || max <= min) return 0.6;
+    return (Math.log(v) - Math.log(min)) / (Math.log(max) - Math.log(min));
+  };
+  const shown = new Set<CellStatus>();
+  const rows = [...contexts].sort((a, b) => a - b).map((context) =>
+    [...concurrency].sort((a, b) => a - b).map((conc): HeatCell => {
+      const key = `${context}x${conc}`;
+      const cell = byKey.get(key) ?? null;
+      const base = { key, context, concurrency: conc, cell, reason: cell?.reason ?? null };
+      if (cell && HAS_FIGURES.has(cell.status) && cell.totalTokensPerSecond != null) {
+        const t = scale(cell.totalTokensPerSecond);
+        if (cell.status !== 'valid') shown.add(cell.status);
+        return {
+          ...base,
+          kind: 'value',
+          status: cell.status,
+          flag: cell.status === 'valid' ? null : statusWord(cell.status),
+          line1: `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s`,
+          line2: cell.ttft ? `${fmtMs(cell.ttft.p50)} TTFT` : NONE,
+          background: rampColor(t),
+          foreground: textOn(t),
+        };
+      }
+      if (cell) {
+        shown.add(cell.status);
+        return { ...base, kind: 'status', status: cell.status, line1: statusWord(cell.status), line2: '', flag: null, background: null, foreground: null };
+      }
+      const planned = planByKey.get(key);
+      if (planned && planned.status !== 'run') {
+        shown.add(planned.status);
+        return { ...base, kind: 'status', status: planned.status, line1: statusWord(planned.status), line2: '', flag: null, background: null, foreground: null, reason: planned.reason };
+      }
+      return { ...base, kind: planned ? 'planned' : 'empty', status: null, line1: '', line2: '', flag: null, background: null, foreground: null };
+    }),
+  );
+  const order: CellStatus[] = ['looped', 'over-capacity', 'too-long', 'queued', 'error', 'cancelled', 'skipped'];
+  return { contexts: [...contexts].sort((a, b) => a - b), concurrency: [...concurrency].sort((a, b) => a - b), rows, min, max, statusesShown: order.filter((s) => shown.has(s)) };
+}

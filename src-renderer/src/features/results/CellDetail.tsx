@@ -1,0 +1,146 @@
+/** One decode cell: TTFT and time-between-tokens distributions, telemetry, energy, reason, evidence. */
+import { useMemo } from 'react';
+import type { DecodeCell, LatencyStats, Session } from '../../../../src-main/session/schema';
+import { Plot } from '../../charts/Plot';
+import { chartColors, useDarkTheme } from '../../charts/theme';
+import {
+  NONE,
+  cellName,
+  fmtCount,
+  fmtGigabytes,
+  fmtJoulesPerToken,
+  fmtMegahertz,
+  fmtMs,
+  fmtMsPrecise,
+  fmtPercent,
+  fmtSeconds,
+  fmtTemperature,
+  fmtWatts,
+  statusWord,
+  tokPerSec,
+} from '../../format';
+import { Block } from '../shell/ui';
+
+/** Per-request TTFT and mean time between tokens, in milliseconds, from the cell's own samples. */
+export function requestDistributions(cell: DecodeCell): { ttftMs: number[]; tbtMs: number[] } {
+  const r = cell.requests;
+  if (!r) return { ttftMs: [], tbtMs: [] };
+  const ttftMs: number[] = [];
+  const tbtMs: number[] = [];
+  for (let i = 0; i < r.sentAt.length; i++) {
+    const first = r.firstTokenAt[i];
+    const last = r.lastTokenAt[i];
+    if (first != null) ttftMs.push((first - r.sentAt[i]) * 1000);
+    if (first != null && last != null && r.outputTokens[i] > 1) tbtMs.push(((last - first) / (r.outputTokens[i] - 1)) * 1000);
+  }
+  return { ttftMs, tbtMs };
+}
+
+export function CellDetail({ session, cell, onClose }: { session: Session; cell: DecodeCell; onClose: () => void }) {
+  const dark = useDarkTheme();
+  const dist = useMemo(() => requestDistributions(cell), [cell]);
+  const hist = useMemo(() => {
+    const c = chartColors(dark);
+    const axis = { color: c.text, gridcolor: c.grid };
+    const layout = (title: string) => ({
+      paper_bgcolor: c.paper,
+      plot_bgcolor: c.paper,
+      font: { color: c.text, size: 12 },
+      margin: { l: 50, r: 10, t: 10, b: 45 },
+      xaxis: { ...axis, title: { text: title } },
+      yaxis: { ...axis, title: { text: 'Requests' } },
+      bargap: 0.05,
+    });
+    return {
+      ttft: { data: [{ type: 'histogram' as const, x: dist.ttftMs, marker: { color: c.line1 }, hovertemplate: '%{x} ms: %{y} requests<extra></extra>' }], layout: layout('TTFT (ms)') },
+      tbt: { data: [{ type: 'histogram' as const, x: dist.tbtMs, marker: { color: c.line2 }, hovertemplate: '%{x} ms: %{y} requests<extra></extra>' }], layout: layout('Time between tokens, per request mean (ms)') },
+    };
+  }, [dist, dark]);
+  const t = cell.telemetry;
+  const stats = (s: LatencyStats | null, fmt: (v: number) => string): string =>
+    s ? `p50 ${fmt(s.p50)} · p90 ${fmt(s.p90)} · p99 ${fmt(s.p99)} · mean ${fmt(s.mean)}` : NONE;
+  const sessionSamples = useTelemetryDuring(session, cell);
+  return (
+    <section className="cell-detail" aria-label={`Detail of ${cellName(cell)}`} data-testid="cell-detail">
+      <div className="view-head">
+        <h3>
+          {cellName(cell)}: <span className={`legend-word st-${cell.status}`}>{statusWord(cell.status)}</span>
+        </h3>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      {cell.reason && (
+        <p className="reason" data-testid="cell-reason">
+          {cell.reason}
+        </p>
+      )}
+      <div className="blocks">
+        <Block
+          title="Figures"
+          rows={[
+            ['Total', tokPerSec(cell.totalTokensPerSecond)],
+            ['Per request', tokPerSec(cell.perRequestTokensPerSecond)],
+            ['TTFT', stats(cell.ttft, fmtMs)],
+            ['Time between tokens', stats(cell.timeBetweenTokens, fmtMsPrecise)],
+            ['Completed requests', fmtCount(cell.completedRequests)],
+            ['Output tokens', cell.outputTokens != null ? `${fmtCount(cell.outputTokens)} tokens` : NONE],
+            ['Measured for', fmtSeconds(cell.windowSeconds)],
+            ['Prompt', cell.promptTokens != null ? `${fmtCount(cell.promptTokens)} tokens` : NONE],
+          ]}
+        />
+        <Block
+          title="Telemetry during the cell"
+          rows={[
+            ['Energy per token', fmtJoulesPerToken(t?.energyPerTokenJoules)],
+            ['GPU utilization', fmtPercent(t?.avgGpuUtilization)],
+            ['Power', fmtWatts(t?.avgPowerWatts)],
+            ['SM clock', fmtMegahertz(t?.avgSmClockHz)],
+            ['Memory used', fmtGigabytes(t?.avgMemoryUsedBytes)],
+            ['Temperature', fmtTemperature(t?.avgTemperatureC)],
+            ['Throttle reasons', t?.throttleReasons.length ? t.throttleReasons.join(', ') : NONE],
+            ['Samples', sessionSamples > 0 ? `${sessionSamples} samples` : 'no GPU telemetry recorded'],
+          ]}
+        />
+      </div>
+      {dist.ttftMs.length > 0 ? (
+        <div className="two-col">
+          <Plot data={hist.ttft.data} layout={hist.ttft.layout} height={220} label={`TTFT distribution over ${dist.ttftMs.length} requests`} testId="ttft-hist" />
+          <Plot data={hist.tbt.data} layout={hist.tbt.layout} height={220} label={`Time between tokens over ${dist.tbtMs.length} requests`} testId="tbt-hist" />
+        </div>
+      ) : (
+        <p className="muted">No per-request timings in this cell{cell.status === 'valid' ? '' : ': it was not measured'}.</p>
+      )}
+      {cell.evidence?.loopExcerpt && (
+        <section>
+          <h4>Loop evidence</h4>
+          <p className="muted">
+            Repeating passage{cell.evidence.loopPeriodChars ? ` (period ${fmtCount(cell.evidence.loopPeriodChars)} characters)` : ''}
+            {cell.evidence.loopStream ? ` in the ${cell.evidence.loopStream} stream` : ''}:
+          </p>
+          <pre className="evidence" data-testid="loop-evidence">
+            {cell.evidence.loopExcerpt}
+          </pre>
+        </section>
+      )}
+      {cell.evidence && cell.evidence.logLines.length > 0 && (
+        <section>
+          <h4>Server log around it</h4>
+          <pre className="log-excerpt">{cell.evidence.logLines.join('\n')}</pre>
+        </section>
+      )}
+    </section>
+  );
+}
+
+/** How many session telemetry samples fall inside the cell's time span. */
+function useTelemetryDuring(session: Session, cell: DecodeCell): number {
+  return useMemo(() => {
+    const tel = session.telemetry;
+    if (!tel || !cell.startedAt || !cell.finishedAt) return 0;
+    const t0 = Date.parse(session.createdAt);
+    const a = (Date.parse(cell.startedAt) - t0) / 1000;
+    const b = (Date.parse(cell.finishedAt) - t0) / 1000;
+    return tel.t.filter((t) => t >= a && t <= b).length;
+  }, [session, cell]);
+}

@@ -1,0 +1,48 @@
+/** The All measurements table: the reference's columns and units, sortable by any column. */
+import { useMemo } from 'react';
+import type { Session } from '../../../../src-main/session/schema';
+import { useApp } from '../../store';
+import { COLUMNS, measurementRows, sortRows } from './measurements';
+
+export function MeasurementsTable({ session, onSelect }: { session: Session; onSelect: (k: string) => void }) {
+  const sort = useApp((s) => s.sort);
+  const toggle = useApp((s) => s.toggleSort);
+  const rows = useMemo(() => sortRows(measurementRows(session), sort), [session, sort]);
+  return (
+    <section>
+      <h3>All measurements</h3>
+      <p className="muted">Latencies are medians. Total tok/s is output across all simultaneous requests.</p>
+      <div className="table-wrap">
+        <table className="measurements" data-testid="measurements">
+          <thead>
+            <tr>
+              {COLUMNS.map((c) => (
+                <th key={c.id} scope="col" aria-sort={sort && sort.column === c.id ? (sort.descending ? 'descending' : 'ascending') : undefined}>
+                  {c.id === 'phase' ? (
+                    c.label
+                  ) : (
+                    <button type="button" className="sort" onClick={() => toggle(c.id as Exclude<typeof c.id, 'phase'>)}>
+                      {c.label}
+                      {sort?.column === c.id ? (sort.descending ? ' ▼' : ' ▲') : ''}
+                    </button>
+                  )}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.key} className={r.cellKey ? 'clickable' : undefined} onClick={r.cellKey ? () => onSelect(r.cellKey as string) : undefined}>
+                {r.text.map((t, i) => (
+                  <td key={i} className={i >= 4 ? 'num' : undefined}>
+                    {t}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

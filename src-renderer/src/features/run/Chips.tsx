@@ -1,0 +1,61 @@
+/** Editable chips: values shown as people write them; type "8k" or "256K" and press Enter to add. */
+import { useState } from 'react';
+
+export function Chips(props: {
+  id: string;
+  label: string;
+  values: number[];
+  format: (v: number) => string;
+  parse: (text: string) => number | null;
+  onAdd: (v: number) => void;
+  onRemove: (v: number) => void;
+  disabled?: boolean;
+  placeholder: string;
+}) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const add = () => {
+    const v = props.parse(text);
+    if (v === null) {
+      setError(`"${text}" is not a number of ${props.label.toLowerCase()}.`);
+      return;
+    }
+    props.onAdd(v);
+    setText('');
+    setError(null);
+  };
+  return (
+    <div className="chips-field" data-testid={`chips-${props.id}`}>
+      <label htmlFor={`chip-in-${props.id}`}>{props.label}</label>
+      <ul className="chips" aria-label={props.label}>
+        {props.values.map((v) => (
+          <li key={v} className="chip">
+            {props.format(v)}
+            <button type="button" aria-label={`Remove ${props.format(v)}`} onClick={() => props.onRemove(v)} disabled={props.disabled}>
+              ×
+            </button>
+          </li>
+        ))}
+        <li>
+          <input
+            id={`chip-in-${props.id}`}
+            value={text}
+            placeholder={props.placeholder}
+            disabled={props.disabled}
+            onChange={(e) => setText(e.currentTarget.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && text.trim()) {
+                e.preventDefault();
+                add();
+              }
+            }}
+          />
+          <button type="button" onClick={add} disabled={props.disabled || !text.trim()}>
+            Add
+          </button>
+        </li>
+      </ul>
+      {error && <small className="error">{error}</small>}
+    </div>
+  );
+}

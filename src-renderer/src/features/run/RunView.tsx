@@ -1,0 +1,195 @@
+/** Run: edit the matrix, preview the plan, start/stop/resume, and watch it fill in. */
+import { useEffect, useMemo } from 'react';
+import { Heatmap } from '../../charts/Heatmap';
+import { buildHeatmap } from '../../charts/heatmap-model';
+import { PrefillChart } from '../../charts/PrefillChart';
+import type { PlanView } from '../../../../src-main/ipc/contract';
+import { fmtContext, fmtDuration, fmtPercent, fmtSeconds, parseTokenCount, statusWord, tokPerSec, cellName } from '../../format';
+import { useApp } from '../../store';
+import { refreshPlan, resumeRun, startRun, stopRun } from '../../store/actions';
+import { RUN_PRESETS, isRunning } from '../../store/run-slice';
+import { ServerLog } from '../server/ServerLog';
+import { StatusBadge } from '../server/ServerView';
+import { Field } from '../shell/ui';
+import { Chips } from './Chips';
+
+const parseCount = (t: string): number | null => {
+  const v = Number(t.trim());
+  return Number.isInteger(v) && v > 0 ? v : null;
+};
+
+export function RunView() {
+  const form = useApp((s) => s.runForm);
+  const update = useApp((s) => s.updateRunForm);
+  const addChip = useApp((s) => s.addChip);
+  const removeChip = useApp((s) => s.removeChip);
+  const applyPreset = useApp((s) => s.applyPreset);
+  const plan = useApp((s) => s.plan);
+  const planError = useApp((s) => s.planError);
+  const phase = useApp((s) => s.runPhase);
+  const live = useApp((s) => s.live);
+  const progress = useApp((s) => s.progress);
+  const liveCells = useApp((s) => s.liveCells);
+  const prefill = useApp((s) => s.livePrefill);
+  const runError = useApp((s) => s.runError);
+  const runMessage = useApp((s) => s.runMessage);
+  const serverState = useApp((s) => s.server.state);
+  const meta = useApp((s) => s.sessionMeta);
+  const setView = useApp((s) => s.setView);
+  const running = isRunning(phase);
+
+  // The plan depends on the form and on the server (its KV budget and max length).
+  useEffect(() => {
+    if (running) return;
+    const t = setTimeout(() => void refreshPlan(form), 250);
+    return () => clearTimeout(t);
+  }, [form, serverState, running]);
+
+  const cells = useMemo(() => Object.values(liveCells), [liveCells]);
+  const model = useMemo(
+    () => buildHeatmap(plan?.contexts ?? form.contexts, plan?.concurrency ?? form.concurrency, cells, plan?.cells ?? []),
+    [plan, form.contexts, form.concurrency, cells],
+  );
+  const runnable = plan ? plan.cells.filter((c) => c.status === 'run').length : 0;
+  const canStart = !running && serverState === 'ready' && runnable > 0;
+
+  return (
+    <section aria-labelledby="run-title" data-testid="view-run">
+      <div className="view-head">
+        <h1 id="run-title">Run</h1>
+        <StatusBadge />
+        <span className="badge" data-testid="run-phase" data-phase={phase}>
+          {phase === 'idle' ? 'No run' : phase[0].toUpperCase() + phase.slice(1)}
+        </span>
+      </div>
+      {serverState !== 'ready' && !running && (
+        <p className="hint">
+          Start a server first: the plan needs its KV budget and maximum length.{' '}
+          <button type="button" onClick={() => setView('server')}>
+            Go to Server
+          </button>
+        </p>
+      )}
+      <fieldset className="run-form" disabled={running}>
+        <legend>Matrix</legend>
+        <div className="presets">
+          <label htmlFor="preset">Preset</label>
+          <select id="preset" value="" onChange={(e) => e.currentTarget.value && applyPreset(e.currentTarget.value)}>
+            <option value="">Choose a preset…</option>
+            {RUN_PRESETS.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <Chips id="contexts" label="Contexts" values={form.contexts} format={fmtContext} parse={parseTokenCount} onAdd={(v) => addChip('contexts', v)} onRemove={(v) => removeChip('contexts', v)} placeholder="e.g. 8k" />
+        <Chips id="concurrency" label="Requests at once" values={form.concurrency} format={String} parse={parseCount} onAdd={(v) => addChip('concurrency', v)} onRemove={(v) => removeChip('concurrency', v)} placeholder="e.g. 16" />
+        <div className="form-grid">
+          <Field id="run-seconds" label="Seconds per measurement" help="Length of each decode cell's measurement window. Default: 30 s.">
+            <input id="run-seconds" type="number" min={1} step="any" value={form.secondsPerMeasurement} onChange={(e) => update({ secondsPerMeasurement: Number(e.currentTarget.value) || 1 })} />
+          </Field>
+          <Field id="run-maxout" label="Max output (tokens)" help="max_tokens for each request. Default: 4,096 tokens.">
+            <input id="run-maxout" type="number" min={1} value={form.maxOutputTokens} onChange={(e) => update({ maxOutputTokens: Math.max(1, Math.round(Number(e.currentTarget.value) || 1)) })} />
+          </Field>
+          <Field id="run-targeting" label="Token targeting" help="Exact sizes prompts with the server's /tokenize; estimate skips that.">
+            <select id="run-targeting" value={form.tokenTargeting} onChange={(e) => update({ tokenTargeting: e.currentTarget.value as 'exact' | 'estimate' })}>
+              <option value="exact">Exact (/tokenize)</option>
+              <option value="estimate">Estimate</option>
+            </select>
+          </Field>
+        </div>
+      </fieldset>
+
+      <div className="actions">
+        <button type="button" className="primary" onClick={() => void startRun()} disabled={!canStart} data-testid="start-run">
+          Start run
+        </button>
+        <button type="button" onClick={() => void stopRun()} disabled={!running} data-testid="stop-run">
+          Stop
+        </button>
+        <button type="button" onClick={() => void resumeRun()} disabled={running || serverState !== 'ready' || !meta.hasSession} data-testid="resume-run">
+          Resume
+        </button>
+        {plan && !running && (
+          <span className="muted" data-testid="plan-summary">
+            {runnable} of {plan.cells.length} cells to run · about {fmtDuration(plan.etaSeconds)} in total
+          </span>
+        )}
+      </div>
+      {planError && !running && <p className="error">{planError}</p>}
+      {plan && !running && cells.length === 0 && <NotRunList plan={plan} />}
+      {plan?.notes.map((n) => (
+        <p key={n} className="muted">
+          {n}
+        </p>
+      ))}
+      {runError && (
+        <p className="error" role="alert" data-testid="run-error">
+          {runError}
+        </p>
+      )}
+      {runMessage && !runError && <p className="muted">{runMessage}</p>}
+
+      {progress && (running || phase === 'done' || phase === 'cancelled') && (
+        <div className="progress" data-testid="run-progress">
+          <progress max={progress.total} value={progress.done} aria-label="Run progress" />
+          <span>
+            {progress.done} of {progress.total} cells ({fmtPercent(progress.total ? progress.done / progress.total : 0)}){progress.etaSeconds != null && running ? ` · about ${fmtDuration(progress.etaSeconds)} left` : ''}
+          </span>
+        </div>
+      )}
+      {live && running && (
+        <p className="live" data-testid="live-cell">
+          Now: {cellName(live)} · {live.stage} · {tokPerSec(live.tokensPerSecond)}
+          {live.activeRequests != null ? ` · ${live.activeRequests} active requests` : ''}
+          {live.elapsedSeconds != null ? ` · ${fmtSeconds(live.elapsedSeconds)}` : ''}
+        </p>
+      )}
+
+      <div className="two-col">
+        <section>
+          <h2>{running || cells.length ? 'Sustained decode' : 'Plan'}</h2>
+          <Heatmap model={model} live={running ? live : null} />
+        </section>
+        <section>
+          <h2>Prefill</h2>
+          <PrefillChart points={prefill} height={260} />
+        </section>
+      </div>
+      <details className="reach">
+        <summary>Server log</summary>
+        <ServerLog compact />
+      </details>
+      <details className="reach">
+        <summary>GPU telemetry</summary>
+        <p className="muted">
+          Live charts are on the Hardware view.{' '}
+          <button type="button" onClick={() => setView('hardware')}>
+            Open Hardware
+          </button>
+        </p>
+      </details>
+    </section>
+  );
+}
+
+/** The cells the plan will not run, each with its reason in words (the grid greys them). */
+function NotRunList({ plan }: { plan: PlanView }) {
+  const out = plan.cells.flatMap((c) => (c.status === 'run' ? [] : [{ ...c, status: c.status }]));
+  if (out.length === 0) return null;
+  const shown = out.slice(0, 6);
+  return (
+    <ul className="not-run" data-testid="plan-reasons">
+      {shown.map((c) => (
+        <li key={`${c.context}x${c.concurrency}`}>
+          <strong>
+            {fmtContext(c.context)} × {c.concurrency}: {statusWord(c.status)}
+          </strong>
+          {c.reason ? ` — ${c.reason}` : ''}
+        </li>
+      ))}
+      {out.length > shown.length && <li>and {out.length - shown.length} more cells not run for the same reasons.</li>}
+    </ul>
+  );
+}

@@ -1,0 +1,228 @@
+/** Server: choose the engine, fill the launch form, preview the command, start/stop, watch the log. */
+import { useEffect, useState } from 'react';
+import type { ServerForm } from '../../../../src-main/ipc/contract';
+import { useApp } from '../../store';
+import { startServer, stopServer, updateServerForm } from '../../store/actions';
+import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
+import { Block, Field } from '../shell/ui';
+import { ServerLog } from './ServerLog';
+
+const KINDS: { id: ServerForm['kind']; label: string; help: string }[] = [
+  { id: 'simulator', label: 'Simulator', help: 'The built-in simulated vLLM: no GPU needed, same launch and measure path.' },
+  { id: 'vllm-native', label: 'vLLM (native)', help: 'The vllm executable on PATH or one you choose, e.g. inside a venv.' },
+  { id: 'vllm-docker', label: 'vLLM in Docker', help: 'docker run --gpus all vllm/vllm-openai with your HF cache mounted.' },
+  { id: 'custom', label: 'Custom command', help: 'Any command that starts an OpenAI-compatible server.' },
+  { id: 'attach', label: 'Attach to URL', help: 'A server already running elsewhere: SpeedMatrix only measures it.' },
+];
+
+type TextKey = { [K in keyof ServerForm]: ServerForm[K] extends string ? K : never }[keyof ServerForm];
+
+const TEXT_FIELDS: { key: TextKey; label: string; help: string; kinds: ServerForm['kind'][]; multiline?: boolean; secret?: boolean }[] = [
+  { key: 'url', label: 'Server URL', help: 'Base URL of the running server, e.g. http://10.0.0.5:8000.', kinds: ['attach'] },
+  { key: 'executable', label: 'vllm executable', help: 'Leave empty to use vllm from PATH, or give the full path inside a venv.', kinds: ['vllm-native'] },
+  { key: 'dockerImage', label: 'Image tag', help: 'vllm/vllm-openai tag.', kinds: ['vllm-docker'] },
+  { key: 'customCommand', label: 'Command', help: 'One argument per line; it is started directly, never through a shell.', kinds: ['custom'], multiline: true },
+  { key: 'model', label: 'Model', help: 'Hugging Face id or a local folder. For the simulator, the model name it reports.', kinds: ['simulator', 'vllm-native', 'vllm-docker', 'attach'] },
+  { key: 'servedModelName', label: 'Served model name', help: '--served-model-name: the id clients ask for.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
+  { key: 'simProfile', label: 'Simulated GPU profile', help: 'A profile name or file; empty for the default.', kinds: ['simulator'] },
+  { key: 'maxModelLen', label: 'Max model length', help: '--max-model-len in tokens; 262144, 256k or 256K.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
+  { key: 'gpuMemoryUtilization', label: 'GPU memory utilization', help: '--gpu-memory-utilization, a fraction of VRAM (0–1).', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
+  { key: 'maxNumSeqs', label: 'Max sequences', help: '--max-num-seqs: requests run at once; more wait in the queue.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
+  { key: 'maxNumBatchedTokens', label: 'Max batched tokens', help: '--max-num-batched-tokens per scheduler step.', kinds: ['vllm-native', 'vllm-docker'] },
+  { key: 'tensorParallelSize', label: 'Tensor parallel size', help: '-tp: GPUs one model is split across.', kinds: ['vllm-native', 'vllm-docker'] },
+  { key: 'dtype', label: 'dtype', help: '--dtype, e.g. bfloat16.', kinds: ['vllm-native', 'vllm-docker'] },
+  { key: 'quantization', label: 'Quantization', help: '--quantization, e.g. awq, fp8.', kinds: ['vllm-native', 'vllm-docker'] },
+  { key: 'kvCacheDtype', label: 'KV cache dtype', help: '--kv-cache-dtype, e.g. fp8.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
+  { key: 'revision', label: 'Revision', help: '--revision: branch, tag or commit of the model.', kinds: ['vllm-native', 'vllm-docker'] },
+  { key: 'host', label: 'Host', help: 'Address the server listens on.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
+  { key: 'apiKey', label: 'API key', help: 'Sent as a bearer token; never saved, always shown as <redacted>.', kinds: ['simulator', 'vllm-native', 'vllm-docker', 'custom', 'attach'], secret: true },
+  { key: 'gpus', label: 'GPUs', help: 'CUDA_VISIBLE_DEVICES, e.g. 0,1. Empty: all.', kinds: ['vllm-native', 'vllm-docker', 'custom'] },
+  { key: 'extraEnv', label: 'Extra environment', help: 'KEY=VALUE per line (HF_HOME, VLLM_*).', kinds: ['vllm-native', 'vllm-docker', 'custom'], multiline: true },
+  { key: 'extraArgs', label: 'Extra arguments', help: 'One per line, passed through untouched.', kinds: ['vllm-native', 'vllm-docker'], multiline: true },
+  { key: 'simFlags', label: 'Simulator switches', help: 'Extra sim flags, one per line, e.g. --sim-loop-after 200 (see: speedmatrix sim serve --help).', kinds: ['simulator'], multiline: true },
+];
+
+export function ServerView() {
+  const form = useApp((s) => s.serverForm);
+  const defaults = useApp((s) => s.serverDefaults);
+  const preview = useApp((s) => s.preview);
+  const previewError = useApp((s) => s.previewError);
+  const server = useApp((s) => s.server);
+  const serverError = useApp((s) => s.serverError);
+  const [copied, setCopied] = useState(false);
+  const busy = server.state === 'starting' || server.state === 'ready' || server.state === 'stopping';
+
+  if (!form) return <p className="muted">Loading the launch options…</p>;
+  const dflt = (k: keyof ServerForm): string => (defaults && defaults[k] !== '' ? String(defaults[k]) : '');
+
+  const copy = async () => {
+    const text = busy && server.display ? server.display : preview?.display;
+    if (!text) return;
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied(true);
+      setTimeout(() => setCopied(false), 1500);
+    } catch {
+      setCopied(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="srv-title" data-testid="view-server">
+      <div className="view-head">
+        <h1 id="srv-title">Server</h1>
+        <StatusBadge />
+      </div>
+      <fieldset className="kinds" disabled={busy}>
+        <legend>Engine</legend>
+        {KINDS.map((k) => (
+          <label key={k.id} className={`kind${form.kind === k.id ? ' on' : ''}`} title={k.help}>
+            <input type="radio" name="kind" value={k.id} checked={form.kind === k.id} onChange={() => updateServerForm({ kind: k.id })} />
+            <span>{k.label}</span>
+          </label>
+        ))}
+        <p className="muted">{KINDS.find((k) => k.id === form.kind)?.help}</p>
+      </fieldset>
+
+      <fieldset className="form-grid" disabled={busy}>
+        <legend>Launch options</legend>
+        {TEXT_FIELDS.filter((f) => f.kinds.includes(form.kind)).map((f) => {
+          const id = `srv-${f.key}`;
+          const d = dflt(f.key);
+          const props = {
+            id,
+            value: form[f.key],
+            placeholder: d,
+            'aria-describedby': `${id}-help`,
+            onChange: (e: { currentTarget: { value: string } }) => updateServerForm({ [f.key]: e.currentTarget.value }),
+          };
+          return (
+            <Field key={f.key} id={id} label={f.label} help={`${f.help}${d ? ` Default: ${d}.` : ''}`}>
+              {f.multiline ? <textarea rows={3} {...props} /> : <input type={f.secret ? 'password' : 'text'} autoComplete="off" spellCheck={false} {...props} />}
+            </Field>
+          );
+        })}
+        {form.kind !== 'attach' && (
+          <Field id="srv-port" label="Port" help="Empty: a free port is chosen. vLLM shares busy ports silently, so it is checked first.">
+            <input
+              id="srv-port"
+              type="number"
+              min={1}
+              max={65535}
+              value={form.port ?? ''}
+              placeholder="auto"
+              onChange={(e) => updateServerForm({ port: e.currentTarget.value ? Number(e.currentTarget.value) : null })}
+            />
+          </Field>
+        )}
+        {form.kind === 'simulator' && (
+          <>
+            <Field id="srv-simSpeed" label="Simulator speed-up" help={`The simulated clock runs this many times faster; figures scale with it. Default: ${defaults?.simSpeed ?? 1}×.`}>
+              <input id="srv-simSpeed" type="number" min={0.1} step="any" value={form.simSpeed} onChange={(e) => updateServerForm({ simSpeed: Number(e.currentTarget.value) || 1 })} />
+            </Field>
+            <Field id="srv-simLoad" label="Load time (s)" help="How long the simulated model takes to load before it answers.">
+              <input id="srv-simLoad" type="number" min={0} step="any" value={form.simLoadSeconds} onChange={(e) => updateServerForm({ simLoadSeconds: Number(e.currentTarget.value) || 0 })} />
+            </Field>
+          </>
+        )}
+        {(form.kind === 'vllm-native' || form.kind === 'vllm-docker' || form.kind === 'simulator') && (
+          <div className="checks">
+            <label>
+              <input type="checkbox" checked={form.enablePrefixCaching} onChange={(e) => updateServerForm({ enablePrefixCaching: e.currentTarget.checked })} /> Prefix caching
+            </label>
+            {form.kind !== 'simulator' && (
+              <label>
+                <input type="checkbox" checked={form.trustRemoteCode} onChange={(e) => updateServerForm({ trustRemoteCode: e.currentTarget.checked })} /> Trust remote code
+              </label>
+            )}
+          </div>
+        )}
+      </fieldset>
+
+      {form.kind !== 'attach' && (
+        <section className="preview" aria-label="Command preview">
+          <div className="preview-head">
+            <h2>{busy ? 'Running command' : 'Command'}</h2>
+            <button type="button" onClick={() => void copy()} disabled={!preview && !server.display}>
+              {copied ? 'Copied' : 'Copy'}
+            </button>
+          </div>
+          {busy && server.display ? (
+            <pre data-testid="command-preview">{server.display}</pre>
+          ) : preview ? (
+            <pre data-testid="command-preview">{preview.display}</pre>
+          ) : (
+            <p className="error">{previewError ?? 'No preview yet.'}</p>
+          )}
+        </section>
+      )}
+
+      <div className="actions">
+        <button type="button" className="primary" onClick={() => void startServer()} disabled={busy} data-testid="start-server">
+          {form.kind === 'attach' ? 'Attach' : 'Start server'}
+        </button>
+        <button type="button" onClick={() => void stopServer()} disabled={server.state !== 'starting' && server.state !== 'ready'} data-testid="stop-server">
+          {server.kind === 'attach' ? 'Detach' : 'Stop server'}
+        </button>
+        {server.state === 'starting' && <Elapsed since={server.startedAt} progress={server.progress} />}
+      </div>
+      {serverError && (
+        <p className="error" role="alert">
+          {serverError}
+        </p>
+      )}
+      {server.failure && (
+        <section className="failure" role="alert" data-testid="server-failure">
+          <h2>The server did not start</h2>
+          <p>{server.failure.message}</p>
+          {server.failure.advice && <p className="advice">{server.failure.advice}</p>}
+          {server.failure.lines.length > 0 && <pre className="log-excerpt">{server.failure.lines.join('\n')}</pre>}
+        </section>
+      )}
+      {server.ready && (
+        <Block
+          title="Ready"
+          testId="server-ready"
+          rows={[
+            ['URL', server.ready.url],
+            ['Model', server.ready.model],
+            ['max_model_len', server.ready.maxModelLen != null ? `${fmtCount(server.ready.maxModelLen)} tokens (${fmtContext(server.ready.maxModelLen)})` : NONE],
+            [
+              'KV budget',
+              server.ready.kvBudget.tokens != null
+                ? `${fmtCount(server.ready.kvBudget.tokens)} tokens · from ${server.ready.kvBudget.source}${server.ready.kvBudget.detail ? ` (${server.ready.kvBudget.detail})` : ''}`
+                : `unknown (${server.ready.kvBudget.source})`,
+            ],
+            ['Engine', [server.ready.engine.name, server.ready.engine.version].filter(Boolean).join(' ') || NONE],
+            ...(server.ready.simulated ? ([['Note', 'Simulated server: figures are not real hardware.']] as [string, string][]) : []),
+          ]}
+        />
+      )}
+      <ServerLog />
+    </section>
+  );
+}
+
+export function StatusBadge() {
+  const state = useApp((s) => s.server.state);
+  const words: Record<string, string> = { idle: 'Not running', starting: 'Starting', ready: 'Ready', stopping: 'Stopping', exited: 'Stopped', failed: 'Failed' };
+  return (
+    <span className={`badge st-server-${state}`} data-testid="server-status" data-state={state}>
+      {words[state]}
+    </span>
+  );
+}
+
+function Elapsed({ since, progress }: { since: number | null; progress: string | null }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  return (
+    <span className="muted" data-testid="server-elapsed">
+      Starting for {fmtDuration(since ? (now - since) / 1000 : 0)}
+      {progress ? ` · ${progress}` : ''}
+    </span>
+  );
+}

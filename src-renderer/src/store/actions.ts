@@ -1,0 +1,216 @@
+/**
+ * Everything the renderer asks of main goes through these actions: they call the bridge and
+ * put the answer (or its error, in words) into the store. Components never call the bridge.
+ */
+import { CANCELLED, type ExportFormat, type MenuCommand, type RunForm, type ServerForm } from '../../../src-main/ipc/contract';
+import type { Result } from '../../../src-main/runtime/result';
+import { bridgeOrThrow } from '../bridge';
+import { appStore } from './index';
+
+const st = () => appStore.getState();
+
+async function call<T>(p: Promise<Result<T>>): Promise<Result<T>> {
+  try {
+    return await p;
+  } catch (e) {
+    return { ok: false, error: (e as Error).message || String(e) };
+  }
+}
+
+/** First load: everything main knows, then mark the app ready. */
+export async function boot(): Promise<void> {
+  const b = bridgeOrThrow();
+  const info = await call(b.getAppInfo());
+  if (!info.ok) {
+    st().setAppError(info.error);
+    return;
+  }
+  const [defaults, snapshot, log, run, recent] = await Promise.all([
+    call(b.getServerDefaults()),
+    call(b.getServerSnapshot()),
+    call(b.getServerLog()),
+    call(b.getRunSnapshot()),
+    call(b.getRecentFiles()),
+  ]);
+  if (defaults.ok) st().setServerDefaults(defaults.data);
+  if (snapshot.ok) st().setServerSnapshot(snapshot.data);
+  if (log.ok) st().replaceServerLog(log.data);
+  if (run.ok) st().applyRunUpdate(run.data);
+  if (recent.ok) st().setRecentFiles(recent.data);
+  await refreshSession();
+  st().setAppInfo(info.data);
+  void detectHardware();
+  void refreshPreview();
+}
+
+export async function detectHardware(): Promise<void> {
+  st().setHardwareLoading();
+  const r = await call(bridgeOrThrow().detectHardware());
+  if (r.ok) st().setHardware(r.data);
+  else st().setHardwareError(r.error);
+}
+
+export async function refreshSession(): Promise<void> {
+  const r = await call(bridgeOrThrow().getSession());
+  if (r.ok) st().setSessionView(r.data);
+}
+
+export async function refreshRecent(): Promise<void> {
+  const r = await call(bridgeOrThrow().getRecentFiles());
+  if (r.ok) st().setRecentFiles(r.data);
+}
+
+// ----- server -----
+
+export async function refreshPreview(): Promise<void> {
+  const form = st().serverForm;
+  if (!form) return;
+  const r = await call(bridgeOrThrow().previewServer(form));
+  if (r.ok) st().setPreview(r.data, null);
+  else st().setPreview(null, r.error);
+}
+
+export function updateServerForm(patch: Partial<ServerForm>): void {
+  st().updateServerForm(patch);
+  void refreshPreview();
+}
+
+export async function startServer(): Promise<void> {
+  const form = st().serverForm;
+  if (!form) return;
+  st().setServerError(null);
+  const r = await call(bridgeOrThrow().startServer(form));
+  if (r.ok) st().setServerSnapshot(r.data);
+  else st().setServerError(r.error);
+}
+
+export async function stopServer(): Promise<void> {
+  const r = await call(bridgeOrThrow().stopServer());
+  if (r.ok) st().setServerSnapshot(r.data);
+  else st().setServerError(r.error);
+}
+
+// ----- run -----
+
+let planSeq = 0;
+export async function refreshPlan(form: RunForm = st().runForm): Promise<void> {
+  if (form.contexts.length === 0 || form.concurrency.length === 0) {
+    st().setPlan(null, 'Add at least one context and one concurrency level.');
+    return;
+  }
+  const seq = ++planSeq;
+  st().setPlanLoading();
+  const r = await call(bridgeOrThrow().planRun(form));
+  if (seq !== planSeq) return; // a newer edit already asked
+  if (r.ok) st().setPlan(r.data, null);
+  else st().setPlan(null, r.error);
+}
+
+export async function startRun(): Promise<void> {
+  if (!confirmDiscard('Start a new run anyway?')) return;
+  st().setRunError(null);
+  const r = await call(bridgeOrThrow().startRun(st().runForm));
+  if (r.ok) st().applyRunUpdate(r.data);
+  else st().setRunError(r.error);
+}
+
+export async function stopRun(): Promise<void> {
+  const r = await call(bridgeOrThrow().stopRun());
+  if (r.ok) st().applyRunUpdate(r.data);
+  else st().setRunError(r.error);
+}
+
+export async function resumeRun(): Promise<void> {
+  st().setRunError(null);
+  const r = await call(bridgeOrThrow().resumeRun(st().sessionMeta.file ?? undefined));
+  if (r.ok) st().applyRunUpdate(r.data);
+  else st().setRunError(r.error);
+}
+
+// ----- files -----
+
+/** Unsaved results are never dropped silently: a new run or another file asks first. */
+function confirmDiscard(action: string): boolean {
+  const meta = st().sessionMeta;
+  if (!meta.hasSession || !meta.dirty) return true;
+  return window.confirm(`The open results are not saved. ${action} (Cancel, then Save, to keep them.)`);
+}
+
+async function afterOpen(r: Result<unknown>, name: string): Promise<void> {
+  if (r.ok) {
+    st().setOpenError(null);
+    st().selectCell(null);
+    await refreshSession();
+    await refreshRecent();
+    st().setView('results');
+  } else {
+    st().setOpenError({ level: 'error', message: r.error || `Could not open ${name}.` });
+    st().setView('results');
+  }
+}
+
+export async function openSession(path?: string): Promise<void> {
+  if (!confirmDiscard('Open another file anyway?')) return;
+  const r = await call(bridgeOrThrow().openSession(path));
+  if (!r.ok && r.error === CANCELLED) return;
+  await afterOpen(r, path ?? 'the file');
+}
+
+/** A dropped or picked file: its text travels to main, which validates it like any file. */
+export async function openSessionFile(file: File): Promise<void> {
+  if (!confirmDiscard(`Open ${file.name} anyway?`)) return;
+  const path = bridgeOrThrow().pathForFile?.(file);
+  if (path) {
+    await afterOpen(await call(bridgeOrThrow().openSession(path)), file.name);
+    return;
+  }
+  let text: string;
+  try {
+    text = await file.text();
+  } catch (e) {
+    await afterOpen({ ok: false, error: `Cannot read ${file.name}: ${(e as Error).message}.` }, file.name);
+    return;
+  }
+  await afterOpen(await call(bridgeOrThrow().openSessionData({ name: file.name, text })), file.name);
+}
+
+
+export async function saveSession(as = false): Promise<void> {
+  const b = bridgeOrThrow();
+  const r = await call(as ? b.saveSessionAs() : b.saveSession());
+  if (r.ok) {
+    st().setSessionMeta(r.data);
+    st().pushNotice({ level: 'info', message: `Saved ${r.data.file ?? ''}` });
+    await refreshRecent();
+  } else if (r.error !== CANCELLED) st().pushNotice({ level: 'error', message: r.error });
+}
+
+export async function exportReport(format: ExportFormat): Promise<void> {
+  const r = await call(bridgeOrThrow().exportReport(format));
+  if (r.ok) {
+    st().setLastExport(r.data.file);
+    st().pushNotice({ level: 'info', message: `Exported ${r.data.file}` });
+  } else if (r.error !== CANCELLED) st().pushNotice({ level: 'error', message: r.error });
+}
+
+export function runMenuCommand(cmd: MenuCommand): void {
+  switch (cmd) {
+    case 'open':
+      void openSession();
+      break;
+    case 'save':
+      void saveSession(false);
+      break;
+    case 'save-as':
+      void saveSession(true);
+      break;
+    case 'export-markdown':
+      void exportReport('markdown');
+      break;
+    case 'export-pdf':
+      void exportReport('pdf');
+      break;
+    default:
+      st().setView(cmd.slice('view-'.length) as 'hardware');
+  }
+}

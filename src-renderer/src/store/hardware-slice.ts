@@ -1,0 +1,38 @@
+/** Detected hardware and a short rolling window of live GPU telemetry per GPU. */
+import type { TelemetrySample } from '../../../src-main/ipc/contract';
+import type { Hardware } from '../../../src-main/session/schema';
+import type { SliceCreator } from './types';
+
+/** About two minutes at one sample a second: enough for the small charts. */
+export const TELEMETRY_WINDOW = 120;
+
+export interface HardwareSlice {
+  hardware: Hardware | null;
+  hardwareLoading: boolean;
+  hardwareError: string | null;
+  telemetry: Record<number, TelemetrySample[]>;
+  setHardwareLoading(): void;
+  setHardware(h: Hardware): void;
+  setHardwareError(message: string): void;
+  addTelemetry(samples: TelemetrySample[]): void;
+}
+
+export const createHardwareSlice: SliceCreator<HardwareSlice> = (set) => ({
+  hardware: null,
+  hardwareLoading: false,
+  hardwareError: null,
+  telemetry: {},
+  setHardwareLoading: () => set({ hardwareLoading: true, hardwareError: null }),
+  setHardware: (hardware) => set({ hardware, hardwareLoading: false, hardwareError: null }),
+  setHardwareError: (hardwareError) => set({ hardwareError, hardwareLoading: false }),
+  addTelemetry: (samples) =>
+    set((s) => {
+      if (samples.length === 0) return {};
+      const next = { ...s.telemetry };
+      for (const sample of samples) {
+        const series = next[sample.gpu] ?? [];
+        next[sample.gpu] = [...series, sample].slice(-TELEMETRY_WINDOW);
+      }
+      return { telemetry: next };
+    }),
+});

@@ -1,0 +1,114 @@
+/** Run: the form, the plan preview, and the live run as main reports it (merged updates). */
+import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '../../../src-main/ipc/contract';
+import type { DecodeCell, PrefillResult } from '../../../src-main/session/schema';
+import type { SliceCreator } from './types';
+
+export const cellKey = (c: { context: number; concurrency: number }): string => `${c.context}x${c.concurrency}`;
+
+export interface RunPreset {
+  id: string;
+  label: string;
+  contexts: number[];
+  concurrency: number[];
+}
+
+const K = 1024;
+export const RUN_PRESETS: RunPreset[] = [
+  {
+    id: 'seed',
+    label: 'Seed matrix: 8K–251K × 1–128',
+    contexts: [8 * K, 16 * K, 32 * K, 64 * K, 128 * K, 251 * K],
+    concurrency: [1, 2, 4, 8, 16, 32, 64, 128],
+  },
+  { id: 'quick', label: 'Quick: 8K–32K × 1–8', contexts: [8 * K, 16 * K, 32 * K], concurrency: [1, 2, 4, 8] },
+  { id: 'long', label: 'Long context: 64K–251K × 1–8', contexts: [64 * K, 128 * K, 251 * K], concurrency: [1, 2, 4, 8] },
+];
+
+export const DEFAULT_RUN_FORM: RunForm = {
+  contexts: RUN_PRESETS[0].contexts,
+  concurrency: RUN_PRESETS[0].concurrency,
+  prefillContexts: [],
+  secondsPerMeasurement: 30,
+  maxOutputTokens: 4096,
+  tokenTargeting: 'exact',
+};
+
+export interface RunSlice {
+  runForm: RunForm;
+  plan: PlanView | null;
+  planError: string | null;
+  planLoading: boolean;
+  runPhase: RunPhase;
+  live: LiveCell | null;
+  progress: RunProgress | null;
+  runMessage: string | null;
+  runError: string | null;
+  /** Finished cells of the live run, by cellKey. */
+  liveCells: Record<string, DecodeCell>;
+  livePrefill: PrefillResult[];
+  updateRunForm(patch: Partial<RunForm>): void;
+  addChip(field: 'contexts' | 'concurrency', value: number): void;
+  removeChip(field: 'contexts' | 'concurrency', value: number): void;
+  applyPreset(id: string): void;
+  setPlan(plan: PlanView | null, error: string | null): void;
+  setPlanLoading(): void;
+  applyRunUpdate(u: RunUpdate): void;
+  setRunError(message: string | null): void;
+  resetLiveRun(): void;
+}
+
+const sortedUnique = (xs: number[]): number[] => [...new Set(xs)].sort((a, b) => a - b);
+
+export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
+  runForm: DEFAULT_RUN_FORM,
+  plan: null,
+  planError: null,
+  planLoading: false,
+  runPhase: 'idle',
+  live: null,
+  progress: null,
+  runMessage: null,
+  runError: null,
+  liveCells: {},
+  livePrefill: [],
+  updateRunForm: (patch) => set((s) => ({ runForm: { ...s.runForm, ...patch } })),
+  addChip: (field, value) =>
+    set((s) => ({ runForm: { ...s.runForm, [field]: sortedUnique([...s.runForm[field], value]) } })),
+  removeChip: (field, value) =>
+    set((s) => ({ runForm: { ...s.runForm, [field]: s.runForm[field].filter((v) => v !== value) } })),
+  applyPreset: (id) =>
+    set((s) => {
+      const p = RUN_PRESETS.find((x) => x.id === id);
+      return p ? { runForm: { ...s.runForm, contexts: p.contexts, concurrency: p.concurrency } } : {};
+    }),
+  setPlan: (plan, planError) => set({ plan, planError, planLoading: false }),
+  setPlanLoading: () => set({ planLoading: true }),
+  applyRunUpdate: (u) =>
+    set((s) => {
+      const starting = u.phase === 'starting' && s.runPhase !== 'starting';
+      const liveCells = starting ? {} : { ...s.liveCells };
+      for (const c of u.cells) liveCells[cellKey(c)] = c;
+      const prefill = starting ? [] : [...s.livePrefill];
+      for (const p of u.prefill) {
+        const i = prefill.findIndex((x) => x.context === p.context);
+        if (i >= 0) prefill[i] = p;
+        else prefill.push(p);
+      }
+      prefill.sort((a, b) => a.context - b.context);
+      const running = u.phase === 'starting' || u.phase === 'prefill' || u.phase === 'decode';
+      return {
+        runPhase: u.phase,
+        plan: u.plan ?? s.plan,
+        live: running ? (u.live ?? s.live) : null,
+        progress: u.progress ?? s.progress,
+        runMessage: u.message ?? (starting ? null : s.runMessage),
+        runError: u.phase === 'failed' ? (u.message ?? 'The run failed.') : starting ? null : s.runError,
+        liveCells,
+        livePrefill: prefill,
+      };
+    }),
+  setRunError: (runError) => set({ runError }),
+  resetLiveRun: () => set({ liveCells: {}, livePrefill: [], live: null, progress: null, runPhase: 'idle', runMessage: null }),
+});
+
+export const isRunning = (phase: RunPhase): boolean => phase === 'starting' || phase === 'prefill' || phase === 'decode';

@@ -1,0 +1,57 @@
+/** Server: the form, its command preview, the supervisor's snapshot (main is the source of truth) and the log. */
+import type { CommandPreview, ServerForm, ServerSnapshot } from '../../../src-main/ipc/contract';
+import type { SliceCreator } from './types';
+
+/** Lines kept for the live log view; the full log stays in main. */
+export const LOG_LIMIT = 5000;
+
+export const IDLE_SERVER: ServerSnapshot = {
+  state: 'idle',
+  kind: null,
+  display: '',
+  startedAt: null,
+  progress: null,
+  ready: null,
+  failure: null,
+};
+
+export interface ServerSlice {
+  serverForm: ServerForm | null;
+  serverDefaults: ServerForm | null;
+  preview: CommandPreview | null;
+  previewError: string | null;
+  server: ServerSnapshot;
+  serverLog: string[];
+  serverError: string | null;
+  setServerDefaults(form: ServerForm): void;
+  updateServerForm(patch: Partial<ServerForm>): void;
+  setPreview(p: CommandPreview | null, error: string | null): void;
+  setServerSnapshot(s: ServerSnapshot): void;
+  setServerError(message: string | null): void;
+  appendServerLog(lines: string[]): void;
+  replaceServerLog(lines: string[]): void;
+}
+
+export const createServerSlice: SliceCreator<ServerSlice> = (set) => ({
+  serverForm: null,
+  serverDefaults: null,
+  preview: null,
+  previewError: null,
+  server: IDLE_SERVER,
+  serverLog: [],
+  serverError: null,
+  setServerDefaults: (form) => set((s) => ({ serverDefaults: form, serverForm: s.serverForm ?? form })),
+  updateServerForm: (patch) => set((s) => (s.serverForm ? { serverForm: { ...s.serverForm, ...patch } } : {})),
+  setPreview: (preview, previewError) => set({ preview, previewError }),
+  setServerSnapshot: (server) =>
+    // A new start clears the previous run's log in the view.
+    set((s) => ({
+      server,
+      serverError: null,
+      serverLog: server.state === 'starting' && s.server.state !== 'starting' && s.server.startedAt !== server.startedAt ? [] : s.serverLog,
+    })),
+  setServerError: (serverError) => set({ serverError }),
+  appendServerLog: (lines) =>
+    set((s) => (lines.length ? { serverLog: [...s.serverLog, ...lines].slice(-LOG_LIMIT) } : {})),
+  replaceServerLog: (lines) => set({ serverLog: lines.slice(-LOG_LIMIT) }),
+});

@@ -1,0 +1,41 @@
+/**
+ * Bridge events -> store, outside React render. Session refetches are coalesced so a burst of
+ * finished cells costs one round trip a second at most.
+ */
+import type { SpeedMatrixBridge } from '../../../src-main/ipc/contract';
+import { refreshSession, runMenuCommand } from './actions';
+import type { AppStore } from './index';
+
+const SESSION_REFETCH_MS = 1000;
+
+export function wireEvents(bridge: SpeedMatrixBridge, store: AppStore): () => void {
+  const st = () => store.getState();
+  let refetchTimer: ReturnType<typeof setTimeout> | null = null;
+  let lastRevision = -1;
+  const scheduleRefetch = () => {
+    if (refetchTimer) return;
+    refetchTimer = setTimeout(() => {
+      refetchTimer = null;
+      void refreshSession();
+    }, SESSION_REFETCH_MS);
+  };
+  const offs = [
+    bridge.onServerState((s) => st().setServerSnapshot(s)),
+    bridge.onServerLog((lines) => st().appendServerLog(lines)),
+    bridge.onRunUpdate((u) => st().applyRunUpdate(u)),
+    bridge.onTelemetry((samples) => st().addTelemetry(samples)),
+    bridge.onSessionMeta((m) => {
+      st().setSessionMeta(m);
+      if (m.revision !== lastRevision) {
+        lastRevision = m.revision;
+        scheduleRefetch();
+      }
+    }),
+    bridge.onNotice((n) => st().pushNotice(n)),
+    bridge.onMenu((cmd) => runMenuCommand(cmd)),
+  ];
+  return () => {
+    for (const off of offs) off();
+    if (refetchTimer) clearTimeout(refetchTimer);
+  };
+}

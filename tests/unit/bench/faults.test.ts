@@ -1,0 +1,87 @@
+/**
+ * Statuses from the simulator's fault switches: Looped with evidence, Error with the server's
+ * reason for malformed chunks, error events, HTTP 500s, hangs and crashes; the run goes on.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunConfigInput } from '../../../src-main/bench/types';
+import { type SimHandle, startSim } from '../../helpers/sim';
+import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
+
+const SPEED = 20;
+const small: RunConfigInput = { contexts: [0], concurrency: [1, 2], prefillContexts: [], secondsPerMeasurement: 5, simSpeed: SPEED, warmup: false, stallSeconds: 10 };
+
+let sim: SimHandle | null = null;
+afterEach(async () => {
+  await sim?.stop();
+  sim = null;
+});
+
+async function runWith(args: string[], config: RunConfigInput = small) {
+  sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', ...args] });
+  const target = await targetOf(sim.url);
+  const r = await runBench(target, config, join(tempDir(), 'f.speedmatrix.json'));
+  const runDone = r.events.find((e) => e.type === 'run-done');
+  expect(runDone && runDone.type === 'run-done' ? runDone.outcome : null).toBe('completed');
+  return r;
+}
+
+describe('fault switches give the right status and the run goes on', () => {
+  it('loop switch -> Looped, with the repeating passage as evidence (only at the chosen concurrency)', async () => {
+    const r = await runWith(['--sim-loop-after', '20', '--sim-loop-concurrency', '2'], { ...small, secondsPerMeasurement: 10 });
+    const c = cellsOf(r.session);
+    expect(c['0x1'].status).toBe('valid');
+    const looped = c['0x2'];
+    expect(looped.status).toBe('looped');
+    expect(looped.totalTokensPerSecond).toBeNull(); // the measurement is discarded
+    expect(looped.evidence?.loopStream).toBe('content');
+    expect(looped.evidence?.loopPeriodChars).toBeGreaterThan(0);
+    expect(looped.evidence?.loopExcerpt?.length).toBeGreaterThan(20);
+    expect(looped.reason).toMatch(/repeating/);
+  });
+
+  it('malformed chunk -> Error naming the malformed stream, for every cell', async () => {
+    const r = await runWith(['--sim-malformed-chunk-after-tokens', '20']);
+    for (const cell of r.session.cells) {
+      expect(cell.status).toBe('error');
+      expect(cell.reason).toMatch(/Malformed stream/);
+    }
+    expect(r.session.cells.length).toBe(2);
+  });
+
+  it("error event in the stream -> Error with the server's message", async () => {
+    const r = await runWith(['--sim-error-event-after-tokens', '20']);
+    for (const cell of r.session.cells) {
+      expect(cell.status).toBe('error');
+      expect(cell.reason).toMatch(/error in the stream: .+/);
+    }
+  });
+
+  it('HTTP 500s -> Error with the status and message', async () => {
+    // Every second request fails: the first cell's second stream already does.
+    const r = await runWith(['--sim-500-share', '0.5'], { ...small, concurrency: [2, 4] });
+    const reasons = r.session.cells.map((c) => `${c.status}: ${c.reason}`);
+    expect(reasons.every((x) => /^error: HTTP 500/.test(x))).toBe(true);
+  });
+
+  it('hang -> Error "no token for N s", and the next cells still run', async () => {
+    // 0x1 makes ~1,900 tokens in its 13 s (ramp + window); the hang comes early in 0x2.
+    const r = await runWith(['--sim-hang-after-tokens', '2500'], { ...small, concurrency: [1, 2, 4], secondsPerMeasurement: 10, stallSeconds: 3 });
+    const c = cellsOf(r.session);
+    expect(c['0x1'].status).toBe('valid');
+    expect(c['0x2'].status).toBe('error');
+    // A stall of 3 s once streaming; or, if no stream had its first token yet, an empty window.
+    expect(c['0x2'].reason).toMatch(/No token for 3 s|No token arrived during the whole/);
+    expect(c['0x4'].status).toBe('error');
+  });
+
+  it('crash -> Error (connection lost), later cells Error as unreachable, the session is complete', async () => {
+    const r = await runWith(['--sim-crash-after-tokens', '2500'], { ...small, concurrency: [1, 2, 4], secondsPerMeasurement: 10 });
+    const c = cellsOf(r.session);
+    expect(c['0x1'].status).toBe('valid');
+    expect(c['0x2'].status).toBe('error');
+    expect(c['0x2'].reason).toMatch(/went down/);
+    expect(c['0x4'].status).toBe('error');
+    expect(c['0x4'].reason).toMatch(/not reachable/);
+  });
+});

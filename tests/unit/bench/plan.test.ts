@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { K, largestContext, planRun } from '../../../src-main/bench/plan';
+import type { PlanTarget } from '../../../src-main/bench/plan';
+
+// The reference report's server: max_model_len 262144; its KV budget lies between the largest
+// cell that ran (128K x 16 = 2,162,688 tokens) and the smallest Over capacity one (64K x 32 = 2,228,224).
+const reference: PlanTarget = {
+  maxModelLen: 262_144,
+  kvBudget: { tokens: 2_200_000, source: 'metrics-cache-config', detail: 'kv_cache_size_tokens', maxConcurrency: null, tokensPerRequest: null },
+};
+
+describe('planRun', () => {
+  it('fills METHOD.md defaults: contexts, concurrency, prefill contexts, 30 s, 4096, exact', () => {
+    const plan = planRun({}, reference);
+    expect(plan.config.contexts).toEqual([0, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K, 257_984]);
+    expect(largestContext(262_144, 4096)).toBe(257_984);
+    expect(plan.config.concurrency).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
+    expect(plan.config.prefillContexts).toEqual([8 * K, 16 * K, 32 * K, 64 * K, 128 * K, 257_984, 256 * K]);
+    expect(plan.config.secondsPerMeasurement).toBe(30);
+    expect(plan.config.maxOutputTokens).toBe(4096);
+    expect(plan.config.tokenTargeting).toBe('exact');
+    expect(plan.config.runTag).toMatch(/^[0-9a-f]{6}$/);
+  });
+
+  it("marks exactly the reference report's Over capacity cells from the KV budget", () => {
+    const plan = planRun({ contexts: [8 * K, 16 * K, 32 * K, 64 * K, 128 * K, 257_984] }, reference);
+    const over = plan.cells.filter((c) => c.action === 'over-capacity').map((c) => `${c.context / K}Kx${c.concurrency}`);
+    expect(over).toEqual([
+      '16Kx128',
+      '32Kx64', '32Kx128',
+      '64Kx32', '64Kx64', '64Kx128',
+      '128Kx32', '128Kx64', '128Kx128',
+      `${257_984 / K}Kx16`, `${257_984 / K}Kx32`, `${257_984 / K}Kx64`, `${257_984 / K}Kx128`,
+    ]);
+    const cell = plan.cells.find((c) => c.context === 16 * K && c.concurrency === 128);
+    expect(cell?.kvTokensNeeded).toBe(128 * (16 * K + 4096));
+    expect(cell?.reason).toContain('2200000');
+    expect(plan.counts.overCapacity).toBe(13);
+    expect(plan.counts.toRun).toBe(48 - 13);
+  });
+
+  it('marks too-long cells, skipped cells and a user KV budget', () => {
+    const plan = planRun(
+      { contexts: [1000, 30_000], concurrency: [1, 4], maxOutputTokens: 4096, skip: [{ context: 1000, concurrency: 4 }], kvBudgetTokens: 10_000 },
+      { maxModelLen: 32_768, kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null } },
+    );
+    const byKey = Object.fromEntries(plan.cells.map((c) => [`${c.context}x${c.concurrency}`, c.action]));
+    expect(byKey).toEqual({ '1000x1': 'run', '1000x4': 'skipped', '30000x1': 'too-long', '30000x4': 'too-long' });
+    expect(plan.config.kvBudget.source).toBe('user');
+  });
+
+  it('orders prefill scouts and the C=1 column first, then row by row, with re-warm scouts', () => {
+    const plan = planRun({ contexts: [0, 8 * K, 16 * K], concurrency: [1, 2, 4], prefillContexts: [8 * K, 16 * K, 32 * K] }, reference);
+    const steps = plan.steps.map((s) => (s.kind === 'warmup' ? 'W' : s.kind === 'prefill' ? `P${s.context / K}${s.measured ? '' : 'r'}` : `D${s.context / K}x${s.concurrency}`));
+    expect(steps).toEqual(['W', 'D0x1', 'P8', 'D8x1', 'P16', 'D16x1', 'P32', 'D0x2', 'D0x4', 'P8r', 'D8x2', 'D8x4', 'P16r', 'D16x2', 'D16x4']);
+  });
+
+  it('gives an ETA that scales with the window and the simulator speed', () => {
+    const a = planRun({ contexts: [8 * K], concurrency: [1, 2], secondsPerMeasurement: 30 }, reference);
+    const b = planRun({ contexts: [8 * K], concurrency: [1, 2], secondsPerMeasurement: 30, simSpeed: 10 }, reference);
+    expect(a.etaSeconds).toBeGreaterThan(60);
+    expect(b.etaSeconds).toBeCloseTo(a.etaSeconds / 10, 5);
+  });
+
+  it('reads --sim-speed from a simulator launch and warns when the budget is unknown', () => {
+    const plan = planRun(
+      {},
+      {
+        maxModelLen: null,
+        kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
+        simulated: true,
+        launch: { kind: 'simulator', url: null, argv: ['node', 'sim', 'serve', '--sim-speed', '25'], env: {}, display: '', model: null, servedModel: null, revision: null, maxModelLen: null },
+      },
+    );
+    expect(plan.config.simSpeed).toBe(25);
+    expect(plan.warnings.join(' ')).toMatch(/KV cache budget is unknown/);
+    expect(plan.counts.overCapacity).toBe(0);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Profile (a) served as in the reference report reproduces its Over capacity cells exactly
+ * and, within 15%, its sustained-decode figures at (8K,1), (8K,64), (64K,8) and (128K,16).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planRun } from '../../../src-main/bench/plan';
+import type { ServerTarget } from '../../../src-main/server/target';
+import { REFERENCE_REPORT } from '../../helpers/paths';
+import { type SimHandle, startSim } from '../../helpers/sim';
+import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
+
+const K = 1024;
+const SPEED = 10;
+const NEEDED: Array<[number, number]> = [
+  [8 * K, 1],
+  [8 * K, 64],
+  [64 * K, 8],
+  [128 * K, 16],
+];
+const CONTEXT_LABELS: Record<string, number> = { '8K': 8 * K, '16K': 16 * K, '32K': 32 * K, '64K': 64 * K, '128K': 128 * K, '251K': 257_984 };
+
+/** The reference report's "All measurements" decode rows: context label, C, status, total tok/s. */
+function referenceRows(): Array<{ context: number; c: number; status: string; total: number | null }> {
+  const rows = [];
+  for (const line of readFileSync(REFERENCE_REPORT, 'utf8').split('\n')) {
+    const m = /^\| Sustained decode \| (\w+) \| (\d+) \| ([^|]+) \| ([^|]+) \|/.exec(line);
+    if (!m) continue;
+    rows.push({ context: CONTEXT_LABELS[m[1]], c: Number(m[2]), status: m[3].trim(), total: m[4].trim() === '—' ? null : Number(m[4].replace(/,/g, '')) });
+  }
+  return rows;
+}
+
+describe('reference report (profile a, --max-model-len 262144 --gpu-memory-utilization 0.83)', () => {
+  let sim: SimHandle;
+  let target: ServerTarget;
+  beforeAll(async () => {
+    sim = await startSim({ speed: SPEED, args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'] });
+    target = await targetOf(sim.url);
+  }, 60_000);
+  afterAll(async () => sim?.stop());
+
+  it('plans exactly the reference Over capacity cells from the KV budget the server reports', () => {
+    const ref = referenceRows();
+    expect(ref.length).toBe(48);
+    const plan = planRun({}, target);
+    expect(plan.config.contexts.slice(1)).toEqual(Object.values(CONTEXT_LABELS));
+    const planned = new Map(plan.cells.map((c) => [`${c.context}x${c.concurrency}`, c.action]));
+    for (const r of ref) expect([`${r.context}x${r.c}`, planned.get(`${r.context}x${r.c}`) === 'over-capacity']).toEqual([`${r.context}x${r.c}`, r.status === 'Over capacity']);
+  });
+
+  it('measures the named cells Valid and within 15% of the reference figures', async () => {
+    const contexts = [8 * K, 64 * K, 128 * K];
+    const concurrency = [1, 8, 16, 64];
+    const skip = contexts.flatMap((context) => concurrency.filter((c) => !NEEDED.some(([x, y]) => x === context && y === c)).map((c) => ({ context, concurrency: c })));
+    const r = await runBench(target, { contexts, concurrency, skip, prefillContexts: [], secondsPerMeasurement: 20, simSpeed: SPEED }, join(tempDir(), 'ref.speedmatrix.json'));
+    const cells = cellsOf(r.session);
+    const ref = referenceRows();
+    for (const [context, c] of NEEDED) {
+      const mine = cells[`${context}x${c}`];
+      const theirs = ref.find((x) => x.context === context && x.c === c)!;
+      expect([context, c, mine.status, mine.reason]).toEqual([context, c, 'valid', null]);
+      const err = Math.abs(mine.totalTokensPerSecond! - theirs.total!) / theirs.total!;
+      expect([context, c, err < 0.15]).toEqual([context, c, true]);
+    }
+    expect(r.session.cells.filter((c) => c.status === 'skipped').length).toBe(8);
+  }, 150_000);
+});

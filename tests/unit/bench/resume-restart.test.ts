@@ -1,0 +1,151 @@
+/**
+ * Cancel and resume (no cell measured twice), a worker that dies, and a supervised server that
+ * crashes mid-run and is restarted, all against the real simulator.
+ */
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cellKey } from '../../../src-main/bench/plan';
+import type { BenchEvent, RunConfigInput } from '../../../src-main/bench/types';
+import { forkLauncher, type WorkerLauncher } from '../../../src-main/bench/worker-transport';
+import { Supervisor } from '../../../src-main/server/supervisor';
+import type { LaunchOptions } from '../../../src-main/server/launch';
+import { type SimHandle, freePort, startSim } from '../../helpers/sim';
+import { readSessionFile } from '../../../src-main/session/read';
+import { runBench, targetOf, tempDir } from './bench-helpers';
+
+const SPEED = 20;
+const config: RunConfigInput = { contexts: [0, 2048], concurrency: [1, 2], prefillContexts: [2048], secondsPerMeasurement: 5, simSpeed: SPEED, warmup: false };
+const doneKeys = (events: BenchEvent[]) =>
+  events.flatMap((e) => (e.type === 'cell-done' && e.cell.status !== 'cancelled' ? [cellKey(e.cell)] : []));
+
+let sim: SimHandle | null = null;
+let sup: Supervisor | null = null;
+afterEach(async () => {
+  await sim?.stop();
+  sim = null;
+  await sup?.stop();
+  sup = null;
+});
+
+describe('cancel and resume', () => {
+  it('Stop marks the current cell Cancelled and saves; resume finishes the matrix with no cell measured twice', async () => {
+    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara'] });
+    const target = await targetOf(sim.url);
+    const file = join(tempDir(), 'resume.speedmatrix.json');
+    let stopping = false;
+    const first = await runBench(target, config, file, {
+      onEventAlso: (e, stop) => {
+        // Stop inside the second decode cell, while it ramps up.
+        if (e.type === 'cell-start' && e.index === 2 && !stopping) {
+          stopping = true;
+          setTimeout(() => void stop(), 100);
+        }
+      },
+    });
+    const runDone = first.events.find((e) => e.type === 'run-done');
+    expect(runDone?.type === 'run-done' && runDone.outcome).toBe('cancelled');
+    const cancelled = first.session.cells.filter((c) => c.status === 'cancelled');
+    expect(cancelled.length).toBe(1);
+    expect(existsSync(file)).toBe(true);
+    expect(existsSync(`${file}.journal`)).toBe(false); // the final save succeeded
+    const firstDone = doneKeys(first.events);
+    expect(firstDone.length).toBe(1);
+
+    const second = await runBench(target, config, file, { resume: true });
+    const secondDone = doneKeys(second.events);
+    expect(secondDone.filter((k) => firstDone.includes(k))).toEqual([]);
+    expect([...firstDone, ...secondDone].sort()).toEqual(['0x1', '0x2', '2048x1', '2048x2'].sort());
+    expect(second.session.cells.map((c) => c.status)).toEqual(['valid', 'valid', 'valid', 'valid']);
+    // The first cell's figures survive untouched.
+    const before = first.session.cells.find((c) => cellKey(c) === firstDone[0])!;
+    const after = second.session.cells.find((c) => cellKey(c) === firstDone[0])!;
+    expect(after.startedAt).toBe(before.startedAt);
+    expect(after.totalTokensPerSecond).toBe(before.totalTokensPerSecond);
+    // The prefill measured in the first run is not measured again.
+    expect(second.events.some((e) => e.type === 'prefill-done')).toBe(false);
+    expect(second.session.prefill.length).toBe(1);
+  }, 90_000);
+
+  it('a worker that dies: the cells it finished are saved, the current one marked, and resume completes the run', async () => {
+    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara'] });
+    const target = await targetOf(sim.url);
+    const file = join(tempDir(), 'crash.speedmatrix.json');
+    // A launcher that kills its worker right after the first finished cell.
+    const killing: WorkerLauncher = {
+      launch() {
+        const ch = forkLauncher.launch();
+        ch.onMessage((m) => {
+          if (m.type === 'event' && m.event.type === 'cell-done') setTimeout(() => ch.kill(), 10);
+        });
+        return ch;
+      },
+    };
+    const first = await runBench(target, config, file, { launcher: killing });
+    const runDone = first.events.find((e) => e.type === 'run-done');
+    expect(runDone?.type === 'run-done' && runDone.outcome).toBe('failed');
+    expect(first.events.some((e) => e.type === 'error' && /worker stopped unexpectedly/.test(e.message))).toBe(true);
+    const measured = first.session.cells.filter((c) => c.status === 'valid');
+    expect(measured.length).toBe(1);
+    const second = await runBench(target, config, file, { resume: true });
+    expect(second.session.cells.filter((c) => c.status === 'valid').length).toBe(4);
+    expect(doneKeys(second.events)).not.toContain(cellKey(measured[0]));
+  }, 90_000);
+});
+
+describe('a disk that cannot be written', () => {
+  it('keeps the results, says where they could not be saved, and saves them in the temp folder instead', async () => {
+    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara'] });
+    const target = await targetOf(sim.url);
+    const dir = tempDir();
+    const blocker = join(dir, 'not-a-folder');
+    writeFileSync(blocker, 'a file where a folder should be');
+    const name = `unwritable-${process.pid}-${Date.now()}.speedmatrix.json`;
+    const wanted = join(blocker, name);
+    const r = await runBench(target, { ...config, contexts: [0], concurrency: [1], prefillContexts: [] }, wanted);
+    expect(r.file).toBe(join(tmpdir(), name));
+    const warn = r.events.find((e) => e.type === 'log' && e.level === 'warn' && e.message.startsWith(`Could not save ${wanted}`));
+    expect(warn && warn.type === 'log' ? warn.message : '').toMatch(/Saving to .* instead; nothing measured is lost/);
+    const saved = await readSessionFile(r.file);
+    expect(saved.ok && saved.data.cells.map((c) => c.status)).toEqual(['valid']);
+    expect(existsSync(`${r.file}.journal`)).toBe(false);
+    rmSync(r.file, { force: true });
+  }, 60_000);
+});
+
+describe('a supervised server that crashes mid-run', () => {
+  it('is restarted and the run continues; the cell it died in is an Error with the reason', async () => {
+    sup = new Supervisor();
+    const launch: LaunchOptions = {
+      engineKind: 'simulator',
+      model: 'microsoft/Fara1.5-4B',
+      servedModelName: 'fara',
+      host: '127.0.0.1',
+      port: await freePort(),
+      simSpeed: SPEED,
+      simArgs: ['--sim-load-seconds', '0.2', '--sim-crash-after-tokens', '2500'],
+    };
+    const started = await sup.start(launch, { readyTimeoutMs: 45_000, stopTimeoutMs: 5_000 });
+    if (!started.ok) throw new Error(started.error.message);
+    const s = sup;
+    let restarts = 0;
+    const r = await runBench(started.data, { ...config, contexts: [0], concurrency: [1, 2, 4, 8] }, join(tempDir(), 'sup.speedmatrix.json'), {
+      onServerCrash: async () => {
+        restarts++;
+        await s.stop();
+        const again = await s.start({ ...launch, simArgs: ['--sim-load-seconds', '0.2'] }, { readyTimeoutMs: 45_000, stopTimeoutMs: 5_000 });
+        return again.ok ? again.data : null;
+      },
+    });
+    expect(restarts).toBe(1);
+    const statuses = r.session.cells.map((c) => c.status);
+    const died = r.session.cells.findIndex((c) => c.status === 'error');
+    expect(died).toBeGreaterThanOrEqual(0);
+    expect(r.session.cells[died].reason).toMatch(/went down/);
+    // Every cell after the crash ran against the restarted server.
+    expect(statuses.slice(died + 1).every((st) => st === 'valid')).toBe(true);
+    expect(statuses.slice(died + 1).length).toBeGreaterThan(0);
+    expect(r.session.events.some((e) => /restarted/.test(e.message))).toBe(true);
+  }, 120_000);
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { metricValue, queueSample } from '../../../src-main/bench/metrics';
+import { latencyStats, percentile } from '../../../src-main/bench/stats';
+import { decideStatus } from '../../../src-main/bench/status';
+
+describe('latency stats', () => {
+  it('interpolates percentiles and computes the mean', () => {
+    const xs = Array.from({ length: 101 }, (_, i) => i / 100);
+    expect(percentile(xs, 0.5)).toBeCloseTo(0.5);
+    expect(percentile(xs, 0.99)).toBeCloseTo(0.99);
+    expect(latencyStats([0.3, 0.1, 0.2])).toEqual({ p50: 0.2, p90: expect.closeTo(0.28, 9), p99: expect.closeTo(0.298, 9), mean: expect.closeTo(0.2, 9) });
+    expect(latencyStats([])).toBeNull();
+  });
+});
+
+describe('status rules', () => {
+  const base = { cancelled: false, error: null, looped: false, concurrency: 16, avgActiveRequests: 16, maxWaitingSeen: 0, readinessTimedOut: false };
+  it('Valid when none of the rules fire', () => expect(decideStatus(base).status).toBe('valid'));
+  it('Requests queued: average active < 0.95 C, any waiting, or a readiness timeout', () => {
+    expect(decideStatus({ ...base, avgActiveRequests: 15.1 }).status).toBe('queued');
+    expect(decideStatus({ ...base, avgActiveRequests: 15.2 }).status).toBe('valid');
+    expect(decideStatus({ ...base, maxWaitingSeen: 1 }).reason).toMatch(/waiting/);
+    expect(decideStatus({ ...base, readinessTimedOut: true }).reason).toMatch(/readiness/);
+  });
+  it('Cancelled beats Error beats Looped beats Requests queued', () => {
+    expect(decideStatus({ ...base, cancelled: true, error: 'x', looped: true }).status).toBe('cancelled');
+    expect(decideStatus({ ...base, error: 'HTTP 500', looped: true }).status).toBe('error');
+    expect(decideStatus({ ...base, looped: true, maxWaitingSeen: 3 }).status).toBe('looped');
+  });
+});
+
+describe('metrics', () => {
+  const vllm = [
+    '# HELP vllm:num_requests_running Number of requests in model execution batches.',
+    '# TYPE vllm:num_requests_running gauge',
+    'vllm:num_requests_running{engine="0",model_name="fara"} 12.0',
+    'vllm:num_requests_running{engine="1",model_name="fara"} 4.0',
+    'vllm:num_requests_waiting{engine="0",model_name="fara"} 1.0',
+    'vllm:num_requests_waiting{engine="1",model_name="fara"} 0.0',
+    'vllm:num_requests_running_total{engine="0"} 99',
+    'vllm:generation_tokens_total{engine="0",model_name="fara"} 1.048576e+06',
+  ].join('\n');
+  it('sums engines, ignores longer names and comments', () => {
+    expect(queueSample(vllm, 'vllm')).toEqual({ running: 16, waiting: 1 });
+    expect(metricValue(vllm, 'vllm:generation_tokens_total')).toBe(1_048_576);
+  });
+  it('uses rank 0 only under tensor parallelism', () => {
+    const tp = 'vllm:num_requests_running{engine="0",rank="0"} 8\nvllm:num_requests_running{engine="0",rank="1"} 8\n';
+    expect(metricValue(tp, 'vllm:num_requests_running')).toBe(8);
+  });
+  it("reads SGLang, llama.cpp and TGI names, and finds the engine when it is unknown", () => {
+    expect(queueSample('sglang:num_running_reqs{name="m"} 3\nsglang:num_queue_reqs{name="m"} 2\n', 'sglang')).toEqual({ running: 3, waiting: 2 });
+    expect(queueSample('llamacpp:requests_processing 2\nllamacpp:requests_deferred 0\n', 'unknown')).toEqual({ running: 2, waiting: 0 });
+    expect(queueSample('tgi_batch_current_size 5\ntgi_queue_size 1\n', 'tgi')).toEqual({ running: 5, waiting: 1 });
+    expect(queueSample('something_else 1\n', 'unknown')).toBeNull();
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The app core end to end against the real simulator process (through the real supervisor and
+ * benchmark worker): a run stopped after its first cell keeps what it measured, and Resume
+ * finishes the matrix without measuring any cell twice.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AppCore, createAppCore } from '../../../src-main/core';
+import type { RunUpdate } from '../../../src-main/ipc/contract';
+
+const noGpu = async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] });
+const until = async (cond: () => boolean, ms: number) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe('app core: stop and resume a run against the simulator', () => {
+  let core: AppCore;
+  let dir: string;
+  const updates: RunUpdate[] = [];
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'speedmatrix-core-'));
+    core = createAppCore({ host: 'bridge', dataDir: dir, detectHardware: noGpu, stopTimeoutMs: 8000 });
+    core.on('run:update', (u) => updates.push(u));
+    const d = await core.invoke('server:defaults', []);
+    if (!d.ok) throw new Error(d.error);
+    const started = await core.invoke('server:start', [{ ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16k', gpuMemoryUtilization: '0.3' }]);
+    expect(started.ok).toBe(true);
+    let state = 'starting';
+    while (state === 'starting') {
+      await new Promise((r) => setTimeout(r, 100));
+      const snap = await core.invoke('server:snapshot', []);
+      state = snap.ok ? snap.data.state : 'failed';
+    }
+    expect(state).toBe('ready');
+  }, 90_000);
+  afterAll(async () => {
+    await core?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stops after the first cell, keeping it; resume measures only the rest', async () => {
+    const form = { contexts: [4096], concurrency: [1, 2, 4], prefillContexts: [], secondsPerMeasurement: 10, maxOutputTokens: 1024, tokenTargeting: 'estimate' as const };
+    const started = await core.invoke('run:start', [form]);
+    expect(started.ok).toBe(true);
+    await until(() => updates.some((u) => u.cells.length > 0), 90_000);
+    const stopped = await core.invoke('run:stop', []);
+    expect(stopped.ok && stopped.data.phase).toBe('cancelled');
+    const first = await core.invoke('session:get', []);
+    expect(first.ok).toBe(true);
+    if (!first.ok || !first.data.session) return;
+    const done = first.data.session.cells.filter((c) => c.status === 'valid');
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    expect(first.data.meta).toMatchObject({ file: null, dirty: true });
+    const startedAt = new Map(done.map((c) => [`${c.context}x${c.concurrency}`, c.startedAt]));
+
+    const resumed = await core.invoke('run:resume', []);
+    expect(resumed.ok).toBe(true);
+    await until(() => updates.at(-1)?.phase === 'done', 120_000);
+    const after = await core.invoke('session:get', []);
+    if (!after.ok || !after.data.session) throw new Error('no session after resume');
+    const cells = after.data.session.cells;
+    expect(cells.map((c) => c.concurrency).sort()).toEqual([1, 2, 4]);
+    expect(cells.every((c) => c.status === 'valid' || c.status === 'queued')).toBe(true);
+    // The cells measured before the stop were not measured again.
+    for (const [key, at] of startedAt) expect(cells.find((c) => `${c.context}x${c.concurrency}` === key)?.startedAt).toBe(at);
+  }, 240_000);
+});

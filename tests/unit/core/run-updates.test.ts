@@ -1,0 +1,58 @@
+/** The engine's event stream merged for the renderer: nothing finished is dropped, live samples coalesce. */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BenchEvent } from '../../../src-main/bench';
+import { planRun } from '../../../src-main/bench';
+import type { RunUpdate } from '../../../src-main/ipc/contract';
+import { RunUpdates } from '../../../src-main/core/run-updates';
+import type { DecodeCell } from '../../../src-main/session/schema';
+
+const K = 1024;
+const kv = { tokens: 100_000, source: 'metrics-cache-config' as const, detail: null, maxConcurrency: null, tokensPerRequest: null };
+const plan = planRun({ contexts: [8 * K, 16 * K], concurrency: [1, 8], maxOutputTokens: 2048, secondsPerMeasurement: 10 }, { maxModelLen: 32768, kvBudget: kv });
+const cell = (context: number, concurrency: number) => ({ context, concurrency, status: 'valid', totalTokensPerSecond: 100 }) as DecodeCell;
+const sample = (n: number): BenchEvent => ({ type: 'sample', context: 8 * K, concurrency: 1, stage: 'window', tokensPerSecond: n, activeRequests: 1, waitingRequests: 0, tokens: n, elapsedSeconds: 1 });
+
+let updates: RunUpdates | null = null;
+afterEach(() => updates?.dispose());
+
+describe('RunUpdates', () => {
+  it('turns the plan into the grid the Run view shows, over-capacity cells with their reason', () => {
+    const out: RunUpdate[] = [];
+    updates = new RunUpdates((u) => out.push(u), 10_000);
+    updates.push({ type: 'plan', plan, alreadyDone: 0 });
+    updates.flush();
+    const p = out[0].plan;
+    expect(p?.cells.map((c) => `${c.context}x${c.concurrency}:${c.status}`)).toEqual(['8192x1:run', '8192x8:run', '16384x1:run', '16384x8:over-capacity']);
+    expect(p?.cells[3].reason).toMatch(/exceeds the KV cache budget of 100000 tokens/);
+    expect(out[0].progress).toEqual({ done: 0, total: 3, etaSeconds: plan.etaSeconds });
+  });
+
+  it('sends one message per interval: every finished cell, only the newest live sample', async () => {
+    const out: RunUpdate[] = [];
+    updates = new RunUpdates((u) => out.push(u), 50);
+    updates.begin();
+    updates.push({ type: 'plan', plan, alreadyDone: 0 });
+    updates.push({ type: 'cell-start', context: 8 * K, concurrency: 1, index: 0, total: 3, etaSeconds: 5 });
+    for (let i = 1; i <= 100; i++) updates.push(sample(i));
+    updates.push({ type: 'cell-done', cell: cell(8 * K, 1), index: 0, total: 3, etaSeconds: 4 });
+    updates.push({ type: 'cell-start', context: 8 * K, concurrency: 8, index: 1, total: 3, etaSeconds: 4 });
+    updates.push(sample(777));
+    await new Promise((r) => setTimeout(r, 120));
+    expect(out).toHaveLength(1);
+    expect(out[0].phase).toBe('decode');
+    expect(out[0].cells.map((c) => c.concurrency)).toEqual([1]);
+    expect(out[0].live?.tokensPerSecond).toBe(777);
+    expect(out[0].progress).toEqual({ done: 1, total: 3, etaSeconds: 4 });
+    // A later snapshot (a reloaded renderer) still has everything.
+    updates.push({ type: 'cell-done', cell: cell(8 * K, 8), index: 1, total: 3, etaSeconds: 2 });
+    expect(updates.snapshot().cells.map((c) => c.concurrency)).toEqual([1, 8]);
+  });
+
+  it('ends with the outcome in words, at once', () => {
+    const out: RunUpdate[] = [];
+    updates = new RunUpdates((u) => out.push(u), 10_000);
+    updates.begin();
+    updates.push({ type: 'run-done', outcome: 'cancelled', session: { cells: [cell(8 * K, 1)] } as never, sessionFile: null, counts: {} });
+    expect(out.at(-1)).toMatchObject({ phase: 'cancelled', live: null, message: 'The run was stopped; finished cells are kept.' });
+  });
+});

@@ -1,0 +1,60 @@
+/** The open session: real files on disk, a failed save that loses nothing, imports, recent files. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createAppCore } from '../../../src-main/core';
+import { createSession } from '../../../src-main/session/create';
+import { serializeSession } from '../../../src-main/session/write';
+import { REFERENCE_REPORT } from '../../helpers/paths';
+
+const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-session-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const noGpu = async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] });
+
+describe('session files through the core', () => {
+  const core = createAppCore({ host: 'bridge', dataDir: join(dir, 'app'), detectHardware: noGpu });
+
+  it('keeps the results in memory and says so when a save fails, then saves elsewhere', async () => {
+    const opened = await core.invoke('session:open-data', [{ name: 'a.speedmatrix.json', text: serializeSession(createSession({ simulated: true })) }]);
+    expect(opened.ok).toBe(true);
+    const bad = await core.invoke('session:save', [join(dir, 'no-such-folder', 'x.speedmatrix.json')]);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toMatch(/Could not save .*x\.speedmatrix\.json: the folder does not exist\. Your results are still open here; use Save As/);
+    const view = await core.invoke('session:get', []);
+    expect(view.ok && view.data.session?.simulated).toBe(true);
+    expect(view.ok && view.data.meta.saveError).toMatch(/folder does not exist/);
+    const good = await core.invoke('session:save-as', [join(dir, 'kept')]);
+    expect(good.ok && good.data).toMatchObject({ file: join(dir, 'kept.speedmatrix.json'), dirty: false, saveError: null });
+    expect(JSON.parse(readFileSync(join(dir, 'kept.speedmatrix.json'), 'utf8')).format).toBe('speedmatrix-session');
+    const recent = await core.invoke('session:recent', []);
+    expect(recent.ok && recent.data[0]).toBe(join(dir, 'kept.speedmatrix.json'));
+  });
+
+  it('imports another tool’s report text opened by path, as an unsaved session', async () => {
+    const r = await core.invoke('session:open', [REFERENCE_REPORT]);
+    expect(r.ok && r.data).toMatchObject({ file: null, dirty: true, sourceName: 'fara-4b-rtx-pro-6000-bf16.txt' });
+    const v = await core.invoke('session:get', []);
+    expect(v.ok && v.data.session?.cells.length).toBe(48);
+  });
+
+  it('refuses a file that is neither a session nor importable, with what was expected', async () => {
+    const f = join(dir, 'notes.txt');
+    writeFileSync(f, 'hello');
+    const r = await core.invoke('session:open', [f]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(/notes\.txt is not a file SpeedMatrix can import/);
+  });
+
+  it('exports Markdown and HTML beside the session file', async () => {
+    await core.invoke('session:open', [join(dir, 'kept.speedmatrix.json')]);
+    const md = await core.invoke('report:export', ['markdown']);
+    expect(md.ok && md.data.file).toBe(join(dir, 'kept.md'));
+    const html = await core.invoke('report:export', ['html']);
+    expect(html.ok && html.data.file).toBe(join(dir, 'kept.html'));
+    expect(readFileSync(join(dir, 'kept.html'), 'utf8')).toMatch(/^<!doctype html>/i);
+    const pdf = await core.invoke('report:export', ['pdf']);
+    expect(pdf.ok).toBe(false);
+    if (!pdf.ok) expect(pdf.error).toMatch(/PDF export is not available here/);
+  });
+});

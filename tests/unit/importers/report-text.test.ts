@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importFile, importText } from '../../../src-main/importers/index';
+import { renderMarkdownReport } from '../../../src-main/report/markdown';
+import { SessionSchema } from '../../../src-main/session/schema';
+import { countByStatus } from '../../../src-main/session/summary';
+import { REFERENCE_REPORT } from '../../helpers/paths';
+import { tableAfter } from '../report/reference-text';
+
+const reference = (): string => readFileSync(REFERENCE_REPORT, 'utf8');
+
+function imported(text = reference()) {
+  const r = importText(text, 'fara-4b-rtx-pro-6000-bf16.txt');
+  if (!r.ok) throw new Error(r.error);
+  return r.data;
+}
+
+describe('import: text of a speed test matrix web page', () => {
+  it('reads the title, hardware, engine and run blocks and the launch command', async () => {
+    const r = await importFile(REFERENCE_REPORT);
+    expect(r.ok).toBe(true);
+    const s = r.ok ? r.data : imported();
+    expect(SessionSchema.safeParse(s).success).toBe(true);
+    expect(s.origin).toEqual({ kind: 'imported-report-text', file: 'fara-4b-rtx-pro-6000-bf16.txt' });
+    expect(s.kvBudget.source).toBe('imported');
+    expect(s.hardware.gpuType).toBe('Discrete GPU');
+    expect(s.hardware.gpus).toHaveLength(1);
+    expect(s.hardware.gpus[0]).toMatchObject({ name: 'RTX PRO 6000 Blackwell Server Edition', vendor: 'nvidia', vramBytes: 96 * 1024 ** 3 });
+    expect(s.hardware.os?.platform).toBe('linux');
+    expect(s.engine).toMatchObject({
+      name: 'vllm', version: '0.30.1rc1.dev452+g73a583112', quantization: 'BF16', backend: 'cuda',
+      repository: 'github.com/vllm-project/vllm', build: 'cuda-13.2', commit: '73a5831127a9', dtype: 'bfloat16',
+    });
+    expect(s.server).toMatchObject({ kind: 'imported', model: 'microsoft/Fara1.5-4B', servedModel: 'fara', revision: 'main', maxModelLen: 262144 });
+    expect(s.server.env).toEqual({ MAX_JOBS: '2', FLASHINFER_NVCC_THREADS: '1', TORCHINDUCTOR_COMPILE_THREADS: '1' });
+    expect(s.server.argv.slice(1, 3)).toEqual(['serve', 'microsoft/Fara1.5-4B']);
+    expect(s.server.argv[s.server.argv.indexOf('--api-key') + 1]).toBe('<redacted>');
+    expect(s.server.argv[s.server.argv.length - 1]).toBe('{"image":10}');
+    expect(s.server.display.endsWith(`--limit-mm-per-prompt '{"image":10}'`)).toBe(true);
+    expect(s.runConfig).toMatchObject({ secondsPerMeasurement: 30, maxOutputTokens: 4096, benchmarkTool: 'llm-inference-bench v0.7.6' });
+  });
+
+  it('reads every row of All measurements into prefill results and decode cells', () => {
+    const s = imported();
+    expect(s.prefill).toHaveLength(7);
+    expect(s.cells).toHaveLength(48);
+    expect(countByStatus(s)).toEqual({ valid: 29, looped: 6, 'over-capacity': 13 });
+    // "251K" is the largest usable context: 262144 - 4096 - 64 = 257984.
+    expect(s.runConfig.contexts).toEqual([8192, 16384, 32768, 65536, 131072, 257984]);
+    expect(s.runConfig.concurrency).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
+    expect(s.runConfig.prefillContexts).toEqual([8192, 16384, 32768, 65536, 131072, 257984, 262144]);
+    expect(s.prefill[0]).toMatchObject({ context: 8192, status: 'valid', tokensPerSecond: 34_600, ttftSeconds: 0.236 });
+    const c = s.cells.find((x) => x.context === 8192 && x.concurrency === 128)!;
+    expect(c).toMatchObject({ status: 'valid', totalTokensPerSecond: 4786.2, perRequestTokensPerSecond: 37.1, avgActiveRequests: 128, completedRequests: 0, outputTokens: 143_488, windowSeconds: 30 });
+    expect(c.ttft?.p50).toBeCloseTo(0.862, 9);
+    expect(c.timeBetweenTokens?.p50).toBeCloseTo(0.0269, 9);
+    const looped = s.cells.find((x) => x.context === 8192 && x.concurrency === 16)!;
+    expect(looped).toMatchObject({ status: 'looped', totalTokensPerSecond: null, completedRequests: 0, outputTokens: 0, windowSeconds: null });
+    const over = s.cells.find((x) => x.context === 16384 && x.concurrency === 128)!;
+    expect(over).toMatchObject({ status: 'over-capacity', completedRequests: null, outputTokens: null });
+    expect(s.checksUnavailable.join(' ')).toMatch(/only medians/);
+  });
+
+  it('round trip: the exported Markdown has the fixture’s All measurements rows, cell for cell', () => {
+    const md = renderMarkdownReport(imported());
+    const ref = tableAfter(reference(), 'Phase');
+    const ours = tableAfter(md, 'Phase');
+    expect(ours.length).toBe(ref.length);
+    for (let i = 0; i < ref.length; i++) expect(ours[i], `row ${i}`).toEqual(ref[i]);
+  });
+
+  it('imports its own Markdown export back to the same measurements', () => {
+    const first = imported();
+    const again = importText(renderMarkdownReport(first), 'fara.md');
+    expect(again.ok).toBe(true);
+    if (!again.ok) return;
+    expect(again.data.cells).toEqual(first.cells);
+    expect(again.data.prefill).toEqual(first.prefill);
+    expect(again.data.engine).toEqual(first.engine);
+    expect(again.data.server.model).toBe('microsoft/Fara1.5-4B');
+    expect(again.data.hardware.gpus[0].name).toBe(first.hardware.gpus[0].name);
+  });
+
+  it('maps every status word, including Requests queued, to session statuses', () => {
+    const rows = reference().split('\n');
+    const swap = (match: string, word: string) => {
+      const i = rows.findIndex((l) => l.startsWith(match));
+      rows[i] = rows[i].replace('| Valid |', `| ${word} |`).replace('| Over capacity |', `| ${word} |`);
+    };
+    swap('| Sustained decode | 8K | 1 |', 'Requests queued');
+    swap('| Sustained decode | 8K | 2 |', 'Error');
+    swap('| Sustained decode | 8K | 4 |', 'Cancelled');
+    swap('| Sustained decode | 251K | 128 |', 'Skipped');
+    swap('| Sustained decode | 128K | 128 |', 'Too long');
+    const s = imported(rows.join('\n'));
+    const at = (ctx: number, c: number) => s.cells.find((x) => x.context === ctx && x.concurrency === c)!;
+    expect(at(8192, 1)).toMatchObject({ status: 'queued', totalTokensPerSecond: 141.4 });
+    expect(at(8192, 2).status).toBe('error');
+    expect(at(8192, 4).status).toBe('cancelled');
+    expect(at(257984, 128).status).toBe('skipped');
+    expect(at(131072, 128).status).toBe('too-long');
+    const md = renderMarkdownReport(s);
+    expect(md).toContain('| Sustained decode | 8K | 1 | Requests queued | 141.4 |');
+  });
+
+  it('refuses a truncated table, an unknown status and a missing column, naming the row', () => {
+    const text = reference();
+    const cut = text.slice(0, text.indexOf('| Sustained decode | 64K | 4 |') + 30);
+    const a = importText(cut, 'cut.txt');
+    expect(a.ok).toBe(false);
+    if (!a.ok) expect(a.error).toMatch(/cut\.txt.*truncated/);
+
+    const b = importText(text.replace('| 8K | 16 | Looped |', '| 8K | 16 | Wobbly |'), 'odd.txt');
+    expect(b.ok).toBe(false);
+    if (!b.ok) expect(b.error).toMatch(/odd\.txt, All measurements row \d+ .*unknown status "Wobbly"; expected one of Valid, /);
+
+    const c = importText(text.replace('| Time between tokens |', '| Gap |'), 'cols.txt');
+    expect(c.ok).toBe(false);
+    if (!c.ok) expect(c.error).toContain('no "Time between tokens" column');
+
+    const d = importText(text.replace('| 8K | 1 | Valid | 141.4 |', '| 8K | 1 | Valid | fast |'), 'bad.txt');
+    expect(d.ok).toBe(false);
+    if (!d.ok) expect(d.error).toContain('"fast" is not a valid Total tok/s value');
+  });
+
+  it('refuses text that is not a report, saying what it expected', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sm-import-'));
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'Speed test matrix\nsome notes about a run, no table here\n');
+    const r = await importFile(notes);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error).toContain('notes.txt is not a file SpeedMatrix can import');
+      expect(r.error).toContain('All measurements');
+      expect(r.error).toContain('benchmark_results.json');
+    }
+  });
+});

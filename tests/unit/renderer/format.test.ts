@@ -1,0 +1,128 @@
+/** The renderer's display text: the reference report's spellings, and a unit on every number. */
+import { describe, expect, it } from 'vitest';
+import { fmtContext, fmtMs, fmtSeconds, fmtTokPerSec, tokPerSec, ttftLabel, cellLines, cellName } from '../../../src-renderer/src/format';
+import { buildHeatmap, rampColor, textOn } from '../../../src-renderer/src/charts/heatmap-model';
+import { measurementRows, sortRows } from '../../../src-renderer/src/features/results/measurements';
+import { createSession } from '../../../src-main/session/create';
+import type { DecodeCell } from '../../../src-main/session/schema';
+
+const K = 1024;
+const stats = (p50: number) => ({ p50, p90: p50 * 1.2, p99: p50 * 1.5, mean: p50 * 1.1 });
+
+function cell(context: number, concurrency: number, over: Partial<DecodeCell> = {}): DecodeCell {
+  return {
+    context,
+    concurrency,
+    status: 'valid',
+    reason: null,
+    promptTokens: context,
+    totalTokensPerSecond: 100,
+    perRequestTokensPerSecond: 100 / concurrency,
+    ttft: stats(0.05),
+    timeBetweenTokens: stats(0.007),
+    avgActiveRequests: concurrency,
+    completedRequests: 0,
+    outputTokens: 3000,
+    windowSeconds: 30,
+    readinessTimedOut: false,
+    maxWaitingSeen: null,
+    evidence: null,
+    requests: null,
+    telemetry: null,
+    startedAt: null,
+    finishedAt: null,
+    ...over,
+  };
+}
+
+describe('renderer formatting', () => {
+  it('writes numbers as the reference report does', () => {
+    expect(fmtTokPerSec(34_600)).toBe('34.6K');
+    expect(fmtTokPerSec(2646.7)).toBe('2,646.7');
+    expect(fmtMs(0.236)).toBe('236 ms');
+    expect(fmtSeconds(30)).toBe('30.0 s');
+    expect(fmtContext(8 * K)).toBe('8K');
+    expect(fmtContext(251 * K)).toBe('251K');
+  });
+
+  it('adds the unit wherever a number stands alone', () => {
+    expect(tokPerSec(34_600)).toBe('34.6K tok/s');
+    expect(tokPerSec(2646.7)).toBe('2,646.7 tok/s');
+    expect(tokPerSec(null)).toBe('—');
+    expect(ttftLabel(0.247)).toBe('247 ms TTFT');
+    expect(cellName({ context: 8 * K, concurrency: 1 })).toBe('8K context · 1 request at once');
+    expect(cellName({ context: 251 * K, concurrency: 32 })).toBe('251K context · 32 requests at once');
+  });
+
+  it('shows a status word instead of figures for a cell that is not valid', () => {
+    expect(cellLines(cell(8 * K, 16, { status: 'looped', totalTokensPerSecond: null }))).toEqual(['Looped', '']);
+    expect(cellLines(cell(8 * K, 32, { totalTokensPerSecond: 2646.7, ttft: stats(0.247) }))).toEqual(['2,646.7 tok/s', '247 ms TTFT']);
+  });
+});
+
+describe('heatmap model', () => {
+  const cells = [
+    cell(8 * K, 1, { totalTokensPerSecond: 141.4 }),
+    cell(8 * K, 32, { totalTokensPerSecond: 2646.7, ttft: stats(0.247) }),
+    cell(8 * K, 16, { status: 'looped', totalTokensPerSecond: null, reason: 'repeats' }),
+  ];
+  const plan = [{ context: 16 * K, concurrency: 32, status: 'over-capacity' as const, reason: 'needs more KV cache' }];
+  const m = buildHeatmap([16 * K, 8 * K], [32, 1, 16], cells, plan);
+
+  it('puts contexts in rows and concurrency in columns, both ascending', () => {
+    expect(m.contexts).toEqual([8 * K, 16 * K]);
+    expect(m.concurrency).toEqual([1, 16, 32]);
+    expect(m.rows[0].map((c) => c.line1)).toEqual(['141.4 tok/s', 'Looped', '2,646.7 tok/s']);
+    expect(m.rows[0][2].line2).toBe('247 ms TTFT');
+  });
+
+  it('greys planned-out cells with their reason and lists the statuses shown for the legend', () => {
+    const over = m.rows[1][2];
+    expect(over.kind).toBe('status');
+    expect(over.line1).toBe('Over capacity');
+    expect(over.reason).toBe('needs more KV cache');
+    expect(m.rows[1][0].kind).toBe('empty');
+    expect(m.statusesShown).toEqual(['looped', 'over-capacity']);
+  });
+
+  it('keeps the figures of a queued cell, flagged with its word', () => {
+    const q = buildHeatmap([8 * K], [8], [cell(8 * K, 8, { status: 'queued', totalTokensPerSecond: 880.5, ttft: stats(0.1) })]);
+    expect(q.rows[0][0]).toMatchObject({ kind: 'value', line1: '880.5 tok/s', line2: '100 ms TTFT', flag: 'Requests queued' });
+    expect(q.statusesShown).toEqual(['queued']);
+  });
+
+  it('colours by total tok/s on a log scale, darkest for the lowest, with readable text', () => {
+    expect(m.min).toBe(141.4);
+    expect(m.max).toBe(2646.7);
+    expect(m.rows[0][0].background).toBe(rampColor(0));
+    expect(m.rows[0][2].background).toBe(rampColor(1));
+    expect(textOn(0)).toBe('#fff');
+    expect(textOn(1)).toBe('#111');
+  });
+});
+
+describe('All measurements rows', () => {
+  const s = createSession({
+    prefill: [{ context: 8 * K, status: 'valid', promptTokens: 8192, ttftSeconds: 0.236, tokensPerSecond: 34_600 }],
+    cells: [
+      cell(8 * K, 32, { totalTokensPerSecond: 2646.7, perRequestTokensPerSecond: 82.9, ttft: stats(0.247), timeBetweenTokens: stats(0.0121), avgActiveRequests: 32, outputTokens: 79_392 }),
+      cell(8 * K, 1, { totalTokensPerSecond: 141.4, perRequestTokensPerSecond: 142, outputTokens: 4243, completedRequests: 1 }),
+      cell(16 * K, 128, { status: 'over-capacity', totalTokensPerSecond: null, perRequestTokensPerSecond: null, ttft: null, timeBetweenTokens: null, avgActiveRequests: null, completedRequests: null, outputTokens: null, windowSeconds: null }),
+    ],
+  });
+  const rows = measurementRows(s);
+
+  it('has the reference columns and units, prefill first then decode in matrix order', () => {
+    expect(rows[0].text).toEqual(['Prefill', '8K', '1', 'Valid', '34.6K', '—', '236 ms', '—', '—', '1', '—', '—']);
+    expect(rows[1].text).toEqual(['Sustained decode', '8K', '1', 'Valid', '141.4', '142.0', '50 ms', '7.0 ms', '1.0', '1', '4,243', '30.0 s']);
+    expect(rows[2].text).toEqual(['Sustained decode', '8K', '32', 'Valid', '2,646.7', '82.9', '247 ms', '12.1 ms', '32.0', '0', '79,392', '30.0 s']);
+    expect(rows[3].text).toEqual(['Sustained decode', '16K', '128', 'Over capacity', '—', '—', '—', '—', '—', '—', '—', '—']);
+  });
+
+  it('sorts by a column either way, missing values last', () => {
+    const desc = sortRows(rows, { column: 'total', descending: true }).map((r) => r.key);
+    expect(desc).toEqual(['p8192', 'd8192x32', 'd8192x1', 'd16384x128']);
+    const asc = sortRows(rows, { column: 'total', descending: false }).map((r) => r.key);
+    expect(asc).toEqual(['d8192x1', 'd8192x32', 'p8192', 'd16384x128']);
+  });
+});

@@ -1,0 +1,132 @@
+/** The store's slices: the renderer's state changes as main's events say, nothing guessed. */
+import { describe, expect, it } from 'vitest';
+import type { RunUpdate, ServerSnapshot } from '../../../src-main/ipc/contract';
+import type { DecodeCell } from '../../../src-main/session/schema';
+import { createAppStore } from '../../../src-renderer/src/store';
+import { LOG_LIMIT } from '../../../src-renderer/src/store/server-slice';
+import { TELEMETRY_WINDOW } from '../../../src-renderer/src/store/hardware-slice';
+
+const K = 1024;
+const update = (u: Partial<RunUpdate>): RunUpdate => ({ phase: 'decode', plan: null, live: null, cells: [], prefill: [], progress: null, message: null, ...u });
+const done = (context: number, concurrency: number, status: DecodeCell['status'] = 'valid') =>
+  ({ context, concurrency, status, totalTokensPerSecond: status === 'valid' ? 100 : null }) as DecodeCell;
+
+describe('app slice', () => {
+  it('is loading until the bridge answered, then ready with the version', () => {
+    const s = createAppStore();
+    expect(s.getState().appState).toBe('loading');
+    s.getState().setAppInfo({ name: 'SpeedMatrix', version: '0.1.0', platform: 'linux', host: 'bridge' });
+    expect(s.getState().appState).toBe('ready');
+    expect(s.getState().appInfo?.version).toBe('0.1.0');
+  });
+
+  it('keeps the last five notices and dismisses by id', () => {
+    const s = createAppStore();
+    for (let i = 0; i < 7; i++) s.getState().pushNotice({ level: 'info', message: `n${i}` });
+    const ns = s.getState().notices;
+    expect(ns.map((n) => n.message)).toEqual(['n2', 'n3', 'n4', 'n5', 'n6']);
+    s.getState().dismissNotice(ns[0].id);
+    expect(s.getState().notices).toHaveLength(4);
+  });
+});
+
+describe('run slice', () => {
+  it('edits chips as sorted unique values and applies presets', () => {
+    const s = createAppStore();
+    s.getState().applyPreset('quick');
+    expect(s.getState().runForm.contexts).toEqual([8 * K, 16 * K, 32 * K]);
+    s.getState().addChip('contexts', 4 * K);
+    s.getState().addChip('contexts', 8 * K);
+    expect(s.getState().runForm.contexts).toEqual([4 * K, 8 * K, 16 * K, 32 * K]);
+    s.getState().removeChip('concurrency', 2);
+    expect(s.getState().runForm.concurrency).toEqual([1, 4, 8]);
+    s.getState().applyPreset('seed');
+    expect(s.getState().runForm.contexts.at(-1)).toBe(251 * K);
+    expect(s.getState().runForm.concurrency).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
+  });
+
+  it('accumulates finished cells from merged updates and forgets them when a new run starts', () => {
+    const s = createAppStore();
+    s.getState().applyRunUpdate(update({ phase: 'starting' }));
+    s.getState().applyRunUpdate(update({ cells: [done(8 * K, 1)], live: { context: 8 * K, concurrency: 2, stage: 'measuring', tokensPerSecond: 250, activeRequests: 2, outputTokens: 10, elapsedSeconds: 1 } }));
+    s.getState().applyRunUpdate(update({ cells: [done(8 * K, 2), done(8 * K, 16, 'looped')], progress: { done: 3, total: 4, etaSeconds: 10 } }));
+    expect(Object.keys(s.getState().liveCells).sort()).toEqual(['8192x1', '8192x16', '8192x2']);
+    expect(s.getState().live?.tokensPerSecond).toBe(250);
+    expect(s.getState().progress).toEqual({ done: 3, total: 4, etaSeconds: 10 });
+    s.getState().applyRunUpdate(update({ phase: 'done' }));
+    expect(s.getState().live).toBeNull();
+    expect(Object.keys(s.getState().liveCells)).toHaveLength(3);
+    s.getState().applyRunUpdate(update({ phase: 'starting' }));
+    expect(s.getState().liveCells).toEqual({});
+  });
+
+  it('keeps prefill points sorted by context, a repeat replacing the earlier one', () => {
+    const s = createAppStore();
+    const p = (context: number, tps: number) => ({ context, status: 'valid' as const, reason: null, promptTokens: context, ttftSeconds: 1, tokensPerSecond: tps, measuredAt: null });
+    s.getState().applyRunUpdate(update({ phase: 'prefill', prefill: [p(16 * K, 2)] }));
+    s.getState().applyRunUpdate(update({ prefill: [p(8 * K, 1), p(16 * K, 3)] }));
+    expect(s.getState().livePrefill.map((x) => [x.context, x.tokensPerSecond])).toEqual([
+      [8 * K, 1],
+      [16 * K, 3],
+    ]);
+  });
+
+  it('shows a failed run with its message', () => {
+    const s = createAppStore();
+    s.getState().applyRunUpdate(update({ phase: 'failed', message: 'The server stopped answering.' }));
+    expect(s.getState().runError).toBe('The server stopped answering.');
+  });
+});
+
+describe('server slice', () => {
+  const snap = (state: ServerSnapshot['state'], startedAt: number | null = 1): ServerSnapshot => ({ state, kind: 'simulator', display: 'speedmatrix sim serve m', startedAt, progress: null, ready: null, failure: null });
+
+  it('renders what the supervisor says, and a new start clears the old log', () => {
+    const s = createAppStore();
+    s.getState().setServerSnapshot(snap('starting', 1));
+    s.getState().appendServerLog(['INFO loading', 'INFO ready']);
+    s.getState().setServerSnapshot(snap('ready', 1));
+    expect(s.getState().serverLog).toHaveLength(2);
+    s.getState().setServerSnapshot(snap('exited', 1));
+    s.getState().setServerSnapshot(snap('starting', 2));
+    expect(s.getState().serverLog).toEqual([]);
+    expect(s.getState().server.state).toBe('starting');
+  });
+
+  it('caps the log it keeps', () => {
+    const s = createAppStore();
+    s.getState().appendServerLog(Array.from({ length: LOG_LIMIT + 10 }, (_, i) => `line ${i}`));
+    expect(s.getState().serverLog).toHaveLength(LOG_LIMIT);
+    expect(s.getState().serverLog[0]).toBe('line 10');
+  });
+
+  it('edits the form only once defaults arrived', () => {
+    const s = createAppStore();
+    s.getState().updateServerForm({ model: 'x' });
+    expect(s.getState().serverForm).toBeNull();
+  });
+});
+
+describe('hardware slice', () => {
+  it('keeps a rolling telemetry window per GPU', () => {
+    const s = createAppStore();
+    const sample = (gpu: number, at: number) => ({ at, gpu, utilization: 0.5, memoryUsedBytes: 1, memoryTotalBytes: 2, powerWatts: 300, temperatureC: 60 });
+    s.getState().addTelemetry(Array.from({ length: TELEMETRY_WINDOW + 5 }, (_, i) => sample(0, i)));
+    s.getState().addTelemetry([sample(1, 0)]);
+    expect(s.getState().telemetry[0]).toHaveLength(TELEMETRY_WINDOW);
+    expect(s.getState().telemetry[0][0].at).toBe(5);
+    expect(s.getState().telemetry[1]).toHaveLength(1);
+  });
+});
+
+describe('session slice', () => {
+  it('toggles sort direction on the same column; numbers start descending, axes ascending', () => {
+    const s = createAppStore();
+    s.getState().toggleSort('total');
+    expect(s.getState().sort).toEqual({ column: 'total', descending: true });
+    s.getState().toggleSort('total');
+    expect(s.getState().sort).toEqual({ column: 'total', descending: false });
+    s.getState().toggleSort('context');
+    expect(s.getState().sort).toEqual({ column: 'context', descending: false });
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * The report, import and compare commands as a person runs them: the real CLI in a child
+ * process, real files, real Chromium for the PDF.
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importFile } from '../../../src-main/importers/index';
+import { writeSessionFile } from '../../../src-main/session/write';
+import { ARTIFACTS, REFERENCE_REPORT, ROOT } from '../../helpers/paths';
+
+const BIN = join(ROOT, 'src-main/cli/bin.cjs');
+const SEED = join(ROOT, 'tests/unit/importers/fixtures/fara-benchmark_results.json');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 150_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function run(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { timeout: 60_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sm-cli-report-'));
+  copyFileSync(REFERENCE_REPORT, join(dir, 'fara.txt'));
+  copyFileSync(SEED, join(dir, 'benchmark_results.json'));
+  // The session the report and compare tests start from (the import tests make their own).
+  const ref = await importFile(REFERENCE_REPORT);
+  if (!ref.ok) throw new Error(ref.error);
+  const saved = await writeSessionFile(join(dir, 'ref.speedmatrix.json'), ref.data);
+  if (!saved.ok) throw new Error(saved.error);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('speedmatrix import', () => {
+  it('imports report text next to the input and prints a summary', async () => {
+    const r = await cli(['import', join(dir, 'fara.txt')]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Imported fara.txt into ${join(dir, 'fara.speedmatrix.json')}`);
+    expect(r.stdout).toContain('Cells:     48 (Valid 29, Looped 6, Over capacity 13)');
+    const saved = JSON.parse(readFileSync(join(dir, 'fara.speedmatrix.json'), 'utf8'));
+    expect(saved.origin.kind).toBe('imported-report-text');
+  });
+
+  it('imports seed JSON to --out, and will not replace a file without --force', async () => {
+    const out = join(dir, 'seed.speedmatrix.json');
+    expect((await cli(['import', join(dir, 'benchmark_results.json'), '--out', out])).code).toBe(0);
+    const again = await cli(['import', join(dir, 'benchmark_results.json'), '--out', out]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already exists; choose another --out or add --force');
+    expect((await cli(['import', join(dir, 'benchmark_results.json'), '--out', out, '--force'])).code).toBe(0);
+  });
+
+  it('refuses what it cannot import, exit 1 with what was expected', async () => {
+    const r = await cli(['import', join(ROOT, 'package.json')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^speedmatrix import: package\.json is JSON but not llm-inference-bench results/);
+    expect(r.stderr).toContain('"All measurements"');
+    expect((await cli(['import'])).code).toBe(2);
+  });
+});
+
+describe('speedmatrix report', () => {
+  it('writes Markdown and HTML next to the session by default', async () => {
+    const md = await cli(['report', join(dir, 'ref.speedmatrix.json')]);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toBe(`Wrote the Markdown report to ${join(dir, 'ref.md')}\n`);
+    expect(readFileSync(join(dir, 'ref.md'), 'utf8')).toContain('# Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB');
+    const html = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'html']);
+    expect(html.code).toBe(0);
+    expect(readFileSync(join(dir, 'ref.html'), 'utf8')).toContain('<svg ');
+  });
+
+  it('reports straight from another tool’s results', async () => {
+    const r = await cli(['report', join(dir, 'benchmark_results.json'), '--out', join(dir, 'seed.md')]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, 'seed.md'), 'utf8')).toContain('| Sustained decode | 8K | 128 | Valid | 4,786.2 | 37.1 | 862 ms | 26.9 ms | 128.0 | 0 | 143,488 | 30.0 s |');
+  });
+
+  it('fails cleanly: bad format (2), unreadable input (1), unwritable output (1, nothing left behind)', async () => {
+    const fmt = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'docx']);
+    expect(fmt.code).toBe(2);
+    expect(fmt.stderr).toContain("argument 'docx' is invalid. Allowed choices are md, html, pdf.");
+
+    const broken = join(dir, 'broken.speedmatrix.json');
+    const text = readFileSync(join(dir, 'ref.speedmatrix.json'), 'utf8');
+    writeFileSync(broken, text.slice(0, text.length / 2));
+    const b = await cli(['report', broken]);
+    expect(b.code).toBe(1);
+    expect(b.stderr).toMatch(/broken\.speedmatrix\.json is not valid JSON .*truncated/);
+
+    // A file where a folder should be: unwritable for every user, root included.
+    const before = readdirSync(dir).sort();
+    const w = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', join(dir, 'fara.txt', 'r.md')]);
+    expect(w.code).toBe(1);
+    expect(w.stderr).toMatch(/^speedmatrix report: Could not save .*fara\.txt\/r\.md: .*Choose another place with --out\.\n$/);
+    expect(readdirSync(dir).sort()).toEqual(before);
+    const missing = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', join(dir, 'no/such/dir/r.md')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('the folder does not exist. Choose another place with --out.');
+  });
+
+  it('says how to get Chromium when there is none', async () => {
+    const r = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'pdf'], { SPEEDMATRIX_CHROMIUM: join(dir, 'no-chromium') });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('SPEEDMATRIX_CHROMIUM is set to');
+    expect(r.stderr).toContain('sudo apt-get install chromium');
+    expect(existsSync(join(dir, 'ref.pdf'))).toBe(false);
+  });
+
+  it('prints a PDF with headless Chromium whose text holds the title, model and table values', async () => {
+    const pdf = join(dir, 'ref.pdf');
+    const r = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'pdf', '--out', pdf]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(readFileSync(pdf).subarray(0, 5).toString()).toBe('%PDF-');
+    const text = await run('pdftotext', ['-layout', pdf, '-']);
+    expect(text).toContain('Fara1.5-4B on RTX PRO 6000 Blackwell Server');
+    expect(text).toContain('microsoft/Fara1.5-4B');
+    expect(text).toContain('All measurements');
+    expect(text).toMatch(/Sustained decode\s+8K\s+128\s+Valid\s+4,786\.2\s+37\.1\s+862 ms\s+26\.9 ms\s+128\.0\s+0\s+143,488\s+30\.0 s/);
+    expect(text).toMatch(/Prefill\s+256K\s+1\s+Valid\s+12\.5K/);
+    const info = await run('pdfinfo', [pdf]);
+    expect(info).toMatch(/Page size:\s+595\.\d+ x 84[12]\.\d+ pts \(A4\)/);
+    // Page 1 as a picture for a person to look at.
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await run('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', pdf, join(ARTIFACTS, 'report-reference-page1')]);
+    expect(statSync(join(ARTIFACTS, 'report-reference-page1.png')).size).toBeGreaterThan(20_000);
+  });
+
+  it('prints on Letter paper too', async () => {
+    const pdf = join(dir, 'ref-letter.pdf');
+    const r = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'pdf', '--paper', 'letter', '--out', pdf]);
+    expect(r.code).toBe(0);
+    expect(await run('pdfinfo', [pdf])).toMatch(/Page size:\s+612 x 792 pts \(letter\)/);
+    // Tables fit the narrower page: the last column's values are on the page.
+    expect(await run('pdftotext', ['-layout', pdf, '-'])).toMatch(/143,488\s+30\.0 s/);
+  });
+});
+
+describe('speedmatrix compare', () => {
+  it('prints Markdown to the terminal and writes HTML with --out', async () => {
+    const a = join(dir, 'ref.speedmatrix.json');
+    const b = join(dir, 'benchmark_results.json');
+    const md = await cli(['compare', a, b]);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toContain('## Sustained decode: B / A');
+    const out = join(dir, 'cmp.html');
+    const html = await cli(['compare', a, b, '--format', 'html', '--out', out]);
+    expect(html.code).toBe(0);
+    expect(html.stdout).toBe(`Wrote the comparison to ${out}\n`);
+    expect(readFileSync(out, 'utf8')).toContain('<h2>Sustained decode: B / A</h2>');
+  });
+
+  it('needs two files (exit 2) and readable ones (exit 1)', async () => {
+    const one = await cli(['compare', join(dir, 'ref.speedmatrix.json')]);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toContain('give at least two files to compare');
+    const bad = await cli(['compare', join(dir, 'ref.speedmatrix.json'), join(dir, 'nope.json')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('nope.json');
+  });
+});

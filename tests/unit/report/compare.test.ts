@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { importFile } from '../../../src-main/importers/index';
+import { compareSessions, renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { divergingColor } from '../../../src-main/report/matrix-model';
+import type { Session } from '../../../src-main/session/schema';
+import { REFERENCE_REPORT } from '../../helpers/paths';
+import { tableAfter } from './reference-text';
+
+async function reference(): Promise<Session> {
+  const r = await importFile(REFERENCE_REPORT);
+  if (!r.ok) throw new Error(r.error);
+  return r.data;
+}
+
+/** B: the same run on a faster setup: 10 % more decode, 20 % more prefill, other flags. */
+async function faster(): Promise<Session> {
+  const b = structuredClone(await reference());
+  b.engine.version = '0.31.0';
+  b.server.display = b.server.display.replace('--gpu-memory-utilization 0.83', '--gpu-memory-utilization 0.90 --enable-chunked-prefill');
+  b.server.argv = [];
+  for (const c of b.cells) if (c.totalTokensPerSecond !== null) c.totalTokensPerSecond *= 1.1;
+  for (const p of b.prefill) if (p.tokensPerSecond !== null) p.tokensPerSecond *= 1.2;
+  const c = b.cells.find((x) => x.context === 8192 && x.concurrency === 16)!;
+  Object.assign(c, { status: 'valid', totalTokensPerSecond: 1500 });
+  const q = b.cells.find((x) => x.context === 8192 && x.concurrency === 2)!;
+  q.status = 'queued';
+  return b;
+}
+
+describe('compare', () => {
+  it('builds ratios only where both cells are Valid', async () => {
+    const m = compareSessions([await reference(), await faster()]);
+    expect(m.labels).toEqual(['A', 'B']);
+    expect(m.decode).toHaveLength(1);
+    const r = m.decode[0];
+    expect(r.label).toBe('B / A');
+    const at = (ctx: number, c: number) => r.rows[r.contexts.indexOf(ctx)][r.concurrency.indexOf(c)];
+    expect(at(8192, 1).ratio).toBeCloseTo(1.1, 9);
+    expect(at(8192, 1).text).toBe('1.10×');
+    expect(at(8192, 1).fill).toBe(divergingColor(1.1));
+    expect(at(8192, 16)).toMatchObject({ ratio: null, text: 'A: Looped' });
+    expect(at(8192, 2)).toMatchObject({ ratio: null, text: 'B: Requests queued' });
+    expect(at(16384, 128)).toMatchObject({ ratio: null, text: 'A: Over capacity' });
+    expect(m.prefill[0].ratios[1]).toBeCloseTo(1.2, 9);
+  });
+
+  it('marks the settings that differ: engine version and launch flags, not the GPU', async () => {
+    const m = compareSessions([await reference(), await faster()]);
+    const row = (field: string) => m.differences.find((d) => d.field === field)!;
+    expect(row('Version')).toMatchObject({ values: ['0.30.1rc1.dev452+g73a583112', '0.31.0'], differs: true });
+    expect(row('--gpu-memory-utilization')).toMatchObject({ values: ['0.83', '0.90'], differs: true });
+    expect(row('--enable-chunked-prefill')).toMatchObject({ values: ['—', 'true'], differs: true });
+    expect(row('GPU').differs).toBe(false);
+    expect(row('--max-model-len').differs).toBe(false);
+    expect(m.differences.find((d) => d.field === '--api-key')).toBeUndefined();
+  });
+
+  it('lists deltas per measurement with the change against A', async () => {
+    const m = compareSessions([await reference(), await faster()]);
+    const d = m.deltas.find((x) => x.context === 8192 && x.concurrency === 128)!;
+    expect(d.statuses).toEqual(['Valid', 'Valid']);
+    expect(d.changes[1]).toBeCloseTo(0.1, 9);
+    const md = renderCompareMarkdown([await reference(), await faster()]);
+    const rows = tableAfter(md.slice(md.indexOf('## Deltas')), 'Context');
+    expect(rows[0]).toEqual(['Context', 'Requests at once', 'A status', 'B status', 'A total tok/s', 'B total tok/s', 'B vs A', 'A TTFT', 'B TTFT']);
+    expect(rows.find((r) => r[0] === '8K' && r[1] === '128')).toEqual(['8K', '128', 'Valid', 'Valid', '4,786.2', '5,264.8', '+10.0%', '862 ms', '862 ms']);
+  });
+
+  it('Markdown form: differences in bold, prefill side by side, the ratio matrix', async () => {
+    const md = renderCompareMarkdown([await reference(), await faster()]);
+    expect(md).toContain('| **Engine** | **Version** | **0.30.1rc1.dev452+g73a583112** | **0.31.0** | **≠** |');
+    expect(md).toContain('| Hardware | GPU | RTX PRO 6000 Blackwell Server Edition 96GB | RTX PRO 6000 Blackwell Server Edition 96GB |  |');
+    const prefill = tableAfter(md.slice(md.indexOf('## Prefill')), 'Context');
+    expect(prefill[1]).toEqual(['8K', '34.6K', '41.5K', '1.20×', '236 ms', '236 ms']);
+    const ratio = tableAfter(md.slice(md.indexOf('## Sustained decode: B / A')), 'Context');
+    expect(ratio).toHaveLength(7);
+    expect(ratio[1].slice(0, 6)).toEqual(['8K', '1.10×', 'B: Requests queued', '1.10×', '1.10×', 'A: Looped']);
+  });
+
+  it('HTML form: overlaid prefill curves, a ratio heatmap per session, highlighted differences', async () => {
+    const html = renderCompareHtml([await reference(), await faster()]);
+    expect(html).not.toMatch(/<script/i);
+    expect(html.match(/<svg /g)).toHaveLength(2);
+    const overlay = html.slice(html.indexOf('<svg '), html.indexOf('</svg>'));
+    expect(overlay.match(/<polyline /g)).toHaveLength(2);
+    expect(html).toContain('<tr class="diff"><td>Engine</td><td>Version</td>');
+    expect(html).toContain('<tr><td>Hardware</td><td>GPU</td>');
+  });
+
+  it('compares three sessions against the first', async () => {
+    const a = await reference();
+    const m = compareSessions([a, await faster(), a]);
+    expect(m.decode.map((d) => d.label)).toEqual(['B / A', 'C / A']);
+    expect(m.decode[1].rows[0][0].ratio).toBe(1);
+    // A and C are the same run: the titles say which file each came from.
+    expect(m.titles[0]).toMatch(/\(fara-4b-rtx-pro-6000-bf16\.txt\)$/);
+    expect(m.titles[1]).not.toMatch(/\.txt\)$/);
+    expect(() => compareSessions([a])).toThrow(/at least two/);
+  });
+});

@@ -1,0 +1,136 @@
+import { createServer as createTls } from 'node:https';
+import { createServer, type Server } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { normalizeBaseUrl, probeServer } from '../../../src-main/server/probe';
+import { llamacpp, serveRoutes, sglang, tgi, vllmTp, type FakeEngine } from '../../helpers/fake-servers/engines';
+import { freePort } from '../../helpers/fake-servers';
+
+const open: FakeEngine[] = [];
+afterEach(async () => {
+  for (const e of open.splice(0)) await e.close();
+});
+const track = async (p: Promise<FakeEngine>) => {
+  const e = await p;
+  open.push(e);
+  return e;
+};
+
+describe('probeServer: other engines', () => {
+  it('SGLang: KV budget from /get_server_info', async () => {
+    const e = await track(sglang());
+    const r = await probeServer({ baseUrl: e.url });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.data).toMatchObject({ engineKind: 'sglang', model: 'Qwen/Qwen3-8B', maxModelLen: 40960, metricsAvailable: true, tokenizeAvailable: false, simulated: false });
+    expect(r.data.kvBudget).toMatchObject({ tokens: 612345, source: 'engine-info', detail: 'SGLang /get_server_info max_total_num_tokens' });
+    expect(r.data.engine).toMatchObject({ name: 'sglang', version: '0.4.9.post2', repository: 'github.com/sgl-project/sglang' });
+    expect(r.data.launch).toMatchObject({ kind: 'attach', argv: [], display: `attach ${e.url}`, url: e.url });
+  });
+
+  it('llama.cpp: KV pool = per-slot n_ctx x total_slots from /props', async () => {
+    const e = await track(llamacpp());
+    const r = await probeServer({ baseUrl: e.url });
+    expect(r.ok && r.data).toMatchObject({ engineKind: 'llamacpp', maxModelLen: 8192, metricsAvailable: false, kvBudget: { tokens: 32768, source: 'engine-info' }, engine: { name: 'llama.cpp' } });
+  });
+
+  it('TGI: KV budget from /info max_batch_total_tokens, commit from sha', async () => {
+    const e = await track(tgi());
+    const r = await probeServer({ baseUrl: e.url });
+    expect(r.ok && r.data).toMatchObject({ engineKind: 'tgi', maxModelLen: 8192, kvBudget: { tokens: 262144, source: 'engine-info' }, engine: { name: 'tgi', version: '3.3.4', commit: '9f38d9305f3b' } });
+  });
+
+  it('vLLM with tensor parallelism: rank 0 cache_config_info, 1.048576e+06 blocks x 16; ROCm backend from the version', async () => {
+    const e = await track(vllmTp());
+    const r = await probeServer({ baseUrl: `${e.url}/v1/` });
+    expect(r.ok && r.data).toMatchObject({
+      baseUrl: e.url,
+      engineKind: 'vllm',
+      maxModelLen: 131072,
+      tokenizeAvailable: true,
+      kvBudget: { tokens: 1048576 * 16, source: 'metrics-cache-config', detail: 'vllm:cache_config_info num_gpu_blocks 1048576 x block_size 16' },
+      engine: { version: '0.9.2+rocm631', backend: 'rocm' },
+    });
+  });
+
+  it('KV budget priority: log, then the user figure, then unknown', async () => {
+    const e = await track(
+      serveRoutes({ '/v1/models': () => ({ json: { data: [{ id: 'm', owned_by: 'vllm', max_model_len: 4096 }] } }), '/health': () => ({ text: '' }) }),
+    );
+    const logKv = { tokens: 302945, detail: 'startup log', maxConcurrency: 1.16, tokensPerRequest: 262144 };
+    const a = await probeServer({ baseUrl: e.url, logKv, userKvTokens: 5000 });
+    expect(a.ok && a.data.kvBudget).toEqual({ tokens: 302945, source: 'startup-log', detail: 'startup log', maxConcurrency: 1.16, tokensPerRequest: 262144 });
+    const b = await probeServer({ baseUrl: e.url, userKvTokens: 5000 });
+    expect(b.ok && b.data.kvBudget).toMatchObject({ tokens: 5000, source: 'user' });
+    const c = await probeServer({ baseUrl: e.url });
+    expect(c.ok && c.data.kvBudget).toMatchObject({ tokens: null, source: 'unknown' });
+  });
+});
+
+describe('probeServer: clear errors', () => {
+  it('connection refused', async () => {
+    const port = await freePort();
+    const r = await probeServer({ baseUrl: `http://127.0.0.1:${port}` });
+    expect(!r.ok && r.error).toBe(`Connection refused at http://127.0.0.1:${port}/v1/models: nothing listens there. Is the server running, and is the port right?`);
+  });
+
+  it('unreachable host name', async () => {
+    const r = await probeServer({ baseUrl: 'http://no-such-host.invalid:8000' });
+    expect(!r.ok && r.error).toMatch(/^Host not found for http:\/\/no-such-host\.invalid:8000\/v1\/models/);
+  });
+
+  it('TLS failure: https to a server that speaks plain TCP', async () => {
+    const plain: Server = createServer((s) => s.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+    const { port } = plain.address() as { port: number };
+    try {
+      const r = await probeServer({ baseUrl: `https://127.0.0.1:${port}`, timeoutMs: 5000 });
+      expect(!r.ok && r.error).toMatch(/^TLS failed for https:\/\/127\.0\.0\.1:\d+\/v1\/models .*use http:\/\//);
+    } finally {
+      plain.close();
+    }
+  });
+
+  it('TLS failure: an https server that fails the handshake', async () => {
+    const srv = createTls({}, (_q, s) => s.end());
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const { port } = srv.address() as { port: number };
+    try {
+      const r = await probeServer({ baseUrl: `https://127.0.0.1:${port}`, timeoutMs: 5000 });
+      expect(!r.ok && r.error).toMatch(/^TLS failed for https:/);
+    } finally {
+      srv.close();
+    }
+  });
+
+  it('401: wrong key and missing key', async () => {
+    const e = await track(vllmTp('right-key'));
+    const wrong = await probeServer({ baseUrl: e.url, apiKey: 'wrong-key' });
+    expect(!wrong.ok && wrong.error).toBe('The server refused the API key (HTTP 401 on /v1/models): check the key it was started with (--api-key / VLLM_API_KEY).');
+    const none = await probeServer({ baseUrl: e.url });
+    expect(!none.ok && none.error).toMatch(/^The server needs an API key/);
+  });
+
+  it('model not served', async () => {
+    const e = await track(sglang());
+    const r = await probeServer({ baseUrl: e.url, model: 'other/model' });
+    expect(!r.ok && r.error).toBe(`The model "other/model" is not served at ${e.url}; it serves: Qwen/Qwen3-8B.`);
+  });
+
+  it('not an OpenAI-compatible server; engine unhealthy', async () => {
+    const e = await track(serveRoutes({ '/': () => ({ text: 'hello' }) }));
+    const r = await probeServer({ baseUrl: e.url });
+    expect(!r.ok && r.error).toMatch(/did not answer like an OpenAI-compatible server \(HTTP 404\)/);
+    const sick = await track(serveRoutes({ '/v1/models': () => ({ json: { data: [{ id: 'm' }] } }), '/health': () => ({ status: 503, text: '' }) }));
+    const s = await probeServer({ baseUrl: sick.url });
+    expect(!s.ok && s.error).toMatch(/\/health answered 503/);
+  });
+
+  it('URL checks', () => {
+    expect(normalizeBaseUrl('http://h:8000/v1/')).toEqual({ ok: true, data: 'http://h:8000' });
+    expect(normalizeBaseUrl('https://example.com/vllm/')).toEqual({ ok: true, data: 'https://example.com/vllm' });
+    expect(normalizeBaseUrl('localhost:8000')).toMatchObject({ ok: false });
+    expect(normalizeBaseUrl('ftp://h')).toMatchObject({ ok: false, error: expect.stringMatching(/http:\/\/ or https:\/\//) });
+    expect(normalizeBaseUrl('http://user:secret@h:1')).toMatchObject({ ok: false, error: expect.stringMatching(/API key field/) });
+    expect(normalizeBaseUrl('not a url')).toMatchObject({ ok: false, error: expect.stringMatching(/is not a URL/) });
+  });
+});

@@ -1,0 +1,233 @@
+/** The simulator's pure parts: KV plan, calibration of profile (a) against the reference report, tokenizer, args. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseMaxModelLen, parseServeArgs } from '../../../src-main/sim/args';
+import { BlockPool, blockHashes } from '../../../src-main/sim/blocks';
+import { promFloat } from '../../../src-main/sim/metrics';
+import { planKv, predict, prefillSeconds } from '../../../src-main/sim/model';
+import { BUILTIN_PROFILES, checkProfile, loadProfile } from '../../../src-main/sim/profile';
+import { countTokens, decode, encode, encodeChat, pieces } from '../../../src-main/sim/tokenizer';
+import { REFERENCE_REPORT } from '../../helpers/paths';
+
+const fara = BUILTIN_PROFILES['rtx-pro-6000-fara-4b-bf16'];
+const CONTEXTS: Record<string, number> = { '8K': 8192, '16K': 16384, '32K': 32768, '64K': 65536, '128K': 131072, '251K': 257984 };
+
+/** The reference report's rows "| Sustained decode | CTX | C | STATUS | TOTAL | ..." and "| Prefill | CTX | 1 | Valid | 34.6K |". */
+function reference() {
+  const text = readFileSync(REFERENCE_REPORT, 'utf8');
+  const decode = new Map<string, { status: string; total: number }>();
+  const prefill = new Map<string, number>();
+  const num = (s: string) => (s.endsWith('K') ? parseFloat(s) * 1000 : parseFloat(s.replace(/,/g, '')));
+  for (const line of text.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells[1] === 'Sustained decode') decode.set(`${cells[2]}x${cells[3]}`, { status: cells[4], total: num(cells[5]) });
+    if (cells[1] === 'Prefill') prefill.set(cells[2], num(cells[5]));
+  }
+  return { decode, prefill };
+}
+
+describe('profile (a) rtx-pro-6000-fara-4b-bf16 against the reference report', () => {
+  const ref = reference();
+  const r = planKv(fara, { maxModelLen: 262144, gpuMemoryUtilization: 0.83, kvCacheDtype: 'auto', blockSize: 16 });
+  if (!r.ok) throw new Error(r.error.lines.join('\n'));
+  const budget = r.plan.kvCacheTokens;
+
+  it('reads the reference report', () => {
+    expect(ref.decode.size).toBe(48);
+    expect(ref.prefill.get('8K')).toBe(34600);
+  });
+
+  it('over-capacity cells are exactly the report’s at --max-model-len 262144 --gpu-memory-utilization 0.83', () => {
+    const mine: string[] = [];
+    const theirs: string[] = [];
+    for (const [ctx, n] of Object.entries(CONTEXTS)) {
+      for (const c of [1, 2, 4, 8, 16, 32, 64, 128]) {
+        if (!predict(fara, n, c, { kvBudgetTokens: budget }).fits) mine.push(`${ctx}x${c}`);
+        if (ref.decode.get(`${ctx}x${c}`)?.status === 'Over capacity') theirs.push(`${ctx}x${c}`);
+      }
+    }
+    expect(theirs.length).toBeGreaterThan(10);
+    expect(mine).toEqual(theirs);
+    expect(budget % 16).toBe(0);
+    expect(r.plan.numGpuBlocks * 16).toBe(budget);
+  });
+
+  it.each(['8K', '64K', '128K'])('prefill tok/s at %s within 15%%', (ctx) => {
+    const p = predict(fara, CONTEXTS[ctx], 1, { kvBudgetTokens: budget });
+    const want = ref.prefill.get(ctx)!;
+    expect(Math.abs(p.prefillTokPerSec - want) / want).toBeLessThan(0.15);
+  });
+
+  it.each([
+    ['8K', 1],
+    ['8K', 64],
+    ['64K', 8],
+    ['128K', 16],
+  ] as const)('decode total tok/s at (%s, %i) within 15%%', (ctx, c) => {
+    const p = predict(fara, CONTEXTS[ctx], c, { kvBudgetTokens: budget });
+    const want = ref.decode.get(`${ctx}x${c}`)!.total;
+    expect(Math.abs(p.decodeTotalTokPerSec - want) / want).toBeLessThan(0.15);
+  });
+
+  it.each(['8K', '16K', '64K', '128K', '251K'])('TTFT of a cached prompt alone at %s (decode cell, C=1) within 25%% of the report', (ctx) => {
+    const text = readFileSync(REFERENCE_REPORT, 'utf8');
+    const row = text.split('\n').find((l) => l.startsWith(`| Sustained decode | ${ctx} | 1 |`))!;
+    const want = parseFloat(row.split('|')[8].replace(/,/g, '')) / 1000;
+    const got = predict(fara, CONTEXTS[ctx], 1, { kvBudgetTokens: budget }).cachedTtftSeconds;
+    expect(Math.abs(got - want) / want).toBeLessThan(0.25);
+  });
+
+  it('every valid decode cell of the report is within 20% (the model is not only fitted to four points)', () => {
+    for (const [key, { status, total }] of ref.decode) {
+      if (status !== 'Valid') continue;
+      const [ctx, c] = key.split('x');
+      const p = predict(fara, CONTEXTS[ctx], Number(c), { kvBudgetTokens: budget });
+      expect(Math.abs(p.decodeTotalTokPerSec - total) / total, key).toBeLessThan(0.2);
+    }
+  });
+});
+
+describe('profile (b) consumer-12gb-4b-int4 matches the issue’s figures', () => {
+  const p = BUILTIN_PROFILES['consumer-12gb-4b-int4'];
+  const r = planKv(p, { maxModelLen: 'auto', gpuMemoryUtilization: 0.9, kvCacheDtype: 'auto', blockSize: 16 });
+  if (!r.ok) throw new Error(r.error.lines.join('\n'));
+  const budget = r.plan.kvCacheTokens;
+  const near = (v: number, want: number, tol = 0.1) => expect(Math.abs(v - want) / want).toBeLessThan(tol);
+  it('prefill ~2,350 tok/s at 8K and ~600 at 128K', () => {
+    near(predict(p, 8192, 1).prefillTokPerSec, 2350);
+    near(predict(p, 131072, 1).prefillTokPerSec, 600);
+  });
+  it('decode ~83 tok/s alone, ~1,270 at 64, ~48 at 64K x 1', () => {
+    near(predict(p, 100, 1, { kvBudgetTokens: budget }).decodeTotalTokPerSec, 83);
+    near(predict(p, 100, 64, { kvBudgetTokens: budget }).decodeTotalTokPerSec, 1270);
+    near(predict(p, 65536, 1, { kvBudgetTokens: budget }).decodeTotalTokPerSec, 48);
+  });
+  it('about 4 requests fit at 128K', () => {
+    expect(predict(p, 131072, 4, { kvBudgetTokens: budget }).fits).toBe(true);
+    expect(predict(p, 131072, 5, { kvBudgetTokens: budget }).fits).toBe(false);
+  });
+  it('fp8 KV holds half as many tokens as int4', () => {
+    const fp8 = planKv(p, { maxModelLen: 'auto', gpuMemoryUtilization: 0.9, kvCacheDtype: 'fp8', blockSize: 16 });
+    expect(fp8.ok && Math.abs(fp8.plan.kvCacheTokens * 2 - budget)).toBeLessThanOrEqual(32);
+  });
+});
+
+describe('planKv errors in vLLM’s words', () => {
+  it('max model len above the derived one', () => {
+    const r = planKv(BUILTIN_PROFILES['h200-8b-bf16'], { maxModelLen: 262144, gpuMemoryUtilization: 0.9, kvCacheDtype: 'auto', blockSize: 16 });
+    expect(!r.ok && r.error.lines[0]).toMatch(/User-specified max_model_len \(262144\) is greater than the derived max_model_len/);
+  });
+  it('utilization above free memory', () => {
+    const r = planKv(fara, { maxModelLen: 8192, gpuMemoryUtilization: 0.995, kvCacheDtype: 'auto', blockSize: 16 });
+    expect(!r.ok && r.error.lines[0]).toMatch(/^ValueError: Free memory on device \(94\.50\/95\.59 GiB\) on startup is less than desired GPU memory utilization \(0\.995, /);
+  });
+  it('one request at max model len does not fit', () => {
+    const r = planKv(fara, { maxModelLen: 262144, gpuMemoryUtilization: 0.15, kvCacheDtype: 'auto', blockSize: 16 });
+    expect(!r.ok && r.error.lines[0]).toMatch(/To serve at least one request with the models's max seq len \(262144\).*estimated maximum model length is \d+/);
+  });
+  it('-tp N adds up the memory of N cards', () => {
+    const one = planKv(fara, { maxModelLen: 262144, gpuMemoryUtilization: 0.83, kvCacheDtype: 'auto', blockSize: 16 });
+    const two = planKv(fara, { maxModelLen: 262144, gpuMemoryUtilization: 0.83, kvCacheDtype: 'auto', blockSize: 16, tensorParallelSize: 2 });
+    expect(one.ok && two.ok && two.plan.kvCacheTokens > 2 * one.plan.kvCacheTokens).toBe(true);
+  });
+  it('no memory left for the cache', () => {
+    const r = planKv(fara, { maxModelLen: 8192, gpuMemoryUtilization: 0.12, kvCacheDtype: 'auto', blockSize: 16 });
+    expect(!r.ok && r.error.lines[0]).toMatch(/No available memory for the cache blocks|CUDA out of memory/);
+  });
+});
+
+describe('prefill curve', () => {
+  it('is additive over chunks and grows with context', () => {
+    const whole = prefillSeconds(fara, 0, 65536);
+    let sum = 0;
+    for (let p = 0; p < 65536; p += 8192) sum += prefillSeconds(fara, p, p + 8192);
+    expect(sum).toBeCloseTo(whole, 9);
+    expect(prefillSeconds(fara, 131072, 139264)).toBeGreaterThan(prefillSeconds(fara, 0, 8192));
+  });
+});
+
+describe('tokenizer', () => {
+  it('is deterministic, documented and reversible', () => {
+    const text = 'Hello, world! A longer word: extraordinary. 42 ünïcode 🙂\n';
+    expect(pieces(' hello')).toEqual([' hel', 'lo']);
+    expect(decode(encode(text))).toBe(text);
+    expect(countTokens(text)).toBe(encode(text).length);
+    expect(encode(text)).toEqual(encode(text));
+  });
+  it('handles prompts of hundreds of thousands of tokens', () => {
+    const content = ' abc'.repeat(300_000);
+    expect(encodeChat([{ role: 'user', content }])).toHaveLength(300_010);
+  });
+  it('chat template adds a fixed overhead per message', () => {
+    const one = encodeChat([{ role: 'user', content: 'abc' }]).length - encode('abc').length;
+    const two = encodeChat([{ role: 'user', content: 'abc' }, { role: 'user', content: 'abc' }]).length - 2 * encode('abc').length;
+    expect(one).toBe(10);
+    expect(two - one).toBe(5);
+  });
+});
+
+describe('serve argv', () => {
+  it('accepts vLLM spellings and warns on unknown flags', () => {
+    const r = parseServeArgs(['org/model', '--max-model-len', '256k', '-tp', '2', '--weird', 'x', '--flag=1', '--served-model-name', 'a', 'b', '--api-key', 'k'], {});
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.data.model).toBe('org/model');
+    expect(r.data.maxModelLen).toBe(262144);
+    expect(r.data.tensorParallelSize).toBe(2);
+    expect(r.data.servedModelNames).toEqual(['a', 'b']);
+    expect(r.data.apiKeys).toEqual(['k']);
+    expect(r.data.warnings).toHaveLength(2);
+    expect(JSON.stringify(r.data.nonDefault)).not.toContain('"k"');
+  });
+  it('max model len forms', () => {
+    expect(parseMaxModelLen('32768')).toBe(32768);
+    expect(parseMaxModelLen('32K')).toBe(32768);
+    expect(parseMaxModelLen('auto')).toBe('auto');
+    expect(parseMaxModelLen('-1')).toBe('auto');
+    expect(parseMaxModelLen('lots')).toBeUndefined();
+  });
+  it('bad values read like argparse errors', () => {
+    const r = parseServeArgs(['--kv-cache-dtype', 'fp3'], {});
+    expect(!r.ok && r.error).toMatch(/argument --kv-cache-dtype: invalid choice: 'fp3'/);
+    const s = parseServeArgs(['--sim-speed', '0'], {});
+    expect(s.ok).toBe(false);
+  });
+  it('takes the key from VLLM_API_KEY', () => {
+    const r = parseServeArgs([], { VLLM_API_KEY: 'env-key' });
+    expect(r.ok && r.data.apiKeys).toEqual(['env-key']);
+  });
+});
+
+describe('profiles', () => {
+  it('every built-in profile passes the checks and a bad file gets a clear error', () => {
+    for (const p of Object.values(BUILTIN_PROFILES)) expect(checkProfile(p, p.name).ok).toBe(true);
+    expect(checkProfile({ name: 'x' }, 'x.json')).toEqual({ ok: false, error: expect.stringMatching(/field gpu\.memoryGiB/) });
+    expect(loadProfile('no-such-profile')).toEqual({ ok: false, error: expect.stringMatching(/unknown simulator profile/) });
+  });
+});
+
+describe('metrics and blocks', () => {
+  it('prints numbers like Python prometheus_client', () => {
+    expect(promFloat(0)).toBe('0.0');
+    expect(promFloat(12)).toBe('12.0');
+    expect(promFloat(1048576)).toBe('1.048576e+06');
+    expect(promFloat(0.25)).toBe('0.25');
+    expect(promFloat(Infinity)).toBe('+Inf');
+  });
+  it('prefix blocks are shared and evicted only when needed', () => {
+    const pool = new BlockPool(4, 16, true);
+    const ids = Array.from({ length: 40 }, (_, i) => i);
+    const hashes = blockHashes(ids, 16);
+    expect(hashes).toHaveLength(2);
+    const a = { plainBlocks: 0, cachedBlocks: [] as never[] };
+    expect(pool.allocate(a, 3)).toBe(true);
+    expect(pool.promote(a, hashes[0]) && pool.promote(a, hashes[1])).toBe(true);
+    pool.release(a);
+    expect(pool.free).toBe(4);
+    expect(pool.lookup(hashes, 2)).toHaveLength(2);
+    const b = { plainBlocks: 0, cachedBlocks: [] as never[] };
+    expect(pool.allocate(b, 4)).toBe(true); // evicts both cached blocks
+    expect(pool.lookup(hashes, 2)).toHaveLength(0);
+    expect(pool.allocate(b, 1)).toBe(false);
+  });
+});

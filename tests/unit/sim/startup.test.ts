@@ -1,0 +1,253 @@
+/** Startup and shutdown of the real simulator process: log shapes, load delay, startup errors, signals, the engine child. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { nodeProgram } from '../../../src-main/runtime/node-entry';
+import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
+import { freePort, startSim, type SimHandle } from '../../helpers/sim';
+import { ROOT } from '../../helpers/paths';
+
+const started: SimHandle[] = [];
+afterEach(async () => {
+  while (started.length) await started.pop()!.stop();
+});
+async function sim(opts: Parameters<typeof startSim>[0]): Promise<SimHandle> {
+  const h = await startSim(opts);
+  started.push(h);
+  return h;
+}
+// eslint-disable-next-line no-control-regex
+const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return cond();
+}
+
+/** Run the sim to completion (for startups that must fail). */
+function runToExit(args: string[]): Promise<{ code: number | null; out: string }> {
+  const cmd = nodeProgram('sim');
+  return new Promise((resolve) => {
+    const p = spawn(cmd.command, [...cmd.args, 'serve', ...args], { cwd: ROOT, env: { ...process.env, ...cmd.env }, detached: true });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    const t = setTimeout(() => process.kill(-p.pid!, 'SIGKILL'), 30_000);
+    p.on('close', (code) => {
+      clearTimeout(t);
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {
+        /* group gone */
+      }
+      resolve({ code, out: plain(out) });
+    });
+  });
+}
+
+describe('startup log', () => {
+  it('has vLLM’s shape and order, ANSI prefix included (style 2 by default)', async () => {
+    const h = await sim({ args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--some-new-flag', '3'] });
+    const raw = h.logs();
+    expect(raw).toMatch(/\x1b\[[0-9;]*m\(APIServer pid=\d+\)\x1b\[[0-9;]*m INFO \d\d-\d\d \d\d:\d\d:\d\d \[api_server\.py:\d+\] vLLM API server version /);
+    const log = plain(raw);
+    const order = [
+      'vLLM API server version',
+      'non-default args: {',
+      'Using max model len 262144',
+      'Model loading took 9.00 GiB memory and',
+      'Available KV cache memory: 67.00 GiB',
+      'GPU KV cache size: 2,195,440 tokens',
+      'Maximum concurrency for 262,144 tokens per request: 8.37x',
+      'Graph capturing finished in',
+      'init engine (profile, create kv cache, warmup model) took',
+      'Starting vLLM server on http://127.0.0.1:',
+      'INFO:     Started server process [',
+      'INFO:     Waiting for application startup.',
+      'INFO:     Application startup complete.',
+    ];
+    let at = -1;
+    for (const line of order) {
+      const i = log.indexOf(line);
+      expect(i, line).toBeGreaterThan(at);
+      at = i;
+    }
+    expect(log).toMatch(/WARNING .*Ignoring unknown argument --some-new-flag "3"/);
+    expect(log).not.toContain('Uvicorn running on');
+    expect(h.enginePid()).toBeGreaterThan(0);
+  });
+
+  it('style 1: "# GPU blocks" and old metric names', async () => {
+    const h = await sim({ args: ['--sim-log-style', '1', '--max-model-len', '8192'] });
+    const log = plain(h.logs());
+    expect(log).toMatch(/# GPU blocks: \d+/);
+    expect(log).toMatch(/Maximum concurrency for 8192 tokens per request: [\d.]+x/);
+    expect(log).toContain('Starting vLLM API server 0 on');
+    const m = await (await fetch(`${h.url}/metrics`)).text();
+    expect(m).toContain('vllm:gpu_cache_usage_perc');
+    expect(m).not.toContain('kv_cache_size_tokens');
+  });
+
+  it('style 3: size and concurrency on one line; --kv-cache-dtype and --no-enable-prefix-caching reach cache_config_info', async () => {
+    const h = await sim({ args: ['--sim-log-style', '3', '--kv-cache-dtype', 'fp8', '--no-enable-prefix-caching'], profile: 'consumer-12gb-4b-int4' });
+    expect(plain(h.logs())).toMatch(/GPU KV cache size: [\d,]+ tokens, Maximum concurrency for 262,144 tokens per request: [\d.]+x/);
+    const m = await (await fetch(`${h.url}/metrics`)).text();
+    expect(m).toMatch(/cache_dtype="fp8"/);
+    expect(m).toMatch(/enable_prefix_caching="False"/);
+    // int4 is the profile's auto dtype: fp8 holds half as many tokens (611,664 / 2).
+    expect(m).toMatch(/kv_cache_size_tokens="305824"/);
+  });
+
+  it('a profile of vLLM before 0.10.1 answers errors in the old flat shape', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sim-old-'));
+    const file = join(dir, 'old.json');
+    writeFileSync(file, JSON.stringify({ ...BUILTIN_PROFILES.firehose, name: 'old', vllmVersion: '0.9.2' }));
+    try {
+      const h = await sim({ profile: file });
+      const r = await fetch(`${h.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ model: 'nope', prompt: 'x' }) });
+      expect(r.status).toBe(404);
+      expect(await r.json()).toEqual({ object: 'error', message: 'The model `nope` does not exist.', type: 'NotFoundError', param: 'model', code: 404 });
+      expect((await (await fetch(`${h.url}/version`)).json()).version).toBe('0.9.2');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses connections while loading, then says "Application startup complete."', async () => {
+    const h = await sim({ loadSeconds: 2.5, noWait: true });
+    let refused = 0;
+    let answeredTooEarly = 0;
+    const until = Date.now() + 20_000;
+    while (Date.now() < until && !h.logs().includes('Application startup complete.')) {
+      const logBefore = h.logs();
+      try {
+        await fetch(`${h.url}/health`);
+        // The port opens only after engine init finished (just before the uvicorn lines).
+        if (!logBefore.includes('init engine')) answeredTooEarly++;
+      } catch {
+        refused++;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(refused).toBeGreaterThan(5);
+    expect(answeredTooEarly).toBe(0);
+    expect((await fetch(`${h.url}/health`)).status).toBe(200);
+  });
+
+  it('no /sim/requests without --sim-debug', async () => {
+    const h = await sim({ profile: 'firehose' });
+    expect((await fetch(`${h.url}/sim/requests`)).status).toBe(404);
+  });
+});
+
+describe('startup errors exit 1 with vLLM’s words', () => {
+  it('port busy', async () => {
+    const port = await freePort();
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', () => r()));
+    try {
+      const r = await runToExit(['--host', '127.0.0.1', '--port', String(port), '--sim-load-seconds', '0']);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain('OSError: [Errno 98] Address already in use');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('memory too small for one request at max model len', async () => {
+    const r = await runToExit(['--port', String(await freePort()), '--max-model-len', '262144', '--gpu-memory-utilization', '0.15', '--sim-load-seconds', '0.1']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/ValueError: To serve at least one request with the models's max seq len \(262144\)/);
+    expect(r.out).toContain('RuntimeError: Engine core initialization failed. See root cause above.');
+  });
+
+  it('utilization above free memory', async () => {
+    const r = await runToExit(['--port', String(await freePort()), '--gpu-memory-utilization', '0.999', '--sim-load-seconds', '0.1']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/ValueError: Free memory on device \([\d.]+\/[\d.]+ GiB\) on startup is less than desired GPU memory utilization \(0\.999/);
+  });
+
+  it('bad flag values are usage errors (exit 2)', async () => {
+    const r = await runToExit(['--max-model-len', 'lots']);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain('argument --max-model-len');
+  });
+});
+
+describe('shutdown', () => {
+  it('SIGTERM: vLLM’s shutdown lines, exit 0 within seconds, engine child gone', async () => {
+    const h = await sim({ profile: 'firehose' });
+    const engine = h.enginePid()!;
+    expect(alive(engine)).toBe(true);
+    const t0 = Date.now();
+    h.proc.kill('SIGTERM');
+    expect(await h.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(6000);
+    const log = plain(h.logs());
+    for (const line of ['Shutting down FastAPI HTTP server.', 'INFO:     Shutting down', 'Waiting for application shutdown.', 'Application shutdown complete.', 'Finished server process [']) {
+      expect(log).toContain(line);
+    }
+    expect(await waitFor(() => !alive(engine), 3000)).toBe(true);
+  });
+
+  it('SIGKILL of the leader leaves the engine orphaned briefly; it exits on its own', async () => {
+    const h = await sim({ profile: 'firehose' });
+    const engine = h.enginePid()!;
+    h.proc.kill('SIGKILL');
+    await h.exited;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(alive(engine)).toBe(true);
+    expect(await waitFor(() => !alive(engine), 10_000)).toBe(true);
+  });
+});
+
+describe('speedmatrix sim (CLI)', () => {
+  it('sim serve --help lists the sim flags, fault switches and profiles', async () => {
+    const { runCli } = await import('../../helpers/cli');
+    const r = await runCli(['sim', 'serve', '--help']);
+    expect(r.code).toBe(0);
+    for (const word of ['--sim-profile', '--sim-speed', '--sim-loop-after', '--sim-500-share', 'rtx-pro-6000-fara-4b-bf16', 'firehose']) {
+      expect(r.stdout).toContain(word);
+    }
+  });
+
+  it('sim serve runs the same server in-process and stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const p = spawn(process.execPath, [`${ROOT}/src-main/cli/bin.cjs`, 'sim', 'serve', 'my/model', '--host', '127.0.0.1', '--port', String(port), '--sim-profile', 'firehose', '--sim-load-seconds', '0', '--odd-flag'], {
+      cwd: ROOT,
+      detached: true,
+    });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => p.on('exit', (c) => r(c)));
+    try {
+      expect(await waitFor(() => out.includes('Application startup complete.'), 30_000)).toBe(true);
+      const models = await (await fetch(`http://127.0.0.1:${port}/v1/models`)).json();
+      expect(models.data[0].id).toBe('my/model');
+      expect(plain(out)).toContain('Ignoring unknown argument --odd-flag');
+      p.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  });
+});

@@ -1,0 +1,36 @@
+/** Debian's Chromium through playwright-core, headless, with nothing reaching the network. */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type ConsoleMessage, type Page, chromium } from 'playwright-core';
+import { ARTIFACTS } from '../helpers/paths';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+}
+
+/** A page that records console errors and CSP violations, so a test can assert there were none. */
+export async function openPage(browser: Browser, url: string, opts: { colorScheme?: 'light' | 'dark' } = {}): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme: opts.colorScheme ?? 'light' });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m: ConsoleMessage) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  await page.goto(url);
+  return { page, problems };
+}
+
+export async function shot(page: Page, name: string, fullPage = true): Promise<string> {
+  const dir = join(ARTIFACTS, 'web');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage });
+  return file;
+}
