@@ -79,6 +79,12 @@ export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutpu
   if (!(await idleGate(x, stopCell)))
     x.emit({ type: 'log', level: 'warn', message: `The server was still busy after ${IDLE_TIMEOUT_SECONDS} s before cell ${context}×${C}; measuring anyway.` });
 
+  if (x.stop.fired) {
+    unsubscribe();
+    const cell = { ...unmeasuredCell(context, C, 'cancelled', 'the run was stopped before this cell started'), startedAt, finishedAt: new Date().toISOString() };
+    return { cell, connectionLost: false, window: null, streams: [] };
+  }
+
   const streams: ChatStream[] = [];
   const live = new Set<ChatStream>();
   let running = true;

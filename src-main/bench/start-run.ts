@@ -177,7 +177,9 @@ export function startRun(opts: StartRunOptions): RunHandle {
       return false;
     };
 
-    if (!opts.resume) journalAppend({ kind: 'start', session });
+    // A new run starts a fresh journal; a resumed one keeps its journal, or starts one from the loaded session.
+    if (!opts.resume) removeQuietly(journal as Journal);
+    if (!existsSync((journal as Journal).path)) journalAppend({ kind: 'start', session });
     await save();
     let saving: Promise<unknown> = Promise.resolve();
     const queueSave = () => {
@@ -263,7 +265,7 @@ export function startRun(opts: StartRunOptions): RunHandle {
     const logLines = opts.serverLogLines?.();
     if (logLines?.length) session.serverLog = { lines: logLines.slice(-2000), truncated: logLines.length > 2000 };
     // The journal is only needed until the full file is safely on disk.
-    if ((await save()) && journal) (journal as Journal).remove();
+    if ((await save()) && journal) removeQuietly(journal as Journal);
     resolveStopped();
     opts.onEvent({ type: 'run-done', outcome, session, sessionFile, counts: countByStatus(session) });
     return session;
@@ -290,6 +292,15 @@ export function startRun(opts: StartRunOptions): RunHandle {
       await stopped;
     },
   };
+}
+
+/** A journal that cannot be removed is harmless: the session file next to it is newer and complete. */
+function removeQuietly(journal: Journal): void {
+  try {
+    journal.remove();
+  } catch {
+    // left behind; recoverFromJournal would only replay what the file already holds
+  }
 }
 
 function newSession(opts: StartRunOptions, plan: RunPlan): Session {

@@ -46,11 +46,13 @@ export function nodeProgram(program: NodeProgram): NodeCommand {
       env: {},
     };
   }
-  // Built: out/main/<program>.js next to this bundle. Under Electron, run the binary as Node.
+  // Built: out/main/<program>.js. This module may be bundled into out/main/chunks/, so look
+  // beside it and one folder up. Under Electron, run the binary as Node.
   const isElectron = Boolean(process.versions.electron);
+  const candidates = [join(__dirname, `${program}.js`), join(__dirname, '..', `${program}.js`)];
   return {
     command: process.execPath,
-    args: [join(__dirname, `${program}.js`)],
+    args: [candidates.find((c) => existsSync(c)) ?? candidates[0]],
     env: isElectron ? { ELECTRON_RUN_AS_NODE: '1' } : {},
   };
 }

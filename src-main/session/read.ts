@@ -29,7 +29,7 @@ export async function readSessionFile(file: string): Promise<Result<Session, Ses
   if (size > MAX_SESSION_BYTES) {
     return fail({
       file,
-      message: `${name} is ${(size / 1024 / 1024).toFixed(1)} MB; SpeedMatrix opens session files up to ${MAX_SESSION_BYTES / 1024 / 1024} MB. It is probably not a session file.`,
+      message: tooLarge(name, size),
     });
   }
   let bytes: Buffer;
@@ -49,6 +49,9 @@ export async function readSessionFile(file: string): Promise<Result<Session, Ses
 /** Parse bytes or text already in memory (drag and drop, tests). */
 export function parseSessionText(input: Uint8Array | string, file = 'session'): Result<Session, SessionReadError> {
   const name = basename(file);
+  // Text dropped onto the window skips readSessionFile's size check; refuse it the same way.
+  const bytes = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
+  if (bytes > MAX_SESSION_BYTES) return fail({ file, message: tooLarge(name, bytes) });
   let text: string;
   if (typeof input === 'string') text = input;
   else {
@@ -63,7 +66,10 @@ export function parseSessionText(input: Uint8Array | string, file = 'session'): 
     json = JSON.parse(text);
   } catch (e) {
     const why = e instanceof RangeError ? 'it is nested too deeply' : (e as Error).message;
-    const truncated = /end of (JSON )?input|Unterminated/i.test(String((e as Error).message));
+    const message = String((e as Error).message);
+    // V8 names the end of input, or a position at (or past) the last non-blank character.
+    const at = /at position (\d+)/.exec(message);
+    const truncated = /end of (JSON )?input|Unterminated/i.test(message) || (at !== null && Number(at[1]) >= text.trimEnd().length);
     return fail({
       file,
       message: `${name} is not valid JSON (${why})${truncated ? '; the file looks truncated' : ''}.`,
@@ -106,6 +112,10 @@ export function checkSession(json: unknown, file = 'session'): Result<Session, S
     });
   }
   return ok(parsed.data);
+}
+
+function tooLarge(name: string, bytes: number): string {
+  return `${name} is ${(bytes / 1024 / 1024).toFixed(1)} MB; SpeedMatrix opens session files up to ${MAX_SESSION_BYTES / 1024 / 1024} MB. It is probably not a session file.`;
 }
 
 export function formatPath(path: readonly PropertyKey[]): string {

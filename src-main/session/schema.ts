@@ -156,21 +156,42 @@ export const PrefillResultSchema = z.object({
   measuredAt: maybeStr.default(null),
 });
 
+// Per-request columns hold up to hundreds of thousands of values: checked in one plain loop
+// (zod's per-element parse took most of a large session's open time), the first bad value
+// still reported with its index ("cells[3].requests.sentAt[5]: expected a finite number").
+const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const isOutcome = (v: unknown): v is 'done' | 'cancelled' | 'error' => v === 'done' || v === 'cancelled' || v === 'error';
+const orNull =
+  <T>(is: (v: unknown) => v is T) =>
+  (v: unknown): v is T | null =>
+    v === null || is(v);
+function column<T>(is: (v: unknown) => v is T, what: string) {
+  return z.custom<T[]>((v) => Array.isArray(v), { message: 'expected an array' }).superRefine((arr, ctx) => {
+    for (let i = 0; i < arr.length; i++) {
+      if (!is(arr[i])) {
+        ctx.addIssue({ code: 'custom', message: `expected ${what}`, path: [i] });
+        return;
+      }
+    }
+  });
+}
+
 /**
  * Each request's own timings, columnar (one array per field, same length) so 100,000 samples
  * stay small on disk. Times are seconds relative to the cell's window start (negative = before).
  */
 export const RequestSamplesSchema = z
   .object({
-    sentAt: z.array(num),
-    firstTokenAt: z.array(num.nullable()),
-    lastTokenAt: z.array(num.nullable()),
-    outputTokens: z.array(count),
+    sentAt: column(isFiniteNumber, 'a finite number'),
+    firstTokenAt: column(orNull(isFiniteNumber), 'a finite number or null'),
+    lastTokenAt: column(orNull(isFiniteNumber), 'a finite number or null'),
+    outputTokens: column(isCount, 'a whole number >= 0'),
     /** Output tokens that fell inside the measurement window. */
-    windowTokens: z.array(count).default([]),
-    promptTokens: z.array(count.nullable()).default([]),
+    windowTokens: column(isCount, 'a whole number >= 0').default([]),
+    promptTokens: column(orNull(isCount), 'a whole number >= 0 or null').default([]),
     /** "done" (finished with [DONE]), "cancelled" (cut at window end), "error". */
-    outcome: z.array(z.enum(['done', 'cancelled', 'error'])),
+    outcome: column(isOutcome, '"done", "cancelled" or "error"'),
   })
   .refine(
     (s) =>

@@ -62,7 +62,7 @@ export class BlockPool {
     const fromPlain = Math.min(n, this.plainFree);
     this.plainFree -= fromPlain;
     let rest = n - fromPlain;
-    for (const [hash, b] of this.evictable) {
+    for (const hash of this.evictable.keys()) {
       if (rest === 0) break;
       this.evictable.delete(hash);
       this.byHash.delete(hash);

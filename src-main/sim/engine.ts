@@ -25,6 +25,8 @@ export interface TokenSink {
   flush(): void;
   /** The client is not reading: far too many bytes are waiting in the socket. */
   congested(): boolean;
+  /** The engine died: end the response with this error. */
+  fail(message: string): void;
 }
 
 export interface NewRequest {
@@ -178,6 +180,15 @@ export class Engine {
   stop(): void {
     this.stopped = true;
     this.clearWake();
+  }
+
+  /** The engine died: every open request ends with `message`. */
+  failAll(message: string): void {
+    this.stop();
+    for (const req of [...this.running, ...this.waiting]) {
+      this.abort(req, 'error');
+      req.sink.fail(message);
+    }
   }
 
   private clearWake(): void {

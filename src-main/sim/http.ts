@@ -283,6 +283,9 @@ export class SimHttp {
 
   private completion(res: ServerResponse, kind: 'chat' | 'completion', body: Record<string, unknown>, received: number): void {
     const model = this.checkModel(body);
+    if (!this.d.healthy()) {
+      throw new HttpError(500, 'EngineCore encountered an issue. See stack trace (above) for the root cause.', 'EngineDeadError');
+    }
     if (this.fault500()) {
       throw new HttpError(500, 'Simulated internal server error (--sim-500-share).', 'InternalServerError');
     }
@@ -322,7 +325,7 @@ export class SimHttp {
           cached_prompt_tokens: 0,
           max_tokens: maxTokens,
           ignore_eos: ignoreEos,
-          arrival_ms: epochMs(),
+          arrival_ms: epochMs(received),
           scheduled_ms: null,
           first_token_ms: null,
           finished_ms: null,

@@ -16,6 +16,9 @@ import { planKv, type KvPlan } from './model';
 import { loadProfile, type Profile } from './profile';
 import { buildProse } from './text';
 
+/** How long a crashed server keeps answering (/health 503) before it exits. */
+const CRASH_EXIT_MS = 1000;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Python's repr of the `non-default args` dict. */
@@ -248,10 +251,16 @@ class Server_ {
     this.log.engine('ERROR', 'core.py:781', 'EngineCore encountered a fatal error.');
     this.log.engine('ERROR', 'core.py:781', `RuntimeError: simulated engine crash ${why}`);
     this.log.api('ERROR', 'async_llm.py:480', 'AsyncLLM output_handler failed.');
-    this.log.api('ERROR', 'async_llm.py:480', 'vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.');
-    for (const s of this.sockets) s.destroy();
+    const dead = 'EngineCore encountered an issue. See stack trace (above) for the root cause.';
+    this.log.api('ERROR', 'async_llm.py:480', `vllm.v1.engine.exceptions.EngineDeadError: ${dead}`);
     this.killChild('SIGKILL');
-    process.exit(1);
+    // Like vLLM: open streams get the error, /health answers 503, then the server goes down.
+    this.engine?.failAll(dead);
+    setTimeout(() => {
+      this.log.api('INFO', 'launcher.py:99', 'Shutting down FastAPI HTTP server.');
+      for (const s of this.sockets) s.destroy();
+      process.exit(1);
+    }, CRASH_EXIT_MS);
   }
 
   async shutdown(): Promise<void> {

@@ -135,6 +135,8 @@ abstract class BaseSink implements TokenSink {
   congested(): boolean {
     return this.res.writableLength > CONGESTED_BYTES;
   }
+
+  abstract fail(message: string): void;
 }
 
 /** Streaming response (`stream: true`). */
@@ -204,6 +206,14 @@ export class StreamSink extends BaseSink {
     if (this.reason) this.end();
   }
 
+  fail(message: string): void {
+    if (this.ended) return;
+    this.flush();
+    if (this.ended) return;
+    this.res.write(`data: ${this.c.errorStyle(message, 'EngineDeadError', 500)}\n\ndata: [DONE]\n\n`);
+    this.end();
+  }
+
   private write(out: string, tokens: number): void {
     if (out) {
       this.record(tokens);
@@ -220,6 +230,14 @@ export class StreamSink extends BaseSink {
 /** Non-streaming response: one JSON body when the request finishes. */
 export class CollectSink extends BaseSink {
   private parts: string[] = [];
+
+  fail(message: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    const body = this.c.errorStyle(message, 'EngineDeadError', 500);
+    this.res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    this.res.end(body);
+  }
 
   flush(): void {
     if (this.ended) return;

@@ -9,9 +9,17 @@
  *    and 128, through the real decode-cell runner: per-request time between tokens and TTFT
  *    errors, and window tokens. Goals: TBT median error <= 0.1 ms and p99 <= 1 ms, TTFT median
  *    error <= 1 ms, total tok/s within 0.5%.
- * The simulator runs in its own process, so this process's CPU time is the client's.
+ * 3. Overhead (BENCH_PARTS=overhead, about 5 minutes): wall time of a whole 3 x 3 run with 30 s
+ *    windows (warm-ups, prompt sizing, scouts, gates, cancels, the worker process) divided by
+ *    the sum of its windows. Goal <= 1.15.
+ * BENCH_PARTS picks parts (default "absorb,truth"). The simulator runs in its own process, so
+ * this process's CPU time is the client's.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
+import { startRun } from '../../src-main/bench/start-run';
 import { Interrupt, ServerClock } from '../../src-main/bench/clock';
 import { runDecodeCell } from '../../src-main/bench/decode';
 import { createHttp, type BenchHttp } from '../../src-main/bench/http';
@@ -21,6 +29,7 @@ import { probeServer } from '../../src-main/server/probe';
 import { startSim } from '../helpers/sim';
 
 const ABSORB_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'absorb,truth').split(','));
 /** The run's default max output: requests end and restart as in a real cell. */
 const MAX_TOKENS = 4096;
 const fmt = (v: number, d = 0) => v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
@@ -123,8 +132,30 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.floor(pos)] + (s[Math.ceil(pos)] - s[Math.floor(pos)]) * (pos - Math.floor(pos));
 };
 
+async function overhead(): Promise<void> {
+  const sim = await startSim({ args: ['--served-model-name', 'fara'] });
+  try {
+    const t = await probeServer({ baseUrl: sim.url });
+    if (!t.ok) throw new Error(t.error);
+    const file = join(mkdtempSync(join(tmpdir(), 'sm-overhead-')), 'o.speedmatrix.json');
+    const started = nowMs();
+    const handle = startRun({ target: t.data, config: { contexts: [0, 8192, 32768], concurrency: [1, 4, 16], prefillContexts: [8192, 32768] }, sessionFile: file, onEvent: () => undefined });
+    const session = await handle.done;
+    const wall = (nowMs() - started) / 1000;
+    const windows = session.cells.reduce((a, c) => a + (c.windowSeconds ?? 0), 0);
+    process.stdout.write(`\nOverhead, 3 x 3 matrix, 30 s windows, profile (a) at speed 1\n  wall ${fmt(wall, 1)} s / windows ${fmt(windows, 1)} s = ${fmt(wall / windows, 3)} (statuses: ${session.cells.map((c) => c.status).join(', ')})\n`);
+  } finally {
+    await sim.stop();
+  }
+}
+
 async function main(): Promise<void> {
-  // 1. Absorb rate.
+  if (PARTS.has('absorb')) await absorb();
+  if (PARTS.has('truth')) await truth();
+  if (PARTS.has('overhead')) await overhead();
+}
+
+async function absorb(): Promise<void> {
   const fire = await startSim({ profile: 'firehose', args: ['--served-model-name', 'firehose'] });
   try {
     const t = await probeServer({ baseUrl: fire.url });
@@ -149,8 +180,9 @@ async function main(): Promise<void> {
   } finally {
     await fire.stop();
   }
+}
 
-  // 2. Timing truth.
+async function truth(): Promise<void> {
   const sim = await startSim({ debug: true, args: ['--served-model-name', 'fara'] });
   try {
     const t = await probeServer({ baseUrl: sim.url });

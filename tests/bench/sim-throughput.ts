@@ -60,12 +60,21 @@ function worker(url: string, deadline: number, maxTokens: number): Promise<numbe
   });
 }
 
-async function run(label: string, extra: string[], concurrency: number): Promise<void> {
+export interface SimThroughput {
+  tokensPerSecond: number;
+  /** Tokens per second of simulator CPU time: the "one core" figure. */
+  tokensPerCpuSecond: number;
+  /** Simulator CPU time over wall time. */
+  cpuShare: number;
+}
+
+/** One firehose run at `concurrency` streams for `seconds`; prints a line and returns the figures (npm run bench reuses it). */
+export async function run(label: string, extra: string[], concurrency: number, seconds = SECONDS): Promise<SimThroughput> {
   const sim = await startSim({ profile: 'firehose', args: ['--disable-uvicorn-access-log', '--disable-log-stats', ...extra] });
   try {
     const cpu0 = cpuSeconds(sim.pid);
     const t0 = performance.now();
-    const deadline = Date.now() + SECONDS * 1000;
+    const deadline = Date.now() + seconds * 1000;
     const counts = await Promise.all(Array.from({ length: concurrency }, () => worker(sim.url, deadline, 65536)));
     const wall = (performance.now() - t0) / 1000;
     const cpu = cpuSeconds(sim.pid) - cpu0;
@@ -75,6 +84,7 @@ async function run(label: string, extra: string[], concurrency: number): Promise
       `${label.padEnd(34)} C=${String(concurrency).padStart(3)}  ${Math.round(tokens / wall).toLocaleString('en-US').padStart(10)} tok/s wall  ` +
         `${Math.round(perCpu).toLocaleString('en-US').padStart(10)} tok per sim CPU-second  (sim CPU ${((cpu / wall) * 100).toFixed(0)}% of one core, ${tokens.toLocaleString('en-US')} tokens in ${wall.toFixed(1)} s)`,
     );
+    return { tokensPerSecond: tokens / wall, tokensPerCpuSecond: perCpu, cpuShare: cpu / wall };
   } finally {
     await sim.stop();
   }
@@ -136,4 +146,4 @@ async function main(): Promise<void> {
   for (const c of [1, 64]) await timing(c);
 }
 
-void main();
+if (require.main === module) void main();

@@ -3,7 +3,7 @@
  * keyboard-reachable button, and it prints as it looks.
  */
 import type { HeatmapModel } from './heatmap-model';
-import { fmtContext, fmtTokPerSec, statusWord, STATUS_LEGEND, tokPerSec } from '../format';
+import { fmtContext, fmtTokPerSec, legendText, statusWord, tokPerSec } from '../format';
 import type { LiveCell } from '../../../src-main/ipc/contract';
 
 export function Heatmap(props: {
@@ -81,7 +81,7 @@ export function Heatmap(props: {
         <p className="legend" data-testid="heatmap-legend">
           {model.statusesShown.map((s) => (
             <span key={s}>
-              <strong className={`legend-word st-${s}`}>{statusWord(s)}</strong>: {STATUS_LEGEND[s]}{' '}
+              <strong className={`legend-word st-${s}`}>{statusWord(s)}</strong>: {legendText(s)}{' '}
             </span>
           ))}
         </p>

@@ -1,6 +1,6 @@
 /**
- * Bridge events -> store, outside React render. Session refetches are coalesced so a burst of
- * finished cells costs one round trip a second at most.
+ * Bridge events -> store, outside React render. Session refetches are throttled so a burst of
+ * finished cells costs one round trip a second at most, while the first change shows at once.
  */
 import type { SpeedMatrixBridge } from '../../../src-main/ipc/contract';
 import { refreshSession, runMenuCommand } from './actions';
@@ -12,12 +12,16 @@ export function wireEvents(bridge: SpeedMatrixBridge, store: AppStore): () => vo
   const st = () => store.getState();
   let refetchTimer: ReturnType<typeof setTimeout> | null = null;
   let lastRevision = -1;
+  let lastFetchAt = Number.NEGATIVE_INFINITY;
+  // Leading edge: a session just opened shows at once; during a run, at most one fetch a second.
   const scheduleRefetch = () => {
     if (refetchTimer) return;
+    const wait = Math.max(0, lastFetchAt + SESSION_REFETCH_MS - Date.now());
     refetchTimer = setTimeout(() => {
       refetchTimer = null;
+      lastFetchAt = Date.now();
       void refreshSession();
-    }, SESSION_REFETCH_MS);
+    }, wait);
   };
   const offs = [
     bridge.onServerState((s) => st().setServerSnapshot(s)),

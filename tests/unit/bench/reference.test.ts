@@ -12,7 +12,9 @@ import { type SimHandle, startSim } from '../../helpers/sim';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
 
 const K = 1024;
-const SPEED = 10;
+// Speed 3, not more: a faster simulated clock has sub-millisecond decode steps at C=1, which a
+// loaded 2-core machine cannot keep on time, and the simulator then falls behind its own model.
+const SPEED = 3;
 const NEEDED: Array<[number, number]> = [
   [8 * K, 1],
   [8 * K, 64],
@@ -54,7 +56,7 @@ describe('reference report (profile a, --max-model-len 262144 --gpu-memory-utili
     const contexts = [8 * K, 64 * K, 128 * K];
     const concurrency = [1, 8, 16, 64];
     const skip = contexts.flatMap((context) => concurrency.filter((c) => !NEEDED.some(([x, y]) => x === context && y === c)).map((c) => ({ context, concurrency: c })));
-    const r = await runBench(target, { contexts, concurrency, skip, prefillContexts: [], secondsPerMeasurement: 20, simSpeed: SPEED }, join(tempDir(), 'ref.speedmatrix.json'));
+    const r = await runBench(target, { contexts, concurrency, skip, prefillContexts: [], secondsPerMeasurement: 15, simSpeed: SPEED }, join(tempDir(), 'ref.speedmatrix.json'));
     const cells = cellsOf(r.session);
     const ref = referenceRows();
     for (const [context, c] of NEEDED) {
@@ -62,7 +64,7 @@ describe('reference report (profile a, --max-model-len 262144 --gpu-memory-utili
       const theirs = ref.find((x) => x.context === context && x.c === c)!;
       expect([context, c, mine.status, mine.reason]).toEqual([context, c, 'valid', null]);
       const err = Math.abs(mine.totalTokensPerSecond! - theirs.total!) / theirs.total!;
-      expect([context, c, err < 0.15]).toEqual([context, c, true]);
+      expect(`${context}x${c}: ${mine.totalTokensPerSecond?.toFixed(1)} vs ${theirs.total} tok/s, ${err < 0.15 ? 'within' : 'NOT within'} 15%`).toMatch(/ within 15%$/);
     }
     expect(r.session.cells.filter((c) => c.status === 'skipped').length).toBe(8);
   }, 150_000);

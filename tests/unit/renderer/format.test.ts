@@ -1,6 +1,6 @@
 /** The renderer's display text: the reference report's spellings, and a unit on every number. */
 import { describe, expect, it } from 'vitest';
-import { fmtContext, fmtMs, fmtSeconds, fmtTokPerSec, tokPerSec, ttftLabel, cellLines, cellName } from '../../../src-renderer/src/format';
+import { fmtContext, fmtMs, fmtSeconds, fmtTokPerSec, legendText, tokPerSec, cellName } from '../../../src-renderer/src/format';
 import { buildHeatmap, rampColor, textOn } from '../../../src-renderer/src/charts/heatmap-model';
 import { measurementRows, sortRows } from '../../../src-renderer/src/features/results/measurements';
 import { createSession } from '../../../src-main/session/create';
@@ -49,14 +49,13 @@ describe('renderer formatting', () => {
     expect(tokPerSec(34_600)).toBe('34.6K tok/s');
     expect(tokPerSec(2646.7)).toBe('2,646.7 tok/s');
     expect(tokPerSec(null)).toBe('—');
-    expect(ttftLabel(0.247)).toBe('247 ms TTFT');
     expect(cellName({ context: 8 * K, concurrency: 1 })).toBe('8K context · 1 request at once');
     expect(cellName({ context: 251 * K, concurrency: 32 })).toBe('251K context · 32 requests at once');
   });
 
-  it('shows a status word instead of figures for a cell that is not valid', () => {
-    expect(cellLines(cell(8 * K, 16, { status: 'looped', totalTokensPerSecond: null }))).toEqual(['Looped', '']);
-    expect(cellLines(cell(8 * K, 32, { totalTokensPerSecond: 2646.7, ttft: stats(0.247) }))).toEqual(['2,646.7 tok/s', '247 ms TTFT']);
+  it('explains each status in the legend words of the reports', () => {
+    expect(legendText('looped')).toBe('the model kept repeating the same text, so the benchmark discarded this measurement.');
+    expect(legendText('over-capacity')).toBe("not run because this many requests at this context would exceed the server's KV cache.");
   });
 });
 

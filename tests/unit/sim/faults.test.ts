@@ -51,11 +51,16 @@ describe('loop', () => {
 });
 
 describe('crash, hang, slow start', () => {
-  it('--sim-crash-after-tokens: the server dies mid-stream with an engine error, exit 1', async () => {
+  it('--sim-crash-after-tokens: the stream gets the engine error, /health turns 503, the server exits 1', async () => {
     const h = await sim({ speed: 20, args: ['--sim-crash-after-tokens', '100'] });
-    const r = await post(`${h.url}/v1/chat/completions`, chatBody('go', { max_tokens: 1000, ignore_eos: true })).catch(() => undefined);
+    const r = await post(`${h.url}/v1/chat/completions`, chatBody('go', { max_tokens: 1000, ignore_eos: true }));
+    expect(r.events.at(-1)!.data).toBe('[DONE]');
+    expect(r.events.at(-2)!.json!.error).toMatchObject({ type: 'EngineDeadError', code: 500 });
+    expect(r.events.at(-3)!.json!.usage.completion_tokens).toBe(100);
+    expect((await fetch(`${h.url}/health`)).status).toBe(503);
+    const late = await post(`${h.url}/v1/completions`, { prompt: 'x', max_tokens: 1 });
+    expect(late.status).toBe(500);
     expect(await h.exited).toBe(1);
-    if (r) expect(r.events.at(-1)?.data).not.toBe('[DONE]');
     expect(plain(h.logs())).toMatch(/EngineCore encountered a fatal error/);
   });
 

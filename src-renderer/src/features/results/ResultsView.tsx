@@ -1,5 +1,6 @@
 /** Results, laid out like the reference report: title, blocks, prefill chart, heatmap, table, detail. */
 import { useMemo } from 'react';
+import { TTFT_NOTE } from '../../../../src-main/report/report-model';
 import type { Session } from '../../../../src-main/session/schema';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
@@ -171,7 +172,7 @@ function Report({ session, selected, onSelect }: { session: Session; selected: s
         ) : (
           <Heatmap model={heat} selected={selected} onSelect={(k) => onSelect(k === selected ? null : k)} />
         )}
-        <p className="muted">TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill. Select a cell for its detail.</p>
+        <p className="muted">{TTFT_NOTE} Select a cell for its detail.</p>
       </section>
       {selectedCell && <CellDetail session={session} cell={selectedCell} onClose={() => onSelect(null)} />}
       <MeasurementsTable session={session} onSelect={onSelect} />
