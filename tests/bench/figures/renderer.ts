@@ -16,7 +16,7 @@ import type { RunUpdate } from '../../../src-main/ipc/contract';
 import { serializeSession } from '../../../src-main/session/write';
 import { startBridgeServer } from '../../helpers/bridge-server';
 import { ROOT } from '../../helpers/paths';
-import { hasChromium, launchChromium, openPage } from '../../web/browser';
+import { hasChromium, launchChromium } from '../../web/browser';
 import { BIG_CONCURRENCY, BIG_CONTEXTS, bigSession } from '../lib/big-session';
 import { BENCH } from '../lib/config';
 import { spread } from '../lib/stats';
@@ -78,7 +78,12 @@ const CAPTURE_SOCKETS = `(() => {
   const W = window.WebSocket;
   window.__sockets = [];
   window.WebSocket = class extends W {
-    constructor(url, protocols) { super(url, protocols); window.__sockets.push(this); }
+    constructor(url, protocols) {
+      super(url, protocols);
+      window.__sockets.push(this);
+      // When the session itself (megabytes) arrived: the page's own share of opening starts here.
+      this.addEventListener('message', (e) => { if (String(e.data).length > 1e6) window.__bigAt = performance.now(); });
+    }
   };
 })()`;
 
@@ -112,9 +117,17 @@ export async function rendererFigure(): Promise<Row[]> {
     const last = `[data-cell="${BIG_CONTEXTS[BIG_CONTEXTS.length - 1]}x${BIG_CONCURRENCY[BIG_CONCURRENCY.length - 1]}"]`;
     const openMs: number[] = [];
     const coreMs: number[] = [];
-    for (let i = 0; i < BENCH.repeats; i++) {
-      const { page } = await openPage(browser, bridge.url);
+    const pageMs: number[] = [];
+    const newPage = async () => {
+      const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+      const page = await context.newPage();
+      await page.addInitScript(CAPTURE_SOCKETS);
+      await page.goto(bridge.url);
       await page.waitForSelector('[data-app-state="ready"]');
+      return page;
+    };
+    for (let i = 0; i < BENCH.repeats; i++) {
+      const page = await newPage();
       await page.locator('nav button', { hasText: 'Results' }).click();
       await page.getByTestId('results-empty').waitFor();
       bridge.dialogs.openQueue.push(file);
@@ -124,25 +137,22 @@ export async function rendererFigure(): Promise<Row[]> {
       coreMs.push(performance.now() - t0);
       await page.locator(`[data-testid="heatmap"] ${last}`).waitFor({ timeout: 30_000 });
       openMs.push(performance.now() - t0);
+      pageMs.push((await page.evaluate('performance.now() - window.__bigAt')) as number);
       await page.context().close();
     }
 
     // Live progress on the Run view.
-    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-    const page = await context.newPage();
-    await page.addInitScript(CAPTURE_SOCKETS);
-    await page.goto(bridge.url);
-    await page.waitForSelector('[data-app-state="ready"]');
+    const page = await newPage();
     await page.locator('nav button', { hasText: 'Run' }).click();
     const args = JSON.stringify({ messages: liveUpdates(), spacing: EVENT_SPACING_MS });
     const frames = (await page.evaluate(`(${DELIVER_AND_TIME_FRAMES})(${args})`)) as number[];
     const drawn = await page.locator('[data-testid="heatmap"] [data-kind="value"]').count();
-    await context.close();
+    await page.context().close();
     if (drawn === 0) throw new Error('the live events drew no finished cell on the Run view');
     const sorted = [...frames].sort((a, b) => a - b);
     const f = '5 Renderer';
     return [
-      row(f, 'open 60-cell, 100,000-sample session and draw the heatmap', spread(openMs), 'ms', 0, { text: '≤ 500 ms', ok: (v) => v <= 500 }, `core reads and checks the file in ${spread(coreMs).median.toFixed(0)} ms of it`),
+      row(f, 'open 60-cell, 100,000-sample session and draw the heatmap', spread(openMs), 'ms', 0, { text: '≤ 500 ms', ok: (v) => v <= 500 }, `of it: core opens the file ${spread(coreMs).median.toFixed(0)} ms; page parses and draws ${spread(pageMs).median.toFixed(0)} ms after the 7 MB session arrives`),
       row(f, `${EVENTS} live progress events (every ${EVENT_SPACING_MS} ms): longest frame`, spread([sorted[sorted.length - 1]]), 'ms', 1, { text: 'no frame > 50 ms', ok: (v) => v <= 50 }, `${frames.length} frames, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(1)} ms, ${drawn} cells drawn`),
       row(f, 'built renderer JavaScript, gzipped', spread([gz / 1024]), 'KiB', 1),
     ];
