@@ -19,24 +19,24 @@ export const DEFAULT_MAX_OUTPUT = 4096;
 export const CONTEXT_MARGIN = 64;
 
 /** The part of a ServerTarget the plan needs (so the UI can plan from a probe alone). */
-export type PlanTarget = Pick<ServerTarget, 'maxModelLen' | 'kvBudget'> & Partial<Pick<ServerTarget, 'launch' | 'simulated'>>;
+export type PlanTarget = Pick<ServerTarget, 'maxModelLen' | 'kvBudget'> & Partial<Pick<ServerTarget, 'launch' | 'simulated' | 'simSpeed'>>;
 
 /** The largest useful context: max_model_len - max_output - 64. */
 export function largestContext(maxModelLen: number, maxOutput: number): number {
   return maxModelLen - maxOutput - CONTEXT_MARGIN;
 }
 
-/** `--sim-speed X` from a simulator's argv, else 1. */
+/** `--sim-speed X` from a simulator's argv, else the speed its /version reported, else 1. */
 export function simSpeedFromTarget(target: PlanTarget): number {
-  if (!target.simulated || !target.launch) return 1;
-  const argv = target.launch.argv;
+  if (!target.simulated) return 1;
+  const argv = target.launch?.argv ?? [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = a === '--sim-speed' ? argv[i + 1] : a.startsWith('--sim-speed=') ? a.slice(12) : undefined;
     const n = v === undefined ? Number.NaN : Number(v);
     if (Number.isFinite(n) && n > 0) return n;
   }
-  return 1;
+  return target.simSpeed ?? 1;
 }
 
 const sortedUnique = (xs: number[]): number[] => [...new Set(xs)].sort((a, b) => a - b);

@@ -23,6 +23,8 @@ export interface RunnerHost {
 
 export interface RunnerResult {
   cancelled: boolean;
+  /** Set when the server went down and was not restarted: the run stopped there (resume later). */
+  serverLost: string | null;
   checksUnavailable: string[];
   notes: string[];
 }
@@ -72,7 +74,7 @@ export class Runner {
     let decodeIndex = decodeTotal - steps.filter((s) => s.kind === 'decode').length;
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i];
-      if (this.stopSignal.fired) break;
+      if (this.stopSignal.fired || this.serverGone) break;
       const eta = estimateSeconds(steps.slice(i), this.plan.config);
       try {
         if (step.kind === 'warmup') await this.warmup();
@@ -92,7 +94,7 @@ export class Runner {
           this.host.emit({ type: 'prefill-done', result: unmeasuredPrefill(step.context, 'error', (e as Error).message) });
       }
     }
-    return { cancelled: this.stopSignal.fired, checksUnavailable: this.checksUnavailable, notes: this.notes };
+    return { cancelled: this.stopSignal.fired, serverLost: this.stopSignal.fired ? null : this.serverGone, checksUnavailable: this.checksUnavailable, notes: this.notes };
   }
 
   /** The plan's steps minus what is already done (resume); scouts only where they still serve. */
@@ -294,6 +296,7 @@ export class Runner {
       this.warmed.clear(); // the new server's cache is cold: scouts re-warm it
       this.notes.push(`The server died (${message}) and was restarted; the run continued.`);
     } else {
+      // Nothing more can be measured: the run stops after this step, leaving the rest for a resume.
       this.serverGone = `The server is not reachable any more (${message}); this cell was not run.`;
     }
   }

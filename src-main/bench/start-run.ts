@@ -63,6 +63,8 @@ export interface RunHandle {
   outcome(): RunOutcome | null;
 }
 
+/** How many of the server's last log lines a cell keeps when the server dies during it. */
+const CRASH_LOG_LINES = 20;
 const DONE_STATUSES = new Set(['valid', 'queued', 'looped', 'error', 'over-capacity', 'too-long', 'skipped']);
 const now = () => new Date().toISOString();
 
@@ -187,6 +189,8 @@ export function startRun(opts: StartRunOptions): RunHandle {
     };
 
     let currentCell: { context: number; concurrency: number } | null = null;
+    /** The server's last log lines when it went down, for the cell that was running then. */
+    let crashLog: string[] | null = null;
     let finished: Extract<WorkerMessage, { type: 'finished' }> | null = null;
     let fatal: string | null = null;
     let stderrTail = '';
@@ -204,6 +208,11 @@ export function startRun(opts: StartRunOptions): RunHandle {
           if (e.type === 'cell-start') currentCell = { context: e.context, concurrency: e.concurrency };
           if (e.type === 'cell-done') {
             currentCell = null;
+            // The cell the server died in keeps the server's last log lines as evidence.
+            if (crashLog && e.cell.status === 'error') {
+              e.cell.evidence = { loopExcerpt: null, loopPeriodChars: null, loopStream: null, ...e.cell.evidence, logLines: crashLog };
+              crashLog = null;
+            }
             const samples = opts.telemetry?.samples ?? [];
             if (e.window && samples.some((s) => s.t >= (e.window as { startMs: number }).startMs && s.t <= (e.window as { endMs: number }).endMs))
               e.cell.telemetry = summarizeCellTelemetry(samples, e.window.startMs, e.window.endMs, e.cell.outputTokens ?? 0);
@@ -220,6 +229,8 @@ export function startRun(opts: StartRunOptions): RunHandle {
           else if (e.type === 'error') event('error', e.message);
           opts.onEvent(e);
         } else if (msg.type === 'server-down') {
+          const tail = opts.serverLogLines?.().slice(-CRASH_LOG_LINES) ?? [];
+          crashLog = tail.length ? tail : null;
           event('error', msg.message);
           opts.onEvent({ type: 'server-down', message: msg.message });
           const restart = opts.onServerCrash && !stopRequested ? opts.onServerCrash(msg.message) : Promise.resolve(null);
@@ -246,7 +257,12 @@ export function startRun(opts: StartRunOptions): RunHandle {
     if (fin) {
       session.checksUnavailable = [...new Set([...session.checksUnavailable, ...fin.checksUnavailable])];
       for (const n of fin.notes) if (!session.events.some((e) => e.message === n)) event('info', n);
-      outcome = fin.cancelled ? 'cancelled' : 'completed';
+      outcome = fin.cancelled ? 'cancelled' : fin.serverLost ? 'failed' : 'completed';
+      if (fin.serverLost && !fin.cancelled) {
+        const why = `The run stopped: the server went down and was not restarted. Every finished cell is saved; resume the run once the server is back.`;
+        event('error', why);
+        opts.onEvent({ type: 'error', message: why });
+      }
     } else {
       const why = fatal ?? `the benchmark worker stopped unexpectedly${stderrTail ? `: ${stderrTail.trim().split('\n').slice(-3).join(' ')}` : ''}`;
       const cur = currentCell as { context: number; concurrency: number } | null;

@@ -169,6 +169,10 @@ export class ChatStream implements ChatStreamSink {
   private finish(outcome: StreamOutcome): void {
     this.outcome = outcome;
     this.endedAt = nowMs();
+    // A cell keeps every stream it started until it ends; the detectors' text (a rope of
+    // thousands of small pieces each) made a long cell's memory grow. The finding stays in `loop`.
+    this.contentLoops = null;
+    this.reasoningLoops = null;
     this.opts.onEnd?.(this);
   }
 

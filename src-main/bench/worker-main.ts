@@ -57,7 +57,7 @@ function main(): void {
       const r = runner;
       r.run()
         .then(async (res) => {
-          port.send({ type: 'finished', cancelled: res.cancelled, checksUnavailable: res.checksUnavailable, notes: res.notes });
+          port.send({ type: 'finished', cancelled: res.cancelled, serverLost: res.serverLost, checksUnavailable: res.checksUnavailable, notes: res.notes });
           await r.close();
         })
         .catch((e: unknown) => port.send({ type: 'fatal', message: `The benchmark worker failed: ${(e as Error).stack ?? String(e)}` }))

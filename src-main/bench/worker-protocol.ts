@@ -21,5 +21,5 @@ export type WorkerMessage =
   | { type: 'event'; event: BenchEvent }
   /** The worker saw the server die and waits for 'server-restarted'. */
   | { type: 'server-down'; message: string }
-  | { type: 'finished'; cancelled: boolean; checksUnavailable: string[]; notes: string[] }
+  | { type: 'finished'; cancelled: boolean; serverLost: string | null; checksUnavailable: string[]; notes: string[] }
   | { type: 'fatal'; message: string };

@@ -155,6 +155,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'server:stop': () => server.stop(),
     'server:snapshot': async () => server.snapshot(),
     'server:log': async () => server.logLines(),
+    'server:end-orphans': (pids?: number[]) => server.endOrphans(pids),
     'run:plan': async (form) => runs.plan(form),
     'run:start': (form) => runs.start(form),
     'run:stop': () => runs.stop(),

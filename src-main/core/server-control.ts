@@ -4,8 +4,8 @@
  * the source of truth, this only translates.
  */
 import { createServer } from 'node:net';
-import type { CommandPreview, ServerForm, ServerSnapshot } from '../ipc/contract';
-import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, probeServer, type ServerTarget, type StartupFailure } from '../server';
+import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../ipc/contract';
+import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServer, type LeftoverProcess, type ServerTarget, type StartupFailure } from '../server';
 import { redactArgv, redactEnv } from '../session/secrets';
 import type { CoreEvents } from './emitter';
 import { formToLaunch } from './server-form';
@@ -28,6 +28,8 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 
 export class ServerControl {
   private supervisor: Supervisor | null = null;
+  /** Earlier supervisors whose crash left processes the person chose to leave running: ended on dispose at the latest. */
+  private retired: Supervisor[] = [];
   private attached: ServerTarget | null = null;
   private snap: ServerSnapshot = IDLE;
   private pendingLog: string[] = [];
@@ -96,7 +98,9 @@ export class ServerControl {
     const launch = formToLaunch(form, port);
     if (!launch.ok) throw new UserError(launch.error);
     const sup = new Supervisor();
-    this.supervisor?.removeAllListeners();
+    const old = this.supervisor;
+    old?.removeAllListeners();
+    if (old && old.orphansLeftRunning.length > 0) this.retired.push(old);
     this.supervisor = sup;
     this.attached = null;
     let display = '';
@@ -121,11 +125,18 @@ export class ServerControl {
     sup.on('failed', (f) => this.supervisor === sup && this.set({ ...this.snap, state: 'failed', progress: null, failure: failureInfo(f) }));
     sup.on('crashed', (c) => {
       if (this.supervisor !== sup) return;
-      const why = `The server stopped unexpectedly (${c.signal ? `signal ${c.signal}` : `exit code ${c.exitCode}`}).`;
+      // Processes it started can outlive it (an engine core holding GPU memory): say which; the person decides whether to end them.
+      const orphans = !c.orphans.length
+        ? ''
+        : c.orphansAlive
+          ? ` It left ${c.orphans.length} process(es) running: ${describeProcesses(c.orphans)}.`
+          : ` ${c.orphans.length} leftover process(es) it had started were found and ended: ${describeProcesses(c.orphans)}.`;
+      const why = `The server stopped unexpectedly (${c.signal ? `signal ${c.signal}` : `exit code ${c.exitCode}`}).${orphans}`;
       this.set({ ...this.snap, state: 'failed', ready: null, failure: { message: why, advice: 'See the last log lines below; start it again when fixed.', lines: c.lastLines.slice(-20) } });
       this.events.emit('notice', { level: 'error', message: why });
+      if (c.orphansAlive) this.emitOrphans();
     });
-    void sup.start(launch.data, { readyTimeoutMs: this.opts.readyTimeoutMs, stopTimeoutMs: this.opts.stopTimeoutMs });
+    void sup.start(launch.data, { readyTimeoutMs: this.opts.readyTimeoutMs, stopTimeoutMs: this.opts.stopTimeoutMs, orphanPolicy: 'report' });
     return this.snap;
   }
 
@@ -138,17 +149,53 @@ export class ServerControl {
     }
     const sup = this.supervisor;
     if (!sup) return this.snap;
+    const hadOrphans = sup.orphansLeftRunning.length > 0;
     const report = await sup.stop();
     this.events.emit('notice', { level: report.leftBehind.length ? 'warn' : 'info', message: report.summary });
     this.set({ ...this.snap, state: sup.state === 'failed' ? 'failed' : 'exited', ready: null, progress: null });
+    if (hadOrphans) this.emitOrphans();
     return this.snap;
+  }
+
+  /** Processes crashed servers left running, not ended yet. */
+  orphans(): OrphanProcess[] {
+    return this.orphanHolders().flatMap((s) => s.orphansLeftRunning.map(toOrphan));
+  }
+
+  /** End the processes crashes left running (all, or only these pids); returns what was ended. */
+  async endOrphans(pids?: number[]): Promise<OrphanProcess[]> {
+    const holders = this.orphanHolders();
+    if (holders.length === 0) throw new UserError('No processes are left running by a crashed server.');
+    const ended: LeftoverProcess[] = [];
+    for (const sup of holders) ended.push(...(await sup.endOrphans(pids)));
+    this.retired = this.retired.filter((s) => s.orphansLeftRunning.length > 0);
+    const still = this.orphans();
+    this.events.emit('notice', {
+      level: still.length ? 'warn' : 'info',
+      message:
+        `Ended ${ended.length} process(es)${ended.length ? `: ${describeProcesses(ended)}` : ''}.` +
+        (still.length ? ` Still running, end them by hand: ${describeProcesses(still.map((o) => ({ ...o, seenIn: 'process-table' as const })))}.` : ''),
+    });
+    this.emitOrphans();
+    return ended.map(toOrphan);
+  }
+
+  private orphanHolders(): Supervisor[] {
+    return [...this.retired, ...(this.supervisor ? [this.supervisor] : [])].filter((s) => s.orphansLeftRunning.length > 0);
+  }
+
+  private emitOrphans(): void {
+    this.events.emit('server:orphans', { orphans: this.orphans() });
   }
 
   /** After a crash mid-run: start again with the same options; the run continues on success. */
   async restart(): Promise<ServerTarget | null> {
     const sup = this.supervisor;
     if (!sup) return null;
+    // Restarting needs the GPU back: stop() inside restart() ends what the crash left running.
+    const hadOrphans = sup.orphansLeftRunning.length > 0;
     const r = await sup.restart().catch(() => null);
+    if (hadOrphans) this.emitOrphans();
     return r && r.ok ? r.data : null;
   }
 
@@ -171,9 +218,16 @@ export class ServerControl {
   async dispose(): Promise<void> {
     if (this.logTimer) clearTimeout(this.logTimer);
     const sup = this.supervisor;
-    if (sup && (sup.state === 'starting' || sup.state === 'ready' || sup.state === 'stopping')) await sup.stop().catch(() => undefined);
+    // Nothing is left behind when the app quits: a running server, and whatever crashes left running.
+    const live = (s: Supervisor) => s.state === 'starting' || s.state === 'ready' || s.state === 'stopping' || s.orphansLeftRunning.length > 0;
+    for (const s of [...this.retired, ...(sup ? [sup] : [])]) if (live(s)) await s.stop().catch(() => undefined);
+    this.retired = [];
     sup?.removeAllListeners();
   }
+}
+
+function toOrphan(p: LeftoverProcess): OrphanProcess {
+  return { pid: p.pid, command: p.command, gpuMemoryBytes: p.gpuMemoryBytes };
 }
 
 function readyInfo(t: ServerTarget): NonNullable<ServerSnapshot['ready']> {

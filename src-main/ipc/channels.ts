@@ -7,6 +7,7 @@ import type { EventChannel, EventPayloads, ExportFormat, InvokeChannel, InvokeRe
 export const EVENT_CHANNELS: readonly EventChannel[] = [
   'server:state',
   'server:log',
+  'server:orphans',
   'run:update',
   'telemetry',
   'session:meta',
@@ -28,6 +29,7 @@ export interface SpeedMatrixBridge {
   stopServer(): Promise<InvokeResult<'server:stop'>>;
   getServerSnapshot(): Promise<InvokeResult<'server:snapshot'>>;
   getServerLog(): Promise<InvokeResult<'server:log'>>;
+  endOrphans(pids?: number[]): Promise<InvokeResult<'server:end-orphans'>>;
   planRun(form: RunForm): Promise<InvokeResult<'run:plan'>>;
   startRun(form: RunForm): Promise<InvokeResult<'run:start'>>;
   stopRun(): Promise<InvokeResult<'run:stop'>>;
@@ -43,6 +45,7 @@ export interface SpeedMatrixBridge {
   openExternal(url: string): Promise<InvokeResult<'shell:open-external'>>;
   onServerState(cb: (s: EventPayloads['server:state']) => void): () => void;
   onServerLog(cb: (lines: EventPayloads['server:log']) => void): () => void;
+  onServerOrphans(cb: (o: EventPayloads['server:orphans']) => void): () => void;
   onRunUpdate(cb: (u: EventPayloads['run:update']) => void): () => void;
   onTelemetry(cb: (s: EventPayloads['telemetry']) => void): () => void;
   onSessionMeta(cb: (m: EventPayloads['session:meta']) => void): () => void;
@@ -69,6 +72,7 @@ export const bridgeMethods: Record<InvokeMethodName, InvokeChannel> = {
   stopServer: 'server:stop',
   getServerSnapshot: 'server:snapshot',
   getServerLog: 'server:log',
+  endOrphans: 'server:end-orphans',
   planRun: 'run:plan',
   startRun: 'run:start',
   stopRun: 'run:stop',
@@ -87,6 +91,7 @@ export const bridgeMethods: Record<InvokeMethodName, InvokeChannel> = {
 export const bridgeEvents: Record<EventMethodName, EventChannel> = {
   onServerState: 'server:state',
   onServerLog: 'server:log',
+  onServerOrphans: 'server:orphans',
   onRunUpdate: 'run:update',
   onTelemetry: 'telemetry',
   onSessionMeta: 'session:meta',

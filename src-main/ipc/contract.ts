@@ -125,6 +125,18 @@ export interface ServerSnapshot {
   failure: ServerFailure | null;
 }
 
+/** A process a crashed server left running (pid, full command line, GPU memory when nvidia-smi tells). */
+export interface OrphanProcess {
+  pid: number;
+  command: string;
+  gpuMemoryBytes: number | null;
+}
+
+/** Sent when a crash leaves processes running (the app asks before ending them), and with [] once they are gone. */
+export interface ServerOrphans {
+  orphans: OrphanProcess[];
+}
+
 export interface CommandPreview {
   display: string;
   argv: string[];
@@ -234,6 +246,8 @@ export const invokeArgs = {
   'server:stop': z.tuple([]),
   'server:snapshot': z.tuple([]),
   'server:log': z.tuple([]),
+  /** End the processes a crash left running: all of them, or only these pids (others are ignored). */
+  'server:end-orphans': z.tuple([z.array(z.number().int().positive()).max(1000).optional()]),
   'run:plan': z.tuple([RunFormSchema]),
   'run:start': z.tuple([RunFormSchema]),
   'run:stop': z.tuple([]),
@@ -260,6 +274,8 @@ export interface InvokeResults {
   'server:stop': ServerSnapshot;
   'server:snapshot': ServerSnapshot;
   'server:log': string[];
+  /** What was ended. */
+  'server:end-orphans': OrphanProcess[];
   'run:plan': PlanView;
   'run:start': RunUpdate;
   'run:stop': RunUpdate;
@@ -282,6 +298,7 @@ export type InvokeResult<C extends InvokeChannel> = Result<InvokeResults[C]>;
 export interface EventPayloads {
   'server:state': ServerSnapshot;
   'server:log': string[];
+  'server:orphans': ServerOrphans;
   'run:update': RunUpdate;
   telemetry: TelemetrySample[];
   'session:meta': SessionMeta;

@@ -5,8 +5,17 @@
  */
 export const NONE = '—';
 
-const grouped = (v: number, digits: number): string =>
-  v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+// One Intl.NumberFormat per number of digits: toLocaleString with options builds a new
+// formatter on every call, which made formatting most of a live heatmap's render time.
+const formatters = new Map<number, Intl.NumberFormat>();
+const grouped = (v: number, digits: number): string => {
+  let f = formatters.get(digits);
+  if (!f) {
+    f = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    formatters.set(digits, f);
+  }
+  return f.format(v);
+};
 
 const missing = (v: number | null | undefined): v is null | undefined =>
   v === null || v === undefined || !Number.isFinite(v);

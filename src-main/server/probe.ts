@@ -174,7 +174,9 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
       ? await executableVersion(o.launchOptions.executable || 'vllm')
       : null;
   const launch = o.launch ?? attachLaunch(baseUrl, entry.id, maxModelLen);
-  const simulated = launch.kind === 'simulator' || (ver?.simulated === true);
+  // SpeedMatrix's simulator says so on /version (real vLLM clients ignore the extra fields).
+  const simulated = launch.kind === 'simulator' || ver?.simulated === true;
+  const simSpeed = typeof ver?.sim_speed === 'number' && ver.sim_speed > 0 ? ver.sim_speed : undefined;
 
   return ok({
     baseUrl,
@@ -188,6 +190,7 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
     tokenizeAvailable: tok !== null && (typeof tok.count === 'number' || Array.isArray(tok.tokens)),
     launch: { ...launch, url: baseUrl, servedModel: launch.servedModel ?? entry.id, maxModelLen: launch.maxModelLen ?? maxModelLen },
     simulated,
+    ...(simSpeed !== undefined ? { simSpeed } : {}),
   });
 }
 

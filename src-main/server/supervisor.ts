@@ -36,6 +36,11 @@ export interface SupervisorConfig {
   backendHint?: string | null;
   /** nvidia-smi to ask for leftover GPU processes (default on PATH). */
   nvidiaSmi?: string;
+  /**
+   * What to do with processes that outlive a crashed leader: 'end' them at once (default, the
+   * CLI), or only 'report' them so a person can decide (the app); endOrphans() or stop() ends them.
+   */
+  orphanPolicy?: 'end' | 'report';
 }
 
 export interface StopReport {
@@ -56,8 +61,10 @@ export interface CrashInfo {
   exitCode: number | null;
   signal: string | null;
   lastLines: string[];
-  /** Engine processes that outlived the crashed leader (killed by the supervisor). */
+  /** Engine processes that outlived the crashed leader. */
   orphans: LeftoverProcess[];
+  /** True when they were left running (orphanPolicy 'report'); false when the supervisor ended them. */
+  orphansAlive: boolean;
 }
 
 export interface SupervisorEvents {
@@ -99,6 +106,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private exitWaiters: Array<() => void> = [];
   private exitInfo: { exitCode: number | null; signal: string | null } | null = null;
   private orphansAtExit: LeftoverProcess[] = [];
+  /** Orphans reported but not ended yet (orphanPolicy 'report'). */
+  private liveOrphans: LeftoverProcess[] = [];
   private stopping: Promise<StopReport> | null = null;
   private target: ServerTarget | null = null;
   private readonly killOnExit = () => {
@@ -127,6 +136,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Process id of the server's leader (also its process group id). */
   get pid(): number | null {
     return this.child?.pid ?? null;
+  }
+
+  /** Processes a crashed leader left running that are not ended yet (orphanPolicy 'report'). */
+  get orphansLeftRunning(): LeftoverProcess[] {
+    return [...this.liveOrphans];
   }
 
   /** The last n log lines (ANSI stripped, API key redacted). */
@@ -197,6 +211,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.facts = emptyLogFacts();
     this.exitInfo = null;
     this.orphansAtExit = [];
+    this.liveOrphans = [];
     this.stopping = null;
     this.target = null;
     this.child = null;
@@ -361,10 +376,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         }),
       );
     } else if (this._state === 'ready') {
-      const orphans = pgid ? await this.reapOrphans(pgid) : [];
-      this.orphansAtExit = orphans;
+      const report = this.cfg.orphanPolicy === 'report';
+      const orphans = !pgid ? [] : report ? await findLeftovers(pgid, [], this.cfg.nvidiaSmi) : await this.reapOrphans(pgid);
+      if (report) this.liveOrphans = orphans;
+      else this.orphansAtExit = orphans;
       this.setState('failed');
-      this.emit('crashed', { exitCode: code, signal, lastLines: this.logTail(40), orphans });
+      this.emit('crashed', { exitCode: code, signal, lastLines: this.logTail(40), orphans, orphansAlive: report && orphans.length > 0 });
     }
     this.logStream?.end();
     this.logStream = null;
@@ -377,6 +394,55 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const found = await findLeftovers(pgid, [], this.cfg.nvidiaSmi);
     if (found.length > 0) await endLeftovers(pgid, found, 3000, this.cfg.nvidiaSmi);
     return found;
+  }
+
+  /**
+   * The reported orphans (or those of them named in `pids`) that are still the same processes
+   * (pid and command: a pid may have been reused since), as they are now.
+   */
+  private async ourLiveOrphans(pids?: readonly number[]): Promise<LeftoverProcess[]> {
+    const pgid = this.child?.pid;
+    const chosen = this.liveOrphans.filter((o) => !pids || pids.includes(o.pid));
+    if (!pgid || chosen.length === 0) return [];
+    const now = await findLeftovers(pgid, chosen.map((o) => o.pid), this.cfg.nvidiaSmi);
+    return now.filter((p) => chosen.some((o) => o.pid === p.pid && o.command === p.command));
+  }
+
+  /**
+   * End the orphans a crash left running (all, or those named in `pids`; other pids are
+   * ignored, so a caller can never have an unrelated process killed). Returns what was ended.
+   */
+  async endOrphans(pids?: number[]): Promise<LeftoverProcess[]> {
+    const pgid = this.child?.pid;
+    const targets = await this.ourLiveOrphans(pids);
+    if (!pgid || targets.length === 0) {
+      this.liveOrphans = this.liveOrphans.filter((o) => pids && !pids.includes(o.pid));
+      return [];
+    }
+    let stillAlive: LeftoverProcess[];
+    if (!pids) {
+      // All of them: the group too (it still has members, so its id cannot have been reused).
+      stillAlive = await endLeftovers(pgid, targets, 3000, this.cfg.nvidiaSmi);
+    } else {
+      for (const t of targets) {
+        try {
+          process.kill(t.pid, 'SIGKILL');
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+      const deadline = Date.now() + 3000;
+      stillAlive = await this.ourLiveOrphans(targets.map((t) => t.pid));
+      while (stillAlive.length > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        stillAlive = await this.ourLiveOrphans(targets.map((t) => t.pid));
+      }
+    }
+    const ended = targets.filter((t) => !stillAlive.some((s) => s.pid === t.pid));
+    // Those that ended (or were already gone) are no longer ours to report; survivors stay listed.
+    this.liveOrphans = this.liveOrphans.filter((o) => stillAlive.some((s) => s.pid === o.pid) || (pids !== undefined && !pids.includes(o.pid)));
+    this.orphansAtExit = [...this.orphansAtExit, ...ended];
+    return ended;
   }
 
   /** The leader's exit signal (a method so TypeScript does not narrow it across awaits). */
@@ -433,10 +499,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (this._state === 'starting' || this._state === 'ready') this.setState('stopping');
     this.clearTimers();
     const { graceful, treePids, survivors } = await this.terminate(this.cfg.stopTimeoutMs ?? LAUNCH_DEFAULTS.stopTimeoutMs);
+    // Orphans a crash left running (orphanPolicy 'report') end here at the latest.
+    const reported = await this.ourLiveOrphans();
+    this.liveOrphans = [];
     let orphansKilled = [...this.orphansAtExit, ...survivors];
     let leftBehind: LeftoverProcess[] = [];
     if (pid) {
-      const found = await findLeftovers(pid, treePids, this.cfg.nvidiaSmi);
+      const found = await findLeftovers(pid, [...treePids, ...reported.map((r) => r.pid)], this.cfg.nvidiaSmi);
       if (found.length > 0) {
         orphansKilled = [...orphansKilled, ...found];
         leftBehind = await endLeftovers(pid, found, 5000, this.cfg.nvidiaSmi);

@@ -25,4 +25,6 @@ export interface ServerTarget {
   launch: ServerLaunch;
   /** True when the server is SpeedMatrix's simulated vLLM. */
   simulated: boolean;
+  /** A simulator's --sim-speed, as its GET /version reports it (`sim_speed`). */
+  simSpeed?: number;
 }

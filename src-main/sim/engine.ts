@@ -5,7 +5,8 @@
  * then waiting requests are admitted while seats, budget and blocks allow. A step lasts the
  * profile's decode step time for the decoding batch plus the prefill chunks' share of the curve,
  * divided by the speed. Steps are timed against the wall clock with drift correction; results of
- * all steps that ended are handed to the HTTP layer, which writes them once per loop turn.
+ * all steps that ended are handed to the HTTP layer, which writes them once per loop turn. A request whose
+ * client stops reading sits out steps until its socket drains (back-pressure per request).
  */
 import { performance } from 'node:perf_hooks';
 import { blockHashes, BlockPool, type BlockHolder } from './blocks';
@@ -226,16 +227,18 @@ export class Engine {
         this.current = null;
         if (this.hung || this.stopped) break;
       }
-      // Back-pressure: a model faster than its clients (firehose) waits for them instead of buffering without end.
-      if (this.running.some((r) => r.sink.congested())) {
-        this.flush();
-        this.wake = setTimeout(() => this.loop(), 1);
-        return;
-      }
       // Drift correction: the next step starts when the last one ended, unless we are far behind.
       const start = prevEnd !== undefined && now - prevEnd < MAX_CATCH_UP_MS ? prevEnd : now;
       this.current = this.plan(start);
-      if (!this.current) break;
+      if (!this.current) {
+        // Only paused streams are left (their clients are not reading): look again shortly.
+        if (this.running.length > 0) {
+          this.flush();
+          this.wake = setTimeout(() => this.loop(), 1);
+          return;
+        }
+        break;
+      }
       if (performance.now() > sliceEnd) {
         this.flush();
         this.wake = setImmediate(() => this.loop());
@@ -273,6 +276,9 @@ export class Engine {
     const k = this.o.profile.scheduler.tokensPerStep;
     for (let i = 0; i < this.running.length && budget > 0; i++) {
       const req = this.running[i];
+      // Back-pressure per request: a stream whose client is not reading (over 256 KiB waiting in its socket) sits
+      // out this step; the others go on. Pausing the whole engine let one stalled client silence every stream.
+      if (req.sink.congested()) continue;
       const need = req.promptTokens + req.generated - req.computed;
       const decode = need === 1 && req.generated > 0;
       const tokens = decode ? 1 : Math.min(need, budget);

@@ -9,7 +9,7 @@ import type { ServeConfig } from './args';
 import type { Engine, EngineRequest, FinishReason } from './engine';
 import type { Logger } from './logs';
 import { Exposition } from './metrics';
-import { frontendSeconds, type KvPlan } from './model';
+import { frontendSeconds, frontendSerialSeconds, type KvPlan } from './model';
 import type { Profile } from './profile';
 import { CollectSink, epochMs, StreamSink, type SinkContext, type TruthRecord } from './sinks';
 import { rng, type Corpus } from './text';
@@ -71,6 +71,8 @@ export class SimHttp {
   /** Records of requests still open, refreshed from the engine when served. */
   private readonly liveTruth = new Map<TruthRecord, EngineRequest>();
   private completionCount = 0;
+  /** performance.now() ms when the modelled API-server event loop is next free (its serial frontend work). */
+  private apiFreeAt = 0;
   private readonly errorStyle: (message: string, type: string, code: number, param?: string | null) => string;
   private readonly lengthRng: () => number;
 
@@ -138,7 +140,7 @@ export class SimHttp {
         res.end();
         return;
       case '/version':
-        return this.sendJson(res, 200, JSON.stringify({ version: this.d.profile.vllmVersion }));
+        return this.sendJson(res, 200, JSON.stringify({ version: this.d.profile.vllmVersion, simulated: true, sim_speed: this.d.cfg.sim.speed }));
       case '/load':
         return this.sendJson(res, 200, JSON.stringify({ server_load: this.d.engine.inFlight }));
       case '/v1/models':
@@ -177,6 +179,8 @@ export class SimHttp {
       if (size > MAX_BODY) throw new HttpError(400, 'Request body too large.', 'BadRequestError');
       chunks.push(c as Buffer);
     }
+    // Parse in the check phase: sockets that became readable in the same poll get their arrival stamped first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const text = Buffer.concat(chunks).toString('utf8');
     let parsed: unknown;
     try {
@@ -370,8 +374,13 @@ export class SimHttp {
     }
     const sink = stream ? new StreamSink(res, ctx) : new CollectSink(res, ctx);
     const naturalLength = this.naturalLength();
-    // The frontend's share of the time (tokenising, templating), less what our own tokenising already took.
-    const delay = (frontendSeconds(this.d.profile, ids.length) * 1000) / this.d.cfg.sim.speed - (performance.now() - received);
+    // The frontend (tokenising, templating), on the modelled clock: its serial share queues on the one API-server
+    // loop, the rest overlaps. Deadlines are absolute, so our own parsing time is already taken out of the wait.
+    const speed = this.d.cfg.sim.speed;
+    const serialMs = (frontendSerialSeconds(this.d.profile, ids.length) * 1000) / speed;
+    this.apiFreeAt = Math.max(received, this.apiFreeAt) + serialMs;
+    const readyAt = this.apiFreeAt + (frontendSeconds(this.d.profile, ids.length) * 1000) / speed - serialMs;
+    const delay = readyAt - performance.now();
     let frontend: NodeJS.Timeout | undefined = setTimeout(() => {
       frontend = undefined;
       ereq = engine.add({ id, promptIds: ids, maxTokens, minTokens, ignoreEos, naturalLength, sink, receivedAt: received });

@@ -108,6 +108,13 @@ export function frontendSeconds(profile: Profile, n: number): number {
   return (profile.frontend.baseMs + (profile.frontend.perKiloTokenMs * n) / 1000) / 1000;
 }
 
+/** The part of the frontend that runs on the one API-server event loop, one request at a time (<= the whole). */
+export function frontendSerialSeconds(profile: Profile, n: number): number {
+  const f = profile.frontend;
+  const ms = (f.serialBaseMs ?? 0) + ((f.serialPerKiloTokenMs ?? 0) * n) / 1000;
+  return Math.min(ms / 1000, frontendSeconds(profile, n));
+}
+
 /**
  * Seconds of engine time to prefill tokens [from, to) of a prompt: the difference of the cumulative
  * curve, less the frontend share, so that frontend + prefill of a lone prompt is the curve's TTFT.
@@ -140,6 +147,8 @@ export interface Prediction {
   ttftSeconds: number;
   /** TTFT of a lone request whose prompt is already cached (a decode cell after the scout). */
   cachedTtftSeconds: number;
+  /** Median TTFT of `concurrency` cached-prompt requests sent together (a decode cell's TTFT). */
+  concurrentCachedTtftSeconds: number;
   /** Steady decode with `concurrency` requests at `context`. */
   decodeStepSeconds: number;
   decodeTotalTokPerSec: number;
@@ -166,10 +175,28 @@ export function predict(profile: Profile, context: number, concurrency: number, 
     prefillTokPerSec: context > 0 ? context / ttft : 0,
     ttftSeconds: ttft,
     cachedTtftSeconds: frontendSeconds(profile, n) + prefillSeconds(profile, Math.max(0, n - 16), n),
+    concurrentCachedTtftSeconds: concurrentCachedTtft(profile, n, concurrency),
     decodeStepSeconds: step,
     decodeTotalTokPerSec: total,
     decodePerRequestTokPerSec: total / concurrency,
     kvBudgetTokens: budget,
     fits: concurrency * (context + maxOutput) <= budget,
   };
+}
+
+/**
+ * Median TTFT of c requests with the same cached n-token prompt, sent together: request i leaves the API-server
+ * loop after (i + 1) serial shares, reaches the engine after the overlapping rest, then waits for the running
+ * step to end (half a step on average) and for the step that computes its last prompt token and first token.
+ */
+function concurrentCachedTtft(profile: Profile, n: number, c: number): number {
+  const serial = frontendSerialSeconds(profile, n);
+  const rest = frontendSeconds(profile, n) - serial;
+  const last = prefillSeconds(profile, Math.max(0, n - 16), n);
+  const ttfts: number[] = [];
+  for (let i = 0; i < c; i++) {
+    const step = decodeStepSeconds(profile, i, i * n);
+    ttfts.push((i + 1) * serial + rest + 1.5 * step + last);
+  }
+  return ttfts[Math.floor((c - 1) / 2)];
 }

@@ -29,8 +29,12 @@ export interface Profile {
   memory: { nonKvGiB: number };
   startup: { loadSeconds: number; graphCaptureSeconds: number };
   scheduler: { maxNumBatchedTokens: number; streamInterval: number; tokensPerStep: number };
-  /** API-server work before a request reaches the engine (tokenising, templating): base + per 1,000 prompt tokens. */
-  frontend: { baseMs: number; perKiloTokenMs: number };
+  /**
+   * API-server work before a request reaches the engine (tokenising, templating): base + per 1,000 prompt tokens.
+   * Of it, `serialBaseMs + serialPerKiloTokenMs` per 1,000 tokens runs on the one API-server event loop, one request
+   * at a time (why TTFT grows with concurrency); the rest overlaps (default: all of it overlaps).
+   */
+  frontend: { baseMs: number; perKiloTokenMs: number; serialBaseMs?: number; serialPerKiloTokenMs?: number };
   /** [prompt tokens, tok/s of a lone prefill of that length, as a client measures it: frontend included], ascending. */
   prefill: { curve: [number, number][] };
   decode: { baseMs: number; perSeqMs: number; perSeqSquaredMs: number; perKiloTokenMs: number; batchExponent: number };
@@ -69,6 +73,9 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
   }
   for (let i = 1; i < c.length; i++) if (c[i][0] <= c[i - 1][0]) return bad('prefill.curve', 'sorted by tokens, ascending');
   if (p.frontend !== undefined && (!num(p.frontend.baseMs) || !num(p.frontend.perKiloTokenMs))) return bad('frontend', '{baseMs, perKiloTokenMs}');
+  if (p.frontend && [p.frontend.serialBaseMs, p.frontend.serialPerKiloTokenMs].some((v) => v !== undefined && !num(v))) {
+    return bad('frontend.serialBaseMs/serialPerKiloTokenMs', 'numbers');
+  }
   const d = p.decode;
   for (const k of ['baseMs', 'perSeqMs', 'perSeqSquaredMs', 'perKiloTokenMs', 'batchExponent'] as const) {
     if (!d || !num(d[k])) return bad(`decode.${k}`, 'a number');

@@ -42,17 +42,33 @@ function pieceId(p: string): number {
   return id;
 }
 
-/** Token ids of `text`, appended to `out` (no spreading: prompts can hold hundreds of thousands of tokens). */
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/**
+ * Token ids of `text`, appended to `out` (no spreading: prompts can hold hundreds of thousands of tokens).
+ * The same pieces as `pieces()`, found by a char loop: it runs on the API-server path, so it must be fast.
+ */
 export function encode(text: string, out: number[] = []): number[] {
-  PIECE.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = PIECE.exec(text))) {
-    const word = m[1];
-    if (word) {
-      for (let i = 0; i < word.length; i += 4) out.push(pieceId(word.slice(i, i + 4)));
-    } else {
-      out.push(pieceId(m[2]));
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    const word = isLetter(c) || (c === 32 && i + 1 < n && isLetter(text.charCodeAt(i + 1)));
+    if (!word) {
+      const cp = text.codePointAt(i)!;
+      out.push(cp < 128 ? cp : WIDE + cp);
+      i += cp > 0xffff ? 2 : 1;
+      continue;
     }
+    let end = i + 1;
+    while (end < n && isLetter(text.charCodeAt(end))) end++;
+    for (let k = i; k < end; k += 4) {
+      const e = Math.min(k + 4, end);
+      let id = 0;
+      for (let q = k; q < e; q++) id = id * 128 + text.charCodeAt(q);
+      out.push(id);
+    }
+    i = end;
   }
   return out;
 }

@@ -1,7 +1,9 @@
 /** The OS theme, followed live; charts re-render with matching colours when it flips. */
 import { useSyncExternalStore } from 'react';
 
-const query = () => window.matchMedia('(prefers-color-scheme: dark)');
+// One MediaQueryList for the page: getSnapshot runs on every render, and matchMedia is not cheap.
+let mql: MediaQueryList | null = null;
+const query = (): MediaQueryList => (mql ??= window.matchMedia('(prefers-color-scheme: dark)'));
 
 export function useDarkTheme(): boolean {
   return useSyncExternalStore(

@@ -90,6 +90,28 @@ export async function stopServer(): Promise<void> {
   else st().setServerError(r.error);
 }
 
+/** "End them": end the processes a crashed server left running, and say what was ended. */
+export async function endOrphans(): Promise<void> {
+  const pids = st().orphans.map((o) => o.pid);
+  st().setOrphanOutcome(null, true);
+  const r = await call(bridgeOrThrow().endOrphans(pids));
+  if (!r.ok) return st().setOrphanOutcome({ ok: false, message: `Could not end them: ${r.error}` });
+  const ended = r.data.map((o) => `pid ${o.pid}`).join(', ');
+  const left = st().orphans.filter((o) => !r.data.some((e) => e.pid === o.pid));
+  st().setOrphans(left);
+  st().setOrphanOutcome({
+    ok: left.length === 0,
+    message: `Ended ${r.data.length} process(es)${ended ? `: ${ended}` : ''}.${left.length ? ` Still running: ${left.map((o) => `pid ${o.pid}`).join(', ')}.` : ''}`,
+  });
+}
+
+/** "Leave them": close the question; they are ended when the server is stopped or SpeedMatrix quits. */
+export function leaveOrphans(): void {
+  const n = st().orphans.length;
+  st().setOrphans([]);
+  st().setOrphanOutcome({ ok: true, message: `Left ${n} process(es) running. SpeedMatrix ends them when it quits.` });
+}
+
 // ----- run -----
 
 let planSeq = 0;
@@ -164,11 +186,19 @@ export async function openSessionFile(file: File): Promise<void> {
     await afterOpen(await call(bridgeOrThrow().openSession(path)), file.name);
     return;
   }
-  let text: string;
+  let bytes: ArrayBuffer;
   try {
-    text = await file.text();
+    bytes = await file.arrayBuffer();
   } catch (e) {
     await afterOpen({ ok: false, error: `Cannot read ${file.name}: ${(e as Error).message}.` }, file.name);
+    return;
+  }
+  let text: string;
+  try {
+    // Strict, as the core reads files from disk: a bad byte is refused, not turned into U+FFFD.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    await afterOpen({ ok: false, error: `${file.name} is not valid UTF-8 text, so it is not a session file.` }, file.name);
     return;
   }
   await afterOpen(await call(bridgeOrThrow().openSessionData({ name: file.name, text })), file.name);

@@ -1,5 +1,5 @@
 /** Server: the form, its command preview, the supervisor's snapshot (main is the source of truth) and the log. */
-import type { CommandPreview, ServerForm, ServerSnapshot } from '../../../src-main/ipc/contract';
+import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../../../src-main/ipc/contract';
 import type { SliceCreator } from './types';
 
 /** Lines kept for the live log view; the full log stays in main. */
@@ -23,6 +23,13 @@ export interface ServerSlice {
   server: ServerSnapshot;
   serverLog: string[];
   serverError: string | null;
+  /** Processes a crashed server left running, while the person has not answered (End them / Leave them). */
+  orphans: OrphanProcess[];
+  /** The answer's outcome in words ("Ended 1 process(es)…"), or null. */
+  orphanOutcome: { ok: boolean; message: string } | null;
+  orphansBusy: boolean;
+  setOrphans(orphans: OrphanProcess[]): void;
+  setOrphanOutcome(outcome: { ok: boolean; message: string } | null, busy?: boolean): void;
   setServerDefaults(form: ServerForm): void;
   updateServerForm(patch: Partial<ServerForm>): void;
   setPreview(p: CommandPreview | null, error: string | null): void;
@@ -40,6 +47,12 @@ export const createServerSlice: SliceCreator<ServerSlice> = (set) => ({
   server: IDLE_SERVER,
   serverLog: [],
   serverError: null,
+  orphans: [],
+  orphanOutcome: null,
+  orphansBusy: false,
+  // A new report replaces any earlier outcome; an empty list (ended elsewhere, e.g. by Stop) closes the panel.
+  setOrphans: (orphans) => set((s) => ({ orphans, orphanOutcome: orphans.length ? null : s.orphanOutcome })),
+  setOrphanOutcome: (orphanOutcome, orphansBusy = false) => set({ orphanOutcome, orphansBusy }),
   setServerDefaults: (form) => set((s) => ({ serverDefaults: form, serverForm: s.serverForm ?? form })),
   updateServerForm: (patch) => set((s) => (s.serverForm ? { serverForm: { ...s.serverForm, ...patch } } : {})),
   setPreview: (preview, previewError) => set({ preview, previewError }),

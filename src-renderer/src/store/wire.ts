@@ -26,6 +26,7 @@ export function wireEvents(bridge: SpeedMatrixBridge, store: AppStore): () => vo
   const offs = [
     bridge.onServerState((s) => st().setServerSnapshot(s)),
     bridge.onServerLog((lines) => st().appendServerLog(lines)),
+    bridge.onServerOrphans((o) => st().setOrphans(o.orphans)),
     bridge.onRunUpdate((u) => st().applyRunUpdate(u)),
     bridge.onTelemetry((samples) => st().addTelemetry(samples)),
     bridge.onSessionMeta((m) => {

@@ -32,6 +32,16 @@ describe('profile (a) rtx-pro-6000-fara-4b-bf16 against the reference report', (
   if (!r.ok) throw new Error(r.error.lines.join('\n'));
   const budget = r.plan.kvCacheTokens;
 
+  it('decode-cell TTFT of cached prompts grows with concurrency like the report (within 30 %)', () => {
+    // The report's TTFT column (ms) of sustained-decode cells: serial frontend work queues on one API-server loop.
+    const cells: [number, number, number][] = [[8192, 1, 37], [8192, 32, 247], [8192, 128, 862], [65536, 8, 403], [131072, 16, 1558]];
+    for (const [context, c, ms] of cells) {
+      const got = predict(fara, context, c).concurrentCachedTtftSeconds * 1000;
+      expect(got, `${context} x ${c}`).toBeGreaterThan(ms * 0.7);
+      expect(got, `${context} x ${c}`).toBeLessThan(ms * 1.3);
+    }
+  });
+
   it('reads the reference report', () => {
     expect(ref.decode.size).toBe(48);
     expect(ref.prefill.get('8K')).toBe(34600);
@@ -153,6 +163,13 @@ describe('tokenizer', () => {
     expect(decode(encode(text))).toBe(text);
     expect(countTokens(text)).toBe(encode(text).length);
     expect(encode(text)).toEqual(encode(text));
+  });
+  it('the fast encoder gives one id per documented piece', () => {
+    const text = 'Hi  a ab abcdefghi, x\t9z é 🙂 ok \ud800y Zz';
+    const ids = encode(text);
+    expect(ids).toHaveLength(pieces(text).length);
+    expect(decode(ids)).toBe(text);
+    expect(pieces(text).map((p) => decode(encode(p)))).toEqual(pieces(text));
   });
   it('handles prompts of hundreds of thousands of tokens', () => {
     const content = ' abc'.repeat(300_000);

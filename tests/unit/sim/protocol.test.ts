@@ -1,6 +1,8 @@
 /** The simulator as a separate process over HTTP: routes, auth, errors, SSE shape, usage, metrics, ground truth. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type SimHandle } from '../../helpers/sim';
+import { simSpeedFromTarget } from '../../../src-main/bench/plan';
+import { probeServer } from '../../../src-main/server/probe';
 import { chatBody, detectLoop, filler, getJson, metric, post, scrape } from './client';
 
 const KEY = 'test-key-123';
@@ -24,8 +26,16 @@ describe('plain routes', () => {
     expect((await fetch(`${sim.url}/health`)).status).toBe(200);
     expect(await (await fetch(`${sim.url}/health`)).text()).toBe('');
     expect((await fetch(`${sim.url}/ping`, { method: 'POST' })).status).toBe(200);
-    expect((await getJson(`${sim.url}/version`)).json).toEqual({ version: '0.30.1rc1.dev452+g73a583112' });
+    expect((await getJson(`${sim.url}/version`)).json).toEqual({ version: '0.30.1rc1.dev452+g73a583112', simulated: true, sim_speed: 20 });
     expect((await getJson(`${sim.url}/load`)).json).toEqual({ server_load: 0 });
+  });
+  it('an attached simulator is recognised from /version: simulated, with its speed', async () => {
+    const r = await probeServer({ baseUrl: sim.url, apiKey: KEY });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.data.launch.kind).toBe('attach');
+    expect(r.data).toMatchObject({ simulated: true, simSpeed: 20 });
+    expect(simSpeedFromTarget(r.data)).toBe(20);
   });
   it('unknown path 404 and wrong method 405 in FastAPI shape', async () => {
     const a = await getJson(`${sim.url}/nope`);

@@ -1,5 +1,6 @@
 /** The continuous-batching engine, observed from outside: queueing, KV pressure, preemption, chunked prefill, timing truth. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -85,6 +86,9 @@ describe('timing', () => {
 
   it('at speed 1 the ground truth matches the model: TTFT of an 8K prefill and the decode step time', async () => {
     const h = await sim({ debug: true });
+    // Warm the path first (a fresh process's first request pays for JIT), as a run's warm-up does.
+    await post(`${h.url}/v1/completions`, { prompt: filler(64, 9), max_tokens: 2 });
+    await fetch(`${h.url}/sim/requests`, { method: 'DELETE' });
     const r = await post(`${h.url}/v1/completions`, { prompt: filler(8192), max_tokens: 200, ignore_eos: true, stream: true });
     expect(r.status).toBe(200);
     const rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0];
@@ -107,6 +111,45 @@ describe('timing', () => {
     expect(rec.first_token_ms - rec.arrival_ms).toBeLessThan(236 / 4 + 40);
   });
 
+  it('cached prompts sent together: TTFT grows with concurrency like the report, and the client agrees with the truth', async () => {
+    // Speed 1: the modelled serial share (13 ms per 8K request) must outpace how fast a client can send 32 requests.
+    const speed = 1;
+    const h = await sim({ debug: true, speed, args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'] });
+    const body = { prompt: filler(8192 - 1), max_tokens: 8, ignore_eos: true, stream: true };
+    await post(`${h.url}/v1/completions`, body); // the scout: the prompt is cached from now on
+    await fetch(`${h.url}/sim/requests`, { method: 'DELETE' });
+    const C = 32;
+    const rs = await Promise.all(Array.from({ length: C }, () => post(`${h.url}/v1/completions`, body)));
+    const recs = (await getJson(`${h.url}/sim/requests`)).json.requests;
+    expect(recs).toHaveLength(C);
+    const ttfts = recs.map((r: any) => ((r.first_token_ms - r.arrival_ms) * speed) as number).sort((a: number, b: number) => a - b);
+    const median = ttfts[C >> 1];
+    // The report's 8K x 32 cell: 247 ms (simulated ms); generous bounds for a busy machine.
+    expect(median).toBeGreaterThan(247 * 0.7);
+    expect(median).toBeLessThan(247 * 1.5);
+    expect(recs.every((r: any) => r.cached_prompt_tokens >= 8192 - 16)).toBe(true);
+    // Every first emission reached the client after the server wrote it and after the request arrived.
+    const byId = new Map(recs.map((r: any) => [r.id, r]));
+    for (const r of rs) {
+      const rec: any = byId.get(r.events[0].json!.id);
+      expect(r.events[0].at).toBeGreaterThanOrEqual(rec.first_token_ms - 1);
+      expect(rec.arrival_ms).toBeLessThanOrEqual(rec.scheduled_ms);
+    }
+  });
+
+  it('64K cached prompts x 8 at speed 4: TTFT like the report (403 ms), every modelled part divided by the speed', async () => {
+    const speed = 4;
+    const h = await sim({ debug: true, speed, args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'] });
+    const body = { prompt: filler(65536 - 1, 3), max_tokens: 4, ignore_eos: true, stream: true };
+    await post(`${h.url}/v1/completions`, body);
+    await fetch(`${h.url}/sim/requests`, { method: 'DELETE' });
+    await Promise.all(Array.from({ length: 8 }, () => post(`${h.url}/v1/completions`, body)));
+    const recs = (await getJson(`${h.url}/sim/requests`)).json.requests;
+    const ttfts = recs.map((r: any) => ((r.first_token_ms - r.arrival_ms) * speed) as number).sort((a: number, b: number) => a - b);
+    expect(ttfts[4]).toBeGreaterThan(403 * 0.7);
+    expect(ttfts[4]).toBeLessThan(403 * 1.5);
+  });
+
   it('a long prefill is chunked and interleaved with decode, not blocking it', async () => {
     const h = await sim({ debug: true, speed: 5, args: ['--max-model-len', '131072'] });
     const a = post(`${h.url}/v1/completions`, { prompt: filler(200, 1), max_tokens: 300, ignore_eos: true, stream: true });
@@ -123,5 +166,43 @@ describe('timing', () => {
     expect(during.length).toBeGreaterThan(4);
     expect(Math.max(...gaps(ra.emissions))).toBeLessThan(prefillMs / 2.5);
     void b;
+  });
+});
+
+describe('back-pressure', () => {
+  it('firehose at C=256 with max_tokens 1M: a client that stops reading pauses only its own stream', async () => {
+    const h = await sim({ profile: 'firehose', args: ['--disable-uvicorn-access-log', '--disable-log-stats'] });
+    const body = (i: number) => JSON.stringify({ prompt: `firehose ${i}`, max_tokens: 1_000_000, ignore_eos: true, stream: true });
+    const open: ClientRequest[] = [];
+    const bytes: number[] = [];
+    const stream = (i: number, read: boolean) => {
+      const r = request(`${h.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        if (!read) return res.pause(); // never read: its socket fills up
+        res.on('data', (d: Buffer) => (bytes[i] = (bytes[i] ?? 0) + d.length));
+      });
+      r.on('error', () => undefined);
+      r.end(body(i));
+      open.push(r);
+    };
+    try {
+      // The stalled client first, alone at full speed, so its socket is surely congested before the others start.
+      stream(0, false);
+      await new Promise((r) => setTimeout(r, 1500));
+      for (let i = 1; i < 256; i++) stream(i, true);
+      const total = () => bytes.reduce((a, b) => a + (b ?? 0), 0);
+      await new Promise((r) => setTimeout(r, 1000));
+      // Tokens keep flowing to the reading clients, second after second.
+      for (let s = 0; s < 3; s++) {
+        const before = total();
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(total() - before, `second ${s + 1}`).toBeGreaterThan(1_000_000);
+      }
+      const streaming = bytes.filter((b) => b > 0).length;
+      expect(streaming).toBe(255);
+      const m = await scrape(h.url);
+      expect(metric(m, 'vllm:num_requests_running')).toBe(256);
+    } finally {
+      for (const r of open) r.destroy();
+    }
   });
 });

@@ -6,6 +6,7 @@ import { startServer, stopServer, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
 import { Block, Field } from '../shell/ui';
 import { ServerLog } from './ServerLog';
+import { OrphanPanel } from './OrphanPanel';
 
 const KINDS: { id: ServerForm['kind']; label: string; help: string }[] = [
   { id: 'simulator', label: 'Simulator', help: 'The built-in simulated vLLM: no GPU needed, same launch and measure path.' },
@@ -171,6 +172,7 @@ export function ServerView() {
           {serverError}
         </p>
       )}
+      <OrphanPanel />
       {server.failure && (
         <section className="failure" role="alert" data-testid="server-failure">
           <h2>The server did not start</h2>

@@ -1,0 +1,65 @@
+/**
+ * Stream faults end to end through the CLI (issue 9): a hang, malformed chunks, a mid-stream
+ * error event and HTTP 500s each make the cell Error with its reason, the cell ends within its
+ * time limits, the run finishes, and no benchmark worker is left running afterwards.
+ * (The statuses at engine level are in tests/unit/bench/faults.test.ts.)
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readSessionFile } from '../../../src-main/session/read';
+import { runCli } from '../../helpers/cli';
+import { ROOT } from '../../helpers/paths';
+import { type SimHandle, startSim } from '../../helpers/sim';
+import { tempDir } from '../bench/bench-helpers';
+
+const SPEED = 20;
+let sim: SimHandle | null = null;
+afterEach(async () => {
+  await sim?.stop();
+  sim = null;
+});
+
+/** Live benchmark workers anywhere on the machine started from this checkout. */
+function workers(): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join(ROOT, 'src-main/bench/worker-main.ts')) && Number(p) !== process.pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+const FAULTS: [string, string[], RegExp][] = [
+  ['hang', ['--sim-hang-after-tokens', '30'], /No token for \d+ s|No token arrived during the whole/],
+  ['malformed chunk', ['--sim-malformed-chunk-after-tokens', '20'], /Malformed stream/],
+  ['mid-stream error event', ['--sim-error-event-after-tokens', '20'], /error in the stream: .+/],
+  ['HTTP 500 on some requests', ['--sim-500-share', '0.5'], /^HTTP 500/],
+];
+
+describe('stream faults through `speedmatrix run`', () => {
+  it.each(FAULTS)('%s: Error with its reason, within the time limits, no worker left', async (_name, args, reason) => {
+    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', ...args] });
+    const dir = tempDir();
+    const out = join(dir, 'f.speedmatrix.json');
+    const before = new Set(workers());
+    const t0 = Date.now();
+    // --duration 5 at speed 20; a stalled stream is given up after the default stall limit.
+    const r = await runCli(['run', '--url', sim.url, '--contexts', '0', '--concurrency', '2', '--prefill-contexts', 'none', '--duration', '5', '--sim-speed', String(SPEED), '--out', out], { cwd: dir, timeoutMs: 120_000 });
+    const wall = (Date.now() - t0) / 1000;
+    expect(r.code, r.stderr).toBe(0);
+    const s = await readSessionFile(out);
+    if (!s.ok) throw new Error(s.error.message);
+    expect(s.data.cells.map((c) => c.status)).toEqual(['error']);
+    expect(s.data.cells[0].reason).toMatch(reason);
+    // Ramp + window + stall limit, with a wide margin for a loaded machine; a stuck stream would hit the 120 s kill.
+    const cellSeconds = (Date.parse(s.data.cells[0].finishedAt!) - Date.parse(s.data.cells[0].startedAt!)) / 1000;
+    expect(cellSeconds).toBeLessThan(60);
+    expect(wall).toBeLessThan(110);
+    expect(workers().filter((p) => !before.has(p))).toEqual([]);
+  }, 150_000);
+});

@@ -1,0 +1,92 @@
+/**
+ * SIGKILL of the server's leader under the real renderer (issue 9): the Server view says which
+ * process the crash left running and asks; "End them" (pressed from the keyboard) ends it, and
+ * the process is really gone.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
+import { alive } from '../helpers/fake-servers';
+import { hasChromium, launchChromium, openPage, shot } from './browser';
+
+const MARK = `orphan-web-${process.pid}-${Date.now()}`;
+const previous = process.env.SIM_ENGINE_ORPHAN_SECONDS;
+
+/** pid -> process group of every live process. */
+function groups(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const p of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (f[0] !== 'Z') out.set(Number(p), Number(f[2]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+describe.skipIf(!hasChromium)('processes a crashed server left running, in Chromium', () => {
+  let browser: Browser;
+  let bridge: BridgeServer;
+  beforeAll(async () => {
+    // The simulated engine otherwise gives up by itself 3 s after being orphaned: only the app may end it here.
+    process.env.SIM_ENGINE_ORPHAN_SECONDS = '60';
+    bridge = await startBridgeServer({ core: { stopTimeoutMs: 8000 } });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await bridge?.close();
+    if (previous === undefined) delete process.env.SIM_ENGINE_ORPHAN_SECONDS;
+    else process.env.SIM_ENGINE_ORPHAN_SECONDS = previous;
+  });
+
+  it('SIGKILL of the leader: the panel names the orphan, and "End them" ends it', async () => {
+    const { page, problems } = await openPage(browser, bridge.url);
+    await page.waitForSelector('[data-app-state="ready"]');
+    await page.locator('nav button', { hasText: 'Server' }).click();
+    await page.locator('#srv-servedModelName').fill(MARK);
+    await page.locator('#srv-simSpeed').fill('20');
+    await page.locator('#srv-simLoad').fill('0.3');
+    await page.getByTestId('start-server').click();
+    await page.locator('[data-testid="server-status"][data-state="ready"]').waitFor({ timeout: 60_000 });
+
+    const leader = [...groups().keys()].find((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(MARK) && groups().get(p) === p;
+      } catch {
+        return false;
+      }
+    })!;
+    expect(leader).toBeGreaterThan(0);
+    const engine = [...groups()].filter(([pid, g]) => g === leader && pid !== leader).map(([pid]) => pid);
+    expect(engine.length).toBe(1);
+    process.kill(leader, 'SIGKILL');
+
+    const panel = page.getByTestId('orphan-panel');
+    await panel.waitFor({ timeout: 30_000 });
+    const text = await panel.innerText();
+    expect(text).toMatch(/The server stopped unexpectedly and left 1 process\(es\) running \(GPU memory held: unknown/);
+    expect(await panel.getByTestId('orphan-list').innerText()).toBe(`pid ${engine[0]} VLLM::EngineCore`);
+    // Asked, not acted on: it is still running until the person answers.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(alive(engine[0])).toBe(true);
+    await shot(page, '31-server-orphans');
+
+    // Keyboard: both answers are buttons in the tab order.
+    await page.getByTestId('leave-orphans').focus();
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('end-orphans');
+    await page.keyboard.press('Enter');
+    const outcome = page.getByTestId('orphan-outcome');
+    await outcome.waitFor({ timeout: 30_000 });
+    expect(await outcome.innerText()).toBe(`Ended 1 process(es): pid ${engine[0]}.`);
+    expect(await panel.count()).toBe(0);
+    expect(alive(engine[0])).toBe(false);
+    expect([...groups()].filter(([, g]) => g === leader)).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
