@@ -71,6 +71,8 @@ export class SimHttp {
   /** Records of requests still open, refreshed from the engine when served. */
   private readonly liveTruth = new Map<TruthRecord, EngineRequest>();
   private completionCount = 0;
+  /** Requests still in the frontend stage (not yet handed to the engine): in flight for the loop selector. */
+  private inFrontend = 0;
   /** performance.now() ms when the modelled API-server event loop is next free (its serial frontend work). */
   private apiFreeAt = 0;
   private readonly errorStyle: (message: string, type: string, code: number, param?: string | null) => string;
@@ -364,7 +366,7 @@ export class SimHttp {
       textStart: Math.floor(this.lengthRng() * this.d.corpus.text.length),
       faults: this.d.cfg.sim.faults,
       errorStyle: (m, t, c) => this.errorStyle(m, t, c),
-      inFlight: () => engine.inFlight,
+      inFlight: () => engine.inFlight + this.inFrontend,
       abort: settle,
       truth,
     };
@@ -381,14 +383,17 @@ export class SimHttp {
     this.apiFreeAt = Math.max(received, this.apiFreeAt) + serialMs;
     const readyAt = this.apiFreeAt + (frontendSeconds(this.d.profile, ids.length) * 1000) / speed - serialMs;
     const delay = readyAt - performance.now();
+    this.inFrontend++;
     let frontend: NodeJS.Timeout | undefined = setTimeout(() => {
       frontend = undefined;
+      this.inFrontend--;
       ereq = engine.add({ id, promptIds: ids, maxTokens, minTokens, ignoreEos, naturalLength, sink, receivedAt: received });
       if (truth) this.liveTruth.set(truth, ereq);
     }, Math.max(0, delay));
     res.once('close', () => {
       if (frontend) {
         clearTimeout(frontend);
+        this.inFrontend--;
         if (truth) Object.assign(truth, { finish_reason: 'abort', finished_ms: epochMs() });
       } else if (ereq && ereq.state !== 'done') settle('abort');
       else if (truth && ereq) this.fillTruth(truth, ereq);
