@@ -5,7 +5,8 @@
  *
  *   BENCH_QUICK=1 npm run bench            everything shrunk, about 3 minutes
  *   BENCH_SOAK_SECONDS=600 npm run bench   the full 10-minute worker soak
- *   BENCH_ONLY=absorb,truth npm run bench  a subset (ids below)
+ *   BENCH_ONLY=absorb,truth npm run bench  a subset (ids below); figure ids given as arguments do the same
+ *   npm run bench:client                   the client's figures: absorb, truth, orchestration
  * More knobs in tests/bench/lib/config.ts.
  */
 import { absorbFigure } from './figures/absorb';
@@ -35,10 +36,11 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const rows: Row[] = [];
   const errors: string[] = [];
-  const chosen = FIGURES.filter(([id]) => BENCH.only.length === 0 || BENCH.only.includes(id));
-  const unknown = BENCH.only.filter((id) => !FIGURES.some(([f]) => f === id));
+  const only = process.argv.length > 2 ? process.argv.slice(2) : BENCH.only;
+  const chosen = FIGURES.filter(([id]) => only.length === 0 || only.includes(id));
+  const unknown = only.filter((id) => !FIGURES.some(([f]) => f === id));
   if (unknown.length) {
-    process.stderr.write(`BENCH_ONLY: unknown figure ${unknown.join(', ')}; known: ${FIGURES.map(([id]) => id).join(', ')}\n`);
+    process.stderr.write(`unknown figure ${unknown.join(', ')}; known: ${FIGURES.map(([id]) => id).join(', ')}\n`);
     process.exitCode = 2;
     return;
   }
@@ -54,7 +56,8 @@ async function main(): Promise<void> {
       process.stderr.write(`[bench] ${msg}\n`);
     }
   }
-  const mode = BENCH.quick ? 'quick' : Object.keys(process.env).some((k) => k.startsWith('BENCH_')) ? 'custom' : 'full';
+  const custom = only.length > 0 || Object.keys(process.env).some((k) => k.startsWith('BENCH_'));
+  const mode = BENCH.quick ? 'quick' : custom ? 'custom' : 'full';
   const wallSeconds = (performance.now() - t0) / 1000;
   process.stdout.write(`\n${toText(rows)}\n`);
   if (errors.length) process.stdout.write(`\nFigures that failed to run:\n${errors.map((e) => `  ${e}`).join('\n')}\n`);
