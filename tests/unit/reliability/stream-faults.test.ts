@@ -20,13 +20,20 @@ afterEach(async () => {
   sim = null;
 });
 
-/** Live benchmark workers anywhere on the machine started from this checkout. */
-function workers(): number[] {
+/**
+ * Live benchmark workers started by one CLI run: the run's processes carry a unique marker in
+ * their environment (a forked worker inherits it), so workers of other test files running at
+ * the same time are never counted.
+ */
+function workersOf(tag: string): number[] {
   return readdirSync('/proc')
     .filter((p) => /^\d+$/.test(p))
     .filter((p) => {
       try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join(ROOT, 'src-main/bench/worker-main.ts')) && Number(p) !== process.pid;
+        return (
+          readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join(ROOT, 'src-main/bench/worker-main.ts')) &&
+          readFileSync(`/proc/${p}/environ`, 'utf8').includes(`SM_TEST_RUN=${tag}`)
+        );
       } catch {
         return false;
       }
@@ -46,10 +53,10 @@ describe('stream faults through `speedmatrix run`', () => {
     sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', ...args] });
     const dir = tempDir();
     const out = join(dir, 'f.speedmatrix.json');
-    const before = new Set(workers());
+    const tag = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
     const t0 = Date.now();
     // --duration 5 at speed 20; a stalled stream is given up after the default stall limit.
-    const r = await runCli(['run', '--url', sim.url, '--contexts', '0', '--concurrency', '2', '--prefill-contexts', 'none', '--duration', '5', '--sim-speed', String(SPEED), '--out', out], { cwd: dir, timeoutMs: 120_000 });
+    const r = await runCli(['run', '--url', sim.url, '--contexts', '0', '--concurrency', '2', '--prefill-contexts', 'none', '--duration', '5', '--sim-speed', String(SPEED), '--out', out], { cwd: dir, timeoutMs: 120_000, env: { SM_TEST_RUN: tag } });
     const wall = (Date.now() - t0) / 1000;
     expect(r.code, r.stderr).toBe(0);
     const s = await readSessionFile(out);
@@ -60,6 +67,7 @@ describe('stream faults through `speedmatrix run`', () => {
     const cellSeconds = (Date.parse(s.data.cells[0].finishedAt!) - Date.parse(s.data.cells[0].startedAt!)) / 1000;
     expect(cellSeconds).toBeLessThan(60);
     expect(wall).toBeLessThan(110);
-    expect(workers().filter((p) => !before.has(p))).toEqual([]);
+    // The CLI has exited; its worker must be gone too (give a loaded machine a moment to reap it).
+    await expect.poll(() => workersOf(tag), { timeout: 5_000, interval: 100 }).toEqual([]);
   }, 150_000);
 });
