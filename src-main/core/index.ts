@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { WorkerLauncher } from '../bench';
 import { detectHardware } from '../hardware';
 import {
+  type CellRef,
   EXTERNAL_ALLOWLIST,
   type EventChannel,
   type EventPayloads,
@@ -162,6 +163,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'run:resume': (file?: string) => runs.resume(file),
     'run:snapshot': async () => runs.snapshot(),
     'session:get': async () => sessions.view(),
+    'session:cell-requests': async (cell: CellRef) => sessions.cellRequests(cell),
     'session:open': (path?: string) => {
       if (runs.running()) throw new UserError('A run is going: stop it before opening another session.');
       return sessions.open(path);

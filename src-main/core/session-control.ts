@@ -6,9 +6,10 @@
 import { open as openFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { importFile, importText } from '../importers';
-import { CANCELLED, type SessionMeta, type SessionView } from '../ipc/contract';
+import { CANCELLED, type CellRef, type SessionMeta, type SessionView } from '../ipc/contract';
+import { cellKey } from '../report/matrix-model';
 import { readSessionFile, parseSessionText } from '../session/read';
-import { SESSION_EXTENSION, type Session } from '../session/schema';
+import { type RequestSamples, SESSION_EXTENSION, type Session } from '../session/schema';
 import { writeSessionFile } from '../session/write';
 import type { CoreEvents } from './emitter';
 import type { RecentFiles } from './recent-files';
@@ -41,8 +42,27 @@ export class SessionControl {
     return { file: this.file, sourceName: this.file ? null : this.sourceName, dirty: this.dirty, revision: this.revision, saveError: this.saveError, hasSession: this.session !== null };
   }
 
+  /** The session without per-request samples (see SessionView): the page draws from this. */
   view(): SessionView {
-    return { meta: this.meta(), session: this.session };
+    const session = this.session;
+    if (!session) return { meta: this.meta(), session: null, requestCounts: {} };
+    const requestCounts: Record<string, number> = {};
+    const cells = session.cells.map((c) => {
+      if (!c.requests) return c;
+      requestCounts[cellKey(c.context, c.concurrency)] = c.requests.sentAt.length;
+      return { ...c, requests: null };
+    });
+    return { meta: this.meta(), session: { ...session, cells }, requestCounts };
+  }
+
+  /** One cell's per-request samples; a rerun of the same cell (the later one) wins, as in the report. */
+  cellRequests(ref: CellRef): RequestSamples | null {
+    const cells = this.session?.cells ?? [];
+    for (let i = cells.length - 1; i >= 0; i--) {
+      const c = cells[i];
+      if (c.context === ref.context && c.concurrency === ref.concurrency) return c.requests;
+    }
+    return null;
   }
 
   current(): Session | null {

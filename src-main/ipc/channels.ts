@@ -2,7 +2,7 @@
  * The contract's channel tables, free of zod, so the sandboxed preload bundles only this
  * (a sandboxed preload cannot require packages). contract.ts re-exports everything here.
  */
-import type { EventChannel, EventPayloads, ExportFormat, InvokeChannel, InvokeResult, RunForm, ServerFormInput } from './contract';
+import type { CellRef, EventChannel, EventPayloads, ExportFormat, InvokeChannel, InvokeResult, RunForm, ServerFormInput } from './contract';
 
 export const EVENT_CHANNELS: readonly EventChannel[] = [
   'server:state',
@@ -36,6 +36,7 @@ export interface SpeedMatrixBridge {
   resumeRun(file?: string): Promise<InvokeResult<'run:resume'>>;
   getRunSnapshot(): Promise<InvokeResult<'run:snapshot'>>;
   getSession(): Promise<InvokeResult<'session:get'>>;
+  getCellRequests(cell: CellRef): Promise<InvokeResult<'session:cell-requests'>>;
   openSession(path?: string): Promise<InvokeResult<'session:open'>>;
   openSessionData(file: { name: string; text: string }): Promise<InvokeResult<'session:open-data'>>;
   saveSession(path?: string): Promise<InvokeResult<'session:save'>>;
@@ -79,6 +80,7 @@ export const bridgeMethods: Record<InvokeMethodName, InvokeChannel> = {
   resumeRun: 'run:resume',
   getRunSnapshot: 'run:snapshot',
   getSession: 'session:get',
+  getCellRequests: 'session:cell-requests',
   openSession: 'session:open',
   openSessionData: 'session:open-data',
   saveSession: 'session:save',

@@ -16,6 +16,7 @@ import type {
   Hardware,
   KvBudget,
   PrefillResult,
+  RequestSamples,
   ServerKind,
   Session,
 } from '../session/schema';
@@ -222,8 +223,20 @@ export interface SessionMeta {
 
 export interface SessionView {
   meta: SessionMeta;
+  /**
+   * The open session without per-request samples: every cell's `requests` is null, and
+   * `requestCounts` says how many each cell holds. One cell's samples come from
+   * 'session:cell-requests' when the page needs them (a 100,000-sample session is 7 MB).
+   */
   session: Session | null;
+  /** Per-request samples each cell holds in the core, keyed by cellKey(context, concurrency). */
+  requestCounts: Record<string, number>;
 }
+
+/** Which decode cell: its context length and concurrency. */
+export const CellRefSchema = z.object({ context: tokens, concurrency: z.number().int().positive() });
+export type CellRef = z.infer<typeof CellRefSchema>;
+
 
 export interface Notice {
   level: 'info' | 'warn' | 'error';
@@ -254,6 +267,8 @@ export const invokeArgs = {
   'run:resume': z.tuple([optionalPath]),
   'run:snapshot': z.tuple([]),
   'session:get': z.tuple([]),
+  /** One cell's per-request samples (null when it has none, or there is no such cell). */
+  'session:cell-requests': z.tuple([CellRefSchema]),
   'session:open': z.tuple([optionalPath]),
   'session:open-data': z.tuple([z.object({ name: z.string().max(1000), text: z.string() })]),
   'session:save': z.tuple([optionalPath]),
@@ -282,6 +297,7 @@ export interface InvokeResults {
   'run:resume': RunUpdate;
   'run:snapshot': RunUpdate;
   'session:get': SessionView;
+  'session:cell-requests': RequestSamples | null;
   'session:open': SessionMeta;
   'session:open-data': SessionMeta;
   'session:save': SessionMeta;

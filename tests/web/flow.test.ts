@@ -51,8 +51,8 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     await fill(page, 'srv-maxModelLen', '32k');
     await fill(page, 'srv-gpuMemoryUtilization', '0.15');
     await fill(page, 'srv-apiKey', 'sk-test-secret-123');
-    // Loop switch: from the 10th token, requests at 8K × 2 repeat a passage.
-    await fill(page, 'srv-simFlags', '--sim-loop-after 10\n--sim-loop-contexts 8K\n--sim-loop-concurrency 2');
+    // Loop switch: from the 150th token (late enough that every request of a cell is in flight), requests at 8K × 2 repeat a passage.
+    await fill(page, 'srv-simFlags', '--sim-loop-after 150\n--sim-loop-contexts 8K\n--sim-loop-concurrency 2');
     const preview = page.getByTestId('command-preview');
     await expect.poll(() => preview.textContent()).toMatch(/speedmatrix sim serve microsoft\/Fara1\.5-4B .*--max-model-len 32768 .*--api-key '?<redacted>'? .*--sim-speed 10/);
     expect(await preview.textContent()).not.toContain('sk-test-secret-123');

@@ -2,7 +2,8 @@
  * The sustained-decode heatmap: an HTML table, so cell text is real text, every cell is a
  * keyboard-reachable button, and it prints as it looks.
  */
-import type { HeatmapModel } from './heatmap-model';
+import { memo } from 'react';
+import type { HeatCell, HeatmapModel } from './heatmap-model';
 import { fmtContext, fmtTokPerSec, legendText, statusWord, tokPerSec } from '../format';
 import type { LiveCell } from '../../../src-main/ipc/contract';
 
@@ -32,38 +33,9 @@ export function Heatmap(props: {
           {model.rows.map((row, i) => (
             <tr key={model.contexts[i]}>
               <th scope="row">{fmtContext(model.contexts[i])}</th>
-              {row.map((cell) => {
-                const isLive = cell.key === liveKey && cell.kind !== 'value';
-                const cls = ['hm-cell', `hm-${cell.kind}`, cell.status ? `st-${cell.status}` : '', isLive ? 'hm-live' : '', props.selected === cell.key ? 'hm-selected' : '']
-                  .filter(Boolean)
-                  .join(' ');
-                const content = isLive && live ? (
-                  <>
-                    <span className="l1">{tokPerSec(live.tokensPerSecond)}</span>
-                    <span className="l2">{live.activeRequests != null ? `${live.activeRequests} active · ${live.stage}` : live.stage}</span>
-                  </>
-                ) : (
-                  <>
-                    <span className="l1">{cell.line1}</span>
-                    {cell.line2 && <span className="l2">{cell.line2}</span>}
-                    {cell.flag && <span className="l3">{cell.flag}</span>}
-                  </>
-                );
-                const title = cell.reason ?? (cell.status ? statusWord(cell.status) : undefined);
-                return (
-                  <td key={cell.key} className={cls} style={cell.background ? { background: cell.background, color: cell.foreground ?? undefined } : undefined} data-cell={cell.key} data-status={isLive ? 'running' : (cell.status ?? cell.kind)} data-kind={cell.kind}>
-                    {props.onSelect && cell.cell ? (
-                      <button type="button" className="hm-btn" title={title} onClick={() => props.onSelect?.(cell.key)} aria-label={`${fmtContext(cell.context)} × ${cell.concurrency}: ${[cell.line1, cell.line2, cell.flag].filter(Boolean).join(', ')}`}>
-                        {content}
-                      </button>
-                    ) : (
-                      <div className="hm-btn" title={title}>
-                        {content}
-                      </div>
-                    )}
-                  </td>
-                );
-              })}
+              {row.map((cell) => (
+                <HeatmapCell key={cell.key} cell={cell} live={cell.key === liveKey ? (live ?? null) : null} selected={props.selected === cell.key} onSelect={props.onSelect} />
+              ))}
             </tr>
           ))}
         </tbody>
@@ -89,3 +61,42 @@ export function Heatmap(props: {
     </div>
   );
 }
+
+/**
+ * One cell, memoized: a live update changes one cell's props (the live one), so React leaves
+ * the others, and the browser's style and layout work stays with that cell.
+ */
+const HeatmapCell = memo(function HeatmapCell(props: { cell: HeatCell; live: LiveCell | null; selected: boolean; onSelect?: (key: string) => void }) {
+  const { cell, live } = props;
+  const isLive = live !== null && cell.kind !== 'value';
+  const cls = ['hm-cell', `hm-${cell.kind}`, cell.status ? `st-${cell.status}` : '', isLive ? 'hm-live' : '', props.selected ? 'hm-selected' : '']
+    .filter(Boolean)
+    .join(' ');
+  const content =
+    isLive && live ? (
+      <>
+        <span className="l1">{tokPerSec(live.tokensPerSecond)}</span>
+        <span className="l2">{live.activeRequests != null ? `${live.activeRequests} active · ${live.stage}` : live.stage}</span>
+      </>
+    ) : (
+      <>
+        <span className="l1">{cell.line1}</span>
+        {cell.line2 && <span className="l2">{cell.line2}</span>}
+        {cell.flag && <span className="l3">{cell.flag}</span>}
+      </>
+    );
+  const title = cell.reason ?? (cell.status ? statusWord(cell.status) : undefined);
+  return (
+    <td className={cls} style={cell.background ? { background: cell.background, color: cell.foreground ?? undefined } : undefined} data-cell={cell.key} data-status={isLive ? 'running' : (cell.status ?? cell.kind)} data-kind={cell.kind}>
+      {props.onSelect && cell.cell ? (
+        <button type="button" className="hm-btn" title={title} onClick={() => props.onSelect?.(cell.key)} aria-label={`${fmtContext(cell.context)} × ${cell.concurrency}: ${[cell.line1, cell.line2, cell.flag].filter(Boolean).join(', ')}`}>
+          {content}
+        </button>
+      ) : (
+        <div className="hm-btn" title={title}>
+          {content}
+        </div>
+      )}
+    </td>
+  );
+});

@@ -1,13 +1,14 @@
 /** Prefill: prompt tok/s and TTFT against context, context axis log-scaled, values on hover. */
-import { useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import type { PrefillResult } from '../../../src-main/session/schema';
 import { fmtContext, fmtMs, fmtTokPerSec } from '../format';
 import { Plot } from './Plot';
 import { chartColors, useDarkTheme } from './theme';
 
-export function PrefillChart({ points, height = 300 }: { points: PrefillResult[]; height?: number }) {
+export const PrefillChart = memo(function PrefillChart({ points, height = 300 }: { points: PrefillResult[]; height?: number }) {
   const dark = useDarkTheme();
-  const valid = points.filter((p) => p.status === 'valid' && p.tokensPerSecond != null).sort((a, b) => a.context - b.context);
+  // Memoized: a new array each render would make Plotly redraw on every render of the parent.
+  const valid = useMemo(() => points.filter((p) => p.status === 'valid' && p.tokensPerSecond != null).sort((a, b) => a.context - b.context), [points]);
   const { data, layout } = useMemo(() => {
     const c = chartColors(dark);
     const x = valid.map((p) => p.promptTokens ?? p.context);
@@ -56,4 +57,4 @@ export function PrefillChart({ points, height = 300 }: { points: PrefillResult[]
   }, [valid, dark]);
   if (valid.length === 0) return <p className="empty">No prefill points yet: they appear as the run measures each context.</p>;
   return <Plot data={data} layout={layout} height={height} label={`Prefill chart: ${valid.length} contexts`} testId="prefill-chart" />;
-}
+});

@@ -2,12 +2,20 @@
  * Everything the renderer asks of main goes through these actions: they call the bridge and
  * put the answer (or its error, in words) into the store. Components never call the bridge.
  */
-import { CANCELLED, type ExportFormat, type MenuCommand, type RunForm, type ServerForm } from '../../../src-main/ipc/contract';
+import { CANCELLED, type CellRef, type ExportFormat, type MenuCommand, type RunForm, type RunUpdate, type ServerForm } from '../../../src-main/ipc/contract';
 import type { Result } from '../../../src-main/runtime/result';
+import type { RequestSamples } from '../../../src-main/session/schema';
 import { bridgeOrThrow } from '../bridge';
 import { appStore } from './index';
+import { flushRunUpdates } from './run-queue';
 
 const st = () => appStore.getState();
+
+/** An invoke's run update, after any queued live events (they are older). */
+function applyRunUpdateNow(u: RunUpdate): void {
+  flushRunUpdates();
+  st().applyRunUpdate(u);
+}
 
 async function call<T>(p: Promise<Result<T>>): Promise<Result<T>> {
   try {
@@ -35,7 +43,7 @@ export async function boot(): Promise<void> {
   if (defaults.ok) st().setServerDefaults(defaults.data);
   if (snapshot.ok) st().setServerSnapshot(snapshot.data);
   if (log.ok) st().replaceServerLog(log.data);
-  if (run.ok) st().applyRunUpdate(run.data);
+  if (run.ok) applyRunUpdateNow(run.data);
   if (recent.ok) st().setRecentFiles(recent.data);
   await refreshSession();
   st().setAppInfo(info.data);
@@ -53,6 +61,11 @@ export async function detectHardware(): Promise<void> {
 export async function refreshSession(): Promise<void> {
   const r = await call(bridgeOrThrow().getSession());
   if (r.ok) st().setSessionView(r.data);
+}
+
+/** One cell's per-request samples, fetched when its detail opens (the session view has none). */
+export async function fetchCellRequests(cell: CellRef): Promise<Result<RequestSamples | null>> {
+  return call(bridgeOrThrow().getCellRequests({ context: cell.context, concurrency: cell.concurrency }));
 }
 
 export async function refreshRecent(): Promise<void> {
@@ -132,20 +145,20 @@ export async function startRun(): Promise<void> {
   if (!confirmDiscard('Start a new run anyway?')) return;
   st().setRunError(null);
   const r = await call(bridgeOrThrow().startRun(st().runForm));
-  if (r.ok) st().applyRunUpdate(r.data);
+  if (r.ok) applyRunUpdateNow(r.data);
   else st().setRunError(r.error);
 }
 
 export async function stopRun(): Promise<void> {
   const r = await call(bridgeOrThrow().stopRun());
-  if (r.ok) st().applyRunUpdate(r.data);
+  if (r.ok) applyRunUpdateNow(r.data);
   else st().setRunError(r.error);
 }
 
 export async function resumeRun(): Promise<void> {
   st().setRunError(null);
   const r = await call(bridgeOrThrow().resumeRun(st().sessionMeta.file ?? undefined));
-  if (r.ok) st().applyRunUpdate(r.data);
+  if (r.ok) applyRunUpdateNow(r.data);
   else st().setRunError(r.error);
 }
 

@@ -53,8 +53,46 @@ export interface RunSlice {
   setPlan(plan: PlanView | null, error: string | null): void;
   setPlanLoading(): void;
   applyRunUpdate(u: RunUpdate): void;
+  /** Several updates in order, as one store change (one render): the bridge batches per frame. */
+  applyRunUpdates(us: RunUpdate[]): void;
   setRunError(message: string | null): void;
   resetLiveRun(): void;
+}
+
+type RunState = Pick<RunSlice, 'runPhase' | 'plan' | 'live' | 'progress' | 'runMessage' | 'runError' | 'liveCells' | 'livePrefill'>;
+
+/**
+ * One update onto the run state. Finished cells and prefill points keep their object when an
+ * update brings none, so the heatmap and prefill chart do not redraw for a live sample.
+ */
+function foldRunUpdate(s: RunState, u: RunUpdate): RunState {
+  const starting = u.phase === 'starting' && s.runPhase !== 'starting';
+  let liveCells = starting ? {} : s.liveCells;
+  if (u.cells.length) {
+    liveCells = { ...liveCells };
+    for (const c of u.cells) liveCells[cellKey(c)] = c;
+  }
+  let prefill = starting ? [] : s.livePrefill;
+  if (u.prefill.length) {
+    prefill = [...prefill];
+    for (const p of u.prefill) {
+      const i = prefill.findIndex((x) => x.context === p.context);
+      if (i >= 0) prefill[i] = p;
+      else prefill.push(p);
+    }
+    prefill.sort((a, b) => a.context - b.context);
+  }
+  const running = u.phase === 'starting' || u.phase === 'prefill' || u.phase === 'decode';
+  return {
+    runPhase: u.phase,
+    plan: u.plan ?? s.plan,
+    live: running ? (u.live ?? s.live) : null,
+    progress: u.progress ?? s.progress,
+    runMessage: u.message ?? (starting ? null : s.runMessage),
+    runError: u.phase === 'failed' ? (u.message ?? 'The run failed.') : starting ? null : s.runError,
+    liveCells,
+    livePrefill: prefill,
+  };
 }
 
 const sortedUnique = (xs: number[]): number[] => [...new Set(xs)].sort((a, b) => a - b);
@@ -83,29 +121,12 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
     }),
   setPlan: (plan, planError) => set({ plan, planError, planLoading: false }),
   setPlanLoading: () => set({ planLoading: true }),
-  applyRunUpdate: (u) =>
+  applyRunUpdate: (u) => set((s) => foldRunUpdate(s, u)),
+  applyRunUpdates: (us) =>
     set((s) => {
-      const starting = u.phase === 'starting' && s.runPhase !== 'starting';
-      const liveCells = starting ? {} : { ...s.liveCells };
-      for (const c of u.cells) liveCells[cellKey(c)] = c;
-      const prefill = starting ? [] : [...s.livePrefill];
-      for (const p of u.prefill) {
-        const i = prefill.findIndex((x) => x.context === p.context);
-        if (i >= 0) prefill[i] = p;
-        else prefill.push(p);
-      }
-      prefill.sort((a, b) => a.context - b.context);
-      const running = u.phase === 'starting' || u.phase === 'prefill' || u.phase === 'decode';
-      return {
-        runPhase: u.phase,
-        plan: u.plan ?? s.plan,
-        live: running ? (u.live ?? s.live) : null,
-        progress: u.progress ?? s.progress,
-        runMessage: u.message ?? (starting ? null : s.runMessage),
-        runError: u.phase === 'failed' ? (u.message ?? 'The run failed.') : starting ? null : s.runError,
-        liveCells,
-        livePrefill: prefill,
-      };
+      let next: RunState = s;
+      for (const u of us) next = { ...next, ...foldRunUpdate(next, u) };
+      return next;
     }),
   setRunError: (runError) => set({ runError }),
   resetLiveRun: () => set({ liveCells: {}, livePrefill: [], live: null, progress: null, runPhase: 'idle', runMessage: null }),

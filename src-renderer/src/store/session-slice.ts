@@ -20,7 +20,10 @@ export type SortColumn =
 
 export interface SessionSlice {
   sessionMeta: SessionMeta;
+  /** Without per-request samples (CellDetail fetches one cell's on demand). */
   session: Session | null;
+  /** Per-request samples each cell holds in the core, by "context x concurrency" key. */
+  requestCounts: Record<string, number>;
   /** A file that could not be opened: shown in place, never a blank screen. */
   openError: Notice | null;
   recentFiles: string[];
@@ -39,12 +42,13 @@ export interface SessionSlice {
 export const createSessionSlice: SliceCreator<SessionSlice> = (set) => ({
   sessionMeta: EMPTY_META,
   session: null,
+  requestCounts: {},
   openError: null,
   recentFiles: [],
   selectedCell: null,
   sort: null,
   lastExport: null,
-  setSessionView: (v) => set({ sessionMeta: v.meta, session: v.session }),
+  setSessionView: (v) => set({ sessionMeta: v.meta, session: v.session, requestCounts: v.requestCounts }),
   setSessionMeta: (sessionMeta) => set({ sessionMeta }),
   setOpenError: (openError) => set({ openError }),
   setRecentFiles: (recentFiles) => set({ recentFiles }),

@@ -1,10 +1,12 @@
 /**
  * Bridge events -> store, outside React render. Session refetches are throttled so a burst of
  * finished cells costs one round trip a second at most, while the first change shows at once.
+ * Live run updates are applied once per frame (run-queue.ts).
  */
 import type { SpeedMatrixBridge } from '../../../src-main/ipc/contract';
 import { refreshSession, runMenuCommand } from './actions';
 import type { AppStore } from './index';
+import { flushRunUpdates, queueRunUpdate } from './run-queue';
 
 const SESSION_REFETCH_MS = 1000;
 
@@ -27,7 +29,7 @@ export function wireEvents(bridge: SpeedMatrixBridge, store: AppStore): () => vo
     bridge.onServerState((s) => st().setServerSnapshot(s)),
     bridge.onServerLog((lines) => st().appendServerLog(lines)),
     bridge.onServerOrphans((o) => st().setOrphans(o.orphans)),
-    bridge.onRunUpdate((u) => st().applyRunUpdate(u)),
+    bridge.onRunUpdate((u) => queueRunUpdate(store, u)),
     bridge.onTelemetry((samples) => st().addTelemetry(samples)),
     bridge.onSessionMeta((m) => {
       st().setSessionMeta(m);
@@ -42,5 +44,6 @@ export function wireEvents(bridge: SpeedMatrixBridge, store: AppStore): () => vo
   return () => {
     for (const off of offs) off();
     if (refetchTimer) clearTimeout(refetchTimer);
+    flushRunUpdates();
   };
 }

@@ -81,8 +81,9 @@ const CAPTURE_SOCKETS = `(() => {
     constructor(url, protocols) {
       super(url, protocols);
       window.__sockets.push(this);
-      // When the session itself (megabytes) arrived: the page's own share of opening starts here.
-      this.addEventListener('message', (e) => { if (String(e.data).length > 1e6) window.__bigAt = performance.now(); });
+      // When the session view arrived (the reply that counts a cell's samples): the page's own
+      // share of opening starts here.
+      this.addEventListener('message', (e) => { if (String(e.data).includes('"requestCounts":{"')) window.__bigAt = performance.now(); });
     }
   };
 })()`;
@@ -92,17 +93,27 @@ const DELIVER_AND_TIME_FRAMES = `async ({ messages, spacing }) => {
   const socket = window.__sockets[window.__sockets.length - 1];
   if (!socket) throw new Error('the page opened no bridge socket');
   const gaps = [];
+  const at = [];
+  let delivered = 0;
+  // The page's own main-thread work: a long frame with no long task is the machine, not the page.
+  // (The task that started this evaluation, parsing the messages, is not the page's and is left out.)
+  const startAt = performance.now();
+  const tasks = [];
+  const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.startTime >= startAt) tasks.push(e.duration); });
+  observer.observe({ type: 'longtask' });
   let prev = performance.now();
   let running = true;
-  const tick = (t) => { gaps.push(t - prev); prev = t; if (running) requestAnimationFrame(tick); };
+  const tick = (t) => { gaps.push(t - prev); at.push(delivered); prev = t; if (running) requestAnimationFrame(tick); };
   requestAnimationFrame((t) => { prev = t; requestAnimationFrame(tick); });
   for (const data of messages) {
     socket.dispatchEvent(new MessageEvent('message', { data }));
+    delivered++;
     await new Promise((r) => setTimeout(r, spacing));
   }
   await new Promise((r) => setTimeout(r, 200));
   running = false;
-  return gaps;
+  observer.disconnect();
+  return { gaps, at, longestTask: tasks.length ? Math.max(...tasks) : 0, longTasks: tasks.length };
 }`;
 
 export async function rendererFigure(): Promise<Row[]> {
@@ -151,15 +162,16 @@ export async function rendererFigure(): Promise<Row[]> {
     const page = await newPage(bridge.url);
     await page.locator('nav button', { hasText: 'Run' }).click();
     const args = JSON.stringify({ messages: liveUpdates(), spacing: EVENT_SPACING_MS });
-    const frames = (await page.evaluate(`(${DELIVER_AND_TIME_FRAMES})(${args})`)) as number[];
+    const { gaps: frames, at, longestTask, longTasks } = (await page.evaluate(`(${DELIVER_AND_TIME_FRAMES})(${args})`)) as { gaps: number[]; at: number[]; longestTask: number; longTasks: number };
+    const longestAt = at[frames.indexOf(Math.max(...frames))];
     const drawn = await page.locator('[data-testid="heatmap"] [data-kind="value"]').count();
     await page.context().close();
     if (drawn === 0) throw new Error('the live events drew no finished cell on the Run view');
     const sorted = [...frames].sort((a, b) => a - b);
     const f = '5 Renderer';
     return [
-      row(f, 'open 60-cell, 100,000-sample session and draw the heatmap', spread(openMs), 'ms', 0, { text: '≤ 500 ms', ok: (v) => v <= 500 }, `of it: core opens the file ${spread(coreMs).median.toFixed(0)} ms; page parses and draws ${spread(pageMs).median.toFixed(0)} ms after the 7 MB session arrives`),
-      row(f, `${EVENTS} live progress events (every ${EVENT_SPACING_MS} ms): longest frame`, spread([sorted[sorted.length - 1]]), 'ms', 1, { text: 'no frame > 50 ms', ok: (v) => v <= 50 }, `${frames.length} frames, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(1)} ms, ${drawn} cells drawn`),
+      row(f, 'open 60-cell, 100,000-sample session and draw the heatmap', spread(openMs), 'ms', 0, { text: '≤ 500 ms', ok: (v) => v <= 500 }, `of it: core opens the file ${spread(coreMs).median.toFixed(0)} ms; page draws ${spread(pageMs).median.toFixed(0)} ms after the session view (no per-request samples) arrives`),
+      row(f, `${EVENTS} live progress events (every ${EVENT_SPACING_MS} ms): longest frame`, spread([sorted[sorted.length - 1]]), 'ms', 1, { text: 'no frame > 50 ms', ok: (v) => v <= 50 }, `${frames.length} frames, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(1)} ms, longest after event ${longestAt}; ${longTasks} main-thread tasks over 50 ms (longest ${longestTask.toFixed(0)} ms); ${drawn} cells drawn`),
       row(f, 'built renderer JavaScript, gzipped', spread([gz / 1024]), 'KiB', 1),
     ];
   } finally {

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
 import { createSession } from '../../../src-main/session/create';
 import { serializeSession } from '../../../src-main/session/write';
+import { BIG_SAMPLES, bigSession } from '../../bench/lib/big-session';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-session-'));
@@ -56,5 +57,35 @@ describe('session files through the core', () => {
     const pdf = await core.invoke('report:export', ['pdf']);
     expect(pdf.ok).toBe(false);
     if (!pdf.ok) expect(pdf.error).toMatch(/PDF export is not available here/);
+  });
+
+  it('sends the page a session without per-request samples, and one cell\'s samples when asked', async () => {
+    const big = bigSession();
+    expect((await core.invoke('session:open-data', [{ name: 'big.speedmatrix.json', text: serializeSession(big) }])).ok).toBe(true);
+    const view = await core.invoke('session:get', []);
+    if (!view.ok || !view.data.session) throw new Error('no session view');
+    expect(view.data.session.cells.length).toBe(big.cells.length);
+    expect(view.data.session.cells.every((c) => c.requests === null)).toBe(true);
+    const counts = Object.values(view.data.requestCounts);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(BIG_SAMPLES);
+    // The view is a fraction of the file: the samples are most of it.
+    expect(JSON.stringify(view.data).length).toBeLessThan(serializeSession(big).length / 10);
+
+    const cell = big.cells.find((c) => c.requests && c.requests.sentAt.length > 0);
+    if (!cell?.requests) throw new Error('the big session has no samples');
+    const one = await core.invoke('session:cell-requests', [{ context: cell.context, concurrency: cell.concurrency }]);
+    expect(one.ok && one.data).toEqual(cell.requests);
+    expect(view.data.requestCounts[`${cell.context}x${cell.concurrency}`]).toBe(cell.requests.sentAt.length);
+    const none = await core.invoke('session:cell-requests', [{ context: 3, concurrency: 7 }]);
+    expect(none.ok && none.data).toBeNull();
+    const bad = await core.invoke('session:cell-requests', [{ context: -1, concurrency: 0 }]);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toMatch(/^Bad arguments for session:cell-requests: 0\.context/);
+
+    // Save still writes every sample: the core keeps the full session.
+    const file = join(dir, 'big-saved.speedmatrix.json');
+    expect((await core.invoke('session:save-as', [file])).ok).toBe(true);
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as typeof big;
+    expect(saved.cells.reduce((a, c) => a + (c.requests?.sentAt.length ?? 0), 0)).toBe(BIG_SAMPLES);
   });
 });

@@ -60,6 +60,29 @@ describe('run slice', () => {
     expect(s.getState().liveCells).toEqual({});
   });
 
+  it('applies a frame\'s batch of updates as the same updates one by one, in one store change', () => {
+    const live = (tps: number) => ({ context: 8 * K, concurrency: 2, stage: 'measuring' as const, tokensPerSecond: tps, activeRequests: 2, outputTokens: 10, elapsedSeconds: 1 });
+    const batch = [update({ phase: 'starting' }), update({ cells: [done(8 * K, 1)], live: live(1) }), update({ live: live(2), progress: { done: 1, total: 4, etaSeconds: 9 } }), update({ phase: 'done', message: 'Finished.' })];
+    const one = createAppStore();
+    for (const u of batch) one.getState().applyRunUpdate(u);
+    const batched = createAppStore();
+    let changes = 0;
+    batched.subscribe(() => changes++);
+    batched.getState().applyRunUpdates(batch);
+    expect(changes).toBe(1);
+    const pick = (s: ReturnType<typeof one.getState>) => ({ phase: s.runPhase, live: s.live, progress: s.progress, cells: s.liveCells, message: s.runMessage });
+    expect(pick(batched.getState())).toEqual(pick(one.getState()));
+  });
+
+  it('keeps finished cells and prefill points as they were when an update brings only a live sample', () => {
+    const s = createAppStore();
+    s.getState().applyRunUpdate(update({ cells: [done(8 * K, 1)] }));
+    const { liveCells, livePrefill } = s.getState();
+    s.getState().applyRunUpdate(update({ live: { context: 8 * K, concurrency: 2, stage: 'measuring', tokensPerSecond: 5, activeRequests: 2, outputTokens: 1, elapsedSeconds: 1 } }));
+    expect(s.getState().liveCells).toBe(liveCells);
+    expect(s.getState().livePrefill).toBe(livePrefill);
+  });
+
   it('keeps prefill points sorted by context, a repeat replacing the earlier one', () => {
     const s = createAppStore();
     const p = (context: number, tps: number) => ({ context, status: 'valid' as const, reason: null, promptTokens: context, ttftSeconds: 1, tokensPerSecond: tps, measuredAt: null });

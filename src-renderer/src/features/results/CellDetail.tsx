@@ -1,6 +1,6 @@
 /** One decode cell: TTFT and time-between-tokens distributions, telemetry, energy, reason, evidence. */
-import { useMemo } from 'react';
-import type { DecodeCell, LatencyStats, Session } from '../../../../src-main/session/schema';
+import { useEffect, useMemo, useState } from 'react';
+import type { DecodeCell, LatencyStats, RequestSamples, Session } from '../../../../src-main/session/schema';
 import { Plot } from '../../charts/Plot';
 import { chartColors, useDarkTheme } from '../../charts/theme';
 import {
@@ -19,11 +19,12 @@ import {
   statusWord,
   tokPerSec,
 } from '../../format';
+import { useApp } from '../../store';
+import { fetchCellRequests } from '../../store/actions';
 import { Block } from '../shell/ui';
 
 /** Per-request TTFT and mean time between tokens, in milliseconds, from the cell's own samples. */
-export function requestDistributions(cell: DecodeCell): { ttftMs: number[]; tbtMs: number[] } {
-  const r = cell.requests;
+export function requestDistributions(r: RequestSamples | null): { ttftMs: number[]; tbtMs: number[] } {
   if (!r) return { ttftMs: [], tbtMs: [] };
   const ttftMs: number[] = [];
   const tbtMs: number[] = [];
@@ -38,7 +39,8 @@ export function requestDistributions(cell: DecodeCell): { ttftMs: number[]; tbtM
 
 export function CellDetail({ session, cell, onClose }: { session: Session; cell: DecodeCell; onClose: () => void }) {
   const dark = useDarkTheme();
-  const dist = useMemo(() => requestDistributions(cell), [cell]);
+  const samples = useCellRequests(cell);
+  const dist = useMemo(() => requestDistributions(samples.data), [samples.data]);
   const hist = useMemo(() => {
     const c = chartColors(dark);
     const axis = { color: c.text, gridcolor: c.grid };
@@ -103,7 +105,11 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
           ]}
         />
       </div>
-      {dist.ttftMs.length > 0 ? (
+      {samples.loading ? (
+        <p className="muted">Loading the per-request timings…</p>
+      ) : samples.error ? (
+        <p className="error">Could not load the per-request timings: {samples.error}</p>
+      ) : dist.ttftMs.length > 0 ? (
         <div className="two-col">
           <Plot data={hist.ttft.data} layout={hist.ttft.layout} height={220} label={`TTFT distribution over ${dist.ttftMs.length} requests`} testId="ttft-hist" />
           <Plot data={hist.tbt.data} layout={hist.tbt.layout} height={220} label={`Time between tokens over ${dist.tbtMs.length} requests`} testId="tbt-hist" />
@@ -131,6 +137,33 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
       )}
     </section>
   );
+}
+
+/**
+ * The cell's per-request samples, asked of the core when the detail opens: the session the page
+ * holds has none (they are most of a large session's size). Refetched when the session changes.
+ */
+function useCellRequests(cell: DecodeCell): { data: RequestSamples | null; loading: boolean; error: string | null } {
+  const revision = useApp((s) => s.sessionMeta.revision);
+  const has = useApp((s) => (s.requestCounts[`${cell.context}x${cell.concurrency}`] ?? 0) > 0);
+  const [state, setState] = useState<{ key: string; data: RequestSamples | null; error: string | null } | null>(null);
+  const key = `${cell.context}x${cell.concurrency}@${revision}`;
+  useEffect(() => {
+    if (!has) return;
+    let live = true;
+    void fetchCellRequests(cell).then((r) => {
+      if (live) setState({ key, data: r.ok ? r.data : null, error: r.ok ? null : r.error });
+    });
+    return () => {
+      live = false;
+    };
+    // The cell is named by key: its object changes on every session refetch.
+  }, [key, has]);
+  if (!has) return { data: null, loading: false, error: null };
+  if (state?.key === key) return { data: state.data, loading: false, error: state.error };
+  // A newer revision of the same cell: keep showing the samples we have until it arrives.
+  const sameCell = state?.key.split('@')[0] === key.split('@')[0];
+  return sameCell && state ? { data: state.data, loading: false, error: null } : { data: null, loading: true, error: null };
 }
 
 /** How many session telemetry samples fall inside the cell's time span. */

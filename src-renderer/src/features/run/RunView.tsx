@@ -27,10 +27,7 @@ export function RunView() {
   const plan = useApp((s) => s.plan);
   const planError = useApp((s) => s.planError);
   const phase = useApp((s) => s.runPhase);
-  const live = useApp((s) => s.live);
-  const progress = useApp((s) => s.progress);
-  const liveCells = useApp((s) => s.liveCells);
-  const prefill = useApp((s) => s.livePrefill);
+  const hasCells = useApp((s) => Object.keys(s.liveCells).length > 0);
   const runError = useApp((s) => s.runError);
   const runMessage = useApp((s) => s.runMessage);
   const serverState = useApp((s) => s.server.state);
@@ -45,11 +42,6 @@ export function RunView() {
     return () => clearTimeout(t);
   }, [form, serverState, running]);
 
-  const cells = useMemo(() => Object.values(liveCells), [liveCells]);
-  const model = useMemo(
-    () => buildHeatmap(plan?.contexts ?? form.contexts, plan?.concurrency ?? form.concurrency, cells, plan?.cells ?? []),
-    [plan, form.contexts, form.concurrency, cells],
-  );
   const runnable = plan ? plan.cells.filter((c) => c.status === 'run').length : 0;
   const canStart = !running && serverState === 'ready' && runnable > 0;
 
@@ -118,7 +110,7 @@ export function RunView() {
         )}
       </div>
       {planError && !running && <p className="error">{planError}</p>}
-      {plan && !running && cells.length === 0 && <NotRunList plan={plan} />}
+      {plan && !running && !hasCells && <NotRunList plan={plan} />}
       {plan?.notes.map((n) => (
         <p key={n} className="muted">
           {n}
@@ -131,30 +123,17 @@ export function RunView() {
       )}
       {runMessage && !runError && <p className="muted">{runMessage}</p>}
 
-      {progress && (running || phase === 'done' || phase === 'cancelled') && (
-        <div className="progress" data-testid="run-progress">
-          <progress max={progress.total} value={progress.done} aria-label="Run progress" />
-          <span>
-            {progress.done} of {progress.total} cells ({fmtPercent(progress.total ? progress.done / progress.total : 0)}){progress.etaSeconds != null && running ? ` · about ${fmtDuration(progress.etaSeconds)} left` : ''}
-          </span>
-        </div>
-      )}
-      {live && running && (
-        <p className="live" data-testid="live-cell">
-          Now: {cellName(live)} · {live.stage} · {tokPerSec(live.tokensPerSecond)}
-          {live.activeRequests != null ? ` · ${live.activeRequests} active requests` : ''}
-          {live.elapsedSeconds != null ? ` · ${fmtSeconds(live.elapsedSeconds)}` : ''}
-        </p>
-      )}
+      <RunProgressBar />
+      <LiveLine />
 
       <div className="two-col">
         <section>
-          <h2>{running || cells.length ? 'Sustained decode' : 'Plan'}</h2>
-          <Heatmap model={model} live={running ? live : null} />
+          <h2>{running || hasCells ? 'Sustained decode' : 'Plan'}</h2>
+          <LiveHeatmap contexts={form.contexts} concurrency={form.concurrency} />
         </section>
         <section>
           <h2>Prefill</h2>
-          <PrefillChart points={prefill} height={260} />
+          <LivePrefill />
         </section>
       </div>
       <details className="reach">
@@ -172,6 +151,55 @@ export function RunView() {
       </details>
     </section>
   );
+}
+
+// The live parts below each select only what they show, so a live update (several a second)
+// re-renders the progress bar, the live line and the heatmap, not the whole form.
+
+function RunProgressBar() {
+  const progress = useApp((s) => s.progress);
+  const phase = useApp((s) => s.runPhase);
+  const running = isRunning(phase);
+  if (!progress || !(running || phase === 'done' || phase === 'cancelled')) return null;
+  return (
+    <div className="progress" data-testid="run-progress">
+      <progress max={progress.total} value={progress.done} aria-label="Run progress" />
+      <span>
+        {progress.done} of {progress.total} cells ({fmtPercent(progress.total ? progress.done / progress.total : 0)}){progress.etaSeconds != null && running ? ` · about ${fmtDuration(progress.etaSeconds)} left` : ''}
+      </span>
+    </div>
+  );
+}
+
+function LiveLine() {
+  const live = useApp((s) => s.live);
+  const running = useApp((s) => isRunning(s.runPhase));
+  if (!live || !running) return null;
+  return (
+    <p className="live" data-testid="live-cell">
+      Now: {cellName(live)} · {live.stage} · {tokPerSec(live.tokensPerSecond)}
+      {live.activeRequests != null ? ` · ${live.activeRequests} active requests` : ''}
+      {live.elapsedSeconds != null ? ` · ${fmtSeconds(live.elapsedSeconds)}` : ''}
+    </p>
+  );
+}
+
+function LiveHeatmap({ contexts, concurrency }: { contexts: number[]; concurrency: number[] }) {
+  const plan = useApp((s) => s.plan);
+  const liveCells = useApp((s) => s.liveCells);
+  const running = useApp((s) => isRunning(s.runPhase));
+  const live = useApp((s) => (running ? s.live : null));
+  const cells = useMemo(() => Object.values(liveCells), [liveCells]);
+  const model = useMemo(
+    () => buildHeatmap(plan?.contexts ?? contexts, plan?.concurrency ?? concurrency, cells, plan?.cells ?? []),
+    [plan, contexts, concurrency, cells],
+  );
+  return <Heatmap model={model} live={live} />;
+}
+
+function LivePrefill() {
+  const prefill = useApp((s) => s.livePrefill);
+  return <PrefillChart points={prefill} height={260} />;
 }
 
 /** The cells the plan will not run, each with its reason in words (the grid greys them). */
