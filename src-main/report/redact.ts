@@ -2,6 +2,7 @@
  * Last line of defence for launch commands shown in reports: whatever the session holds, an
  * API key or token never reaches a document. Works on the one-line shell form.
  */
+import { shellQuote as quoteForShell } from '../server/shell-quote';
 import { REDACTED } from '../session/secrets';
 
 const SECRET_FLAG = /(--(?:api-key|hf-token|token|password))(=|\s+)("[^"]*"|'[^']*'|\S+)/g;
@@ -15,12 +16,9 @@ export function redactCommandLine(text: string): string {
     .replace(BEARER, `$1${REDACTED}`);
 }
 
-/** Quote one argv word for a POSIX shell line, only when it needs it. */
+/** Quote one argv word as the launch display does, but show the placeholder bare, as the reference report writes it. */
 export function shellQuote(word: string): string {
-  if (word === '') return "''";
-  // The placeholder is shown bare, as the reference report writes it.
-  if (word === REDACTED || /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
+  return word === REDACTED ? word : quoteForShell(word);
 }
 
 /** The one-line form of a launch, from argv and env, redacted. */
