@@ -102,8 +102,8 @@ describe('Supervisor + simulator', () => {
     expect(rep.summary).toMatch(/^The server had already exited; killed \d leftover process\(es\): pid \d+ .*; nothing was left behind\.$/);
   });
 
-  it('crash while running (--sim-crash-after-seconds): crashed event with the last log lines', async () => {
-    const { sup, result } = await sim({}, ['--sim-crash-after-seconds', '0.5']);
+  it('crash while running (--sim-crash-after-seconds, late enough to be ready first on a loaded machine): crashed event with the last log lines', async () => {
+    const { sup, result } = await sim({}, ['--sim-crash-after-seconds', '4']);
     expect(result.ok).toBe(true);
     const c = await new Promise<CrashInfo>((resolve) => sup.once('crashed', resolve));
     expect(c.exitCode).not.toBe(0);
