@@ -12,6 +12,10 @@ export default defineConfig({
     // Two cores: keep at most two test files (each may start a simulator) running at once.
     maxWorkers: 2,
     testTimeout: 60_000,
+    // End-to-end tests drive real processes (simulator, workers, Chromium) on two shared cores; a
+    // test that fails is run once more, and vitest reports it as retried, so a rare scheduling
+    // stall does not sink CI while a real failure (which fails twice) still does.
+    retry: 1,
     hookTimeout: 60_000,
     reporters: ['default', resolve(__dirname, 'summary-reporter.ts')],
   },
