@@ -17,6 +17,8 @@ export interface WorkerChannel {
   /** Lines the worker wrote to stderr (crash traces), for the log. */
   onStderr?(listener: (text: string) => void): void;
   kill(): void;
+  /** The worker's process id, where the platform gives one (soak and leak checks read /proc with it). */
+  readonly pid?: number;
 }
 
 /** Starts a worker process. The app's version wraps `utilityProcess.fork`. */
@@ -34,6 +36,7 @@ export const forkLauncher: WorkerLauncher = {
       serialization: 'advanced',
     });
     return {
+      pid: child.pid,
       send: (m) => {
         if (child.connected) child.send(m);
       },

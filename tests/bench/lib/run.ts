@@ -1,16 +1,13 @@
 /**
  * A whole benchmark run through the public engine API (startRun: worker process, journal,
  * atomic save) against a simulator, with every event time-stamped on arrival and the worker's
- * pid known (for /proc readings). The launcher is forkLauncher's shape plus the pid.
+ * pid known (for /proc readings). The launcher is forkLauncher, reporting the worker's pid.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BenchEvent, type RunConfigInput, startRun } from '../../../src-main/bench';
-import type { WorkerChannel, WorkerLauncher } from '../../../src-main/bench/worker-transport';
-import type { WorkerMessage } from '../../../src-main/bench/worker-protocol';
-import { nodeProgram } from '../../../src-main/runtime/node-entry';
+import { forkLauncher, type WorkerChannel, type WorkerLauncher } from '../../../src-main/bench/worker-transport';
 import type { ServerTarget } from '../../../src-main/server/target';
 import type { Session } from '../../../src-main/session/schema';
 
@@ -29,24 +26,9 @@ export interface RunResult {
 export function pidLauncher(onPid: (pid: number) => void): WorkerLauncher {
   return {
     launch(): WorkerChannel {
-      const cmd = nodeProgram('bench-worker');
-      const child: ChildProcess = spawn(cmd.command, cmd.args, {
-        stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-        env: { ...process.env, ...cmd.env },
-        serialization: 'advanced',
-      });
-      if (child.pid) onPid(child.pid);
-      return {
-        send: (m) => {
-          if (child.connected) child.send(m);
-        },
-        onMessage: (l) => child.on('message', (m) => l(m as WorkerMessage)),
-        onExit: (l) => child.once('exit', (code, signal) => l(code, signal)),
-        onStderr: (l) => child.stderr?.on('data', (d: Buffer) => l(d.toString('utf8'))),
-        kill: () => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-        },
-      };
+      const channel = forkLauncher.launch();
+      if (channel.pid) onPid(channel.pid);
+      return channel;
     },
   };
 }
