@@ -12,7 +12,7 @@ import { formToLaunch } from './server-form';
 import { UserError } from './user-error';
 
 const LOG_FLUSH_MS = 100;
-const IDLE: ServerSnapshot = { state: 'idle', kind: null, display: '', startedAt: null, progress: null, ready: null, failure: null };
+const IDLE: ServerSnapshot = { state: 'idle', kind: null, display: '', startedAt: null, progress: null, ready: null, failure: null, seq: 0 };
 
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -200,7 +200,7 @@ export class ServerControl {
   }
 
   private set(s: ServerSnapshot): void {
-    this.snap = s;
+    this.snap = { ...s, seq: this.snap.seq + 1 };
     this.events.emit('server:state', s);
   }
 

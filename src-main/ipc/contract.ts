@@ -124,6 +124,11 @@ export interface ServerSnapshot {
   progress: string | null;
   ready: ServerReadyInfo | null;
   failure: ServerFailure | null;
+  /**
+   * Rises with every change of state. An invoke's reply can arrive after a newer event (a
+   * start failing at once), so the page keeps whichever snapshot is newest, not whichever came last.
+   */
+  seq: number;
 }
 
 /** A process a crashed server left running (pid, full command line, GPU memory when nvidia-smi tells). */

@@ -13,6 +13,7 @@ export const IDLE_SERVER: ServerSnapshot = {
   progress: null,
   ready: null,
   failure: null,
+  seq: 0,
 };
 
 export interface ServerSlice {
@@ -57,8 +58,9 @@ export const createServerSlice: SliceCreator<ServerSlice> = (set) => ({
   updateServerForm: (patch) => set((s) => (s.serverForm ? { serverForm: { ...s.serverForm, ...patch } } : {})),
   setPreview: (preview, previewError) => set({ preview, previewError }),
   setServerSnapshot: (server) =>
+    // A reply that arrives after a newer event is older news: keep the newer state.
     // A new start clears the previous run's log in the view.
-    set((s) => ({
+    set((s) => server.seq < s.server.seq ? {} : ({
       server,
       serverError: null,
       serverLog: server.state === 'starting' && s.server.state !== 'starting' && s.server.startedAt !== server.startedAt ? [] : s.serverLog,
