@@ -6,6 +6,7 @@
 import { createServer } from 'node:net';
 import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../ipc/contract';
 import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServer, type LeftoverProcess, type ServerTarget, type StartupFailure } from '../server';
+import { isPortFree } from '../server/port';
 import { redactArgv, redactEnv } from '../session/secrets';
 import type { CoreEvents } from './emitter';
 import { formToLaunch } from './server-form';
@@ -35,6 +36,7 @@ export class ServerControl {
   private pendingLog: string[] = [];
   private logTimer: ReturnType<typeof setTimeout> | null = null;
   private attachLog: string[] = [];
+  private auto: { host: string; port: number } | null = null;
 
   constructor(
     private readonly events: CoreEvents,
@@ -53,9 +55,9 @@ export class ServerControl {
     return this.supervisor ? this.supervisor.logTail(5000) : [...this.attachLog];
   }
 
-  preview(form: ServerForm): CommandPreview {
+  async preview(form: ServerForm): Promise<CommandPreview> {
     if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {} };
-    const launch = formToLaunch(form, form.port ?? LAUNCH_DEFAULTS.port);
+    const launch = formToLaunch(form, form.port ?? (await this.autoPort(form.host)));
     if (!launch.ok) throw new UserError(launch.error);
     let built;
     try {
@@ -93,8 +95,19 @@ export class ServerControl {
     return this.snap;
   }
 
+  /**
+   * The port "auto" means: chosen free once, so the preview shows the port the start will use;
+   * chosen again only when something else took it meanwhile.
+   */
+  private async autoPort(host: string): Promise<number> {
+    const h = host.trim() || LAUNCH_DEFAULTS.host;
+    if (this.auto && this.auto.host === h && (await isPortFree(h, this.auto.port))) return this.auto.port;
+    this.auto = { host: h, port: await freePort(h) };
+    return this.auto.port;
+  }
+
   private async launch(form: ServerForm): Promise<ServerSnapshot> {
-    const port = form.port ?? (await freePort(form.host || '127.0.0.1'));
+    const port = form.port ?? (await this.autoPort(form.host));
     const launch = formToLaunch(form, port);
     if (!launch.ok) throw new UserError(launch.error);
     const sup = new Supervisor();

@@ -93,6 +93,8 @@ export interface AppInfo {
   platform: string;
   /** 'electron' in the app, 'bridge' in the browser test harness. */
   host: 'electron' | 'bridge';
+  /** The simulator's built-in GPU profiles, for the Server view's list. */
+  simProfiles: { name: string; description: string }[];
 }
 
 export type ServerState = 'idle' | 'starting' | 'ready' | 'stopping' | 'exited' | 'failed';

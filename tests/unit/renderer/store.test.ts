@@ -15,7 +15,7 @@ describe('app slice', () => {
   it('is loading until the bridge answered, then ready with the version', () => {
     const s = createAppStore();
     expect(s.getState().appState).toBe('loading');
-    s.getState().setAppInfo({ name: 'SpeedMatrix', version: '0.1.0', platform: 'linux', host: 'bridge' });
+    s.getState().setAppInfo({ name: 'SpeedMatrix', version: '0.1.0', platform: 'linux', host: 'bridge', simProfiles: [] });
     expect(s.getState().appState).toBe('ready');
     expect(s.getState().appInfo?.version).toBe('0.1.0');
   });
@@ -102,7 +102,16 @@ describe('run slice', () => {
 });
 
 describe('server slice', () => {
-  const snap = (state: ServerSnapshot['state'], startedAt: number | null = 1): ServerSnapshot => ({ state, kind: 'simulator', display: 'speedmatrix sim serve m', startedAt, progress: null, ready: null, failure: null });
+  let seq = 0;
+  const snap = (state: ServerSnapshot['state'], startedAt: number | null = 1): ServerSnapshot => ({ state, kind: 'simulator', display: 'speedmatrix sim serve m', startedAt, progress: null, ready: null, failure: null, seq: ++seq });
+
+  it('keeps the newest state when an older snapshot arrives after it', () => {
+    const s = createAppStore();
+    const starting = snap('starting');
+    s.getState().setServerSnapshot(snap('failed'));
+    s.getState().setServerSnapshot(starting);
+    expect(s.getState().server.state).toBe('failed');
+  });
 
   it('renders what the supervisor says, and a new start clears the old log', () => {
     const s = createAppStore();
