@@ -22,7 +22,8 @@ import {
   fmtTokPerSec,
   fmtWatts,
 } from './format';
-import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, cellKey, matrixAxes, sortedPrefill } from './matrix-model';
+import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, matrixAxes, sortedPrefill } from './matrix-model';
+import { cellKey } from '../cell-key';
 import { commandLineOf, redactCommandLine } from './redact';
 
 export interface InfoRow {
@@ -344,7 +345,7 @@ function energyTable(session: Session): TableModel | null {
     header: ['Context', ...concurrency.map(String)],
     rows: contexts.map((ctx) => [
       fmtContext(ctx),
-      ...concurrency.map((c) => fmtJoulesPerToken(index.get(cellKey(ctx, c))?.telemetry?.energyPerTokenJoules)),
+      ...concurrency.map((c) => fmtJoulesPerToken(index.get(cellKey({ context: ctx, concurrency: c }))?.telemetry?.energyPerTokenJoules)),
     ]),
   };
 }
