@@ -4,7 +4,7 @@ import { Sparkline } from '../../charts/Sparkline';
 import { NONE, fmtGigabytes, fmtPercent, fmtTemperature, fmtWatts } from '../../format';
 import { useApp } from '../../store';
 import { detectHardware, updateServerForm } from '../../store/actions';
-import { Block, Empty } from '../shell/ui';
+import { Block, Empty } from '../../components/ui';
 
 export function HardwareView() {
   const hw = useApp((s) => s.hardware);

@@ -22,7 +22,7 @@ import {
 } from '../../format';
 import { useApp } from '../../store';
 import { fetchCellRequests } from '../../store/actions';
-import { Block } from '../shell/ui';
+import { Block } from '../../components/ui';
 
 /** Per-request TTFT and mean time between tokens, in milliseconds, from the cell's own samples. */
 export function requestDistributions(r: RequestSamples | null): { ttftMs: number[]; tbtMs: number[] } {

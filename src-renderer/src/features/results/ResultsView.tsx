@@ -10,8 +10,8 @@ import { NONE, fmtContext, fmtContextRange, fmtCount, fmtGigabytes, fmtSeconds }
 import { basename } from '../../path';
 import { useApp } from '../../store';
 import { exportReport, openSession, saveSession } from '../../store/actions';
-import { Block, Empty } from '../shell/ui';
-import { openFilePicker } from '../shell/FilePicker';
+import { Block, Empty } from '../../components/ui';
+import { openFilePicker } from '../../components/FilePicker';
 import { CellDetail } from './CellDetail';
 import { MeasurementsTable } from './MeasurementsTable';
 

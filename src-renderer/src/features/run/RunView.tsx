@@ -11,7 +11,7 @@ import { refreshPlan, resumeRun, startRun, stopRun } from '../../store/actions';
 import { RUN_PRESETS, isRunning } from '../../store/run-slice';
 import { ServerLog } from '../server/ServerLog';
 import { StatusBadge } from '../server/ServerView';
-import { Field } from '../shell/ui';
+import { Field } from '../../components/ui';
 import { Chips } from './Chips';
 
 const parseCount = (t: string): number | null => {

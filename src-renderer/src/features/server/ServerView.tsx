@@ -4,7 +4,7 @@ import type { ServerForm } from '@shared/ipc/contract';
 import { useApp } from '../../store';
 import { startServer, stopServer, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
-import { Block, Field } from '../shell/ui';
+import { Block, Field } from '../../components/ui';
 import { ServerLog } from './ServerLog';
 import { OrphanPanel } from './OrphanPanel';
 
