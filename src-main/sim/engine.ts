@@ -90,6 +90,8 @@ export interface EngineOptions {
   maxNumSeqs: number;
   maxNumBatchedTokens: number;
   maxModelLen: number;
+  /** KV cache bytes per token (from --kv-cache-dtype): what a decode step reads per token held. */
+  kvBytesPerToken: number;
   speed: number;
   /** Stop producing tokens after this many in total (fault). */
   hangAfterTokens?: number;
@@ -352,7 +354,7 @@ export class Engine {
         seconds += prefillSeconds(this.o.profile, it.req.computed, it.req.computed + it.tokens);
       }
     }
-    seconds += decodeStepSeconds(this.o.profile, batch, context);
+    seconds += decodeStepSeconds(this.o.profile, batch, context, this.o.kvBytesPerToken);
     const wallMs = (seconds * 1000) / this.o.speed;
     return { endsAt: start + wallMs, wallMs, items };
   }
