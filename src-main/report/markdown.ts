@@ -5,7 +5,8 @@
  */
 import type { Session } from '../session/schema';
 import { codeBlock, escapeMarkdownLine as line, escapeMarkdown as md } from './escape';
-import { type InfoBlock, type ReportModel, SIMULATED_NOTE, type TableModel, buildReportModel } from './report-model';
+import { type InfoBlock, type ReportModel, type ReportOptions, SIMULATED_NOTE, type TableModel, buildReportModel } from './report-model';
+import type { CapacitySection } from './capacity-section';
 import { fmtContext } from './format';
 import type { DecodeMatrixModel, MatrixCellView } from './matrix-model';
 
@@ -56,6 +57,8 @@ export function renderMarkdownFromModel(r: ReportModel): string {
   else out.push('No decode measurements in this session.', '');
   out.push(...paragraphs(r.legend), line(r.ttftNote), '');
 
+  if (r.capacity) out.push(capacityMarkdown(r.capacity), '');
+
   out.push('## All measurements', '', line(r.measurementsCaption), '');
   out.push(r.measurements.rows.length ? markdownTable(r.measurements) : 'No measurements in this session.', '');
   out.push(...paragraphs(r.legend));
@@ -67,6 +70,18 @@ export function renderMarkdownFromModel(r: ReportModel): string {
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
 }
 
-export function renderMarkdownReport(session: Session): string {
-  return renderMarkdownFromModel(buildReportModel(session));
+function capacityMarkdown(c: CapacitySection): string {
+  return [
+    `## ${c.title}`,
+    '',
+    `Targets: ${c.targets.map(md).join('; ')}.`,
+    '',
+    markdownTable({ header: c.header, rows: c.rows }),
+    '',
+    ...paragraphs(c.notes),
+  ].join('\n');
+}
+
+export function renderMarkdownReport(session: Session, options: ReportOptions = {}): string {
+  return renderMarkdownFromModel(buildReportModel(session, options));
 }
