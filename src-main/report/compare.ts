@@ -4,17 +4,18 @@
  * launch settings with differences marked. `compareSessions` is the data, pure and free of
  * Node imports, for the app's renderer; the Markdown and HTML forms are laid out from it.
  */
-import type { Session } from '../session/schema';
-import { STATUS_WORDS } from '../session/schema';
+import type { Session } from '../../src-shared/session/schema';
+import { STATUS_WORDS } from '../../src-shared/session/schema';
 import { escapeHtml as esc, escapeMarkdownLine as line, escapeMarkdown as md } from './escape';
-import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtTokPerSec } from './format';
+import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtTokPerSec } from '../../src-shared/report/format';
 import { htmlDocument, htmlTable } from './html';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { markdownTable } from './markdown';
-import { type HeatmapModel, buildPrefillSeries, cellIndex, cellKey, divergingColor, matrixAxes, statusColor } from './matrix-model';
-import { gpuLabelOf, reportTitle } from './report-model';
+import { cellKey } from '../../src-shared/cell-key';
+import { type HeatmapModel, buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from '../../src-shared/report/matrix-model';
+import { gpuLabelOf, reportTitle } from '../../src-shared/report/report-model';
 import { SERIES_COLORS, curveChartSvg, heatmapSvg } from './svg';
-import type { TableModel } from './report-model';
+import type { TableModel } from '../../src-shared/report/report-model';
 
 export interface DifferenceRow {
   section: 'Hardware' | 'Engine' | 'Run' | 'Launch';
@@ -159,8 +160,8 @@ function ratioMatrix(a: Session, b: Session, against: number): RatioMatrix {
   const lb = labelOf(against);
   const rows = contexts.map((ctx) =>
     concurrency.map((c): RatioCell => {
-      const ca = ia.get(cellKey(ctx, c));
-      const cb = ib.get(cellKey(ctx, c));
+      const ca = ia.get(cellKey({ context: ctx, concurrency: c }));
+      const cb = ib.get(cellKey({ context: ctx, concurrency: c }));
       const where = `${fmtContext(ctx)} context × ${c} at once`;
       if (ca?.status === 'valid' && cb?.status === 'valid' && ca.totalTokensPerSecond && cb.totalTokensPerSecond !== null) {
         const ratio = cb.totalTokensPerSecond / ca.totalTokensPerSecond;
@@ -183,11 +184,11 @@ function ratioMatrix(a: Session, b: Session, against: number): RatioMatrix {
 function deltaRows(sessions: readonly Session[]): DeltaRow[] {
   const indexes = sessions.map((s) => cellIndex(s.cells));
   const keys = new Map<string, [number, number]>();
-  for (const s of sessions) for (const c of s.cells) keys.set(cellKey(c.context, c.concurrency), [c.context, c.concurrency]);
+  for (const s of sessions) for (const c of s.cells) keys.set(cellKey(c), [c.context, c.concurrency]);
   return [...keys.values()]
     .sort((x, y) => x[0] - y[0] || x[1] - y[1])
     .map(([context, concurrency]) => {
-      const cells = indexes.map((ix) => ix.get(cellKey(context, concurrency)));
+      const cells = indexes.map((ix) => ix.get(cellKey({ context, concurrency })));
       const base = cells[0];
       return {
         context,

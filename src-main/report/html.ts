@@ -4,12 +4,12 @@
  * them too), every string from the session escaped. The CLI prints it to PDF with headless
  * Chromium; the app uses Electron's printToPDF on the same HTML.
  */
-import type { Session } from '../session/schema';
+import type { Session } from '../../src-shared/session/schema';
 import { APP_NAME, APP_VERSION } from '../runtime/app-version';
 import { escapeHtml as esc } from './escape';
-import { fmtContext, fmtMs, fmtTokPerSec } from './format';
-import { buildPrefillSeries, decodeHeatmap } from './matrix-model';
-import { type InfoBlock, type ReportModel, type ReportOptions, SIMULATED_NOTE, type TableModel, buildReportModel } from './report-model';
+import { fmtContext, fmtMs, fmtTokPerSec } from '../../src-shared/report/format';
+import { buildPrefillSeries, decodeHeatmap } from '../../src-shared/report/matrix-model';
+import { type InfoBlock, type ReportModel, type ReportOptions, SIMULATED_NOTE, type TableModel, buildReportModel } from '../../src-shared/report/report-model';
 import { REPORT_CSS } from './style';
 import { SERIES_COLORS, curveChartSvg, heatmapSvg } from './svg';
 

@@ -3,12 +3,12 @@
  * and notes when the session has them. Every string from the session is escaped, so a model
  * name holding `|` or `<script>` cannot break a table or inject HTML.
  */
-import type { Session } from '../session/schema';
+import type { Session } from '../../src-shared/session/schema';
 import { codeBlock, escapeMarkdownLine as line, escapeMarkdown as md } from './escape';
-import { type InfoBlock, type ReportModel, type ReportOptions, SIMULATED_NOTE, type TableModel, buildReportModel } from './report-model';
-import type { CapacitySection } from './capacity-section';
-import { fmtContext } from './format';
-import type { DecodeMatrixModel, MatrixCellView } from './matrix-model';
+import { type InfoBlock, type ReportModel, type ReportOptions, SIMULATED_NOTE, type TableModel, buildReportModel } from '../../src-shared/report/report-model';
+import { fmtContext } from '../../src-shared/report/format';
+import type { DecodeMatrixModel, MatrixCellView } from '../../src-shared/report/matrix-model';
+import type { CapacitySection } from '../../src-shared/report/capacity-section';
 
 /** A GFM table; cells are escaped here, so callers pass plain text. Rows in `bold` are emphasised. */
 export function markdownTable(table: TableModel, bold: ReadonlySet<number> = new Set()): string {

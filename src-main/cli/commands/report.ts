@@ -5,7 +5,7 @@ import { renderHtmlReport } from '../../report/html';
 import { renderMarkdownReport } from '../../report/markdown';
 import { type PaperSize, htmlToPdf } from '../../report/pdf';
 import { writeFileAtomic } from '../../session/write';
-import { TargetSpecError, type TargetSet, parseTargets } from '../../report/slo';
+import { TargetSpecError, type TargetSet, parseTargets } from '../../../src-shared/report/slo';
 
 export type ReportFormat = 'md' | 'html' | 'pdf';
 

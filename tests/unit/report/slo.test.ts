@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importText } from '../../../src-main/importers';
-import { TargetSpecError, capacityWithinTargets, meetsTargets, parseTargets } from '../../../src-main/report/slo';
+import { TargetSpecError, capacityWithinTargets, meetsTargets, parseTargets } from '../../../src-shared/report/slo';
 import { SHARED } from '../../helpers/paths';
 
 const reference = () => {

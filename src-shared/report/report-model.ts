@@ -22,7 +22,8 @@ import {
   fmtTokPerSec,
   fmtWatts,
 } from './format';
-import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, cellKey, matrixAxes, sortedPrefill } from './matrix-model';
+import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, matrixAxes, sortedPrefill } from './matrix-model';
+import { cellKey } from '../cell-key';
 import { commandLineOf, redactCommandLine } from './redact';
 import { type CapacitySection, buildCapacitySection } from './capacity-section';
 import type { TargetSet } from './slo';
@@ -353,7 +354,7 @@ function energyTable(session: Session): TableModel | null {
     header: ['Context', ...concurrency.map(String)],
     rows: contexts.map((ctx) => [
       fmtContext(ctx),
-      ...concurrency.map((c) => fmtJoulesPerToken(index.get(cellKey(ctx, c))?.telemetry?.energyPerTokenJoules)),
+      ...concurrency.map((c) => fmtJoulesPerToken(index.get(cellKey({ context: ctx, concurrency: c }))?.telemetry?.energyPerTokenJoules)),
     ]),
   };
 }
