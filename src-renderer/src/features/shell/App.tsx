@@ -9,7 +9,7 @@ import { HardwareView } from '../hardware/HardwareView';
 import { ServerView } from '../server/ServerView';
 import { RunView } from '../run/RunView';
 import { ResultsView } from '../results/ResultsView';
-import { FilePicker, openFilePicker } from './FilePicker';
+import { FilePicker, openFilePicker } from '../../components/FilePicker';
 
 /** How the platform writes the shortcut modifier. */
 const MOD_KEY = typeof navigator !== 'undefined' && /Mac/i.test(navigator.platform) ? '⌘' : 'Ctrl';
