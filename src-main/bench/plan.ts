@@ -8,6 +8,7 @@ import { fmtContext } from '../../src-shared/report/format';
 import { newRunTag } from '../session/create';
 import type { KvBudget } from '../../src-shared/session/schema';
 import type { ServerTarget } from '../server/target';
+import { READINESS_STEADY_SECONDS } from './decode';
 import type { PlannedCell, PlannedPrefill, PlanStep, ResolvedRunConfig, RunConfigInput, RunPlan } from './types';
 
 export const K = 1024;
@@ -56,9 +57,10 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
   let prefillContexts: number[];
   if (input.prefillContexts) prefillContexts = sortedUnique(input.prefillContexts.filter((c) => c > 0));
   else {
+    // Prefill is measured where decode is: nothing the person did not ask for. Only the default
+    // matrix adds 256K for prefill alone, when the server takes it (the prompt is then sized to fit).
     prefillContexts = contexts.filter((c) => c > 0);
-    // 256K is measured for prefill alone when the server takes it (the prompt is then sized to fit).
-    if (mml !== null && mml >= PREFILL_EXTRA_CONTEXT) prefillContexts.push(PREFILL_EXTRA_CONTEXT);
+    if (!input.contexts?.length && mml !== null && mml >= PREFILL_EXTRA_CONTEXT) prefillContexts.push(PREFILL_EXTRA_CONTEXT);
     prefillContexts = sortedUnique(prefillContexts);
   }
   const kvBudget: KvBudget =
@@ -80,11 +82,67 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
   };
 }
 
-/** Seconds (server clock) a decode cell takes beyond its window: gates, ramp, cancel. */
-const CELL_OVERHEAD_SECONDS = 8;
-/** A guess of prefill speed for the ETA before anything is measured. */
+/*
+ * The ETA follows the method's phases (docs/method.md), in server seconds unless named wall:
+ * a decode cell is its readiness gate (first tokens, then READINESS_STEADY_SECONDS of steady
+ * streams), the window, then cancel and the idle gate; a prefill step is the prompt's prefill
+ * plus sizing it. Measured cells then refine it (see EtaTracker in progress.ts).
+ */
+/** Until every stream's first token arrived, before the steady part of the readiness gate. */
+const FIRST_TOKENS_SECONDS = 1;
+/** Cancelling the streams and waiting for the server to be idle again. */
+const COOLDOWN_SECONDS = 0.5;
+/** A guess of prefill speed before anything is measured. */
 const GUESS_PREFILL_TOKENS_PER_SECOND = 20_000;
-const WARMUP_SECONDS = 10;
+/** Sizing a prompt (/tokenize) and the scout's own request overhead. */
+const PREFILL_OVERHEAD_SECONDS = 0.5;
+/** The three warm-up requests (a short decode, a small prefill, a few seconds of decode) and an idle gate. */
+const WARMUP_SECONDS = 6;
+/** Starting the benchmark worker process (about 3 s measured on a loaded 2-core machine): wall seconds, whatever the simulator's speed. */
+export const WORKER_START_WALL_SECONDS = 3;
+
+/** Server seconds one step takes, by the method's phases. */
+export function stepSeconds(step: PlanStep, config: Pick<ResolvedRunConfig, 'secondsPerMeasurement'>): number {
+  if (step.kind === 'warmup') return WARMUP_SECONDS;
+  if (step.kind === 'prefill') return step.context / GUESS_PREFILL_TOKENS_PER_SECOND + PREFILL_OVERHEAD_SECONDS;
+  return FIRST_TOKENS_SECONDS + READINESS_STEADY_SECONDS + config.secondsPerMeasurement + COOLDOWN_SECONDS;
+}
+
+/** Wall-clock estimate of the given steps, seconds (the simulator's clock runs simSpeed times faster). */
+export function estimateSeconds(steps: readonly PlanStep[], config: Pick<ResolvedRunConfig, 'secondsPerMeasurement' | 'simSpeed'>): number {
+  let serverSeconds = 0;
+  for (const s of steps) serverSeconds += stepSeconds(s, config);
+  return serverSeconds / config.simSpeed;
+}
+
+/**
+ * The plan's steps still to run when these cells and prefill points are done (a resume): every
+ * pending decode cell and measured prefill, scouts only where a pending cell of their context
+ * follows them directly, and the warm-up (a resumed server may be a fresh one).
+ */
+export function pendingSteps(steps: readonly PlanStep[], doneCells: ReadonlySet<string>, donePrefill: ReadonlySet<number>): PlanStep[] {
+  const out: PlanStep[] = [];
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
+    if (s.kind === 'decode') {
+      if (!doneCells.has(cellKey(s))) out.push(s);
+      continue;
+    }
+    if (s.kind === 'prefill') {
+      const measuredPending = s.measured && !donePrefill.has(s.context);
+      let servesDecode = false;
+      for (let j = i + 1; j < steps.length; j++) {
+        const n = steps[j];
+        if (n.kind !== 'decode' || n.context !== s.context) break;
+        if (!doneCells.has(cellKey(n))) servesDecode = true;
+      }
+      if (measuredPending || servesDecode) out.push(s);
+      continue;
+    }
+    out.push(s);
+  }
+  return out;
+}
 
 /** Readiness gate timeout by context (METHOD.md: 60/120/180 s). */
 export function readinessTimeoutSeconds(context: number): number {
@@ -160,17 +218,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     skipped: cells.filter((c) => c.action === 'skipped').length,
     prefill: prefillRun.size,
   };
-  return { config, maxModelLen: mml, cells, prefill, steps, counts, etaSeconds: estimateSeconds(steps, config), warnings };
+  return { config, maxModelLen: mml, cells, prefill, steps, counts, etaSeconds: WORKER_START_WALL_SECONDS + estimateSeconds(steps, config), warnings };
 }
 
-/** Wall-clock estimate of the given steps, seconds. */
-export function estimateSeconds(steps: readonly PlanStep[], config: ResolvedRunConfig): number {
-  let serverSeconds = 0;
-  for (const s of steps) {
-    if (s.kind === 'warmup') serverSeconds += WARMUP_SECONDS;
-    else if (s.kind === 'prefill') serverSeconds += s.context / GUESS_PREFILL_TOKENS_PER_SECOND + 1;
-    else serverSeconds += config.secondsPerMeasurement + CELL_OVERHEAD_SECONDS;
-  }
-  return serverSeconds / config.simSpeed;
-}
 
