@@ -276,6 +276,8 @@ export const invokeArgs = {
   'session:recent': z.tuple([]),
   'report:export': z.tuple([ExportFormatSchema, optionalPath]),
   'shell:open-external': z.tuple([z.string().url().max(2000)]),
+  /** Text for the system clipboard, written by main (the page holds no clipboard permission). */
+  'clipboard:write-text': z.tuple([z.string().max(100_000)]),
 } as const;
 
 export type InvokeChannel = keyof typeof invokeArgs;
@@ -305,6 +307,7 @@ export interface InvokeResults {
   'session:recent': string[];
   'report:export': { file: string };
   'shell:open-external': true;
+  'clipboard:write-text': true;
 }
 
 export type InvokeArgs<C extends InvokeChannel> = z.input<(typeof invokeArgs)[C]>;

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { ServerForm } from '../../../../src-main/ipc/contract';
 import { useApp } from '../../store';
-import { startServer, stopServer, updateServerForm } from '../../store/actions';
+import { copyText, startServer, stopServer, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
 import { Block, Field } from '../shell/ui';
 import { ServerLog } from './ServerLog';
@@ -59,13 +59,9 @@ export function ServerView() {
   const copy = async () => {
     const text = busy && server.display ? server.display : preview?.display;
     if (!text) return;
-    try {
-      await navigator.clipboard.writeText(text);
-      setCopied(true);
-      setTimeout(() => setCopied(false), 1500);
-    } catch {
-      setCopied(false);
-    }
+    if (!(await copyText(text))) return;
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
   };
 
   return (
