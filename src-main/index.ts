@@ -12,7 +12,7 @@ import { printPdf } from './app/pdf';
 import { askAboutUnsaved, settleUnsaved, type LeaveReason } from './app/unsaved';
 import { utilityLauncher } from './app/worker-launcher';
 import { type AppCore, createAppCore } from './core';
-import { IPC_PREFIX, type MenuCommand, type Notice } from './ipc/contract';
+import { IPC_PREFIX, type MenuCommand, type Notice } from '../src-shared/ipc/contract';
 import { registerIpc } from './ipc/handlers';
 import { describeWriteError } from './session/write';
 import { createMainWindow, hardenSession } from './window';

@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BrowserWindow, app, session, shell } from 'electron';
+import { EXTERNAL_ALLOWLIST } from '../src-shared/ipc/contract';
 import { showEditContextMenu } from './app/context-menu';
 import { CSP, devCsp, isDevServerUrl } from './app/csp';
-import { EXTERNAL_ALLOWLIST } from './ipc/contract';
 
 export { CSP };
 

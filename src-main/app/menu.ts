@@ -6,7 +6,7 @@
  */
 import { type BrowserWindow, Menu, type MenuItemConstructorOptions, shell } from 'electron';
 import { basename } from 'node:path';
-import type { MenuCommand } from '../ipc/contract';
+import type { MenuCommand } from '../../src-shared/ipc/contract';
 
 /** What the menu shows; the menu is rebuilt only when this changes (see menuKey). */
 export interface MenuState {

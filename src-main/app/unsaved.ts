@@ -6,7 +6,7 @@
  */
 import { type BrowserWindow, dialog } from 'electron';
 import type { AppCore } from '../core';
-import { CANCELLED, type Notice } from '../ipc/contract';
+import { CANCELLED, type Notice } from '../../src-shared/ipc/contract';
 
 export type UnsavedChoice = 'save' | 'discard' | 'cancel';
 

@@ -5,7 +5,7 @@
  */
 import { type BrowserWindow, type IpcMainInvokeEvent, type WebFrameMain, ipcMain } from 'electron';
 import type { AppCore } from '../core';
-import { EVENT_CHANNELS, IPC_PREFIX, type InvokeChannel, invokeArgs } from './contract';
+import { EVENT_CHANNELS, IPC_PREFIX, type InvokeChannel, invokeArgs } from '../../src-shared/ipc/contract';
 
 export const REFUSED = 'Refused: this message did not come from the SpeedMatrix window.';
 
