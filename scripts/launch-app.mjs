@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -124,6 +124,16 @@ function electronViteBin(root) {
   return join(dirname(pkgFile), bin);
 }
 
+/**
+ * Options (`--noSandbox`) stay electron-vite's; files to open go to the app after `--`, resolved
+ * against the folder `npm start` was typed in (npm runs scripts from the package root).
+ */
+export function electronViteArgs(args, cwd = process.env.INIT_CWD || process.cwd()) {
+  const options = args.filter((a) => a.startsWith('-'));
+  const files = args.filter((a) => !a.startsWith('-')).map((f) => resolve(cwd, f));
+  return files.length ? [...options, '--', ...files] : options;
+}
+
 export async function main(argv = process.argv.slice(2), root = ROOT) {
   const [mode, ...rest] = argv;
   if (mode !== 'preview' && mode !== 'dev') {
@@ -139,7 +149,7 @@ export async function main(argv = process.argv.slice(2), root = ROOT) {
     return 1;
   }
   // preview builds once, then starts the app; there is no separate build step before it.
-  const child = spawn(process.execPath, [electronViteBin(root), mode, ...rest], { stdio: 'inherit', cwd: root });
+  const child = spawn(process.execPath, [electronViteBin(root), mode, ...electronViteArgs(rest)], { stdio: 'inherit', cwd: root });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }

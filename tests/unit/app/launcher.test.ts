@@ -22,6 +22,7 @@ const L = launcher as {
   minimumNode(range: string): string | null;
   nodeAtLeast(v: string, min: string | null): boolean;
   installFailure(stderr: string, code: number): string;
+  electronViteArgs(args: string[], cwd: string): string[];
   ensureElectron(o: { electronDir: string; nodeVersion?: string; env?: NodeJS.ProcessEnv; cliMinimumNode?: string | null }): Promise<{ ok: true } | { ok: false; message: string }>;
 };
 
@@ -64,6 +65,12 @@ describe('version checks', () => {
     expect(L.nodeAtLeast('v24.0.0', '22.12.0')).toBe(true);
     expect(L.nodeAtLeast('v18.0.0', null)).toBe(true);
   });
+});
+
+it('passes electron-vite its options and the app its files, resolved from where npm start was typed', () => {
+  expect(L.electronViteArgs([], '/home/me')).toEqual([]);
+  expect(L.electronViteArgs(['--noSandbox'], '/home/me')).toEqual(['--noSandbox']);
+  expect(L.electronViteArgs(['runs/a.speedmatrix.json', '--noSandbox', '/tmp/b.json'], '/home/me')).toEqual(['--noSandbox', '--', '/home/me/runs/a.speedmatrix.json', '/tmp/b.json']);
 });
 
 describe('a missing binary', () => {
