@@ -15,6 +15,7 @@ import { createSession } from '../../src-main/session/create';
 import { serializeSession } from '../../src-main/session/write';
 import { REFERENCE_REPORT, ROOT } from '../helpers/paths';
 import { NOT_RUN, electronBinaryPath, hasElectronBinary } from './electron-binary';
+import { answerQuestions, asked, closeApp } from './main-dialogs';
 
 if (!hasElectronBinary) process.stdout.write(`tests/e2e/desktop: ${NOT_RUN}\n`);
 
@@ -27,7 +28,7 @@ interface Launched {
 }
 const open: ElectronApplication[] = [];
 afterEach(async () => {
-  for (const app of open.splice(0)) await app.close().catch(() => undefined);
+  for (const app of open.splice(0)) await closeApp(app).catch(() => undefined);
 });
 
 async function launch(extraArgs: string[] = []): Promise<Launched> {
@@ -41,20 +42,6 @@ async function launch(extraArgs: string[] = []): Promise<Launched> {
   await page.waitForSelector('[data-app-state="ready"]', { timeout: 30_000 });
   return { app, page };
 }
-
-/** Answers every question main asks with `response`, and keeps what was asked. */
-async function answerQuestions(app: ElectronApplication, response: number): Promise<void> {
-  await app.evaluate(({ dialog }, r) => {
-    const g = globalThis as unknown as { __asked?: { message?: string; buttons?: string[] }[] };
-    g.__asked ??= [];
-    dialog.showMessageBox = (async (...a: unknown[]) => {
-      g.__asked!.push(a.at(-1) as { message?: string; buttons?: string[] });
-      return { response: r, checkboxChecked: false };
-    }) as typeof dialog.showMessageBox;
-  }, response);
-}
-
-const asked = (app: ElectronApplication) => app.evaluate(() => (globalThis as unknown as { __asked?: { message?: string; buttons?: string[] }[] }).__asked ?? []);
 
 async function importUnsaved(page: Page): Promise<void> {
   const text = readFileSync(REFERENCE_REPORT, 'utf8');
