@@ -3,7 +3,7 @@
  * Built-in ones are imported statically so they travel inside the bundle; a path loads a user's file.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { fail, ok, type Result } from '../runtime/result';
+import { fail, ok, type Result } from '../../src-shared/result';
 import consumer from './profiles/consumer-12gb-4b-int4.json';
 import firehose from './profiles/firehose.json';
 import h200 from './profiles/h200-8b-bf16.json';
