@@ -247,7 +247,7 @@ describe('abort on disconnect', () => {
       await expect.poll(async () => (rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0])?.scheduled_ms ?? null, { timeout: 10_000, interval: 20 }).not.toBeNull();
       const chunkEnd = (k: number) => rec.scheduled_ms + prefillSeconds(consumer, 0, (k + 1) * chunk) * 1000;
       const chunkMs = chunkEnd(3) - chunkEnd(2);
-      expect(chunkMs).toBeGreaterThan(800); // one chunk of this prompt takes about a second on this card
+      expect(chunkMs).toBeGreaterThan(500); // long enough to leave in the middle of it and look (about 0.8 s here)
       // Leave in the middle of the fourth chunk.
       await new Promise((r) => setTimeout(r, chunkEnd(3) - chunkMs / 2 - Date.now()));
       const closedAt = Date.now();
