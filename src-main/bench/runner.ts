@@ -13,6 +13,7 @@ import { type BenchHttp, createHttp, isHealthy } from './http';
 import { cellKey } from '../../src-shared/cell-key';
 import { estimateSeconds, readinessTimeoutSeconds } from './plan';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
+import { type PrefillPoint, scoutDeadline } from './scout-deadline';
 import { ChatStream } from './stream';
 import type { BenchEvent, PlanStep, RunPlan } from './types';
 
@@ -40,6 +41,8 @@ export class Runner {
   private prompts = new Map<number, SizedPrompt>();
   /** Contexts whose scout ran on the current server (its prefix cache holds them). */
   private warmed = new Set<number>();
+  /** Cold prefills measured on this run (warm-up and first scouts): what later scouts' deadlines are scaled from. */
+  private prefillPoints: PrefillPoint[] = [];
   private checksUnavailable: string[] = [];
   private notes: string[] = [];
   private serverGone: string | null = null;
@@ -76,7 +79,7 @@ export class Runner {
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i];
       if (this.stopSignal.fired || this.serverGone) break;
-      const eta = estimateSeconds(steps.slice(i), this.plan.config);
+      const eta = estimateSeconds(steps.slice(i), this.plan.config, this.prefillPoints);
       try {
         if (step.kind === 'warmup') await this.warmup();
         else if (step.kind === 'prefill') await this.prefillStep(step.context, step.measured && !this.donePrefill.has(step.context));
@@ -84,7 +87,7 @@ export class Runner {
           decodeIndex++;
           this.host.emit({ type: 'cell-start', context: step.context, concurrency: step.concurrency, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
           const { cell, window } = await this.decodeStep(step.context, step.concurrency);
-          this.host.emit({ type: 'cell-done', cell, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config) });
+          this.host.emit({ type: 'cell-done', cell, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints) });
         }
       } catch (e) {
         // Never let one step end the run; say what happened.
@@ -190,7 +193,9 @@ export class Runner {
     await this.afterRequest(shortDecode, 'the first warm-up request');
     if (this.stopSignal.fired || this.serverGone) return;
     const small = await sizedPrompt(this.http, this.targeting, tag(2), 2048);
-    await this.afterRequest(await this.oneRequest(this.requestBody(small.messages, 1), 120), 'the prefill warm-up');
+    const prefill = await this.oneRequest(this.requestBody(small.messages, 1), 120);
+    this.notePrefill(prefill);
+    await this.afterRequest(prefill, 'the prefill warm-up');
     if (this.stopSignal.fired || this.serverGone) return;
     const c1 = await this.oneRequest(this.requestBody((await sizedPrompt(this.http, this.targeting, tag(3), 0)).messages, this.plan.config.maxOutputTokens), 120, 3);
     await this.afterRequest(c1, 'the decode warm-up');
@@ -204,8 +209,17 @@ export class Runner {
     if (s.connectionLost) await this.handleServerDown(s.error ?? 'connection lost');
   }
 
+  /** Keep a cold prefill's time to first token (server seconds) for later scouts' deadlines. */
+  private notePrefill(s: ChatStream): void {
+    if (s.outcome !== 'done' || s.firstTokenAt < 0 || s.promptTokens <= 0) return;
+    this.prefillPoints.push({ tokens: s.promptTokens, seconds: this.clock.seconds(s.firstTokenAt - s.sentAt) });
+  }
+
   private async prefillStep(context: number, measured: boolean): Promise<void> {
-    if (measured) this.host.emit({ type: 'prefill-start', context });
+    // A cold scout's deadline scales with the prefill speed measured so far (slow cards need minutes at 256K).
+    const cold = !this.warmed.has(context);
+    const { expectedSeconds, deadlineSeconds } = scoutDeadline(context, this.prefillPoints, this.plan.config.scoutDeadline);
+    if (measured) this.host.emit({ type: 'prefill-start', context, expectedSeconds, deadlineSeconds });
     const down = await this.checkServer();
     if (down) {
       if (measured) this.host.emit({ type: 'prefill-done', result: unmeasuredPrefill(context, 'error', down) });
@@ -220,7 +234,8 @@ export class Runner {
       return;
     }
     await idleGate({ http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock }, this.stopSignal, 30);
-    const s = await this.oneRequest(this.requestBody(prompt.messages, 1), readinessTimeoutSeconds(context) * 2);
+    const s = await this.oneRequest(this.requestBody(prompt.messages, 1), deadlineSeconds);
+    if (cold) this.notePrefill(s);
     if (s.outcome === 'done') this.warmed.add(context);
     if (!measured) {
       await this.afterRequest(s, `the ${fmtContext(context)} cache warm-up`);
