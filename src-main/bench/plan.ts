@@ -85,13 +85,6 @@ const CELL_OVERHEAD_SECONDS = 8;
 const GUESS_PREFILL_TOKENS_PER_SECOND = 20_000;
 const WARMUP_SECONDS = 10;
 
-/** Readiness gate timeout by context (METHOD.md: 60/120/180 s). */
-export function readinessTimeoutSeconds(context: number): number {
-  if (context <= 32 * K) return 60;
-  if (context <= 128 * K) return 120;
-  return 180;
-}
-
 export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   const config = resolveConfig(input, target);
   const { maxOutputTokens: out, kvBudget } = config;

@@ -1,6 +1,6 @@
 /** The All measurements table as rows, in the reference report's columns and units, sortable. */
 import type { Session } from '../../../../src-main/session/schema';
-import { NONE, fmtContext, fmtCount, fmtMs, fmtMsPrecise, fmtOneDecimal, fmtSeconds, fmtTokPerSec, statusWord } from '../../format';
+import { NONE, fmtContext, fmtCount, fmtMs, fmtMsPrecise, fmtOneDecimal, fmtSeconds, fmtTokPerSec, statusWord, withFailed } from '../../format';
 import type { SortColumn } from '../../store/session-slice';
 
 export interface MeasurementRow {
@@ -62,7 +62,7 @@ export function measurementRows(session: Session): MeasurementRow[] {
         fmtContext(c.context),
         String(c.concurrency),
         statusWord(c.status),
-        fmtTokPerSec(c.totalTokensPerSecond),
+        withFailed(fmtTokPerSec(c.totalTokensPerSecond), c.failedRequests),
         fmtTokPerSec(c.perRequestTokensPerSecond),
         fmtMs(c.ttft?.p50),
         fmtMsPrecise(c.timeBetweenTokens?.p50),
