@@ -15,7 +15,7 @@ export const DEFAULT_CONCURRENCY = [1, 2, 4, 8, 16, 32, 64, 128];
 export const PREFILL_EXTRA_CONTEXT = 256 * K;
 export const DEFAULT_SECONDS = 30;
 export const DEFAULT_MAX_OUTPUT = 4096;
-/** Room left for the chat template and the final question (METHOD.md: max_model_len - max_output - 64). */
+/** Room left for the chat template and the final question (docs/method.md: max_model_len - max_output - 64). */
 export const CONTEXT_MARGIN = 64;
 
 /** The part of a ServerTarget the plan needs (so the UI can plan from a probe alone). */
@@ -24,6 +24,27 @@ export type PlanTarget = Pick<ServerTarget, 'maxModelLen' | 'kvBudget'> & Partia
 /** The largest useful context: max_model_len - max_output - 64. */
 export function largestContext(maxModelLen: number, maxOutput: number): number {
   return maxModelLen - maxOutput - CONTEXT_MARGIN;
+}
+
+/**
+ * Why a decode cell at `context` cannot run on a server of `maxModelLen` with `maxOutput` tokens
+ * of output (Too long), or null when it fits (or max_model_len is unknown).
+ */
+export function tooLongReason(context: number, maxOutput: number, maxModelLen: number | null): string | null {
+  if (maxModelLen === null || context + maxOutput <= maxModelLen) return null;
+  return `${fmtContext(context)} context + ${maxOutput} output tokens exceeds max_model_len ${maxModelLen}`;
+}
+
+/** A message when the plan has nothing to measure (no decode cell and no prefill runs), else null. */
+export function nothingToRun(plan: RunPlan): string | null {
+  if (plan.counts.toRun > 0 || plan.counts.prefill > 0) return null;
+  const { counts, config, maxModelLen } = plan;
+  const why = [
+    counts.tooLong ? `${counts.tooLong} too long for max_model_len ${maxModelLen} with ${config.maxOutputTokens} output tokens` : '',
+    counts.overCapacity ? `${counts.overCapacity} over the KV cache budget` : '',
+    counts.skipped ? `${counts.skipped} left out` : '',
+  ].filter(Boolean);
+  return `nothing to measure: of ${counts.cells} cells, ${why.join(', ') || 'none can run'}, and no prefill context fits. Choose smaller contexts, fewer requests at once or a smaller max output.`;
 }
 
 /** `--sim-speed X` from a simulator's argv, else the speed its /version reported, else 1. */
@@ -100,9 +121,9 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     for (const concurrency of config.concurrency) {
       const kvTokensNeeded = concurrency * (context + out);
       let cell: PlannedCell = { context, concurrency, action: 'run', reason: null, kvTokensNeeded };
+      const tooLong = tooLongReason(context, out, mml);
       if (skip.has(`${context}x${concurrency}`)) cell = { ...cell, action: 'skipped', reason: 'left out by the user' };
-      else if (mml !== null && context + out > mml)
-        cell = { ...cell, action: 'too-long', reason: `${fmtContext(context)} context + ${out} output tokens exceeds max_model_len ${mml}` };
+      else if (tooLong) cell = { ...cell, action: 'too-long', reason: tooLong };
       else if (budget !== null && kvTokensNeeded > budget)
         cell = {
           ...cell,
@@ -121,7 +142,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     return { context, action: 'run', reason: null, withDecode: decodeContexts.has(context) };
   });
 
-  // Order (METHOD.md): prefill scouts and the C=1 column first, then row by row.
+  // Order (docs/method.md): prefill scouts and the C=1 column first, then row by row.
   const steps: PlanStep[] = [];
   if (config.warmup) steps.push({ kind: 'warmup' });
   const runnable = (c: PlannedCell) => c.action === 'run';
