@@ -412,10 +412,15 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
 
   const window = w as Window;
   const total = tokens / (windowSeconds as number);
-  const failedNote =
+  const beforeWindow = load.failed - failures.failed;
+  const failedNote = [
     failures.failed > 0
       ? `${failures.failed} of ${failures.windowRequests} requests in the window failed and were replaced (the figure stands up to 10%); the first: ${failures.firstError ?? 'no message'}`
-      : null;
+      : null,
+    beforeWindow > 0 ? `${beforeWindow} request${beforeWindow === 1 ? '' : 's'} failed before the window and ${beforeWindow === 1 ? 'was' : 'were'} replaced${failures.failed ? '' : `: ${load.firstError ?? 'no message'}`}` : null,
+  ]
+    .filter(Boolean)
+    .join('; ');
   return {
     context,
     concurrency: C,

@@ -60,7 +60,8 @@ describe('fault switches give the right status and the run goes on', () => {
   });
 
   it('HTTP 500s on every second request -> Error with the count, the status and message', async () => {
-    const r = await runWith(['--sim-500-share', '0.5'], { ...small, concurrency: [2, 4] });
+    // Short requests, so that many start (and half fail) inside the window.
+    const r = await runWith(['--sim-500-share', '0.5'], { ...small, concurrency: [2, 4], maxOutputTokens: 64 });
     const reasons = r.session.cells.map((c) => `${c.status}: ${c.reason}`);
     for (const x of reasons) expect(x).toMatch(/^error: \d+ of \d+ requests (in the window )?failed.*HTTP 500/);
   });

@@ -100,3 +100,36 @@ describe('failed requests', () => {
     expect(c.reason).toMatch(/^\d+ of \d+ requests (in the window )?failed.*HTTP 500.*--sim-500-share/);
   }, 120_000);
 });
+
+describe('a stream that goes silent late in the window', () => {
+  it('is Stream stalled, with the gap as evidence and the figure kept (the server paused, then went on)', async () => {
+    sim = await startSim({ speed: SPEED, args: PROFILE_A });
+    const s = sim;
+    const target = await targetOf(s.url);
+    const timers: NodeJS.Timeout[] = [];
+    // 20 s windows take 2 s of wall time at speed 10: pause the whole server for 0.6 s (6 simulated
+    // seconds) from 1.2 s into the window, well under the 30 s stall limit.
+    const r = await runBench(
+      target,
+      { contexts: [0], concurrency: [2], prefillContexts: [], warmup: false, simSpeed: SPEED, secondsPerMeasurement: 20 },
+      join(tempDir(), 'stall.speedmatrix.json'),
+      {
+        onEventAlso: (e) => {
+          if (e.type !== 'phase' || e.phase !== 'window') return;
+          timers.push(setTimeout(() => process.kill(s.pid, 'SIGSTOP'), 1200));
+          timers.push(setTimeout(() => process.kill(s.pid, 'SIGCONT'), 1800));
+        },
+      },
+    );
+    for (const t of timers) clearTimeout(t);
+    const c = cellsOf(r.session)['0x2'];
+    expect(c.status).toBe('stalled');
+    expect(c.stall!.gapSeconds).toBeGreaterThan(4);
+    expect(c.stall!.gapSeconds).toBeLessThan(30);
+    expect(c.stall!.endedAtSeconds).toBeGreaterThan(10);
+    expect(c.stall!.thresholdSeconds).toBe(2);
+    expect(c.reason).toMatch(/produced nothing for \d+\.\d s inside the window/);
+    expect(c.totalTokensPerSecond).toBeGreaterThan(0);
+    expect(renderMarkdownReport(r.session)).toMatch(/\| Sustained decode \| 0 \| 2 \| Stream stalled \| [\d,.]+ \|/);
+  }, 120_000);
+});
