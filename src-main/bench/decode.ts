@@ -6,7 +6,7 @@
  * into the returned DecodeCell, including every request's own timings.
  */
 import type { EngineKind } from '../server/target';
-import type { DecodeCell, RequestSamples } from '../session/schema';
+import type { DecodeCell, RequestSamples } from '../../src-shared/session/schema';
 import { unmeasuredCell } from './cells';
 import { Interrupt, type ServerClock } from './clock';
 import {

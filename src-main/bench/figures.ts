@@ -3,7 +3,7 @@
  * cell"). Pure: streams are read as plain records (wall epoch milliseconds), the clock turns
  * durations into server seconds.
  */
-import type { LatencyStats, StallEvidence } from '../session/schema';
+import type { LatencyStats, StallEvidence } from '../../src-shared/session/schema';
 import type { ServerClock } from './clock';
 import { latencyStats, percentile } from './stats';
 import type { FailureCount } from './status';

@@ -2,7 +2,7 @@
  * The status of a measured decode cell, from what the cell saw (docs/method.md, "Statuses").
  * Pure: the decode cell gathers the evidence, these functions judge it.
  */
-import type { CellStatus, QueueEvidence, StallEvidence } from '../session/schema';
+import type { CellStatus, QueueEvidence, StallEvidence } from '../../src-shared/session/schema';
 import type { QueueSample } from './metrics';
 
 /** "Could not run all C at once": average running below this share of C. */
