@@ -28,6 +28,12 @@ export interface StreamTimes {
 export const STALL_TBT_FACTOR = 20;
 /** ... and at least this long (seconds). */
 export const STALL_MIN_SECONDS = 2;
+/**
+ * ... and at least this long in wall-clock milliseconds. Against a simulator with a sped-up
+ * clock, 2 s of server time is a fraction of a wall second, which a busy machine's scheduling
+ * alone can open between two chunks; at speed 1 the 2 s above always decides.
+ */
+export const STALL_MIN_WALL_MS = 1000;
 
 export interface Window {
   /** Wall epoch ms. */
@@ -107,7 +113,7 @@ export function stallInWindow(
     if (s.gapAtCloseMs > 0) gaps.push([s.gapAtCloseMs, w.endMs]);
     for (const [gapMs, endedAt] of gaps) {
       const gap = clock.seconds(gapMs);
-      if (gap > threshold && gap < stallLimitSeconds && (worst === null || gap > worst.gapSeconds))
+      if (gapMs >= STALL_MIN_WALL_MS && gap > threshold && gap < stallLimitSeconds && (worst === null || gap > worst.gapSeconds))
         worst = { gapSeconds: gap, endedAtSeconds: clock.seconds(endedAt - w.startMs), thresholdSeconds: threshold };
     }
   }

@@ -84,7 +84,7 @@ describe('figures', () => {
     expect(failureCount(streams, w)).toEqual({ windowRequests: 3, failed: 2, firstError: 'HTTP 500 first' });
   });
 
-  it('a gap over 20× the median time between tokens (at least 2 s) inside the window is a stall; a longer one is a failure, not a stall', () => {
+  it('a gap over 20× the median time between tokens (at least 2 s, and 1 s of wall time) inside the window is a stall; a longer one is a failure, not a stall', () => {
     const w = { startMs: 0, endMs: 30_000 };
     const steady = stream({ first: 0, tbtMs: 10, tokens: 2900 });
     const gap = stream({ first: 0, tbtMs: 10, tokens: 2000, longestGapMs: 4_500, longestGapEndedAt: 26_000 });
@@ -96,5 +96,9 @@ describe('figures', () => {
     expect(stallInWindow([steady, open], w, 0.01, 30, clock)).toEqual({ gapSeconds: 3.2, endedAtSeconds: 30, thresholdSeconds: 2 });
     // 20× the median decides when it is above 2 s.
     expect(stallInWindow([gap], w, 0.3, 30, clock)).toBeNull();
+    // Against a simulator at speed 20, 4.5 s of server time is 225 ms of wall time: machine noise, not a stall.
+    const fast = new ServerClock(20);
+    const blip = stream({ first: 0, tbtMs: 0.5, tokens: 2000, longestGapMs: 225, longestGapEndedAt: 1_300 });
+    expect(stallInWindow([blip], { startMs: 0, endMs: 1_500 }, 0.01, 30, fast)).toBeNull();
   });
 });
