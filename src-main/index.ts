@@ -12,6 +12,7 @@ import { type AppCore, createAppCore } from './core';
 import { IPC_PREFIX, type MenuCommand, type Notice } from './ipc/contract';
 import { registerIpc } from './ipc/handlers';
 import { createMainWindow, hardenSession, rendererUrl } from './window';
+import { hasExtension } from './runtime/text';
 
 let win: BrowserWindow | null = null;
 let core: AppCore | null = null;
@@ -22,7 +23,7 @@ let quitting = false;
 
 /** A file given on the command line (or by a second launch) opens in the running app. */
 function fileFromArgv(argv: string[]): string | null {
-  return argv.slice(1).find((a) => a.endsWith('.json') && !a.startsWith('-')) ?? null;
+  return argv.slice(1).find((a) => hasExtension(a, '.json') && !a.startsWith('-')) ?? null;
 }
 
 async function openFile(file: string): Promise<void> {

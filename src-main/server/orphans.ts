@@ -5,6 +5,7 @@
  * its process tree), on the GPU (nvidia-smi --query-compute-apps) and in the process table, and
  * reports them. Where the process table cannot be read, it says so instead of reporting none.
  */
+import { findNvidiaSmi } from '../hardware/nvidia-smi-path';
 import { parseComputeApps } from '../hardware/nvidia-smi-parse';
 import { runCommand } from '../hardware/run-command';
 import { descendants, processControl, type ProcessControl, type ProcInfo } from './process-control';
@@ -64,7 +65,7 @@ export async function processTree(rootPid: number, control: ProcessControl = pro
 }
 
 /** GPU compute processes, or null when nvidia-smi is not there or does not answer. */
-export async function gpuComputeApps(nvidiaSmi = 'nvidia-smi', timeoutMs = 5000) {
+export async function gpuComputeApps(nvidiaSmi = findNvidiaSmi(), timeoutMs = 5000) {
   const r = await runCommand(nvidiaSmi, ['--query-compute-apps=pid,process_name,used_memory', '--format=csv,noheader,nounits'], { timeoutMs });
   return r.status === 'ok' ? parseComputeApps(r.stdout) : null;
 }
