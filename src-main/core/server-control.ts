@@ -8,6 +8,8 @@ import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '
 import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServer, type LeftoverProcess, type ServerTarget, type StartupFailure } from '../server';
 import { redactArgv, redactEnv } from '../session/secrets';
 import type { CoreEvents } from './emitter';
+import { copiesAsPowerShell, localLaunchNote } from '../server/platform-support';
+import { displayAsPowerShell } from '../server/powershell';
 import { formToLaunch } from './server-form';
 import { UserError } from './user-error';
 
@@ -38,7 +40,7 @@ export class ServerControl {
 
   constructor(
     private readonly events: CoreEvents,
-    private readonly opts: { readyTimeoutMs?: number; stopTimeoutMs?: number; onStarting?: () => void; onStopped?: () => void } = {},
+    private readonly opts: { readyTimeoutMs?: number; stopTimeoutMs?: number; onStarting?: () => void; onStopped?: () => void; platform?: NodeJS.Platform } = {},
   ) {}
 
   snapshot(): ServerSnapshot {
@@ -54,7 +56,9 @@ export class ServerControl {
   }
 
   preview(form: ServerForm): CommandPreview {
-    if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {} };
+    if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {}, powershell: null, platformNote: null };
+    const platform = this.opts.platform ?? process.platform;
+    const platformNote = localLaunchNote(form.kind, platform);
     const launch = formToLaunch(form, form.port ?? LAUNCH_DEFAULTS.port);
     if (!launch.ok) throw new UserError(launch.error);
     let built;
@@ -68,6 +72,8 @@ export class ServerControl {
       display: built.display,
       argv: redactArgv(built.argv).map((a) => (key && a === key ? '<redacted>' : a)),
       env: redactEnv(built.env),
+      powershell: copiesAsPowerShell(platform) ? displayAsPowerShell(built.display) : null,
+      platformNote,
     };
   }
 
