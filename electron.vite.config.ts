@@ -29,6 +29,8 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'src-renderer'),
+    // The renderer reaches code it shares with main only through this alias (docs/architecture.md).
+    resolve: { alias: { '@shared': resolve(__dirname, 'src-shared') } },
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
       rollupOptions: { input: { index: resolve(__dirname, 'src-renderer/index.html') } },

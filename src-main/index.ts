@@ -9,7 +9,7 @@ import { electronDialogs } from './app/dialogs';
 import { buildMenu } from './app/menu';
 import { utilityLauncher } from './app/worker-launcher';
 import { type AppCore, createAppCore } from './core';
-import { IPC_PREFIX, type MenuCommand, type Notice } from './ipc/contract';
+import { IPC_PREFIX, type MenuCommand, type Notice } from '../src-shared/ipc/contract';
 import { registerIpc } from './ipc/handlers';
 import { createMainWindow, hardenSession, rendererUrl } from './window';
 import { hasExtension } from './runtime/text';

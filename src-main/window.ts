@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BrowserWindow, session, shell } from 'electron';
-import { EXTERNAL_ALLOWLIST } from './ipc/contract';
+import { EXTERNAL_ALLOWLIST } from '../src-shared/ipc/contract';
 
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'";

@@ -1,7 +1,7 @@
 /** The application menu: File (Open, Open Recent, Save, Save As, Export), View, Help. */
 import { type BrowserWindow, Menu, type MenuItemConstructorOptions, shell } from 'electron';
 import { basename } from 'node:path';
-import type { MenuCommand } from '../ipc/contract';
+import type { MenuCommand } from '../../src-shared/ipc/contract';
 
 export interface MenuDeps {
   send(cmd: MenuCommand): void;

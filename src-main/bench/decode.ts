@@ -5,7 +5,7 @@
  * request's own timings (seconds relative to the window start).
  */
 import type { EngineKind } from '../server/target';
-import type { DecodeCell, RequestSamples } from '../session/schema';
+import type { DecodeCell, RequestSamples } from '../../src-shared/session/schema';
 import { unmeasuredCell } from './cells';
 import { Interrupt, type ServerClock } from './clock';
 import { type BenchHttp, getTextOrNull } from './http';

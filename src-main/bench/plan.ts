@@ -3,9 +3,10 @@
  * capacity (C x (context + max output) above the KV budget), Too long or Skipped, in what
  * order, and about how long it takes. Pure: the UI shows it before the user presses Start.
  */
-import { fmtContext } from '../report/format';
+import { cellKey } from '../../src-shared/cell-key';
+import { fmtContext } from '../../src-shared/report/format';
 import { newRunTag } from '../session/create';
-import type { KvBudget } from '../session/schema';
+import type { KvBudget } from '../../src-shared/session/schema';
 import type { ServerTarget } from '../server/target';
 import type { PlannedCell, PlannedPrefill, PlanStep, ResolvedRunConfig, RunConfigInput, RunPlan } from './types';
 
@@ -97,7 +98,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   const { maxOutputTokens: out, kvBudget } = config;
   const mml = target.maxModelLen;
   const budget = kvBudget.tokens;
-  const skip = new Set((input.skip ?? []).map((s) => `${s.context}x${s.concurrency}`));
+  const skip = new Set((input.skip ?? []).map(cellKey));
   const warnings: string[] = [];
   if (budget === null) warnings.push('The KV cache budget is unknown, so no cell could be marked Over capacity in advance.');
   if (mml === null) warnings.push('The server did not report max_model_len, so no cell could be marked Too long in advance.');
@@ -107,7 +108,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     for (const concurrency of config.concurrency) {
       const kvTokensNeeded = concurrency * (context + out);
       let cell: PlannedCell = { context, concurrency, action: 'run', reason: null, kvTokensNeeded };
-      if (skip.has(`${context}x${concurrency}`)) cell = { ...cell, action: 'skipped', reason: 'left out by the user' };
+      if (skip.has(cellKey({ context, concurrency }))) cell = { ...cell, action: 'skipped', reason: 'left out by the user' };
       else if (mml !== null && context + out > mml)
         cell = { ...cell, action: 'too-long', reason: `${fmtContext(context)} context + ${out} output tokens exceeds max_model_len ${mml}` };
       else if (budget !== null && kvTokensNeeded > budget)
@@ -173,4 +174,3 @@ export function estimateSeconds(steps: readonly PlanStep[], config: ResolvedRunC
   return serverSeconds / config.simSpeed;
 }
 
-export const cellKey = (c: { context: number; concurrency: number }): string => `${c.context}x${c.concurrency}`;

@@ -2,8 +2,8 @@
  * Showing a run's progress on a terminal: a one-line bar on a TTY (cell n/N, the current
  * cell, live tok/s, ETA), plain lines otherwise, or one JSON event per line.
  */
-import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec } from '../report/format';
-import { STATUS_WORDS } from '../session/schema';
+import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec } from '../../src-shared/report/format';
+import { STATUS_WORDS } from '../../src-shared/session/schema';
 import type { BenchEvent } from './types';
 
 export type ProgressMode = 'tty' | 'plain' | 'json';

@@ -3,14 +3,15 @@
  * the plan's order, each result sent to the parent as it completes. A failing cell never
  * stops the run; a server that dies is reported (the parent may restart it) and the run goes on.
  */
-import { fmtContext } from '../report/format';
+import { fmtContext } from '../../src-shared/report/format';
 import type { ServerTarget } from '../server/target';
-import type { DecodeCell, PrefillResult } from '../session/schema';
+import type { DecodeCell, PrefillResult } from '../../src-shared/session/schema';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { Interrupt, ServerClock } from './clock';
 import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
 import { type BenchHttp, createHttp, isHealthy } from './http';
-import { cellKey, estimateSeconds, readinessTimeoutSeconds } from './plan';
+import { cellKey } from '../../src-shared/cell-key';
+import { estimateSeconds, readinessTimeoutSeconds } from './plan';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
 import { ChatStream } from './stream';
 import type { BenchEvent, PlanStep, RunPlan } from './types';

@@ -1,5 +1,5 @@
 /** The status rules of a measured decode cell (METHOD.md "Statuses"). */
-import type { CellStatus } from '../session/schema';
+import type { CellStatus } from '../../src-shared/session/schema';
 
 export interface CellVerdictInput {
   cancelled: boolean;

@@ -3,7 +3,7 @@
  * looks like before anything runs (RunPlan), and the typed progress events a run streams
  * (BenchEvent). These cross the worker-process boundary, so they are plain JSON data.
  */
-import type { CellStatus, DecodeCell, KvBudget, PrefillResult, Session } from '../session/schema';
+import type { CellStatus, DecodeCell, KvBudget, PrefillResult, Session } from '../../src-shared/session/schema';
 
 export type TokenTargeting = 'exact' | 'estimate';
 

@@ -18,12 +18,12 @@ import {
   type InvokeResults,
   invokeArgs,
   parseArgs,
-} from '../ipc/contract';
+} from '../../src-shared/ipc/contract';
 import { renderHtmlReport } from '../report/html';
 import { renderMarkdownReport } from '../report/markdown';
 import { APP_NAME, APP_VERSION } from '../runtime/app-version';
-import { fail, ok } from '../runtime/result';
-import type { Hardware } from '../session/schema';
+import { fail, ok } from '../../src-shared/result';
+import type { Hardware } from '../../src-shared/session/schema';
 import { writeFileAtomic } from '../session/write';
 import { CoreEvents } from './emitter';
 import { RecentFiles } from './recent-files';

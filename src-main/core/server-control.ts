@@ -4,9 +4,9 @@
  * the source of truth, this only translates.
  */
 import { createServer } from 'node:net';
-import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../ipc/contract';
+import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../../src-shared/ipc/contract';
 import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServer, type LeftoverProcess, type ServerTarget, type StartupFailure } from '../server';
-import { redactArgv, redactEnv } from '../session/secrets';
+import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import type { CoreEvents } from './emitter';
 import { copiesAsPowerShell, localLaunchNote } from '../server/platform-support';
 import { displayAsPowerShell } from '../server/powershell';

@@ -5,7 +5,7 @@
  */
 import { type BrowserWindow, type WebFrameMain, ipcMain } from 'electron';
 import type { AppCore } from '../core';
-import { EVENT_CHANNELS, IPC_PREFIX, type InvokeChannel, invokeArgs } from './contract';
+import { EVENT_CHANNELS, IPC_PREFIX, type InvokeChannel, invokeArgs } from '../../src-shared/ipc/contract';
 
 /** Our page only: the built renderer file, or the dev server electron-vite started. */
 export function isTrustedFrame(frame: WebFrameMain | null | undefined, rendererUrl: string): boolean {

@@ -9,7 +9,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
 import { chromium } from 'playwright-core';
-import { type Result, fail, ok } from '../runtime/result';
+import { type Result, fail, ok } from '../../src-shared/result';
 import { removeTempDir } from '../runtime/temp';
 
 export type PaperSize = 'a4' | 'letter';

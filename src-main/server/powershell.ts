@@ -3,7 +3,7 @@
  * variables set as `$env:NAME = 'value';` and every word that PowerShell would read specially
  * in single quotes. Only for showing and copying; processes are always spawned from argv.
  */
-import { shellSplit } from './shell-quote';
+import { shellSplit } from '../../src-shared/shell-quote';
 
 /** Words PowerShell passes through untouched: no quotes, `$`, backtick, `@`, `,`, `;`, braces, parentheses, `#`, `<`, `>`, `|`, `&`, spaces. */
 const SAFE = /^[A-Za-z0-9_\-+=.:/\\%^]+$/;

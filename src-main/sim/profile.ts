@@ -3,8 +3,8 @@
  * Built-in ones are imported statically so they travel inside the bundle; a path loads a user's file.
  */
 import { existsSync } from 'node:fs';
+import { fail, ok, type Result } from '../../src-shared/result';
 import { readTextFileSync } from '../runtime/text';
-import { fail, ok, type Result } from '../runtime/result';
 import consumer from './profiles/consumer-12gb-4b-int4.json';
 import firehose from './profiles/firehose.json';
 import h200 from './profiles/h200-8b-bf16.json';
@@ -14,7 +14,8 @@ export interface Profile {
   name: string;
   description: string;
   vllmVersion: string;
-  gpu: { name: string; memoryGiB: number; freeGiB: number };
+  /** `memoryBandwidthGBps`: peak device memory bandwidth, GB/s (10^9 bytes), for the KV read of a decode step. */
+  gpu: { name: string; memoryGiB: number; freeGiB: number; memoryBandwidthGBps?: number };
   model: {
     name: string;
     dtype: string;
@@ -38,7 +39,20 @@ export interface Profile {
   frontend: { baseMs: number; perKiloTokenMs: number; serialBaseMs?: number; serialPerKiloTokenMs?: number };
   /** [prompt tokens, tok/s of a lone prefill of that length, as a client measures it: frontend included], ascending. */
   prefill: { curve: [number, number][] };
-  decode: { baseMs: number; perSeqMs: number; perSeqSquaredMs: number; perKiloTokenMs: number; batchExponent: number };
+  /**
+   * Decode step time (see model.ts `decodeStepSeconds`): base + per sequence (+ squared) + a fitted context term
+   * (`perKiloTokenMs`, `batchExponent`) + the KV read: every running request's cache read at
+   * gpu.memoryBandwidthGBps x attentionEfficiency x B / (B + attentionHalfBatch) (no KV read term without an efficiency).
+   */
+  decode: {
+    baseMs: number;
+    perSeqMs: number;
+    perSeqSquaredMs: number;
+    perKiloTokenMs: number;
+    batchExponent: number;
+    attentionEfficiency?: number;
+    attentionHalfBatch?: number;
+  };
   output: { naturalMedianTokens: number };
 }
 
@@ -81,6 +95,11 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
   for (const k of ['baseMs', 'perSeqMs', 'perSeqSquaredMs', 'perKiloTokenMs', 'batchExponent'] as const) {
     if (!d || !num(d[k])) return bad(`decode.${k}`, 'a number');
   }
+  if (d.attentionEfficiency !== undefined) {
+    if (!num(d.attentionEfficiency) || d.attentionEfficiency <= 0 || d.attentionEfficiency > 1) return bad('decode.attentionEfficiency', 'a share above 0, at most 1');
+    if (!num(p.gpu.memoryBandwidthGBps) || p.gpu.memoryBandwidthGBps <= 0) return bad('gpu.memoryBandwidthGBps', 'GB/s above 0 (decode.attentionEfficiency needs it)');
+  }
+  if (d.attentionHalfBatch !== undefined && (!num(d.attentionHalfBatch) || d.attentionHalfBatch < 0)) return bad('decode.attentionHalfBatch', 'a number of requests, 0 or more');
   if (!p.output || !(p.output.naturalMedianTokens >= 1)) return bad('output.naturalMedianTokens', 'a token count');
   return ok({
     ...p,
@@ -111,6 +130,7 @@ export function kvDtypeBytes(dtype: string): number | undefined {
   if (dtype === 'bfloat16' || dtype === 'float16' || dtype === 'half') return 2;
   if (dtype === 'float32') return 4;
   if (dtype.startsWith('fp8')) return 1;
-  if (dtype === 'int4') return 0.5;
+  // int4 and its variants (e.g. int4_per_token_head: the per-token-head scales are small next to the values).
+  if (dtype === 'int4' || dtype.startsWith('int4_')) return 0.5;
   return undefined;
 }

@@ -16,7 +16,7 @@ import { loadForResume, startRun } from '../../bench/start-run';
 import { ProgressPrinter } from '../../bench/progress';
 import type { RunConfigInput, TokenTargeting } from '../../bench/types';
 import { detectHardware, GpuTelemetry } from '../../hardware';
-import { fmtCount, parseTokenCount } from '../../report/format';
+import { fmtCount, parseTokenCount } from '../../../src-shared/report/format';
 import { renderMarkdownReport } from '../../report/markdown';
 import { projectRoot } from '../../runtime/node-entry';
 import { launchOptionsFromCommand } from '../../server/command-line';
@@ -24,7 +24,7 @@ import type { LaunchOptions } from '../../server/launch';
 import { probeServer } from '../../server/probe';
 import { Supervisor } from '../../server/supervisor';
 import type { ServerTarget } from '../../server/target';
-import { SESSION_EXTENSION, type Hardware, type Session } from '../../session/schema';
+import { SESSION_EXTENSION, type Hardware, type Session } from '../../../src-shared/session/schema';
 import { summarizeSession } from '../../session/summary';
 
 export const DEMO_PROFILE = 'rtx-pro-6000-fara-4b-bf16';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { fmtCount, fmtDuration } from '../../report/format';
+import { fmtCount, fmtDuration } from '../../../src-shared/report/format';
 import { launchOptionsFromCommand } from '../../server/command-line';
 import { buildLaunch } from '../../server/launch';
 import { killGroupNow } from '../../server/orphans';

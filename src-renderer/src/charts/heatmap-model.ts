@@ -2,9 +2,10 @@
  * The decode heatmap as data: rows are contexts, columns concurrency levels, colour is total
  * tok/s on a log scale. Pure, so it is unit-tested without a browser.
  */
-import type { PlanCell } from '../../../src-main/ipc/contract';
-import type { CellStatus, DecodeCell } from '../../../src-main/session/schema';
-import { HAS_FIGURES } from '../../../src-main/report/matrix-model';
+import { cellKey } from '@shared/cell-key';
+import type { PlanCell } from '@shared/ipc/contract';
+import type { CellStatus, DecodeCell } from '@shared/session/schema';
+import { HAS_FIGURES } from '@shared/report/matrix-model';
 import { NONE, fmtMs, fmtTokPerSec, statusWord } from '../format';
 
 export interface HeatCell {
@@ -61,8 +62,8 @@ export function buildHeatmap(
   cells: readonly DecodeCell[],
   plan: readonly PlanCell[] = [],
 ): HeatmapModel {
-  const byKey = new Map(cells.map((c) => [`${c.context}x${c.concurrency}`, c]));
-  const planByKey = new Map(plan.map((p) => [`${p.context}x${p.concurrency}`, p]));
+  const byKey = new Map(cells.map((c) => [cellKey(c), c]));
+  const planByKey = new Map(plan.map((p) => [cellKey(p), p]));
   const values = cells
     .filter((c) => HAS_FIGURES.has(c.status) && c.totalTokensPerSecond != null && c.totalTokensPerSecond > 0)
     .map((c) => c.totalTokensPerSecond as number);
@@ -75,7 +76,7 @@ export function buildHeatmap(
   const shown = new Set<CellStatus>();
   const rows = [...contexts].sort((a, b) => a - b).map((context) =>
     [...concurrency].sort((a, b) => a - b).map((conc): HeatCell => {
-      const key = `${context}x${conc}`;
+      const key = cellKey({ context, concurrency: conc });
       const cell = byKey.get(key) ?? null;
       const base = { key, context, concurrency: conc, cell, reason: cell?.reason ?? null };
       if (cell && HAS_FIGURES.has(cell.status) && cell.totalTokensPerSecond != null) {

@@ -2,9 +2,9 @@
  * Everything the renderer asks of main goes through these actions: they call the bridge and
  * put the answer (or its error, in words) into the store. Components never call the bridge.
  */
-import { CANCELLED, type CellRef, type ExportFormat, type MenuCommand, type RunForm, type RunUpdate, type ServerForm } from '../../../src-main/ipc/contract';
-import type { Result } from '../../../src-main/runtime/result';
-import type { RequestSamples } from '../../../src-main/session/schema';
+import { CANCELLED, type CellRef, type ExportFormat, type MenuCommand, type RunForm, type RunUpdate, type ServerForm } from '@shared/ipc/contract';
+import type { Result } from '@shared/result';
+import type { RequestSamples } from '@shared/session/schema';
 import { bridgeOrThrow } from '../bridge';
 import { appStore } from './index';
 import { flushRunUpdates } from './run-queue';

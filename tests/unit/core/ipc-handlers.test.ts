@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
-import { IPC_PREFIX, invokeArgs } from '../../../src-main/ipc/contract';
+import { IPC_PREFIX, invokeArgs } from '../../../src-shared/ipc/contract';
 import { isTrustedFrame, registerIpc } from '../../../src-main/ipc/handlers';
 import { createSession } from '../../../src-main/session/create';
 import { serializeSession } from '../../../src-main/session/write';

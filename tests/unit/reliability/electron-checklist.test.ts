@@ -74,8 +74,8 @@ vi.mock('electron', () => {
 });
 
 import { CSP, createMainWindow, hardenSession, rendererUrl } from '../../../src-main/window';
-import { EXTERNAL_ALLOWLIST, IPC_PREFIX, bridgeEvents, bridgeMethods } from '../../../src-main/ipc/channels';
-import { invokeArgs } from '../../../src-main/ipc/contract';
+import { EXTERNAL_ALLOWLIST, IPC_PREFIX, bridgeEvents, bridgeMethods } from '../../../src-shared/ipc/channels';
+import { invokeArgs } from '../../../src-shared/ipc/contract';
 import { registerIpc } from '../../../src-main/ipc/handlers';
 import { createAppCore } from '../../../src-main/core';
 

@@ -1,7 +1,7 @@
 /** The store's slices: the renderer's state changes as main's events say, nothing guessed. */
 import { describe, expect, it } from 'vitest';
-import type { RunUpdate, ServerSnapshot } from '../../../src-main/ipc/contract';
-import type { DecodeCell } from '../../../src-main/session/schema';
+import type { RunUpdate, ServerSnapshot } from '../../../src-shared/ipc/contract';
+import type { DecodeCell } from '../../../src-shared/session/schema';
 import { createAppStore } from '../../../src-renderer/src/store';
 import { LOG_LIMIT } from '../../../src-renderer/src/store/server-slice';
 import { TELEMETRY_WINDOW } from '../../../src-renderer/src/store/hardware-slice';

@@ -8,7 +8,7 @@ import { ServerControl } from '../../../src-main/core/server-control';
 import { FORM_DEFAULTS } from '../../../src-main/core/server-form';
 import { localLaunchNote } from '../../../src-main/server/platform-support';
 import { displayAsPowerShell, powershellLine, powershellQuote } from '../../../src-main/server/powershell';
-import { shellLine } from '../../../src-main/server/shell-quote';
+import { shellLine } from '../../../src-shared/shell-quote';
 
 describe('PowerShell quoting', () => {
   it('leaves plain words, single-quotes what PowerShell reads specially', () => {

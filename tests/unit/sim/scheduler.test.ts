@@ -4,6 +4,7 @@ import { request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { prefillSeconds } from '../../../src-main/sim/model';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
 import { startSim, type SimHandle } from '../../helpers/sim';
 import { chatBody, filler, getJson, metric, post, scrape } from './client';
@@ -206,4 +207,50 @@ describe('back-pressure', () => {
       for (const r of open) r.destroy();
     }
   });
+});
+
+describe('abort on disconnect', () => {
+  it('a client that leaves mid-prefill is dropped when the running chunk ends, and /metrics shows it until then', async () => {
+    const consumer = BUILTIN_PROFILES['consumer-12gb-4b-int4'];
+    const chunk = consumer.scheduler.maxNumBatchedTokens;
+    const h = await sim({ profile: consumer.name, debug: true, args: ['--max-model-len', '32768'] });
+    const body = JSON.stringify(chatBody(filler(16000, 3), { max_tokens: 1 }));
+    const long = request(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    long.on('error', () => undefined);
+    long.end(body);
+    try {
+      // Ground truth: when the engine scheduled the prompt; from the model, when each 2,048-token chunk ends.
+      let rec: any;
+      await expect.poll(async () => (rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0])?.scheduled_ms ?? null, { timeout: 10_000, interval: 20 }).not.toBeNull();
+      const chunkEnd = (k: number) => rec.scheduled_ms + prefillSeconds(consumer, 0, (k + 1) * chunk) * 1000;
+      const chunkMs = chunkEnd(3) - chunkEnd(2);
+      expect(chunkMs).toBeGreaterThan(800); // one chunk of this prompt takes about a second on this card
+      // Leave in the middle of the fourth chunk.
+      await new Promise((r) => setTimeout(r, chunkEnd(3) - chunkMs / 2 - Date.now()));
+      const closedAt = Date.now();
+      long.destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      const during = await scrape(h.url);
+      // A short request sent right away gets its turn once the aborted chunk is done, not after the whole prompt.
+      const next = post(`${h.url}/v1/chat/completions`, chatBody('hello', { max_tokens: 1 }));
+      const nextSent = Date.now();
+      expect(metric(during, 'vllm:num_requests_running'), 'still computing the aborted chunk').toBe(1);
+      expect(metric(during, 'vllm:kv_cache_usage_perc')).toBeGreaterThan(0);
+      const nextDone = await next;
+      const ttft = nextDone.events[0].at - nextSent;
+      rec = (await getJson(`${h.url}/sim/requests`)).json.requests.find((r: any) => r.id === rec.id);
+      expect(rec.finish_reason).toBe('abort');
+      expect(rec.finished_ms).toBeGreaterThanOrEqual(closedAt);
+      // Dropped at the end of the chunk it was in (the step clock may wake a little late on a loaded machine).
+      expect(rec.finished_ms - chunkEnd(3)).toBeGreaterThan(-5);
+      expect(rec.finished_ms - chunkEnd(3)).toBeLessThan(250);
+      expect(ttft).toBeLessThan(chunkMs / 2 + 600);
+      const after = await scrape(h.url);
+      expect(metric(after, 'vllm:num_requests_running')).toBe(0);
+      expect(metric(after, 'vllm:kv_cache_usage_perc')).toBe(0);
+      expect(metric(after, 'vllm:request_success_total', 'finished_reason="abort"')).toBe(1);
+    } finally {
+      long.destroy();
+    }
+  }, 30_000);
 });

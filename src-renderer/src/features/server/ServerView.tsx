@@ -1,10 +1,10 @@
 /** Server: choose the engine, fill the launch form, preview the command, start/stop, watch the log. */
 import { useEffect, useState } from 'react';
-import type { ServerForm } from '../../../../src-main/ipc/contract';
+import type { ServerForm } from '@shared/ipc/contract';
 import { useApp } from '../../store';
 import { startServer, stopServer, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
-import { Block, Field } from '../shell/ui';
+import { Block, Field } from '../../components/ui';
 import { ServerLog } from './ServerLog';
 import { OrphanPanel } from './OrphanPanel';
 

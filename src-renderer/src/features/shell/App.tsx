@@ -9,7 +9,7 @@ import { HardwareView } from '../hardware/HardwareView';
 import { ServerView } from '../server/ServerView';
 import { RunView } from '../run/RunView';
 import { ResultsView } from '../results/ResultsView';
-import { FilePicker, openFilePicker } from './FilePicker';
+import { FilePicker, openFilePicker } from '../../components/FilePicker';
 
 export function App() {
   const appState = useApp((s) => s.appState);

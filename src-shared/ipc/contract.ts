@@ -8,7 +8,7 @@
  * Event channels: main -> renderer payloads.
  */
 import { z } from 'zod';
-import type { Result } from '../runtime/result';
+import type { Result } from '../result';
 import type {
   CellStatus,
   DecodeCell,

@@ -22,8 +22,11 @@ import {
   fmtTokPerSec,
   fmtWatts,
 } from './format';
-import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, cellKey, matrixAxes, sortedPrefill } from './matrix-model';
+import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, matrixAxes, sortedPrefill } from './matrix-model';
+import { cellKey } from '../cell-key';
 import { commandLineOf, redactCommandLine } from './redact';
+import { type CapacitySection, buildCapacitySection } from './capacity-section';
+import type { TargetSet } from './slo';
 
 export interface InfoRow {
   label: string;
@@ -69,6 +72,13 @@ export interface ReportModel {
   telemetry: TableModel | null;
   cellNotes: string[];
   checksUnavailable: string[];
+  /** The service-level targets' section, when targets were given. */
+  capacity: CapacitySection | null;
+}
+
+/** What a reader asks of a report beyond the session itself. */
+export interface ReportOptions {
+  targets?: TargetSet;
 }
 
 export const REPORT_KICKER = 'Speed test matrix';
@@ -344,7 +354,7 @@ function energyTable(session: Session): TableModel | null {
     header: ['Context', ...concurrency.map(String)],
     rows: contexts.map((ctx) => [
       fmtContext(ctx),
-      ...concurrency.map((c) => fmtJoulesPerToken(index.get(cellKey(ctx, c))?.telemetry?.energyPerTokenJoules)),
+      ...concurrency.map((c) => fmtJoulesPerToken(index.get(cellKey({ context: ctx, concurrency: c }))?.telemetry?.energyPerTokenJoules)),
     ]),
   };
 }
@@ -407,7 +417,7 @@ function missingOf(session: Session, decode: DecodeMatrixModel): string[] {
   return out;
 }
 
-export function buildReportModel(session: Session): ReportModel {
+export function buildReportModel(session: Session, options: ReportOptions = {}): ReportModel {
   const decode = buildDecodeMatrix(session);
   const present = new Set(session.cells.map((c) => c.status));
   const legendStatuses: CellStatus[] = ['looped', 'over-capacity', 'queued', 'too-long', 'error', 'cancelled', 'skipped'];
@@ -439,6 +449,7 @@ export function buildReportModel(session: Session): ReportModel {
     telemetry: telemetryTable(session),
     cellNotes: cellNotesOf(session),
     checksUnavailable: session.checksUnavailable,
+    capacity: options.targets ? buildCapacitySection(session, options.targets) : null,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/schema';
 import { STATUS_WORDS } from '../session/schema';
+import { cellKey } from '../cell-key';
 import { NONE, fmtContext, fmtMs, fmtTokPerSec } from './format';
 
 /** Statuses whose figures are kept and shown (Requests queued keeps its figure, with the word). */
@@ -47,14 +48,10 @@ export function matrixAxes(session: Session): { contexts: number[]; concurrency:
   };
 }
 
-export function cellKey(context: number, concurrency: number): string {
-  return `${context}x${concurrency}`;
-}
-
 /** Cells by (context, concurrency); a later cell for the same pair (a rerun) wins. */
 export function cellIndex(cells: readonly DecodeCell[]): Map<string, DecodeCell> {
   const map = new Map<string, DecodeCell>();
-  for (const c of cells) map.set(cellKey(c.context, c.concurrency), c);
+  for (const c of cells) map.set(cellKey(c), c);
   return map;
 }
 
@@ -88,7 +85,7 @@ export function cellView(context: number, concurrency: number, cell: DecodeCell 
 export function buildDecodeMatrix(session: Session): DecodeMatrixModel {
   const { contexts, concurrency } = matrixAxes(session);
   const index = cellIndex(session.cells);
-  const rows = contexts.map((ctx) => concurrency.map((c) => cellView(ctx, c, index.get(cellKey(ctx, c)))));
+  const rows = contexts.map((ctx) => concurrency.map((c) => cellView(ctx, c, index.get(cellKey({ context: ctx, concurrency: c })))));
   const maxValue = Math.max(0, ...rows.flat().map((v) => v.value ?? 0));
   return { contexts, concurrency, rows, maxValue };
 }
