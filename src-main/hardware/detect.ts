@@ -8,9 +8,9 @@ import si from 'systeminformation';
 import type { Gpu, Hardware } from '../../src-shared/session/schema';
 import { parseAmdSmiStatic } from './amd-smi-parse';
 import { parseComputeCaps, parseCudaVersion, parseDriverVersion, parseGpuIdentity, GPU_IDENTITY_FIELDS } from './nvidia-smi-parse';
-import { processControl, type Platform, type ProcessControl } from '../server/process-control';
+import { processControl, type Platform, type ProcessControl } from '../os/process-control';
 import { findNvidiaSmi } from './nvidia-smi-path';
-import { runCommand, type CommandResult } from './run-command';
+import { runCommand, type CommandResult } from '../os/run-command';
 
 export interface DetectOptions {
   /** nvidia-smi to run (default: on PATH). */

@@ -3,7 +3,7 @@
  * or, with older drivers, in Program Files\NVIDIA Corporation\NVSMI, neither always on PATH.
  */
 import { win32 } from 'node:path';
-import { resolveCommand, type LookupDeps } from '../server/command-lookup';
+import { resolveCommand, type LookupDeps } from '../os/command-lookup';
 
 /** The places Windows drivers put nvidia-smi.exe, from the environment (SystemRoot, ProgramFiles). */
 export function windowsNvidiaSmiPlaces(env: NodeJS.ProcessEnv): string[] {

@@ -7,10 +7,10 @@
  */
 import { findNvidiaSmi } from '../hardware/nvidia-smi-path';
 import { parseComputeApps } from '../hardware/nvidia-smi-parse';
-import { runCommand } from '../hardware/run-command';
-import { descendants, processControl, type ProcessControl, type ProcInfo } from './process-control';
+import { runCommand } from '../os/run-command';
+import { descendants, processControl, type ProcessControl, type ProcInfo } from '../os/process-control';
 
-export { parseProcStat, parsePsOutput, type ProcInfo } from './process-control';
+export { parseProcStat, parsePsOutput, type ProcInfo } from '../os/process-control';
 
 export interface LeftoverProcess {
   pid: number;

@@ -14,13 +14,13 @@ import { redactText } from '../../src-shared/session/secrets';
 import { executableNotFound, portBusy, readyTimeout, recognizeStartupFailure, type StartupFailure } from './failures';
 import { buildLaunch, connectHost, dockerContainerName, LAUNCH_DEFAULTS, toServerLaunch, type BuiltLaunch, type LaunchOptions } from './launch';
 import { applyLogLine, emptyLogFacts, logKvBudget, stripAnsi, type LogFacts, type StatsLine } from './log-parse';
-import { batchFileMessage, resolveCommand } from './command-lookup';
+import { batchFileMessage, resolveCommand } from '../os/command-lookup';
 import { endLeftovers, findLeftovers, processTree, type LeftoverCheck, type LeftoverProcess } from './orphans';
 import { isPortFree } from './port';
 import { probeServer } from './probe';
-import { processControl, type ProcessControl } from './process-control';
+import { processControl, type ProcessControl } from '../os/process-control';
 import type { ServerTarget } from './target';
-import { runCommand } from '../hardware/run-command';
+import { runCommand } from '../os/run-command';
 
 export type SupervisorState = 'idle' | 'starting' | 'ready' | 'stopping' | 'exited' | 'failed';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveCommand } from '../../../src-main/server/command-lookup';
+import { resolveCommand } from '../../../src-main/os/command-lookup';
 import { Supervisor } from '../../../src-main/server/supervisor';
 import { emulatedWindows } from '../../helpers/emulated-windows';
 import { fakeVllmLaunch, freePort } from '../../helpers/fake-servers';

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CommandResult } from '../../../src-main/hardware/run-command';
+import type { CommandResult } from '../../../src-main/os/run-command';
 import { findGroupProcesses, findLeftovers, ProcessTableUnavailable } from '../../../src-main/server/orphans';
-import { ProcessControl, parseWin32Processes, type ProcInfo } from '../../../src-main/server/process-control';
+import { ProcessControl, parseWin32Processes, type ProcInfo } from '../../../src-main/os/process-control';
 import { Supervisor, TRANSITIONS } from '../../../src-main/server/supervisor';
 import { emulatedWindows } from '../../helpers/emulated-windows';
 import { alive, FAKE_NVIDIA_SMI, fakeVllmLaunch, freePort } from '../../helpers/fake-servers';

@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
-import { runCommand, type CommandResult } from '../hardware/run-command';
+import { runCommand, type CommandResult } from './run-command';
 
 export type Platform = NodeJS.Platform;
 
