@@ -4,7 +4,8 @@
  * this machine's real processes) from start to a stop that leaves nothing behind, or that says
  * it could not check.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandResult } from '../../../src-main/os/run-command';
 import { findGroupProcesses, findLeftovers, ProcessTableUnavailable } from '../../../src-main/server/orphans';
@@ -169,5 +170,29 @@ describe('the supervisor with Windows process tools (emulated over real processe
     expect(rep.summary).not.toContain('nothing was left behind');
     expect(rep.summary).toMatch(/could not check for leftover processes \(PowerShell \(Get-CimInstance Win32_Process\) is not available\)/);
     for (const p of tree) await expect.poll(() => alive(p.pid), { timeout: 5000 }).toBe(false);
+  });
+});
+
+describe('no console window on Windows', () => {
+  it('every spawn in the sources sets windowsHide (directly or through spawnOptions())', () => {
+    const root = join(__dirname, '../../../src-main');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const calls: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(join(root, f), 'utf8');
+      for (const m of text.matchAll(/\b(spawn|spawnSync)\(/g)) {
+        // The call up to its closing parenthesis at depth 0.
+        let depth = 0;
+        let end = m.index + m[0].length - 1;
+        for (; end < text.length; end++) {
+          if (text[end] === '(') depth++;
+          else if (text[end] === ')' && --depth === 0) break;
+        }
+        const call = text.slice(m.index, end + 1);
+        calls.push(`${f}: ${/windowsHide: true|spawnOptions\(\)/.test(call) ? 'hidden' : call.slice(0, 80)}`);
+      }
+    }
+    expect(calls.length).toBeGreaterThanOrEqual(6);
+    expect(calls.filter((c) => !c.endsWith(': hidden'))).toEqual([]);
   });
 });
