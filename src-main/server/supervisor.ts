@@ -427,7 +427,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       );
     } else if (this._state === 'ready') {
       const report = this.cfg.orphanPolicy === 'report';
-      const orphans = !pgid ? [] : report ? (await findLeftovers(pgid, [], this.leftoverOpts)).found : await this.reapOrphans(pgid);
+      const orphans = !pgid ? [] : report ? await this.lookForOrphans(pgid) : await this.reapOrphans(pgid);
       if (report) this.liveOrphans = orphans;
       else this.orphansAtExit = orphans;
       this.setState('failed');
@@ -441,8 +441,15 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** After the leader died on its own: kill what remains of its group, and say what that was. */
   private async reapOrphans(pgid: number): Promise<LeftoverProcess[]> {
-    const { found } = await findLeftovers(pgid, [], this.leftoverOpts);
+    const found = await this.lookForOrphans(pgid);
     if (found.length > 0) await endLeftovers(pgid, found, 3000, this.leftoverOpts);
+    return found;
+  }
+
+  /** What the dead leader's group left running; where that cannot be checked, the log says so. */
+  private async lookForOrphans(pgid: number): Promise<LeftoverProcess[]> {
+    const { found, unchecked } = await findLeftovers(pgid, [], this.leftoverOpts);
+    if (unchecked) this.onLine(`[speedmatrix] could not check for processes the server left running (${unchecked}); look for them by hand (Task Manager, ps, nvidia-smi).`);
     return found;
   }
 

@@ -22,7 +22,11 @@ export function win32ProcessJson(ps: readonly ProcInfo[]): string {
   return JSON.stringify(rows.length === 1 ? rows[0] : rows);
 }
 
-export function emulatedWindows(opts: { powershell?: boolean } = {}): EmulatedWindows {
+/**
+ * `powershell: false`: PowerShell is missing. `consoleRefusesClose: true`: taskkill without /F is
+ * refused, as Windows does for console programs such as python.exe with no window to close.
+ */
+export function emulatedWindows(opts: { powershell?: boolean; consoleRefusesClose?: boolean } = {}): EmulatedWindows {
   const linux = new ProcessControl({ platform: 'linux' });
   const commands: string[] = [];
   const taskkill = async (args: readonly string[]): Promise<CommandResult> => {
@@ -31,6 +35,10 @@ export function emulatedWindows(opts: { powershell?: boolean } = {}): EmulatedWi
     const table = await linux.list();
     const tree = table.ok ? descendants(table.processes, pid, true).filter((p) => p.state !== 'Z') : [];
     if (tree.length === 0) return result('failed', 128, '', `ERROR: The process "${pid}" not found.`);
+    if (!force && opts.consoleRefusesClose) {
+      const why = (p: ProcInfo) => `ERROR: The process with PID ${p.pid} (child process of PID ${p.ppid}) could not be terminated.\r\nReason: This process can only be terminated forcefully (with /F option).`;
+      return result('failed', 1, '', tree.map(why).join('\r\n'));
+    }
     const lines: string[] = [];
     for (const p of tree.reverse()) {
       try {

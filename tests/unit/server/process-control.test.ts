@@ -6,11 +6,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { CommandResult } from '../../../src-main/os/run-command';
-import { findGroupProcesses, findLeftovers, ProcessTableUnavailable } from '../../../src-main/server/orphans';
+import { findGroupProcesses, findLeftovers, processTree, ProcessTableUnavailable } from '../../../src-main/server/orphans';
 import { ProcessControl, parseWin32Processes, type ProcInfo } from '../../../src-main/os/process-control';
-import { Supervisor, TRANSITIONS } from '../../../src-main/server/supervisor';
+import { Supervisor, TRANSITIONS, type CrashInfo } from '../../../src-main/server/supervisor';
 import { emulatedWindows } from '../../helpers/emulated-windows';
 import { alive, FAKE_NVIDIA_SMI, fakeVllmLaunch, freePort } from '../../helpers/fake-servers';
 
@@ -156,6 +156,37 @@ describe('the supervisor with Windows process tools (emulated over real processe
     for (const p of tree) expect(alive(p.pid)).toBe(false);
   });
 
+  it('a console server that refuses taskkill without /F is forced at once, not after the stop timeout', async () => {
+    const win = emulatedWindows({ consoleRefusesClose: true });
+    const sup = new Supervisor();
+    running.push(sup);
+    const r = await sup.start(fakeVllmLaunch(await freePort(), 'ok'), { control: win.control, nvidiaSmi: FAKE_NVIDIA_SMI, stopTimeoutMs: 30_000 });
+    expect(r.ok).toBe(true);
+    const leader = sup.pid!;
+    const rep = await sup.stop();
+    const taskkills = win.commands.filter((c) => c.startsWith('taskkill'));
+    expect(taskkills.slice(0, 2)).toEqual([`taskkill /PID ${leader} /T`, `taskkill /PID ${leader} /T /F`]);
+    // Then each survivor seen before forcing (the engine child), by itself.
+    for (const c of taskkills.slice(2)) expect(c).toMatch(/^taskkill \/PID \d+ \/T \/F$/);
+    expect(rep.durationMs).toBeLessThan(15_000);
+    expect(rep.graceful).toBe(false);
+    expect(rep.summary).toMatch(/^Did not stop on taskkill \/T; killed after \d+\.\d s; killed 1 leftover process\(es\): pid \d+ \(fake-engine-core\); nothing was left behind\.$/);
+  });
+
+  it('a crash where the process table cannot be read: the log says leftovers could not be checked', async () => {
+    const win = emulatedWindows({ powershell: false });
+    const sup = new Supervisor();
+    running.push(sup);
+    expect((await sup.start(fakeVllmLaunch(await freePort(), 'crash-after-ready'), { control: win.control, nvidiaSmi: FAKE_NVIDIA_SMI })).ok).toBe(true);
+    const tree = await processTree(sup.pid!, new ProcessControl({ platform: 'linux' }));
+    onTestFinished(() => tree.forEach((p) => alive(p.pid) && process.kill(p.pid, 'SIGKILL')));
+    const crash = await new Promise<CrashInfo>((r) => sup.once('crashed', r));
+    expect(crash.orphans).toEqual([]);
+    expect(sup.logTail(60)).toContain(
+      '[speedmatrix] could not check for processes the server left running (PowerShell (Get-CimInstance Win32_Process) is not available); look for them by hand (Task Manager, ps, nvidia-smi).',
+    );
+  });
+
   it('without PowerShell it still ends the tree, and says it could not check instead of "nothing was left behind"', async () => {
     const win = emulatedWindows({ powershell: false });
     const sup = new Supervisor();
@@ -163,7 +194,9 @@ describe('the supervisor with Windows process tools (emulated over real processe
     const port = await freePort();
     const r = await sup.start(fakeVllmLaunch(port, 'ignore-sigterm'), { control: win.control, nvidiaSmi: FAKE_NVIDIA_SMI, stopTimeoutMs: 1000 });
     expect(r.ok).toBe(true);
-    const tree = await findGroupProcesses(sup.pid!, [], new ProcessControl({ platform: 'linux' }));
+    // This machine's own view of the tree (by parent link: on "Windows" the server has no group of its own).
+    const tree = await processTree(sup.pid!, new ProcessControl({ platform: 'linux' }));
+    expect(tree.length).toBe(2);
     const rep = await sup.stop();
     expect(win.commands).toContain(`taskkill /PID ${sup.pid} /T /F`);
     expect(rep.unchecked).toBe('PowerShell (Get-CimInstance Win32_Process) is not available');
