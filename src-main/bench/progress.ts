@@ -6,6 +6,7 @@ import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec } from '../.
 import { STATUS_WORDS } from '../../src-shared/session/schema';
 import { cellKey } from '../../src-shared/cell-key';
 import { WORKER_START_WALL_SECONDS, estimateSeconds, pendingSteps } from './plan';
+import type { PrefillPoint } from './scout-deadline';
 import type { BenchEvent, PlanStep, RunPlan } from './types';
 
 /** How far measured time may move the estimate either way: one odd cell must not swing it wildly. */
@@ -23,6 +24,8 @@ export class EtaTracker {
   /** Estimated wall seconds of the steps finished so far (worker start included). */
   private estimatedDone = WORKER_START_WALL_SECONDS;
   private ratio = 1;
+  /** Prefills measured so far: the model's prefill times come from them once there are some. */
+  private readonly prefillPoints: PrefillPoint[] = [];
 
   constructor(
     private readonly plan: RunPlan,
@@ -42,7 +45,8 @@ export class EtaTracker {
     if (i < 0) return;
     const finished = this.remaining.slice(0, i + 1);
     this.remaining = this.remaining.slice(i + 1);
-    this.estimatedDone += estimateSeconds(finished, this.plan.config);
+    this.estimatedDone += this.estimate(finished);
+    if (e.type === 'prefill-done' && e.result.promptTokens && e.result.ttftSeconds) this.prefillPoints.push({ tokens: e.result.promptTokens, seconds: e.result.ttftSeconds });
     this.lastDoneAt = now;
     // Measured time only refines the model once a decode cell (the bulk of a run) has run.
     if (e.type === 'cell-done') {
@@ -51,12 +55,16 @@ export class EtaTracker {
     }
   }
 
+  private estimate(steps: readonly PlanStep[]): number {
+    return estimateSeconds(steps, this.plan.config, this.prefillPoints);
+  }
+
   /** Wall seconds left now. */
   seconds(now = Date.now()): number {
     if (this.remaining.length === 0) return 0;
-    const pending = this.ratio * estimateSeconds(this.remaining, this.plan.config);
+    const pending = this.ratio * this.estimate(this.remaining);
     const start = this.lastDoneAt === this.startedAt ? this.ratio * WORKER_START_WALL_SECONDS : 0;
-    const afterCurrent = this.ratio * estimateSeconds(this.remaining.slice(1), this.plan.config);
+    const afterCurrent = this.ratio * this.estimate(this.remaining.slice(1));
     return Math.max(afterCurrent, start + pending - (now - this.lastDoneAt) / 1000);
   }
 }
@@ -143,7 +151,7 @@ export class ProgressPrinter {
         break;
       }
       case 'prefill-start':
-        this.current = `prefill ${fmtContext(e.context)}`;
+        this.current = `prefill ${fmtContext(e.context)}${scoutTimes(e.expectedSeconds, e.deadlineSeconds)}`;
         this.live = '';
         this.draw(true);
         break;
@@ -207,4 +215,11 @@ export class ProgressPrinter {
     this.out.write(`\r\x1b[2K${text.slice(0, width)}`);
     this.barShown = true;
   }
+}
+
+/** "  (expected about 7 min 00 s, gives up after 14 min 00 s)" for a scout; empty when nothing is known. */
+function scoutTimes(expected: number | null | undefined, deadline: number | undefined): string {
+  if (deadline === undefined) return '';
+  const about = expected !== null && expected !== undefined ? `expected about ${fmtDuration(expected)}, ` : '';
+  return `  (${about}gives up after ${fmtDuration(deadline)})`;
 }

@@ -48,6 +48,8 @@ export interface AppCoreOptions {
   launcher?: WorkerLauncher;
   /** Opens an allowlisted link in the user's browser. */
   openExternal?: (url: string) => Promise<void>;
+  /** Writes text to the system clipboard (Electron: main's clipboard). */
+  writeClipboard?: (text: string) => void;
   /** Hardware detection (default: the real one). */
   detectHardware?: () => Promise<Hardware>;
   /** Merged run updates at most this often (default 100 ms). */
@@ -187,6 +189,11 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
       if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p))) throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);
       if (!opts.openExternal) throw new UserError('Links cannot be opened here.');
       await opts.openExternal(url);
+      return true as const;
+    },
+    'clipboard:write-text': async (text: string) => {
+      if (!opts.writeClipboard) throw new UserError('Copying is not available here: select the text and copy it.');
+      opts.writeClipboard(text);
       return true as const;
     },
   } as Handlers;

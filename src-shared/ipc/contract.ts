@@ -149,6 +149,10 @@ export interface CommandPreview {
   display: string;
   argv: string[];
   env: Record<string, string>;
+  /** The same command for PowerShell, where the app runs on Windows (what Copy copies there); null elsewhere. */
+  powershell: string | null;
+  /** Said before anything is launched when this launch cannot work on this OS (e.g. vLLM on Windows); null when it can. */
+  platformNote: string | null;
 }
 
 export type PlanCellStatus = 'run' | 'over-capacity' | 'too-long' | 'skipped';
@@ -283,6 +287,8 @@ export const invokeArgs = {
   'session:recent': z.tuple([]),
   'report:export': z.tuple([ExportFormatSchema, optionalPath]),
   'shell:open-external': z.tuple([z.string().url().max(2000)]),
+  /** Text for the system clipboard, written by main (the page holds no clipboard permission). */
+  'clipboard:write-text': z.tuple([z.string().max(100_000)]),
 } as const;
 
 export type InvokeChannel = keyof typeof invokeArgs;
@@ -312,6 +318,7 @@ export interface InvokeResults {
   'session:recent': string[];
   'report:export': { file: string };
   'shell:open-external': true;
+  'clipboard:write-text': true;
 }
 
 export type InvokeArgs<C extends InvokeChannel> = z.input<(typeof invokeArgs)[C]>;

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ServerForm } from '@shared/ipc/contract';
 import { useApp } from '../../store';
-import { startServer, stopServer, updateServerForm } from '../../store/actions';
+import { copyText, startServer, stopServer, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
 import { Block, Field, invalidProps } from '../../components/ui';
 import { ServerLog } from './ServerLog';
@@ -74,15 +74,11 @@ export function ServerView() {
   };
 
   const copy = async () => {
-    const text = busy && server.display ? server.display : preview?.display;
+    const text = busy && server.display ? server.display : (preview?.powershell ?? preview?.display);
     if (!text) return;
-    try {
-      await navigator.clipboard.writeText(text);
-      setCopied(true);
-      setTimeout(() => setCopied(false), 1500);
-    } catch {
-      setCopied(false);
-    }
+    if (!(await copyText(text))) return;
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
   };
 
   return (
@@ -100,6 +96,11 @@ export function ServerView() {
           </label>
         ))}
         <p className="muted">{KINDS.find((k) => k.id === form.kind)?.help}</p>
+        {preview?.platformNote && (
+          <p className="sim-note" role="note" data-testid="platform-note">
+            {preview.platformNote}
+          </p>
+        )}
       </fieldset>
 
       <form
@@ -179,7 +180,7 @@ export function ServerView() {
           <div className="preview-head">
             <h2>{busy ? 'Running command' : 'Command'}</h2>
             <button type="button" onClick={() => void copy()} disabled={!preview && !server.display}>
-              {copied ? 'Copied' : 'Copy'}
+              {copied ? 'Copied' : !busy && preview?.powershell ? 'Copy as PowerShell' : 'Copy'}
             </button>
           </div>
           {busy && server.display ? (
