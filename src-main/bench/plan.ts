@@ -118,9 +118,9 @@ const COOLDOWN_SECONDS = 0.5;
 /** Sizing a prompt (/tokenize) and the scout's own request overhead. */
 const PREFILL_OVERHEAD_SECONDS = 0.5;
 /** The three warm-up requests (a short decode, a small prefill, a few seconds of decode) and an idle gate. */
-const WARMUP_SECONDS = 6;
-/** Starting the benchmark worker process (about 3 s measured on a loaded 2-core machine): wall seconds, whatever the simulator's speed. */
-export const WORKER_START_WALL_SECONDS = 3;
+const WARMUP_SECONDS = 7;
+/** Starting the benchmark worker process (1 to 2.7 s measured on a loaded 2-core machine): wall seconds, whatever the simulator's speed. */
+export const WORKER_START_WALL_SECONDS = 1.5;
 
 /** Server seconds of a decode cell, by the method's phases. */
 export function decodeCellSeconds(config: Pick<ResolvedRunConfig, 'secondsPerMeasurement'>): number {

@@ -106,16 +106,19 @@ export class ProgressPrinter {
 
   handle(e: BenchEvent): void {
     if (this.mode === 'json') {
-      if (e.type !== 'saved' && e.type !== 'session') this.out.write(`${eventToJsonLine(e)}\n`);
+      this.track(e);
+      // The ETA in JSON lines is the same estimate the bar and the app show.
+      const line = this.eta && (e.type === 'cell-start' || e.type === 'cell-done') ? { ...e, etaSeconds: this.eta.seconds() } : e;
+      if (e.type !== 'saved' && e.type !== 'session') this.out.write(`${eventToJsonLine(line)}\n`);
       return;
     }
+    this.track(e);
     switch (e.type) {
       case 'plan':
         this.total = e.plan.counts.toRun;
         this.index = e.alreadyDone;
-        this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });
         this.line(
-          `Plan: ${e.plan.counts.cells} cells (${e.plan.counts.toRun} to run${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.eta.seconds())}${e.alreadyDone ? ' left' : ''}.`,
+          `Plan: ${e.plan.counts.cells} cells (${e.plan.counts.toRun} to run${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
         );
         for (const w of e.plan.warnings) this.line(`  note: ${w}`);
         break;
@@ -142,7 +145,6 @@ export class ProgressPrinter {
         break;
       case 'cell-done': {
         const c = e.cell;
-        this.eta?.push(e);
         const figures =
           c.totalTokensPerSecond !== null
             ? `  ${fmtTokPerSec(c.totalTokensPerSecond)} tok/s  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
@@ -156,7 +158,6 @@ export class ProgressPrinter {
         this.draw(true);
         break;
       case 'prefill-done': {
-        this.eta?.push(e);
         const p = e.result;
         this.line(
           p.status === 'valid'
@@ -180,6 +181,12 @@ export class ProgressPrinter {
       default:
         break;
     }
+  }
+
+  /** The run's ETA follows its plan and every finished step. */
+  private track(e: BenchEvent): void {
+    if (e.type === 'plan') this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });
+    else if (e.type === 'cell-done' || e.type === 'prefill-done') this.eta?.push(e);
   }
 
   private etaNow(): number | null {
