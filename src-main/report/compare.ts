@@ -283,6 +283,7 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
 function ratioHeatmap(r: RatioMatrix): HeatmapModel {
   return {
     title: `Sustained decode: ${r.label} total tok/s`,
+    key: null,
     rowLabels: r.contexts.map(fmtContext),
     colLabels: r.concurrency.map(String),
     rowAxis: 'Context',

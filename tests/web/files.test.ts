@@ -11,6 +11,7 @@ import { importText } from '../../src-main/importers';
 import { serializeSession } from '../../src-main/session/write';
 import type { Session } from '../../src-shared/session/schema';
 import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
+import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
 import { REFERENCE_REPORT } from '../helpers/paths';
 import { hasChromium, launchChromium, openPage, shot } from './browser';
 
@@ -50,8 +51,9 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     // Opening through the core (the test's "dialog" answers with the file), as the app's File > Open does.
     expect((await bridge.core.invoke('session:open', [])).ok).toBe(true);
     await page.getByTestId('report').waitFor({ timeout: 10_000 });
-    await expect.poll(() => page.getByTestId('report-title').textContent()).toMatch(/^fara on RTX PRO 6000 Blackwell Server Edition/);
+    await expect.poll(() => page.getByTestId('report-title').textContent()).toBe('Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB');
     await expect.poll(() => page.getByTestId('file-title').textContent()).toBe('reference.speedmatrix.json');
+    await expectResultsMatchReport(page, await coreSession(bridge.core));
     const heat = page.getByTestId('heatmap');
     expect(await heat.locator('[data-cell="8192x32"]').innerText()).toMatch(/2,646\.7 tok\/s\s+247 ms TTFT/);
     expect(await heat.locator('[data-cell="8192x16"]').innerText()).toBe('Looped');
@@ -88,7 +90,7 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     await page.dispatchEvent('.shell', 'drop', { dataTransfer: drop });
     await page.getByTestId('report').waitFor();
     expect(await page.locator('nav button[aria-current="page"]').innerText()).toBe('Results');
-    expect(await page.getByTestId('report-title').textContent()).toMatch(/^fara on RTX PRO 6000/);
+    expect(await page.getByTestId('report-title').textContent()).toMatch(/^Fara1\.5-4B on RTX PRO 6000/);
     expect(await page.getByTestId('file-title').textContent()).toBe('dropped.speedmatrix.json (not saved here)');
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(bg).toBe('rgb(20, 23, 28)');
@@ -129,7 +131,7 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     const hostile: Session = {
       ...s,
       engine: { ...s.engine, name: HOSTILE_SCRIPT, version: HOSTILE_IMG },
-      server: { ...s.server, servedModel: HOSTILE_IMG, display: `vllm serve ${HOSTILE_SCRIPT}` },
+      server: { ...s.server, model: HOSTILE_IMG, servedModel: HOSTILE_IMG, display: `vllm serve ${HOSTILE_SCRIPT}` },
       hardware: { ...s.hardware, gpus: s.hardware.gpus.map((g) => ({ ...g, name: HOSTILE_SCRIPT })) },
       cells: s.cells.map((c, i) =>
         i === looped ? { ...c, reason: HOSTILE_IMG, evidence: { loopExcerpt: `${HOSTILE_SCRIPT}${HOSTILE_IMG}`, loopPeriodChars: 10, loopStream: 'content', logLines: [HOSTILE_IMG] } } : c,
