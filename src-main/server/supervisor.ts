@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
+import type { ServerState } from '../../src-shared/ipc/contract';
 import { fail, ok, type Result } from '../../src-shared/result';
 import { redactText } from '../../src-shared/session/secrets';
 import { executableNotFound, portBusy, readyTimeout, recognizeStartupFailure, type StartupFailure } from './failures';
@@ -19,7 +20,8 @@ import { probeServer } from './probe';
 import type { ServerTarget } from './target';
 import { runCommand } from '../hardware/run-command';
 
-export type SupervisorState = 'idle' | 'starting' | 'ready' | 'stopping' | 'exited' | 'failed';
+/** The contract's ServerState: one definition for the supervisor, the core and the page. */
+export type SupervisorState = ServerState;
 
 export interface SupervisorConfig {
   /** Startup deadline (default 20 min: model downloads are slow). */
