@@ -267,7 +267,13 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
   const m = compareSessions(sessions);
   const out: string[] = ['Speed test matrix comparison', '', `# ${md(m.titles.map((_, i) => m.labels[i]).join(' vs '))}`, ''];
   m.titles.forEach((t, i) => out.push(`- **${m.labels[i]}**: ${md(t)}${m.simulated[i] ? ' **(SIMULATED)**' : ''}`));
-  out.push('', '## Differences', '', 'Settings that differ between the sessions are marked ≠ and shown in bold.', '');
+  out.push('', ...compareMarkdownSections(m));
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+}
+
+/** The comparison's sections (differences, prefill, ratio matrices, deltas), as Markdown lines. */
+export function compareMarkdownSections(m: ComparisonModel): string[] {
+  const out: string[] = ['## Differences', '', 'Settings that differ between the sessions are marked ≠ and shown in bold.', ''];
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(markdownTable(differencesTable(m), differing), '');
   out.push('## Prefill', '', 'Prompt tok/s by context length, and each session over A.', '');
@@ -277,7 +283,7 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
   }
   out.push('## Deltas', '', 'Each measurement side by side; the change is against A, for Valid pairs only.', '');
   out.push(m.deltas.length ? markdownTable(deltasTable(m)) : 'No decode measurements in these sessions.', '');
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return out;
 }
 
 function ratioHeatmap(r: RatioMatrix): HeatmapModel {
@@ -307,7 +313,13 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
   const m = compareSessions(sessions);
   const out: string[] = ['<p class="kicker">Speed test matrix comparison</p>', `<h1>${esc(m.labels.join(' vs '))}</h1>`, '<ul class="notes">'];
   m.titles.forEach((t, i) => out.push(`<li><strong>${m.labels[i]}</strong>: ${esc(t)}${m.simulated[i] ? ' <strong>(SIMULATED)</strong>' : ''}</li>`));
-  out.push('</ul>');
+  out.push('</ul>', ...compareHtmlSections(m));
+  return htmlDocument(`Comparison: ${m.titles.join(' vs ')}`, out.join('\n'));
+}
+
+/** The comparison's sections (differences, prefill, ratio heatmaps, deltas), as HTML. */
+export function compareHtmlSections(m: ComparisonModel): string[] {
+  const out: string[] = [];
   if (m.simulated.some(Boolean)) out.push('<p class="banner">SIMULATED: at least one of these sessions comes from the simulated vLLM server, not real hardware.</p>');
   out.push('<h2>Differences</h2>', '<p class="caption">Settings that differ between the sessions are highlighted.</p>');
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
@@ -320,6 +332,5 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
   }
   out.push('<h2>Deltas</h2>', '<p class="caption">Each measurement side by side; the change is against A, for Valid pairs only.</p>');
   out.push(m.deltas.length ? htmlTable(deltasTable(m), 'measurements') : '<p>No decode measurements in these sessions.</p>');
-  return htmlDocument(`Comparison: ${m.titles.join(' vs ')}`, out.join('\n'));
+  return out;
 }
-

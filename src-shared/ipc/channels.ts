@@ -40,6 +40,7 @@ export const bridgeMethods = {
   getRecentFiles: 'session:recent',
   exportReport: 'report:export',
   openExternal: 'shell:open-external',
+  writeClipboard: 'clipboard:write-text',
 } as const satisfies Record<string, InvokeChannel>;
 
 /** Method name -> event channel. */
