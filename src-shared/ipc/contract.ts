@@ -5,7 +5,7 @@
  *
  * Invoke channels: zod-validated arguments (checked in main, never trusted from the page)
  * and a typed result that is always {ok, data} | {ok, error}, never a throw.
- * Event channels: main -> renderer payloads.
+ * Event channels: main -> renderer payloads. How to add a channel: docs/ipc.md.
  */
 import { z } from 'zod';
 import type { Result } from '../result';
