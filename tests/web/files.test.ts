@@ -5,15 +5,15 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
+import { webTest as it } from '../helpers/fixtures';
 import { importText } from '../../src-main/importers';
 import { serializeSession } from '../../src-main/session/write';
 import type { Session } from '../../src-shared/session/schema';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
 import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
 import { REFERENCE_REPORT } from '../helpers/paths';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { hasChromium, openPage, shot } from './browser';
 
 const HOSTILE_IMG = '<img src=x onerror="window.__pwned=1">';
 const HOSTILE_SCRIPT = '<script>window.__pwned=2</script>';
@@ -29,18 +29,8 @@ async function pickFile(page: Page, name: string, text: string): Promise<void> {
 }
 
 describe.skipIf(!hasChromium)('session files in Chromium', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  beforeAll(async () => {
-    bridge = await startBridgeServer();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
-  });
 
-  it('opens a session by path and lays it out like the reference report', async () => {
+  it('opens a session by path and lays it out like the reference report', async ({ bridge, browser }) => {
     const file = join(bridge.dialogs.saveDir, 'reference.speedmatrix.json');
     writeFileSync(file, serializeSession(referenceSession()));
     bridge.dialogs.openQueue.push(file);
@@ -76,7 +66,7 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('opens a session dropped onto the window, and reads in the dark theme too', async () => {
+  it('opens a session dropped onto the window, and reads in the dark theme too', async ({ bridge, browser }) => {
     const { page } = await openPage(browser, bridge.url, { colorScheme: 'dark' });
     await page.waitForSelector('[data-app-state="ready"]');
     const text = serializeSession(referenceSession());
@@ -104,7 +94,7 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     expect(readFileSync(md, 'utf8')).toMatch(/Looped/);
   });
 
-  it('shows the session format error for a corrupt file, never a blank screen', async () => {
+  it('shows the session format error for a corrupt file, never a blank screen', async ({ bridge, browser }) => {
     const { page } = await openPage(browser, bridge.url);
     await page.waitForSelector('[data-app-state="ready"]');
     await page.locator('nav button', { hasText: 'Results' }).click();
@@ -125,7 +115,7 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     expect(await page.locator('[data-app-state="ready"]').count()).toBe(1);
   });
 
-  it('renders every string from a file as text: no element, no script from it', async () => {
+  it('renders every string from a file as text: no element, no script from it', async ({ bridge, browser }) => {
     const s = referenceSession();
     const looped = s.cells.findIndex((c) => c.status === 'looped');
     const hostile: Session = {
