@@ -18,6 +18,8 @@ export const webTest = test
     onCleanup(() => bridge.close());
     return bridge;
   })
+  // vitest reads a fixture's dependencies from its destructuring pattern: an empty one means none.
+  // eslint-disable-next-line no-empty-pattern
   .extend('browser', { scope: 'file' }, async ({}, { onCleanup }): Promise<Browser> => {
     const browser = await launchChromium();
     onCleanup(() => browser.close());
