@@ -7,7 +7,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BridgeServer, startBridgeServer } from '../../helpers/bridge-server';
-import { hasChromium, launchChromium, openPage } from '../../web/browser';
+import { hasChromium, launchChromium, openPage, shot } from '../../web/browser';
 
 describe.skipIf(!hasChromium)('the Copy button of the launch command', () => {
   let browser: Browser;
@@ -34,6 +34,7 @@ describe.skipIf(!hasChromium)('the Copy button of the launch command', () => {
     await expect.poll(() => button.innerText()).toBe('Copied');
     expect(copied).toEqual([preview]);
     expect(problems).toEqual([]);
+    await shot(page, 'server-copied', false);
   });
 
   it('says why when nothing could copy, instead of doing nothing', async () => {
