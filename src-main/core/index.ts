@@ -25,6 +25,7 @@ import { APP_NAME, APP_VERSION } from '../runtime/app-version';
 import { fail, ok } from '../../src-shared/result';
 import type { Hardware } from '../../src-shared/session/schema';
 import { writeFileAtomic } from '../session/write';
+import { BUILTIN_PROFILES } from '../sim/profile';
 import { CoreEvents } from './emitter';
 import { RecentFiles } from './recent-files';
 import { RunControl } from './run-control';
@@ -150,7 +151,13 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
   };
 
   const handlers: Handlers = {
-    'app:info': async () => ({ name: APP_NAME, version: APP_VERSION, platform: process.platform, host: opts.host }),
+    'app:info': async () => ({
+      name: APP_NAME,
+      version: APP_VERSION,
+      platform: process.platform,
+      host: opts.host,
+      simProfiles: Object.values(BUILTIN_PROFILES).map((p) => ({ name: p.name, description: p.description })),
+    }),
     'hardware:detect': () => detect(),
     'server:defaults': async () => FORM_DEFAULTS,
     'server:preview': async (form) => server.preview(form),

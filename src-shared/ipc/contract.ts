@@ -93,6 +93,8 @@ export interface AppInfo {
   platform: string;
   /** 'electron' in the app, 'bridge' in the browser test harness. */
   host: 'electron' | 'bridge';
+  /** The simulator's built-in GPU profiles, for the Server view's list. */
+  simProfiles: { name: string; description: string }[];
 }
 
 export type ServerState = 'idle' | 'starting' | 'ready' | 'stopping' | 'exited' | 'failed';
@@ -124,6 +126,11 @@ export interface ServerSnapshot {
   progress: string | null;
   ready: ServerReadyInfo | null;
   failure: ServerFailure | null;
+  /**
+   * Rises with every change of state. An invoke's reply can arrive after a newer event (a
+   * start failing at once), so the page keeps whichever snapshot is newest, not whichever came last.
+   */
+  seq: number;
 }
 
 /** A process a crashed server left running (pid, full command line, GPU memory when nvidia-smi tells). */
