@@ -331,6 +331,15 @@ describe('files opened from main', () => {
     expect(sentOn(s, 'notice')).toContainEqual({ level: 'info', message: `Opened ${file}` });
   });
 
+  it('a file opened for the first time is in Open Recent at once', async () => {
+    const file = sessionFile('recent/first-time.speedmatrix.json');
+    const m = boot();
+    await started(m);
+    expect(await m.call('invoke', { channel: 'session:open', args: [file] })).toMatchObject({ ok: true });
+    const s = await m.waitFor((x) => menuItem(lastMenu(x), 'File', 'Open Recent', 'first-time.speedmatrix.json') !== undefined, 'the file in Open Recent', 5_000);
+    expect(menuItem(lastMenu(s), 'File', 'Open Recent')!.submenu!.map((i) => i.toolTip)).toEqual([file]);
+  });
+
   it('a second launch with a relative path opens it from that launch’s folder, after asking', async () => {
     const file = sessionFile('second/sub/other.speedmatrix.json');
     const m = boot();
