@@ -149,6 +149,10 @@ export interface CommandPreview {
   display: string;
   argv: string[];
   env: Record<string, string>;
+  /** The same command for PowerShell, where the app runs on Windows (what Copy copies there); null elsewhere. */
+  powershell: string | null;
+  /** Said before anything is launched when this launch cannot work on this OS (e.g. vLLM on Windows); null when it can. */
+  platformNote: string | null;
 }
 
 export type PlanCellStatus = 'run' | 'over-capacity' | 'too-long' | 'skipped';
