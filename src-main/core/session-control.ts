@@ -92,8 +92,9 @@ export class SessionControl {
     const file = path ?? (await this.ask(() => this.dialogs?.chooseOpenPath() ?? Promise.resolve(null), 'Opening a file needs a path here: there is no file dialog.'));
     const read = await readSessionFile(file);
     if (read.ok) {
-      this.set(read.data, { file, dirty: false });
+      // The recent list first: the change event below is what rebuilds the app's Open Recent menu.
       await this.recent.add(file);
+      this.set(read.data, { file, dirty: false });
       return this.meta();
     }
     // Not a session at all: maybe another tool's results, which import turns into one.
