@@ -37,6 +37,8 @@ export class RunUpdates {
   private pendingCells: DecodeCell[] = [];
   private pendingPrefill: PrefillResult[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private runId = 0;
+  private seq = 0;
   private doneCount = 0;
   private toRun = 0;
 
@@ -49,6 +51,7 @@ export class RunUpdates {
 
   /** A fresh run (or resume) begins: forget the last one. */
   begin(phase: RunPhase = 'starting'): void {
+    this.runId++;
     this.phase = phase;
     this.plan = null;
     this.live = null;
@@ -161,6 +164,8 @@ export class RunUpdates {
       prefill: this.ownsSession ? [...(this.session()?.prefill ?? [])] : [],
       progress: this.liveProgress(),
       message: this.message,
+      run: this.runId,
+      seq: this.seq,
     };
   }
 
@@ -186,6 +191,8 @@ export class RunUpdates {
       prefill: this.pendingPrefill,
       progress: this.liveProgress(),
       message: this.message,
+      run: this.runId,
+      seq: ++this.seq,
     };
     this.pendingCells = [];
     this.pendingPrefill = [];
