@@ -50,14 +50,15 @@ export class RunUpdates {
   ) {}
 
   /** A fresh run (or resume) begins: forget the last one. */
-  begin(phase: RunPhase = 'starting'): void {
+  begin(phase: RunPhase = 'starting', resume = false): void {
     this.runId++;
     this.phase = phase;
     this.plan = null;
     this.live = null;
     this.progress = null;
     this.message = null;
-    this.ownsSession = false;
+    // A resume continues the open session: its finished cells stay in view from the first message.
+    this.ownsSession = resume;
     this.delivered.clear();
     this.eta = null;
     this.pendingCells = [];
