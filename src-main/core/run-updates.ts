@@ -69,6 +69,7 @@ export class RunUpdates {
   }
 
   push(e: BenchEvent): void {
+    if (e.type !== 'plan') this.eta?.push(e);
     switch (e.type) {
       case 'plan':
         this.plan = toPlanView(e.plan);
@@ -88,7 +89,6 @@ export class RunUpdates {
         this.live = { context: e.context, concurrency: 1, stage: 'prefill', tokensPerSecond: null, activeRequests: 1, outputTokens: null, elapsedSeconds: null };
         break;
       case 'prefill-done':
-        this.eta?.push(e);
         this.pendingPrefill.push(e.result);
         break;
       case 'cell-start':
@@ -114,7 +114,6 @@ export class RunUpdates {
         };
         break;
       case 'cell-done':
-        this.eta?.push(e);
         this.deliver([e.cell]);
         // A cancelled cell is not done: a resume measures it.
         if (e.cell.status !== 'cancelled') this.doneCount++;
