@@ -113,6 +113,27 @@ describe('startup log', () => {
     expect(m).toMatch(/kv_cache_size_tokens="305824"/);
   });
 
+  it('the launch line of a real 12 GB card (4-bit weights, int4 per-token-head KV cache) starts and serves', async () => {
+    const h = await sim({
+      profile: 'consumer-12gb-4b-int4',
+      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.94', '--max-num-seqs', '128', '--kv-cache-dtype', 'int4_per_token_head'],
+    });
+    const log = plain(h.logs());
+    expect(log).not.toMatch(/Ignoring unknown argument|error:/);
+    // 12 GiB x 0.94 - 2.6 GiB weights - 1.2 GiB other = 7.48 GiB at half a byte per element: the real card's budget.
+    expect(log).toContain('GPU KV cache size: 653,600 tokens');
+    const m = await (await fetch(`${h.url}/metrics`)).text();
+    expect(m).toMatch(/cache_dtype="int4_per_token_head"/);
+    expect(m).toMatch(/kv_cache_size_tokens="653600"/);
+    const r = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }], max_tokens: 4, ignore_eos: true }),
+    });
+    expect(r.status).toBe(200);
+    expect((await r.json()).usage.completion_tokens).toBe(4);
+  });
+
   it('a profile of vLLM before 0.10.1 answers errors in the old flat shape', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sim-old-'));
     const file = join(dir, 'old.json');
