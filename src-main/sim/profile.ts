@@ -13,8 +13,8 @@ export interface Profile {
   name: string;
   description: string;
   vllmVersion: string;
-  /** `memoryBandwidthGBps`: peak device memory bandwidth, GB/s (10^9 bytes), for the KV read of a decode step. */
-  gpu: { name: string; memoryGiB: number; freeGiB: number; memoryBandwidthGBps?: number };
+  /** `memoryBandwidthBytesPerSecond`: peak device memory bandwidth in bytes per second, for the KV read of a decode step. */
+  gpu: { name: string; memoryGiB: number; freeGiB: number; memoryBandwidthBytesPerSecond?: number };
   model: {
     name: string;
     dtype: string;
@@ -48,7 +48,7 @@ export interface Profile {
   /**
    * Decode step time (see model.ts `decodeStepSeconds`): base + per sequence (+ squared) + a fitted context term
    * (`perKiloTokenMs`, `batchExponent`) + the KV read: every running request's cache read at
-   * gpu.memoryBandwidthGBps x attentionEfficiency x B / (B + attentionHalfBatch) (no KV read term without an efficiency).
+   * gpu.memoryBandwidthBytesPerSecond x attentionEfficiency x B / (B + attentionHalfBatch) (no KV read term without an efficiency).
    */
   decode: {
     baseMs: number;
@@ -109,7 +109,7 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
   }
   if (d.attentionEfficiency !== undefined) {
     if (!num(d.attentionEfficiency) || d.attentionEfficiency <= 0 || d.attentionEfficiency > 1) return bad('decode.attentionEfficiency', 'a share above 0, at most 1');
-    if (!num(p.gpu.memoryBandwidthGBps) || p.gpu.memoryBandwidthGBps <= 0) return bad('gpu.memoryBandwidthGBps', 'GB/s above 0 (decode.attentionEfficiency needs it)');
+    if (!num(p.gpu.memoryBandwidthBytesPerSecond) || p.gpu.memoryBandwidthBytesPerSecond <= 0) return bad('gpu.memoryBandwidthBytesPerSecond', 'bytes per second above 0 (decode.attentionEfficiency needs it)');
   }
   if (d.attentionHalfBatch !== undefined && (!num(d.attentionHalfBatch) || d.attentionHalfBatch < 0)) return bad('decode.attentionHalfBatch', 'a number of requests, 0 or more');
   if (!p.output || !(p.output.naturalMedianTokens >= 1)) return bad('output.naturalMedianTokens', 'a token count');

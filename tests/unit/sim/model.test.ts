@@ -140,7 +140,7 @@ describe('profile (b) consumer-12gb-4b-int4 matches the issue’s figures', () =
   });
   it('the KV read stays below the card’s memory bandwidth', () => {
     const bytesPerStep = 8 * (65536 + 500) * kvBytesPerToken(p);
-    expect(bytesPerStep / kvReadSeconds(p, 8, 8 * (65536 + 500))).toBeLessThan(p.gpu.memoryBandwidthGBps! * 1e9);
+    expect(bytesPerStep / kvReadSeconds(p, 8, 8 * (65536 + 500))).toBeLessThan(p.gpu.memoryBandwidthBytesPerSecond!);
   });
   it('about 4 requests fit at 128K', () => {
     expect(predict(p, 131072, 4, { kvBudgetTokens: budget }).fits).toBe(true);
@@ -250,8 +250,8 @@ describe('profiles', () => {
     const bad = { ...structuredClone(fara), cachedPrompt: { ttft: [[16384, 1.3], [0, 0.085]] } };
     expect(checkProfile(bad, 'x.json')).toEqual({ ok: false, error: expect.stringMatching(/field cachedPrompt\.ttft must be sorted/) });
     const noBandwidth = structuredClone(BUILTIN_PROFILES['consumer-12gb-4b-int4']);
-    delete noBandwidth.gpu.memoryBandwidthGBps;
-    expect(checkProfile(noBandwidth, 'y.json')).toEqual({ ok: false, error: expect.stringMatching(/field gpu\.memoryBandwidthGBps/) });
+    delete noBandwidth.gpu.memoryBandwidthBytesPerSecond;
+    expect(checkProfile(noBandwidth, 'y.json')).toEqual({ ok: false, error: expect.stringMatching(/field gpu\.memoryBandwidthBytesPerSecond/) });
   });
   it('every built-in profile passes the checks and a bad file gets a clear error', () => {
     for (const p of Object.values(BUILTIN_PROFILES)) expect(checkProfile(p, p.name).ok).toBe(true);
