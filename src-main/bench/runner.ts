@@ -11,7 +11,8 @@ import { Interrupt, ServerClock } from './clock';
 import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
 import { type BenchHttp, createHttp, isHealthy } from './http';
 import { cellKey } from '../../src-shared/cell-key';
-import { estimateSeconds, readinessTimeoutSeconds } from './plan';
+import { estimateSeconds } from './plan';
+import { readinessTimeoutSeconds } from './readiness';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
 import { type PrefillPoint, scoutDeadline } from './scout-deadline';
 import { ChatStream } from './stream';
@@ -33,6 +34,10 @@ export interface RunnerResult {
 
 /** Margin kept below max_model_len for a prompt's own output tokens and template rounding. */
 const FIT_MARGIN = 8;
+/** Warm-ups (docs/method.md): a short decode of this many tokens, a prefill at this context, a hidden decode this long. */
+const WARMUP_DECODE_TOKENS = 64;
+const WARMUP_PREFILL_CONTEXT = 8 * 1024;
+const WARMUP_DECODE_SECONDS = 3;
 
 export class Runner {
   readonly stopSignal = new Interrupt();
@@ -163,42 +168,89 @@ export class Runner {
     return p;
   }
 
-  /** One streamed request to its end (or a timeout); returns the stream. */
-  private oneRequest(body: string, timeoutSeconds: number, cancelAfterSeconds?: number): Promise<ChatStream> {
+  /**
+   * One streamed request to its end (or a timeout); returns the stream. `cancelAfterSeconds`
+   * cuts it that long after sending; `decodeSeconds` cuts it that long after its first token.
+   */
+  private oneRequest(body: string, timeoutSeconds: number, cancelAfterSeconds?: number, decodeSeconds?: number): Promise<ChatStream> {
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | null = null;
+      const timers: NodeJS.Timeout[] = [];
       let unsub: () => void = () => undefined;
       const s = new ChatStream(this.http, {
         body,
         onEnd: (st) => {
-          if (timer) clearTimeout(timer);
+          for (const t of timers) clearTimeout(t);
           unsub();
           resolve(st);
         },
       });
       const limit = cancelAfterSeconds ?? timeoutSeconds;
-      timer = setTimeout(() => {
-        if (cancelAfterSeconds !== undefined) s.cancel();
-        else s.failWith(`No answer within ${timeoutSeconds} s.`);
-      }, this.clock.wallMs(limit));
+      timers.push(
+        setTimeout(() => {
+          if (cancelAfterSeconds !== undefined) s.cancel();
+          else s.failWith(`No answer within ${timeoutSeconds} s.`);
+        }, this.clock.wallMs(limit)),
+      );
+      if (decodeSeconds !== undefined) {
+        // Look for the first token every 50 ms (server-clock tenths at most), then let it decode.
+        const poll = () => {
+          if (s.outcome !== 'running') return;
+          if (s.firstTokenAt >= 0) timers.push(setTimeout(() => s.cancel(), this.clock.wallMs(decodeSeconds)));
+          else timers.push(setTimeout(poll, Math.min(50, this.clock.wallMs(0.1))));
+        };
+        poll();
+      }
       unsub = this.stopSignal.onFire(() => s.cancel());
     });
   }
 
-  /** METHOD.md warm-ups, each with its own tag: a short decode, a small prefill, a few seconds of decode at C=1. */
+  /** A prompt of (about) `context` tokens under `tag`, trimmed so it fits the server with `maxTokens` of output. */
+  private async fittingPrompt(tag: string, context: number, maxTokens: number): Promise<SizedPrompt> {
+    const mml = this.plan.maxModelLen;
+    const target = mml === null ? context : Math.max(0, Math.min(context, mml - maxTokens - FIT_MARGIN));
+    return sizedPrompt(this.http, this.targeting, tag, target);
+  }
+
+  /** The largest context with a decode cell to run (0 when there is none). */
+  private largestRunnableContext(): number {
+    let largest = 0;
+    for (const c of this.plan.cells) if (c.action === 'run') largest = Math.max(largest, c.context);
+    return largest;
+  }
+
+  /**
+   * Warm-ups before anything is measured (docs/method.md, "Warm-ups"), each under its own tag so
+   * none touches a measured prompt's cache entry: a short decode, an 8K prefill, and a hidden
+   * decode at concurrency 1 at the largest runnable context after its own cold scout, so that
+   * one-off costs of long prompts (kernel choice, graph capture) are paid before the first
+   * measured prefill.
+   */
   private async warmup(): Promise<void> {
     this.host.emit({ type: 'phase', phase: 'warmup', message: 'warming up the server' });
-    const tag = (n: number) => promptTag(this.plan.config.runTag, `WARMUP ${n}`);
-    const shortDecode = await this.oneRequest(this.requestBody((await sizedPrompt(this.http, this.targeting, tag(1), 0)).messages, 32), 120);
-    await this.afterRequest(shortDecode, 'the first warm-up request');
-    if (this.stopSignal.fired || this.serverGone) return;
-    const small = await sizedPrompt(this.http, this.targeting, tag(2), 2048);
-    const prefill = await this.oneRequest(this.requestBody(small.messages, 1), 120);
-    this.notePrefill(prefill);
-    await this.afterRequest(prefill, 'the prefill warm-up');
-    if (this.stopSignal.fired || this.serverGone) return;
-    const c1 = await this.oneRequest(this.requestBody((await sizedPrompt(this.http, this.targeting, tag(3), 0)).messages, this.plan.config.maxOutputTokens), 120, 3);
-    await this.afterRequest(c1, 'the decode warm-up');
+    const tag = (label: string) => promptTag(this.plan.config.runTag, `WARMUP ${label}`);
+    const ok = () => !this.stopSignal.fired && !this.serverGone;
+    const short = await this.fittingPrompt(tag('DECODE'), 0, WARMUP_DECODE_TOKENS);
+    await this.afterRequest(await this.oneRequest(this.requestBody(short.messages, WARMUP_DECODE_TOKENS), 120), 'the short decode warm-up');
+    if (!ok()) return;
+    const prefill = await this.fittingPrompt(tag('PREFILL'), WARMUP_PREFILL_CONTEXT, 1);
+    const prefillWarmup = await this.oneRequest(this.requestBody(prefill.messages, 1), readinessTimeoutSeconds(WARMUP_PREFILL_CONTEXT) * 2);
+    this.notePrefill(prefillWarmup);
+    await this.afterRequest(prefillWarmup, 'the 8K prefill warm-up');
+    if (!ok()) return;
+    const largest = this.largestRunnableContext();
+    const maxOut = this.plan.config.maxOutputTokens;
+    const long = largest > 0 ? await this.fittingPrompt(tag(`CTX ${largest}`), largest, maxOut) : short;
+    // A long cold prompt on a slow card needs minutes: its deadline scales like a scout's.
+    const limit = Math.max(readinessTimeoutSeconds(largest) * 2, scoutDeadline(largest, this.prefillPoints, this.plan.config.scoutDeadline).deadlineSeconds);
+    if (largest > 0) {
+      this.host.emit({ type: 'phase', phase: 'warmup', message: `warming up at ${fmtContext(largest)} context` });
+      const scout = await this.oneRequest(this.requestBody(long.messages, 1), limit);
+      this.notePrefill(scout);
+      await this.afterRequest(scout, `the ${fmtContext(largest)} scout warm-up`);
+      if (!ok()) return;
+    }
+    const decode = await this.oneRequest(this.requestBody(long.messages, maxOut), limit, undefined, WARMUP_DECODE_SECONDS);
+    await this.afterRequest(decode, 'the decode warm-up');
     await idleGate({ http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock }, this.stopSignal, 30);
   }
 

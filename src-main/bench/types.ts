@@ -8,7 +8,7 @@ import type { ScoutDeadlineLimits } from './scout-deadline';
 
 export type TokenTargeting = 'exact' | 'estimate';
 
-/** What a caller may ask for; everything left out gets METHOD.md's defaults. */
+/** What a caller may ask for; everything left out gets the defaults of docs/method.md. */
 export interface RunConfigInput {
   /** Decode contexts in tokens (rows). Default 0, 8K, 16K, 32K, 64K, 128K and the largest that fits. */
   contexts?: number[];
@@ -32,7 +32,7 @@ export interface RunConfigInput {
    * simulator's launch argv, else 1.
    */
   simSpeed?: number;
-  /** Warm-ups before the first measurement (METHOD.md). Default true. */
+  /** Warm-ups before the first measurement (docs/method.md). Default true. */
   warmup?: boolean;
   /** A run tag to use in prompts; default a fresh one (resume keeps the session's). */
   runTag?: string;
@@ -84,7 +84,7 @@ export interface PlannedPrefill {
   expectedSeconds: number | null;
 }
 
-/** One step of the run, in the order it runs (METHOD.md "Order of a run"). */
+/** One step of the run, in the order it runs (docs/method.md, "Order of a run"). */
 export type PlanStep =
   | { kind: 'warmup' }
   | { kind: 'prefill'; context: number; measured: boolean }
