@@ -124,7 +124,7 @@ describe('startup log', () => {
     expect(log).toContain('GPU KV cache size: 653,600 tokens');
     const m = await (await fetch(`${h.url}/metrics`)).text();
     expect(m).toMatch(/cache_dtype="int4_per_token_head"/);
-    expect(m).toMatch(/kv_cache_size_tokens="653600"/);
+    expect(m).toMatch(/num_gpu_blocks="40850"/); // x 16 tokens per block = 653,600
     const r = await fetch(`${h.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
