@@ -156,7 +156,9 @@ export function buildLaunch(o: LaunchOptions): BuiltLaunch {
       if (o.hfCacheDir) argv.push('-v', `${o.hfCacheDir}:/root/.cache/huggingface`);
       // `-e NAME` without a value copies it from docker's own environment: values stay out of argv.
       for (const k of Object.keys(env)) if (k !== 'CUDA_VISIBLE_DEVICES') argv.push('-e', k);
-      argv.push(image, o.model, ...vllmFlags(o, { host: '0.0.0.0', port: o.port }), ...(o.extraArgs ?? []));
+      // Images up to v0.11.0 run the api_server module, which rejects (0.9) or ignores (0.10-0.11) a
+      // model given after the image; `vllm serve MODEL` through --entrypoint works on every image.
+      argv.push('--entrypoint', 'vllm', image, 'serve', o.model, ...vllmFlags(o, { host: '0.0.0.0', port: o.port }), ...(o.extraArgs ?? []));
       // Shown as the user would type it: values in front of `docker run`.
       return { argv, env, display: redactedDisplay(argv, env, o.apiKey) };
     }
