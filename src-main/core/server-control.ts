@@ -8,7 +8,7 @@ import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '
 import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServer, type LeftoverProcess, type ServerTarget, type StartupFailure } from '../server';
 import { redactArgv, redactEnv } from '../session/secrets';
 import type { CoreEvents } from './emitter';
-import { formToLaunch } from './server-form';
+import { formToLaunch, formWarnings } from './server-form';
 import { UserError } from './user-error';
 
 const LOG_FLUSH_MS = 100;
@@ -68,6 +68,7 @@ export class ServerControl {
       display: built.display,
       argv: redactArgv(built.argv).map((a) => (key && a === key ? '<redacted>' : a)),
       env: redactEnv(built.env),
+      warnings: formWarnings(form),
     };
   }
 

@@ -142,6 +142,8 @@ export interface CommandPreview {
   display: string;
   argv: string[];
   env: Record<string, string>;
+  /** Before launching: flags the chosen vLLM version lacks, sizes spelled out in tokens. */
+  warnings?: string[];
 }
 
 export type PlanCellStatus = 'run' | 'over-capacity' | 'too-long' | 'skipped';

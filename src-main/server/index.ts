@@ -1,5 +1,8 @@
 /** Launching, supervising, probing and stopping inference servers. */
-export { buildLaunch, connectHost, defaultHfCacheDir, dockerContainerName, dockerImageOf, LAUNCH_DEFAULTS, toServerLaunch, vllmFlags } from './launch';
+export { flagsTooNew, olderThan, versionOf, VERSIONED_FLAGS } from './flag-versions';
+export type { VersionedFlag } from './flag-versions';
+export { parseHumanInt, parseMaxModelLenArg } from './human-int';
+export { buildLaunch, knownEngineVersion, connectHost, defaultHfCacheDir, dockerContainerName, dockerImageOf, LAUNCH_DEFAULTS, toServerLaunch, vllmFlags } from './launch';
 export type { BuiltLaunch, LaunchEngineKind, LaunchOptions } from './launch';
 export { shellLine, shellQuote, shellSplit } from './shell-quote';
 export { flagValue, launchOptionsFromCommand } from './command-line';

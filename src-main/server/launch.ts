@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { nodeProgram } from '../runtime/node-entry';
 import type { ServerLaunch } from '../session/schema';
 import { REDACTED, redactArgv, redactEnv } from '../session/secrets';
+import { olderThan } from './flag-versions';
 import { shellLine } from './shell-quote';
 
 export type LaunchEngineKind = 'vllm-native' | 'vllm-docker' | 'custom' | 'simulator';
@@ -39,7 +40,10 @@ export interface LaunchOptions {
   kvCacheDtype?: string;
   /** true -> --enable-prefix-caching, false -> --no-enable-prefix-caching, unset -> engine default (on). */
   enablePrefixCaching?: boolean;
+  /** `--attention-backend` from vLLM 0.13; older releases get VLLM_ATTENTION_BACKEND instead. */
   attentionBackend?: string;
+  /** The vLLM version that will run, when known (a Docker image's tag says it), for version-dependent flags. */
+  engineVersion?: string;
   trustRemoteCode?: boolean;
   /** `ray` for multi-node tensor/pipeline parallel (launch on the Ray head node). */
   distributedExecutorBackend?: 'mp' | 'ray' | 'uni' | 'external_launcher';
@@ -85,6 +89,14 @@ export function defaultHfCacheDir(env: NodeJS.ProcessEnv = process.env): string 
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'huggingface');
 }
 
+/** The version a launch will run: as given, else a Docker tag such as v0.11.0 ("latest" says nothing). */
+export function knownEngineVersion(o: LaunchOptions): string | undefined {
+  return o.engineVersion ?? (o.engineKind === 'vllm-docker' ? o.dockerTag : undefined);
+}
+
+/** vLLM before 0.13 chooses the attention backend from the environment only. */
+const attentionInEnv = (o: LaunchOptions): boolean => !!o.attentionBackend && olderThan(knownEngineVersion(o), '0.13.0');
+
 /** The vLLM flags shared by native, Docker and simulator launches, in `vllm serve` order. */
 export function vllmFlags(o: LaunchOptions, listen: { host: string; port: number }): string[] {
   const f: string[] = [];
@@ -107,7 +119,7 @@ export function vllmFlags(o: LaunchOptions, listen: { host: string; port: number
   add('--kv-cache-dtype', o.kvCacheDtype);
   if (o.enablePrefixCaching === true) f.push('--enable-prefix-caching');
   if (o.enablePrefixCaching === false) f.push('--no-enable-prefix-caching');
-  add('--attention-backend', o.attentionBackend);
+  if (!attentionInEnv(o)) add('--attention-backend', o.attentionBackend);
   if (o.trustRemoteCode) f.push('--trust-remote-code');
   add('--distributed-executor-backend', o.distributedExecutorBackend);
   return f;
@@ -127,6 +139,7 @@ export function dockerContainerName(port: number): string {
 function serverEnv(o: LaunchOptions, keyInEnv: boolean): Record<string, string> {
   const env: Record<string, string> = {};
   if (o.cudaVisibleDevices !== undefined && o.cudaVisibleDevices !== '') env.CUDA_VISIBLE_DEVICES = o.cudaVisibleDevices;
+  if (attentionInEnv(o)) env.VLLM_ATTENTION_BACKEND = o.attentionBackend!;
   Object.assign(env, o.extraEnv ?? {});
   if (keyInEnv && o.apiKey) env.VLLM_API_KEY = o.apiKey;
   return env;

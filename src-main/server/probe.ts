@@ -194,7 +194,8 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
     engineKind,
     metricsAvailable: hasKnownSeries(samples),
     tokenizeAvailable: tok !== null && (typeof tok.count === 'number' || Array.isArray(tok.tokens)),
-    launch: { ...launch, url: baseUrl, servedModel: launch.servedModel ?? entry.id, maxModelLen: launch.maxModelLen ?? maxModelLen },
+    // The server's own max_model_len: what it really uses (32k on the command line is 32,000).
+    launch: { ...launch, url: baseUrl, servedModel: launch.servedModel ?? entry.id, maxModelLen: maxModelLen ?? launch.maxModelLen },
     simulated,
     ...(simSpeed !== undefined ? { simSpeed } : {}),
     ...(maxRunningRequests !== null ? { maxRunningRequests } : {}),

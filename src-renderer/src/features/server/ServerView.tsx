@@ -151,7 +151,14 @@ export function ServerView() {
           {busy && server.display ? (
             <pre data-testid="command-preview">{server.display}</pre>
           ) : preview ? (
-            <pre data-testid="command-preview">{preview.display}</pre>
+            <>
+              <pre data-testid="command-preview">{preview.display}</pre>
+              {preview.warnings?.map((w) => (
+                <p className="hint" key={w} data-testid="preview-warning">
+                  {w}
+                </p>
+              ))}
+            </>
           ) : (
             <p className="error">{previewError ?? 'No preview yet.'}</p>
           )}
