@@ -14,7 +14,7 @@ beforeAll(async () => {
     apiKey: KEY,
     debug: true,
     speed: 20,
-    args: ['--max-model-len', '16k', '--served-model-name', 'fara', 'fara-alias', '--gpu-memory-utilization', '0.83'],
+    args: ['--max-model-len', '16K', '--served-model-name', 'fara', 'fara-alias', '--gpu-memory-utilization', '0.83'],
   });
 });
 afterAll(async () => {
