@@ -183,7 +183,7 @@ describe('startup errors exit 1 with vLLM’s words', () => {
   it('utilization above free memory', async () => {
     const r = await runToExit(['--port', String(await freePort()), '--gpu-memory-utilization', '0.999', '--sim-load-seconds', '0.1']);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/ValueError: Free memory on device \([\d.]+\/[\d.]+ GiB\) on startup is less than desired GPU memory utilization \(0\.999/);
+    expect(r.out).toMatch(/ValueError: Free memory on device cuda:0 \([\d.]+\/[\d.]+ GiB\) on startup is less than desired GPU memory utilization \(0\.999/);
   });
 
   it('bad flag values are usage errors (exit 2)', async () => {
