@@ -13,14 +13,16 @@ import { countByStatus } from '../session/summary';
 import { createSession } from '../session/create';
 import { Journal, journalPathFor, recoverFromJournal } from '../session/journal';
 import { readSessionFile } from '../session/read';
-import type { DecodeCell, Hardware, PrefillResult, Session, SessionEvent } from '../session/schema';
+import type { DecodeCell, Hardware, PrefillResult, Session, SessionEvent } from '../../src-shared/session/schema';
 import { writeSessionFile } from '../session/write';
 import type { ServerTarget } from '../server/target';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
-import { cellKey, planRun } from './plan';
+import { cellKey } from '../../src-shared/cell-key';
+import { planRun } from './plan';
 import type { BenchEvent, RunConfigInput, RunOutcome, RunPlan } from './types';
 import type { WorkerMessage } from './worker-protocol';
 import { forkLauncher, type WorkerLauncher } from './worker-transport';
+import { hasExtension } from '../runtime/text';
 
 export interface StartRunOptions {
   /** The server to measure (from probeServer in attach mode, or the supervisor's 'ready'). */
@@ -161,7 +163,7 @@ export function startRun(opts: StartRunOptions): RunHandle {
         opts.onEvent({ type: 'saved', file: sessionFile });
         return true;
       }
-      const fallback = join(tmpdir(), basename(sessionFile).endsWith('.json') ? basename(sessionFile) : `${basename(sessionFile)}.speedmatrix.json`);
+      const fallback = join(tmpdir(), hasExtension(sessionFile, '.json') ? basename(sessionFile) : `${basename(sessionFile)}.speedmatrix.json`);
       if (fallback === sessionFile) {
         opts.onEvent({ type: 'error', message: `${res.error} Results are kept in memory.` });
         return false;

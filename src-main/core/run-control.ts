@@ -6,10 +6,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BenchEvent, type RunConfigInput, type RunHandle, type WorkerLauncher, planRun, startRun } from '../bench';
-import type { PlanView, RunForm, RunUpdate } from '../ipc/contract';
+import type { PlanView, RunForm, RunUpdate } from '../../src-shared/ipc/contract';
 import { readSessionFile } from '../session/read';
 import type { GpuTelemetry } from '../hardware';
-import type { Hardware } from '../session/schema';
+import type { Hardware } from '../../src-shared/session/schema';
 import type { ServerTarget } from '../server/target';
 import type { CoreEvents } from './emitter';
 import { RunUpdates, toPlanView } from './run-updates';

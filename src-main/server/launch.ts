@@ -6,10 +6,10 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { nodeProgram } from '../runtime/node-entry';
-import type { ServerLaunch } from '../session/schema';
-import { REDACTED, redactArgv, redactEnv } from '../session/secrets';
+import type { ServerLaunch } from '../../src-shared/session/schema';
+import { REDACTED, redactArgv, redactEnv } from '../../src-shared/session/secrets';
+import { shellLine } from '../../src-shared/shell-quote';
 import { olderThan } from './flag-versions';
-import { shellLine } from './shell-quote';
 
 export type LaunchEngineKind = 'vllm-native' | 'vllm-docker' | 'custom' | 'simulator';
 

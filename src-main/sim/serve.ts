@@ -91,6 +91,7 @@ class Server_ {
     this.child = spawn(cmd.command, [...cmd.args, 'engine-core', '--parent-pid', String(process.pid)], {
       env: { ...process.env, ...cmd.env },
       stdio: 'ignore',
+      windowsHide: true,
     });
     this.child.on('error', () => undefined);
     this.log.enginePid = this.child.pid ?? 0;
@@ -196,6 +197,7 @@ class Server_ {
       maxNumSeqs: cfg.maxNumSeqs ?? (profile.gpu.memoryGiB >= 70 ? 1024 : 256),
       maxNumBatchedTokens: cfg.maxNumBatchedTokens ?? profile.scheduler.maxNumBatchedTokens,
       maxModelLen: plan.maxModelLen,
+      kvBytesPerToken: plan.bytesPerToken,
       speed: cfg.sim.speed,
       hangAfterTokens: f.hangAfterTokens,
       crashAfterTokens: f.crashAfterTokens,

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { openSessionOrImport } from '../../importers/open';
 import { renderCompareHtml, renderCompareMarkdown } from '../../report/compare';
-import type { Session } from '../../session/schema';
+import type { Session } from '../../../src-shared/session/schema';
 import { writeFileAtomic } from '../../session/write';
 
 export function registerCompare(program: Command): void {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { importFile } from '../../importers/index';
-import { SESSION_EXTENSION } from '../../session/schema';
+import { SESSION_EXTENSION } from '../../../src-shared/session/schema';
 import { summarizeSession } from '../../session/summary';
 import { writeSessionFile } from '../../session/write';
 

@@ -13,10 +13,11 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadForResume, startRun } from '../../bench/start-run';
+import { nothingToRun, planRun, tooLongReason } from '../../bench/plan';
 import { ProgressPrinter } from '../../bench/progress';
 import type { RunConfigInput, TokenTargeting } from '../../bench/types';
 import { detectHardware, GpuTelemetry } from '../../hardware';
-import { fmtCount, parseTokenCount } from '../../report/format';
+import { fmtCount, parseTokenCount } from '../../../src-shared/report/format';
 import { renderMarkdownReport } from '../../report/markdown';
 import { projectRoot } from '../../runtime/node-entry';
 import { launchOptionsFromCommand } from '../../server/command-line';
@@ -24,7 +25,7 @@ import type { LaunchOptions } from '../../server/launch';
 import { probeServer } from '../../server/probe';
 import { Supervisor } from '../../server/supervisor';
 import type { ServerTarget } from '../../server/target';
-import { SESSION_EXTENSION, type Hardware, type Session } from '../../session/schema';
+import { SESSION_EXTENSION, type Hardware, type Session } from '../../../src-shared/session/schema';
 import { summarizeSession } from '../../session/summary';
 
 export const DEMO_PROFILE = 'rtx-pro-6000-fara-4b-bf16';
@@ -324,9 +325,17 @@ export async function runCommand(cmd: string[], flags: RunFlags): Promise<number
     }
     if (target.simulated && !hardware) hardware = simulatedHardware('simulated');
     const mml = target.maxModelLen;
-    for (const c of config.contexts ?? []) {
-      if (mml !== null && c + (config.maxOutputTokens ?? 4096) > mml)
-        say(`note: context ${fmtCount(c)} + ${fmtCount(config.maxOutputTokens ?? 4096)} output tokens is over max_model_len ${fmtCount(mml)}: those cells are marked Too long and not run.`);
+    if (!flags.resume) {
+      const plan = planRun(config, target);
+      for (const c of plan.config.contexts) {
+        const tooLong = tooLongReason(c, plan.config.maxOutputTokens, mml);
+        if (tooLong) say(`note: ${tooLong}: those cells are marked Too long and not run.`);
+      }
+      const nothing = nothingToRun(plan);
+      if (nothing) {
+        err(nothing);
+        return 1;
+      }
     }
 
     const sessionFile = flags.resume ? resolve(flags.resume) : resolve(flags.out ?? defaultSessionFile(target.model, target.simulated));

@@ -65,6 +65,7 @@ describe('startup log', () => {
     const h = await sim({ args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--some-new-flag', '3'] });
     const raw = h.logs();
     // The profile claims a 2026 vLLM: the version comes in the logo (vllm/entrypoints/utils.py log_version_and_model).
+    // eslint-disable-next-line no-control-regex -- vLLM colours its log prefix
     expect(raw).toMatch(/\x1b\[[0-9;]*m\(APIServer pid=\d+\)\x1b\[[0-9;]*m INFO \d\d-\d\d \d\d:\d\d:\d\d \[utils\.py:\d+\] \n/);
     const log = plain(raw);
     expect(parseLog(log.split('\n'))).toMatchObject({ version: '0.30.1rc1.dev452+g73a583112', servedModel: 'microsoft/Fara1.5-4B' });
