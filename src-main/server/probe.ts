@@ -208,7 +208,8 @@ const modelRef = (m: string): string => m.trim().replace(/\/+$/, '');
 /**
  * A launched server must serve the model that was asked for: an old vLLM image that ignores the
  * positional model serves its default one under the asked --served-model-name, and measuring it
- * would say nothing true. vLLM's /v1/models states the model path in `root`.
+ * would say nothing true. vLLM's /v1/models states the model exactly as it was given in `root`
+ * (vllm/entrypoints/openai/api_server.py: BaseModelPath(model_path=args.model)).
  */
 export function wrongModel(entry: { id: string; root?: unknown }, lo: LaunchOptions | undefined): string | null {
   if (!lo || typeof entry.root !== 'string' || !entry.root) return null;
