@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { recognizeStartupFailure } from '../../../src-main/server/failures';
 import { logKvBudget, parseLog, parseLogLine } from '../../../src-main/server/log-parse';
 import { kvFromCacheConfigBlocks, kvFromCacheConfigTokens, parsePrometheus } from '../../../src-main/server/metrics-parse';
+import { launchOptionsFromCommand } from '../../../src-main/server/command-line';
 import { contextParallelOf } from '../../../src-main/server/probe';
 import { CACHE_CONFIG_INFO, FAILURE_LINES, KV_LINES, STATS_LINES, VERSION_LINES } from './vllm-strings';
 
@@ -147,5 +148,15 @@ describe('startup failures in the words of each vLLM version', () => {
     const c = recognizeStartupFailure([FAILURE_LINES.invalidChoice]);
     expect(c).toMatchObject({ kind: 'bad-arguments', message: 'This vLLM does not accept --kv-cache-dtype int4.' });
     expect(c.advice).toMatch(/^Use one of: auto, float16, .*fp8_per_token_head, nvfp4\.$/);
+  });
+});
+
+describe('a typed command', () => {
+  it('docker with --entrypoint vllm IMAGE serve MODEL: the model after serve, --max-model-len 32k as 32,000 tokens', () => {
+    const o = launchOptionsFromCommand(
+      ['docker', 'run', '--gpus', 'all', '-p', '8000:8000', '-v', '/h:/root/.cache/huggingface', '--entrypoint', 'vllm', 'vllm/vllm-openai:v0.10.1', 'serve', 'Qwen/Qwen3-8B', '--max-model-len', '32k'],
+      {},
+    );
+    expect(o).toMatchObject({ engineKind: 'custom', model: 'Qwen/Qwen3-8B', port: 8000, maxModelLen: 32000 });
   });
 });
