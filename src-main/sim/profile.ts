@@ -151,8 +151,10 @@ export function loadProfile(nameOrFile: string): Result<Profile> {
 export function kvDtypeBytes(dtype: string): number | undefined {
   if (dtype === 'bfloat16' || dtype === 'float16' || dtype === 'half') return 2;
   if (dtype === 'float32') return 4;
-  if (dtype.startsWith('fp8')) return 1;
-  // int4 and its variants (e.g. int4_per_token_head: the per-token-head scales are small next to the values).
-  if (dtype === 'int4' || dtype.startsWith('int4_')) return 0.5;
+  if (dtype.startsWith('fp8') || dtype.startsWith('int8')) return 1;
+  if (dtype === 'int4' || dtype.startsWith('int4_') || dtype === 'nvfp4' || dtype === 'turboquant_4bit_nc') return 0.5;
+  if (dtype === 'turboquant_k8v4') return 0.75;
+  if (dtype === 'turboquant_k3v4_nc') return 0.4375;
+  if (dtype === 'turboquant_3bit_nc') return 0.375;
   return undefined;
 }

@@ -154,6 +154,8 @@ export interface CommandPreview {
   powershell: string | null;
   /** Said before anything is launched when this launch cannot work on this OS (e.g. vLLM on Windows); null when it can. */
   platformNote: string | null;
+  /** Before launching: flags the chosen vLLM version lacks, sizes spelled out in tokens. */
+  warnings?: string[];
 }
 
 export type PlanCellStatus = 'run' | 'over-capacity' | 'too-long' | 'skipped';
