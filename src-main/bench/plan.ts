@@ -8,6 +8,7 @@ import { fmtContext } from '../../src-shared/report/format';
 import { newRunTag } from '../session/create';
 import type { KvBudget } from '../../src-shared/session/schema';
 import type { ServerTarget } from '../server/target';
+import { DEFAULT_SCOUT_DEADLINE, expectedPrefillSeconds, type PrefillPoint } from './scout-deadline';
 import type { PlannedCell, PlannedPrefill, PlanStep, ResolvedRunConfig, RunConfigInput, RunPlan } from './types';
 
 export const K = 1024;
@@ -98,13 +99,12 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
     warmup: input.warmup ?? true,
     runTag: input.runTag ?? newRunTag(),
     stallSeconds: input.stallSeconds ?? 30,
+    scoutDeadline: { ...DEFAULT_SCOUT_DEADLINE, ...input.scoutDeadline },
   };
 }
 
 /** Seconds (server clock) a decode cell takes beyond its window: gates, ramp, cancel. */
 const CELL_OVERHEAD_SECONDS = 8;
-/** A guess of prefill speed for the ETA before anything is measured. */
-const GUESS_PREFILL_TOKENS_PER_SECOND = 20_000;
 const WARMUP_SECONDS = 10;
 
 export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
@@ -139,8 +139,8 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   const prefill: PlannedPrefill[] = config.prefillContexts.map((context) => {
     // Prefill scouts ask for 1 output token; a prompt at the limit is trimmed to fit (see prompts.ts).
     if (mml !== null && context > mml)
-      return { context, action: 'too-long', reason: `${fmtContext(context)} exceeds max_model_len ${mml}`, withDecode: false };
-    return { context, action: 'run', reason: null, withDecode: decodeContexts.has(context) };
+      return { context, action: 'too-long', reason: `${fmtContext(context)} exceeds max_model_len ${mml}`, withDecode: false, expectedSeconds: null };
+    return { context, action: 'run', reason: null, withDecode: decodeContexts.has(context), expectedSeconds: expectedPrefillSeconds(context, []) };
   });
 
   // Order (docs/method.md): prefill scouts and the C=1 column first, then row by row.
@@ -177,13 +177,17 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   return { config, maxModelLen: mml, cells, prefill, steps, counts, etaSeconds: estimateSeconds(steps, config), warnings };
 }
 
-/** Wall-clock estimate of the given steps, seconds. */
-export function estimateSeconds(steps: readonly PlanStep[], config: ResolvedRunConfig): number {
+/** Wall-clock estimate of the given steps, seconds; prefill from the prefills measured so far, if any. */
+export function estimateSeconds(steps: readonly PlanStep[], config: ResolvedRunConfig, measured: readonly PrefillPoint[] = []): number {
   let serverSeconds = 0;
+  const scouted = new Set<number>();
   for (const s of steps) {
     if (s.kind === 'warmup') serverSeconds += WARMUP_SECONDS;
-    else if (s.kind === 'prefill') serverSeconds += s.context / GUESS_PREFILL_TOKENS_PER_SECOND + 1;
-    else serverSeconds += config.secondsPerMeasurement + CELL_OVERHEAD_SECONDS;
+    else if (s.kind === 'prefill') {
+      // A later scout of the same context re-warms a prompt the cache mostly holds: about a second.
+      serverSeconds += (scouted.has(s.context) ? 0 : (expectedPrefillSeconds(s.context, measured) ?? 0)) + 1;
+      scouted.add(s.context);
+    } else serverSeconds += config.secondsPerMeasurement + CELL_OVERHEAD_SECONDS;
   }
   return serverSeconds / config.simSpeed;
 }

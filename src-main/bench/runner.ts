@@ -14,6 +14,7 @@ import { cellKey } from '../../src-shared/cell-key';
 import { estimateSeconds } from './plan';
 import { readinessTimeoutSeconds } from './readiness';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
+import { type PrefillPoint, scoutDeadline } from './scout-deadline';
 import { ChatStream } from './stream';
 import type { BenchEvent, PlanStep, RunPlan } from './types';
 
@@ -45,6 +46,8 @@ export class Runner {
   private prompts = new Map<number, SizedPrompt>();
   /** Contexts whose scout ran on the current server (its prefix cache holds them). */
   private warmed = new Set<number>();
+  /** Cold prefills measured on this run (warm-up and first scouts): what later scouts' deadlines are scaled from. */
+  private prefillPoints: PrefillPoint[] = [];
   private checksUnavailable: string[] = [];
   private notes: string[] = [];
   private serverGone: string | null = null;
@@ -81,7 +84,7 @@ export class Runner {
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i];
       if (this.stopSignal.fired || this.serverGone) break;
-      const eta = estimateSeconds(steps.slice(i), this.plan.config);
+      const eta = estimateSeconds(steps.slice(i), this.plan.config, this.prefillPoints);
       try {
         if (step.kind === 'warmup') await this.warmup();
         else if (step.kind === 'prefill') await this.prefillStep(step.context, step.measured && !this.donePrefill.has(step.context));
@@ -89,7 +92,7 @@ export class Runner {
           decodeIndex++;
           this.host.emit({ type: 'cell-start', context: step.context, concurrency: step.concurrency, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
           const { cell, window } = await this.decodeStep(step.context, step.concurrency);
-          this.host.emit({ type: 'cell-done', cell, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config) });
+          this.host.emit({ type: 'cell-done', cell, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints) });
         }
       } catch (e) {
         // Never let one step end the run; say what happened.
@@ -230,15 +233,20 @@ export class Runner {
     await this.afterRequest(await this.oneRequest(this.requestBody(short.messages, WARMUP_DECODE_TOKENS), 120), 'the short decode warm-up');
     if (!ok()) return;
     const prefill = await this.fittingPrompt(tag('PREFILL'), WARMUP_PREFILL_CONTEXT, 1);
-    await this.afterRequest(await this.oneRequest(this.requestBody(prefill.messages, 1), readinessTimeoutSeconds(WARMUP_PREFILL_CONTEXT) * 2), 'the 8K prefill warm-up');
+    const prefillWarmup = await this.oneRequest(this.requestBody(prefill.messages, 1), readinessTimeoutSeconds(WARMUP_PREFILL_CONTEXT) * 2);
+    this.notePrefill(prefillWarmup);
+    await this.afterRequest(prefillWarmup, 'the 8K prefill warm-up');
     if (!ok()) return;
     const largest = this.largestRunnableContext();
     const maxOut = this.plan.config.maxOutputTokens;
     const long = largest > 0 ? await this.fittingPrompt(tag(`CTX ${largest}`), largest, maxOut) : short;
-    const limit = readinessTimeoutSeconds(largest) * 2;
+    // A long cold prompt on a slow card needs minutes: its deadline scales like a scout's.
+    const limit = Math.max(readinessTimeoutSeconds(largest) * 2, scoutDeadline(largest, this.prefillPoints, this.plan.config.scoutDeadline).deadlineSeconds);
     if (largest > 0) {
       this.host.emit({ type: 'phase', phase: 'warmup', message: `warming up at ${fmtContext(largest)} context` });
-      await this.afterRequest(await this.oneRequest(this.requestBody(long.messages, 1), limit), `the ${fmtContext(largest)} scout warm-up`);
+      const scout = await this.oneRequest(this.requestBody(long.messages, 1), limit);
+      this.notePrefill(scout);
+      await this.afterRequest(scout, `the ${fmtContext(largest)} scout warm-up`);
       if (!ok()) return;
     }
     const decode = await this.oneRequest(this.requestBody(long.messages, maxOut), limit, undefined, WARMUP_DECODE_SECONDS);
@@ -253,8 +261,17 @@ export class Runner {
     if (s.connectionLost) await this.handleServerDown(s.error ?? 'connection lost');
   }
 
+  /** Keep a cold prefill's time to first token (server seconds) for later scouts' deadlines. */
+  private notePrefill(s: ChatStream): void {
+    if (s.outcome !== 'done' || s.firstTokenAt < 0 || s.promptTokens <= 0) return;
+    this.prefillPoints.push({ tokens: s.promptTokens, seconds: this.clock.seconds(s.firstTokenAt - s.sentAt) });
+  }
+
   private async prefillStep(context: number, measured: boolean): Promise<void> {
-    if (measured) this.host.emit({ type: 'prefill-start', context });
+    // A cold scout's deadline scales with the prefill speed measured so far (slow cards need minutes at 256K).
+    const cold = !this.warmed.has(context);
+    const { expectedSeconds, deadlineSeconds } = scoutDeadline(context, this.prefillPoints, this.plan.config.scoutDeadline);
+    if (measured) this.host.emit({ type: 'prefill-start', context, expectedSeconds, deadlineSeconds });
     const down = await this.checkServer();
     if (down) {
       if (measured) this.host.emit({ type: 'prefill-done', result: unmeasuredPrefill(context, 'error', down) });
@@ -269,7 +286,8 @@ export class Runner {
       return;
     }
     await idleGate({ http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock }, this.stopSignal, 30);
-    const s = await this.oneRequest(this.requestBody(prompt.messages, 1), readinessTimeoutSeconds(context) * 2);
+    const s = await this.oneRequest(this.requestBody(prompt.messages, 1), deadlineSeconds);
+    if (cold) this.notePrefill(s);
     if (s.outcome === 'done') this.warmed.add(context);
     if (!measured) {
       await this.afterRequest(s, `the ${fmtContext(context)} cache warm-up`);

@@ -22,6 +22,7 @@ import { planRun } from './plan';
 import type { BenchEvent, RunConfigInput, RunOutcome, RunPlan } from './types';
 import type { WorkerMessage } from './worker-protocol';
 import { forkLauncher, type WorkerLauncher } from './worker-transport';
+import { hasExtension } from '../runtime/text';
 
 export interface StartRunOptions {
   /** The server to measure (from probeServer in attach mode, or the supervisor's 'ready'). */
@@ -162,7 +163,7 @@ export function startRun(opts: StartRunOptions): RunHandle {
         opts.onEvent({ type: 'saved', file: sessionFile });
         return true;
       }
-      const fallback = join(tmpdir(), basename(sessionFile).endsWith('.json') ? basename(sessionFile) : `${basename(sessionFile)}.speedmatrix.json`);
+      const fallback = join(tmpdir(), hasExtension(sessionFile, '.json') ? basename(sessionFile) : `${basename(sessionFile)}.speedmatrix.json`);
       if (fallback === sessionFile) {
         opts.onEvent({ type: 'error', message: `${res.error} Results are kept in memory.` });
         return false;

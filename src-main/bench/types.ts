@@ -4,6 +4,7 @@
  * (BenchEvent). These cross the worker-process boundary, so they are plain JSON data.
  */
 import type { CellStatus, DecodeCell, KvBudget, PrefillResult, Session } from '../../src-shared/session/schema';
+import type { ScoutDeadlineLimits } from './scout-deadline';
 
 export type TokenTargeting = 'exact' | 'estimate';
 
@@ -37,6 +38,11 @@ export interface RunConfigInput {
   runTag?: string;
   /** Seconds without a token before a stream counts as stalled (Error). Default 30. */
   stallSeconds?: number;
+  /**
+   * Limits of a prefill scout's deadline (server seconds): twice the time expected from the prefills measured at
+   * smaller contexts, at least `floorSeconds` (default 120) and at most `capSeconds` (default 3600).
+   */
+  scoutDeadline?: Partial<ScoutDeadlineLimits>;
 }
 
 /** The resolved run configuration: every default filled in. */
@@ -52,6 +58,7 @@ export interface ResolvedRunConfig {
   warmup: boolean;
   runTag: string;
   stallSeconds: number;
+  scoutDeadline: ScoutDeadlineLimits;
 }
 
 /** What the plan says about one decode cell before the run. */
@@ -73,6 +80,8 @@ export interface PlannedPrefill {
   reason: string | null;
   /** True when decode cells of this context follow the scout. */
   withDecode: boolean;
+  /** Expected seconds of the scout before anything is measured (a guessed prefill speed); null when it does not run. */
+  expectedSeconds: number | null;
 }
 
 /** One step of the run, in the order it runs (docs/method.md, "Order of a run"). */
@@ -123,7 +132,14 @@ export type BenchEvent =
       /** The measurement window in wall-clock epoch milliseconds (for telemetry and ground truth); null when none. */
       window?: { startMs: number; endMs: number } | null;
     }
-  | { type: 'prefill-start'; context: number }
+  | {
+      type: 'prefill-start';
+      context: number;
+      /** Expected seconds to the first token, from the prefills measured so far (null: nothing to go by yet). */
+      expectedSeconds?: number | null;
+      /** When the client gives up on it. */
+      deadlineSeconds?: number;
+    }
   | { type: 'prefill-done'; result: PrefillResult }
   | { type: 'server-down'; message: string }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }

@@ -14,6 +14,7 @@ import { writeSessionFile } from '../session/write';
 import type { CoreEvents } from './emitter';
 import type { RecentFiles } from './recent-files';
 import { UserError } from './user-error';
+import { hasExtension } from '../runtime/text';
 
 export interface Dialogs {
   /** A path to open, or null when the person cancelled. */
@@ -133,7 +134,7 @@ export class SessionControl {
     if (!session) throw new UserError('There is nothing to save yet: run a matrix or open a session first.');
     let target = path ?? (forceAsk ? null : this.file);
     if (!target) target = await this.ask(() => this.dialogs?.chooseSavePath(this.defaultName(), 'session') ?? Promise.resolve(null), 'Saving needs a path here: there is no file dialog.');
-    if (!target.endsWith('.json')) target += SESSION_EXTENSION;
+    if (!hasExtension(target, '.json')) target += SESSION_EXTENSION;
     const res = await writeSessionFile(target, session);
     if (!res.ok) {
       this.saveError = `${res.error} Your results are still open here; use Save As to choose another place.`;
@@ -152,7 +153,7 @@ export class SessionControl {
   defaultName(ext = SESSION_EXTENSION): string {
     const s = this.session;
     const known = this.file ?? this.sourceName;
-    if (known) return basename(known).replace(/\.speedmatrix\.json$|\.json$|\.txt$|\.md$/, '') + ext;
+    if (known) return basename(known).replace(/\.speedmatrix\.json$|\.json$|\.txt$|\.md$/i, '') + ext;
     const model = s?.server.servedModel ?? s?.server.model ?? 'session';
     const gpu = s?.hardware.gpus[0]?.name ?? (s?.simulated ? 'simulated' : '');
     const slug = `${model}${gpu ? `-${gpu}` : ''}`

@@ -26,10 +26,11 @@ describe('leftovers of a process group', () => {
     const leader = spawn(process.execPath, ['-e', "require('child_process').spawn(process.execPath, ['-e', 'setTimeout(()=>{}, 30000)', 'orphan-marker'], {stdio:'ignore'}); setTimeout(()=>process.exit(0), 200)"], { detached: true, stdio: 'ignore' });
     const pgid = leader.pid!;
     await new Promise((r) => leader.once('exit', r));
-    const found = await findLeftovers(pgid, [], '/nonexistent/nvidia-smi');
+    const { found, unchecked } = await findLeftovers(pgid, [], { nvidiaSmi: '/nonexistent/nvidia-smi' });
+    expect(unchecked).toBeNull();
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ command: expect.stringContaining('orphan-marker'), seenIn: 'process-table', gpuMemoryBytes: null });
-    expect(await endLeftovers(pgid, found, 3000, '/nonexistent/nvidia-smi')).toEqual([]);
+    expect(await endLeftovers(pgid, found, 3000, { nvidiaSmi: '/nonexistent/nvidia-smi' })).toEqual({ found: [], unchecked: null });
     expect(alive(found[0].pid)).toBe(false);
   });
 
