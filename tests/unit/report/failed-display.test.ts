@@ -29,6 +29,8 @@ describe('failed requests beside the figure', () => {
     expect(withFailed('1,234.5', 1_200)).toBe('1,234.5 (1,200 failed)');
     expect(withFailed('1,234.5', 0)).toBe('1,234.5');
     expect(withFailed('1,234.5', undefined)).toBe('1,234.5');
+    // No figure (an Error cell), no count beside it: the reason says how many failed.
+    expect(withFailed('—', 9)).toBe('—');
   });
 
   it('Markdown shows it in the matrix and the All measurements table, and Stream stalled keeps its figure with the word', () => {
@@ -43,6 +45,8 @@ describe('failed requests beside the figure', () => {
     const html = renderHtmlReport(sessionWithFailures());
     expect(html).toContain('1,234.5 (2 failed)');
     expect(html).toContain('Stream stalled');
+    // In the heatmap the second line of a kept figure is its status word, whatever the status.
+    expect(html).toMatch(/2,262\.4<\/text><text[^>]*>Stream stalled</);
   });
 
   it('the app’s heatmap and measurements table show the same words', () => {
