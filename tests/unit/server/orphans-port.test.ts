@@ -36,8 +36,12 @@ describe('leftovers of a process group', () => {
 
   it('processTree follows children by parent link', async () => {
     const p = spawn(process.execPath, ['-e', "require('child_process').spawn(process.execPath, ['-e','setTimeout(()=>{},5000)'],{stdio:'ignore', detached:true}); setTimeout(()=>{},5000)"], { detached: true, stdio: 'ignore' });
-    await new Promise((r) => setTimeout(r, 300));
-    const tree = await processTree(p.pid!);
+    // The grandchild needs a Node start-up of its own: wait for it (bounded) rather than a fixed time.
+    let tree = await processTree(p.pid!);
+    for (let waited = 0; tree.length < 2 && waited < 10_000; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      tree = await processTree(p.pid!);
+    }
     expect(tree.length).toBe(2);
     for (const t of tree) process.kill(t.pid, 'SIGKILL');
   });
