@@ -49,7 +49,7 @@ describe('PowerShell quoting', () => {
 describe('what a local launch can do on each OS', () => {
   it('Windows: vLLM native and in Docker get a note pointing to Attach to URL; the simulator and custom commands none', () => {
     expect(localLaunchNote('vllm-native', 'win32')).toBe(
-      'vLLM does not run natively on Windows, so it cannot be launched here (only inside WSL 2). Run vLLM on a Linux GPU machine and benchmark it from here with "Attach to URL" (or `speedmatrix run --url`).',
+      'vLLM does not run natively on Windows, so it cannot be launched here (only inside WSL 2). Run vLLM on a Linux GPU machine and benchmark it from here with "Attach to URL" (in the CLI: speedmatrix run --url).',
     );
     expect(localLaunchNote('vllm-docker', 'win32')).toMatch(/^vLLM's Docker image needs NVIDIA GPUs under Linux: on Windows only Docker Desktop with the WSL 2 backend .*"Attach to URL"/);
     expect(localLaunchNote('simulator', 'win32')).toBeNull();
