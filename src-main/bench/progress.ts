@@ -85,7 +85,7 @@ export class ProgressPrinter {
         break;
       }
       case 'prefill-start':
-        this.current = `prefill ${fmtContext(e.context)}`;
+        this.current = `prefill ${fmtContext(e.context)}${scoutTimes(e.expectedSeconds, e.deadlineSeconds)}`;
         this.live = '';
         this.draw(true);
         break;
@@ -153,4 +153,11 @@ export class ProgressPrinter {
     this.out.write(`\r\x1b[2K${text.slice(0, width)}`);
     this.barShown = true;
   }
+}
+
+/** "  (expected about 7 min 00 s, gives up after 14 min 00 s)" for a scout; empty when nothing is known. */
+function scoutTimes(expected: number | null | undefined, deadline: number | undefined): string {
+  if (deadline === undefined) return '';
+  const about = expected !== null && expected !== undefined ? `expected about ${fmtDuration(expected)}, ` : '';
+  return `  (${about}gives up after ${fmtDuration(deadline)})`;
 }

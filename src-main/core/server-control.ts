@@ -6,6 +6,7 @@
 import { createServer } from 'node:net';
 import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../../src-shared/ipc/contract';
 import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServer, type LeftoverProcess, type ServerTarget, type StartupFailure } from '../server';
+import { isPortFree } from '../server/port';
 import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import type { CoreEvents } from './emitter';
 import { copiesAsPowerShell, localLaunchNote } from '../server/platform-support';
@@ -14,7 +15,7 @@ import { formToLaunch } from './server-form';
 import { UserError } from './user-error';
 
 const LOG_FLUSH_MS = 100;
-const IDLE: ServerSnapshot = { state: 'idle', kind: null, display: '', startedAt: null, progress: null, ready: null, failure: null };
+const IDLE: ServerSnapshot = { state: 'idle', kind: null, display: '', startedAt: null, progress: null, ready: null, failure: null, seq: 0 };
 
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -37,6 +38,7 @@ export class ServerControl {
   private pendingLog: string[] = [];
   private logTimer: ReturnType<typeof setTimeout> | null = null;
   private attachLog: string[] = [];
+  private auto: { host: string; port: number } | null = null;
 
   constructor(
     private readonly events: CoreEvents,
@@ -55,11 +57,11 @@ export class ServerControl {
     return this.supervisor ? this.supervisor.logTail(5000) : [...this.attachLog];
   }
 
-  preview(form: ServerForm): CommandPreview {
+  async preview(form: ServerForm): Promise<CommandPreview> {
     if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {}, powershell: null, platformNote: null };
     const platform = this.opts.platform ?? process.platform;
     const platformNote = localLaunchNote(form.kind, platform);
-    const launch = formToLaunch(form, form.port ?? LAUNCH_DEFAULTS.port);
+    const launch = formToLaunch(form, form.port ?? (await this.autoPort(form.host)));
     if (!launch.ok) throw new UserError(launch.error);
     let built;
     try {
@@ -99,8 +101,19 @@ export class ServerControl {
     return this.snap;
   }
 
+  /**
+   * The port "auto" means: chosen free once, so the preview shows the port the start will use;
+   * chosen again only when something else took it meanwhile.
+   */
+  private async autoPort(host: string): Promise<number> {
+    const h = host.trim() || LAUNCH_DEFAULTS.host;
+    if (this.auto && this.auto.host === h && (await isPortFree(h, this.auto.port))) return this.auto.port;
+    this.auto = { host: h, port: await freePort(h) };
+    return this.auto.port;
+  }
+
   private async launch(form: ServerForm): Promise<ServerSnapshot> {
-    const port = form.port ?? (await freePort(form.host || '127.0.0.1'));
+    const port = form.port ?? (await this.autoPort(form.host));
     const launch = formToLaunch(form, port);
     if (!launch.ok) throw new UserError(launch.error);
     const sup = new Supervisor();
@@ -206,7 +219,7 @@ export class ServerControl {
   }
 
   private set(s: ServerSnapshot): void {
-    this.snap = s;
+    this.snap = { ...s, seq: this.snap.seq + 1 };
     this.events.emit('server:state', s);
   }
 

@@ -38,7 +38,7 @@ export function htmlDocument(title: string, body: string): string {
   ].join('\n');
 }
 
-const STATUS_CLASS: Record<string, string> = { Looped: 'looped', Error: 'error', 'Requests queued': 'queued' };
+const STATUS_CLASS: Record<string, string> = { Looped: 'looped', Error: 'error', 'Requests queued': 'queued', 'Stream stalled': 'queued' };
 
 /** A table; `statusColumn` gets a class per status word so it can be coloured. */
 export function htmlTable(t: TableModel, className = '', statusColumn = -1, diffRows: ReadonlySet<number> = new Set()): string {

@@ -102,9 +102,29 @@ function secondsPerToken(profile: Profile, n: number): number {
   return Math.max(s0 + ((s1 - s0) * (n - x0)) / (x1 - x0), 1e-12);
 }
 
-/** Seconds of API-server work (tokenising, templating) before a prompt of n tokens reaches the engine. */
+/** The profile's TTFT of a lone cached prompt of n tokens (linear between its points and beyond), if it states one. */
+export function statedCachedTtftSeconds(profile: Profile, n: number): number | undefined {
+  const c = profile.cachedPrompt?.ttft;
+  if (!c) return undefined;
+  if (c.length === 1) return c[0][1];
+  let i = 1;
+  while (i < c.length - 1 && c[i][0] < n) i++;
+  const [x0, y0] = c[i - 1];
+  const [x1, y1] = c[i];
+  return Math.max(0, y0 + ((y1 - y0) * (n - x0)) / (x1 - x0));
+}
+
+/**
+ * Seconds of work before a prompt of n tokens reaches the engine (API server: tokenising, templating). With the
+ * profile's cached-prompt TTFT, it is that TTFT less the curve's time for the last block, which a cached prompt
+ * still computes; else the frontend's base + per 1,000 tokens.
+ */
 export function frontendSeconds(profile: Profile, n: number): number {
-  return (profile.frontend.baseMs + (profile.frontend.perKiloTokenMs * n) / 1000) / 1000;
+  const stated = statedCachedTtftSeconds(profile, n);
+  const f = profile.frontend;
+  if (stated === undefined) return ((f.baseMs ?? 0) + ((f.perKiloTokenMs ?? 0) * n) / 1000) / 1000;
+  const last = Math.min(n, 16);
+  return Math.max(0, stated - (n * secondsPerToken(profile, n) - (n - last) * secondsPerToken(profile, n - last)));
 }
 
 /** The part of the frontend that runs on the one API-server event loop, one request at a time (<= the whole). */

@@ -36,7 +36,14 @@ export interface Profile {
    * Of it, `serialBaseMs + serialPerKiloTokenMs` per 1,000 tokens runs on the one API-server event loop, one request
    * at a time (why TTFT grows with concurrency); the rest overlaps (default: all of it overlaps).
    */
-  frontend: { baseMs: number; perKiloTokenMs: number; serialBaseMs?: number; serialPerKiloTokenMs?: number };
+  frontend: { baseMs?: number; perKiloTokenMs?: number; serialBaseMs?: number; serialPerKiloTokenMs?: number };
+  /**
+   * [prompt tokens, seconds], ascending: TTFT of a lone request whose prompt is already in the prefix cache, as a
+   * client measures it (a decode cell at concurrency 1 after its scout). Linear between points and beyond the ends.
+   * It sets the frontend time (the time before the engine computes the prompt's last block); without it, the
+   * frontend's baseMs + perKiloTokenMs do.
+   */
+  cachedPrompt?: { ttft: [number, number][] };
   /** [prompt tokens, tok/s of a lone prefill of that length, as a client measures it: frontend included], ascending. */
   prefill: { curve: [number, number][] };
   /**
@@ -56,9 +63,6 @@ export interface Profile {
   output: { naturalMedianTokens: number };
 }
 
-export const BUILTIN_PROFILES: Record<string, Profile> = Object.fromEntries(
-  [fara, consumer, h200, firehose].map((p) => [p.name, p as Profile]),
-);
 export const DEFAULT_PROFILE = 'rtx-pro-6000-fara-4b-bf16';
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -87,9 +91,18 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
     return bad('prefill.curve', 'a list of [tokens, tok/s] pairs');
   }
   for (let i = 1; i < c.length; i++) if (c[i][0] <= c[i - 1][0]) return bad('prefill.curve', 'sorted by tokens, ascending');
-  if (p.frontend !== undefined && (!num(p.frontend.baseMs) || !num(p.frontend.perKiloTokenMs))) return bad('frontend', '{baseMs, perKiloTokenMs}');
+  if (p.frontend !== undefined && !p.cachedPrompt && (!num(p.frontend.baseMs) || !num(p.frontend.perKiloTokenMs))) {
+    return bad('frontend', '{baseMs, perKiloTokenMs} (or give cachedPrompt.ttft)');
+  }
   if (p.frontend && [p.frontend.serialBaseMs, p.frontend.serialPerKiloTokenMs].some((v) => v !== undefined && !num(v))) {
     return bad('frontend.serialBaseMs/serialPerKiloTokenMs', 'numbers');
+  }
+  const cached = p.cachedPrompt?.ttft;
+  if (p.cachedPrompt !== undefined) {
+    if (!Array.isArray(cached) || cached.length === 0 || !cached.every((pt) => Array.isArray(pt) && num(pt[0]) && num(pt[1]) && pt[1] >= 0)) {
+      return bad('cachedPrompt.ttft', 'a list of [tokens, seconds] pairs');
+    }
+    for (let i = 1; i < cached.length; i++) if (cached[i][0] <= cached[i - 1][0]) return bad('cachedPrompt.ttft', 'sorted by tokens, ascending');
   }
   const d = p.decode;
   for (const k of ['baseMs', 'perSeqMs', 'perSeqSquaredMs', 'perKiloTokenMs', 'batchExponent'] as const) {
@@ -109,6 +122,15 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
     frontend: p.frontend ?? { baseMs: 0, perKiloTokenMs: 0 },
   });
 }
+
+/** The built-in profiles, checked and with their defaults filled in like a user's file. */
+export const BUILTIN_PROFILES: Record<string, Profile> = Object.fromEntries(
+  [fara, consumer, h200, firehose].map((raw) => {
+    const r = checkProfile(raw, raw.name);
+    if (!r.ok) throw new Error(r.error);
+    return [r.data.name, r.data];
+  }),
+);
 
 /** `--sim-profile NAME|FILE`. */
 export function loadProfile(nameOrFile: string): Result<Profile> {

@@ -6,10 +6,10 @@
 import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/schema';
 import { STATUS_WORDS } from '../session/schema';
 import { cellKey } from '../cell-key';
-import { NONE, fmtContext, fmtMs, fmtTokPerSec } from './format';
+import { NONE, fmtContext, fmtMs, fmtTokPerSec, withFailed } from './format';
 
 /** Statuses whose figures are kept and shown (Requests queued keeps its figure, with the word). */
-export const HAS_FIGURES: ReadonlySet<CellStatus> = new Set<CellStatus>(['valid', 'queued']);
+export const HAS_FIGURES: ReadonlySet<CellStatus> = new Set<CellStatus>(['valid', 'queued', 'stalled']);
 
 export interface MatrixCellView {
   context: number;
@@ -23,7 +23,7 @@ export interface MatrixCellView {
   text: string;
   /** Second line: "37 ms TTFT", or "" when there is none. */
   detail: string;
-  /** A word shown beside the figures: "Requests queued", or null. */
+  /** A word shown beside the figures: "Requests queued", "Stream stalled", or null. */
   flag: string | null;
   /** One-line description for tooltips and SVG <title>. */
   title: string;
@@ -66,9 +66,9 @@ export function cellView(context: number, concurrency: number, cell: DecodeCell 
     return { context, concurrency, status: cell.status, value: null, ttftSeconds: null, text: word, detail: '', flag: null, title: `${where}: ${word}${why}` };
   }
   const ttft = cell.ttft?.p50 ?? null;
-  const text = fmtTokPerSec(cell.totalTokensPerSecond);
+  const text = withFailed(fmtTokPerSec(cell.totalTokensPerSecond), cell.failedRequests);
   const detail = ttft === null ? '' : `${fmtMs(ttft)} TTFT`;
-  const flag = cell.status === 'queued' ? word : null;
+  const flag = cell.status === 'valid' ? null : word;
   return {
     context,
     concurrency,

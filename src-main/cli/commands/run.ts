@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadForResume, startRun } from '../../bench/start-run';
+import { nothingToRun, planRun, tooLongReason } from '../../bench/plan';
 import { ProgressPrinter } from '../../bench/progress';
 import type { RunConfigInput, TokenTargeting } from '../../bench/types';
 import { detectHardware, GpuTelemetry } from '../../hardware';
@@ -324,9 +325,17 @@ export async function runCommand(cmd: string[], flags: RunFlags): Promise<number
     }
     if (target.simulated && !hardware) hardware = simulatedHardware('simulated');
     const mml = target.maxModelLen;
-    for (const c of config.contexts ?? []) {
-      if (mml !== null && c + (config.maxOutputTokens ?? 4096) > mml)
-        say(`note: context ${fmtCount(c)} + ${fmtCount(config.maxOutputTokens ?? 4096)} output tokens is over max_model_len ${fmtCount(mml)}: those cells are marked Too long and not run.`);
+    if (!flags.resume) {
+      const plan = planRun(config, target);
+      for (const c of plan.config.contexts) {
+        const tooLong = tooLongReason(c, plan.config.maxOutputTokens, mml);
+        if (tooLong) say(`note: ${tooLong}: those cells are marked Too long and not run.`);
+      }
+      const nothing = nothingToRun(plan);
+      if (nothing) {
+        err(nothing);
+        return 1;
+      }
     }
 
     const sessionFile = flags.resume ? resolve(flags.resume) : resolve(flags.out ?? defaultSessionFile(target.model, target.simulated));

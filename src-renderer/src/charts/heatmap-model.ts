@@ -6,7 +6,7 @@ import { cellKey } from '@shared/cell-key';
 import type { PlanCell } from '@shared/ipc/contract';
 import type { CellStatus, DecodeCell } from '@shared/session/schema';
 import { HAS_FIGURES } from '@shared/report/matrix-model';
-import { NONE, fmtMs, fmtTokPerSec, statusWord } from '../format';
+import { NONE, fmtMs, fmtTokPerSec, statusWord, withFailed } from '../format';
 
 export interface HeatCell {
   key: string;
@@ -87,7 +87,7 @@ export function buildHeatmap(
           kind: 'value',
           status: cell.status,
           flag: cell.status === 'valid' ? null : statusWord(cell.status),
-          line1: `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s`,
+          line1: withFailed(`${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s`, cell.failedRequests),
           line2: cell.ttft ? `${fmtMs(cell.ttft.p50)} TTFT` : NONE,
           background: rampColor(t),
           foreground: textOn(t),
@@ -105,6 +105,6 @@ export function buildHeatmap(
       return { ...base, kind: planned ? 'planned' : 'empty', status: null, line1: '', line2: '', flag: null, background: null, foreground: null };
     }),
   );
-  const order: CellStatus[] = ['looped', 'over-capacity', 'too-long', 'queued', 'error', 'cancelled', 'skipped'];
+  const order: CellStatus[] = ['looped', 'over-capacity', 'too-long', 'queued', 'stalled', 'error', 'cancelled', 'skipped'];
   return { contexts: [...contexts].sort((a, b) => a - b), concurrency: [...concurrency].sort((a, b) => a - b), rows, min, max, statusesShown: order.filter((s) => shown.has(s)) };
 }

@@ -236,6 +236,16 @@ export async function exportReport(format: ExportFormat): Promise<void> {
   } else if (r.error !== CANCELLED) st().pushNotice({ level: 'error', message: r.error });
 }
 
+/** Copy through main's clipboard (the app grants the page no clipboard permission); a failure is said, not swallowed. */
+export async function copyText(text: string): Promise<boolean> {
+  const r = await call(bridgeOrThrow().writeClipboard(text));
+  if (r.ok) return true;
+  // The browser test harness has no main process: the page's own clipboard, where the browser allows it.
+  if (await navigator.clipboard?.writeText(text).then(() => true, () => false)) return true;
+  st().pushNotice({ level: 'error', message: `Could not copy: ${r.error}` });
+  return false;
+}
+
 export function runMenuCommand(cmd: MenuCommand): void {
   switch (cmd) {
     case 'open':

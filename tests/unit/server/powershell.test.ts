@@ -64,18 +64,18 @@ describe('what a local launch can do on each OS', () => {
 
 describe('the Server form preview carries the note and the PowerShell line', () => {
   const form = { ...FORM_DEFAULTS, kind: 'vllm-native' as const, model: 'Qwen/Qwen3-8B', gpus: '0,1', apiKey: 'sk-test-abcdef123456', port: 8000 };
-  it('on Windows', () => {
-    const p = new ServerControl(new CoreEvents(), { platform: 'win32' }).preview(form);
+  it('on Windows', async () => {
+    const p = await new ServerControl(new CoreEvents(), { platform: 'win32' }).preview(form);
     expect(p.platformNote).toBe(localLaunchNote('vllm-native', 'win32'));
     expect(p.powershell).toBe(displayAsPowerShell(p.display));
     expect(p.powershell).toMatch(/^\$env:CUDA_VISIBLE_DEVICES = '0,1'; \$env:VLLM_API_KEY = '<redacted>'; .*vllm serve Qwen\/Qwen3-8B .*--port 8000/);
     expect(p.powershell).not.toContain('sk-test-abcdef123456');
   });
-  it('on macOS and Linux: no PowerShell; the note on macOS only', () => {
-    const mac = new ServerControl(new CoreEvents(), { platform: 'darwin' }).preview(form);
+  it('on macOS and Linux: no PowerShell; the note on macOS only', async () => {
+    const mac = await new ServerControl(new CoreEvents(), { platform: 'darwin' }).preview(form);
     expect(mac.powershell).toBeNull();
     expect(mac.platformNote).toBe(localLaunchNote('vllm-native', 'darwin'));
-    const linux = new ServerControl(new CoreEvents(), { platform: 'linux' }).preview(form);
+    const linux = await new ServerControl(new CoreEvents(), { platform: 'linux' }).preview(form);
     expect([linux.powershell, linux.platformNote]).toEqual([null, null]);
   });
 });

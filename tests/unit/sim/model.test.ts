@@ -127,6 +127,13 @@ describe('profile (b) consumer-12gb-4b-int4 matches the issue’s figures', () =
     expect(total(65536, 8)).toBeLessThan(3 * total(65536, 1));
     expect(total(100, 8) / total(100, 4)).toBeGreaterThan(1.6);
   });
+  it('a decode cell’s TTFT after its scout like the real card: 85 ms with a short prompt, 1.3 to 1.5 s from 16K to 64K', () => {
+    near(predict(p, 60, 1, held).cachedTtftSeconds, 0.085, 0.05);
+    near(predict(p, 16384, 1, held).cachedTtftSeconds, 1.3, 0.02);
+    near(predict(p, 65536, 1, held).cachedTtftSeconds, 1.5, 0.02);
+    // A cold prompt still takes the prefill curve's time: the cached-prompt cost is part of it, not added to it.
+    near(predict(p, 16384, 1, held).prefillTokPerSec, 2084, 0.02);
+  });
   it('a KV cache of twice the bytes per token (fp8) makes long-context decode slower', () => {
     const fp8 = predict(p, 65536, 4, { ...held, kvCacheDtype: 'fp8' }).decodeTotalTokPerSec;
     expect(fp8).toBeLessThan(0.8 * predict(p, 65536, 4, held).decodeTotalTokPerSec);
@@ -239,6 +246,13 @@ describe('serve argv', () => {
 });
 
 describe('profiles', () => {
+  it('a cached-prompt TTFT curve out of order is refused with the field named', () => {
+    const bad = { ...structuredClone(fara), cachedPrompt: { ttft: [[16384, 1.3], [0, 0.085]] } };
+    expect(checkProfile(bad, 'x.json')).toEqual({ ok: false, error: expect.stringMatching(/field cachedPrompt\.ttft must be sorted/) });
+    const noBandwidth = structuredClone(BUILTIN_PROFILES['consumer-12gb-4b-int4']);
+    delete noBandwidth.gpu.memoryBandwidthGBps;
+    expect(checkProfile(noBandwidth, 'y.json')).toEqual({ ok: false, error: expect.stringMatching(/field gpu\.memoryBandwidthGBps/) });
+  });
   it('every built-in profile passes the checks and a bad file gets a clear error', () => {
     for (const p of Object.values(BUILTIN_PROFILES)) expect(checkProfile(p, p.name).ok).toBe(true);
     expect(checkProfile({ name: 'x' }, 'x.json')).toEqual({ ok: false, error: expect.stringMatching(/field gpu\.memoryGiB/) });

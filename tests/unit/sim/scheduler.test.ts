@@ -4,7 +4,7 @@ import { request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { prefillSeconds } from '../../../src-main/sim/model';
+import { predict, prefillSeconds } from '../../../src-main/sim/model';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
 import { startSim, type SimHandle } from '../../helpers/sim';
 import { chatBody, filler, getJson, metric, post, scrape } from './client';
@@ -151,6 +151,29 @@ describe('timing', () => {
     expect(ttfts[4]).toBeLessThan(403 * 1.5);
   });
 
+  it('consumer card: a decode cell’s first batch after its 16K scout waits about 1.3 s, alone and eight together, as the model says', async () => {
+    const speed = 4;
+    const consumer = BUILTIN_PROFILES['consumer-12gb-4b-int4'];
+    const h = await sim({ profile: consumer.name, debug: true, speed, args: ['--max-model-len', '32768', '--disable-uvicorn-access-log'] });
+    const body = { prompt: filler(16384 - 1, 5), max_tokens: 4, ignore_eos: true, stream: true };
+    await post(`${h.url}/v1/completions`, body); // the scout
+    const firstBatch = async (c: number) => {
+      await fetch(`${h.url}/sim/requests`, { method: 'DELETE' });
+      await Promise.all(Array.from({ length: c }, () => post(`${h.url}/v1/completions`, body)));
+      const recs = (await getJson(`${h.url}/sim/requests`)).json.requests;
+      expect(recs.every((r: any) => r.cached_prompt_tokens >= 16384 - 16)).toBe(true);
+      const ttfts = recs.map((r: any) => ((r.first_token_ms - r.arrival_ms) * speed) / 1000).sort((a: number, b: number) => a - b);
+      return ttfts[(c - 1) >> 1] as number;
+    };
+    for (const c of [1, 8]) {
+      const want = predict(consumer, 16384, c).concurrentCachedTtftSeconds;
+      expect(want).toBeGreaterThan(1.25);
+      const got = await firstBatch(c);
+      expect(got, `C=${c}`).toBeGreaterThan(want * 0.95);
+      expect(got, `C=${c}`).toBeLessThan(want * 1.15);
+    }
+  });
+
   it('a long prefill is chunked and interleaved with decode, not blocking it', async () => {
     const h = await sim({ debug: true, speed: 5, args: ['--max-model-len', '131072'] });
     const a = post(`${h.url}/v1/completions`, { prompt: filler(200, 1), max_tokens: 300, ignore_eos: true, stream: true });
@@ -224,7 +247,7 @@ describe('abort on disconnect', () => {
       await expect.poll(async () => (rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0])?.scheduled_ms ?? null, { timeout: 10_000, interval: 20 }).not.toBeNull();
       const chunkEnd = (k: number) => rec.scheduled_ms + prefillSeconds(consumer, 0, (k + 1) * chunk) * 1000;
       const chunkMs = chunkEnd(3) - chunkEnd(2);
-      expect(chunkMs).toBeGreaterThan(800); // one chunk of this prompt takes about a second on this card
+      expect(chunkMs).toBeGreaterThan(500); // long enough to leave in the middle of it and look (about 0.8 s here)
       // Leave in the middle of the fourth chunk.
       await new Promise((r) => setTimeout(r, chunkEnd(3) - chunkMs / 2 - Date.now()));
       const closedAt = Date.now();

@@ -14,11 +14,13 @@ import {
   fmtMs,
   fmtMsPrecise,
   fmtPercent,
+  fmtQueueEvidence,
   fmtSeconds,
   fmtTemperature,
   fmtWatts,
   statusWord,
   tokPerSec,
+  withFailed,
 } from '../../format';
 import { useApp } from '../../store';
 import { fetchCellRequests } from '../../store/actions';
@@ -82,8 +84,12 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
         <Block
           title="Figures"
           rows={[
-            ['Total', tokPerSec(cell.totalTokensPerSecond)],
+            ['Total', withFailed(tokPerSec(cell.totalTokensPerSecond), cell.failedRequests)],
             ['Per request', tokPerSec(cell.perRequestTokensPerSecond)],
+            ['Fair share (total / requests)', tokPerSec(cell.fairShareTokensPerSecond)],
+            ['Failed requests', cell.failedRequests != null ? `${fmtCount(cell.failedRequests)} of ${fmtCount(cell.windowRequests)}` : NONE],
+            ['Queue (once a second)', fmtQueueEvidence(cell.queueEvidence)],
+            ['Longest stall', cell.stall ? `${fmtSeconds(cell.stall.gapSeconds)} (over ${fmtSeconds(cell.stall.thresholdSeconds)})` : NONE],
             ['TTFT', stats(cell.ttft, fmtMs)],
             ['Time between tokens', stats(cell.timeBetweenTokens, fmtMsPrecise)],
             ['Completed requests', fmtCount(cell.completedRequests)],

@@ -127,12 +127,13 @@ export function RunView() {
       <RunProgressBar />
       <LiveLine />
 
-      <div className="two-col">
-        <section>
+      {/* The heatmap takes the width it needs; the prefill chart sits beside it only when there is room. */}
+      <div className="run-charts">
+        <section className="run-heatmap" data-testid="run-heatmap">
           <h2>{running || hasCells ? 'Sustained decode' : 'Plan'}</h2>
           <LiveHeatmap contexts={form.contexts} concurrency={form.concurrency} />
         </section>
-        <section>
+        <section className="run-prefill">
           <h2>Prefill</h2>
           <LivePrefill />
         </section>
