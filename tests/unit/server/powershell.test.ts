@@ -79,3 +79,17 @@ describe('the Server form preview carries the note and the PowerShell line', () 
     expect([linux.powershell, linux.platformNote]).toEqual([null, null]);
   });
 });
+
+describe('a running server on Windows', () => {
+  it('its snapshot carries the running command as PowerShell, for Copy while it runs', async () => {
+    const control = new ServerControl(new CoreEvents(), { platform: 'win32', stopTimeoutMs: 5000 });
+    try {
+      const snap = await control.start({ ...FORM_DEFAULTS, kind: 'simulator', simSpeed: 20, simLoadSeconds: 0.2, port: null });
+      expect(snap.display).toMatch(/^speedmatrix sim serve /);
+      expect(snap.powershell).toBe(displayAsPowerShell(snap.display));
+      expect(snap.powershell).toMatch(/^speedmatrix sim serve /);
+    } finally {
+      await control.stop();
+    }
+  }, 60_000);
+});
