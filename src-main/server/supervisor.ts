@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
+import type { ServerState } from '../../src-shared/ipc/contract';
 import { fail, ok, type Result } from '../../src-shared/result';
 import { redactText } from '../../src-shared/session/secrets';
 import { executableNotFound, portBusy, readyTimeout, recognizeStartupFailure, type StartupFailure } from './failures';
@@ -22,7 +23,8 @@ import { processControl, type ProcessControl } from '../os/process-control';
 import type { ServerTarget } from './target';
 import { runCommand } from '../os/run-command';
 
-export type SupervisorState = 'idle' | 'starting' | 'ready' | 'stopping' | 'exited' | 'failed';
+/** The contract's ServerState: one definition for the supervisor, the core and the page. */
+export type SupervisorState = ServerState;
 
 /**
  * Every state change the supervisor may make. A start can fail before it is ready, stopping

@@ -1,5 +1,5 @@
 /**
- * SIGKILL of the server's leader while the app runs it (issue 9): the orphaned engine process
+ * SIGKILL of the server's leader while the app runs it: the orphaned engine process
  * is found and reported by pid (the Server view's failure, a notice and the 'server:orphans'
  * event) but left running until the person chooses: server:end-orphans ends it and says what
  * was ended; Stop then says nothing was left behind. A crash whose orphans are left alone is

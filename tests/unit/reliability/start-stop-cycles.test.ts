@@ -1,5 +1,5 @@
 /**
- * Process hygiene with the real simulator (issue 9): 50 supervised start/stop cycles leave no
+ * Process hygiene with the real simulator: 50 supervised start/stop cycles leave no
  * process behind and no open file in this process; a start that misses its deadline fails
  * clearly and takes the whole process group (leader and engine child) with it.
  */
