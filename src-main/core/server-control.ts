@@ -129,7 +129,9 @@ export class ServerControl {
     } catch (e) {
       throw new UserError((e as Error).message);
     }
-    this.set({ ...IDLE, state: 'starting', kind: form.kind, display, startedAt: Date.now(), progress: 'launching' });
+    const platform = this.opts.platform ?? process.platform;
+    const powershell = display && copiesAsPowerShell(platform) ? displayAsPowerShell(display) : null;
+    this.set({ ...IDLE, state: 'starting', kind: form.kind, display, powershell, startedAt: Date.now(), progress: 'launching' });
     this.opts.onStarting?.();
     sup.on('state', (s) => {
       if (this.supervisor !== sup) return;

@@ -121,6 +121,8 @@ export interface ServerSnapshot {
   kind: ServerKind | null;
   /** The command line (API key redacted), empty in attach mode. */
   display: string;
+  /** The same command for PowerShell where the app runs on Windows (what Copy copies there). */
+  powershell?: string | null;
   /** ms since epoch when starting began. */
   startedAt: number | null;
   /** A short line on what startup is waiting for. */
