@@ -22,7 +22,7 @@ export const DEFAULT_MAX_OUTPUT = 4096;
 export const CONTEXT_MARGIN = 64;
 
 /** The part of a ServerTarget the plan needs (so the UI can plan from a probe alone). */
-export type PlanTarget = Pick<ServerTarget, 'maxModelLen' | 'kvBudget'> & Partial<Pick<ServerTarget, 'launch' | 'simulated' | 'simSpeed'>>;
+export type PlanTarget = Pick<ServerTarget, 'maxModelLen' | 'kvBudget'> & Partial<Pick<ServerTarget, 'launch' | 'simulated' | 'simSpeed' | 'maxRunningRequests'>>;
 
 /** The largest useful context: max_model_len - max_output - 64. */
 export function largestContext(maxModelLen: number, maxOutput: number): number {
@@ -198,8 +198,15 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
           action: 'over-capacity',
           reason: `${concurrency} × (${context} + ${out}) = ${kvTokensNeeded} tokens exceeds the KV cache budget of ${budget} tokens (${kvBudget.source}${kvBudget.detail ? `: ${kvBudget.detail}` : ''})`,
         };
+      const limit = target.maxRunningRequests;
+      if (cell.action === 'run' && limit !== undefined && concurrency > limit) {
+        cell = { ...cell, expectQueued: `${concurrency} requests at once is above the engine's max_running_requests of ${limit}: the rest wait, so the cell will be Requests queued` };
+      }
       cells.push(cell);
     }
+  }
+  if (cells.some((c) => c.expectQueued)) {
+    warnings.push(`The engine runs at most ${target.maxRunningRequests} requests at once (max_running_requests): cells above that concurrency will be Requests queued.`);
   }
 
   const decodeContexts = new Set(cells.filter((c) => c.action === 'run' && c.context > 0).map((c) => c.context));

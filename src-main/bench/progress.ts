@@ -2,7 +2,7 @@
  * Showing a run's progress on a terminal: a one-line bar on a TTY (cell n/N, the current
  * cell, live tok/s, ETA), plain lines otherwise, or one JSON event per line.
  */
-import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec } from '../../src-shared/report/format';
+import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec, withFailed } from '../../src-shared/report/format';
 import { STATUS_WORDS } from '../../src-shared/session/schema';
 import { cellKey } from '../../src-shared/cell-key';
 import { WORKER_START_WALL_SECONDS, estimateSeconds, pendingSteps } from './plan';
@@ -152,7 +152,7 @@ export class ProgressPrinter {
         const c = e.cell;
         const figures =
           c.totalTokensPerSecond !== null
-            ? `  ${fmtTokPerSec(c.totalTokensPerSecond)} tok/s  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
+            ? `  ${withFailed(`${fmtTokPerSec(c.totalTokensPerSecond)} tok/s`, c.failedRequests)}  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
             : '';
         this.line(`cell ${e.index}/${e.total}  ${fmtContext(c.context)} × ${c.concurrency}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`);
         break;

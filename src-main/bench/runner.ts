@@ -9,7 +9,7 @@ import type { DecodeCell, PrefillResult } from '../../src-shared/session/schema'
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { Interrupt, ServerClock } from './clock';
 import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
-import { type BenchHttp, createHttp, isHealthy } from './http';
+import { type BenchHttp, createHttp, isHealthy, maxTokensFields } from './http';
 import { cellKey } from '../../src-shared/cell-key';
 import { estimateSeconds, pendingSteps } from './plan';
 import { readinessTimeoutSeconds } from './readiness';
@@ -115,7 +115,7 @@ export class Runner {
     return JSON.stringify({
       model: this.http.model,
       messages,
-      max_tokens: maxTokens,
+      ...maxTokensFields(maxTokens),
       stream: true,
       ignore_eos: true,
       stream_options: { include_usage: true, continuous_usage_stats: true },

@@ -97,6 +97,7 @@ export function planForResume(session: Session, target: ServerTarget, input: Run
       simSpeed: input.simSpeed,
       warmup: input.warmup,
       stallSeconds: input.stallSeconds,
+      scoutDeadline: input.scoutDeadline,
     },
     { ...target, maxModelLen: session.server.maxModelLen ?? target.maxModelLen, kvBudget: session.kvBudget },
   );

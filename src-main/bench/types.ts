@@ -72,6 +72,8 @@ export interface PlannedCell {
   reason: string | null;
   /** C x (context + max output): the KV cache tokens this cell needs. */
   kvTokensNeeded: number;
+  /** Known before the run: the engine runs fewer than C requests at once, so the cell will be Requests queued. */
+  expectQueued?: string;
 }
 
 export interface PlannedPrefill {

@@ -2,7 +2,7 @@
  * Everything the renderer asks of main goes through these actions: they call the bridge and
  * put the answer (or its error, in words) into the store. Components never call the bridge.
  */
-import { type CellRef, type Invoked, type ExportFormat, type MenuCommand, type RunForm, type RunUpdate, type ServerForm } from '@shared/ipc/contract';
+import type { CellRef, Invoked, ExportFormat, MenuCommand, RunForm, RunUpdate, ServerForm } from '@shared/ipc/contract';
 import type { Result } from '@shared/result';
 import type { RequestSamples } from '@shared/session/schema';
 import { bridgeOrThrow } from '../bridge';

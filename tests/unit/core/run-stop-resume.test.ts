@@ -29,7 +29,7 @@ describe('app core: stop and resume a run against the simulator', () => {
     core.on('run:update', (u) => updates.push(u));
     const d = await core.invoke('server:defaults', []);
     if (!d.ok) throw new Error(d.error);
-    const started = await core.invoke('server:start', [{ ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16k', gpuMemoryUtilization: '0.3' }]);
+    const started = await core.invoke('server:start', [{ ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16K', gpuMemoryUtilization: '0.3' }]);
     expect(started.ok).toBe(true);
     let state = 'starting';
     while (state === 'starting') {
