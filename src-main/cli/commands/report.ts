@@ -1,10 +1,6 @@
 import { Option, type Command } from 'commander';
 import { basename, dirname, join } from 'node:path';
-import { openSessionOrImport } from '../../importers/open';
-import { renderHtmlReport } from '../../report/html';
-import { renderMarkdownReport } from '../../report/markdown';
-import { type PaperSize, htmlToPdf } from '../../report/pdf';
-import { writeFileAtomic } from '../../session/write';
+import type { PaperSize } from '../../report/pdf';
 
 export type ReportFormat = 'md' | 'html' | 'pdf';
 
@@ -25,6 +21,13 @@ export function registerReport(program: Command): void {
     .option('-o, --out <path>', 'where to write it (default: next to the input file)')
     .addOption(new Option('--paper <size>', 'PDF paper size').choices(['a4', 'letter']).default('a4'))
     .action(async (file: string, opts: { format: ReportFormat; out?: string; paper: PaperSize }) => {
+      const [{ openSessionOrImport }, { renderHtmlReport }, { renderMarkdownReport }, { htmlToPdf }, { writeFileAtomic }] = await Promise.all([
+        import('../../importers/open'),
+        import('../../report/html'),
+        import('../../report/markdown'),
+        import('../../report/pdf'),
+        import('../../session/write'),
+      ]);
       const session = await openSessionOrImport(file);
       if (!session.ok) {
         process.stderr.write(`speedmatrix report: ${session.error}\n`);
