@@ -10,6 +10,29 @@ export type ProgressMode = 'tty' | 'plain' | 'json';
 
 export interface ProgressOutput {
   write(text: string): void;
+  /** The terminal's width now (it can change while a run goes); 120 when unknown. */
+  columns?(): number | undefined;
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * The bar line in `width` columns: the cell count and the ETA are kept whole; the middle (the
+ * current cell and its live figures) gives way first, cut in its middle so both ends still
+ * read. A terminal too narrow for even that keeps the ETA and drops the bar.
+ */
+export function fitLine(head: string, middle: string, tail: string, width: number): string {
+  const full = `${head}  ${middle}  ${tail}`;
+  if (full.length <= width) return full;
+  const room = width - head.length - tail.length - 4;
+  if (room >= 5) {
+    const keep = room - 1;
+    const start = Math.ceil(keep / 2);
+    return `${head}  ${middle.slice(0, start)}…${middle.slice(middle.length - (keep - start))}  ${tail}`;
+  }
+  const count = head.replace(/^\[[#.]*\]\s*/, '');
+  const short = `${count}  ${tail}`;
+  return short.length <= width ? short : tail.slice(0, Math.max(0, width));
 }
 
 const BAR = 24;
@@ -31,6 +54,7 @@ export class ProgressPrinter {
   private live = '';
   private barShown = false;
   private lastDraw = 0;
+  private stopRequested = false;
 
   constructor(
     private readonly mode: ProgressMode,
@@ -48,7 +72,7 @@ export class ProgressPrinter {
         this.index = e.alreadyDone;
         this.setEta(e.plan.etaSeconds);
         this.line(
-          `Plan: ${e.plan.counts.cells} cells (${e.plan.counts.toRun} to run, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${e.plan.counts.prefill} context${e.plan.counts.prefill === 1 ? '' : 's'}, about ${fmtDuration(e.plan.etaSeconds)}.`,
+          `Plan: ${plural(e.plan.counts.cells, 'cell')} (${e.plan.counts.toRun} to run, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${plural(e.plan.counts.prefill, 'context')}, about ${fmtDuration(e.plan.etaSeconds)}.`,
         );
         for (const w of e.plan.warnings) this.line(`  note: ${w}`);
         break;
@@ -66,7 +90,7 @@ export class ProgressPrinter {
           this.live = '';
           this.draw(true);
         } else if (this.mode === 'tty') {
-          this.live = e.phase === 'window' ? 'measuring' : e.phase === 'readiness' ? 'ramping up' : e.phase === 'cooldown' ? 'cancelling' : 'waiting for idle';
+          this.live = e.phase === 'window' ? 'measuring' : e.phase === 'readiness' ? 'ramping up' : e.phase === 'cooldown' ? (this.stopRequested ? 'cancelling' : 'finishing') : 'waiting for idle';
           this.draw(false);
         }
         break;
@@ -115,6 +139,13 @@ export class ProgressPrinter {
     }
   }
 
+  /** The person asked to stop: the cell in progress is being cancelled, not finished. */
+  stopping(): void {
+    this.stopRequested = true;
+    this.live = 'cancelling';
+    this.draw(true);
+  }
+
   private setEta(seconds: number): void {
     this.eta = seconds;
     this.etaAt = Date.now();
@@ -148,9 +179,9 @@ export class ProgressPrinter {
     const done = this.total ? Math.max(0, this.index - 1) / this.total : 0;
     const filled = Math.round(done * BAR);
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}]`;
-    const text = `${bar} cell ${Math.min(this.index, this.total)}/${this.total}  ${this.current}  ${this.live}  ETA ${fmtDuration(this.etaNow())}`;
-    const width = (process.stdout.columns ?? 120) - 1;
-    this.out.write(`\r\x1b[2K${text.slice(0, width)}`);
+    const head = `${bar} cell ${Math.min(this.index, this.total)}/${this.total}`;
+    const text = fitLine(head, `${this.current}  ${this.live}`, `ETA ${fmtDuration(this.etaNow())}`, (this.out.columns?.() ?? 120) - 1);
+    this.out.write(`\r\x1b[2K${text}`);
     this.barShown = true;
   }
 }
