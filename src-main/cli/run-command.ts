@@ -258,6 +258,7 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
       err(`${sessionFile} already exists; choose another --out, or continue it with --resume ${sessionFile}.`);
       return EXIT.failed;
     }
+    say(serverLine(side));
     const run = await startOrchestratedRun({
       server: side,
       config,
@@ -275,7 +276,6 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
     });
     handle = run.handle;
     if (interrupted) void handle.stop();
-    say(serverLine(side));
     for (const n of run.notes) say(`note: ${n}`);
     say(`Session: ${sessionFile}`);
 

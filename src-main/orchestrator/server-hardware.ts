@@ -62,15 +62,15 @@ async function simulatedGpu(target: Pick<ServerTarget, 'baseUrl' | 'launch'>): P
 }
 
 export interface ServerHardwareOptions {
-  /** Given by the person (a remote server's `speedmatrix hw --json`): recorded as is. */
+  /** Given by the person (a remote server's `speedmatrix hw --json`): recorded as is (not for a simulator). */
   given?: Hardware;
   /** This machine's hardware, detected on demand. */
   detectLocal: () => Promise<Hardware | undefined>;
 }
 
 export async function hardwareOfServer(placement: ServerPlacement, target: Pick<ServerTarget, 'baseUrl' | 'launch'>, opts: ServerHardwareOptions): Promise<Hardware | undefined> {
-  if (opts.given) return opts.given;
   if (placement === 'simulated') return simulatedHardware(await simulatedGpu(target));
+  if (opts.given) return opts.given;
   if (placement === 'remote') return notRecordedHardware();
   return opts.detectLocal();
 }
