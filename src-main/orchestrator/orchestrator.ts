@@ -11,7 +11,7 @@ import { GpuTelemetry } from '../hardware/telemetry';
 import type { Hardware } from '../session/schema';
 import type { ServerTarget } from '../server/target';
 import { serverPlacement, type ServerPlacement } from './placement';
-import { hardwareOfServer, type ServerHardwareOptions } from './server-hardware';
+import { hardwareOfServer, REMOTE_NOT_RECORDED, type ServerHardwareOptions } from './server-hardware';
 
 /** A ready server as a run sees it. */
 export interface ServerSide {
@@ -69,7 +69,7 @@ export function tooLongNotes(plan: RunPlan): string[] {
 
 export async function startOrchestratedRun(opts: OrchestratedRunOptions): Promise<OrchestratedRun> {
   const { target } = opts.server;
-  const placement = serverPlacement(target);
+  const placement = await serverPlacement(target);
   const hardware = opts.resume ? undefined : await hardwareOfServer(placement, target, opts.hardware);
   // This machine's GPU says something only about a server running on it (not a simulated one).
   let telemetry: GpuTelemetry | undefined;
@@ -95,6 +95,6 @@ export async function startOrchestratedRun(opts: OrchestratedRunOptions): Promis
     serverLogLines: opts.server.logLines,
   });
   if (ownTelemetry) void handle.done.catch(() => undefined).finally(() => telemetry?.stop());
-  const notes = [PLACEMENT_NOTES[placement], ...(hardware?.notes.filter((n) => n.startsWith('Not recorded')) ?? []), ...(opts.resume ? [] : tooLongNotes(handle.plan))];
+  const notes = [PLACEMENT_NOTES[placement], hardware?.notes.includes(REMOTE_NOT_RECORDED) ? REMOTE_NOT_RECORDED : null, ...(opts.resume ? [] : tooLongNotes(handle.plan))];
   return { handle, placement, hardware, notes: notes.filter((n): n is string => n !== null) };
 }

@@ -150,7 +150,7 @@ describe('speedmatrix hw (CLI, separate process)', () => {
       expect(j.noGpuMessage).toMatch(/^No supported GPU found .*; (systeminformation saw|nvidia-smi)/);
       expect(j.seen).toContain('nvidia-smi: not installed');
       const text = (await run(process.execPath, [bin, 'hw'], { env, cwd: ROOT })).stdout;
-      expect(text).toMatch(/^Hardware\n- Type\n- No supported GPU\n- GPU\n- none found\n- OS\n- linux\n/);
+      expect(text).toMatch(/^Hardware\n  Type: +No supported GPU\n  GPU: +none found\n  OS: +linux\n/);
       expect(text).toContain('- Note\n- No supported GPU found');
     }
     expect(HardwareSchema.parse(j.hardware)).toEqual(j.hardware);
@@ -160,6 +160,6 @@ describe('speedmatrix hw (CLI, separate process)', () => {
   it('with the fake nvidia-smi on PATH (H200 capture) prints the H200 block', async () => {
     const env = { ...process.env, PATH: `${FAKE_BIN}:${realPath}`, FAKE_NVIDIA_SMI_SCENARIO: 'h200' };
     const { stdout } = await run(process.execPath, [bin, 'hw'], { env, cwd: ROOT });
-    expect(stdout).toMatch(/^Hardware\n- Type\n- Discrete GPU\n- GPU\n- H200\n- VRAM\n- 140 GB\n- OS\n- linux\n- Driver\n- 580.159.04\n- CUDA\n- 13.0\n/);
+    expect(stdout).toMatch(/^Hardware\n  Type: +Discrete GPU\n  GPU: +H200\n  VRAM: +140 GB\n  OS: +linux\n  Driver: +580\.159\.04\n  CUDA: +13\.0\n/);
   });
 });
