@@ -6,8 +6,10 @@
  * still alive whose launcher is gone, and offers to end them.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { runCommand } from '../hardware/run-command';
 import { findGroupProcesses, signalGroup } from './orphans';
 import type { Supervisor } from './supervisor';
 
@@ -21,6 +23,8 @@ export interface LaunchedServer {
   startedAt: string;
   /** The SpeedMatrix process that launched it: while that lives, the server is not a leftover. */
   launcherPid: number;
+  /** When that process started, as the OS tells it: a pid reused by a newer process is not the launcher. */
+  launcherStart: string | null;
 }
 
 const STATE_FILE = 'launched-servers.json';
@@ -44,6 +48,27 @@ function processAlive(pid: number): boolean {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/** A process's start time as the OS reports it (Linux: /proc stat ticks; elsewhere ps); null when unknown. */
+export async function processStartTime(pid: number): Promise<string | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces and parentheses): starttime is the 20th.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    if (process.platform === 'linux' || process.platform === 'win32') return null;
+  }
+  const ps = await runCommand('ps', ['-o', 'lstart=', '-p', String(pid)], { timeoutMs: 5000 });
+  return ps.status === 'ok' && ps.stdout.trim() ? ps.stdout.trim() : null;
+}
+
+/** Whether the launcher recorded in `e` still runs (the same process, not a newer one with its pid). */
+async function launcherAlive(e: LaunchedServer): Promise<boolean> {
+  if (!processAlive(e.launcherPid)) return false;
+  return e.launcherStart === null || (await processStartTime(e.launcherPid)) === e.launcherStart;
+}
+
+let ownStart: Promise<string | null> | null = null;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -80,7 +105,7 @@ export class LaunchedRegistry {
     const out: LaunchedServer[] = [];
     for (const e of this.list()) {
       if ((await findGroupProcesses(e.pgid)).length === 0) this.remove(e.pgid);
-      else if (!processAlive(e.launcherPid)) out.push(e);
+      else if (!(await launcherAlive(e))) out.push(e);
     }
     return out;
   }
@@ -108,11 +133,14 @@ export class LaunchedRegistry {
   /** Write down each server `sup` launches (restarts too), and cross it out once its group is gone. */
   track(sup: Supervisor, port: number | null): void {
     let recorded: number | null = null;
+    ownStart ??= processStartTime(process.pid);
     const record = () => {
       const pid = sup.pid;
       if (pid === null || pid === recorded) return;
       recorded = pid;
-      this.add({ pgid: pid, command: sup.launch?.display ?? '', port, startedAt: new Date().toISOString(), launcherPid: process.pid });
+      const entry = { pgid: pid, command: sup.launch?.display ?? '', port, startedAt: new Date().toISOString(), launcherPid: process.pid };
+      this.add({ ...entry, launcherStart: null });
+      void ownStart?.then((launcherStart) => launcherStart && this.add({ ...entry, launcherStart }));
     };
     sup.on('progress', record);
     sup.on('ready', record);
@@ -138,7 +166,7 @@ export class LaunchedRegistry {
 
 function isEntry(x: unknown): x is LaunchedServer {
   const e = x as LaunchedServer;
-  return !!e && Number.isInteger(e.pgid) && e.pgid > 1 && typeof e.command === 'string' && Number.isInteger(e.launcherPid);
+  return !!e && Number.isInteger(e.pgid) && e.pgid > 1 && typeof e.command === 'string' && Number.isInteger(e.launcherPid) && (e.launcherStart === null || typeof e.launcherStart === 'string');
 }
 
 /** "pgid 1234, port 8000, since 14:02: vllm serve Qwen/Qwen3-8B --port 8000" */
