@@ -1,6 +1,25 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
+import { CSP, devCsp } from './src-main/app/csp';
+
+/**
+ * `npm run dev` only: the page's CSP meta tag becomes the dev variant (app/csp.ts), or the
+ * React plugin's inline fast-refresh preamble is blocked and the window stays blank. The build
+ * keeps the production policy untouched.
+ */
+function devServerCsp(): Plugin {
+  return {
+    name: 'speedmatrix-dev-csp',
+    apply: 'serve',
+    transformIndexHtml(html, ctx) {
+      const origin = ctx.server?.resolvedUrls?.local[0] ?? `http://localhost:${ctx.server?.config.server.port ?? 5173}/`;
+      if (!html.includes(`content="${CSP}"`)) throw new Error('src-renderer/index.html: the CSP meta tag differs from src-main/app/csp.ts.');
+      return html.replace(`content="${CSP}"`, `content="${devCsp(origin)}"`);
+    },
+  };
+}
 
 // Three bundles: the main process (plus the separate Node processes it spawns:
 // the benchmark worker and the simulated vLLM server), the sandboxed preload
@@ -31,10 +50,12 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'src-renderer'),
+    // The renderer reaches code it shares with main only through this alias (docs/architecture.md).
+    resolve: { alias: { '@shared': resolve(__dirname, 'src-shared') } },
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
       rollupOptions: { input: { index: resolve(__dirname, 'src-renderer/index.html') } },
     },
-    plugins: [react()],
+    plugins: [devServerCsp(), react()],
   },
 });

@@ -1,119 +1,159 @@
 /**
  * The Electron main process: app lifecycle around the plain-Node core. One instance; one
- * secure window; the core answers IPC; quitting stops any run and the server cleanly.
+ * secure window; the core answers IPC. Quitting and files opened from outside never drop
+ * unsaved results without asking; quitting stops any run and the server cleanly.
  */
-import { join } from 'node:path';
-import { BrowserWindow, Menu, app, dialog, shell } from 'electron';
-import { printPdf } from './app/pdf';
+import { basename, join } from 'node:path';
+import { BrowserWindow, Menu, app, clipboard, dialog, shell } from 'electron';
 import { electronDialogs } from './app/dialogs';
-import { buildMenu } from './app/menu';
+import { buildMenu, menuKey, type MenuState } from './app/menu';
+import { fileFromArgv } from './app/open-files';
+import { printPdf } from './app/pdf';
+import { askAboutUnsaved, settleUnsaved, type LeaveReason } from './app/unsaved';
 import { utilityLauncher } from './app/worker-launcher';
 import { type AppCore, createAppCore } from './core';
-import { IPC_PREFIX, type MenuCommand, type Notice } from './ipc/contract';
+import { IPC_PREFIX, type MenuCommand, type Notice } from '../src-shared/ipc/contract';
 import { registerIpc } from './ipc/handlers';
-import { createMainWindow, hardenSession, rendererUrl } from './window';
+import { describeWriteError } from './session/write';
+import { createMainWindow, hardenSession } from './window';
 
 let win: BrowserWindow | null = null;
 let core: AppCore | null = null;
-/** The person chose to close despite unsaved results (or saved them). */
-let closeConfirmed = false;
-/** Quit has begun: the core is being disposed. */
-let quitting = false;
+/** Resolves once the page has loaded, so events sent to it are not lost. */
+let pageLoaded: Promise<void> | null = null;
+/** 'open' until a quit is asked for; 'asking' while the person answers; 'closing' while the core stops; 'closed' lets Electron go. */
+let quitState: 'open' | 'asking' | 'closing' | 'closed' = 'open';
+/** Files macOS handed over before the app was ready (open-file comes before ready). */
+const pendingFiles: string[] = [];
+let lastMenuKey: string | null = null;
+let lastMetaKey: string | null = null;
 
-/** A file given on the command line (or by a second launch) opens in the running app. */
-function fileFromArgv(argv: string[]): string | null {
-  return argv.slice(1).find((a) => a.endsWith('.json') && !a.startsWith('-')) ?? null;
+function send(channel: 'notice' | 'menu', payload: Notice | MenuCommand): void {
+  if (win && !win.isDestroyed()) win.webContents.send(`${IPC_PREFIX}${channel}`, payload);
 }
 
+const notify = (n: Notice): void => send('notice', n);
+const settle = (c: AppCore, reason: LeaveReason) => settleUnsaved(c, reason, { ask: (r, running) => askAboutUnsaved(win, r, running), notify });
+
+/** Open a file handed over by main (Open Recent, second launch, command line, open-file): ask first when results are unsaved. */
 async function openFile(file: string): Promise<void> {
-  if (!core) return;
+  if (!core) {
+    pendingFiles.push(file);
+    return;
+  }
+  await pageLoaded;
+  if (quitState !== 'open') return;
+  if (!(await settle(core, { kind: 'open', name: basename(file) }))) return;
   const r = await core.invoke('session:open', [file]);
-  if (!win) return;
-  const notice: Notice = r.ok ? { level: 'info', message: `Opened ${file}` } : { level: 'error', message: r.error };
-  win.webContents.send(`${IPC_PREFIX}notice`, notice);
-  if (r.ok) win.webContents.send(`${IPC_PREFIX}menu`, 'view-results' satisfies MenuCommand);
+  notify(r.ok ? { level: 'info', message: `Opened ${file}` } : { level: 'error', message: r.error });
+  if (r.ok) send('menu', 'view-results');
 }
 
-async function refreshMenu(): Promise<void> {
+/** Rebuild the application menu only when what it shows changed (not on every finished cell). */
+async function refreshMenu(hasSession: boolean): Promise<void> {
   if (!core) return;
   const recent = await core.invoke('session:recent', []);
-  Menu.setApplicationMenu(
-    buildMenu({
-      send: (cmd) => win?.webContents.send(`${IPC_PREFIX}menu`, cmd),
-      openRecent: (f) => void openFile(f),
-      recent: recent.ok ? recent.data : [],
-      window: () => win,
-    }),
+  const state: MenuState = { recent: recent.ok ? recent.data : [], hasSession };
+  const key = menuKey(state);
+  if (key === lastMenuKey) return;
+  lastMenuKey = key;
+  Menu.setApplicationMenu(buildMenu(state, { send: (cmd) => send('menu', cmd), openRecent: (f) => void openFile(f), window: () => win }));
+}
+
+/**
+ * One orderly quit for Cmd+Q, File > Quit / Exit and closing the window: ask about unsaved
+ * results, stop the run, save if asked, stop the server, then let Electron quit.
+ */
+async function requestQuit(): Promise<void> {
+  if (quitState !== 'open') {
+    if (quitState === 'asking') win?.focus();
+    return;
+  }
+  quitState = 'asking';
+  const c = core;
+  if (c && !(await settle(c, { kind: 'quit' }).catch(() => false))) {
+    quitState = 'open';
+    return;
+  }
+  quitState = 'closing';
+  await c?.dispose().catch(() => undefined);
+  core = null;
+  quitState = 'closed';
+  app.quit();
+}
+
+function startApp(): void {
+  hardenSession();
+  core = createAppCore({
+    host: 'electron',
+    dataDir: join(app.getPath('userData'), 'core'),
+    dialogs: electronDialogs(() => win),
+    printPdf,
+    launcher: utilityLauncher,
+    openExternal: (url) => shell.openExternal(url),
+    writeClipboard: (text) => clipboard.writeText(text),
+    allowWritePaths: false,
+  });
+  registerIpc(core, () => win);
+  core.on('session:meta', (m) => {
+    // Recent files change on open and save, which change the file or the dirty flag; a run's cells do not.
+    const key = JSON.stringify([m.file, m.dirty, m.hasSession]);
+    if (key === lastMetaKey) return;
+    lastMetaKey = key;
+    void refreshMenu(m.hasSession);
+  });
+  void refreshMenu(false);
+  const w = createMainWindow();
+  win = w;
+  pageLoaded = new Promise((res) => w.webContents.once('did-finish-load', () => res()));
+  w.on('close', (e) => {
+    if (quitState === 'closed') return;
+    e.preventDefault();
+    void requestQuit();
+  });
+  w.on('closed', () => {
+    if (win === w) win = null;
+  });
+  const file = fileFromArgv(process.argv, process.cwd());
+  for (const f of [...(file ? [file] : []), ...pendingFiles.splice(0)]) void openFile(f);
+}
+
+/** A start that fails (an unwritable data folder, say) says why and exits, never leaving a process with no window. */
+function failStart(e: unknown): void {
+  const err = e as NodeJS.ErrnoException;
+  const where = err.path ? ` ${err.path}` : '';
+  const why = err.code ? `it could not use its data folder${where} (${describeWriteError(err)})` : (err.message ?? String(e));
+  dialog.showErrorBox(
+    'SpeedMatrix could not start',
+    `SpeedMatrix could not start: ${why}.\n\nCheck that ${app.getPath('userData')} is writable, or start SpeedMatrix with --user-data-dir=<a writable folder>.`,
   );
+  app.exit(1);
 }
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
-  app.on('second-instance', (_e, argv) => {
+  app.on('second-instance', (_e, argv, workingDirectory) => {
     if (win) {
       if (win.isMinimized()) win.restore();
       win.focus();
     }
-    const file = fileFromArgv(argv);
+    const file = fileFromArgv(argv, workingDirectory);
     if (file) void openFile(file);
   });
-
-  app.whenReady().then(() => {
-    hardenSession();
-    core = createAppCore({
-      host: 'electron',
-      dataDir: join(app.getPath('userData'), 'core'),
-      dialogs: electronDialogs(() => win),
-      printPdf,
-      launcher: utilityLauncher,
-      openExternal: (url) => shell.openExternal(url),
-      allowWritePaths: false,
-    });
-    registerIpc(core, () => win, rendererUrl());
-    core.on('session:meta', () => void refreshMenu());
-    void refreshMenu();
-    win = createMainWindow();
-    win.on('close', (e) => {
-      if (closeConfirmed || quitting || !core?.hasUnsavedChanges()) return;
-      const running = core.runInProgress();
-      const choice = dialog.showMessageBoxSync(win as BrowserWindow, {
-        type: 'question',
-        buttons: ['Save…', 'Discard', 'Cancel'],
-        defaultId: 0,
-        cancelId: 2,
-        message: running ? 'A run is in progress and its results are not saved.' : 'The results are not saved.',
-        detail: running ? 'Closing stops the run; finished cells are kept in the working file.' : 'Save them to a session file before closing?',
-      });
-      if (choice === 2) {
-        e.preventDefault();
-      } else if (choice === 0) {
-        e.preventDefault();
-        void core.invoke('session:save', []).then((r) => {
-          if (r.ok) {
-            closeConfirmed = true;
-            win?.close();
-          }
-        });
-      }
-    });
-    win.on('closed', () => {
-      win = null;
-    });
-    const file = fileFromArgv(process.argv);
-    if (file) win.webContents.once('did-finish-load', () => void openFile(file));
-  });
-
-  // Stop the run and the server before the process goes, so nothing keeps holding the GPU.
-  app.on('before-quit', (e) => {
-    if (!core || quitting) return;
+  // macOS: a file dropped on the Dock icon or opened from Finder; may come before ready.
+  app.on('open-file', (e, path) => {
     e.preventDefault();
-    quitting = true;
-    const c = core;
-    void c.dispose().finally(() => {
-      core = null;
-      app.quit();
-    });
+    void openFile(path);
+  });
+  app.on('before-quit', (e) => {
+    if (quitState === 'closed') return;
+    e.preventDefault();
+    void requestQuit();
   });
   app.on('window-all-closed', () => app.quit());
+  app
+    .whenReady()
+    .then(startApp)
+    .catch((e: unknown) => failStart(e));
 }

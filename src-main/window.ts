@@ -1,28 +1,39 @@
 /**
  * The one secure window: context isolation, sandbox, no Node in the page, a CSP (meta tag and
  * response header), navigation and new windows denied, no permissions, external links only
- * through the allowlist.
+ * through the allowlist, and the Cut/Copy/Paste menu on text fields.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BrowserWindow, session, shell } from 'electron';
-import { EXTERNAL_ALLOWLIST } from './ipc/contract';
+import { BrowserWindow, app, session, shell } from 'electron';
+import { EXTERNAL_ALLOWLIST } from '../src-shared/ipc/contract';
+import { showEditContextMenu } from './app/context-menu';
+import { CSP, devCsp, isDevServerUrl } from './app/csp';
 
-export const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'";
+export { CSP };
 
-/** The page the window loads: electron-vite's dev server in development, else the built file. */
+/**
+ * The page the window loads: electron-vite's dev server in development, else the built file.
+ * A packaged app never follows ELECTRON_RENDERER_URL, so no environment can point it elsewhere.
+ */
 export function rendererUrl(): string {
-  const dev = process.env.ELECTRON_RENDERER_URL;
+  const dev = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL;
   return dev ? dev : pathToFileURL(join(__dirname, '../renderer/index.html')).href;
 }
 
+/** The policy main sends: the production one, or the dev server's (see app/csp.ts). */
+export function cspFor(pageUrl: string): string {
+  return isDevServerUrl(pageUrl) ? devCsp(pageUrl) : CSP;
+}
+
 /** Once per app: the CSP header on every response, and no permission ever granted. */
-export function hardenSession(): void {
+export function hardenSession(pageUrl = rendererUrl()): void {
   const ses = session.defaultSession;
+  const csp = cspFor(pageUrl);
   ses.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } });
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } });
   });
+  // Copy goes through main's clipboard (the 'clipboard:write-text' channel), so the page needs none.
   ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   ses.setPermissionCheckHandler(() => false);
 }
@@ -56,6 +67,7 @@ export function createMainWindow(): BrowserWindow {
   });
   win.webContents.on('will-redirect', (e) => e.preventDefault());
   win.webContents.on('will-attach-webview', (e) => e.preventDefault());
+  win.webContents.on('context-menu', (_e, params) => showEditContextMenu(win, params));
   win.once('ready-to-show', () => win.show());
   void win.loadURL(url);
   return win;

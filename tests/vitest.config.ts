@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // renderer in real headless Chromium) and e2e (the Electron app, where its binary exists).
 export default defineConfig({
   root: resolve(__dirname, '..'),
+  resolve: { alias: { '@shared': resolve(__dirname, '../src-shared') } },
   test: {
     include: ['tests/**/*.test.ts', 'tests/**/*.test.tsx'],
     environment: 'node',

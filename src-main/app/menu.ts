@@ -1,19 +1,42 @@
-/** The application menu: File (Open, Open Recent, Save, Save As, Export), View, Help. */
+/**
+ * The application menu: File (Open, Open Recent, Save, Save As, Export, Quit), Edit (the
+ * standard roles, so Cmd/Ctrl+C/V/X/A/Z work in text fields on every platform), View (the four
+ * views on Ctrl/Cmd+1..4), Window, Help. Built from a small state so main rebuilds it only when
+ * what it shows changes.
+ */
 import { type BrowserWindow, Menu, type MenuItemConstructorOptions, shell } from 'electron';
 import { basename } from 'node:path';
-import type { MenuCommand } from '../ipc/contract';
+import type { MenuCommand } from '../../src-shared/ipc/contract';
 
-export interface MenuDeps {
+/** What the menu shows; the menu is rebuilt only when this changes (see menuKey). */
+export interface MenuState {
+  recent: string[];
+  /** Save and Export need an open session. */
+  hasSession: boolean;
+}
+
+export interface MenuActions {
   send(cmd: MenuCommand): void;
   openRecent(file: string): void;
-  recent: string[];
   window(): BrowserWindow | null;
 }
 
-export function buildMenu(d: MenuDeps): Menu {
-  const isMac = process.platform === 'darwin';
-  const item = (label: string, cmd: MenuCommand, accelerator?: string): MenuItemConstructorOptions => ({ label, accelerator, click: () => d.send(cmd) });
-  const template: MenuItemConstructorOptions[] = [
+/** The four views in the order of their shortcuts, Ctrl/Cmd+1..4. */
+export const VIEW_SHORTCUTS: { label: string; cmd: MenuCommand; accelerator: string }[] = [
+  { label: 'Hardware', cmd: 'view-hardware', accelerator: 'CmdOrCtrl+1' },
+  { label: 'Server', cmd: 'view-server', accelerator: 'CmdOrCtrl+2' },
+  { label: 'Run', cmd: 'view-run', accelerator: 'CmdOrCtrl+3' },
+  { label: 'Results', cmd: 'view-results', accelerator: 'CmdOrCtrl+4' },
+];
+
+export function menuKey(s: MenuState): string {
+  return JSON.stringify([s.recent, s.hasSession]);
+}
+
+export function menuTemplate(s: MenuState, a: MenuActions, platform: NodeJS.Platform = process.platform): MenuItemConstructorOptions[] {
+  const isMac = platform === 'darwin';
+  const item = (label: string, cmd: MenuCommand, accelerator?: string, enabled = true): MenuItemConstructorOptions => ({ label, accelerator, enabled, click: () => a.send(cmd) });
+  return [
     ...(isMac ? [{ role: 'appMenu' as const }] : []),
     {
       label: 'File',
@@ -21,39 +44,43 @@ export function buildMenu(d: MenuDeps): Menu {
         item('Open…', 'open', 'CmdOrCtrl+O'),
         {
           label: 'Open Recent',
-          submenu: d.recent.length ? d.recent.map((f) => ({ label: basename(f), toolTip: f, click: () => d.openRecent(f) })) : [{ label: 'No recent files', enabled: false }],
+          submenu: s.recent.length ? s.recent.map((f) => ({ label: basename(f), toolTip: f, click: () => a.openRecent(f) })) : [{ label: 'No recent files', enabled: false }],
         },
         { type: 'separator' },
-        item('Save', 'save', 'CmdOrCtrl+S'),
-        item('Save As…', 'save-as', 'CmdOrCtrl+Shift+S'),
+        item('Save', 'save', 'CmdOrCtrl+S', s.hasSession),
+        item('Save As…', 'save-as', 'CmdOrCtrl+Shift+S', s.hasSession),
         { type: 'separator' },
-        item('Export Markdown…', 'export-markdown', 'CmdOrCtrl+E'),
-        item('Export PDF…', 'export-pdf'),
+        item('Export Markdown…', 'export-markdown', 'CmdOrCtrl+E', s.hasSession),
+        item('Export PDF…', 'export-pdf', undefined, s.hasSession),
         { type: 'separator' },
+        // macOS quits from the app menu; closing the window quits too, and both ask first.
         isMac ? { role: 'close' } : { role: 'quit' },
       ],
     },
+    { role: 'editMenu' },
     {
       label: 'View',
       submenu: [
-        item('Hardware', 'view-hardware', 'CmdOrCtrl+1'),
-        item('Server', 'view-server', 'CmdOrCtrl+2'),
-        item('Run', 'view-run', 'CmdOrCtrl+3'),
-        item('Results', 'view-results', 'CmdOrCtrl+4'),
+        ...VIEW_SHORTCUTS.map((v) => item(v.label, v.cmd, v.accelerator)),
         { type: 'separator' },
         { role: 'resetZoom' },
         { role: 'zoomIn' },
         { role: 'zoomOut' },
+        { type: 'separator' },
         { role: 'togglefullscreen' },
       ],
     },
+    { role: 'windowMenu' },
     {
-      label: 'Help',
+      role: 'help',
       submenu: [
         { label: 'vLLM documentation', click: () => void shell.openExternal('https://docs.vllm.ai/') },
-        { label: 'Toggle developer tools', accelerator: 'CmdOrCtrl+Alt+I', click: () => d.window()?.webContents.toggleDevTools() },
+        { label: 'Toggle developer tools', accelerator: 'CmdOrCtrl+Alt+I', click: () => a.window()?.webContents.toggleDevTools() },
       ],
     },
   ];
-  return Menu.buildFromTemplate(template);
+}
+
+export function buildMenu(s: MenuState, a: MenuActions): Menu {
+  return Menu.buildFromTemplate(menuTemplate(s, a));
 }

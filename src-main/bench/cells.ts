@@ -1,5 +1,5 @@
 /** Building result records (DecodeCell, PrefillResult) that carry no measurement. */
-import type { CellStatus, DecodeCell, PrefillResult } from '../session/schema';
+import type { CellStatus, DecodeCell, PrefillResult } from '../../src-shared/session/schema';
 
 /** A decode cell with a status and no figures (planned-out, errors, cancelled). */
 export function unmeasuredCell(context: number, concurrency: number, status: CellStatus, reason: string | null): DecodeCell {

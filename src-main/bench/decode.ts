@@ -1,27 +1,42 @@
 /**
- * One sustained-decode cell (METHOD.md): idle gate, C workers keeping C requests in flight,
- * the readiness gate, a fixed measurement window, cancel, idle gate again; then the figures
- * and the status. Everything it measured goes into the returned DecodeCell, including every
- * request's own timings (seconds relative to the window start).
+ * One sustained-decode cell (docs/method.md, "Sustained decode"), in phases: the idle gate,
+ * the ramp of C workers, the readiness gate, the measurement window, cancel and drain; then
+ * the figures and the status. The judging is pure and lives apart: readiness.ts (when the
+ * window opens), figures.ts (the numbers), status.ts (the verdict). Everything measured goes
+ * into the returned DecodeCell, including every request's own timings.
  */
 import type { EngineKind } from '../server/target';
-import type { DecodeCell, RequestSamples } from '../session/schema';
+import type { DecodeCell, RequestSamples } from '../../src-shared/session/schema';
 import { unmeasuredCell } from './cells';
 import { Interrupt, type ServerClock } from './clock';
+import {
+  completedInWindow,
+  failureCount,
+  inWindow,
+  perRequestRate,
+  stallInWindow,
+  timeBetweenTokens,
+  timeToFirstToken,
+  type Window,
+  windowTokens,
+} from './figures';
 import { type BenchHttp, getTextOrNull } from './http';
 import { queueSample, type QueueSample } from './metrics';
-import { latencyStats, mean } from './stats';
-import { decideStatus } from './status';
+import { READINESS_START, readinessStep } from './readiness';
+import { mean } from './stats';
+import { decideStatus, type FailureCount, queueEvidence, tooManyFailed } from './status';
 import { ChatStream, nowMs } from './stream';
 import type { BenchEvent } from './types';
 
-/** Readiness: not before this many seconds, then steady for this long (METHOD.md). */
-export const READINESS_MIN_SECONDS = 2;
-export const READINESS_STEADY_SECONDS = 3;
 /** Idle gates give up after this long and go on (with a log line). */
 export const IDLE_TIMEOUT_SECONDS = 60;
 /** Live samples to the UI: twice a (server) second, at most twice a wall second, at least every 50 ms. */
 const SAMPLE_EVERY_SECONDS = 0.5;
+/**
+ * Failed requests are replaced at once; past this many, a cell whose failures are already over
+ * the limit share stops instead of hammering a server that fails everything.
+ */
+const FAILURE_FUSE = 10;
 
 export interface DecodeCellInput {
   http: BenchHttp;
@@ -69,8 +84,249 @@ export async function idleGate(x: Pick<DecodeCellInput, 'http' | 'engine' | 'met
   return true;
 }
 
+/**
+ * The C workers of a cell. Each keeps one request in flight: when it finishes, or fails (HTTP
+ * error, error event, broken or stalled stream), the worker sends the next at once. A lost
+ * connection, a loop, or failures far over the limit end the cell.
+ */
+class CellLoad {
+  readonly streams: ChatStream[] = [];
+  readonly live = new Set<ChatStream>();
+  looped: ChatStream | null = null;
+  /** A failure that ends the cell whatever the count (server gone, failures far over the limit). */
+  fatal: string | null = null;
+  connectionLost = false;
+  failed = 0;
+  firstError: string | null = null;
+  /** Wall time the window opened (gaps between tokens count from there); +Infinity before. */
+  private gapsFrom = Number.POSITIVE_INFINITY;
+  private readonly current: Array<ChatStream | null>;
+  private readonly hadToken: boolean[];
+  private accepting = true;
+
+  constructor(
+    private readonly x: DecodeCellInput,
+    private readonly stopCell: Interrupt,
+  ) {
+    this.current = new Array<ChatStream | null>(x.concurrency).fill(null);
+    this.hadToken = new Array<boolean>(x.concurrency).fill(false);
+  }
+
+  start(): void {
+    for (let w = 0; w < this.x.concurrency; w++) this.send(w);
+  }
+
+  private send(worker: number): void {
+    const s = new ChatStream(this.x.http, {
+      body: this.x.body,
+      detectLoops: true,
+      onEnd: (st) => this.ended(st, worker),
+      onLoop: (st) => {
+        this.looped ??= st;
+        this.stopCell.fire(); // the measurement is discarded: no need to go on
+      },
+    });
+    s.gapsFrom = this.gapsFrom;
+    this.streams.push(s);
+    this.current[worker] = s;
+    if (s.outcome === 'running') this.live.add(s);
+  }
+
+  private ended(s: ChatStream, worker: number): void {
+    this.live.delete(s);
+    if (s.firstTokenAt >= 0) this.hadToken[worker] = true;
+    if (!this.accepting) return;
+    if (s.outcome === 'error') {
+      this.firstError ??= s.error;
+      if (s.connectionLost) {
+        this.fatal ??= s.error;
+        this.connectionLost = true;
+        this.stopCell.fire();
+        return;
+      }
+      this.failed++;
+      if (this.failed === 1) this.x.emit({ type: 'log', level: 'warn', message: `Cell ${this.x.context}×${this.x.concurrency}: a request failed and was replaced: ${s.error}` });
+      const soFar: FailureCount = { windowRequests: this.streams.length, failed: this.failed, firstError: this.firstError };
+      if (this.failed >= FAILURE_FUSE && tooManyFailed(soFar)) {
+        this.fatal = `${this.failed} of ${this.streams.length} requests failed; the first: ${this.firstError ?? 'no message'}`;
+        this.stopCell.fire();
+        return;
+      }
+    }
+    if (s.outcome === 'error' || s.outcome === 'done') this.send(worker);
+  }
+
+  /** The ramp is over: every worker has had a token (a fresh replacement need not have one yet). */
+  everyWorkerHasToken(): boolean {
+    return this.current.every((s, w) => this.hadToken[w] || (s !== null && s.firstTokenAt >= 0));
+  }
+
+  clientActive(): number {
+    let n = 0;
+    for (const s of this.live) if (s.firstTokenAt >= 0) n++;
+    return n;
+  }
+
+  tokens(sinceOpen: boolean): number {
+    let n = 0;
+    for (const s of this.streams) n += sinceOpen ? Math.max(0, s.tokens - s.tokensAtOpen) : s.tokens;
+    return n;
+  }
+
+  openWindow(t0: number): void {
+    this.gapsFrom = t0;
+    for (const s of this.streams) {
+      s.tokensAtOpen = s.tokens;
+      s.gapsFrom = t0;
+    }
+  }
+
+  closeWindow(t1: number): void {
+    for (const s of this.streams) {
+      s.tokensAtClose = s.tokens;
+      s.gapAtCloseMs = s.outcome === 'running' && s.firstTokenAt >= 0 ? t1 - s.lastTokenAt : 0;
+    }
+  }
+
+  /**
+   * Stalls: no first token within the readiness timeout plus the window (unless the server
+   * says requests wait), or no bytes for the stall limit once streaming. Such a stream fails.
+   */
+  checkStalls(lastQueue: QueueSample | null): void {
+    const { clock } = this.x;
+    const now = nowMs();
+    for (const s of this.live) {
+      if (s.firstTokenAt < 0) {
+        const queued = lastQueue !== null && lastQueue.waiting > 0;
+        if (!queued && clock.seconds(now - s.sentAt) > this.x.readinessTimeoutSeconds + this.x.windowSeconds)
+          s.failWith(`No first token after ${Math.round(clock.seconds(now - s.sentAt))} s: the server accepted the request but produced nothing.`);
+      } else if (clock.seconds(now - s.lastActivityAt) > this.x.stallSeconds) {
+        s.failWith(`No token for ${this.x.stallSeconds} s: the stream stalled (the server stopped producing tokens).`);
+      }
+    }
+  }
+
+  /** Stop replacing and cancel every stream still going (closing the connection aborts it on vLLM). */
+  cancelAll(): void {
+    this.accepting = false;
+    for (const s of [...this.live]) s.cancel();
+  }
+}
+
+/** What the live view shows, shared by the phases and the sampler. */
+interface LiveState {
+  stage: 'ramp' | 'window';
+  rampStart: number;
+  windowOpen: number;
+  lastQueue: QueueSample | null;
+}
+
+/** Live samples about twice a second, whatever the stage; returns the stopper. */
+function startSampler(x: DecodeCellInput, load: CellLoad, live: LiveState): () => void {
+  const { clock, context, concurrency } = x;
+  let lastTokens = 0;
+  let lastAt = live.rampStart;
+  let lastStage = live.stage;
+  const timer = setInterval(() => {
+    const now = nowMs();
+    const inWin = live.stage === 'window';
+    if (live.stage !== lastStage) {
+      lastStage = live.stage;
+      lastTokens = 0;
+    }
+    const tokens = load.tokens(inWin);
+    const tps = inWin ? tokens / Math.max(1e-9, clock.seconds(now - live.windowOpen)) : (tokens - lastTokens) / Math.max(1e-9, clock.seconds(now - lastAt));
+    lastTokens = tokens;
+    lastAt = now;
+    x.emit({
+      type: 'sample',
+      context,
+      concurrency,
+      stage: live.stage,
+      tokensPerSecond: tps,
+      activeRequests: x.metrics && live.lastQueue ? live.lastQueue.running : load.clientActive(),
+      waitingRequests: live.lastQueue ? live.lastQueue.waiting : null,
+      tokens: inWin ? tokens : 0,
+      elapsedSeconds: clock.since(inWin ? live.windowOpen : live.rampStart),
+    });
+  }, Math.max(50, Math.min(500, clock.wallMs(SAMPLE_EVERY_SECONDS))));
+  return () => clearInterval(timer);
+}
+
+/** Polls until readiness.ts says the window may open; true when it timed out instead. */
+async function readinessPhase(x: DecodeCellInput, load: CellLoad, live: LiveState, stopCell: Interrupt): Promise<boolean> {
+  const { clock, context, concurrency: C } = x;
+  x.emit({ type: 'phase', phase: 'readiness', message: `waiting for ${C} streams to be steady`, context, concurrency: C });
+  let state = READINESS_START;
+  while (!stopCell.fired) {
+    if (x.metrics) live.lastQueue = await scrapeQueue(x.http, x.engine);
+    load.checkStalls(live.lastQueue);
+    if (stopCell.fired) break;
+    const step = readinessStep(
+      state,
+      { t: clock.since(live.rampStart), everyWorkerHasToken: load.everyWorkerHasToken(), server: x.metrics ? (live.lastQueue ?? { running: 0, waiting: 0 }) : null },
+      { concurrency: C, timeoutSeconds: x.readinessTimeoutSeconds },
+    );
+    state = step.state;
+    if (step.decision === 'open') return false;
+    if (step.decision === 'timed-out') {
+      x.emit({ type: 'log', level: 'warn', message: `Cell ${context}×${C}: readiness did not come within ${x.readinessTimeoutSeconds} s; measuring anyway.` });
+      return true;
+    }
+    await stopCell.sleep(Math.min(250, clock.wallMs(0.25)));
+  }
+  return false;
+}
+
+interface WindowRecord {
+  /** Wall epoch ms; endMs is 0 when the window never closed (the user stopped the run in it). */
+  startMs: number;
+  endMs: number;
+  /** Once-a-second /metrics scrapes inside the window. */
+  scrapes: QueueSample[];
+  /** Streams with a token, counted by the client at the same times (the fallback without /metrics). */
+  clientActive: number[];
+}
+
+/** The fixed measurement window, scraping /metrics once a (server) second. */
+async function windowPhase(x: DecodeCellInput, load: CellLoad, live: LiveState, stopCell: Interrupt): Promise<WindowRecord> {
+  const { clock } = x;
+  x.emit({ type: 'phase', phase: 'window', message: `measuring for ${x.windowSeconds} s`, context: x.context, concurrency: x.concurrency });
+  const rec: WindowRecord = { startMs: nowMs(), endMs: 0, scrapes: [], clientActive: [] };
+  load.openWindow(rec.startMs);
+  live.windowOpen = rec.startMs;
+  live.stage = 'window';
+  const end = rec.startMs + clock.wallMs(x.windowSeconds);
+  // The window end is its own timer so a slow scrape never delays it.
+  let nextScrape = rec.startMs;
+  const scrapeLoop = (async () => {
+    while (!stopCell.fired && nowMs() < end) {
+      if (x.metrics) {
+        const q = await scrapeQueue(x.http, x.engine);
+        if (q && nowMs() <= end) {
+          live.lastQueue = q;
+          rec.scrapes.push(q);
+        }
+      }
+      rec.clientActive.push(load.clientActive());
+      load.checkStalls(live.lastQueue);
+      nextScrape += clock.wallMs(1);
+      await stopCell.sleep(nextScrape - nowMs());
+    }
+  })();
+  await stopCell.sleep(end - nowMs());
+  // A user stop inside the window leaves it unclosed: the cell is Cancelled, not shortened.
+  if (!x.stop.fired) {
+    rec.endMs = nowMs();
+    load.closeWindow(rec.endMs);
+  }
+  stopCell.fire();
+  await scrapeLoop;
+  return rec;
+}
+
 export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutput> {
-  const { clock, concurrency: C, context } = x;
+  const { context, concurrency: C } = x;
   const startedAt = new Date().toISOString();
   const stopCell = new Interrupt();
   const unsubscribe = x.stop.onFire(() => stopCell.fire());
@@ -78,248 +334,113 @@ export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutpu
   x.emit({ type: 'phase', phase: 'idle-gate', message: 'waiting for the server to be idle', context, concurrency: C });
   if (!(await idleGate(x, stopCell)))
     x.emit({ type: 'log', level: 'warn', message: `The server was still busy after ${IDLE_TIMEOUT_SECONDS} s before cell ${context}×${C}; measuring anyway.` });
-
   if (x.stop.fired) {
     unsubscribe();
     const cell = { ...unmeasuredCell(context, C, 'cancelled', 'the run was stopped before this cell started'), startedAt, finishedAt: new Date().toISOString() };
     return { cell, connectionLost: false, window: null, streams: [] };
   }
 
-  const streams: ChatStream[] = [];
-  const live = new Set<ChatStream>();
-  let running = true;
-  let firstError: string | null = null;
-  let connectionLost = false;
-  let looped: ChatStream | null = null;
-  let lastQueue: QueueSample | null = null;
-
-  const onEnd = (s: ChatStream) => {
-    live.delete(s);
-    if (!running) return;
-    if (s.outcome === 'error') {
-      firstError ??= s.error;
-      connectionLost ||= s.connectionLost;
-      stopCell.fire();
-    } else if (s.outcome === 'done') startOne();
-  };
-  const onLoop = (s: ChatStream) => {
-    looped ??= s;
-    stopCell.fire(); // the measurement is discarded: no need to go on
-  };
-  const startOne = () => {
-    const s = new ChatStream(x.http, { body: x.body, detectLoops: true, onEnd, onLoop });
-    streams.push(s);
-    live.add(s);
-  };
-
-  // Stall checks: no first token within the readiness timeout (unless the server says it is
-  // queued), or no bytes for stallSeconds once streaming.
-  const checkStalls = () => {
-    const now = nowMs();
-    for (const s of live) {
-      if (s.firstTokenAt < 0) {
-        const queued = lastQueue !== null && lastQueue.waiting > 0;
-        if (!queued && clock.seconds(now - s.sentAt) > x.readinessTimeoutSeconds + x.windowSeconds)
-          s.failWith(`No first token after ${Math.round(clock.seconds(now - s.sentAt))} s: the server accepted the request but produced nothing.`);
-      } else if (clock.seconds(now - s.lastActivityAt) > x.stallSeconds) {
-        s.failWith(`No token for ${x.stallSeconds} s: the stream stalled (the server stopped producing tokens).`);
-      }
-    }
-  };
-
-  const tokensNow = (fromOpen: boolean) => {
-    let n = 0;
-    for (const s of streams) n += fromOpen ? Math.max(0, s.tokens - s.tokensAtOpen) : s.tokens;
-    return n;
-  };
-  const clientActive = () => {
-    let n = 0;
-    for (const s of live) if (s.firstTokenAt >= 0) n++;
-    return n;
-  };
-
-  // Ramp: C requests at once.
-  const rampStart = nowMs();
-  for (let i = 0; i < C; i++) startOne();
-
-  // Live samples about twice a second, whatever the stage.
-  let stage: 'ramp' | 'window' = 'ramp';
-  let windowOpen = 0;
-  let lastSampleTokens = 0;
-  let lastSampleAt = rampStart;
-  const sampler = setInterval(() => {
-    const now = nowMs();
-    const tokens = tokensNow(stage === 'window');
-    const active = x.metrics && lastQueue ? lastQueue.running : clientActive();
-    const tps =
-      stage === 'window'
-        ? tokens / Math.max(1e-9, clock.seconds(now - windowOpen))
-        : (tokens - lastSampleTokens) / Math.max(1e-9, clock.seconds(now - lastSampleAt));
-    lastSampleTokens = tokens;
-    lastSampleAt = now;
-    x.emit({
-      type: 'sample',
-      context,
-      concurrency: C,
-      stage,
-      tokensPerSecond: tps,
-      activeRequests: active,
-      waitingRequests: lastQueue ? lastQueue.waiting : null,
-      tokens: stage === 'window' ? tokens : 0,
-      elapsedSeconds: clock.since(stage === 'window' ? windowOpen : rampStart),
-    });
-  }, Math.max(50, Math.min(500, clock.wallMs(SAMPLE_EVERY_SECONDS))));
-
-  // Readiness gate.
-  x.emit({ type: 'phase', phase: 'readiness', message: `waiting for ${C} streams to be steady`, context, concurrency: C });
-  let steadySince = -1;
-  let readinessTimedOut = false;
-  const tick = () => Math.min(250, clock.wallMs(0.25));
-  while (!stopCell.fired) {
-    if (x.metrics) lastQueue = await scrapeQueue(x.http, x.engine);
-    checkStalls();
-    if (stopCell.fired) break;
-    const now = nowMs();
-    let everyStreamHasToken = live.size >= C;
-    for (const s of live) if (s.firstTokenAt < 0) everyStreamHasToken = false;
-    const serverOk = !x.metrics || (lastQueue !== null && lastQueue.waiting === 0 && lastQueue.running >= C);
-    if (everyStreamHasToken && serverOk) {
-      if (steadySince < 0) steadySince = now;
-    } else steadySince = -1;
-    const elapsed = clock.seconds(now - rampStart);
-    if (elapsed >= READINESS_MIN_SECONDS && steadySince >= 0 && clock.seconds(now - steadySince) >= READINESS_STEADY_SECONDS) break;
-    if (elapsed >= x.readinessTimeoutSeconds) {
-      readinessTimedOut = true;
-      x.emit({ type: 'log', level: 'warn', message: `Cell ${context}×${C}: readiness did not come within ${x.readinessTimeoutSeconds} s; measuring anyway.` });
-      break;
-    }
-    await stopCell.sleep(tick());
-  }
-
-  // The measurement window.
-  const windowSamples: QueueSample[] = [];
-  const clientSamples: number[] = [];
-  let t0 = 0;
-  let t1 = 0;
-  if (!stopCell.fired) {
-    x.emit({ type: 'phase', phase: 'window', message: `measuring for ${x.windowSeconds} s`, context, concurrency: C });
-    t0 = nowMs();
-    for (const s of streams) s.tokensAtOpen = s.tokens;
-    windowOpen = t0;
-    stage = 'window';
-    lastSampleTokens = 0;
-    const end = t0 + clock.wallMs(x.windowSeconds);
-    // Scrapes once a (server) second; the window end is its own timer so scrapes never delay it.
-    let nextScrape = t0;
-    const scrapeLoop = (async () => {
-      while (!stopCell.fired && nowMs() < end) {
-        if (x.metrics) {
-          const q = await scrapeQueue(x.http, x.engine);
-          if (q && nowMs() <= end) {
-            lastQueue = q;
-            windowSamples.push(q);
-          }
-        }
-        clientSamples.push(clientActive());
-        checkStalls();
-        nextScrape += clock.wallMs(1);
-        await stopCell.sleep(nextScrape - nowMs());
-      }
-    })();
-    await stopCell.sleep(end - nowMs());
-    // A user stop inside the window leaves it unclosed: the cell is Cancelled, not shortened.
-    if (!x.stop.fired) {
-      t1 = nowMs();
-      for (const s of streams) s.tokensAtClose = s.tokens;
-    }
-    stopCell.fire();
-    await scrapeLoop;
-  }
+  const load = new CellLoad(x, stopCell);
+  const live: LiveState = { stage: 'ramp', rampStart: nowMs(), windowOpen: 0, lastQueue: null };
+  load.start();
+  const stopSampler = startSampler(x, load, live);
+  const readinessTimedOut = await readinessPhase(x, load, live, stopCell);
+  const win = stopCell.fired ? null : await windowPhase(x, load, live, stopCell);
 
   // Cancel every stream, then let the server drain.
-  running = false;
-  clearInterval(sampler);
-  for (const s of [...live]) s.cancel();
+  load.cancelAll();
+  stopSampler();
   unsubscribe();
   x.emit({ type: 'phase', phase: 'cooldown', message: 'cancelling streams, waiting for idle', context, concurrency: C });
-  if (!connectionLost && !x.stop.fired) await idleGate(x, new Interrupt(), 30);
+  if (!load.connectionLost && !x.stop.fired) await idleGate(x, new Interrupt(), 30);
 
-  const cancelled = t1 === 0 && x.stop.fired;
-  const loopedStream = looped as ChatStream | null;
-  const measured = t1 > 0;
-  const windowSeconds = measured ? clock.seconds(t1 - t0) : null;
+  const window = win && win.endMs > 0 ? { startMs: win.startMs, endMs: win.endMs } : null;
+  const cell = cellOf(x, load, { window, win, readinessTimedOut, startedAt, rampStart: live.rampStart, lastQueue: live.lastQueue });
+  return { cell, connectionLost: load.connectionLost, window, streams: load.streams };
+}
 
-  const requests = requestSamples(streams, clock, measured ? t0 : rampStart);
-  let windowTokens = 0;
-  let completed = 0;
-  for (const s of streams) {
-    if (!measured) break;
-    windowTokens += Math.max(0, (s.tokensAtClose >= 0 ? s.tokensAtClose : s.tokens) - s.tokensAtOpen);
-    if (s.outcome === 'done' && s.endedAt >= t0 && s.endedAt <= t1) completed++;
-  }
+interface CellFacts {
+  window: Window | null;
+  win: WindowRecord | null;
+  readinessTimedOut: boolean;
+  startedAt: string;
+  rampStart: number;
+  lastQueue: QueueSample | null;
+}
+
+/** The cell record: figures from figures.ts, the status from status.ts. */
+function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
+  const { clock, context, concurrency: C } = x;
+  const w = f.window;
+  const streams = load.streams;
+  const cancelled = w === null && x.stop.fired;
+  const tokens = w ? windowTokens(streams) : 0;
+  const windowSeconds = w ? clock.seconds(w.endMs - w.startMs) : null;
+  let fatal = load.fatal;
   // A window with no token at all is not a measurement: the server accepted work and made nothing.
-  if (measured && windowTokens === 0 && !firstError)
-    firstError = `No token arrived during the whole ${Math.round(windowSeconds ?? 0)} s window: the server accepted the requests but produced nothing${lastQueue && lastQueue.waiting > 0 ? ` (${lastQueue.waiting} waiting)` : ''}.`;
-  const avgActive = x.metrics && windowSamples.length ? mean(windowSamples.map((q) => q.running)) : mean(clientSamples);
-  const maxWaitingSeen = x.metrics && windowSamples.length ? Math.max(...windowSamples.map((q) => q.waiting)) : null;
-  const verdict = decideStatus({
-    cancelled,
-    error: firstError,
-    looped: loopedStream !== null,
-    concurrency: C,
-    avgActiveRequests: avgActive,
-    maxWaitingSeen,
-    readinessTimedOut,
-  });
-  const promptTokens = streams.find((s) => s.promptTokens >= 0)?.promptTokens ?? null;
-  const finishedAt = new Date().toISOString();
+  if (w && tokens === 0 && !fatal) {
+    const waiting = f.lastQueue && f.lastQueue.waiting > 0 ? ` (${f.lastQueue.waiting} waiting)` : '';
+    fatal = `No token arrived during the whole ${Math.round(windowSeconds ?? 0)} s window: the server accepted the requests but produced nothing${load.firstError ? `; ${load.firstError}` : ''}${waiting}.`;
+  }
+  const failures: FailureCount = w ? failureCount(streams, w) : { windowRequests: streams.length, failed: load.failed, firstError: load.firstError };
+  const queue = queueEvidence(f.win?.scrapes ?? []);
+  const avgActive = x.metrics && queue ? queue.avgRunning : mean(f.win?.clientActive ?? []);
+  const ttft = timeToFirstToken(streams, clock);
+  const tbt = timeBetweenTokens(streams, clock);
+  const stall = w ? stallInWindow(streams, w, tbt?.p50 ?? null, x.stallSeconds, clock) : null;
+  const verdict = decideStatus({ cancelled, fatalError: fatal, failures, looped: load.looped !== null, concurrency: C, avgActiveRequests: avgActive, queue, readinessTimedOut: f.readinessTimedOut, stall });
+  const common = {
+    promptTokens: streams.find((s) => s.promptTokens >= 0)?.promptTokens ?? null,
+    requests: requestSamples(streams, clock, w ? w.startMs : f.rampStart),
+    startedAt: f.startedAt,
+    finishedAt: new Date().toISOString(),
+    readinessTimedOut: f.readinessTimedOut,
+    failedRequests: failures.failed,
+    windowRequests: w ? failures.windowRequests : null,
+    queueEvidence: queue,
+  };
 
   if (verdict.status === 'cancelled' || verdict.status === 'error' || verdict.status === 'looped') {
-    const cell = unmeasuredCell(context, C, verdict.status, verdict.reason);
-    cell.promptTokens = promptTokens;
-    cell.requests = requests;
-    cell.startedAt = startedAt;
-    cell.finishedAt = finishedAt;
-    cell.readinessTimedOut = readinessTimedOut;
-    if (loopedStream?.loop && verdict.status === 'looped') {
-      const lf = loopedStream.loop;
+    const cell: DecodeCell = { ...unmeasuredCell(context, C, verdict.status, verdict.reason), ...common };
+    const lf = load.looped?.loop;
+    if (lf && verdict.status === 'looped') {
       cell.evidence = { loopExcerpt: lf.finding.excerpt, loopPeriodChars: lf.finding.period, loopStream: lf.stream, logLines: [] };
       cell.reason = `the model kept repeating the same text (a ${lf.finding.period}-character passage ${lf.finding.repeats} times in its ${lf.stream})`;
     }
-    return { cell, connectionLost, window: t1 > 0 ? { startMs: t0, endMs: t1 } : null, streams };
+    return cell;
   }
 
-  const ws = windowSeconds as number;
-  const total = windowTokens / ws;
-  const ttft = latencyStats(streams.filter((s) => s.firstTokenAt >= 0).map((s) => clock.seconds(s.firstTokenAt - s.sentAt)));
-  const tbt = latencyStats(
-    streams
-      .filter((s) => s.tokens >= 2 && s.lastTokenAt > s.firstTokenAt)
-      .map((s) => clock.seconds(s.lastTokenAt - s.firstTokenAt) / (s.tokens - 1)),
-  );
-  const cell: DecodeCell = {
+  const window = w as Window;
+  const total = tokens / (windowSeconds as number);
+  const beforeWindow = load.failed - failures.failed;
+  const failedNote = [
+    failures.failed > 0
+      ? `${failures.failed} of ${failures.windowRequests} requests in the window failed and were replaced (the figure stands up to 10%); the first: ${failures.firstError ?? 'no message'}`
+      : null,
+    beforeWindow > 0 ? `${beforeWindow} request${beforeWindow === 1 ? '' : 's'} failed before the window and ${beforeWindow === 1 ? 'was' : 'were'} replaced${failures.failed ? '' : `: ${load.firstError ?? 'no message'}`}` : null,
+  ]
+    .filter(Boolean)
+    .join('; ');
+  return {
     context,
     concurrency: C,
     status: verdict.status,
-    reason: verdict.reason,
-    promptTokens,
+    reason: [verdict.reason, failedNote].filter(Boolean).join('; ') || null,
     totalTokensPerSecond: total,
-    perRequestTokensPerSecond: total / C,
+    perRequestTokensPerSecond: perRequestRate(inWindow(streams, window), clock),
+    fairShareTokensPerSecond: total / C,
     ttft,
     timeBetweenTokens: tbt,
     avgActiveRequests: avgActive,
-    completedRequests: completed,
-    outputTokens: windowTokens,
-    windowSeconds: ws,
-    readinessTimedOut,
-    maxWaitingSeen,
+    completedRequests: completedInWindow(streams, window),
+    outputTokens: tokens,
+    windowSeconds,
+    maxWaitingSeen: f.win?.scrapes.length ? Math.max(...f.win.scrapes.map((q) => q.waiting)) : null,
+    stall,
     evidence: null,
-    requests,
     telemetry: null,
-    startedAt,
-    finishedAt,
+    ...common,
   };
-  return { cell, connectionLost, window: t1 > 0 ? { startMs: t0, endMs: t1 } : null, streams };
 }
 
 /** Every request's own timings, columnar, seconds relative to `origin` (the window start). */

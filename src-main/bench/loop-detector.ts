@@ -1,5 +1,5 @@
 /**
- * Loop detection (METHOD.md), run incrementally on every stream, separately for content and
+ * Loop detection (docs/method.md), run incrementally on every stream, separately for content and
  * reasoning text: every 256 characters, take the last 64 characters as an anchor and look
  * backwards for earlier copies (period up to 32,768 characters). A tail that repeats exactly
  * at least 4 whole times and covers at least 4,096 characters is a loop, unless the period is

@@ -3,10 +3,12 @@
  * capacity (C x (context + max output) above the KV budget), Too long or Skipped, in what
  * order, and about how long it takes. Pure: the UI shows it before the user presses Start.
  */
-import { fmtContext } from '../report/format';
+import { cellKey } from '../../src-shared/cell-key';
+import { fmtContext } from '../../src-shared/report/format';
 import { newRunTag } from '../session/create';
-import type { KvBudget } from '../session/schema';
+import type { KvBudget } from '../../src-shared/session/schema';
 import type { ServerTarget } from '../server/target';
+import { DEFAULT_SCOUT_DEADLINE, expectedPrefillSeconds, type PrefillPoint } from './scout-deadline';
 import type { PlannedCell, PlannedPrefill, PlanStep, ResolvedRunConfig, RunConfigInput, RunPlan } from './types';
 
 export const K = 1024;
@@ -15,7 +17,7 @@ export const DEFAULT_CONCURRENCY = [1, 2, 4, 8, 16, 32, 64, 128];
 export const PREFILL_EXTRA_CONTEXT = 256 * K;
 export const DEFAULT_SECONDS = 30;
 export const DEFAULT_MAX_OUTPUT = 4096;
-/** Room left for the chat template and the final question (METHOD.md: max_model_len - max_output - 64). */
+/** Room left for the chat template and the final question (docs/method.md: max_model_len - max_output - 64). */
 export const CONTEXT_MARGIN = 64;
 
 /** The part of a ServerTarget the plan needs (so the UI can plan from a probe alone). */
@@ -24,6 +26,27 @@ export type PlanTarget = Pick<ServerTarget, 'maxModelLen' | 'kvBudget'> & Partia
 /** The largest useful context: max_model_len - max_output - 64. */
 export function largestContext(maxModelLen: number, maxOutput: number): number {
   return maxModelLen - maxOutput - CONTEXT_MARGIN;
+}
+
+/**
+ * Why a decode cell at `context` cannot run on a server of `maxModelLen` with `maxOutput` tokens
+ * of output (Too long), or null when it fits (or max_model_len is unknown).
+ */
+export function tooLongReason(context: number, maxOutput: number, maxModelLen: number | null): string | null {
+  if (maxModelLen === null || context + maxOutput <= maxModelLen) return null;
+  return `${fmtContext(context)} context + ${maxOutput} output tokens exceeds max_model_len ${maxModelLen}`;
+}
+
+/** A message when the plan has nothing to measure (no decode cell and no prefill runs), else null. */
+export function nothingToRun(plan: RunPlan): string | null {
+  if (plan.counts.toRun > 0 || plan.counts.prefill > 0) return null;
+  const { counts, config, maxModelLen } = plan;
+  const why = [
+    counts.tooLong ? `${counts.tooLong} too long for max_model_len ${maxModelLen} with ${config.maxOutputTokens} output tokens` : '',
+    counts.overCapacity ? `${counts.overCapacity} over the KV cache budget` : '',
+    counts.skipped ? `${counts.skipped} left out` : '',
+  ].filter(Boolean);
+  return `nothing to measure: of ${counts.cells} cells, ${why.join(', ') || 'none can run'}, and no prefill context fits. Choose smaller contexts, fewer requests at once or a smaller max output.`;
 }
 
 /** `--sim-speed X` from a simulator's argv, else the speed its /version reported, else 1. */
@@ -76,28 +99,20 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
     warmup: input.warmup ?? true,
     runTag: input.runTag ?? newRunTag(),
     stallSeconds: input.stallSeconds ?? 30,
+    scoutDeadline: { ...DEFAULT_SCOUT_DEADLINE, ...input.scoutDeadline },
   };
 }
 
 /** Seconds (server clock) a decode cell takes beyond its window: gates, ramp, cancel. */
 const CELL_OVERHEAD_SECONDS = 8;
-/** A guess of prefill speed for the ETA before anything is measured. */
-const GUESS_PREFILL_TOKENS_PER_SECOND = 20_000;
 const WARMUP_SECONDS = 10;
-
-/** Readiness gate timeout by context (METHOD.md: 60/120/180 s). */
-export function readinessTimeoutSeconds(context: number): number {
-  if (context <= 32 * K) return 60;
-  if (context <= 128 * K) return 120;
-  return 180;
-}
 
 export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   const config = resolveConfig(input, target);
   const { maxOutputTokens: out, kvBudget } = config;
   const mml = target.maxModelLen;
   const budget = kvBudget.tokens;
-  const skip = new Set((input.skip ?? []).map((s) => `${s.context}x${s.concurrency}`));
+  const skip = new Set((input.skip ?? []).map(cellKey));
   const warnings: string[] = [];
   if (budget === null) warnings.push('The KV cache budget is unknown, so no cell could be marked Over capacity in advance.');
   if (mml === null) warnings.push('The server did not report max_model_len, so no cell could be marked Too long in advance.');
@@ -107,9 +122,9 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     for (const concurrency of config.concurrency) {
       const kvTokensNeeded = concurrency * (context + out);
       let cell: PlannedCell = { context, concurrency, action: 'run', reason: null, kvTokensNeeded };
-      if (skip.has(`${context}x${concurrency}`)) cell = { ...cell, action: 'skipped', reason: 'left out by the user' };
-      else if (mml !== null && context + out > mml)
-        cell = { ...cell, action: 'too-long', reason: `${fmtContext(context)} context + ${out} output tokens exceeds max_model_len ${mml}` };
+      const tooLong = tooLongReason(context, out, mml);
+      if (skip.has(cellKey({ context, concurrency }))) cell = { ...cell, action: 'skipped', reason: 'left out by the user' };
+      else if (tooLong) cell = { ...cell, action: 'too-long', reason: tooLong };
       else if (budget !== null && kvTokensNeeded > budget)
         cell = {
           ...cell,
@@ -124,11 +139,11 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   const prefill: PlannedPrefill[] = config.prefillContexts.map((context) => {
     // Prefill scouts ask for 1 output token; a prompt at the limit is trimmed to fit (see prompts.ts).
     if (mml !== null && context > mml)
-      return { context, action: 'too-long', reason: `${fmtContext(context)} exceeds max_model_len ${mml}`, withDecode: false };
-    return { context, action: 'run', reason: null, withDecode: decodeContexts.has(context) };
+      return { context, action: 'too-long', reason: `${fmtContext(context)} exceeds max_model_len ${mml}`, withDecode: false, expectedSeconds: null };
+    return { context, action: 'run', reason: null, withDecode: decodeContexts.has(context), expectedSeconds: expectedPrefillSeconds(context, []) };
   });
 
-  // Order (METHOD.md): prefill scouts and the C=1 column first, then row by row.
+  // Order (docs/method.md): prefill scouts and the C=1 column first, then row by row.
   const steps: PlanStep[] = [];
   if (config.warmup) steps.push({ kind: 'warmup' });
   const runnable = (c: PlannedCell) => c.action === 'run';
@@ -162,15 +177,18 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   return { config, maxModelLen: mml, cells, prefill, steps, counts, etaSeconds: estimateSeconds(steps, config), warnings };
 }
 
-/** Wall-clock estimate of the given steps, seconds. */
-export function estimateSeconds(steps: readonly PlanStep[], config: ResolvedRunConfig): number {
+/** Wall-clock estimate of the given steps, seconds; prefill from the prefills measured so far, if any. */
+export function estimateSeconds(steps: readonly PlanStep[], config: ResolvedRunConfig, measured: readonly PrefillPoint[] = []): number {
   let serverSeconds = 0;
+  const scouted = new Set<number>();
   for (const s of steps) {
     if (s.kind === 'warmup') serverSeconds += WARMUP_SECONDS;
-    else if (s.kind === 'prefill') serverSeconds += s.context / GUESS_PREFILL_TOKENS_PER_SECOND + 1;
-    else serverSeconds += config.secondsPerMeasurement + CELL_OVERHEAD_SECONDS;
+    else if (s.kind === 'prefill') {
+      // A later scout of the same context re-warms a prompt the cache mostly holds: about a second.
+      serverSeconds += (scouted.has(s.context) ? 0 : (expectedPrefillSeconds(s.context, measured) ?? 0)) + 1;
+      scouted.add(s.context);
+    } else serverSeconds += config.secondsPerMeasurement + CELL_OVERHEAD_SECONDS;
   }
   return serverSeconds / config.simSpeed;
 }
 
-export const cellKey = (c: { context: number; concurrency: number }): string => `${c.context}x${c.concurrency}`;

@@ -2,8 +2,8 @@
  * Showing a run's progress on a terminal: a one-line bar on a TTY (cell n/N, the current
  * cell, live tok/s, ETA), plain lines otherwise, or one JSON event per line.
  */
-import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec } from '../report/format';
-import { STATUS_WORDS } from '../session/schema';
+import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec } from '../../src-shared/report/format';
+import { STATUS_WORDS } from '../../src-shared/session/schema';
 import type { BenchEvent } from './types';
 
 export type ProgressMode = 'tty' | 'plain' | 'json';
@@ -109,7 +109,7 @@ export class ProgressPrinter {
         break;
       }
       case 'prefill-start':
-        this.current = `prefill ${fmtContext(e.context)}`;
+        this.current = `prefill ${fmtContext(e.context)}${scoutTimes(e.expectedSeconds, e.deadlineSeconds)}`;
         this.live = '';
         this.draw(true);
         break;
@@ -184,4 +184,11 @@ export class ProgressPrinter {
     this.out.write(`\r\x1b[2K${text}`);
     this.barShown = true;
   }
+}
+
+/** "  (expected about 7 min 00 s, gives up after 14 min 00 s)" for a scout; empty when nothing is known. */
+function scoutTimes(expected: number | null | undefined, deadline: number | undefined): string {
+  if (deadline === undefined) return '';
+  const about = expected !== null && expected !== undefined ? `expected about ${fmtDuration(expected)}, ` : '';
+  return `  (${about}gives up after ${fmtDuration(deadline)})`;
 }

@@ -1,5 +1,5 @@
 /**
- * Prompts of an exact size (METHOD.md): ordinary prose filler inside a chat, a tag unique to
+ * Prompts of an exact size (docs/method.md): ordinary prose filler inside a chat, a tag unique to
  * the run and the context first (so no earlier cache is reused), and a final turn that asks
  * for a very long, varied article. The filler length is found by a bracketed search on
  * POST /tokenize until the prompt is within max(64 tokens, 0.5%) below the target; without

@@ -3,15 +3,18 @@
  * the plan's order, each result sent to the parent as it completes. A failing cell never
  * stops the run; a server that dies is reported (the parent may restart it) and the run goes on.
  */
-import { fmtContext } from '../report/format';
+import { fmtContext } from '../../src-shared/report/format';
 import type { ServerTarget } from '../server/target';
-import type { DecodeCell, PrefillResult } from '../session/schema';
+import type { DecodeCell, PrefillResult } from '../../src-shared/session/schema';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { Interrupt, ServerClock } from './clock';
 import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
 import { type BenchHttp, createHttp, isHealthy } from './http';
-import { cellKey, estimateSeconds, readinessTimeoutSeconds } from './plan';
+import { cellKey } from '../../src-shared/cell-key';
+import { estimateSeconds } from './plan';
+import { readinessTimeoutSeconds } from './readiness';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
+import { type PrefillPoint, scoutDeadline } from './scout-deadline';
 import { ChatStream } from './stream';
 import type { BenchEvent, PlanStep, RunPlan } from './types';
 
@@ -31,6 +34,10 @@ export interface RunnerResult {
 
 /** Margin kept below max_model_len for a prompt's own output tokens and template rounding. */
 const FIT_MARGIN = 8;
+/** Warm-ups (docs/method.md): a short decode of this many tokens, a prefill at this context, a hidden decode this long. */
+const WARMUP_DECODE_TOKENS = 64;
+const WARMUP_PREFILL_CONTEXT = 8 * 1024;
+const WARMUP_DECODE_SECONDS = 3;
 
 export class Runner {
   readonly stopSignal = new Interrupt();
@@ -39,6 +46,8 @@ export class Runner {
   private prompts = new Map<number, SizedPrompt>();
   /** Contexts whose scout ran on the current server (its prefix cache holds them). */
   private warmed = new Set<number>();
+  /** Cold prefills measured on this run (warm-up and first scouts): what later scouts' deadlines are scaled from. */
+  private prefillPoints: PrefillPoint[] = [];
   private checksUnavailable: string[] = [];
   private notes: string[] = [];
   private serverGone: string | null = null;
@@ -75,7 +84,7 @@ export class Runner {
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i];
       if (this.stopSignal.fired || this.serverGone) break;
-      const eta = estimateSeconds(steps.slice(i), this.plan.config);
+      const eta = estimateSeconds(steps.slice(i), this.plan.config, this.prefillPoints);
       try {
         if (step.kind === 'warmup') await this.warmup();
         else if (step.kind === 'prefill') await this.prefillStep(step.context, step.measured && !this.donePrefill.has(step.context));
@@ -83,7 +92,7 @@ export class Runner {
           decodeIndex++;
           this.host.emit({ type: 'cell-start', context: step.context, concurrency: step.concurrency, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
           const { cell, window } = await this.decodeStep(step.context, step.concurrency);
-          this.host.emit({ type: 'cell-done', cell, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config) });
+          this.host.emit({ type: 'cell-done', cell, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints) });
         }
       } catch (e) {
         // Never let one step end the run; say what happened.
@@ -159,40 +168,89 @@ export class Runner {
     return p;
   }
 
-  /** One streamed request to its end (or a timeout); returns the stream. */
-  private oneRequest(body: string, timeoutSeconds: number, cancelAfterSeconds?: number): Promise<ChatStream> {
+  /**
+   * One streamed request to its end (or a timeout); returns the stream. `cancelAfterSeconds`
+   * cuts it that long after sending; `decodeSeconds` cuts it that long after its first token.
+   */
+  private oneRequest(body: string, timeoutSeconds: number, cancelAfterSeconds?: number, decodeSeconds?: number): Promise<ChatStream> {
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | null = null;
+      const timers: NodeJS.Timeout[] = [];
       let unsub: () => void = () => undefined;
       const s = new ChatStream(this.http, {
         body,
         onEnd: (st) => {
-          if (timer) clearTimeout(timer);
+          for (const t of timers) clearTimeout(t);
           unsub();
           resolve(st);
         },
       });
       const limit = cancelAfterSeconds ?? timeoutSeconds;
-      timer = setTimeout(() => {
-        if (cancelAfterSeconds !== undefined) s.cancel();
-        else s.failWith(`No answer within ${timeoutSeconds} s.`);
-      }, this.clock.wallMs(limit));
+      timers.push(
+        setTimeout(() => {
+          if (cancelAfterSeconds !== undefined) s.cancel();
+          else s.failWith(`No answer within ${timeoutSeconds} s.`);
+        }, this.clock.wallMs(limit)),
+      );
+      if (decodeSeconds !== undefined) {
+        // Look for the first token every 50 ms (server-clock tenths at most), then let it decode.
+        const poll = () => {
+          if (s.outcome !== 'running') return;
+          if (s.firstTokenAt >= 0) timers.push(setTimeout(() => s.cancel(), this.clock.wallMs(decodeSeconds)));
+          else timers.push(setTimeout(poll, Math.min(50, this.clock.wallMs(0.1))));
+        };
+        poll();
+      }
       unsub = this.stopSignal.onFire(() => s.cancel());
     });
   }
 
-  /** METHOD.md warm-ups, each with its own tag: a short decode, a small prefill, a few seconds of decode at C=1. */
+  /** A prompt of (about) `context` tokens under `tag`, trimmed so it fits the server with `maxTokens` of output. */
+  private async fittingPrompt(tag: string, context: number, maxTokens: number): Promise<SizedPrompt> {
+    const mml = this.plan.maxModelLen;
+    const target = mml === null ? context : Math.max(0, Math.min(context, mml - maxTokens - FIT_MARGIN));
+    return sizedPrompt(this.http, this.targeting, tag, target);
+  }
+
+  /** The largest context with a decode cell to run (0 when there is none). */
+  private largestRunnableContext(): number {
+    let largest = 0;
+    for (const c of this.plan.cells) if (c.action === 'run') largest = Math.max(largest, c.context);
+    return largest;
+  }
+
+  /**
+   * Warm-ups before anything is measured (docs/method.md, "Warm-ups"), each under its own tag so
+   * none touches a measured prompt's cache entry: a short decode, an 8K prefill, and a hidden
+   * decode at concurrency 1 at the largest runnable context after its own cold scout, so that
+   * one-off costs of long prompts (kernel choice, graph capture) are paid before the first
+   * measured prefill.
+   */
   private async warmup(): Promise<void> {
     this.host.emit({ type: 'phase', phase: 'warmup', message: 'warming up the server' });
-    const tag = (n: number) => promptTag(this.plan.config.runTag, `WARMUP ${n}`);
-    const shortDecode = await this.oneRequest(this.requestBody((await sizedPrompt(this.http, this.targeting, tag(1), 0)).messages, 32), 120);
-    await this.afterRequest(shortDecode, 'the first warm-up request');
-    if (this.stopSignal.fired || this.serverGone) return;
-    const small = await sizedPrompt(this.http, this.targeting, tag(2), 2048);
-    await this.afterRequest(await this.oneRequest(this.requestBody(small.messages, 1), 120), 'the prefill warm-up');
-    if (this.stopSignal.fired || this.serverGone) return;
-    const c1 = await this.oneRequest(this.requestBody((await sizedPrompt(this.http, this.targeting, tag(3), 0)).messages, this.plan.config.maxOutputTokens), 120, 3);
-    await this.afterRequest(c1, 'the decode warm-up');
+    const tag = (label: string) => promptTag(this.plan.config.runTag, `WARMUP ${label}`);
+    const ok = () => !this.stopSignal.fired && !this.serverGone;
+    const short = await this.fittingPrompt(tag('DECODE'), 0, WARMUP_DECODE_TOKENS);
+    await this.afterRequest(await this.oneRequest(this.requestBody(short.messages, WARMUP_DECODE_TOKENS), 120), 'the short decode warm-up');
+    if (!ok()) return;
+    const prefill = await this.fittingPrompt(tag('PREFILL'), WARMUP_PREFILL_CONTEXT, 1);
+    const prefillWarmup = await this.oneRequest(this.requestBody(prefill.messages, 1), readinessTimeoutSeconds(WARMUP_PREFILL_CONTEXT) * 2);
+    this.notePrefill(prefillWarmup);
+    await this.afterRequest(prefillWarmup, 'the 8K prefill warm-up');
+    if (!ok()) return;
+    const largest = this.largestRunnableContext();
+    const maxOut = this.plan.config.maxOutputTokens;
+    const long = largest > 0 ? await this.fittingPrompt(tag(`CTX ${largest}`), largest, maxOut) : short;
+    // A long cold prompt on a slow card needs minutes: its deadline scales like a scout's.
+    const limit = Math.max(readinessTimeoutSeconds(largest) * 2, scoutDeadline(largest, this.prefillPoints, this.plan.config.scoutDeadline).deadlineSeconds);
+    if (largest > 0) {
+      this.host.emit({ type: 'phase', phase: 'warmup', message: `warming up at ${fmtContext(largest)} context` });
+      const scout = await this.oneRequest(this.requestBody(long.messages, 1), limit);
+      this.notePrefill(scout);
+      await this.afterRequest(scout, `the ${fmtContext(largest)} scout warm-up`);
+      if (!ok()) return;
+    }
+    const decode = await this.oneRequest(this.requestBody(long.messages, maxOut), limit, undefined, WARMUP_DECODE_SECONDS);
+    await this.afterRequest(decode, 'the decode warm-up');
     await idleGate({ http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock }, this.stopSignal, 30);
   }
 
@@ -203,8 +261,17 @@ export class Runner {
     if (s.connectionLost) await this.handleServerDown(s.error ?? 'connection lost');
   }
 
+  /** Keep a cold prefill's time to first token (server seconds) for later scouts' deadlines. */
+  private notePrefill(s: ChatStream): void {
+    if (s.outcome !== 'done' || s.firstTokenAt < 0 || s.promptTokens <= 0) return;
+    this.prefillPoints.push({ tokens: s.promptTokens, seconds: this.clock.seconds(s.firstTokenAt - s.sentAt) });
+  }
+
   private async prefillStep(context: number, measured: boolean): Promise<void> {
-    if (measured) this.host.emit({ type: 'prefill-start', context });
+    // A cold scout's deadline scales with the prefill speed measured so far (slow cards need minutes at 256K).
+    const cold = !this.warmed.has(context);
+    const { expectedSeconds, deadlineSeconds } = scoutDeadline(context, this.prefillPoints, this.plan.config.scoutDeadline);
+    if (measured) this.host.emit({ type: 'prefill-start', context, expectedSeconds, deadlineSeconds });
     const down = await this.checkServer();
     if (down) {
       if (measured) this.host.emit({ type: 'prefill-done', result: unmeasuredPrefill(context, 'error', down) });
@@ -219,7 +286,8 @@ export class Runner {
       return;
     }
     await idleGate({ http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock }, this.stopSignal, 30);
-    const s = await this.oneRequest(this.requestBody(prompt.messages, 1), readinessTimeoutSeconds(context) * 2);
+    const s = await this.oneRequest(this.requestBody(prompt.messages, 1), deadlineSeconds);
+    if (cold) this.notePrefill(s);
     if (s.outcome === 'done') this.warmed.add(context);
     if (!measured) {
       await this.afterRequest(s, `the ${fmtContext(context)} cache warm-up`);

@@ -1,5 +1,5 @@
 /** Distribution summaries of latencies (seconds). */
-import type { LatencyStats } from '../session/schema';
+import type { LatencyStats } from '../../src-shared/session/schema';
 
 /** Percentile with linear interpolation between closest ranks (numpy's default). `sorted` ascending. */
 export function percentile(sorted: readonly number[], q: number): number {

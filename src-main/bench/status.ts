@@ -1,31 +1,106 @@
-/** The status rules of a measured decode cell (METHOD.md "Statuses"). */
-import type { CellStatus } from '../session/schema';
+/**
+ * The status of a measured decode cell, from what the cell saw (docs/method.md, "Statuses").
+ * Pure: the decode cell gathers the evidence, these functions judge it.
+ */
+import type { CellStatus, QueueEvidence, StallEvidence } from '../../src-shared/session/schema';
+import type { QueueSample } from './metrics';
+
+/** "Could not run all C at once": average running below this share of C. */
+export const QUEUED_ACTIVE_FRACTION = 0.95;
+/** Waiting counts as queueing only when seen in this many consecutive once-a-second scrapes. */
+export const QUEUED_WAITING_RUN = 2;
+/** More than this share of the window's requests failed: the figure is not kept. */
+export const FAILED_SHARE_LIMIT = 0.1;
+
+/**
+ * What the window's once-a-second scrapes say about queueing: the share of scrapes with a
+ * request waiting, the longest run of consecutive such scrapes, and the mean running count.
+ * null without scrapes (no /metrics).
+ */
+export function queueEvidence(samples: readonly QueueSample[]): QueueEvidence | null {
+  if (samples.length === 0) return null;
+  let withWaiting = 0;
+  let run = 0;
+  let longest = 0;
+  let running = 0;
+  for (const q of samples) {
+    running += q.running;
+    if (q.waiting > 0) {
+      withWaiting++;
+      run++;
+      longest = Math.max(longest, run);
+    } else run = 0;
+  }
+  return { scrapes: samples.length, waitingShare: withWaiting / samples.length, longestWaitingRun: longest, avgRunning: running / samples.length };
+}
+
+export interface FailureCount {
+  /** Requests in flight at some time during the window, the failed ones included. */
+  windowRequests: number;
+  /** Of those, the ones that failed (HTTP error, error event, broken or stalled stream). */
+  failed: number;
+  /** The first failure's message (the server's words). */
+  firstError: string | null;
+}
 
 export interface CellVerdictInput {
   cancelled: boolean;
-  /** First error seen (HTTP status, stream error event, stall), with the server's message. */
-  error: string | null;
+  /** A failure that ends the cell whatever the count: the server went down, or no token came at all. */
+  fatalError: string | null;
+  failures: FailureCount;
   looped: boolean;
   concurrency: number;
-  /** Mean running requests in the window (null when nothing could be measured). */
+  /** Mean active requests in the window (from /metrics, else counted by the client). */
   avgActiveRequests: number | null;
-  /** Largest waiting count in any sample of the window (null without /metrics). */
-  maxWaitingSeen: number | null;
+  /** From the window's scrapes; null without /metrics. */
+  queue: QueueEvidence | null;
   readinessTimedOut: boolean;
+  /** A gap in a stream inside the window long enough to make the figure suspect. */
+  stall: StallEvidence | null;
 }
 
-/** Threshold of "could not run all C at once": average active below 95% of C. */
-export const QUEUED_ACTIVE_FRACTION = 0.95;
+export interface CellVerdict {
+  status: CellStatus;
+  reason: string | null;
+}
 
-export function decideStatus(v: CellVerdictInput): { status: CellStatus; reason: string | null } {
-  if (v.cancelled) return { status: 'cancelled', reason: 'the run was stopped during this cell' };
-  if (v.error) return { status: 'error', reason: v.error };
-  if (v.looped) return { status: 'looped', reason: 'the model kept repeating the same text' };
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** Too many failed requests for the figure to stand: more than 10% of the window's requests. */
+export function tooManyFailed(f: FailureCount): boolean {
+  return f.failed > 0 && f.failed > FAILED_SHARE_LIMIT * Math.max(1, f.windowRequests);
+}
+
+/** Why the server could not run all C at once, in words; [] when it could. */
+export function queueReasons(v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'readinessTimedOut'>): string[] {
   const reasons: string[] = [];
   if (v.avgActiveRequests !== null && v.avgActiveRequests < QUEUED_ACTIVE_FRACTION * v.concurrency)
     reasons.push(`average active requests ${v.avgActiveRequests.toFixed(1)} is below 95% of ${v.concurrency}`);
-  if (v.maxWaitingSeen !== null && v.maxWaitingSeen > 0) reasons.push(`up to ${v.maxWaitingSeen} requests were waiting`);
+  const q = v.queue;
+  if (q && q.longestWaitingRun >= QUEUED_WAITING_RUN)
+    reasons.push(
+      `requests were waiting in ${Math.round(q.waitingShare * 100)}% of the once-a-second checks, up to ${plural(q.longestWaitingRun, 'check')} in a row`,
+    );
   if (v.readinessTimedOut) reasons.push('the readiness gate timed out');
-  if (reasons.length) return { status: 'queued', reason: reasons.join('; ') };
+  return reasons;
+}
+
+export function decideStatus(v: CellVerdictInput): CellVerdict {
+  if (v.cancelled) return { status: 'cancelled', reason: 'the run was stopped during this cell' };
+  if (v.fatalError) return { status: 'error', reason: v.fatalError };
+  const f = v.failures;
+  if (tooManyFailed(f))
+    return {
+      status: 'error',
+      reason: `${f.failed} of ${plural(f.windowRequests, 'request')} in the window failed (more than ${FAILED_SHARE_LIMIT * 100}%); the first: ${f.firstError ?? 'no message'}`,
+    };
+  if (v.looped) return { status: 'looped', reason: 'the model kept repeating the same text' };
+  const queued = queueReasons(v);
+  if (queued.length) return { status: 'queued', reason: queued.join('; ') };
+  if (v.stall)
+    return {
+      status: 'stalled',
+      reason: `a stream produced nothing for ${v.stall.gapSeconds.toFixed(1)} s inside the window (over ${v.stall.thresholdSeconds.toFixed(1)} s, 20× the median time between tokens), so the figure may be low`,
+    };
   return { status: 'valid', reason: null };
 }

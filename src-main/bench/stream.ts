@@ -52,6 +52,13 @@ export class ChatStream implements ChatStreamSink {
   /** Token count when the measurement window opened / closed (set by the cell runner). */
   tokensAtOpen = 0;
   tokensAtClose = -1;
+  /** Gaps between tokens are only recorded when they end after this wall time (the window start). */
+  gapsFrom = Number.POSITIVE_INFINITY;
+  /** The longest gap between two token arrivals ending after `gapsFrom`, wall ms, and when it ended. */
+  longestGapMs = 0;
+  longestGapEndedAt = -1;
+  /** Time since the last token when the window closed on this stream still running, wall ms. */
+  gapAtCloseMs = 0;
 
   private controller: Dispatcher.DispatchController | null = null;
   private parser: ChatStreamParser;
@@ -191,6 +198,10 @@ export class ChatStream implements ChatStreamSink {
     if (promptTokens >= 0) this.promptTokens = promptTokens;
     if (arrived) {
       if (this.firstTokenAt < 0) this.firstTokenAt = this.now;
+      else if (this.now >= this.gapsFrom && this.now - this.lastTokenAt > this.longestGapMs) {
+        this.longestGapMs = this.now - this.lastTokenAt;
+        this.longestGapEndedAt = this.now;
+      }
       this.lastTokenAt = this.now;
     }
     if (this.contentLoops !== null && this.loop === null) {

@@ -3,11 +3,12 @@
  * looks like before anything runs (RunPlan), and the typed progress events a run streams
  * (BenchEvent). These cross the worker-process boundary, so they are plain JSON data.
  */
-import type { CellStatus, DecodeCell, KvBudget, PrefillResult, Session } from '../session/schema';
+import type { CellStatus, DecodeCell, KvBudget, PrefillResult, Session } from '../../src-shared/session/schema';
+import type { ScoutDeadlineLimits } from './scout-deadline';
 
 export type TokenTargeting = 'exact' | 'estimate';
 
-/** What a caller may ask for; everything left out gets METHOD.md's defaults. */
+/** What a caller may ask for; everything left out gets the defaults of docs/method.md. */
 export interface RunConfigInput {
   /** Decode contexts in tokens (rows). Default 0, 8K, 16K, 32K, 64K, 128K and the largest that fits. */
   contexts?: number[];
@@ -31,12 +32,17 @@ export interface RunConfigInput {
    * simulator's launch argv, else 1.
    */
   simSpeed?: number;
-  /** Warm-ups before the first measurement (METHOD.md). Default true. */
+  /** Warm-ups before the first measurement (docs/method.md). Default true. */
   warmup?: boolean;
   /** A run tag to use in prompts; default a fresh one (resume keeps the session's). */
   runTag?: string;
   /** Seconds without a token before a stream counts as stalled (Error). Default 30. */
   stallSeconds?: number;
+  /**
+   * Limits of a prefill scout's deadline (server seconds): twice the time expected from the prefills measured at
+   * smaller contexts, at least `floorSeconds` (default 120) and at most `capSeconds` (default 3600).
+   */
+  scoutDeadline?: Partial<ScoutDeadlineLimits>;
 }
 
 /** The resolved run configuration: every default filled in. */
@@ -52,6 +58,7 @@ export interface ResolvedRunConfig {
   warmup: boolean;
   runTag: string;
   stallSeconds: number;
+  scoutDeadline: ScoutDeadlineLimits;
 }
 
 /** What the plan says about one decode cell before the run. */
@@ -73,9 +80,11 @@ export interface PlannedPrefill {
   reason: string | null;
   /** True when decode cells of this context follow the scout. */
   withDecode: boolean;
+  /** Expected seconds of the scout before anything is measured (a guessed prefill speed); null when it does not run. */
+  expectedSeconds: number | null;
 }
 
-/** One step of the run, in the order it runs (METHOD.md "Order of a run"). */
+/** One step of the run, in the order it runs (docs/method.md, "Order of a run"). */
 export type PlanStep =
   | { kind: 'warmup' }
   | { kind: 'prefill'; context: number; measured: boolean }
@@ -123,7 +132,14 @@ export type BenchEvent =
       /** The measurement window in wall-clock epoch milliseconds (for telemetry and ground truth); null when none. */
       window?: { startMs: number; endMs: number } | null;
     }
-  | { type: 'prefill-start'; context: number }
+  | {
+      type: 'prefill-start';
+      context: number;
+      /** Expected seconds to the first token, from the prefills measured so far (null: nothing to go by yet). */
+      expectedSeconds?: number | null;
+      /** When the client gives up on it. */
+      deadlineSeconds?: number;
+    }
   | { type: 'prefill-done'; result: PrefillResult }
   | { type: 'server-down'; message: string }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }

@@ -2,7 +2,7 @@
  * The body of `speedmatrix serve`: a server under the supervisor until Ctrl-C, written down in
  * the launched-server registry while it runs.
  */
-import { fmtCount, fmtDuration } from '../report/format';
+import { fmtCount, fmtDuration } from '../../src-shared/report/format';
 import { launchOptionsFromCommand } from '../server/command-line';
 import { buildLaunch } from '../server/launch';
 import { signalGroup } from '../server/orphans';

@@ -1,5 +1,5 @@
 /** A typed event emitter for the contract's main -> renderer events. */
-import type { EventChannel, EventPayloads } from '../ipc/contract';
+import type { EventChannel, EventPayloads } from '../../src-shared/ipc/contract';
 
 type Listener<E extends EventChannel> = (payload: EventPayloads[E]) => void;
 

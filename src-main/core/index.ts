@@ -18,13 +18,14 @@ import {
   type InvokeResults,
   invokeArgs,
   parseArgs,
-} from '../ipc/contract';
+} from '../../src-shared/ipc/contract';
 import { renderHtmlReport } from '../report/html';
 import { renderMarkdownReport } from '../report/markdown';
 import { APP_NAME, APP_VERSION } from '../runtime/app-version';
-import { fail, ok } from '../runtime/result';
-import type { Hardware } from '../session/schema';
+import { fail, ok } from '../../src-shared/result';
+import type { Hardware } from '../../src-shared/session/schema';
 import { writeFileAtomic } from '../session/write';
+import { BUILTIN_PROFILES } from '../sim/profile';
 import { CoreEvents } from './emitter';
 import { RecentFiles } from './recent-files';
 import { RunControl } from './run-control';
@@ -48,6 +49,8 @@ export interface AppCoreOptions {
   launcher?: WorkerLauncher;
   /** Opens an allowlisted link in the user's browser. */
   openExternal?: (url: string) => Promise<void>;
+  /** Writes text to the system clipboard (Electron: main's clipboard). */
+  writeClipboard?: (text: string) => void;
   /** Hardware detection (default: the real one). */
   detectHardware?: () => Promise<Hardware>;
   /** Merged run updates at most this often (default 100 ms). */
@@ -157,7 +160,13 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
   };
 
   const handlers: Handlers = {
-    'app:info': async () => ({ name: APP_NAME, version: APP_VERSION, platform: process.platform, host: opts.host }),
+    'app:info': async () => ({
+      name: APP_NAME,
+      version: APP_VERSION,
+      platform: process.platform,
+      host: opts.host,
+      simProfiles: Object.values(BUILTIN_PROFILES).map((p) => ({ name: p.name, description: p.description })),
+    }),
     'hardware:detect': () => detect(),
     'server:defaults': async () => FORM_DEFAULTS,
     'server:preview': async (form) => server.preview(form),
@@ -189,6 +198,11 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
       if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p))) throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);
       if (!opts.openExternal) throw new UserError('Links cannot be opened here.');
       await opts.openExternal(url);
+      return true as const;
+    },
+    'clipboard:write-text': async (text: string) => {
+      if (!opts.writeClipboard) throw new UserError('Copying is not available here: select the text and copy it.');
+      opts.writeClipboard(text);
       return true as const;
     },
   } as Handlers;

@@ -3,9 +3,10 @@
  * interval: finished cells and prefill points are always delivered, live samples only the
  * latest. A burst of a hundred events becomes one message, so the UI never drowns.
  */
+import { cellKey as key } from '../../src-shared/cell-key';
 import type { BenchEvent, RunPlan } from '../bench';
-import type { LiveCell, PlanView, RunPhase, RunProgress, RunUpdate } from '../ipc/contract';
-import type { DecodeCell, PrefillResult } from '../session/schema';
+import type { LiveCell, PlanView, RunPhase, RunProgress, RunUpdate } from '../../src-shared/ipc/contract';
+import type { DecodeCell, PrefillResult } from '../../src-shared/session/schema';
 
 export function toPlanView(plan: RunPlan, notes: string[] = []): PlanView {
   return {
@@ -20,7 +21,6 @@ export function toPlanView(plan: RunPlan, notes: string[] = []): PlanView {
   };
 }
 
-const key = (c: { context: number; concurrency: number }) => `${c.context}x${c.concurrency}`;
 
 export class RunUpdates {
   private phase: RunPhase = 'idle';

@@ -3,9 +3,10 @@
  * events become ServerSnapshots and batched log lines for the renderer; the supervisor stays
  * the source of truth, this only translates.
  */
-import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../ipc/contract';
+import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../../src-shared/ipc/contract';
 import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServer, type LeftoverProcess, type ServerTarget, type StartupFailure } from '../server';
-import { redactArgv, redactEnv } from '../session/secrets';
+import { isPortFree } from '../server/port';
+import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import type { CoreEvents } from './emitter';
 import { formToLaunch } from './server-form';
 import { UserError } from './user-error';
@@ -13,7 +14,7 @@ import { freePort } from '../server/port';
 import type { LaunchedRegistry } from '../server/launched-registry';
 
 const LOG_FLUSH_MS = 100;
-const IDLE: ServerSnapshot = { state: 'idle', kind: null, display: '', startedAt: null, progress: null, ready: null, failure: null };
+const IDLE: ServerSnapshot = { state: 'idle', kind: null, display: '', startedAt: null, progress: null, ready: null, failure: null, seq: 0 };
 
 export { freePort } from '../server/port';
 
@@ -26,6 +27,7 @@ export class ServerControl {
   private pendingLog: string[] = [];
   private logTimer: ReturnType<typeof setTimeout> | null = null;
   private attachLog: string[] = [];
+  private auto: { host: string; port: number } | null = null;
 
   constructor(
     private readonly events: CoreEvents,
@@ -44,9 +46,9 @@ export class ServerControl {
     return this.supervisor ? this.supervisor.logTail(5000) : [...this.attachLog];
   }
 
-  preview(form: ServerForm): CommandPreview {
+  async preview(form: ServerForm): Promise<CommandPreview> {
     if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {} };
-    const launch = formToLaunch(form, form.port ?? LAUNCH_DEFAULTS.port);
+    const launch = formToLaunch(form, form.port ?? (await this.autoPort(form.host)));
     if (!launch.ok) throw new UserError(launch.error);
     let built;
     try {
@@ -84,8 +86,19 @@ export class ServerControl {
     return this.snap;
   }
 
+  /**
+   * The port "auto" means: chosen free once, so the preview shows the port the start will use;
+   * chosen again only when something else took it meanwhile.
+   */
+  private async autoPort(host: string): Promise<number> {
+    const h = host.trim() || LAUNCH_DEFAULTS.host;
+    if (this.auto && this.auto.host === h && (await isPortFree(h, this.auto.port))) return this.auto.port;
+    this.auto = { host: h, port: await freePort(h) };
+    return this.auto.port;
+  }
+
   private async launch(form: ServerForm): Promise<ServerSnapshot> {
-    const port = form.port ?? (await freePort(form.host || '127.0.0.1'));
+    const port = form.port ?? (await this.autoPort(form.host));
     const launch = formToLaunch(form, port);
     if (!launch.ok) throw new UserError(launch.error);
     const sup = new Supervisor();
@@ -192,7 +205,7 @@ export class ServerControl {
   }
 
   private set(s: ServerSnapshot): void {
-    this.snap = s;
+    this.snap = { ...s, seq: this.snap.seq + 1 };
     this.events.emit('server:state', s);
   }
 

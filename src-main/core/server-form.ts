@@ -2,9 +2,9 @@
  * The Server view's form (strings as typed) turned into the supervisor's LaunchOptions, with
  * a clear sentence for each value that does not parse. Pure, so it is table-tested.
  */
-import type { ServerForm } from '../ipc/contract';
-import { ServerFormSchema } from '../ipc/contract';
-import { type Result, fail, ok } from '../runtime/result';
+import type { ServerForm } from '../../src-shared/ipc/contract';
+import { ServerFormSchema } from '../../src-shared/ipc/contract';
+import { type Result, fail, ok } from '../../src-shared/result';
 import { LAUNCH_DEFAULTS, type LaunchOptions } from '../server';
 
 /** The simulator's defaults: a short load so the demo starts at once, speed 1 (true figures). */

@@ -6,10 +6,10 @@
 import { open as openFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { importFile, importText } from '../importers';
-import { CANCELLED, type CellRef, type SessionMeta, type SessionView } from '../ipc/contract';
-import { cellKey } from '../report/matrix-model';
+import { CANCELLED, type CellRef, type SessionMeta, type SessionView } from '../../src-shared/ipc/contract';
+import { cellKey } from '../../src-shared/cell-key';
 import { readSessionFile, parseSessionText } from '../session/read';
-import { type RequestSamples, SESSION_EXTENSION, type Session } from '../session/schema';
+import { type RequestSamples, SESSION_EXTENSION, type Session } from '../../src-shared/session/schema';
 import { writeSessionFile } from '../session/write';
 import type { CoreEvents } from './emitter';
 import type { RecentFiles } from './recent-files';
@@ -49,7 +49,7 @@ export class SessionControl {
     const requestCounts: Record<string, number> = {};
     const cells = session.cells.map((c) => {
       if (!c.requests) return c;
-      requestCounts[cellKey(c.context, c.concurrency)] = c.requests.sentAt.length;
+      requestCounts[cellKey(c)] = c.requests.sentAt.length;
       return { ...c, requests: null };
     });
     return { meta: this.meta(), session: { ...session, cells }, requestCounts };

@@ -4,7 +4,7 @@
  * With no NVIDIA GPU it is said once (a notice) and then stays quiet.
  */
 import { GpuTelemetry, type GpuSample } from '../hardware';
-import type { TelemetrySample } from '../ipc/contract';
+import type { TelemetrySample } from '../../src-shared/ipc/contract';
 import type { CoreEvents } from './emitter';
 
 const FLUSH_MS = 1000;

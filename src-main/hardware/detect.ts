@@ -5,7 +5,7 @@
  * wedged driver can hang nvidia-smi.
  */
 import si from 'systeminformation';
-import type { Gpu, Hardware } from '../session/schema';
+import type { Gpu, Hardware } from '../../src-shared/session/schema';
 import { parseAmdSmiStatic } from './amd-smi-parse';
 import { parseComputeCaps, parseCudaVersion, parseDriverVersion, parseGpuIdentity, GPU_IDENTITY_FIELDS } from './nvidia-smi-parse';
 import { runCommand, type CommandResult } from './run-command';

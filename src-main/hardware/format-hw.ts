@@ -3,8 +3,8 @@
  * by the details the report leaves out (driver, CUDA, compute capability, power limit, CPU,
  * RAM) and what detection could not find.
  */
-import { fmtGigabytes } from '../report/format';
-import type { Gpu, Hardware } from '../session/schema';
+import { fmtGigabytes } from '../../src-shared/report/format';
+import type { Gpu, Hardware } from '../../src-shared/session/schema';
 
 /** GPU name as the reference report writes it: without the vendor prefix ("NVIDIA H200" -> "H200"). */
 export function shortGpuName(name: string): string {

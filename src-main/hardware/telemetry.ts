@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import type { CellTelemetry, TelemetrySeries } from '../session/schema';
+import type { CellTelemetry, TelemetrySeries } from '../../src-shared/session/schema';
 import { parseTelemetryLine, TELEMETRY_FIELDS, type GpuSample } from './nvidia-smi-parse';
 
 export type { GpuSample } from './nvidia-smi-parse';

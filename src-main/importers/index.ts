@@ -4,9 +4,9 @@
  */
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { type Result, fail } from '../runtime/result';
+import { type Result, fail } from '../../src-shared/result';
 import { MAX_SESSION_BYTES } from '../session/read';
-import { SESSION_FORMAT, type Session } from '../session/schema';
+import { SESSION_FORMAT, type Session } from '../../src-shared/session/schema';
 import { parseReportText, looksLikeReportText } from './report-text';
 import { importSeedJson, looksLikeSeedJson } from './seed-json';
 

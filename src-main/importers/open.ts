@@ -2,9 +2,9 @@
  * Open whatever a person points at: a SpeedMatrix session, or a file another tool wrote
  * (imported on the fly). Used by `report` and `compare`, so both take either.
  */
-import { type Result, fail, ok } from '../runtime/result';
+import { type Result, fail, ok } from '../../src-shared/result';
 import { readSessionFile } from '../session/read';
-import type { Session } from '../session/schema';
+import type { Session } from '../../src-shared/session/schema';
 import { importFile } from './index';
 
 export async function openSessionOrImport(path: string): Promise<Result<Session>> {

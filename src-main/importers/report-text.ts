@@ -7,12 +7,12 @@
 import { basename } from 'node:path';
 import { unescapeMarkdown } from '../report/escape';
 import { parseLaunchLine } from '../report/launch-flags';
-import { MEASUREMENT_COLUMNS } from '../report/report-model';
+import { MEASUREMENT_COLUMNS } from '../../src-shared/report/report-model';
 import { createSession } from '../session/create';
-import { type CellStatus, type DecodeCell, type Gpu, type PrefillResult, STATUS_WORDS, type Session } from '../session/schema';
-import { redactArgv, redactEnv } from '../session/secrets';
-import { redactCommandLine } from '../report/redact';
-import { type Result, fail, ok } from '../runtime/result';
+import { type CellStatus, type DecodeCell, type Gpu, type PrefillResult, STATUS_WORDS, type Session } from '../../src-shared/session/schema';
+import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
+import { redactCommandLine } from '../../src-shared/report/redact';
+import { type Result, fail, ok } from '../../src-shared/result';
 import { readContext, readGigabytes, readMs, readNumber, readSeconds, readTokPerSec, readTokens } from './text-values';
 
 const SECTIONS = ['Hardware', 'Engine', 'Run', 'Launch command', 'Prefill', 'Sustained decode', 'All measurements'] as const;

@@ -7,9 +7,9 @@
  */
 import { basename } from 'node:path';
 import { createSession } from '../session/create';
-import type { CellStatus, DecodeCell, LatencyStats, PrefillResult, Session } from '../session/schema';
-import { type Result, fail, ok } from '../runtime/result';
-import { cellKey } from '../report/matrix-model';
+import type { CellStatus, DecodeCell, LatencyStats, PrefillResult, Session } from '../../src-shared/session/schema';
+import { type Result, fail, ok } from '../../src-shared/result';
+import { cellKey } from '../../src-shared/cell-key';
 
 type Json = Record<string, unknown>;
 
@@ -159,10 +159,10 @@ export function importSeedJson(doc: Json, file = 'benchmark_results.json'): Resu
 
   // Older versions leave KV-capacity skips out of results; put them back where the budget says so.
   if (kvTokens && maxTokens) {
-    const have = new Set(cells.map((c) => cellKey(c.context, c.concurrency)));
+    const have = new Set(cells.map(cellKey));
     for (const ctx of contexts) {
       for (const c of concurrency) {
-        if (!have.has(cellKey(ctx, c)) && c * (ctx + maxTokens) > kvTokens) {
+        if (!have.has(cellKey({ context: ctx, concurrency: c })) && c * (ctx + maxTokens) > kvTokens) {
           const skipped = cellOf({ context_tokens: ctx, concurrency: c, aggregate_tps: -1 }, 0, seconds);
           if (skipped.ok) cells.push(skipped.data);
         }

@@ -3,7 +3,7 @@
  * "30.0 s", "4,243", "8K", "—". Each returns null for "—" (no value) and undefined when the
  * text is not a figure of that kind, so callers can say which cell was wrong.
  */
-import { NONE } from '../report/format';
+import { NONE } from '../../src-shared/report/format';
 
 const isNone = (t: string): boolean => t.trim() === NONE || t.trim() === '-' || t.trim() === '';
 

@@ -4,11 +4,12 @@
  * records and whether this machine's GPU telemetry is sampled; then it plans and starts the
  * run. Callers only gather input (IPC forms, CLI flags) and show what happens.
  */
+import { nothingToRun, planRun, tooLongReason } from '../bench/plan';
 import { startRun, type RunHandle } from '../bench/start-run';
 import type { BenchEvent, RunConfigInput, RunPlan } from '../bench/types';
 import type { WorkerLauncher } from '../bench/worker-transport';
 import { GpuTelemetry } from '../hardware/telemetry';
-import type { Hardware } from '../session/schema';
+import type { Hardware } from '../../src-shared/session/schema';
 import type { ServerTarget } from '../server/target';
 import { serverPlacement, type ServerPlacement } from './placement';
 import { hardwareOfServer, REMOTE_NOT_RECORDED, type ServerHardwareOptions } from './server-hardware';
@@ -55,21 +56,23 @@ const PLACEMENT_NOTES: Record<ServerPlacement, string | null> = {
   remote: "The server is not on this machine: this machine's GPU is not sampled, and no energy per token is computed.",
 };
 
-/** One note per context the plan marks Too long, in the plan's own words. */
+/** One note per context the plan's Too long rule refuses, for the run's max output. */
 export function tooLongNotes(plan: RunPlan): string[] {
-  const seen = new Set<number>();
-  const notes: string[] = [];
-  for (const c of plan.cells) {
-    if (c.action !== 'too-long' || seen.has(c.context)) continue;
-    seen.add(c.context);
-    notes.push(`${c.reason ?? 'too long'}: those cells are marked Too long and not run.`);
-  }
-  return notes;
+  return plan.config.contexts
+    .map((c) => tooLongReason(c, plan.config.maxOutputTokens, plan.maxModelLen))
+    .filter((r): r is string => r !== null)
+    .map((r) => `${r}: those cells are marked Too long and not run.`);
 }
+
+/** A run that cannot start as asked; the message is a sentence for the person. */
+export class RunRefused extends Error {}
 
 export async function startOrchestratedRun(opts: OrchestratedRunOptions): Promise<OrchestratedRun> {
   const { target } = opts.server;
   const placement = await serverPlacement(target);
+  const plan = opts.resume ? null : planRun(opts.config, target);
+  const nothing = plan && nothingToRun(plan);
+  if (nothing) throw new RunRefused(nothing);
   const hardware = opts.resume ? undefined : await hardwareOfServer(placement, target, opts.hardware);
   // This machine's GPU says something only about a server running on it (not a simulated one).
   let telemetry: GpuTelemetry | undefined;
@@ -95,6 +98,6 @@ export async function startOrchestratedRun(opts: OrchestratedRunOptions): Promis
     serverLogLines: opts.server.logLines,
   });
   if (ownTelemetry) void handle.done.catch(() => undefined).finally(() => telemetry?.stop());
-  const notes = [PLACEMENT_NOTES[placement], hardware?.notes.includes(REMOTE_NOT_RECORDED) ? REMOTE_NOT_RECORDED : null, ...(opts.resume ? [] : tooLongNotes(handle.plan))];
+  const notes = [PLACEMENT_NOTES[placement], hardware?.notes.includes(REMOTE_NOT_RECORDED) ? REMOTE_NOT_RECORDED : null, ...(plan ? tooLongNotes(plan) : [])];
   return { handle, placement, hardware, notes: notes.filter((n): n is string => n !== null) };
 }

@@ -6,8 +6,8 @@
  *                  that host, passed as a file)
  */
 import { readFile } from 'node:fs/promises';
-import { fail, ok, type Result } from '../runtime/result';
-import { HardwareSchema, type Gpu, type Hardware } from '../session/schema';
+import { fail, ok, type Result } from '../../src-shared/result';
+import { HardwareSchema, type Gpu, type Hardware } from '../../src-shared/session/schema';
 import { DEFAULT_PROFILE, loadProfile } from '../sim/profile';
 import type { ServerTarget } from '../server/target';
 import type { ServerPlacement } from './placement';

@@ -9,7 +9,7 @@ import { probeServer } from '../server/probe';
 import { Supervisor, type StopReport } from '../server/supervisor';
 import type { StartupFailure } from '../server/failures';
 import type { ServerTarget } from '../server/target';
-import { fail, ok, type Result } from '../runtime/result';
+import { fail, ok, type Result } from '../../src-shared/result';
 import type { ServerSide } from './orchestrator';
 
 export interface AttachOptions {

@@ -4,17 +4,18 @@
  * launch settings with differences marked. `compareSessions` is the data, pure and free of
  * Node imports, for the app's renderer; the Markdown and HTML forms are laid out from it.
  */
-import type { Session } from '../session/schema';
-import { STATUS_WORDS } from '../session/schema';
+import type { Session } from '../../src-shared/session/schema';
+import { STATUS_WORDS } from '../../src-shared/session/schema';
 import { escapeHtml as esc, escapeMarkdownLine as line, escapeMarkdown as md } from './escape';
-import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtTokPerSec } from './format';
+import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtTokPerSec } from '../../src-shared/report/format';
 import { htmlDocument, htmlTable } from './html';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { markdownTable } from './markdown';
-import { type HeatmapModel, buildPrefillSeries, cellIndex, cellKey, divergingColor, matrixAxes, statusColor } from './matrix-model';
-import { gpuLabelOf, reportTitle } from './report-model';
+import { cellKey } from '../../src-shared/cell-key';
+import { type HeatmapModel, buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from '../../src-shared/report/matrix-model';
+import { gpuLabelOf, reportTitle } from '../../src-shared/report/report-model';
 import { SERIES_COLORS, curveChartSvg, heatmapSvg } from './svg';
-import type { TableModel } from './report-model';
+import type { TableModel } from '../../src-shared/report/report-model';
 
 export interface DifferenceRow {
   section: 'Hardware' | 'Engine' | 'Run' | 'Launch';
@@ -159,8 +160,8 @@ function ratioMatrix(a: Session, b: Session, against: number): RatioMatrix {
   const lb = labelOf(against);
   const rows = contexts.map((ctx) =>
     concurrency.map((c): RatioCell => {
-      const ca = ia.get(cellKey(ctx, c));
-      const cb = ib.get(cellKey(ctx, c));
+      const ca = ia.get(cellKey({ context: ctx, concurrency: c }));
+      const cb = ib.get(cellKey({ context: ctx, concurrency: c }));
       const where = `${fmtContext(ctx)} context × ${c} at once`;
       if (ca?.status === 'valid' && cb?.status === 'valid' && ca.totalTokensPerSecond && cb.totalTokensPerSecond !== null) {
         const ratio = cb.totalTokensPerSecond / ca.totalTokensPerSecond;
@@ -183,11 +184,11 @@ function ratioMatrix(a: Session, b: Session, against: number): RatioMatrix {
 function deltaRows(sessions: readonly Session[]): DeltaRow[] {
   const indexes = sessions.map((s) => cellIndex(s.cells));
   const keys = new Map<string, [number, number]>();
-  for (const s of sessions) for (const c of s.cells) keys.set(cellKey(c.context, c.concurrency), [c.context, c.concurrency]);
+  for (const s of sessions) for (const c of s.cells) keys.set(cellKey(c), [c.context, c.concurrency]);
   return [...keys.values()]
     .sort((x, y) => x[0] - y[0] || x[1] - y[1])
     .map(([context, concurrency]) => {
-      const cells = indexes.map((ix) => ix.get(cellKey(context, concurrency)));
+      const cells = indexes.map((ix) => ix.get(cellKey({ context, concurrency })));
       const base = cells[0];
       return {
         context,
@@ -266,7 +267,13 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
   const m = compareSessions(sessions);
   const out: string[] = ['Speed test matrix comparison', '', `# ${md(m.titles.map((_, i) => m.labels[i]).join(' vs '))}`, ''];
   m.titles.forEach((t, i) => out.push(`- **${m.labels[i]}**: ${md(t)}${m.simulated[i] ? ' **(SIMULATED)**' : ''}`));
-  out.push('', '## Differences', '', 'Settings that differ between the sessions are marked ≠ and shown in bold.', '');
+  out.push('', ...compareMarkdownSections(m));
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+}
+
+/** The comparison's sections (differences, prefill, ratio matrices, deltas), as Markdown lines. */
+export function compareMarkdownSections(m: ComparisonModel): string[] {
+  const out: string[] = ['## Differences', '', 'Settings that differ between the sessions are marked ≠ and shown in bold.', ''];
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(markdownTable(differencesTable(m), differing), '');
   out.push('## Prefill', '', 'Prompt tok/s by context length, and each session over A.', '');
@@ -276,7 +283,7 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
   }
   out.push('## Deltas', '', 'Each measurement side by side; the change is against A, for Valid pairs only.', '');
   out.push(m.deltas.length ? markdownTable(deltasTable(m)) : 'No decode measurements in these sessions.', '');
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return out;
 }
 
 function ratioHeatmap(r: RatioMatrix): HeatmapModel {
@@ -305,7 +312,13 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
   const m = compareSessions(sessions);
   const out: string[] = ['<p class="kicker">Speed test matrix comparison</p>', `<h1>${esc(m.labels.join(' vs '))}</h1>`, '<ul class="notes">'];
   m.titles.forEach((t, i) => out.push(`<li><strong>${m.labels[i]}</strong>: ${esc(t)}${m.simulated[i] ? ' <strong>(SIMULATED)</strong>' : ''}</li>`));
-  out.push('</ul>');
+  out.push('</ul>', ...compareHtmlSections(m));
+  return htmlDocument(`Comparison: ${m.titles.join(' vs ')}`, out.join('\n'));
+}
+
+/** The comparison's sections (differences, prefill, ratio heatmaps, deltas), as HTML. */
+export function compareHtmlSections(m: ComparisonModel): string[] {
+  const out: string[] = [];
   if (m.simulated.some(Boolean)) out.push('<p class="banner">SIMULATED: at least one of these sessions comes from the simulated vLLM server, not real hardware.</p>');
   out.push('<h2>Differences</h2>', '<p class="caption">Settings that differ between the sessions are highlighted.</p>');
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
@@ -318,6 +331,5 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
   }
   out.push('<h2>Deltas</h2>', '<p class="caption">Each measurement side by side; the change is against A, for Valid pairs only.</p>');
   out.push(m.deltas.length ? htmlTable(deltasTable(m), 'measurements') : '<p>No decode measurements in these sessions.</p>');
-  return htmlDocument(`Comparison: ${m.titles.join(' vs ')}`, out.join('\n'));
+  return out;
 }
-

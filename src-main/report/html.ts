@@ -4,12 +4,12 @@
  * them too), every string from the session escaped. The CLI prints it to PDF with headless
  * Chromium; the app uses Electron's printToPDF on the same HTML.
  */
-import type { Session } from '../session/schema';
+import type { Session } from '../../src-shared/session/schema';
 import { APP_NAME, APP_VERSION } from '../runtime/app-version';
 import { escapeHtml as esc } from './escape';
-import { fmtContext, fmtMs, fmtTokPerSec } from './format';
-import { buildPrefillSeries, decodeHeatmap } from './matrix-model';
-import { type InfoBlock, type ReportModel, SIMULATED_NOTE, type TableModel, buildReportModel } from './report-model';
+import { fmtContext, fmtMs, fmtTokPerSec } from '../../src-shared/report/format';
+import { buildPrefillSeries, decodeHeatmap } from '../../src-shared/report/matrix-model';
+import { type InfoBlock, type ReportModel, type ReportOptions, SIMULATED_NOTE, type TableModel, buildReportModel } from '../../src-shared/report/report-model';
 import { REPORT_CSS } from './style';
 import { SERIES_COLORS, curveChartSvg, heatmapSvg } from './svg';
 
@@ -38,7 +38,7 @@ export function htmlDocument(title: string, body: string): string {
   ].join('\n');
 }
 
-const STATUS_CLASS: Record<string, string> = { Looped: 'looped', Error: 'error', 'Requests queued': 'queued' };
+const STATUS_CLASS: Record<string, string> = { Looped: 'looped', Error: 'error', 'Requests queued': 'queued', 'Stream stalled': 'queued' };
 
 /** A table; `statusColumn` gets a class per status word so it can be coloured. */
 export function htmlTable(t: TableModel, className = '', statusColumn = -1, diffRows: ReadonlySet<number> = new Set()): string {
@@ -98,6 +98,12 @@ function bodyOf(r: ReportModel, session: Session): string {
   else out.push('<p>No decode measurements in this session.</p>');
   out.push(`<ul class="legend">${r.legend.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`, `<p class="caption">${esc(r.ttftNote)}</p>`);
 
+  if (r.capacity) {
+    const c = r.capacity;
+    out.push(`<h2>${esc(c.title)}</h2>`, `<p class="caption">Targets: ${esc(c.targets.join('; '))}.</p>`);
+    out.push(htmlTable({ header: c.header, rows: c.rows }, 'capacity'), ...c.notes.map((n) => `<p class="caption">${esc(n)}</p>`));
+  }
+
   out.push('<h2>All measurements</h2>', `<p class="caption">${esc(r.measurementsCaption)}</p>`);
   out.push(r.measurements.rows.length ? htmlTable(r.measurements, 'measurements', 3) : '<p>No measurements in this session.</p>');
 
@@ -109,7 +115,7 @@ function bodyOf(r: ReportModel, session: Session): string {
   return out.join('\n');
 }
 
-export function renderHtmlReport(session: Session): string {
-  const model = buildReportModel(session);
+export function renderHtmlReport(session: Session, options: ReportOptions = {}): string {
+  const model = buildReportModel(session, options);
   return htmlDocument(`${model.title} · ${model.kicker}`, bodyOf(model, session));
 }

@@ -3,11 +3,12 @@
  * and notes when the session has them. Every string from the session is escaped, so a model
  * name holding `|` or `<script>` cannot break a table or inject HTML.
  */
-import type { Session } from '../session/schema';
+import type { Session } from '../../src-shared/session/schema';
 import { codeBlock, escapeMarkdownLine as line, escapeMarkdown as md } from './escape';
-import { type InfoBlock, type ReportModel, SIMULATED_NOTE, type TableModel, buildReportModel } from './report-model';
-import { fmtContext } from './format';
-import type { DecodeMatrixModel, MatrixCellView } from './matrix-model';
+import { type InfoBlock, type ReportModel, type ReportOptions, SIMULATED_NOTE, type TableModel, buildReportModel } from '../../src-shared/report/report-model';
+import { fmtContext } from '../../src-shared/report/format';
+import type { DecodeMatrixModel, MatrixCellView } from '../../src-shared/report/matrix-model';
+import type { CapacitySection } from '../../src-shared/report/capacity-section';
 
 /** A GFM table; cells are escaped here, so callers pass plain text. Rows in `bold` are emphasised. */
 export function markdownTable(table: TableModel, bold: ReadonlySet<number> = new Set()): string {
@@ -56,6 +57,8 @@ export function renderMarkdownFromModel(r: ReportModel): string {
   else out.push('No decode measurements in this session.', '');
   out.push(...paragraphs(r.legend), line(r.ttftNote), '');
 
+  if (r.capacity) out.push(capacityMarkdown(r.capacity), '');
+
   out.push('## All measurements', '', line(r.measurementsCaption), '');
   out.push(r.measurements.rows.length ? markdownTable(r.measurements) : 'No measurements in this session.', '');
   out.push(...paragraphs(r.legend));
@@ -67,6 +70,18 @@ export function renderMarkdownFromModel(r: ReportModel): string {
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
 }
 
-export function renderMarkdownReport(session: Session): string {
-  return renderMarkdownFromModel(buildReportModel(session));
+function capacityMarkdown(c: CapacitySection): string {
+  return [
+    `## ${c.title}`,
+    '',
+    `Targets: ${c.targets.map(md).join('; ')}.`,
+    '',
+    markdownTable({ header: c.header, rows: c.rows }),
+    '',
+    ...paragraphs(c.notes),
+  ].join('\n');
+}
+
+export function renderMarkdownReport(session: Session, options: ReportOptions = {}): string {
+  return renderMarkdownFromModel(buildReportModel(session, options));
 }

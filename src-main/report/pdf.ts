@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { type Result, fail, ok } from '../runtime/result';
+import { type Result, fail, ok } from '../../src-shared/result';
 
 export type PaperSize = 'a4' | 'letter';
 

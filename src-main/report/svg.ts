@@ -4,8 +4,8 @@
  * escaped. Axis text uses currentColor so the charts follow the page's light or dark theme.
  */
 import { escapeHtml as esc } from './escape';
-import { fmtContext, fmtTokPerSec } from './format';
-import { type HeatmapModel, textColorOn } from './matrix-model';
+import { fmtContext, fmtTokPerSec } from '../../src-shared/report/format';
+import { type HeatmapModel, textColorOn } from '../../src-shared/report/matrix-model';
 
 export interface CurvePoint {
   x: number;

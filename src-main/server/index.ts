@@ -1,7 +1,7 @@
 /** Launching, supervising, probing and stopping inference servers. */
 export { buildLaunch, connectHost, defaultHfCacheDir, dockerContainerName, dockerImageOf, LAUNCH_DEFAULTS, toServerLaunch, vllmFlags } from './launch';
 export type { BuiltLaunch, LaunchEngineKind, LaunchOptions } from './launch';
-export { shellLine, shellQuote, shellSplit } from './shell-quote';
+export { shellLine, shellQuote, shellSplit } from '../../src-shared/shell-quote';
 export { flagValue, launchOptionsFromCommand } from './command-line';
 export { Supervisor, describeProcesses, stopSummary } from './supervisor';
 export type { CrashInfo, StopReport, SupervisorConfig, SupervisorEvents, SupervisorState } from './supervisor';

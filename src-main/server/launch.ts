@@ -6,9 +6,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { nodeProgram } from '../runtime/node-entry';
-import type { ServerLaunch } from '../session/schema';
-import { REDACTED, redactArgv, redactEnv } from '../session/secrets';
-import { shellLine } from './shell-quote';
+import type { ServerLaunch } from '../../src-shared/session/schema';
+import { REDACTED, redactArgv, redactEnv } from '../../src-shared/session/secrets';
+import { shellLine } from '../../src-shared/shell-quote';
 
 export type LaunchEngineKind = 'vllm-native' | 'vllm-docker' | 'custom' | 'simulator';
 

@@ -4,6 +4,7 @@
  * separators) and unknown lines are simply ignored.
  */
 
+// eslint-disable-next-line no-control-regex -- ANSI colour codes are control characters
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 /** Remove ANSI colour/cursor codes (vLLM colours its prefix even when piped). */

@@ -4,8 +4,8 @@
  * KV budget and where that figure came from, and the facts for the report's Engine block.
  */
 import { runCommand } from '../hardware/run-command';
-import { fail, ok, type Result } from '../runtime/result';
-import type { Engine, KvBudget, ServerLaunch } from '../session/schema';
+import { fail, ok, type Result } from '../../src-shared/result';
+import type { Engine, KvBudget, ServerLaunch } from '../../src-shared/session/schema';
 import { backendFromVersion, buildOf, commitFromVersion, quantizationLabel, readLocalModelConfig } from './engine-facts';
 import type { LaunchOptions } from './launch';
 import type { LogKvBudget } from './log-parse';

@@ -2,7 +2,7 @@
  * A server ready to be measured: what the supervisor's "ready" event and attach mode both
  * produce, and what the benchmark engine consumes. The API key lives only here, in memory.
  */
-import type { Engine, KvBudget, ServerLaunch } from '../session/schema';
+import type { Engine, KvBudget, ServerLaunch } from '../../src-shared/session/schema';
 
 export type EngineKind = 'vllm' | 'sglang' | 'llamacpp' | 'tgi' | 'unknown';
 

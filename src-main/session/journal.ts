@@ -4,7 +4,8 @@
  * One JSON record per line; a torn last line (the crash itself) is ignored on recovery.
  */
 import { appendFileSync, existsSync, readFileSync, unlinkSync } from 'node:fs';
-import type { DecodeCell, PrefillResult, Session, SessionEvent } from './schema';
+import type { DecodeCell, PrefillResult, Session, SessionEvent } from '../../src-shared/session/schema';
+import { cellKey } from '../../src-shared/cell-key';
 import { checkSession } from './read';
 import { scrubSession } from './write';
 
@@ -31,7 +32,6 @@ export class Journal {
   }
 }
 
-const cellKey = (c: { context: number; concurrency: number }): string => `${c.context}x${c.concurrency}`;
 
 /** Replay a journal into a session. Later records for the same cell replace earlier ones. */
 export function recoverFromJournal(path: string): Session | null {

@@ -5,8 +5,8 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { z } from 'zod';
-import { type Result, fail, ok } from '../runtime/result';
-import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type Session, SessionSchema } from './schema';
+import { type Result, fail, ok } from '../../src-shared/result';
+import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type Session, SessionSchema } from '../../src-shared/session/schema';
 
 /** Larger files are refused before reading: a 100,000-sample session is well under 20 MB. */
 export const MAX_SESSION_BYTES = 64 * 1024 * 1024;

@@ -1,6 +1,6 @@
 /** A one-screen, plain-text summary of a session: model, GPU, engine, cells by status. */
-import { fmtContextRange, fmtGigabytes } from '../report/format';
-import { type CellStatus, STATUS_WORDS, type Session } from './schema';
+import { fmtContextRange, fmtGigabytes } from '../../src-shared/report/format';
+import { type CellStatus, STATUS_WORDS, type Session } from '../../src-shared/session/schema';
 
 export function countByStatus(session: Session): Partial<Record<CellStatus, number>> {
   const counts: Partial<Record<CellStatus, number>> = {};

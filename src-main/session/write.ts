@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { type Result, fail, ok } from '../runtime/result';
-import { type Session, SessionSchema } from './schema';
-import { redactArgv, redactEnv } from './secrets';
+import { type Result, fail, ok } from '../../src-shared/result';
+import { type Session, SessionSchema } from '../../src-shared/session/schema';
+import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
 
 /** The session as it may be written: launch argv and env with secrets redacted. */
 export function scrubSession(session: Session): Session {

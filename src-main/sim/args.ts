@@ -2,7 +2,7 @@
  * `vllm serve` command line (plus the simulator's own --sim-* flags), parsed by hand so
  * unknown flags pass through with a warning instead of failing, as the issue asks.
  */
-import { fail, ok, type Result } from '../runtime/result';
+import { fail, ok, type Result } from '../../src-shared/result';
 
 export interface Faults {
   loopAfter?: number;

@@ -66,6 +66,8 @@ export interface EngineRequest extends BlockHolder {
   lastTokenAt?: number;
   finishedAt?: number;
   finishReason?: FinishReason;
+  /** The client went away while the request was in the step being computed: it leaves when that step ends. */
+  abortPending?: FinishReason;
 }
 
 interface StepItem {
@@ -88,6 +90,8 @@ export interface EngineOptions {
   maxNumSeqs: number;
   maxNumBatchedTokens: number;
   maxModelLen: number;
+  /** KV cache bytes per token (from --kv-cache-dtype): what a decode step reads per token held. */
+  kvBytesPerToken: number;
   speed: number;
   /** Stop producing tokens after this many in total (fault). */
   hangAfterTokens?: number;
@@ -165,14 +169,26 @@ export class Engine {
     return req;
   }
 
-  /** The client went away (or a fault ended it): free its blocks, no more tokens. */
+  /**
+   * The client went away (or a fault ended it): free its blocks, no more tokens. Like vLLM, a request that is part
+   * of the step being computed (a long prefill chunk) leaves only when that step ends: until then it still counts
+   * as running in /metrics, so a client waiting for an idle server sees the work in flight.
+   */
   abort(req: EngineRequest, reason: FinishReason = 'abort'): void {
     if (req.state === 'done') return;
+    if (req.state === 'running' && this.current?.items.some((it) => it.req === req)) {
+      req.abortPending ??= reason;
+      return;
+    }
+    this.drop(req, reason);
+  }
+
+  private drop(req: EngineRequest, reason: FinishReason, now = performance.now()): void {
     if (req.state === 'waiting') this.waiting = this.waiting.filter((r) => r !== req);
     else this.running = this.running.filter((r) => r !== req);
     this.pool.release(req);
     req.state = 'done';
-    req.finishedAt = performance.now();
+    req.finishedAt = now;
     req.finishReason = reason;
     this.success.abort++;
     this.touched.delete(req);
@@ -187,7 +203,7 @@ export class Engine {
   failAll(message: string): void {
     this.stop();
     for (const req of [...this.running, ...this.waiting]) {
-      this.abort(req, 'error');
+      this.drop(req, 'error');
       req.sink.fail(message);
     }
   }
@@ -223,8 +239,10 @@ export class Engine {
           return;
         }
         prevEnd = this.current.endsAt;
-        this.complete(this.current);
+        // The step is over before its results are handed out: an abort from here on drops the request at once.
+        const ended = this.current;
         this.current = null;
+        this.complete(ended);
         if (this.hung || this.stopped) break;
       }
       // Drift correction: the next step starts when the last one ended, unless we are far behind.
@@ -336,7 +354,7 @@ export class Engine {
         seconds += prefillSeconds(this.o.profile, it.req.computed, it.req.computed + it.tokens);
       }
     }
-    seconds += decodeStepSeconds(this.o.profile, batch, context);
+    seconds += decodeStepSeconds(this.o.profile, batch, context, this.o.kvBytesPerToken);
     const wallMs = (seconds * 1000) / this.o.speed;
     return { endsAt: start + wallMs, wallMs, items };
   }
@@ -347,6 +365,10 @@ export class Engine {
     let finished = false;
     for (const { req, tokens, decode } of step.items) {
       if (req.state !== 'running') continue;
+      if (req.abortPending) {
+        this.drop(req, req.abortPending, now);
+        continue;
+      }
       req.computed += tokens;
       if (!decode) {
         this.prefillComputed += tokens;

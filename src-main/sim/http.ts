@@ -398,7 +398,8 @@ export class SimHttp {
         if (truth) Object.assign(truth, { finish_reason: 'abort', finished_ms: epochMs() });
       } else if (ereq && ereq.state !== 'done') settle('abort');
       else if (truth && ereq) this.fillTruth(truth, ereq);
-      if (truth) this.liveTruth.delete(truth);
+      // A request aborted inside a running step stays live until the engine drops it at the step's end.
+      if (truth && (!ereq || ereq.state === 'done')) this.liveTruth.delete(truth);
     });
   }
 
@@ -427,7 +428,10 @@ export class SimHttp {
 
   /** Bring live records up to date (scheduled time, preemptions) before they are served. */
   private refreshTruth(): void {
-    for (const [t, r] of this.liveTruth) this.fillTruth(t, r);
+    for (const [t, r] of this.liveTruth) {
+      this.fillTruth(t, r);
+      if (r.state === 'done') this.liveTruth.delete(t);
+    }
   }
 
   private metrics(): string {

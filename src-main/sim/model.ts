@@ -60,8 +60,7 @@ export function planKv(profile: Profile, input: KvPlanInput): { ok: true; plan: 
       `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ${fmtGiB(weights - requested)} GiB. GPU 0 has a total capacity of ${fmtGiB(total)} GiB of which ${fmtGiB(free - requested)} GiB is free. Including non-PyTorch memory, this process has ${fmtGiB(requested)} GiB memory in use.`,
     );
   }
-  const cacheDtype = input.kvCacheDtype === 'auto' ? profile.model.kvAutoDtype : input.kvCacheDtype;
-  const bytesPerToken = profile.model.kvElementsPerToken * (kvDtypeBytes(cacheDtype) ?? 2);
+  const bytesPerToken = kvBytesPerToken(profile, input.kvCacheDtype);
   const kvBytes = requested - weights - profile.memory.nonKvGiB * GiB * tp;
   const numGpuBlocks = Math.max(0, Math.floor(kvBytes / (bytesPerToken * input.blockSize)));
   if (kvBytes <= 0 || numGpuBlocks === 0) {
@@ -103,9 +102,29 @@ function secondsPerToken(profile: Profile, n: number): number {
   return Math.max(s0 + ((s1 - s0) * (n - x0)) / (x1 - x0), 1e-12);
 }
 
-/** Seconds of API-server work (tokenising, templating) before a prompt of n tokens reaches the engine. */
+/** The profile's TTFT of a lone cached prompt of n tokens (linear between its points and beyond), if it states one. */
+export function statedCachedTtftSeconds(profile: Profile, n: number): number | undefined {
+  const c = profile.cachedPrompt?.ttft;
+  if (!c) return undefined;
+  if (c.length === 1) return c[0][1];
+  let i = 1;
+  while (i < c.length - 1 && c[i][0] < n) i++;
+  const [x0, y0] = c[i - 1];
+  const [x1, y1] = c[i];
+  return Math.max(0, y0 + ((y1 - y0) * (n - x0)) / (x1 - x0));
+}
+
+/**
+ * Seconds of work before a prompt of n tokens reaches the engine (API server: tokenising, templating). With the
+ * profile's cached-prompt TTFT, it is that TTFT less the curve's time for the last block, which a cached prompt
+ * still computes; else the frontend's base + per 1,000 tokens.
+ */
 export function frontendSeconds(profile: Profile, n: number): number {
-  return (profile.frontend.baseMs + (profile.frontend.perKiloTokenMs * n) / 1000) / 1000;
+  const stated = statedCachedTtftSeconds(profile, n);
+  const f = profile.frontend;
+  if (stated === undefined) return ((f.baseMs ?? 0) + ((f.perKiloTokenMs ?? 0) * n) / 1000) / 1000;
+  const last = Math.min(n, 16);
+  return Math.max(0, stated - (n * secondsPerToken(profile, n) - (n - last) * secondsPerToken(profile, n - last)));
 }
 
 /** The part of the frontend that runs on the one API-server event loop, one request at a time (<= the whole). */
@@ -125,13 +144,35 @@ export function prefillSeconds(profile: Profile, from: number, to: number): numb
   return Math.max(0, t(to) - t(from));
 }
 
-/** Seconds of one decode step for `batch` sequences holding `totalContext` tokens of KV together. */
-export function decodeStepSeconds(profile: Profile, batch: number, totalContext: number): number {
+/** Bytes of KV cache per token with `--kv-cache-dtype` (auto: the profile's own dtype). */
+export function kvBytesPerToken(profile: Profile, kvCacheDtype = 'auto'): number {
+  const dtype = kvCacheDtype === 'auto' ? profile.model.kvAutoDtype : kvCacheDtype;
+  return profile.model.kvElementsPerToken * (kvDtypeBytes(dtype) ?? 2);
+}
+
+/**
+ * Seconds one decode step spends reading the KV cache of `batch` sequences holding `totalContext` tokens together:
+ * on a memory-bound card every running request's cache is read once per step, at the card's bandwidth times the
+ * attention kernel's efficiency, which a small batch cannot reach (B / (B + halfBatch) of it).
+ */
+export function kvReadSeconds(profile: Profile, batch: number, totalContext: number, bytesPerToken = kvBytesPerToken(profile)): number {
+  const eff = profile.decode.attentionEfficiency;
+  const bandwidth = profile.gpu.memoryBandwidthGBps;
+  if (!eff || !bandwidth || batch <= 0) return 0;
+  const reached = eff * (batch / (batch + (profile.decode.attentionHalfBatch ?? 0)));
+  return (totalContext * bytesPerToken) / (bandwidth * 1e9 * reached);
+}
+
+/**
+ * Seconds of one decode step for `batch` sequences holding `totalContext` tokens of KV together: a fitted part
+ * (weights, per-sequence work, and an empirical context term) plus the KV read (`kvReadSeconds`).
+ */
+export function decodeStepSeconds(profile: Profile, batch: number, totalContext: number, bytesPerToken = kvBytesPerToken(profile)): number {
   if (batch <= 0) return 0;
   const d = profile.decode;
   const ms =
     d.baseMs + d.perSeqMs * batch + d.perSeqSquaredMs * batch * batch + d.perKiloTokenMs * (totalContext / 1000) * batch ** d.batchExponent;
-  return ms / 1000;
+  return ms / 1000 + kvReadSeconds(profile, batch, totalContext, bytesPerToken);
 }
 
 export interface PredictOptions {
@@ -139,6 +180,8 @@ export interface PredictOptions {
   maxOutput?: number;
   /** KV budget in tokens; default: planKv at the profile's own max model len, utilization 0.9, auto dtype. */
   kvBudgetTokens?: number;
+  /** `--kv-cache-dtype` (default auto): the bytes each decode step reads per token held. */
+  kvCacheDtype?: string;
 }
 
 export interface Prediction {
@@ -163,12 +206,12 @@ export function predict(profile: Profile, context: number, concurrency: number, 
   const maxOutput = opts.maxOutput ?? 4096;
   let budget = opts.kvBudgetTokens;
   if (budget === undefined) {
-    const r = planKv(profile, { maxModelLen: 'auto', gpuMemoryUtilization: 0.9, kvCacheDtype: 'auto', blockSize: 16 });
+    const r = planKv(profile, { maxModelLen: 'auto', gpuMemoryUtilization: 0.9, kvCacheDtype: opts.kvCacheDtype ?? 'auto', blockSize: 16 });
     budget = r.ok ? r.plan.kvCacheTokens : 0;
   }
   const n = Math.max(1, context);
   const ttft = frontendSeconds(profile, n) + prefillSeconds(profile, 0, n);
-  const step = decodeStepSeconds(profile, concurrency, concurrency * (context + maxOutput / 2));
+  const step = decodeStepSeconds(profile, concurrency, concurrency * (context + maxOutput / 2), kvBytesPerToken(profile, opts.kvCacheDtype));
   const perStep = profile.scheduler.tokensPerStep;
   const total = step > 0 ? (concurrency * perStep) / step : Infinity;
   return {

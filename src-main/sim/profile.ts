@@ -3,7 +3,7 @@
  * Built-in ones are imported statically so they travel inside the bundle; a path loads a user's file.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { fail, ok, type Result } from '../runtime/result';
+import { fail, ok, type Result } from '../../src-shared/result';
 import consumer from './profiles/consumer-12gb-4b-int4.json';
 import firehose from './profiles/firehose.json';
 import h200 from './profiles/h200-8b-bf16.json';
@@ -13,7 +13,8 @@ export interface Profile {
   name: string;
   description: string;
   vllmVersion: string;
-  gpu: { name: string; memoryGiB: number; freeGiB: number };
+  /** `memoryBandwidthGBps`: peak device memory bandwidth, GB/s (10^9 bytes), for the KV read of a decode step. */
+  gpu: { name: string; memoryGiB: number; freeGiB: number; memoryBandwidthGBps?: number };
   model: {
     name: string;
     dtype: string;
@@ -34,16 +35,33 @@ export interface Profile {
    * Of it, `serialBaseMs + serialPerKiloTokenMs` per 1,000 tokens runs on the one API-server event loop, one request
    * at a time (why TTFT grows with concurrency); the rest overlaps (default: all of it overlaps).
    */
-  frontend: { baseMs: number; perKiloTokenMs: number; serialBaseMs?: number; serialPerKiloTokenMs?: number };
+  frontend: { baseMs?: number; perKiloTokenMs?: number; serialBaseMs?: number; serialPerKiloTokenMs?: number };
+  /**
+   * [prompt tokens, seconds], ascending: TTFT of a lone request whose prompt is already in the prefix cache, as a
+   * client measures it (a decode cell at concurrency 1 after its scout). Linear between points and beyond the ends.
+   * It sets the frontend time (the time before the engine computes the prompt's last block); without it, the
+   * frontend's baseMs + perKiloTokenMs do.
+   */
+  cachedPrompt?: { ttft: [number, number][] };
   /** [prompt tokens, tok/s of a lone prefill of that length, as a client measures it: frontend included], ascending. */
   prefill: { curve: [number, number][] };
-  decode: { baseMs: number; perSeqMs: number; perSeqSquaredMs: number; perKiloTokenMs: number; batchExponent: number };
+  /**
+   * Decode step time (see model.ts `decodeStepSeconds`): base + per sequence (+ squared) + a fitted context term
+   * (`perKiloTokenMs`, `batchExponent`) + the KV read: every running request's cache read at
+   * gpu.memoryBandwidthGBps x attentionEfficiency x B / (B + attentionHalfBatch) (no KV read term without an efficiency).
+   */
+  decode: {
+    baseMs: number;
+    perSeqMs: number;
+    perSeqSquaredMs: number;
+    perKiloTokenMs: number;
+    batchExponent: number;
+    attentionEfficiency?: number;
+    attentionHalfBatch?: number;
+  };
   output: { naturalMedianTokens: number };
 }
 
-export const BUILTIN_PROFILES: Record<string, Profile> = Object.fromEntries(
-  [fara, consumer, h200, firehose].map((p) => [p.name, p as Profile]),
-);
 export const DEFAULT_PROFILE = 'rtx-pro-6000-fara-4b-bf16';
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -72,14 +90,28 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
     return bad('prefill.curve', 'a list of [tokens, tok/s] pairs');
   }
   for (let i = 1; i < c.length; i++) if (c[i][0] <= c[i - 1][0]) return bad('prefill.curve', 'sorted by tokens, ascending');
-  if (p.frontend !== undefined && (!num(p.frontend.baseMs) || !num(p.frontend.perKiloTokenMs))) return bad('frontend', '{baseMs, perKiloTokenMs}');
+  if (p.frontend !== undefined && !p.cachedPrompt && (!num(p.frontend.baseMs) || !num(p.frontend.perKiloTokenMs))) {
+    return bad('frontend', '{baseMs, perKiloTokenMs} (or give cachedPrompt.ttft)');
+  }
   if (p.frontend && [p.frontend.serialBaseMs, p.frontend.serialPerKiloTokenMs].some((v) => v !== undefined && !num(v))) {
     return bad('frontend.serialBaseMs/serialPerKiloTokenMs', 'numbers');
+  }
+  const cached = p.cachedPrompt?.ttft;
+  if (p.cachedPrompt !== undefined) {
+    if (!Array.isArray(cached) || cached.length === 0 || !cached.every((pt) => Array.isArray(pt) && num(pt[0]) && num(pt[1]) && pt[1] >= 0)) {
+      return bad('cachedPrompt.ttft', 'a list of [tokens, seconds] pairs');
+    }
+    for (let i = 1; i < cached.length; i++) if (cached[i][0] <= cached[i - 1][0]) return bad('cachedPrompt.ttft', 'sorted by tokens, ascending');
   }
   const d = p.decode;
   for (const k of ['baseMs', 'perSeqMs', 'perSeqSquaredMs', 'perKiloTokenMs', 'batchExponent'] as const) {
     if (!d || !num(d[k])) return bad(`decode.${k}`, 'a number');
   }
+  if (d.attentionEfficiency !== undefined) {
+    if (!num(d.attentionEfficiency) || d.attentionEfficiency <= 0 || d.attentionEfficiency > 1) return bad('decode.attentionEfficiency', 'a share above 0, at most 1');
+    if (!num(p.gpu.memoryBandwidthGBps) || p.gpu.memoryBandwidthGBps <= 0) return bad('gpu.memoryBandwidthGBps', 'GB/s above 0 (decode.attentionEfficiency needs it)');
+  }
+  if (d.attentionHalfBatch !== undefined && (!num(d.attentionHalfBatch) || d.attentionHalfBatch < 0)) return bad('decode.attentionHalfBatch', 'a number of requests, 0 or more');
   if (!p.output || !(p.output.naturalMedianTokens >= 1)) return bad('output.naturalMedianTokens', 'a token count');
   return ok({
     ...p,
@@ -89,6 +121,15 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
     frontend: p.frontend ?? { baseMs: 0, perKiloTokenMs: 0 },
   });
 }
+
+/** The built-in profiles, checked and with their defaults filled in like a user's file. */
+export const BUILTIN_PROFILES: Record<string, Profile> = Object.fromEntries(
+  [fara, consumer, h200, firehose].map((raw) => {
+    const r = checkProfile(raw, raw.name);
+    if (!r.ok) throw new Error(r.error);
+    return [r.data.name, r.data];
+  }),
+);
 
 /** `--sim-profile NAME|FILE`. */
 export function loadProfile(nameOrFile: string): Result<Profile> {
@@ -110,6 +151,7 @@ export function kvDtypeBytes(dtype: string): number | undefined {
   if (dtype === 'bfloat16' || dtype === 'float16' || dtype === 'half') return 2;
   if (dtype === 'float32') return 4;
   if (dtype.startsWith('fp8')) return 1;
-  if (dtype === 'int4') return 0.5;
+  // int4 and its variants (e.g. int4_per_token_head: the per-token-head scales are small next to the values).
+  if (dtype === 'int4' || dtype.startsWith('int4_')) return 0.5;
   return undefined;
 }

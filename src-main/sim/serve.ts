@@ -175,6 +175,7 @@ class Server_ {
       maxNumSeqs: cfg.maxNumSeqs ?? (profile.gpu.memoryGiB >= 70 ? 1024 : 256),
       maxNumBatchedTokens: cfg.maxNumBatchedTokens ?? profile.scheduler.maxNumBatchedTokens,
       maxModelLen: plan.maxModelLen,
+      kvBytesPerToken: plan.bytesPerToken,
       speed: cfg.sim.speed,
       hangAfterTokens: f.hangAfterTokens,
       crashAfterTokens: f.crashAfterTokens,

@@ -32,16 +32,6 @@ export function pieces(text: string): string[] {
   return out;
 }
 
-function pieceId(p: string): number {
-  if (p.length === 1 || p.charCodeAt(0) > 127) {
-    const cp = p.codePointAt(0)!;
-    return cp < 128 ? cp : WIDE + cp;
-  }
-  let id = 0;
-  for (let i = 0; i < p.length; i++) id = id * 128 + p.charCodeAt(i);
-  return id;
-}
-
 const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 /**

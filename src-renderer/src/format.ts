@@ -2,11 +2,11 @@
  * Display text for the renderer. Numbers come from report/format.ts (the same formatting as
  * the reports); this adds the labels a screen needs, and every number leaves with its unit.
  */
-import { NONE, fmtContext, fmtDuration, fmtMsPrecise, fmtOneDecimal, fmtSeconds, fmtTokPerSec } from '../../src-main/report/format';
-import { LEGEND } from '../../src-main/report/report-model';
-import { type CellStatus, STATUS_WORDS } from '../../src-main/session/schema';
+import { NONE, fmtContext, fmtDuration, fmtMsPrecise, fmtOneDecimal, fmtSeconds, fmtTokPerSec } from '@shared/report/format';
+import { LEGEND } from '@shared/report/report-model';
+import { type CellStatus, STATUS_WORDS } from '@shared/session/schema';
 
-export * from '../../src-main/report/format';
+export * from '@shared/report/format';
 
 /** "34.6K tok/s", "2,646.7 tok/s", "—". */
 export const tokPerSec = (v: number | null | undefined): string => (v == null ? NONE : `${fmtTokPerSec(v)} tok/s`);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_VERSION } from '../../src-main/runtime/app-version';
 import { ARTIFACTS, ROOT } from '../helpers/paths';
 import { NOT_RUN, electronBinaryPath, hasElectronBinary } from './electron-binary';
+import { closeApp } from './main-dialogs';
 
 if (!hasElectronBinary) process.stdout.write(`tests/e2e: ${NOT_RUN}\n`);
 
@@ -29,7 +30,7 @@ describe.skipIf(!hasElectronBinary)(`Electron app (${hasElectronBinary ? 'electr
     await page.waitForSelector('[data-app-state="ready"]', { timeout: 30_000 });
   }, 90_000);
   afterAll(async () => {
-    await app?.close();
+    await closeApp(app);
     if (userData) rmSync(userData, { recursive: true, force: true });
   });
 

@@ -12,6 +12,7 @@ import { type ElectronApplication, type Page, _electron } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/paths';
 import { NOT_RUN, electronBinaryPath, hasElectronBinary } from './electron-binary';
+import { closeApp } from './main-dialogs';
 
 if (!hasElectronBinary) process.stdout.write(`tests/e2e/security: ${NOT_RUN}\n`);
 
@@ -30,7 +31,7 @@ describe.skipIf(!hasElectronBinary)(`Electron security checklist (${hasElectronB
     await page.waitForSelector('[data-app-state="ready"]', { timeout: 30_000 });
   }, 90_000);
   afterAll(async () => {
-    await app?.close();
+    await closeApp(app);
     if (userData) rmSync(userData, { recursive: true, force: true });
   });
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type AppCore, type AppCoreOptions, createAppCore } from '../../src-main/core';
-import { EVENT_CHANNELS, type InvokeChannel } from '../../src-main/ipc/contract';
+import { EVENT_CHANNELS, type InvokeChannel } from '../../src-shared/ipc/contract';
 import { htmlToPdf } from '../../src-main/report/pdf';
 import type { WsEvent, WsInvoke, WsReply } from '../../src-renderer/src/bridge/ws-protocol';
 import { WS_PATH } from '../../src-renderer/src/bridge/ws-protocol';

@@ -5,7 +5,7 @@
  * Everything derives from a valid session, so each case differs from a good file in one way.
  */
 import { checkSession } from '../../src-main/session/read';
-import type { Session } from '../../src-main/session/schema';
+import type { Session } from '../../src-shared/session/schema';
 import { serializeSession } from '../../src-main/session/write';
 import { sampleSession } from './sample-session';
 

@@ -3,7 +3,7 @@
  * (Fara1.5-4B on RTX PRO 6000, 8K row). Built through the real schema, so it is valid.
  */
 import { createSession } from '../../src-main/session/create';
-import type { DecodeCell, Session } from '../../src-main/session/schema';
+import type { DecodeCell, Session } from '../../src-shared/session/schema';
 
 const stats = (p50: number) => ({ p50, p90: p50 * 1.2, p99: p50 * 1.5, mean: p50 * 1.05 });
 

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importText } from '../../src-main/importers';
 import { serializeSession } from '../../src-main/session/write';
-import type { Session } from '../../src-main/session/schema';
+import type { Session } from '../../src-shared/session/schema';
 import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
 import { REFERENCE_REPORT } from '../helpers/paths';
 import { hasChromium, launchChromium, openPage, shot } from './browser';

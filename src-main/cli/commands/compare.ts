@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { Session } from '../../session/schema';
+import type { Session } from '../../../src-shared/session/schema';
 
 export function registerCompare(program: Command): void {
   program

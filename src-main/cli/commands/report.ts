@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { basename, dirname, join } from 'node:path';
 import type { PaperSize } from '../../report/pdf';
+import { TargetSpecError, type TargetSet, parseTargets } from '../../../src-shared/report/slo';
 
 export type ReportFormat = 'md' | 'html' | 'pdf';
 
@@ -20,7 +21,17 @@ export function registerReport(program: Command): void {
     .addOption(new Option('-f, --format <format>', 'report format').choices(['md', 'html', 'pdf']).default('md'))
     .option('-o, --out <path>', 'where to write it (default: next to the input file)')
     .addOption(new Option('--paper <size>', 'PDF paper size').choices(['a4', 'letter']).default('a4'))
-    .action(async (file: string, opts: { format: ReportFormat; out?: string; paper: PaperSize }) => {
+    .option('--slo <targets>', 'service-level targets, e.g. "ttft-p90<=2s,tbt-p90<=50ms,per-request>=20": adds "Capacity within targets"')
+    .action(async (file: string, opts: { format: ReportFormat; out?: string; paper: PaperSize; slo?: string }) => {
+      let targets: TargetSet | undefined;
+      try {
+        targets = opts.slo === undefined ? undefined : parseTargets(opts.slo);
+      } catch (e) {
+        if (!(e instanceof TargetSpecError)) throw e;
+        process.stderr.write(`speedmatrix report: --slo: ${e.message}\n`);
+        process.exitCode = 2;
+        return;
+      }
       const [{ openSessionOrImport }, { renderHtmlReport }, { renderMarkdownReport }, { htmlToPdf }, { writeFileAtomic }] = await Promise.all([
         import('../../importers/open'),
         import('../../report/html'),
@@ -35,10 +46,10 @@ export function registerReport(program: Command): void {
         return;
       }
       let data: string | Uint8Array;
-      if (opts.format === 'md') data = renderMarkdownReport(session.data);
-      else if (opts.format === 'html') data = renderHtmlReport(session.data);
+      if (opts.format === 'md') data = renderMarkdownReport(session.data, { targets });
+      else if (opts.format === 'html') data = renderHtmlReport(session.data, { targets });
       else {
-        const pdf = await htmlToPdf(renderHtmlReport(session.data), { paper: opts.paper });
+        const pdf = await htmlToPdf(renderHtmlReport(session.data, { targets }), { paper: opts.paper });
         if (!pdf.ok) {
           process.stderr.write(`speedmatrix report: ${pdf.error}\n`);
           process.exitCode = 1;

@@ -9,7 +9,7 @@
  */
 import type { Command } from 'commander';
 import type { RunConfigInput, TokenTargeting } from '../../bench/types';
-import { parseTokenCount } from '../../report/format';
+import { parseTokenCount } from '../../../src-shared/report/format';
 
 export interface RunFlags {
   url?: string;

@@ -9,8 +9,8 @@ import {
   type SpeedMatrixBridge,
   bridgeEvents,
   bridgeMethods,
-} from '../../../src-main/ipc/contract';
-import type { Result } from '../../../src-main/runtime/result';
+} from '@shared/ipc/contract';
+import type { Result } from '@shared/result';
 import { WS_PATH, type WsEvent, type WsInvoke, type WsReply } from './ws-protocol';
 
 export function createWsBridge(url: string): SpeedMatrixBridge {

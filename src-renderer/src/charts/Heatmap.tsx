@@ -2,10 +2,11 @@
  * The sustained-decode heatmap: an HTML table, so cell text is real text, every cell is a
  * keyboard-reachable button, and it prints as it looks.
  */
+import { cellKey } from '@shared/cell-key';
 import { memo } from 'react';
 import type { HeatCell, HeatmapModel } from './heatmap-model';
 import { fmtContext, fmtTokPerSec, legendText, statusWord, tokPerSec } from '../format';
-import type { LiveCell } from '../../../src-main/ipc/contract';
+import type { LiveCell } from '@shared/ipc/contract';
 
 export function Heatmap(props: {
   model: HeatmapModel;
@@ -14,7 +15,7 @@ export function Heatmap(props: {
   onSelect?: (key: string) => void;
 }) {
   const { model, live } = props;
-  const liveKey = live ? `${live.context}x${live.concurrency}` : null;
+  const liveKey = live ? cellKey(live) : null;
   return (
     <div className="heatmap-wrap">
       <table className="heatmap" data-testid="heatmap">

@@ -1,6 +1,6 @@
 /** Prefill: prompt tok/s and TTFT against context, context axis log-scaled, values on hover. */
 import { memo, useMemo } from 'react';
-import type { PrefillResult } from '../../../src-main/session/schema';
+import type { PrefillResult } from '@shared/session/schema';
 import { fmtContext, fmtMs, fmtTokPerSec } from '../format';
 import { Plot } from './Plot';
 import { chartColors, useDarkTheme } from './theme';

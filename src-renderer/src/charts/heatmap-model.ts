@@ -2,10 +2,11 @@
  * The decode heatmap as data: rows are contexts, columns concurrency levels, colour is total
  * tok/s on a log scale. Pure, so it is unit-tested without a browser.
  */
-import type { PlanCell } from '../../../src-main/ipc/contract';
-import type { CellStatus, DecodeCell } from '../../../src-main/session/schema';
-import { HAS_FIGURES } from '../../../src-main/report/matrix-model';
-import { NONE, fmtMs, fmtTokPerSec, statusWord } from '../format';
+import { cellKey } from '@shared/cell-key';
+import type { PlanCell } from '@shared/ipc/contract';
+import type { CellStatus, DecodeCell } from '@shared/session/schema';
+import { HAS_FIGURES } from '@shared/report/matrix-model';
+import { NONE, fmtMs, fmtTokPerSec, statusWord, withFailed } from '../format';
 
 export interface HeatCell {
   key: string;
@@ -61,8 +62,8 @@ export function buildHeatmap(
   cells: readonly DecodeCell[],
   plan: readonly PlanCell[] = [],
 ): HeatmapModel {
-  const byKey = new Map(cells.map((c) => [`${c.context}x${c.concurrency}`, c]));
-  const planByKey = new Map(plan.map((p) => [`${p.context}x${p.concurrency}`, p]));
+  const byKey = new Map(cells.map((c) => [cellKey(c), c]));
+  const planByKey = new Map(plan.map((p) => [cellKey(p), p]));
   const values = cells
     .filter((c) => HAS_FIGURES.has(c.status) && c.totalTokensPerSecond != null && c.totalTokensPerSecond > 0)
     .map((c) => c.totalTokensPerSecond as number);
@@ -75,7 +76,7 @@ export function buildHeatmap(
   const shown = new Set<CellStatus>();
   const rows = [...contexts].sort((a, b) => a - b).map((context) =>
     [...concurrency].sort((a, b) => a - b).map((conc): HeatCell => {
-      const key = `${context}x${conc}`;
+      const key = cellKey({ context, concurrency: conc });
       const cell = byKey.get(key) ?? null;
       const base = { key, context, concurrency: conc, cell, reason: cell?.reason ?? null };
       if (cell && HAS_FIGURES.has(cell.status) && cell.totalTokensPerSecond != null) {
@@ -86,7 +87,7 @@ export function buildHeatmap(
           kind: 'value',
           status: cell.status,
           flag: cell.status === 'valid' ? null : statusWord(cell.status),
-          line1: `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s`,
+          line1: withFailed(`${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s`, cell.failedRequests),
           line2: cell.ttft ? `${fmtMs(cell.ttft.p50)} TTFT` : NONE,
           background: rampColor(t),
           foreground: textOn(t),
@@ -104,6 +105,6 @@ export function buildHeatmap(
       return { ...base, kind: planned ? 'planned' : 'empty', status: null, line1: '', line2: '', flag: null, background: null, foreground: null };
     }),
   );
-  const order: CellStatus[] = ['looped', 'over-capacity', 'too-long', 'queued', 'error', 'cancelled', 'skipped'];
+  const order: CellStatus[] = ['looped', 'over-capacity', 'too-long', 'queued', 'stalled', 'error', 'cancelled', 'skipped'];
   return { contexts: [...contexts].sort((a, b) => a - b), concurrency: [...concurrency].sort((a, b) => a - b), rows, min, max, statusesShown: order.filter((s) => shown.has(s)) };
 }

@@ -2,9 +2,9 @@
  * Everything the renderer asks of main goes through these actions: they call the bridge and
  * put the answer (or its error, in words) into the store. Components never call the bridge.
  */
-import { CANCELLED, type CellRef, type ExportFormat, type MenuCommand, type RunForm, type RunUpdate, type ServerForm } from '../../../src-main/ipc/contract';
-import type { Result } from '../../../src-main/runtime/result';
-import type { RequestSamples } from '../../../src-main/session/schema';
+import { CANCELLED, type CellRef, type ExportFormat, type MenuCommand, type RunForm, type RunUpdate, type ServerForm } from '@shared/ipc/contract';
+import type { Result } from '@shared/result';
+import type { RequestSamples } from '@shared/session/schema';
 import { bridgeOrThrow } from '../bridge';
 import { appStore } from './index';
 import { flushRunUpdates } from './run-queue';
@@ -234,6 +234,16 @@ export async function exportReport(format: ExportFormat): Promise<void> {
     st().setLastExport(r.data.file);
     st().pushNotice({ level: 'info', message: `Exported ${r.data.file}` });
   } else if (r.error !== CANCELLED) st().pushNotice({ level: 'error', message: r.error });
+}
+
+/** Copy through main's clipboard (the app grants the page no clipboard permission); a failure is said, not swallowed. */
+export async function copyText(text: string): Promise<boolean> {
+  const r = await call(bridgeOrThrow().writeClipboard(text));
+  if (r.ok) return true;
+  // The browser test harness has no main process: the page's own clipboard, where the browser allows it.
+  if (await navigator.clipboard?.writeText(text).then(() => true, () => false)) return true;
+  st().pushNotice({ level: 'error', message: `Could not copy: ${r.error}` });
+  return false;
 }
 
 export function runMenuCommand(cmd: MenuCommand): void {

@@ -1,9 +1,9 @@
 /** Run: the form, the plan preview, and the live run as main reports it (merged updates). */
-import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '../../../src-main/ipc/contract';
-import type { DecodeCell, PrefillResult } from '../../../src-main/session/schema';
+import { cellKey } from '@shared/cell-key';
+import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '@shared/ipc/contract';
+import type { DecodeCell, PrefillResult } from '@shared/session/schema';
 import type { SliceCreator } from './types';
 
-export const cellKey = (c: { context: number; concurrency: number }): string => `${c.context}x${c.concurrency}`;
 
 export interface RunPreset {
   id: string;

@@ -1,5 +1,5 @@
 /** Server: the form, its command preview, the supervisor's snapshot (main is the source of truth) and the log. */
-import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../../../src-main/ipc/contract';
+import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '@shared/ipc/contract';
 import type { SliceCreator } from './types';
 
 /** Lines kept for the live log view; the full log stays in main. */
@@ -13,6 +13,7 @@ export const IDLE_SERVER: ServerSnapshot = {
   progress: null,
   ready: null,
   failure: null,
+  seq: 0,
 };
 
 export interface ServerSlice {
@@ -23,6 +24,8 @@ export interface ServerSlice {
   server: ServerSnapshot;
   serverLog: string[];
   serverError: string | null;
+  /** The failure of this snapshot (seq) and older is hidden: the person switched engine since. */
+  failureHiddenUpTo: number;
   /** Processes a crashed server left running, while the person has not answered (End them / Leave them). */
   orphans: OrphanProcess[];
   /** The answer's outcome in words ("Ended 1 process(es)…"), or null. */
@@ -47,6 +50,7 @@ export const createServerSlice: SliceCreator<ServerSlice> = (set) => ({
   server: IDLE_SERVER,
   serverLog: [],
   serverError: null,
+  failureHiddenUpTo: 0,
   orphans: [],
   orphanOutcome: null,
   orphansBusy: false,
@@ -54,11 +58,18 @@ export const createServerSlice: SliceCreator<ServerSlice> = (set) => ({
   setOrphans: (orphans) => set((s) => ({ orphans, orphanOutcome: orphans.length ? null : s.orphanOutcome })),
   setOrphanOutcome: (orphanOutcome, orphansBusy = false) => set({ orphanOutcome, orphansBusy }),
   setServerDefaults: (form) => set((s) => ({ serverDefaults: form, serverForm: s.serverForm ?? form })),
-  updateServerForm: (patch) => set((s) => (s.serverForm ? { serverForm: { ...s.serverForm, ...patch } } : {})),
+  updateServerForm: (patch) =>
+    set((s) => {
+      if (!s.serverForm) return {};
+      // Another engine: the last start's failure panel is about the old one.
+      const switched = patch.kind !== undefined && patch.kind !== s.serverForm.kind;
+      return { serverForm: { ...s.serverForm, ...patch }, ...(switched ? { failureHiddenUpTo: s.server.seq, serverError: null } : {}) };
+    }),
   setPreview: (preview, previewError) => set({ preview, previewError }),
   setServerSnapshot: (server) =>
+    // A reply that arrives after a newer event is older news: keep the newer state.
     // A new start clears the previous run's log in the view.
-    set((s) => ({
+    set((s) => server.seq < s.server.seq ? {} : ({
       server,
       serverError: null,
       serverLog: server.state === 'starting' && s.server.state !== 'starting' && s.server.startedAt !== server.startedAt ? [] : s.serverLog,

@@ -1,6 +1,6 @@
 /** Results: the session main holds (opened or measured), its file state, the open error, and table state. */
-import type { Notice, SessionMeta, SessionView } from '../../../src-main/ipc/contract';
-import type { Session } from '../../../src-main/session/schema';
+import type { Notice, SessionMeta, SessionView } from '@shared/ipc/contract';
+import type { Session } from '@shared/session/schema';
 import type { SliceCreator } from './types';
 
 export const EMPTY_META: SessionMeta = { file: null, sourceName: null, dirty: false, revision: 0, saveError: null, hasSession: false };

@@ -9,6 +9,12 @@ export const VIEWS: { id: View; label: string }[] = [
   { id: 'results', label: 'Results' },
 ];
 
+/** Ctrl/Cmd+1..4 in VIEWS order: the key's view, or null. */
+export function viewForShortcut(key: string): View | null {
+  const i = Number(key) - 1;
+  return Number.isInteger(i) && i >= 0 && i < VIEWS.length ? VIEWS[i].id : null;
+}
+
 export interface UiSlice {
   view: View;
   logFilter: string;

@@ -3,7 +3,7 @@
  * finished cells costs one round trip a second at most, while the first change shows at once.
  * Live run updates are applied once per frame (run-queue.ts).
  */
-import type { SpeedMatrixBridge } from '../../../src-main/ipc/contract';
+import type { SpeedMatrixBridge } from '@shared/ipc/contract';
 import { refreshSession, runMenuCommand } from './actions';
 import type { AppStore } from './index';
 import { flushRunUpdates, queueRunUpdate } from './run-queue';

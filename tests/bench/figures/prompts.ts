@@ -7,7 +7,7 @@ import type { Agent, Dispatcher } from 'undici';
 import { createHttp, type BenchHttp } from '../../../src-main/bench/http';
 import { exactPrompt } from '../../../src-main/bench/prompts';
 import { probeServer } from '../../../src-main/server/probe';
-import { fmtContext } from '../../../src-main/report/format';
+import { fmtContext } from '../../../src-shared/report/format';
 import { startSim } from '../../helpers/sim';
 import { BENCH } from '../lib/config';
 import { spread } from '../lib/stats';

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { RunUpdate } from '../../../src-main/ipc/contract';
+import type { RunUpdate } from '../../../src-shared/ipc/contract';
 import { serializeSession } from '../../../src-main/session/write';
 import { startBridgeServer } from '../../helpers/bridge-server';
 import { ROOT } from '../../helpers/paths';

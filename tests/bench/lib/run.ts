@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type BenchEvent, type RunConfigInput, startRun } from '../../../src-main/bench';
 import { forkLauncher, type WorkerChannel, type WorkerLauncher } from '../../../src-main/bench/worker-transport';
 import type { ServerTarget } from '../../../src-main/server/target';
-import type { Session } from '../../../src-main/session/schema';
+import type { Session } from '../../../src-shared/session/schema';
 
 export interface TimedEvent {
   at: number;

@@ -175,7 +175,7 @@ function startServing() {
     }
     json(404, { detail: 'Not Found' });
   });
-  server.on('error', (e) => {
+  server.on('error', () => {
     raw(`ERROR ${ts()} [launcher.py:100] [Errno 98] error while attempting to bind on address ('${host}', ${port}): address already in use`);
     raw(`OSError: [Errno 98] Address already in use`);
     engine.kill('SIGTERM');

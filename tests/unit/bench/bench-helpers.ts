@@ -6,7 +6,7 @@ import { startRun, type StartRunOptions } from '../../../src-main/bench/start-ru
 import type { BenchEvent, RunConfigInput } from '../../../src-main/bench/types';
 import { probeServer } from '../../../src-main/server/probe';
 import type { ServerTarget } from '../../../src-main/server/target';
-import type { Session } from '../../../src-main/session/schema';
+import type { Session } from '../../../src-shared/session/schema';
 
 export const tempDir = (): string => mkdtempSync(join(tmpdir(), 'sm-bench-'));
 

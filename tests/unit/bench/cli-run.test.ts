@@ -89,6 +89,18 @@ describe('speedmatrix run --url', () => {
     expect(tls.stderr).toMatch(/TLS/);
   }, 90_000);
 
+  it('exits 1 with the reason when nothing in the plan can run, judged with the run’s own max output', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'none.speedmatrix.json');
+    // 250K + 20,000 output tokens is over the simulator's max_model_len 262,144; 250K + 4,096 would fit.
+    const args = ['run', '--url', sim.url, '--api-key', 'sk-test-key-123', '--contexts', '250k', '--concurrency', '1', '--prefill-contexts', 'none', '--max-output', '20000', '--out', out];
+    const r = await runCli(args, { timeoutMs: 30_000, cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/250K context \+ 20000 output tokens exceeds max_model_len 262144/);
+    expect(r.stderr).toMatch(/nothing to measure: of 1 cells, 1 too long for max_model_len 262144 with 20000 output tokens/);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
   it('rejects bad flags with a usage error (exit 2)', async () => {
     const none = await runCli(['run'], { timeoutMs: 30_000 });
     expect(none.code).toBe(2);

@@ -58,9 +58,13 @@ describe('sustained decode against the simulator (profile a, speed 5)', () => {
       // Window length and total tok/s in simulated seconds.
       expect(e.cell.windowSeconds).toBeCloseTo(10, 0);
       expect(e.cell.totalTokensPerSecond).toBeCloseTo(mine / e.cell.windowSeconds!, 6);
-      expect(e.cell.perRequestTokensPerSecond).toBeCloseTo(e.cell.totalTokensPerSecond! / e.cell.concurrency, 6);
+      expect(e.cell.fairShareTokensPerSecond).toBeCloseTo(e.cell.totalTokensPerSecond! / e.cell.concurrency, 6);
+      // Per request: the median of each request's own rate, which is 1 / its time between tokens.
+      expect(e.cell.perRequestTokensPerSecond! * e.cell.timeBetweenTokens!.p50).toBeCloseTo(1, 1);
       expect(e.cell.avgActiveRequests).toBe(e.cell.concurrency);
       expect(e.cell.maxWaitingSeen).toBe(0);
+      expect(e.cell.queueEvidence).toMatchObject({ longestWaitingRun: 0, avgRunning: e.cell.concurrency });
+      expect(e.cell.failedRequests).toBe(0);
     }
   });
 
@@ -141,6 +145,7 @@ describe('queueing and over capacity', () => {
     expect(cells[`${ctx}x1`].status).toBe('valid');
     expect(cells[`${ctx}x4`].status).toBe('queued');
     expect(cells[`${ctx}x4`].maxWaitingSeen).toBeGreaterThan(0);
+    expect(cells[`${ctx}x4`].queueEvidence!.longestWaitingRun).toBeGreaterThanOrEqual(2);
     expect(cells[`${ctx}x4`].avgActiveRequests).toBeLessThanOrEqual(2);
     expect(cells[`${ctx}x4`].totalTokensPerSecond).toBeGreaterThan(0); // the figure is kept
     expect(64 * (ctx + 4096)).toBeGreaterThan(budget);

@@ -51,17 +51,19 @@ describe('fault switches give the right status and the run goes on', () => {
 
   it("error event in the stream -> Error with the server's message", async () => {
     const r = await runWith(['--sim-error-event-after-tokens', '20']);
+    // Every request fails after 20 tokens: far more than 10% of them.
     for (const cell of r.session.cells) {
       expect(cell.status).toBe('error');
-      expect(cell.reason).toMatch(/error in the stream: .+/);
+      expect(cell.reason).toMatch(/requests (in the window )?failed.*error in the stream: .+/);
+      expect(cell.failedRequests).toBeGreaterThan(0);
     }
   });
 
-  it('HTTP 500s -> Error with the status and message', async () => {
-    // Every second request fails: the first cell's second stream already does.
-    const r = await runWith(['--sim-500-share', '0.5'], { ...small, concurrency: [2, 4] });
+  it('HTTP 500s on every second request -> Error with the count, the status and message', async () => {
+    // Short requests, so that many start (and half fail) inside the window.
+    const r = await runWith(['--sim-500-share', '0.5'], { ...small, concurrency: [2, 4], maxOutputTokens: 64 });
     const reasons = r.session.cells.map((c) => `${c.status}: ${c.reason}`);
-    expect(reasons.every((x) => /^error: HTTP 500/.test(x))).toBe(true);
+    for (const x of reasons) expect(x).toMatch(/^error: \d+ of \d+ requests (in the window )?failed.*HTTP 500/);
   });
 
   it('hang -> Error "no token for N s", and the next cells still run', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { K, largestContext, planRun } from '../../../src-main/bench/plan';
+import { K, largestContext, nothingToRun, planRun, tooLongReason } from '../../../src-main/bench/plan';
 import type { PlanTarget } from '../../../src-main/bench/plan';
 
 // The reference report's server: max_model_len 262144; its KV budget lies between the largest
@@ -75,5 +75,23 @@ describe('planRun', () => {
     expect(plan.config.simSpeed).toBe(25);
     expect(plan.warnings.join(' ')).toMatch(/KV cache budget is unknown/);
     expect(plan.counts.overCapacity).toBe(0);
+  });
+});
+
+describe('Too long', () => {
+  it('is judged with the run’s max output, not a fixed 4096', () => {
+    expect(tooLongReason(250 * K, 4096, 262_144)).toBeNull();
+    expect(tooLongReason(250 * K, 20_000, 262_144)).toBe('250K context + 20000 output tokens exceeds max_model_len 262144');
+    expect(tooLongReason(250 * K, 20_000, null)).toBeNull();
+    const plan = planRun({ contexts: [8 * K, 250 * K], concurrency: [1], prefillContexts: [], maxOutputTokens: 20_000 }, reference);
+    expect(plan.cells.map((c) => c.action)).toEqual(['run', 'too-long']);
+  });
+
+  it('a plan where nothing can run says why; one with something to run says nothing', () => {
+    const none = planRun({ contexts: [250 * K], concurrency: [1, 2], prefillContexts: [], maxOutputTokens: 20_000 }, reference);
+    expect(nothingToRun(none)).toMatch(/^nothing to measure: of 2 cells, 2 too long for max_model_len 262144 with 20000 output tokens/);
+    expect(nothingToRun(planRun({ contexts: [8 * K], concurrency: [1] }, reference))).toBeNull();
+    // Prefill alone is something to measure.
+    expect(nothingToRun(planRun({ contexts: [250 * K], concurrency: [1], prefillContexts: [8 * K], maxOutputTokens: 20_000 }, reference))).toBeNull();
   });
 });

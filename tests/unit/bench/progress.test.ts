@@ -3,7 +3,7 @@ import { unmeasuredCell } from '../../../src-main/bench/cells';
 import { planRun } from '../../../src-main/bench/plan';
 import { ProgressPrinter } from '../../../src-main/bench/progress';
 import type { BenchEvent } from '../../../src-main/bench/types';
-import type { DecodeCell } from '../../../src-main/session/schema';
+import type { DecodeCell } from '../../../src-shared/session/schema';
 
 const plan = planRun({ contexts: [8192], concurrency: [1, 2] }, {
   maxModelLen: 32768,

@@ -6,7 +6,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cellKey } from '../../../src-main/bench/plan';
+import { cellKey } from '../../../src-shared/cell-key';
 import type { BenchEvent, RunConfigInput } from '../../../src-main/bench/types';
 import { forkLauncher, type WorkerLauncher } from '../../../src-main/bench/worker-transport';
 import { Supervisor } from '../../../src-main/server/supervisor';

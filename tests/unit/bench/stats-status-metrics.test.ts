@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { metricValue, queueSample } from '../../../src-main/bench/metrics';
 import { latencyStats, percentile } from '../../../src-main/bench/stats';
-import { decideStatus } from '../../../src-main/bench/status';
+import { decideStatus, queueEvidence, tooManyFailed } from '../../../src-main/bench/status';
 
 describe('latency stats', () => {
   it('interpolates percentiles and computes the mean', () => {
@@ -14,18 +14,44 @@ describe('latency stats', () => {
 });
 
 describe('status rules', () => {
-  const base = { cancelled: false, error: null, looped: false, concurrency: 16, avgActiveRequests: 16, maxWaitingSeen: 0, readinessTimedOut: false };
-  it('Valid when none of the rules fire', () => expect(decideStatus(base).status).toBe('valid'));
-  it('Requests queued: average active < 0.95 C, any waiting, or a readiness timeout', () => {
+  const none = { windowRequests: 40, failed: 0, firstError: null };
+  const calm = { scrapes: 10, waitingShare: 0, longestWaitingRun: 0, avgRunning: 16 };
+  const base = { cancelled: false, fatalError: null, failures: none, looped: false, concurrency: 16, avgActiveRequests: 16, queue: calm, readinessTimedOut: false, stall: null };
+  it('Valid when none of the rules fire', () => expect(decideStatus(base)).toEqual({ status: 'valid', reason: null }));
+  it('Requests queued: average active < 0.95 C, waiting in two scrapes in a row, or a readiness timeout', () => {
     expect(decideStatus({ ...base, avgActiveRequests: 15.1 }).status).toBe('queued');
     expect(decideStatus({ ...base, avgActiveRequests: 15.2 }).status).toBe('valid');
-    expect(decideStatus({ ...base, maxWaitingSeen: 1 }).reason).toMatch(/waiting/);
+    expect(decideStatus({ ...base, queue: { ...calm, waitingShare: 0.2, longestWaitingRun: 2 } }).reason).toMatch(/waiting in 20% of the once-a-second checks, up to 2 checks in a row/);
     expect(decideStatus({ ...base, readinessTimedOut: true }).reason).toMatch(/readiness/);
   });
+  it('a request waiting in single scrapes (request turnover) is not queueing', () => {
+    expect(decideStatus({ ...base, queue: { ...calm, waitingShare: 0.3, longestWaitingRun: 1 } }).status).toBe('valid');
+  });
+  it('failed requests keep the figure up to 10% of the window, Error above', () => {
+    expect(decideStatus({ ...base, failures: { windowRequests: 40, failed: 4, firstError: 'HTTP 500' } }).status).toBe('valid');
+    const over = decideStatus({ ...base, failures: { windowRequests: 40, failed: 5, firstError: 'HTTP 500: boom' } });
+    expect(over).toEqual({ status: 'error', reason: '5 of 40 requests in the window failed (more than 10%); the first: HTTP 500: boom' });
+    expect(tooManyFailed({ windowRequests: 2, failed: 1, firstError: null })).toBe(true);
+    expect(tooManyFailed({ windowRequests: 10, failed: 1, firstError: null })).toBe(false);
+  });
+  it('a stall inside the window makes the figure suspect, unless queueing explains it', () => {
+    const stall = { gapSeconds: 4.2, endedAtSeconds: 27, thresholdSeconds: 2 };
+    expect(decideStatus({ ...base, stall }).status).toBe('stalled');
+    expect(decideStatus({ ...base, stall }).reason).toMatch(/nothing for 4\.2 s/);
+    expect(decideStatus({ ...base, stall, avgActiveRequests: 10 }).status).toBe('queued');
+  });
   it('Cancelled beats Error beats Looped beats Requests queued', () => {
-    expect(decideStatus({ ...base, cancelled: true, error: 'x', looped: true }).status).toBe('cancelled');
-    expect(decideStatus({ ...base, error: 'HTTP 500', looped: true }).status).toBe('error');
-    expect(decideStatus({ ...base, looped: true, maxWaitingSeen: 3 }).status).toBe('looped');
+    expect(decideStatus({ ...base, cancelled: true, fatalError: 'x', looped: true }).status).toBe('cancelled');
+    expect(decideStatus({ ...base, fatalError: 'the server went away', looped: true }).status).toBe('error');
+    expect(decideStatus({ ...base, looped: true, avgActiveRequests: 3 }).status).toBe('looped');
+  });
+});
+
+describe('queue evidence from once-a-second scrapes', () => {
+  it('counts the share with waiting, the longest run, and the mean running', () => {
+    const q = (running: number, waiting: number) => ({ running, waiting });
+    expect(queueEvidence([q(16, 0), q(15, 1), q(16, 0), q(14, 2), q(14, 2), q(16, 0)])).toEqual({ scrapes: 6, waitingShare: 0.5, longestWaitingRun: 2, avgRunning: 91 / 6 });
+    expect(queueEvidence([])).toBeNull();
   });
 });
 

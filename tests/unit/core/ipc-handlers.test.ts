@@ -1,15 +1,15 @@
 /**
  * The ipcMain side, with electron mocked: every contract channel is handled, a message from
- * any frame but our page is refused before the core sees it, arguments are validated, and
- * core events reach the window.
+ * anything but our window's main frame is refused before the core sees it (by identity, not
+ * URL), arguments are validated, and core events reach the window.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
-import { IPC_PREFIX, invokeArgs } from '../../../src-main/ipc/contract';
-import { isTrustedFrame, registerIpc } from '../../../src-main/ipc/handlers';
+import { IPC_PREFIX, invokeArgs } from '../../../src-shared/ipc/contract';
+import { REFUSED, isTrustedSender, registerIpc } from '../../../src-main/ipc/handlers';
 import { createSession } from '../../../src-main/session/create';
 import { serializeSession } from '../../../src-main/session/write';
 
@@ -24,14 +24,16 @@ vi.mock('electron', () => ({
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-ipc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const RENDERER = 'file:///opt/SpeedMatrix/resources/app/out/renderer/index.html';
-const ours = { senderFrame: { url: RENDERER } };
+const RENDERER = 'file:///C:/Program%20Files/SpeedMatrix/resources/app/out/renderer/index.html';
+const mainFrame = { url: RENDERER, processId: 4, frameToken: 'main-token', parent: null };
+const sent: [string, unknown][] = [];
+const webContents = { mainFrame, send: (ch: string, p: unknown) => sent.push([ch, p]) };
+const win = { isDestroyed: () => false, webContents };
+const ours = { sender: webContents, senderFrame: mainFrame };
 
 describe('registerIpc', () => {
   const core = createAppCore({ host: 'electron', dataDir: dir, allowWritePaths: false, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
-  const sent: [string, unknown][] = [];
-  const win = { isDestroyed: () => false, webContents: { send: (ch: string, p: unknown) => sent.push([ch, p]) } };
-  registerIpc(core, () => win as never, RENDERER);
+  registerIpc(core, () => win as never);
 
   it('handles every invoke channel of the contract, namespaced', () => {
     expect([...handlers.keys()].sort()).toEqual(Object.keys(invokeArgs).map((c) => IPC_PREFIX + c).sort());
@@ -44,12 +46,20 @@ describe('registerIpc', () => {
   });
 
   it.each([
-    ['another file page', 'file:///tmp/evil/index.html'],
-    ['a web page', 'https://example.com/'],
-    ['no frame', null],
-  ])('refuses %s', async (_name, url) => {
-    const r = (await handlers.get(`${IPC_PREFIX}app:info`)!({ senderFrame: url === null ? null : { url } })) as { ok: boolean; error: string };
-    expect(r).toEqual({ ok: false, error: 'Refused: this message did not come from the SpeedMatrix window.' });
+    ['a child frame with the same URL', { sender: webContents, senderFrame: { url: RENDERER, processId: 4, frameToken: 'child', parent: mainFrame } }],
+    ['a web page frame', { sender: webContents, senderFrame: { url: 'https://example.com/', processId: 9, frameToken: 'x', parent: null } }],
+    ['another window showing our page', { sender: { mainFrame }, senderFrame: mainFrame }],
+    ['no frame', { sender: webContents, senderFrame: null }],
+  ])('refuses %s', async (_name, event) => {
+    const r = (await handlers.get(`${IPC_PREFIX}app:info`)!(event)) as { ok: boolean; error: string };
+    expect(r).toEqual({ ok: false, error: REFUSED });
+  });
+
+  it('trusts the main frame by identity, whatever its URL spells (drive-letter case on Windows)', () => {
+    const sameFrameOtherSpelling = { url: RENDERER.replace('C:', 'c:'), processId: 4, frameToken: 'main-token', parent: null };
+    expect(isTrustedSender({ sender: webContents, senderFrame: sameFrameOtherSpelling } as never, win as never)).toBe(true);
+    expect(isTrustedSender(ours as never, null)).toBe(false);
+    expect(isTrustedSender(ours as never, { ...win, isDestroyed: () => true } as never)).toBe(false);
   });
 
   it('validates arguments against the contract', async () => {
@@ -79,10 +89,5 @@ describe('registerIpc', () => {
       const r = (await handlers.get(IPC_PREFIX + ch)!(ours, ...args)) as { ok: boolean; error: string };
       expect(r).toEqual({ ok: false, error: 'Choose where to save in the file dialog.' });
     }
-  });
-
-  it('trusts the dev server only by origin', () => {
-    expect(isTrustedFrame({ url: 'http://localhost:5173/index.html' } as never, 'http://localhost:5173')).toBe(true);
-    expect(isTrustedFrame({ url: 'http://localhost:5174/' } as never, 'http://localhost:5173')).toBe(false);
   });
 });

@@ -2,9 +2,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BenchEvent } from '../../../src-main/bench';
 import { planRun } from '../../../src-main/bench';
-import type { RunUpdate } from '../../../src-main/ipc/contract';
+import type { RunUpdate } from '../../../src-shared/ipc/contract';
 import { RunUpdates } from '../../../src-main/core/run-updates';
-import type { DecodeCell } from '../../../src-main/session/schema';
+import type { DecodeCell } from '../../../src-shared/session/schema';
 
 const K = 1024;
 const kv = { tokens: 100_000, source: 'metrics-cache-config' as const, detail: null, maxConcurrency: null, tokensPerRequest: null };

@@ -1,6 +1,6 @@
 /** The Server form as typed -> the supervisor's launch options, table-driven. */
 import { describe, expect, it } from 'vitest';
-import { ServerFormSchema } from '../../../src-main/ipc/contract';
+import { ServerFormSchema } from '../../../src-shared/ipc/contract';
 import { FORM_DEFAULTS, formToLaunch } from '../../../src-main/core/server-form';
 import { buildLaunch } from '../../../src-main/server';
 

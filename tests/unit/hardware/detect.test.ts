@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { detectHardware } from '../../../src-main/hardware/detect';
 import { formatHardware } from '../../../src-main/hardware/format-hw';
-import { HardwareSchema } from '../../../src-main/session/schema';
+import { HardwareSchema } from '../../../src-shared/session/schema';
 import { FAKE_BIN } from '../../helpers/fake-servers';
 import { ROOT } from '../../helpers/paths';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appleGpusFromSi, detectNvidia, parseLspciDisplays, systemFromSi } from '../../../src-main/hardware/detect';
 import { formatHardware } from '../../../src-main/hardware/format-hw';
-import type { Hardware } from '../../../src-main/session/schema';
+import type { Hardware } from '../../../src-shared/session/schema';
 import { FAKE_NVIDIA_SMI } from '../../helpers/fake-servers';
 import { H200_FIXTURES } from '../../helpers/paths';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GpuSample } from '../../../src-main/hardware/nvidia-smi-parse';
 import { summarizeCellTelemetry, toTelemetrySeries } from '../../../src-main/hardware/telemetry';
-import { TelemetrySeriesSchema } from '../../../src-main/session/schema';
+import { TelemetrySeriesSchema } from '../../../src-shared/session/schema';
 
 const s = (t: number, gpu: number, power: number | null, util: number, reasons: string[] | null = []): GpuSample => ({
   t,

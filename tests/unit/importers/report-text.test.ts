@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importFile, importText } from '../../../src-main/importers/index';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { SessionSchema } from '../../../src-main/session/schema';
+import { SessionSchema } from '../../../src-shared/session/schema';
 import { countByStatus } from '../../../src-main/session/summary';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { tableAfter } from '../report/reference-text';

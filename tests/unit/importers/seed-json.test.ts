@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { importFile, importText } from '../../../src-main/importers/index';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
 import { serializeSession } from '../../../src-main/session/write';
-import { SessionSchema } from '../../../src-main/session/schema';
+import { SessionSchema } from '../../../src-shared/session/schema';
 import { countByStatus } from '../../../src-main/session/summary';
 import { sampleSession } from '../../helpers/sample-session';
 import { tableAfter, referenceText } from '../report/reference-text';

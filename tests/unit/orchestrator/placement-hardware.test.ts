@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isThisMachine, serverPlacement } from '../../../src-main/orchestrator/placement';
 import { hardwareOfServer, readHardwareFile, REMOTE_NOT_RECORDED } from '../../../src-main/orchestrator/server-hardware';
-import type { Hardware } from '../../../src-main/session/schema';
+import type { Hardware } from '../../../src-shared/session/schema';
 import { ROOT } from '../../helpers/paths';
 import { startSim } from '../../helpers/sim';
 

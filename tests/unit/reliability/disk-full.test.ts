@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
 import { importText } from '../../../src-main/importers';
-import type { Session } from '../../../src-main/session/schema';
+import type { Session } from '../../../src-shared/session/schema';
 import { serializeSession } from '../../../src-main/session/write';
 import { createSession } from '../../../src-main/session/create';
 import { runCli } from '../../helpers/cli';

@@ -51,6 +51,7 @@ vi.mock('electron', () => {
   }
   return {
     BrowserWindow,
+    app: { isPackaged: false },
     shell: { openExternal: async (u: string) => void m.external.push(u) },
     session: {
       defaultSession: {
@@ -74,9 +75,9 @@ vi.mock('electron', () => {
 });
 
 import { CSP, createMainWindow, hardenSession, rendererUrl } from '../../../src-main/window';
-import { EXTERNAL_ALLOWLIST, IPC_PREFIX, bridgeEvents, bridgeMethods } from '../../../src-main/ipc/channels';
-import { invokeArgs } from '../../../src-main/ipc/contract';
-import { registerIpc } from '../../../src-main/ipc/handlers';
+import { EXTERNAL_ALLOWLIST, IPC_PREFIX, bridgeEvents, bridgeMethods } from '../../../src-shared/ipc/channels';
+import { invokeArgs } from '../../../src-shared/ipc/contract';
+import { REFUSED, registerIpc } from '../../../src-main/ipc/handlers';
 import { createAppCore } from '../../../src-main/core';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-checklist-'));
@@ -221,21 +222,30 @@ describe('every IPC handler', () => {
   const core = createAppCore({ host: 'electron', dataDir: dir, allowWritePaths: false, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
   const seen: string[] = [];
   const spy = { ...core, invoke: ((ch: string, args: unknown[]) => (seen.push(ch), core.invoke(ch as never, args as never))) as typeof core.invoke };
-  registerIpc(spy, () => null, RENDERER);
+  const mainFrame = { url: RENDERER, processId: 7, frameToken: 'main', parent: null };
+  const wc = { mainFrame, send: () => undefined };
+  registerIpc(spy, () => ({ isDestroyed: () => false, webContents: wc }) as never);
   afterAll(() => core.dispose());
   const channels = Object.keys(invokeArgs);
 
   it.each(channels)('%s refuses a foreign or missing sender frame before the core sees it', async (ch) => {
     seen.length = 0;
-    for (const frame of [null, { url: 'https://evil.example/' }, { url: 'file:///tmp/evil/index.html' }, { url: 'devtools://devtools/' }]) {
-      const r = await m.ipc.get(IPC_PREFIX + ch)!({ senderFrame: frame });
-      expect(r).toEqual({ ok: false, error: 'Refused: this message did not come from the SpeedMatrix window.' });
+    const foreign = [
+      { sender: wc, senderFrame: null },
+      { sender: wc, senderFrame: { url: 'https://evil.example/', processId: 9, frameToken: 'x', parent: null } },
+      { sender: wc, senderFrame: { url: RENDERER, processId: 7, frameToken: 'child', parent: mainFrame } },
+      { sender: { mainFrame }, senderFrame: mainFrame },
+      { sender: wc, senderFrame: { url: 'devtools://devtools/', processId: 8, frameToken: 'main', parent: null } },
+    ];
+    for (const event of foreign) {
+      const r = await m.ipc.get(IPC_PREFIX + ch)!(event);
+      expect(r).toEqual({ ok: false, error: REFUSED });
     }
     expect(seen).toEqual([]);
   });
 
   it.each(channels)('%s validates its arguments against the contract schema', async (ch) => {
-    const ours = { senderFrame: { url: RENDERER } };
+    const ours = { sender: wc, senderFrame: mainFrame };
     const bad: unknown[][] = [[{ evil: '<script>' }, 1, 2, 3, 4], [Symbol.for('x')], [{ toString: 'x', __proto__: { polluted: true } }, 'a'.repeat(10), null, null, null]];
     for (const [i, args] of bad.entries()) {
       const r = (await m.ipc.get(IPC_PREFIX + ch)!(ours, ...args)) as { ok: boolean; error?: string };

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAppCore, type AppCore } from '../../../src-main/core';
-import type { Notice, ServerOrphans } from '../../../src-main/ipc/contract';
+import type { Notice, ServerOrphans } from '../../../src-shared/ipc/contract';
 import { alive } from '../../helpers/fake-servers';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-orphan-'));

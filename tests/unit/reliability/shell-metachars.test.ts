@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
 import { buildLaunch } from '../../../src-main/server/launch';
-import { shellSplit } from '../../../src-main/server/shell-quote';
+import { shellSplit } from '../../../src-shared/shell-quote';
 import { Supervisor } from '../../../src-main/server/supervisor';
 import { freePort } from '../../helpers/fake-servers';
 

@@ -4,7 +4,7 @@ import { fmtContext, fmtMs, fmtSeconds, fmtTokPerSec, legendText, tokPerSec, cel
 import { buildHeatmap, rampColor, textOn } from '../../../src-renderer/src/charts/heatmap-model';
 import { measurementRows, sortRows } from '../../../src-renderer/src/features/results/measurements';
 import { createSession } from '../../../src-main/session/create';
-import type { DecodeCell } from '../../../src-main/session/schema';
+import type { DecodeCell } from '../../../src-shared/session/schema';
 
 const K = 1024;
 const stats = (p50: number) => ({ p50, p90: p50 * 1.2, p99: p50 * 1.5, mean: p50 * 1.1 });

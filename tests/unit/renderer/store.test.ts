@@ -1,7 +1,7 @@
 /** The store's slices: the renderer's state changes as main's events say, nothing guessed. */
-import { describe, expect, it } from 'vitest';
-import type { RunUpdate, ServerSnapshot } from '../../../src-main/ipc/contract';
-import type { DecodeCell } from '../../../src-main/session/schema';
+import { describe, expect, it, vi } from 'vitest';
+import type { RunUpdate, ServerSnapshot } from '../../../src-shared/ipc/contract';
+import type { DecodeCell } from '../../../src-shared/session/schema';
 import { createAppStore } from '../../../src-renderer/src/store';
 import { LOG_LIMIT } from '../../../src-renderer/src/store/server-slice';
 import { TELEMETRY_WINDOW } from '../../../src-renderer/src/store/hardware-slice';
@@ -12,21 +12,43 @@ const done = (context: number, concurrency: number, status: DecodeCell['status']
   ({ context, concurrency, status, totalTokensPerSecond: status === 'valid' ? 100 : null }) as DecodeCell;
 
 describe('app slice', () => {
+  it('lets informational notices go after a few seconds and keeps errors until dismissed, three at most', () => {
+    vi.useFakeTimers();
+    try {
+      const s = createAppStore();
+      s.getState().pushNotice({ level: 'error', message: 'Could not save: disk full.' });
+      s.getState().pushNotice({ level: 'info', message: 'Saved a.json' });
+      s.getState().pushNotice({ level: 'info', message: 'Saved b.json' });
+      s.getState().pushNotice({ level: 'info', message: 'Saved c.json' });
+      // Three at most; the oldest informational one made room, the error stayed.
+      expect(s.getState().notices.map((n) => n.message)).toEqual(['Could not save: disk full.', 'Saved b.json', 'Saved c.json']);
+      vi.advanceTimersByTime(6000);
+      expect(s.getState().notices.map((n) => n.message)).toEqual(['Could not save: disk full.']);
+      vi.advanceTimersByTime(60_000);
+      expect(s.getState().notices).toHaveLength(1);
+      s.getState().dismissNotice(s.getState().notices[0].id);
+      expect(s.getState().notices).toHaveLength(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('is loading until the bridge answered, then ready with the version', () => {
     const s = createAppStore();
     expect(s.getState().appState).toBe('loading');
-    s.getState().setAppInfo({ name: 'SpeedMatrix', version: '0.1.0', platform: 'linux', host: 'bridge' });
+    s.getState().setAppInfo({ name: 'SpeedMatrix', version: '0.1.0', platform: 'linux', host: 'bridge', simProfiles: [] });
     expect(s.getState().appState).toBe('ready');
     expect(s.getState().appInfo?.version).toBe('0.1.0');
   });
 
-  it('keeps the last five notices and dismisses by id', () => {
+  it('keeps the last three notices, one per message, and dismisses by id', () => {
     const s = createAppStore();
-    for (let i = 0; i < 7; i++) s.getState().pushNotice({ level: 'info', message: `n${i}` });
+    for (let i = 0; i < 7; i++) s.getState().pushNotice({ level: 'error', message: `n${i}` });
+    s.getState().pushNotice({ level: 'error', message: 'n5' });
     const ns = s.getState().notices;
-    expect(ns.map((n) => n.message)).toEqual(['n2', 'n3', 'n4', 'n5', 'n6']);
+    expect(ns.map((n) => n.message)).toEqual(['n4', 'n6', 'n5']);
     s.getState().dismissNotice(ns[0].id);
-    expect(s.getState().notices).toHaveLength(4);
+    expect(s.getState().notices).toHaveLength(2);
   });
 });
 
@@ -102,7 +124,16 @@ describe('run slice', () => {
 });
 
 describe('server slice', () => {
-  const snap = (state: ServerSnapshot['state'], startedAt: number | null = 1): ServerSnapshot => ({ state, kind: 'simulator', display: 'speedmatrix sim serve m', startedAt, progress: null, ready: null, failure: null });
+  let seq = 0;
+  const snap = (state: ServerSnapshot['state'], startedAt: number | null = 1): ServerSnapshot => ({ state, kind: 'simulator', display: 'speedmatrix sim serve m', startedAt, progress: null, ready: null, failure: null, seq: ++seq });
+
+  it('keeps the newest state when an older snapshot arrives after it', () => {
+    const s = createAppStore();
+    const starting = snap('starting');
+    s.getState().setServerSnapshot(snap('failed'));
+    s.getState().setServerSnapshot(starting);
+    expect(s.getState().server.state).toBe('failed');
+  });
 
   it('renders what the supervisor says, and a new start clears the old log', () => {
     const s = createAppStore();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { importFile } from '../../../src-main/importers/index';
 import { compareSessions, renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
-import { divergingColor } from '../../../src-main/report/matrix-model';
-import type { Session } from '../../../src-main/session/schema';
+import { divergingColor } from '../../../src-shared/report/matrix-model';
+import type { Session } from '../../../src-shared/session/schema';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { tableAfter } from './reference-text';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { codeBlock, escapeMarkdown, unescapeMarkdown } from '../../../src-main/report/escape';
 import { parseLaunchLine, splitShellWords } from '../../../src-main/report/launch-flags';
-import { commandLineOf, redactCommandLine } from '../../../src-main/report/redact';
+import { commandLineOf, redactCommandLine } from '../../../src-shared/report/redact';
 
 describe('launch lines', () => {
   it.each([

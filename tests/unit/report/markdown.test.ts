@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { importFile } from '../../../src-main/importers/index';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
 import { createSession } from '../../../src-main/session/create';
-import type { Session } from '../../../src-main/session/schema';
+import type { Session } from '../../../src-shared/session/schema';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
 import { markdownBlock, referenceBlock, referenceLines, referenceText, tableAfter } from './reference-text';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildLaunch, toServerLaunch, type LaunchOptions } from '../../../src-main/server/launch';
-import { shellQuote, shellSplit } from '../../../src-main/server/shell-quote';
+import { shellQuote, shellSplit } from '../../../src-shared/shell-quote';
 
 const base: LaunchOptions = { engineKind: 'vllm-native', model: 'Qwen/Qwen3-8B', host: '127.0.0.1', port: 8000 };
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_SESSION_BYTES, parseSessionText, readSessionFile } from '../../../src-main/session/read';
-import { SESSION_FORMAT_VERSION } from '../../../src-main/session/schema';
+import { SESSION_FORMAT_VERSION } from '../../../src-shared/session/schema';
 import { serializeSession, writeSessionFile } from '../../../src-main/session/write';
 import { sampleSession } from '../../helpers/sample-session';
 

@@ -4,6 +4,7 @@ import { request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { predict, prefillSeconds } from '../../../src-main/sim/model';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
 import { startSim, type SimHandle } from '../../helpers/sim';
 import { chatBody, filler, getJson, metric, post, scrape } from './client';
@@ -150,6 +151,29 @@ describe('timing', () => {
     expect(ttfts[4]).toBeLessThan(403 * 1.5);
   });
 
+  it('consumer card: a decode cell’s first batch after its 16K scout waits about 1.3 s, alone and eight together, as the model says', async () => {
+    const speed = 4;
+    const consumer = BUILTIN_PROFILES['consumer-12gb-4b-int4'];
+    const h = await sim({ profile: consumer.name, debug: true, speed, args: ['--max-model-len', '32768', '--disable-uvicorn-access-log'] });
+    const body = { prompt: filler(16384 - 1, 5), max_tokens: 4, ignore_eos: true, stream: true };
+    await post(`${h.url}/v1/completions`, body); // the scout
+    const firstBatch = async (c: number) => {
+      await fetch(`${h.url}/sim/requests`, { method: 'DELETE' });
+      await Promise.all(Array.from({ length: c }, () => post(`${h.url}/v1/completions`, body)));
+      const recs = (await getJson(`${h.url}/sim/requests`)).json.requests;
+      expect(recs.every((r: any) => r.cached_prompt_tokens >= 16384 - 16)).toBe(true);
+      const ttfts = recs.map((r: any) => ((r.first_token_ms - r.arrival_ms) * speed) / 1000).sort((a: number, b: number) => a - b);
+      return ttfts[(c - 1) >> 1] as number;
+    };
+    for (const c of [1, 8]) {
+      const want = predict(consumer, 16384, c).concurrentCachedTtftSeconds;
+      expect(want).toBeGreaterThan(1.25);
+      const got = await firstBatch(c);
+      expect(got, `C=${c}`).toBeGreaterThan(want * 0.95);
+      expect(got, `C=${c}`).toBeLessThan(want * 1.15);
+    }
+  });
+
   it('a long prefill is chunked and interleaved with decode, not blocking it', async () => {
     const h = await sim({ debug: true, speed: 5, args: ['--max-model-len', '131072'] });
     const a = post(`${h.url}/v1/completions`, { prompt: filler(200, 1), max_tokens: 300, ignore_eos: true, stream: true });
@@ -206,4 +230,50 @@ describe('back-pressure', () => {
       for (const r of open) r.destroy();
     }
   });
+});
+
+describe('abort on disconnect', () => {
+  it('a client that leaves mid-prefill is dropped when the running chunk ends, and /metrics shows it until then', async () => {
+    const consumer = BUILTIN_PROFILES['consumer-12gb-4b-int4'];
+    const chunk = consumer.scheduler.maxNumBatchedTokens;
+    const h = await sim({ profile: consumer.name, debug: true, args: ['--max-model-len', '32768'] });
+    const body = JSON.stringify(chatBody(filler(16000, 3), { max_tokens: 1 }));
+    const long = request(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    long.on('error', () => undefined);
+    long.end(body);
+    try {
+      // Ground truth: when the engine scheduled the prompt; from the model, when each 2,048-token chunk ends.
+      let rec: any;
+      await expect.poll(async () => (rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0])?.scheduled_ms ?? null, { timeout: 10_000, interval: 20 }).not.toBeNull();
+      const chunkEnd = (k: number) => rec.scheduled_ms + prefillSeconds(consumer, 0, (k + 1) * chunk) * 1000;
+      const chunkMs = chunkEnd(3) - chunkEnd(2);
+      expect(chunkMs).toBeGreaterThan(500); // long enough to leave in the middle of it and look (about 0.8 s here)
+      // Leave in the middle of the fourth chunk.
+      await new Promise((r) => setTimeout(r, chunkEnd(3) - chunkMs / 2 - Date.now()));
+      const closedAt = Date.now();
+      long.destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      const during = await scrape(h.url);
+      // A short request sent right away gets its turn once the aborted chunk is done, not after the whole prompt.
+      const next = post(`${h.url}/v1/chat/completions`, chatBody('hello', { max_tokens: 1 }));
+      const nextSent = Date.now();
+      expect(metric(during, 'vllm:num_requests_running'), 'still computing the aborted chunk').toBe(1);
+      expect(metric(during, 'vllm:kv_cache_usage_perc')).toBeGreaterThan(0);
+      const nextDone = await next;
+      const ttft = nextDone.events[0].at - nextSent;
+      rec = (await getJson(`${h.url}/sim/requests`)).json.requests.find((r: any) => r.id === rec.id);
+      expect(rec.finish_reason).toBe('abort');
+      expect(rec.finished_ms).toBeGreaterThanOrEqual(closedAt);
+      // Dropped at the end of the chunk it was in (the step clock may wake a little late on a loaded machine).
+      expect(rec.finished_ms - chunkEnd(3)).toBeGreaterThan(-5);
+      expect(rec.finished_ms - chunkEnd(3)).toBeLessThan(250);
+      expect(ttft).toBeLessThan(chunkMs / 2 + 600);
+      const after = await scrape(h.url);
+      expect(metric(after, 'vllm:num_requests_running')).toBe(0);
+      expect(metric(after, 'vllm:kv_cache_usage_perc')).toBe(0);
+      expect(metric(after, 'vllm:request_success_total', 'finished_reason="abort"')).toBe(1);
+    } finally {
+      long.destroy();
+    }
+  }, 30_000);
 });

@@ -63,6 +63,7 @@ describe('startup log', () => {
   it('has vLLM’s shape and order, ANSI prefix included (style 2 by default)', async () => {
     const h = await sim({ args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--some-new-flag', '3'] });
     const raw = h.logs();
+    // eslint-disable-next-line no-control-regex -- vLLM colours its log prefix
     expect(raw).toMatch(/\x1b\[[0-9;]*m\(APIServer pid=\d+\)\x1b\[[0-9;]*m INFO \d\d-\d\d \d\d:\d\d:\d\d \[api_server\.py:\d+\] vLLM API server version /);
     const log = plain(raw);
     const order = [

@@ -1,10 +1,10 @@
 /** Hardware: a card per GPU, CPU/RAM/OS, live telemetry, and a clear "no GPU" state. */
-import type { Gpu } from '../../../../src-main/session/schema';
+import type { Gpu } from '@shared/session/schema';
 import { Sparkline } from '../../charts/Sparkline';
 import { NONE, fmtGigabytes, fmtPercent, fmtTemperature, fmtWatts } from '../../format';
 import { useApp } from '../../store';
 import { detectHardware, updateServerForm } from '../../store/actions';
-import { Block, Empty } from '../shell/ui';
+import { Block, Empty } from '../../components/ui';
 
 export function HardwareView() {
   const hw = useApp((s) => s.hardware);

@@ -1,6 +1,7 @@
 /** One decode cell: TTFT and time-between-tokens distributions, telemetry, energy, reason, evidence. */
+import { cellKey } from '@shared/cell-key';
 import { useEffect, useMemo, useState } from 'react';
-import type { DecodeCell, LatencyStats, RequestSamples, Session } from '../../../../src-main/session/schema';
+import type { DecodeCell, LatencyStats, RequestSamples, Session } from '@shared/session/schema';
 import { Plot } from '../../charts/Plot';
 import { chartColors, useDarkTheme } from '../../charts/theme';
 import {
@@ -13,15 +14,17 @@ import {
   fmtMs,
   fmtMsPrecise,
   fmtPercent,
+  fmtQueueEvidence,
   fmtSeconds,
   fmtTemperature,
   fmtWatts,
   statusWord,
   tokPerSec,
+  withFailed,
 } from '../../format';
 import { useApp } from '../../store';
 import { fetchCellRequests } from '../../store/actions';
-import { Block } from '../shell/ui';
+import { Block } from '../../components/ui';
 
 /** Per-request TTFT and mean time between tokens, in milliseconds, from the cell's own samples. */
 export function requestDistributions(r: RequestSamples | null): { ttftMs: number[]; tbtMs: number[] } {
@@ -81,8 +84,12 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
         <Block
           title="Figures"
           rows={[
-            ['Total', tokPerSec(cell.totalTokensPerSecond)],
+            ['Total', withFailed(tokPerSec(cell.totalTokensPerSecond), cell.failedRequests)],
             ['Per request', tokPerSec(cell.perRequestTokensPerSecond)],
+            ['Fair share (total / requests)', tokPerSec(cell.fairShareTokensPerSecond)],
+            ['Failed requests', cell.failedRequests != null ? `${fmtCount(cell.failedRequests)} of ${fmtCount(cell.windowRequests)}` : NONE],
+            ['Queue (once a second)', fmtQueueEvidence(cell.queueEvidence)],
+            ['Longest stall', cell.stall ? `${fmtSeconds(cell.stall.gapSeconds)} (over ${fmtSeconds(cell.stall.thresholdSeconds)})` : NONE],
             ['TTFT', stats(cell.ttft, fmtMs)],
             ['Time between tokens', stats(cell.timeBetweenTokens, fmtMsPrecise)],
             ['Completed requests', fmtCount(cell.completedRequests)],
@@ -145,9 +152,9 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
  */
 function useCellRequests(cell: DecodeCell): { data: RequestSamples | null; loading: boolean; error: string | null } {
   const revision = useApp((s) => s.sessionMeta.revision);
-  const has = useApp((s) => (s.requestCounts[`${cell.context}x${cell.concurrency}`] ?? 0) > 0);
+  const has = useApp((s) => (s.requestCounts[cellKey(cell)] ?? 0) > 0);
   const [state, setState] = useState<{ key: string; data: RequestSamples | null; error: string | null } | null>(null);
-  const key = `${cell.context}x${cell.concurrency}@${revision}`;
+  const key = `${cellKey(cell)}@${revision}`;
   useEffect(() => {
     if (!has) return;
     let live = true;

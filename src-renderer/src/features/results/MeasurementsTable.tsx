@@ -1,6 +1,6 @@
 /** The All measurements table: the reference's columns and units, sortable by any column. */
 import { useMemo } from 'react';
-import type { Session } from '../../../../src-main/session/schema';
+import type { Session } from '@shared/session/schema';
 import { useApp } from '../../store';
 import { COLUMNS, measurementRows, sortRows } from './measurements';
 

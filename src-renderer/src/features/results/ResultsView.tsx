@@ -1,7 +1,8 @@
 /** Results, laid out like the reference report: title, blocks, prefill chart, heatmap, table, detail. */
+import { cellKey } from '@shared/cell-key';
 import { useMemo } from 'react';
-import { TTFT_NOTE } from '../../../../src-main/report/report-model';
-import type { Session } from '../../../../src-main/session/schema';
+import { TTFT_NOTE } from '@shared/report/report-model';
+import type { Session } from '@shared/session/schema';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
@@ -9,8 +10,8 @@ import { NONE, fmtContext, fmtContextRange, fmtCount, fmtGigabytes, fmtSeconds }
 import { basename } from '../../path';
 import { useApp } from '../../store';
 import { exportReport, openSession, saveSession } from '../../store/actions';
-import { Block, Empty } from '../shell/ui';
-import { openFilePicker } from '../shell/FilePicker';
+import { Block, Empty } from '../../components/ui';
+import { openFilePicker } from '../../components/FilePicker';
 import { CellDetail } from './CellDetail';
 import { MeasurementsTable } from './MeasurementsTable';
 
@@ -100,7 +101,7 @@ function Report({ session, selected, onSelect }: { session: Session; selected: s
   const gpu = session.hardware.gpus[0];
   const model = session.server.servedModel ?? session.server.model ?? 'unknown model';
   const heat = useMemo(() => buildHeatmap(rc.contexts.length ? rc.contexts : [...new Set(session.cells.map((c) => c.context))], rc.concurrency.length ? rc.concurrency : [...new Set(session.cells.map((c) => c.concurrency))], session.cells), [session, rc]);
-  const selectedCell = selected ? session.cells.find((c) => `${c.context}x${c.concurrency}` === selected) ?? null : null;
+  const selectedCell = selected ? session.cells.find((c) => cellKey(c) === selected) ?? null : null;
   const conc = rc.concurrency;
   const prefillAt = session.prefill.map((p) => fmtContext(p.context)).join(', ');
   return (

@@ -1,6 +1,7 @@
 /** The All measurements table as rows, in the reference report's columns and units, sortable. */
-import type { Session } from '../../../../src-main/session/schema';
-import { NONE, fmtContext, fmtCount, fmtMs, fmtMsPrecise, fmtOneDecimal, fmtSeconds, fmtTokPerSec, statusWord } from '../../format';
+import { cellKey } from '@shared/cell-key';
+import type { Session } from '@shared/session/schema';
+import { NONE, fmtContext, fmtCount, fmtMs, fmtMsPrecise, fmtOneDecimal, fmtSeconds, fmtTokPerSec, statusWord, withFailed } from '../../format';
 import type { SortColumn } from '../../store/session-slice';
 
 export interface MeasurementRow {
@@ -41,9 +42,9 @@ export function measurementRows(session: Session): MeasurementRow[] {
   for (const c of cells) {
     const notRun = c.status === 'over-capacity' || c.status === 'too-long' || c.status === 'skipped';
     rows.push({
-      key: `d${c.context}x${c.concurrency}`,
+      key: `d${cellKey(c)}`,
       phase: 'Sustained decode',
-      cellKey: `${c.context}x${c.concurrency}`,
+      cellKey: cellKey(c),
       sort: {
         context: c.context,
         concurrency: c.concurrency,
@@ -62,7 +63,7 @@ export function measurementRows(session: Session): MeasurementRow[] {
         fmtContext(c.context),
         String(c.concurrency),
         statusWord(c.status),
-        fmtTokPerSec(c.totalTokensPerSecond),
+        withFailed(fmtTokPerSec(c.totalTokensPerSecond), c.failedRequests),
         fmtTokPerSec(c.perRequestTokensPerSecond),
         fmtMs(c.ttft?.p50),
         fmtMsPrecise(c.timeBetweenTokens?.p50),

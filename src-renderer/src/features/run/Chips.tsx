@@ -1,5 +1,5 @@
 /** Editable chips: values shown as people write them; type "8k" or "256K" and press Enter to add. */
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 
 export function Chips(props: {
   id: string;
@@ -14,6 +14,16 @@ export function Chips(props: {
 }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const listRef = useRef<HTMLUListElement>(null);
+  /** Keyboard users keep their place: focus goes to the next chip's remove button, else the input. */
+  const remove = (v: number, index: number) => {
+    props.onRemove(v);
+    requestAnimationFrame(() => {
+      const buttons = listRef.current?.querySelectorAll<HTMLButtonElement>('li.chip button');
+      const next = buttons && buttons.length ? buttons[Math.min(index, buttons.length - 1)] : null;
+      (next ?? listRef.current?.querySelector<HTMLInputElement>('input'))?.focus();
+    });
+  };
   const add = () => {
     const v = props.parse(text);
     if (v === null) {
@@ -27,11 +37,11 @@ export function Chips(props: {
   return (
     <div className="chips-field" data-testid={`chips-${props.id}`}>
       <label htmlFor={`chip-in-${props.id}`}>{props.label}</label>
-      <ul className="chips" aria-label={props.label}>
-        {props.values.map((v) => (
+      <ul className="chips" aria-label={props.label} ref={listRef}>
+        {props.values.map((v, i) => (
           <li key={v} className="chip">
             {props.format(v)}
-            <button type="button" aria-label={`Remove ${props.format(v)}`} onClick={() => props.onRemove(v)} disabled={props.disabled}>
+            <button type="button" aria-label={`Remove ${props.format(v)}`} onClick={() => remove(v, i)} disabled={props.disabled}>
               ×
             </button>
           </li>

@@ -1,16 +1,17 @@
 /** Run: edit the matrix, preview the plan, start/stop/resume, and watch it fill in. */
+import { cellKey } from '@shared/cell-key';
 import { useEffect, useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
-import type { PlanView } from '../../../../src-main/ipc/contract';
+import type { PlanView } from '@shared/ipc/contract';
 import { fmtContext, fmtDuration, fmtPercent, fmtSeconds, parseTokenCount, statusWord, tokPerSec, cellName } from '../../format';
 import { useApp } from '../../store';
 import { refreshPlan, resumeRun, startRun, stopRun } from '../../store/actions';
 import { RUN_PRESETS, isRunning } from '../../store/run-slice';
 import { ServerLog } from '../server/ServerLog';
 import { StatusBadge } from '../server/ServerView';
-import { Field } from '../shell/ui';
+import { Field } from '../../components/ui';
 import { Chips } from './Chips';
 
 const parseCount = (t: string): number | null => {
@@ -126,12 +127,13 @@ export function RunView() {
       <RunProgressBar />
       <LiveLine />
 
-      <div className="two-col">
-        <section>
+      {/* The heatmap takes the width it needs; the prefill chart sits beside it only when there is room. */}
+      <div className="run-charts">
+        <section className="run-heatmap" data-testid="run-heatmap">
           <h2>{running || hasCells ? 'Sustained decode' : 'Plan'}</h2>
           <LiveHeatmap contexts={form.contexts} concurrency={form.concurrency} />
         </section>
-        <section>
+        <section className="run-prefill">
           <h2>Prefill</h2>
           <LivePrefill />
         </section>
@@ -210,7 +212,7 @@ function NotRunList({ plan }: { plan: PlanView }) {
   return (
     <ul className="not-run" data-testid="plan-reasons">
       {shown.map((c) => (
-        <li key={`${c.context}x${c.concurrency}`}>
+        <li key={cellKey(c)}>
           <strong>
             {fmtContext(c.context)} × {c.concurrency}: {statusWord(c.status)}
           </strong>

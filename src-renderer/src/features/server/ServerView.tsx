@@ -1,10 +1,10 @@
 /** Server: choose the engine, fill the launch form, preview the command, start/stop, watch the log. */
-import { useEffect, useState } from 'react';
-import type { ServerForm } from '../../../../src-main/ipc/contract';
+import { useEffect, useRef, useState } from 'react';
+import type { ServerForm } from '@shared/ipc/contract';
 import { useApp } from '../../store';
-import { startServer, stopServer, updateServerForm } from '../../store/actions';
+import { copyText, startServer, stopServer, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
-import { Block, Field } from '../shell/ui';
+import { Block, Field, invalidProps } from '../../components/ui';
 import { ServerLog } from './ServerLog';
 import { OrphanPanel } from './OrphanPanel';
 
@@ -25,7 +25,7 @@ const TEXT_FIELDS: { key: TextKey; label: string; help: string; kinds: ServerFor
   { key: 'customCommand', label: 'Command', help: 'One argument per line; it is started directly, never through a shell.', kinds: ['custom'], multiline: true },
   { key: 'model', label: 'Model', help: 'Hugging Face id or a local folder. For the simulator, the model name it reports.', kinds: ['simulator', 'vllm-native', 'vllm-docker', 'attach'] },
   { key: 'servedModelName', label: 'Served model name', help: '--served-model-name: the id clients ask for.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
-  { key: 'simProfile', label: 'Simulated GPU profile', help: 'A profile name or file; empty for the default.', kinds: ['simulator'] },
+  { key: 'simProfile', label: 'Simulated GPU profile', help: 'A built-in GPU and model profile the simulator behaves like.', kinds: ['simulator'] },
   { key: 'maxModelLen', label: 'Max model length', help: '--max-model-len in tokens; 262144, 256k or 256K.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
   { key: 'gpuMemoryUtilization', label: 'GPU memory utilization', help: '--gpu-memory-utilization, a fraction of VRAM (0–1).', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
   { key: 'maxNumSeqs', label: 'Max sequences', help: '--max-num-seqs: requests run at once; more wait in the queue.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
@@ -43,6 +43,13 @@ const TEXT_FIELDS: { key: TextKey; label: string; help: string; kinds: ServerFor
   { key: 'simFlags', label: 'Simulator switches', help: 'Extra sim flags, one per line, e.g. --sim-loop-after 200 (see: speedmatrix sim serve --help).', kinds: ['simulator'], multiline: true },
 ];
 
+/** The field a preview error is about: the core's messages begin with the field's label. */
+function fieldOfError(error: string | null, kind: ServerForm['kind']): TextKey | null {
+  if (!error) return null;
+  const f = TEXT_FIELDS.find((x) => x.kinds.includes(kind) && (error.startsWith(`${x.label}:`) || error.startsWith(`${x.label} `)));
+  return f?.key ?? null;
+}
+
 export function ServerView() {
   const form = useApp((s) => s.serverForm);
   const defaults = useApp((s) => s.serverDefaults);
@@ -50,22 +57,28 @@ export function ServerView() {
   const previewError = useApp((s) => s.previewError);
   const server = useApp((s) => s.server);
   const serverError = useApp((s) => s.serverError);
+  const failureHiddenUpTo = useApp((s) => s.failureHiddenUpTo);
+  const simProfiles = useApp((s) => s.appInfo?.simProfiles ?? []);
   const [copied, setCopied] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
   const busy = server.state === 'starting' || server.state === 'ready' || server.state === 'stopping';
 
   if (!form) return <p className="muted">Loading the launch options…</p>;
   const dflt = (k: keyof ServerForm): string => (defaults && defaults[k] !== '' ? String(defaults[k]) : '');
+  const invalidKey = form.kind === 'attach' ? null : fieldOfError(previewError, form.kind);
+  const invalid = form.kind !== 'attach' && previewError !== null;
+  const failure = server.seq > failureHiddenUpTo ? server.failure : null;
+  /** Going on with an invalid form (Enter in a field) takes the person to the field to fix. */
+  const focusInvalid = () => {
+    if (invalidKey) formRef.current?.querySelector<HTMLElement>(`#srv-${invalidKey}`)?.focus();
+  };
 
   const copy = async () => {
     const text = busy && server.display ? server.display : preview?.display;
     if (!text) return;
-    try {
-      await navigator.clipboard.writeText(text);
-      setCopied(true);
-      setTimeout(() => setCopied(false), 1500);
-    } catch {
-      setCopied(false);
-    }
+    if (!(await copyText(text))) return;
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
   };
 
   return (
@@ -85,33 +98,48 @@ export function ServerView() {
         <p className="muted">{KINDS.find((k) => k.id === form.kind)?.help}</p>
       </fieldset>
 
+      <form
+        ref={formRef}
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          focusInvalid();
+        }}
+      >
       <fieldset className="form-grid" disabled={busy}>
         <legend>Launch options</legend>
         {TEXT_FIELDS.filter((f) => f.kinds.includes(form.kind)).map((f) => {
           const id = `srv-${f.key}`;
           const d = dflt(f.key);
+          const error = invalidKey === f.key ? previewError : null;
           const props = {
             id,
             value: form[f.key],
             placeholder: d,
-            'aria-describedby': `${id}-help`,
+            ...invalidProps(id, error),
             onChange: (e: { currentTarget: { value: string } }) => updateServerForm({ [f.key]: e.currentTarget.value }),
           };
           return (
-            <Field key={f.key} id={id} label={f.label} help={`${f.help}${d ? ` Default: ${d}.` : ''}`}>
-              {f.multiline ? <textarea rows={3} {...props} /> : <input type={f.secret ? 'password' : 'text'} autoComplete="off" spellCheck={false} {...props} />}
+            <Field key={f.key} id={id} label={f.label} help={`${f.help}${d ? ` Default: ${d}.` : ''}`} error={error}>
+              {f.key === 'simProfile' ? (
+                <ProfileSelect {...props} profiles={simProfiles} />
+              ) : f.multiline ? (
+                <textarea rows={3} {...props} />
+              ) : (
+                <input type={f.secret ? 'password' : 'text'} autoComplete="off" spellCheck={false} {...props} />
+              )}
             </Field>
           );
         })}
         {form.kind !== 'attach' && (
-          <Field id="srv-port" label="Port" help="Empty: a free port is chosen. vLLM shares busy ports silently, so it is checked first.">
+          <Field id="srv-port" label="Port" help="Empty: a free port is chosen (the command shows which). vLLM shares busy ports silently, so it is checked first.">
             <input
               id="srv-port"
               type="number"
               min={1}
               max={65535}
               value={form.port ?? ''}
-              placeholder="auto"
+              placeholder={preview && form.port === null ? `auto (${portOf(preview.argv) ?? 'free'})` : 'auto'}
               onChange={(e) => updateServerForm({ port: e.currentTarget.value ? Number(e.currentTarget.value) : null })}
             />
           </Field>
@@ -139,6 +167,8 @@ export function ServerView() {
           </div>
         )}
       </fieldset>
+      <button type="submit" hidden tabIndex={-1} />
+      </form>
 
       {form.kind !== 'attach' && (
         <section className="preview" aria-label="Command preview">
@@ -153,13 +183,13 @@ export function ServerView() {
           ) : preview ? (
             <pre data-testid="command-preview">{preview.display}</pre>
           ) : (
-            <p className="error">{previewError ?? 'No preview yet.'}</p>
+            <p className="error">{previewError ? `Fix the form first: ${previewError}` : 'No preview yet.'}</p>
           )}
         </section>
       )}
 
       <div className="actions">
-        <button type="button" className="primary" onClick={() => void startServer()} disabled={busy} data-testid="start-server">
+        <button type="button" className="primary" onClick={() => void startServer()} disabled={busy || invalid} data-testid="start-server">
           {form.kind === 'attach' ? 'Attach' : 'Start server'}
         </button>
         <button type="button" onClick={() => void stopServer()} disabled={server.state !== 'starting' && server.state !== 'ready'} data-testid="stop-server">
@@ -173,12 +203,12 @@ export function ServerView() {
         </p>
       )}
       <OrphanPanel />
-      {server.failure && (
+      {failure && (
         <section className="failure" role="alert" data-testid="server-failure">
           <h2>The server did not start</h2>
-          <p>{server.failure.message}</p>
-          {server.failure.advice && <p className="advice">{server.failure.advice}</p>}
-          {server.failure.lines.length > 0 && <pre className="log-excerpt">{server.failure.lines.join('\n')}</pre>}
+          <p>{failure.message}</p>
+          {failure.advice && <p className="advice">{failure.advice}</p>}
+          {failure.lines.length > 0 && <pre className="log-excerpt">{failure.lines.join('\n')}</pre>}
         </section>
       )}
       {server.ready && (
@@ -202,6 +232,29 @@ export function ServerView() {
       )}
       <ServerLog />
     </section>
+  );
+}
+
+/** The --port value of a previewed command line. */
+function portOf(argv: string[]): string | null {
+  const i = argv.indexOf('--port');
+  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : null;
+}
+
+/** The simulator's built-in profiles as a list; a profile file typed elsewhere stays selectable. */
+function ProfileSelect(props: { id: string; value: string; profiles: { name: string; description: string }[]; onChange: (e: { currentTarget: { value: string } }) => void; 'aria-describedby'?: string }) {
+  const { profiles, ...rest } = props;
+  const known = profiles.some((p) => p.name === props.value) || props.value === '';
+  return (
+    <select {...rest}>
+      <option value="">Default ({profiles[0]?.name ?? 'built-in'})</option>
+      {profiles.map((p) => (
+        <option key={p.name} value={p.name} title={p.description}>
+          {p.name}
+        </option>
+      ))}
+      {!known && <option value={props.value}>{props.value} (file)</option>}
+    </select>
   );
 }
 

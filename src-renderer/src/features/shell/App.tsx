@@ -3,13 +3,16 @@ import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { basename } from '../../path';
 import { useApp, appStore } from '../../store';
 import { openSessionFile, runMenuCommand } from '../../store/actions';
-import { VIEWS } from '../../store/ui-slice';
+import { VIEWS, viewForShortcut } from '../../store/ui-slice';
 import { isRunning } from '../../store/run-slice';
 import { HardwareView } from '../hardware/HardwareView';
 import { ServerView } from '../server/ServerView';
 import { RunView } from '../run/RunView';
 import { ResultsView } from '../results/ResultsView';
-import { FilePicker, openFilePicker } from './FilePicker';
+import { FilePicker, openFilePicker } from '../../components/FilePicker';
+
+/** How the platform writes the shortcut modifier. */
+const MOD_KEY = typeof navigator !== 'undefined' && /Mac/i.test(navigator.platform) ? '⌘' : 'Ctrl';
 
 export function App() {
   const appState = useApp((s) => s.appState);
@@ -27,6 +30,24 @@ export function App() {
   useEffect(() => {
     document.title = `${fileName ? `${fileName}${meta.dirty ? ' •' : ''} — ` : ''}SpeedMatrix`;
   }, [fileName, meta.dirty]);
+
+  // Views: Ctrl/Cmd+1..4 everywhere (the app's menu shows them too). Escape closes a cell's detail.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && appStore.getState().selectedCell !== null) {
+        appStore.getState().selectCell(null);
+        return;
+      }
+      if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+      const v = viewForShortcut(e.key);
+      if (!v) return;
+      e.preventDefault();
+      setView(v);
+      mainRef.current?.focus();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [setView]);
 
   // In the app the menu's accelerators send these; in a browser the page handles them itself.
   useEffect(() => {
@@ -79,12 +100,14 @@ export function App() {
           </span>
         </div>
         <nav aria-label="Views">
-          {VIEWS.map((v) => (
+          {VIEWS.map((v, i) => (
             <button
               key={v.id}
               type="button"
               className="nav-btn"
               aria-current={view === v.id ? 'page' : undefined}
+              aria-keyshortcuts={`Control+${i + 1} Meta+${i + 1}`}
+              title={`${v.label} (${MOD_KEY}+${i + 1})`}
               onClick={() => {
                 setView(v.id);
                 mainRef.current?.focus();

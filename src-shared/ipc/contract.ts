@@ -8,7 +8,7 @@
  * Event channels: main -> renderer payloads.
  */
 import { z } from 'zod';
-import type { Result } from '../runtime/result';
+import type { Result } from '../result';
 import type {
   CellStatus,
   DecodeCell,
@@ -93,6 +93,8 @@ export interface AppInfo {
   platform: string;
   /** 'electron' in the app, 'bridge' in the browser test harness. */
   host: 'electron' | 'bridge';
+  /** The simulator's built-in GPU profiles, for the Server view's list. */
+  simProfiles: { name: string; description: string }[];
 }
 
 export type ServerState = 'idle' | 'starting' | 'ready' | 'stopping' | 'exited' | 'failed';
@@ -124,6 +126,11 @@ export interface ServerSnapshot {
   progress: string | null;
   ready: ServerReadyInfo | null;
   failure: ServerFailure | null;
+  /**
+   * Rises with every change of state. An invoke's reply can arrive after a newer event (a
+   * start failing at once), so the page keeps whichever snapshot is newest, not whichever came last.
+   */
+  seq: number;
 }
 
 /** A process a crashed server left running (pid, full command line, GPU memory when nvidia-smi tells). */
@@ -276,6 +283,8 @@ export const invokeArgs = {
   'session:recent': z.tuple([]),
   'report:export': z.tuple([ExportFormatSchema, optionalPath]),
   'shell:open-external': z.tuple([z.string().url().max(2000)]),
+  /** Text for the system clipboard, written by main (the page holds no clipboard permission). */
+  'clipboard:write-text': z.tuple([z.string().max(100_000)]),
 } as const;
 
 export type InvokeChannel = keyof typeof invokeArgs;
@@ -305,6 +314,7 @@ export interface InvokeResults {
   'session:recent': string[];
   'report:export': { file: string };
   'shell:open-external': true;
+  'clipboard:write-text': true;
 }
 
 export type InvokeArgs<C extends InvokeChannel> = z.input<(typeof invokeArgs)[C]>;

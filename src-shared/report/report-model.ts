@@ -21,9 +21,13 @@ import {
   fmtTemperature,
   fmtTokPerSec,
   fmtWatts,
+  withFailed,
 } from './format';
-import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, cellKey, matrixAxes, sortedPrefill } from './matrix-model';
+import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, matrixAxes, sortedPrefill } from './matrix-model';
+import { cellKey } from '../cell-key';
 import { commandLineOf, redactCommandLine } from './redact';
+import { type CapacitySection, buildCapacitySection } from './capacity-section';
+import type { TargetSet } from './slo';
 
 export interface InfoRow {
   label: string;
@@ -69,6 +73,13 @@ export interface ReportModel {
   telemetry: TableModel | null;
   cellNotes: string[];
   checksUnavailable: string[];
+  /** The service-level targets' section, when targets were given. */
+  capacity: CapacitySection | null;
+}
+
+/** What a reader asks of a report beyond the session itself. */
+export interface ReportOptions {
+  targets?: TargetSet;
 }
 
 export const REPORT_KICKER = 'Speed test matrix';
@@ -97,9 +108,12 @@ export const LEGEND: Record<CellStatus, string> = {
   'over-capacity':
     "Over capacity: not run because this many requests at this context would exceed the server's KV cache.",
   queued:
-    'Requests queued: measured, but the server could not run all the requests at once (fewer were active than asked, some waited, or the start-up wait timed out); the figure is kept.',
+    'Requests queued: measured, but the server could not run all the requests at once: on average fewer than 95% of them were active, requests were still waiting in two once-a-second checks in a row, or the start-up wait timed out. A request that waits one scheduler step after the previous one ends is not counted. The figure is kept.',
+  stalled:
+    'Stream stalled: measured, but one stream produced nothing for a while inside the window (over 20 times the median time between tokens, and at least 2 s), so the figure may be low; it is kept.',
   'too-long': "Too long: not run because the context plus the output would exceed the model's maximum length.",
-  error: 'Error: the request or the stream failed; the notes below give the server’s message.',
+  error:
+    'Error: no figure, because more than 10% of the requests in the window failed or the server went down; the notes below give the server’s message. Fewer failed requests keep the figure, with their count beside it, e.g. "1,234.5 (2 failed)".',
   cancelled: 'Cancelled: the run was stopped before this measurement finished.',
   skipped: 'Skipped: left out of this run.',
 };
@@ -301,7 +315,7 @@ export function decodeMeasurementRow(c: DecodeCell): string[] {
     fmtContext(c.context),
     String(c.concurrency),
     STATUS_WORDS[c.status],
-    fmtTokPerSec(c.totalTokensPerSecond),
+    withFailed(fmtTokPerSec(c.totalTokensPerSecond), c.failedRequests),
     fmtTokPerSec(c.perRequestTokensPerSecond),
     fmtMs(c.ttft?.p50),
     fmtMsPrecise(c.timeBetweenTokens?.p50),
@@ -344,7 +358,7 @@ function energyTable(session: Session): TableModel | null {
     header: ['Context', ...concurrency.map(String)],
     rows: contexts.map((ctx) => [
       fmtContext(ctx),
-      ...concurrency.map((c) => fmtJoulesPerToken(index.get(cellKey(ctx, c))?.telemetry?.energyPerTokenJoules)),
+      ...concurrency.map((c) => fmtJoulesPerToken(index.get(cellKey({ context: ctx, concurrency: c }))?.telemetry?.energyPerTokenJoules)),
     ]),
   };
 }
@@ -407,10 +421,10 @@ function missingOf(session: Session, decode: DecodeMatrixModel): string[] {
   return out;
 }
 
-export function buildReportModel(session: Session): ReportModel {
+export function buildReportModel(session: Session, options: ReportOptions = {}): ReportModel {
   const decode = buildDecodeMatrix(session);
   const present = new Set(session.cells.map((c) => c.status));
-  const legendStatuses: CellStatus[] = ['looped', 'over-capacity', 'queued', 'too-long', 'error', 'cancelled', 'skipped'];
+  const legendStatuses: CellStatus[] = ['looped', 'over-capacity', 'queued', 'stalled', 'too-long', 'error', 'cancelled', 'skipped'];
   const legend = legendStatuses
     .filter((s) => s === 'looped' || s === 'over-capacity' || s === 'queued' || present.has(s))
     .map((s) => LEGEND[s]);
@@ -439,6 +453,7 @@ export function buildReportModel(session: Session): ReportModel {
     telemetry: telemetryTable(session),
     cellNotes: cellNotesOf(session),
     checksUnavailable: session.checksUnavailable,
+    capacity: options.targets ? buildCapacitySection(session, options.targets) : null,
   };
 }
 

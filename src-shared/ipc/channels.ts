@@ -44,6 +44,7 @@ export interface SpeedMatrixBridge {
   getRecentFiles(): Promise<InvokeResult<'session:recent'>>;
   exportReport(format: ExportFormat, path?: string): Promise<InvokeResult<'report:export'>>;
   openExternal(url: string): Promise<InvokeResult<'shell:open-external'>>;
+  writeClipboard(text: string): Promise<InvokeResult<'clipboard:write-text'>>;
   onServerState(cb: (s: EventPayloads['server:state']) => void): () => void;
   onServerLog(cb: (lines: EventPayloads['server:log']) => void): () => void;
   onServerOrphans(cb: (o: EventPayloads['server:orphans']) => void): () => void;
@@ -88,6 +89,7 @@ export const bridgeMethods: Record<InvokeMethodName, InvokeChannel> = {
   getRecentFiles: 'session:recent',
   exportReport: 'report:export',
   openExternal: 'shell:open-external',
+  writeClipboard: 'clipboard:write-text',
 };
 
 export const bridgeEvents: Record<EventMethodName, EventChannel> = {

@@ -27,6 +27,20 @@ export function fmtTokPerSec(v: number | null | undefined): string {
   return grouped(v, 1);
 }
 
+/**
+ * A figure with the cell's failed requests beside it, as the reference report shows them:
+ * "1,234.5 (2 failed)"; the figure alone when none failed (or the count is unknown).
+ */
+export function withFailed(figure: string, failed: number | null | undefined): string {
+  return failed ? `${figure} (${grouped(failed, 0)} failed)` : figure;
+}
+
+/** A decode cell's queue evidence: "waiting in 7% of 30 checks (at most 1 in a row), 16.0 running on average". */
+export function fmtQueueEvidence(q: { scrapes: number; waitingShare: number; longestWaitingRun: number; avgRunning: number } | null | undefined): string {
+  if (!q) return NONE;
+  return `waiting in ${Math.round(q.waitingShare * 100)}% of ${grouped(q.scrapes, 0)} checks (at most ${grouped(q.longestWaitingRun, 0)} in a row), ${grouped(q.avgRunning, 1)} running on average`;
+}
+
 /** Seconds as whole milliseconds: "236 ms", "1,053 ms". */
 export function fmtMs(seconds: number | null | undefined): string {
   if (missing(seconds)) return NONE;

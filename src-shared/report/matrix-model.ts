@@ -5,10 +5,11 @@
  */
 import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/schema';
 import { STATUS_WORDS } from '../session/schema';
-import { NONE, fmtContext, fmtMs, fmtTokPerSec } from './format';
+import { cellKey } from '../cell-key';
+import { NONE, fmtContext, fmtMs, fmtTokPerSec, withFailed } from './format';
 
 /** Statuses whose figures are kept and shown (Requests queued keeps its figure, with the word). */
-export const HAS_FIGURES: ReadonlySet<CellStatus> = new Set<CellStatus>(['valid', 'queued']);
+export const HAS_FIGURES: ReadonlySet<CellStatus> = new Set<CellStatus>(['valid', 'queued', 'stalled']);
 
 export interface MatrixCellView {
   context: number;
@@ -22,7 +23,7 @@ export interface MatrixCellView {
   text: string;
   /** Second line: "37 ms TTFT", or "" when there is none. */
   detail: string;
-  /** A word shown beside the figures: "Requests queued", or null. */
+  /** A word shown beside the figures: "Requests queued", "Stream stalled", or null. */
   flag: string | null;
   /** One-line description for tooltips and SVG <title>. */
   title: string;
@@ -47,14 +48,10 @@ export function matrixAxes(session: Session): { contexts: number[]; concurrency:
   };
 }
 
-export function cellKey(context: number, concurrency: number): string {
-  return `${context}x${concurrency}`;
-}
-
 /** Cells by (context, concurrency); a later cell for the same pair (a rerun) wins. */
 export function cellIndex(cells: readonly DecodeCell[]): Map<string, DecodeCell> {
   const map = new Map<string, DecodeCell>();
-  for (const c of cells) map.set(cellKey(c.context, c.concurrency), c);
+  for (const c of cells) map.set(cellKey(c), c);
   return map;
 }
 
@@ -69,9 +66,9 @@ export function cellView(context: number, concurrency: number, cell: DecodeCell 
     return { context, concurrency, status: cell.status, value: null, ttftSeconds: null, text: word, detail: '', flag: null, title: `${where}: ${word}${why}` };
   }
   const ttft = cell.ttft?.p50 ?? null;
-  const text = fmtTokPerSec(cell.totalTokensPerSecond);
+  const text = withFailed(fmtTokPerSec(cell.totalTokensPerSecond), cell.failedRequests);
   const detail = ttft === null ? '' : `${fmtMs(ttft)} TTFT`;
-  const flag = cell.status === 'queued' ? word : null;
+  const flag = cell.status === 'valid' ? null : word;
   return {
     context,
     concurrency,
@@ -88,7 +85,7 @@ export function cellView(context: number, concurrency: number, cell: DecodeCell 
 export function buildDecodeMatrix(session: Session): DecodeMatrixModel {
   const { contexts, concurrency } = matrixAxes(session);
   const index = cellIndex(session.cells);
-  const rows = contexts.map((ctx) => concurrency.map((c) => cellView(ctx, c, index.get(cellKey(ctx, c)))));
+  const rows = contexts.map((ctx) => concurrency.map((c) => cellView(ctx, c, index.get(cellKey({ context: ctx, concurrency: c })))));
   const maxValue = Math.max(0, ...rows.flat().map((v) => v.value ?? 0));
   return { contexts, concurrency, rows, maxValue };
 }

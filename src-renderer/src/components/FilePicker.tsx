@@ -2,8 +2,8 @@
  * Opening a file. In the app, main shows the native dialog (a path, so Save knows where). In a
  * browser there is no dialog in main, so a file input reads the file and sends its text.
  */
-import { appStore } from '../../store';
-import { openSession, openSessionFile } from '../../store/actions';
+import { appStore } from '../store';
+import { openSession, openSessionFile } from '../store/actions';
 
 const INPUT_ID = 'session-file-input';
 

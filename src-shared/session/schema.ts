@@ -137,6 +137,7 @@ export const CellStatusSchema = z.enum([
   'over-capacity',
   'too-long',
   'queued',
+  'stalled',
   'looped',
   'error',
   'cancelled',
@@ -220,6 +221,26 @@ export const EvidenceSchema = z.object({
   logLines: z.array(z.string()).default([]),
 });
 
+/** What the window's once-a-second /metrics scrapes said about queueing (docs/method.md). */
+export const QueueEvidenceSchema = z.object({
+  scrapes: count,
+  /** Share (0..1) of the scrapes that saw a request waiting. */
+  waitingShare: nonNeg.max(1),
+  /** Longest run of consecutive scrapes that saw a request waiting. */
+  longestWaitingRun: count,
+  /** Mean running requests over the scrapes. */
+  avgRunning: nonNeg,
+});
+
+/** The longest gap between two tokens of one stream inside the window, when it made the figure suspect. */
+export const StallEvidenceSchema = z.object({
+  gapSeconds: nonNeg,
+  /** When the gap ended (or the window closed on it), seconds from the window start. */
+  endedAtSeconds: num,
+  /** The gap it was over: 20× the median time between tokens, at least 2 s. */
+  thresholdSeconds: nonNeg,
+});
+
 export const DecodeCellSchema = z.object({
   context: count,
   concurrency: z.number().int().positive(),
@@ -227,7 +248,10 @@ export const DecodeCellSchema = z.object({
   reason: maybeStr.default(null),
   promptTokens: count.nullable().default(null),
   totalTokensPerSecond: maybeNum,
+  /** Median over the window's requests of each request's own rate (1 / its time between tokens). */
   perRequestTokensPerSecond: maybeNum,
+  /** Total / C: each request's fair share of the total (older files: absent). */
+  fairShareTokensPerSecond: maybeNum.optional(),
   ttft: LatencyStatsSchema.nullable(),
   timeBetweenTokens: LatencyStatsSchema.nullable(),
   avgActiveRequests: maybeNum,
@@ -236,6 +260,12 @@ export const DecodeCellSchema = z.object({
   windowSeconds: maybeNum,
   readinessTimedOut: z.boolean().default(false),
   maxWaitingSeen: count.nullable().default(null),
+  /** Requests of the window that failed and were replaced; the figure stands up to 10% (older files: absent). */
+  failedRequests: count.nullable().optional(),
+  /** Requests in flight at some time during the window, failed ones included. */
+  windowRequests: count.nullable().optional(),
+  queueEvidence: QueueEvidenceSchema.nullable().optional(),
+  stall: StallEvidenceSchema.nullable().optional(),
   evidence: EvidenceSchema.nullable().default(null),
   requests: RequestSamplesSchema.nullable().default(null),
   telemetry: CellTelemetrySchema.nullable().default(null),
@@ -306,6 +336,8 @@ export type PrefillResult = z.infer<typeof PrefillResultSchema>;
 export type RequestSamples = z.infer<typeof RequestSamplesSchema>;
 export type CellTelemetry = z.infer<typeof CellTelemetrySchema>;
 export type Evidence = z.infer<typeof EvidenceSchema>;
+export type QueueEvidence = z.infer<typeof QueueEvidenceSchema>;
+export type StallEvidence = z.infer<typeof StallEvidenceSchema>;
 export type DecodeCell = z.infer<typeof DecodeCellSchema>;
 export type TelemetrySeries = z.infer<typeof TelemetrySeriesSchema>;
 export type SessionEvent = z.infer<typeof EventSchema>;
@@ -319,6 +351,7 @@ export const STATUS_WORDS: Record<CellStatus, string> = {
   'over-capacity': 'Over capacity',
   'too-long': 'Too long',
   queued: 'Requests queued',
+  stalled: 'Stream stalled',
   looped: 'Looped',
   error: 'Error',
   cancelled: 'Cancelled',

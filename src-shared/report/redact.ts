@@ -2,7 +2,7 @@
  * Last line of defence for launch commands shown in reports: whatever the session holds, an
  * API key or token never reaches a document. Works on the one-line shell form.
  */
-import { shellQuote as quoteForShell } from '../server/shell-quote';
+import { shellQuote as quoteForShell } from '../shell-quote';
 import { REDACTED } from '../session/secrets';
 
 const SECRET_FLAG = /(--(?:api-key|hf-token|token|password))(=|\s+)("[^"]*"|'[^']*'|\S+)/g;

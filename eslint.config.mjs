@@ -1,0 +1,80 @@
+// ESLint: typescript-eslint's recommended rules plus the layer rules that keep the parts apart
+// (docs/architecture.md). Formatting is Prettier's job (.prettierrc.json), not ESLint's.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/** Where `electron` may be imported: the Electron entry points and IPC wiring only. */
+const ELECTRON_FILES = ['src-main/index.ts', 'src-main/window.ts', 'src-main/ipc/**', 'src-main/app/**', 'src-preload/**'];
+
+const noElectron = {
+  name: 'electron',
+  message: 'Only src-main/index.ts, window.ts, ipc/ and app/ may import electron; the core is plain Node (docs/architecture.md).',
+};
+
+export default tseslint.config(
+  { ignores: ['out/**', 'node_modules/**', 'bench-results/**', 'dist/**', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // Undici's dispatch handlers are plain objects whose methods need the stream as `self`.
+      '@typescript-eslint/no-this-alias': ['error', { allowedNames: ['self'] }],
+    },
+  },
+  // Tests read untyped JSON from real processes (`any` is the honest type there) and match
+  // terminal output column for column (runs of spaces in a regex are the point).
+  {
+    files: ['tests/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-regex-spaces': 'off' },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  // The plain-Node core, and everything shared, never touches electron.
+  {
+    files: ['src-main/**/*.ts', 'src-shared/**/*.ts'],
+    ignores: ELECTRON_FILES,
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron] }] },
+  },
+  // Shared code is pure: no Node built-ins, no reaching into main or the renderer.
+  {
+    files: ['src-shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            { regex: '^node:', message: 'src-shared runs in the renderer too: no Node built-ins.' },
+            { regex: '(^|/)src-(main|renderer|preload)(/|$)', message: 'src-shared depends on nothing outside itself.' },
+          ],
+        },
+      ],
+    },
+  },
+  // The renderer sees the browser, and reaches outside its own folder only through @shared.
+  {
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            { regex: '^node:', message: 'The renderer is a sandboxed page: no Node built-ins.' },
+            {
+              regex: '(^|/)src-(main|shared|preload)(/|$)',
+              message: 'The renderer imports shared code as @shared/... and nothing else from outside src-renderer.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+);

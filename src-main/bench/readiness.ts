@@ -1,0 +1,61 @@
+/**
+ * The readiness gate of a decode cell (docs/method.md, "Readiness"): when the ramp is over and
+ * the server runs all C requests steadily, the measurement window opens. Pure: the cell feeds
+ * it observations, it answers wait / open / timed out.
+ */
+
+const K = 1024;
+/** Not before this many seconds after the ramp started. */
+export const READINESS_MIN_SECONDS = 2;
+/** Then steady for this long. */
+export const READINESS_STEADY_SECONDS = 3;
+/**
+ * A server reading that breaks steadiness only counts once it has lasted this long: a request
+ * sent by a worker whose previous one just finished waits one scheduler step (turnover).
+ */
+export const PERSISTENCE_SECONDS = 1;
+
+/** How long the gate waits before measuring anyway: 60 s below 64K, 120 s from 64K, 180 s from 128K. */
+export function readinessTimeoutSeconds(context: number): number {
+  if (context < 64 * K) return 60;
+  if (context < 128 * K) return 120;
+  return 180;
+}
+
+export interface ReadinessObservation {
+  /** Seconds since the ramp started (server clock). */
+  t: number;
+  /** Every worker has received at least one token (the ramp is over). */
+  everyWorkerHasToken: boolean;
+  /** The server's queue, or null without /metrics (then the client's view alone decides). */
+  server: { running: number; waiting: number } | null;
+}
+
+export interface ReadinessState {
+  /** Since when everything has been fine (ignoring short turnover blips); null when not. */
+  steadySince: number | null;
+  /** Since when the server reading has been off (waiting, or fewer than C running); null when fine. */
+  offSince: number | null;
+}
+
+export type ReadinessDecision = 'wait' | 'open' | 'timed-out';
+
+export const READINESS_START: ReadinessState = { steadySince: null, offSince: null };
+
+export function readinessStep(
+  state: ReadinessState,
+  obs: ReadinessObservation,
+  p: { concurrency: number; timeoutSeconds: number },
+): { state: ReadinessState; decision: ReadinessDecision } {
+  const serverOk = obs.server === null || (obs.server.waiting === 0 && obs.server.running >= p.concurrency);
+  const offSince = serverOk ? null : (state.offSince ?? obs.t);
+  const persistentlyOff = offSince !== null && obs.t - offSince >= PERSISTENCE_SECONDS;
+  let steadySince = state.steadySince;
+  if (!obs.everyWorkerHasToken || persistentlyOff) steadySince = null;
+  else if (serverOk) steadySince ??= obs.t;
+  const next = { steadySince, offSince };
+  if (serverOk && steadySince !== null && obs.t >= READINESS_MIN_SECONDS && obs.t - steadySince >= READINESS_STEADY_SECONDS)
+    return { state: next, decision: 'open' };
+  if (obs.t >= p.timeoutSeconds) return { state: next, decision: 'timed-out' };
+  return { state: next, decision: 'wait' };
+}

@@ -1,0 +1,10 @@
+/**
+ * The one key of a decode cell (context × concurrency) wherever cells are looked up: maps and
+ * sets in the core and the worker, the IPC payloads, the store and React keys. "8192x32".
+ */
+export interface CellCoords {
+  readonly context: number;
+  readonly concurrency: number;
+}
+
+export const cellKey = (c: CellCoords): string => `${c.context}x${c.concurrency}`;

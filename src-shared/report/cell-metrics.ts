@@ -1,0 +1,119 @@
+/**
+ * The figures a decode heatmap can show: one definition each (how to read it from a cell, its
+ * unit, which way is better, how to print it), used by the app's metric switch, the CLI and the
+ * reports alike. See docs/repeats-and-targets.md.
+ */
+import type { DecodeCell, Session } from '../session/schema';
+import { NONE, fmtJoulesPerToken, fmtMs, fmtMsPrecise, fmtTokPerSec } from './format';
+
+export const CELL_METRICS = [
+  'total',
+  'per-request',
+  'ttft',
+  'tbt',
+  'joules-per-token',
+  'tokens-per-watt',
+  'cost-per-million',
+] as const;
+export type CellMetric = (typeof CELL_METRICS)[number];
+
+export interface MetricContext {
+  /** Price of one GPU for one hour, in the user's currency; needed for cost only. */
+  gpuPricePerHour: number | null;
+  /** GPUs the server uses (the cost counts every one). */
+  gpuCount: number;
+}
+
+export interface CellMetricDef {
+  label: string;
+  /** Unit shown in titles and legends. */
+  unit: string;
+  better: 'higher' | 'lower';
+  value: (cell: DecodeCell, ctx: MetricContext) => number | null;
+  format: (v: number | null) => string;
+}
+
+const finite = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : v);
+const positive = (v: number | null | undefined): number | null => (finite(v) !== null && (v as number) > 0 ? (v as number) : null);
+const grouped2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const grouped3 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+
+/** Cost of a million output tokens: the server's price per second over its output rate. */
+export function costPerMillionTokens(tokensPerSecond: number | null, ctx: MetricContext): number | null {
+  const rate = positive(tokensPerSecond);
+  const price = positive(ctx.gpuPricePerHour);
+  if (rate === null || price === null) return null;
+  return ((price * Math.max(1, ctx.gpuCount)) / 3600 / rate) * 1e6;
+}
+
+export const CELL_METRIC_DEFS: Record<CellMetric, CellMetricDef> = {
+  total: {
+    label: 'Total tok/s',
+    unit: 'tok/s',
+    better: 'higher',
+    value: (c) => finite(c.totalTokensPerSecond),
+    format: fmtTokPerSec,
+  },
+  'per-request': {
+    label: 'Per request tok/s',
+    unit: 'tok/s',
+    better: 'higher',
+    value: (c) => finite(c.perRequestTokensPerSecond),
+    format: fmtTokPerSec,
+  },
+  ttft: {
+    label: 'TTFT (median)',
+    unit: 'ms',
+    better: 'lower',
+    value: (c) => finite(c.ttft?.p50),
+    format: fmtMs,
+  },
+  tbt: {
+    label: 'Time between tokens (median)',
+    unit: 'ms',
+    better: 'lower',
+    value: (c) => finite(c.timeBetweenTokens?.p50),
+    format: fmtMsPrecise,
+  },
+  'joules-per-token': {
+    label: 'Energy per output token',
+    unit: 'J/token',
+    better: 'lower',
+    value: (c) => finite(c.telemetry?.energyPerTokenJoules),
+    format: fmtJoulesPerToken,
+  },
+  'tokens-per-watt': {
+    label: 'Output tok/s per watt',
+    unit: 'tok/s/W',
+    better: 'higher',
+    value: (c) => {
+      const watts = positive(c.telemetry?.avgPowerWatts);
+      const rate = finite(c.totalTokensPerSecond);
+      return watts === null || rate === null ? null : rate / watts;
+    },
+    format: (v) => (v === null ? NONE : `${grouped3.format(v)} tok/s/W`),
+  },
+  'cost-per-million': {
+    label: 'Cost per million output tokens',
+    unit: 'per 1M tokens',
+    better: 'lower',
+    value: (c, ctx) => costPerMillionTokens(c.totalTokensPerSecond, ctx),
+    format: (v) => (v === null ? NONE : grouped2.format(v)),
+  },
+};
+
+/** The context a session gives its metrics (GPU count from its hardware block). */
+export function metricContextOf(session: Session, gpuPricePerHour: number | null): MetricContext {
+  return { gpuPricePerHour, gpuCount: Math.max(1, session.hardware.gpus.length) };
+}
+
+/** Why a metric has no values in this session, or null when some cell has one. */
+export function metricUnavailable(session: Session, metric: CellMetric, ctx: MetricContext): string | null {
+  const def = CELL_METRIC_DEFS[metric];
+  if (session.cells.some((c) => def.value(c, ctx) !== null)) return null;
+  if (metric === 'cost-per-million' && positive(ctx.gpuPricePerHour) === null) return 'Give a GPU price per hour to see cost.';
+  if (metric === 'joules-per-token' || metric === 'tokens-per-watt') {
+    return 'This session has no GPU power telemetry (simulated, remote or imported runs have none).';
+  }
+  return 'No cell of this session has this figure.';
+}

@@ -1,0 +1,83 @@
+/**
+ * Repeated measurements: the mean of a cell's repetitions with a 95% confidence interval
+ * (Student's t), whether they vary too much to trust, and whether two such means differ by
+ * more than noise. Pure functions; the method is described in docs/repeats-and-targets.md.
+ */
+
+/** Two-sided 95% Student's t quantiles (t at 0.975) for 1..30 degrees of freedom. */
+const T975 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12,
+  2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+];
+const Z975 = 1.959964;
+
+/** A cell whose repetitions have a coefficient of variation above this is marked unstable. */
+export const UNSTABLE_CV = 0.05;
+
+/** The t quantile for a 95% two-sided interval; fractional df (Welch) round down, the safe side. */
+export function tQuantile95(df: number): number {
+  if (!(df >= 1)) return Number.NaN;
+  const whole = Math.floor(df);
+  if (whole <= T975.length) return T975[whole - 1];
+  // Cornish-Fisher expansion around the normal quantile: within 0.001 of the table from df 30 on.
+  const z = Z975;
+  return z + (z ** 3 + z) / (4 * whole) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * whole ** 2);
+}
+
+export interface MeanInterval {
+  n: number;
+  mean: number;
+  /** Sample standard deviation (n - 1); 0 for a single value. */
+  sd: number;
+  /** Half-width of the 95% interval; null with fewer than two values. */
+  halfWidth: number | null;
+  low: number | null;
+  high: number | null;
+  /** sd / mean; null with fewer than two values or a zero mean. */
+  cv: number | null;
+  unstable: boolean;
+}
+
+/** Mean and 95% confidence interval of repeated measurements of one figure. */
+export function meanInterval(values: readonly number[]): MeanInterval | null {
+  const xs = values.filter((v) => Number.isFinite(v));
+  const n = xs.length;
+  if (n === 0) return null;
+  const mean = xs.reduce((a, b) => a + b, 0) / n;
+  if (n === 1) return { n, mean, sd: 0, halfWidth: null, low: null, high: null, cv: null, unstable: false };
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  const halfWidth = (tQuantile95(n - 1) * sd) / Math.sqrt(n);
+  const cv = mean === 0 ? null : sd / Math.abs(mean);
+  return { n, mean, sd, halfWidth, low: mean - halfWidth, high: mean + halfWidth, cv, unstable: cv !== null && cv > UNSTABLE_CV };
+}
+
+export interface Difference {
+  /** (B − A) / A, as a fraction. */
+  change: number;
+  /** 95% interval of the change, as fractions of A; null when either side has one value. */
+  low: number | null;
+  high: number | null;
+  /** True when the interval excludes zero. */
+  significant: boolean;
+}
+
+/**
+ * B against A (Welch's t, unequal variances). The interval is that of (mean B − mean A),
+ * divided by mean A, so it reads as "B is 3.1% faster, 95% CI 1.2–5.0%".
+ */
+export function differenceOf(a: readonly number[], b: readonly number[]): Difference | null {
+  const ia = meanInterval(a);
+  const ib = meanInterval(b);
+  if (!ia || !ib || ia.mean === 0) return null;
+  const change = (ib.mean - ia.mean) / ia.mean;
+  if (ia.n < 2 || ib.n < 2) return { change, low: null, high: null, significant: false };
+  const va = ia.sd ** 2 / ia.n;
+  const vb = ib.sd ** 2 / ib.n;
+  const se = Math.sqrt(va + vb);
+  if (se === 0) return { change, low: change, high: change, significant: change !== 0 };
+  const df = (va + vb) ** 2 / (va ** 2 / (ia.n - 1) + vb ** 2 / (ib.n - 1));
+  const half = (tQuantile95(df) * se) / ia.mean;
+  const low = change - half;
+  const high = change + half;
+  return { change, low, high, significant: low > 0 || high < 0 };
+}

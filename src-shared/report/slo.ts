@@ -1,0 +1,151 @@
+/**
+ * Service-level targets: limits on latency and per-request speed that a cell must meet, and
+ * the "Capacity within targets" table (for each context, the most requests at once that meet
+ * every target). Pure functions; see docs/repeats-and-targets.md.
+ */
+import type { DecodeCell, LatencyStats, Session } from '../session/schema';
+
+export type LatencyPercentile = keyof LatencyStats;
+export type TargetMetric =
+  | { kind: 'ttft'; stat: LatencyPercentile }
+  | { kind: 'tbt'; stat: LatencyPercentile }
+  | { kind: 'per-request' }
+  | { kind: 'total' };
+
+export interface Target {
+  metric: TargetMetric;
+  op: '<=' | '>=';
+  /** Seconds for latencies, tokens per second for rates. */
+  limit: number;
+}
+
+export interface TargetSet {
+  targets: Target[];
+  /** The spec as the user wrote it, kept for titles. */
+  spec: string;
+}
+
+export class TargetSpecError extends Error {}
+
+const PERCENTILES: readonly LatencyPercentile[] = ['p50', 'p90', 'p99', 'mean'];
+const EXAMPLE = 'e.g. "ttft-p90<=2s,tbt-p90<=50ms,per-request>=20"';
+
+function parseMetric(name: string): TargetMetric | null {
+  if (name === 'per-request') return { kind: 'per-request' };
+  if (name === 'total') return { kind: 'total' };
+  const m = /^(ttft|tbt)(?:-(p50|p90|p99|mean))?$/.exec(name);
+  if (!m) return null;
+  return { kind: m[1] as 'ttft' | 'tbt', stat: (m[2] ?? 'p50') as LatencyPercentile };
+}
+
+function parseLimit(metric: TargetMetric, text: string, part: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|tok\/s)?$/.exec(text.trim());
+  if (!m) throw new TargetSpecError(`"${part}": "${text}" is not a number with a unit (${EXAMPLE})`);
+  const value = Number(m[1]);
+  const unit = m[2] ?? '';
+  const isLatency = metric.kind === 'ttft' || metric.kind === 'tbt';
+  if (isLatency) {
+    if (unit === 'ms') return value / 1000;
+    if (unit === 's') return value;
+    throw new TargetSpecError(`"${part}": give the time with its unit, ms or s (${EXAMPLE})`);
+  }
+  if (unit === '' || unit === 'tok/s') return value;
+  throw new TargetSpecError(`"${part}": a rate is in tok/s, not ${unit}`);
+}
+
+/** Parse "ttft-p90<=2s,tbt-p90<=50ms,per-request>=20" into targets; throws TargetSpecError. */
+export function parseTargets(spec: string): TargetSet {
+  const parts = spec.split(',').map((p) => p.trim()).filter(Boolean);
+  if (parts.length === 0) throw new TargetSpecError(`no targets given (${EXAMPLE})`);
+  const targets = parts.map((part): Target => {
+    const m = /^([a-z0-9-]+)\s*(<=|>=)\s*(.+)$/i.exec(part);
+    if (!m) throw new TargetSpecError(`"${part}" is not METRIC<=LIMIT or METRIC>=LIMIT (${EXAMPLE})`);
+    const metric = parseMetric(m[1].toLowerCase());
+    if (!metric) {
+      throw new TargetSpecError(
+        `"${m[1]}" is not a metric: use ttft-${PERCENTILES.join('|')}, tbt-${PERCENTILES.join('|')}, per-request or total`,
+      );
+    }
+    const op = m[2] as '<=' | '>=';
+    const isLatency = metric.kind === 'ttft' || metric.kind === 'tbt';
+    if (isLatency !== (op === '<=')) {
+      throw new TargetSpecError(`"${part}": ${isLatency ? 'a time is a ceiling (<=)' : 'a rate is a floor (>=)'}`);
+    }
+    return { metric, op, limit: parseLimit(metric, m[3], part) };
+  });
+  return { targets, spec: parts.join(',') };
+}
+
+/** True when the session holds only medians (imported reports): percentile targets use them. */
+export function medianOnly(session: Session): boolean {
+  return session.origin.kind !== 'measured';
+}
+
+function latencyOf(stats: LatencyStats | null, stat: LatencyPercentile, medians: boolean): number | null {
+  if (!stats) return null;
+  return medians ? stats.p50 : stats[stat];
+}
+
+/** The value a target is checked against, or null when the cell has none. */
+export function targetValue(cell: DecodeCell, metric: TargetMetric, medians: boolean): number | null {
+  switch (metric.kind) {
+    case 'ttft':
+      return latencyOf(cell.ttft, metric.stat, medians);
+    case 'tbt':
+      return latencyOf(cell.timeBetweenTokens, metric.stat, medians);
+    case 'per-request':
+      return cell.perRequestTokensPerSecond;
+    case 'total':
+      return cell.totalTokensPerSecond;
+  }
+}
+
+/** A cell meets the targets when it is Valid and every target holds. */
+export function meetsTargets(cell: DecodeCell, set: TargetSet, medians: boolean): boolean {
+  if (cell.status !== 'valid') return false;
+  return set.targets.every((t) => {
+    const v = targetValue(cell, t.metric, medians);
+    if (v === null) return false;
+    return t.op === '<=' ? v <= t.limit : v >= t.limit;
+  });
+}
+
+export interface CapacityRow {
+  context: number;
+  /** The most requests at once that meet every target; null when none does. */
+  concurrency: number | null;
+  totalTokensPerSecond: number | null;
+  perRequestTokensPerSecond: number | null;
+}
+
+/** For each measured context, the largest concurrency whose cell meets every target. */
+export function capacityWithinTargets(session: Session, set: TargetSet): CapacityRow[] {
+  const medians = medianOnly(session);
+  const contexts = [...new Set(session.cells.map((c) => c.context))].sort((a, b) => a - b);
+  return contexts.map((context) => {
+    const best = session.cells
+      .filter((c) => c.context === context && meetsTargets(c, set, medians))
+      .sort((a, b) => b.concurrency - a.concurrency)[0];
+    return {
+      context,
+      concurrency: best?.concurrency ?? null,
+      totalTokensPerSecond: best?.totalTokensPerSecond ?? null,
+      perRequestTokensPerSecond: best?.perRequestTokensPerSecond ?? null,
+    };
+  });
+}
+
+const STAT_WORDS: Record<LatencyPercentile, string> = { p50: 'median', p90: 'p90', p99: 'p99', mean: 'mean' };
+
+/** "TTFT p90 ≤ 2,000 ms" etc., for captions; formatting of the limit is the caller's. */
+export function targetLabel(t: Target, fmtLimit: (t: Target) => string): string {
+  const what =
+    t.metric.kind === 'ttft'
+      ? `TTFT ${STAT_WORDS[t.metric.stat]}`
+      : t.metric.kind === 'tbt'
+        ? `Time between tokens ${STAT_WORDS[t.metric.stat]}`
+        : t.metric.kind === 'per-request'
+          ? 'Per request tok/s'
+          : 'Total tok/s';
+  return `${what} ${t.op === '<=' ? '≤' : '≥'} ${fmtLimit(t)}`;
+}

@@ -1,0 +1,126 @@
+/**
+ * Boots the built main process (out/main/index.js) in plain Node with the `electron` stand-in,
+ * and drives it as a person would (see driver.cjs).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../../../helpers/paths';
+
+export const MAIN_BUNDLE = join(ROOT, 'out/main/index.js');
+export const hasMainBundle = existsSync(MAIN_BUNDLE);
+const DRIVER = join(ROOT, 'tests/unit/app/electron-standin/driver.cjs');
+
+export interface MenuItemData {
+  label: string;
+  role: string | null;
+  type: string;
+  accelerator: string | null;
+  enabled: boolean;
+  toolTip: string;
+  submenu: MenuItemData[] | null;
+}
+
+export interface DialogData {
+  id: number;
+  window: number | null;
+  options: { message?: string; detail?: string; buttons?: string[]; cancelId?: number; defaultId?: number; defaultPath?: string };
+  kind?: 'open' | 'save';
+  answer: unknown;
+}
+
+export interface Recorded {
+  windows: { id: number; options: { webPreferences?: Record<string, unknown> }; loaded: string[]; shown: boolean; focused: number; destroyed: boolean }[];
+  applicationMenus: MenuItemData[][];
+  popups: { window: number | null; items: MenuItemData[] }[];
+  messageBoxes: DialogData[];
+  fileDialogs: DialogData[];
+  errorBoxes: { title: string; content: string }[];
+  clipboard: { text: string; type: string }[];
+  sent: { window: number; channel: string; args: unknown[] }[];
+  external: string[];
+  headerListeners: number;
+  permissionHandlerSet: boolean;
+  exitCode: number | null;
+  appEvents: string[];
+  roleActions: string[];
+  ready: boolean;
+  openWindows: number[];
+}
+
+export interface MainProcess {
+  call<T = unknown>(cmd: string, args?: Record<string, unknown>): Promise<T>;
+  state(): Promise<Recorded>;
+  /** Polls the recorded state until `pred` holds. */
+  waitFor(pred: (s: Recorded) => boolean, what: string, timeoutMs?: number): Promise<Recorded>;
+  /** Resolves when the process exits, with its code and the last recorded state. */
+  exited: Promise<{ code: number | null; record: Recorded | null }>;
+  stderr(): string;
+  kill(): void;
+}
+
+export function bootMain(opts: { userData: string; argv?: string[]; env?: Record<string, string>; cwd?: string }): MainProcess {
+  const child: ChildProcess = fork(MAIN_BUNDLE, opts.argv ?? [], {
+    cwd: opts.cwd ?? ROOT,
+    execArgv: ['--require', DRIVER],
+    env: { ...process.env, ELECTRON_RENDERER_URL: '', ...opts.env, STANDIN_USER_DATA: opts.userData },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout?.on('data', () => undefined);
+  let next = 1;
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let last: Recorded | null = null;
+  child.on('message', (m: { type: string; id?: number; ok?: boolean; result?: unknown; error?: string; record?: Recorded }) => {
+    if (m.type === 'exit') last = { ...(m.record as Recorded), ready: true, openWindows: [] };
+    if (m.type !== 'reply' || m.id === undefined) return;
+    const w = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (m.ok) w?.resolve(m.result);
+    else w?.reject(new Error(m.error));
+  });
+  const exited = new Promise<{ code: number | null; record: Recorded | null }>((resolve) =>
+    child.on('exit', (code) => {
+      for (const w of waiting.values()) w.reject(new Error(`main process exited (${code}) before answering; stderr:\n${stderr}`));
+      waiting.clear();
+      resolve({ code, record: last });
+    }),
+  );
+  const call = <T>(cmd: string, args: Record<string, unknown> = {}): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (!child.connected) return reject(new Error(`main process is gone; stderr:\n${stderr}`));
+      const id = next++;
+      waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      child.send({ id, cmd, args });
+    });
+  const state = () => call<Recorded>('state');
+  return {
+    call,
+    state,
+    async waitFor(pred, what, timeoutMs = 20_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const s = await state();
+        if (pred(s)) return s;
+        if (Date.now() > until) throw new Error(`Timed out waiting for ${what}; stderr:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    exited,
+    stderr: () => stderr,
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+/** The item at a path of labels in a described menu. */
+export function menuItem(menu: MenuItemData[] | undefined, ...path: string[]): MenuItemData | undefined {
+  let items = menu ?? [];
+  let found: MenuItemData | undefined;
+  for (const label of path) {
+    found = items.find((i) => i.label === label || i.role === label);
+    if (!found) return undefined;
+    items = found.submenu ?? [];
+  }
+  return found;
+}

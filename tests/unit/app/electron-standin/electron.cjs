@@ -1,0 +1,490 @@
+/**
+ * A stand-in for the `electron` module, for booting the built main process (out/main/index.js)
+ * in plain Node where the Electron binary cannot run. It keeps Electron's API as documented:
+ * the same names, event names, argument shapes and orders (app's before-quit / will-quit /
+ * window-all-closed sequence, BrowserWindow close -> closed, dialog.showMessageBox resolving
+ * {response, checkboxChecked}, Menu.buildFromTemplate with roles and their default submenus,
+ * webContents 'context-menu' (event, params), session.webRequest.onHeadersReceived, ipcMain.handle
+ * refusing a second handler). What it cannot be is the native part: no page runs, no real
+ * clipboard or native menu; those are recorded in `record` for the driver (driver.cjs) to report.
+ */
+'use strict';
+const { EventEmitter } = require('node:events');
+const { fork } = require('node:child_process');
+
+const config = { userData: '', platform: process.platform, singleInstance: true };
+
+/** Everything observable, as plain data. */
+const record = {
+  windows: [],
+  applicationMenus: [],
+  popups: [],
+  messageBoxes: [],
+  fileDialogs: [],
+  errorBoxes: [],
+  clipboard: [],
+  sent: [],
+  external: [],
+  headerListeners: 0,
+  permissionHandlerSet: false,
+  exitCode: null,
+  appEvents: [],
+  roleActions: [],
+};
+
+let onExit = (code) => process.exit(code);
+
+function electronEvent() {
+  const e = { defaultPrevented: false, preventDefault() { e.defaultPrevented = true; } };
+  return e;
+}
+
+// ---------- app ----------
+
+class App extends EventEmitter {
+  constructor() {
+    super();
+    this.isPackaged = false;
+    this.name = 'speedmatrix';
+    this._ready = false;
+    this._quitting = false;
+    this._readyPromise = new Promise((resolve, reject) => {
+      this._resolveReady = resolve;
+      this._rejectReady = reject;
+    });
+  }
+  emit(name, ...args) {
+    record.appEvents.push(name);
+    return super.emit(name, ...args);
+  }
+  whenReady() {
+    return this._readyPromise;
+  }
+  isReady() {
+    return this._ready;
+  }
+  getName() {
+    return this.name;
+  }
+  getVersion() {
+    return '0.0.0-standin';
+  }
+  getPath(name) {
+    if (name === 'userData') return config.userData;
+    if (name === 'temp') return require('node:os').tmpdir();
+    throw new Error(`Failed to get '${name}' path`);
+  }
+  requestSingleInstanceLock() {
+    return config.singleInstance;
+  }
+  focus() {}
+  /** As Electron: before-quit (preventable), then close every window (any may refuse), then will-quit, quit. */
+  quit() {
+    if (this._quitting) return;
+    const e = electronEvent();
+    this.emit('before-quit', e);
+    if (e.defaultPrevented) return;
+    this._quitting = true;
+    for (const w of [...BrowserWindow._all]) {
+      w.close();
+      if (!w.isDestroyed()) {
+        this._quitting = false;
+        return;
+      }
+    }
+    const wq = electronEvent();
+    this.emit('will-quit', wq);
+    if (wq.defaultPrevented) {
+      this._quitting = false;
+      return;
+    }
+    this.emit('quit', electronEvent(), 0);
+    this.exit(0);
+  }
+  /** Exits at once: no before-quit, no close events. */
+  exit(code = 0) {
+    record.exitCode = code;
+    for (const w of [...BrowserWindow._all]) w._destroyQuietly();
+    onExit(code);
+  }
+  _fireReady() {
+    this._ready = true;
+    this.emit('will-finish-launching');
+    this.emit('ready', electronEvent(), {});
+    this._resolveReady();
+  }
+}
+const app = new App();
+
+// ---------- BrowserWindow and webContents ----------
+
+let nextId = 1;
+
+class WebContents extends EventEmitter {
+  constructor(win) {
+    super();
+    this.id = nextId++;
+    this._win = win;
+    this._url = '';
+    this._openHandler = null;
+    this.mainFrame = { url: '', processId: 100 + this.id, frameToken: `frame-${this.id}`, routingId: 1, parent: null, top: null, frames: [] };
+    this.mainFrame.top = this.mainFrame;
+    this.session = session.defaultSession;
+  }
+  send(channel, ...args) {
+    if (this._win.isDestroyed()) throw new Error('Object has been destroyed');
+    record.sent.push({ window: this._win.id, channel, args: JSON.parse(JSON.stringify(args)) });
+  }
+  setWindowOpenHandler(handler) {
+    this._openHandler = handler;
+  }
+  getURL() {
+    return this._url;
+  }
+  isDestroyed() {
+    return this._win.isDestroyed();
+  }
+  toggleDevTools() {
+    record.roleActions.push('toggleDevTools');
+  }
+  async printToPDF() {
+    throw new Error('printToPDF needs the Electron binary');
+  }
+}
+for (const action of ['undo', 'redo', 'cut', 'copy', 'paste', 'pasteAndMatchStyle', 'delete', 'selectAll', 'reload', 'forceReload']) {
+  WebContents.prototype[action] = function () {
+    record.roleActions.push(action);
+  };
+}
+
+class BrowserWindow extends EventEmitter {
+  constructor(options = {}) {
+    super();
+    if (!app.isReady()) throw new Error('Cannot create BrowserWindow before app is ready');
+    this.id = nextId++;
+    this._destroyed = false;
+    this._minimized = false;
+    this.webContents = new WebContents(this);
+    BrowserWindow._all.push(this);
+    this._rec = { id: this.id, options: JSON.parse(JSON.stringify(options)), loaded: [], shown: false, focused: 0, destroyed: false };
+    record.windows.push(this._rec);
+  }
+  static getAllWindows() {
+    return [...BrowserWindow._all];
+  }
+  static getFocusedWindow() {
+    return BrowserWindow._all.at(-1) ?? null;
+  }
+  static fromWebContents(wc) {
+    return BrowserWindow._all.find((w) => w.webContents === wc) ?? null;
+  }
+  loadURL(url) {
+    this._rec.loaded.push(url);
+    this.webContents._url = url;
+    this.webContents.mainFrame.url = url;
+    return new Promise((resolve) => {
+      setImmediate(() => {
+        if (this._destroyed) return resolve();
+        this.webContents.emit('did-finish-load', electronEvent());
+        this.emit('ready-to-show', electronEvent());
+        resolve();
+      });
+    });
+  }
+  loadFile(file) {
+    return this.loadURL(require('node:url').pathToFileURL(file).href);
+  }
+  show() {
+    this._rec.shown = true;
+  }
+  hide() {}
+  focus() {
+    this._rec.focused++;
+  }
+  isMinimized() {
+    return this._minimized;
+  }
+  restore() {
+    this._minimized = false;
+  }
+  setTitle() {}
+  isDestroyed() {
+    return this._destroyed;
+  }
+  /** As the user clicking the close button: 'close' may be prevented. */
+  close() {
+    if (this._destroyed) return;
+    const e = electronEvent();
+    this.emit('close', e);
+    if (e.defaultPrevented) return;
+    this.destroy();
+  }
+  /** Closes without 'close', as Electron's destroy(). */
+  destroy() {
+    if (this._destroyed) return;
+    this._destroyQuietly();
+    this.emit('closed');
+    if (BrowserWindow._all.length === 0 && !app._quitting) {
+      if (app.listenerCount('window-all-closed') > 0) app.emit('window-all-closed');
+      else app.quit();
+    }
+  }
+  _destroyQuietly() {
+    this._destroyed = true;
+    this._rec.destroyed = true;
+    BrowserWindow._all = BrowserWindow._all.filter((w) => w !== this);
+  }
+}
+BrowserWindow._all = [];
+
+// ---------- Menu ----------
+
+const ROLES = new Set(['undo', 'redo', 'cut', 'copy', 'paste', 'pasteAndMatchStyle', 'delete', 'selectAll', 'reload', 'forceReload', 'toggleDevTools', 'resetZoom', 'zoomIn', 'zoomOut', 'toggleSpellChecker', 'togglefullscreen', 'window', 'minimize', 'close', 'help', 'about', 'services', 'hide', 'hideOthers', 'unhide', 'quit', 'showSubstitutions', 'toggleSmartQuotes', 'toggleSmartDashes', 'toggleTextReplacement', 'startSpeaking', 'stopSpeaking', 'zoom', 'front', 'appMenu', 'fileMenu', 'editMenu', 'viewMenu', 'shareMenu', 'recentDocuments', 'toggleTabBar', 'selectNextTab', 'selectPreviousTab', 'showAllTabs', 'mergeAllWindows', 'clearRecentDocuments', 'moveTabToNewWindow', 'windowMenu']);
+
+/** Electron's default label and accelerator of a role (lib/browser/api/menu-item-roles.ts), per platform. */
+function roleDefaults(role) {
+  const mac = config.platform === 'darwin';
+  const win = config.platform === 'win32';
+  const t = {
+    undo: ['Undo', 'CommandOrControl+Z'],
+    redo: ['Redo', win ? 'Control+Y' : 'Shift+CommandOrControl+Z'],
+    cut: ['Cut', 'CommandOrControl+X'],
+    copy: ['Copy', 'CommandOrControl+C'],
+    paste: ['Paste', 'CommandOrControl+V'],
+    pasteAndMatchStyle: ['Paste and Match Style', mac ? 'Cmd+Option+Shift+V' : 'Shift+CommandOrControl+V'],
+    delete: ['Delete', undefined],
+    selectAll: ['Select All', 'CommandOrControl+A'],
+    quit: [mac ? `Quit ${app.name}` : win ? 'Exit' : 'Quit', win ? undefined : 'CommandOrControl+Q'],
+    close: [mac ? 'Close Window' : 'Close', 'CommandOrControl+W'],
+    minimize: ['Minimize', 'CommandOrControl+M'],
+    zoom: ['Zoom', undefined],
+    front: ['Bring All to Front', undefined],
+    resetZoom: ['Actual Size', 'CommandOrControl+0'],
+    zoomIn: ['Zoom In', 'CommandOrControl+Plus'],
+    zoomOut: ['Zoom Out', 'CommandOrControl+-'],
+    togglefullscreen: ['Toggle Full Screen', mac ? 'Control+Command+F' : 'F11'],
+    about: [`About ${app.name}`, undefined],
+    services: ['Services', undefined],
+    hide: [`Hide ${app.name}`, 'Command+H'],
+    hideOthers: ['Hide Others', 'Command+Alt+H'],
+    unhide: ['Show All', undefined],
+    startSpeaking: ['Start Speaking', undefined],
+    stopSpeaking: ['Stop Speaking', undefined],
+    editMenu: ['Edit', undefined],
+    windowMenu: ['Window', undefined],
+    appMenu: [app.name, undefined],
+    help: ['Help', undefined],
+  };
+  return t[role] ?? [role, undefined];
+}
+
+/** The submenus Electron fills in for the menu roles. */
+function roleSubmenu(role) {
+  const mac = config.platform === 'darwin';
+  const sep = { type: 'separator' };
+  if (role === 'editMenu') {
+    return [{ role: 'undo' }, { role: 'redo' }, sep, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, ...(mac ? [{ role: 'pasteAndMatchStyle' }, { role: 'delete' }, { role: 'selectAll' }, sep, { label: 'Speech', submenu: [{ role: 'startSpeaking' }, { role: 'stopSpeaking' }] }] : [{ role: 'delete' }, sep, { role: 'selectAll' }])];
+  }
+  if (role === 'windowMenu') return [{ role: 'minimize' }, { role: 'zoom' }, ...(mac ? [sep, { role: 'front' }] : [{ role: 'close' }])];
+  if (role === 'appMenu') return [{ role: 'about' }, sep, { role: 'services' }, sep, { role: 'hide' }, { role: 'hideOthers' }, { role: 'unhide' }, sep, { role: 'quit' }];
+  return null;
+}
+
+/** What a role does when clicked, as far as the stand-in can: app and window roles act, editing roles are recorded on the focused page. */
+function runRole(role, win) {
+  if (role === 'quit') return app.quit();
+  if (role === 'close') return win?.close();
+  const wc = win?.webContents;
+  if (wc && typeof wc[role] === 'function') return wc[role]();
+  record.roleActions.push(role);
+}
+
+class MenuItem {
+  constructor(o) {
+    if (o.role !== undefined && !ROLES.has(o.role)) throw new Error(`Invalid role: ${o.role}`);
+    const [label, accelerator] = o.role ? roleDefaults(o.role) : ['', undefined];
+    this.role = o.role;
+    this.type = o.type ?? (o.submenu || (o.role && roleSubmenu(o.role)) ? 'submenu' : 'normal');
+    this.label = o.label ?? (this.type === 'separator' ? '' : label);
+    this.accelerator = o.accelerator ?? accelerator;
+    this.enabled = o.enabled ?? true;
+    this.visible = o.visible ?? true;
+    this.toolTip = o.toolTip ?? '';
+    const sub = o.submenu ?? (o.role ? roleSubmenu(o.role) : null);
+    this.submenu = sub ? (sub instanceof Menu ? sub : Menu.buildFromTemplate(sub)) : null;
+    this._click = o.click;
+  }
+  click(event = {}, focusedWindow = BrowserWindow.getFocusedWindow()) {
+    if (!this.enabled) return;
+    if (this._click) this._click(this, focusedWindow ?? undefined, event);
+    else if (this.role) runRole(this.role, focusedWindow);
+  }
+}
+
+class Menu extends EventEmitter {
+  constructor() {
+    super();
+    this.items = [];
+  }
+  append(item) {
+    this.items.push(item);
+  }
+  static buildFromTemplate(template) {
+    if (!Array.isArray(template)) throw new TypeError('Invalid template for Menu: Menu template must be an array');
+    const m = new Menu();
+    for (const o of template) m.append(o instanceof MenuItem ? o : new MenuItem(o));
+    return m;
+  }
+  static setApplicationMenu(menu) {
+    Menu._app = menu;
+    record.applicationMenus.push(describeMenu(menu));
+  }
+  static getApplicationMenu() {
+    return Menu._app ?? null;
+  }
+  popup(options = {}) {
+    record.popups.push({ window: options.window?.id ?? null, items: describeMenu(this) });
+    Menu._lastPopup = this;
+  }
+  closePopup() {}
+}
+Menu._app = null;
+Menu._lastPopup = null;
+
+/** A menu as plain data for the driver. */
+function describeMenu(menu) {
+  if (!menu) return null;
+  return menu.items.map((i) => ({ label: i.label, role: i.role ?? null, type: i.type, accelerator: i.accelerator ?? null, enabled: i.enabled, toolTip: i.toolTip, submenu: i.submenu ? describeMenu(i.submenu) : null }));
+}
+
+// ---------- dialogs: pending until the person (the driver) answers ----------
+
+let nextDialog = 1;
+const pending = new Map();
+
+function pendingDialog(list, entry) {
+  const id = nextDialog++;
+  list.push({ id, ...entry, answer: null });
+  return new Promise((resolve) => pending.set(id, { list, resolve }));
+}
+
+function splitWindow(a, b) {
+  return a instanceof BrowserWindow ? [a, b] : [null, a];
+}
+
+const dialog = {
+  showMessageBox(a, b) {
+    const [win, options] = splitWindow(a, b);
+    if (!options || !Array.isArray(options.buttons ?? [])) throw new TypeError('Invalid options');
+    return pendingDialog(record.messageBoxes, { window: win?.id ?? null, options: JSON.parse(JSON.stringify(options)) });
+  },
+  showMessageBoxSync() {
+    throw new Error('The stand-in cannot block for an answer: use dialog.showMessageBox');
+  },
+  showOpenDialog(a, b) {
+    const [win, options] = splitWindow(a, b);
+    return pendingDialog(record.fileDialogs, { kind: 'open', window: win?.id ?? null, options: JSON.parse(JSON.stringify(options ?? {})) });
+  },
+  showSaveDialog(a, b) {
+    const [win, options] = splitWindow(a, b);
+    return pendingDialog(record.fileDialogs, { kind: 'save', window: win?.id ?? null, options: JSON.parse(JSON.stringify(options ?? {})) });
+  },
+  showErrorBox(title, content) {
+    record.errorBoxes.push({ title, content });
+  },
+};
+
+/** The person's answer to the oldest open dialog of a kind ('message' or 'file'). */
+function answerDialog(kind, answer) {
+  const list = kind === 'message' ? record.messageBoxes : record.fileDialogs;
+  const open = list.find((d) => d.answer === null);
+  if (!open) throw new Error(`No ${kind} dialog is open`);
+  open.answer = answer;
+  const p = pending.get(open.id);
+  pending.delete(open.id);
+  p.resolve(kind === 'message' ? { response: answer.response, checkboxChecked: false } : answer);
+}
+
+// ---------- session, ipcMain, clipboard, shell, utilityProcess ----------
+
+const session = {
+  defaultSession: {
+    _headers: null,
+    _permission: null,
+    _permissionCheck: null,
+    webRequest: {
+      onHeadersReceived(filterOrListener, maybeListener) {
+        session.defaultSession._headers = typeof filterOrListener === 'function' ? filterOrListener : maybeListener;
+        record.headerListeners++;
+      },
+    },
+    setPermissionRequestHandler(handler) {
+      session.defaultSession._permission = handler;
+      record.permissionHandlerSet = true;
+    },
+    setPermissionCheckHandler(handler) {
+      session.defaultSession._permissionCheck = handler;
+    },
+  },
+};
+
+const handlers = new Map();
+const ipcMain = Object.assign(new EventEmitter(), {
+  handle(channel, listener) {
+    if (handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
+    handlers.set(channel, listener);
+  },
+  handleOnce(channel, listener) {
+    ipcMain.handle(channel, (...a) => (handlers.delete(channel), listener(...a)));
+  },
+  removeHandler(channel) {
+    handlers.delete(channel);
+  },
+});
+
+const clipboard = {
+  writeText(text, type) {
+    record.clipboard.push({ text: String(text), type: type ?? 'clipboard' });
+  },
+  readText() {
+    return record.clipboard.at(-1)?.text ?? '';
+  },
+};
+
+const shell = {
+  async openExternal(url) {
+    record.external.push(url);
+  },
+};
+
+/** utilityProcess.fork over child_process.fork: postMessage/'message'/'exit'(code)/kill/stderr, as the UtilityProcess class. */
+const utilityProcess = {
+  fork(modulePath, args = [], options = {}) {
+    const child = fork(modulePath, args, { stdio: ['ignore', 'inherit', options.stdio === 'pipe' ? 'pipe' : 'inherit', 'ipc'], execArgv: [], serialization: 'advanced', env: options.env ?? process.env });
+    const up = new EventEmitter();
+    up.pid = child.pid;
+    up.stdout = null;
+    up.stderr = child.stderr;
+    up.postMessage = (m) => child.connected && child.send(m);
+    up.kill = () => child.kill('SIGTERM');
+    child.on('message', (m) => up.emit('message', m));
+    child.on('exit', (code, signal) => up.emit('exit', code ?? (signal ? 1 : 0)));
+    setImmediate(() => up.emit('spawn'));
+    return up;
+  },
+};
+
+module.exports = {
+  app,
+  BrowserWindow,
+  Menu,
+  MenuItem,
+  dialog,
+  session,
+  ipcMain,
+  clipboard,
+  shell,
+  utilityProcess,
+  // The driver's side door; not part of Electron's API.
+  __standin: { config, record, handlers, answerDialog, describeMenu, electronEvent, setOnExit: (f) => (onExit = f) },
+};

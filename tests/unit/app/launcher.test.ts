@@ -1,0 +1,171 @@
+/**
+ * `npm start` / `npm run dev` (scripts/launch-app.mjs): with no Electron binary it runs
+ * Electron's own installer when this Node can, and otherwise, or when the download fails, prints
+ * one paragraph (what, why, the command that fixes it) and exits 1, before building anything.
+ * The download failures come from Electron's real installer against a local mirror that
+ * refuses or answers 404; the success path uses a stand-in installer that leaves what the real
+ * one leaves (path.txt and the binary under dist/).
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../helpers/paths';
+import { hasElectronBinary } from '../../e2e/electron-binary';
+// @ts-expect-error plain JavaScript (it must run on any Node to say which one it needs); shapes checked here
+import * as launcher from '../../../scripts/launch-app.mjs';
+
+const L = launcher as {
+  minimumNode(range: string): string | null;
+  nodeAtLeast(v: string, min: string | null): boolean;
+  installFailure(stderr: string, code: number): string;
+  electronViteArgs(args: string[], cwd: string): string[];
+  ensureElectron(o: { electronDir: string; nodeVersion?: string; env?: NodeJS.ProcessEnv; cliMinimumNode?: string | null }): Promise<{ ok: true } | { ok: false; message: string }>;
+};
+
+const REAL_ELECTRON = join(ROOT, 'node_modules/electron');
+const electronPkg = JSON.parse(readFileSync(join(REAL_ELECTRON, 'package.json'), 'utf8')) as { version: string; engines: { node: string } };
+const tmp = mkdtempSync(join(tmpdir(), 'speedmatrix-launch-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** An electron package folder like a fresh install: package.json and an installer, no binary. */
+function freshElectronDir(name: string, installer: string): string {
+  const dir = join(tmp, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'electron', version: electronPkg.version, engines: electronPkg.engines }));
+  writeFileSync(join(dir, 'install.js'), installer);
+  return dir;
+}
+
+/** Does what the real installer's extractFile leaves behind, and counts its runs. */
+const STANDIN_INSTALLER = `
+const fs = require('fs'), path = require('path');
+fs.appendFileSync(path.join(__dirname, 'runs'), 'x');
+fs.mkdirSync(path.join(__dirname, 'dist'), { recursive: true });
+fs.writeFileSync(path.join(__dirname, 'dist', 'electron'), '');
+fs.writeFileSync(path.join(__dirname, 'path.txt'), 'electron');
+`;
+
+function isOneParagraph(text: string): void {
+  expect(text.trim().split('\n')).toHaveLength(1);
+  expect(text).not.toMatch(/\n\s+at |Electron uninstall|Error:/);
+}
+
+describe('version checks', () => {
+  it('reads the lowest Node an engines range allows and compares versions', () => {
+    expect(L.minimumNode('>= 22.12.0')).toBe('22.12.0');
+    expect(L.minimumNode('^20.19.0 || >=22.12.0')).toBe('20.19.0');
+    expect(L.minimumNode('')).toBeNull();
+    expect(L.nodeAtLeast('v22.12.0', '22.12.0')).toBe(true);
+    expect(L.nodeAtLeast('v22.11.9', '22.12.0')).toBe(false);
+    expect(L.nodeAtLeast('v20.20.2', '22.12.0')).toBe(false);
+    expect(L.nodeAtLeast('v24.0.0', '22.12.0')).toBe(true);
+    expect(L.nodeAtLeast('v18.0.0', null)).toBe(true);
+  });
+});
+
+it('passes electron-vite its options and the app its files, resolved from where npm start was typed', () => {
+  expect(L.electronViteArgs([], '/home/me')).toEqual([]);
+  expect(L.electronViteArgs(['--noSandbox'], '/home/me')).toEqual(['--noSandbox']);
+  expect(L.electronViteArgs(['runs/a.speedmatrix.json', '--noSandbox', '/tmp/b.json'], '/home/me')).toEqual(['--noSandbox', '--', '/home/me/runs/a.speedmatrix.json', '/tmp/b.json']);
+});
+
+describe('a missing binary', () => {
+  it('on a Node too old for the downloader: the paragraph names both versions and the fix, and the installer never runs', async () => {
+    const dir = freshElectronDir('old-node', STANDIN_INSTALLER);
+    const r = await L.ensureElectron({ electronDir: dir, nodeVersion: 'v20.20.2', cliMinimumNode: '20.19.0' });
+    expect(r.ok).toBe(false);
+    const msg = (r as { message: string }).message;
+    isOneParagraph(msg);
+    expect(msg).toContain(`the Electron ${electronPkg.version} binary is not installed`);
+    expect(msg).toContain('needs Node.js 22.12.0 or newer, and this is Node.js 20.20.2');
+    expect(msg).toContain('then run `npm start` again');
+    expect(msg).toContain('`npx speedmatrix`) works with this Node already');
+    expect(existsSync(join(dir, 'runs'))).toBe(false);
+    const older = await L.ensureElectron({ electronDir: dir, nodeVersion: 'v18.20.0', cliMinimumNode: '20.19.0' });
+    expect((older as { message: string }).message).not.toContain('works with this Node');
+  });
+
+  it('on a new enough Node: runs the installer once, then starts with the binary it left', async () => {
+    const dir = freshElectronDir('installs', STANDIN_INSTALLER);
+    expect(await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' })).toEqual({ ok: true });
+    expect(await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' })).toEqual({ ok: true });
+    expect(readFileSync(join(dir, 'runs'), 'utf8')).toBe('x');
+  });
+
+  it('an installer that exits 0 without a binary is a failure, not a start', async () => {
+    const dir = freshElectronDir('empty-install', 'process.exit(0)');
+    const r = await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' });
+    expect((r as { message: string }).message).toContain('the installer finished but left no binary');
+  });
+
+  it('sums up an installer stack trace in one line', () => {
+    const stack = 'TypeError: fetch failed\n    at node:internal/deps/undici/undici:14976:13\n    at async FetchDownloader.download (file:///x/FetchDownloader.js:46:30)\n';
+    expect(L.installFailure(stack, 1)).toBe('no connection to the download server (fetch failed)');
+    expect(L.installFailure('HTTPError: Response code 404 (Not Found) for http://m/v45.5.0/electron-v45.5.0-linux-x64.zip\n    at x\n', 1)).toBe(
+      'Response code 404 (Not Found) for http://m/v45.5.0/electron-v45.5.0-linux-x64.zip',
+    );
+    expect(L.installFailure('', 3)).toBe('the installer exited with code 3');
+  });
+});
+
+describe.skipIf(hasElectronBinary)('Electron’s real installer, offline (no binary here)', () => {
+  let mirror: Server;
+  let mirrorUrl = '';
+  let refusing = '';
+  beforeAll(async () => {
+    mirror = createServer((_req, res) => res.writeHead(404).end('not here'));
+    await new Promise<void>((r) => mirror.listen(0, '127.0.0.1', r));
+    mirrorUrl = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}/`;
+    // A port that was free a moment ago: connecting is refused, as with no network.
+    const probe = createNetServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    refusing = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/`;
+    await new Promise((r) => probe.close(r));
+  });
+  afterAll(() => new Promise((r) => mirror.close(r)));
+  const env = (mirror: string) => ({ ...process.env, ELECTRON_MIRROR: mirror, electron_config_cache: join(tmp, 'cache') });
+
+  it.each([
+    ['no connection', () => refusing, 'no connection to the download server (fetch failed)'],
+    ['a mirror without the file', () => mirrorUrl, 'Response code 404 (Not Found)'],
+  ])('%s: the paragraph gives the cause, the proxy and mirror commands, and no stack trace', async (_n, url, cause) => {
+    const r = await L.ensureElectron({ electronDir: REAL_ELECTRON, nodeVersion: 'v22.12.0', env: env(url()) });
+    expect(r.ok).toBe(false);
+    const msg = (r as { message: string }).message;
+    isOneParagraph(msg);
+    expect(msg).toContain(`That download failed: ${cause}`);
+    expect(msg).toContain('ELECTRON_GET_USE_PROXY=true HTTPS_PROXY=');
+    expect(msg).toContain('ELECTRON_MIRROR=');
+    expect(existsSync(join(REAL_ELECTRON, 'path.txt'))).toBe(false);
+  });
+
+  it.each(['start', 'run dev'])('`npm %s` on this machine ends within a minute with the paragraph and exit 1, before building anything', async (script) => {
+    const started = Date.now();
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      // The offline mirror makes the outcome the same on a machine with a network.
+      const child = spawn('npm', script.split(' '), { cwd: ROOT, env: { ...env(refusing) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(r.code).toBe(1);
+    const paragraph = r.stderr.split('\n').filter((l) => l.startsWith('SpeedMatrix cannot open'));
+    expect(paragraph).toHaveLength(1);
+    isOneParagraph(paragraph[0]);
+    expect(r.stderr + r.stdout).not.toMatch(/\n\s+at |Electron uninstall|building|vite v/);
+  }, 70_000);
+});
+
+it('the scripts hand over to electron-vite once: start is preview (which builds), dev is dev', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  expect(pkg.scripts.start).toBe('node scripts/launch-app.mjs preview');
+  expect(pkg.scripts.dev).toBe('node scripts/launch-app.mjs dev');
+  expect(readdirSync(join(ROOT, 'scripts'))).toContain('launch-app.mjs');
+});

@@ -1,0 +1,39 @@
+/**
+ * A slow card's long prefill: on the 12 GB consumer profile a 256K scout takes about 13 simulated minutes, far over
+ * the old fixed 360 s. Its deadline is scaled from the smaller prefills of the same run, so it is measured.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BenchEvent } from '../../../src-main/bench/types';
+import { predict } from '../../../src-main/sim/model';
+import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
+import type { ServerTarget } from '../../../src-main/server/target';
+import { type SimHandle, startSim } from '../../helpers/sim';
+import { runBench, targetOf, tempDir } from './bench-helpers';
+
+const K = 1024;
+const SPEED = 40;
+
+describe('patient prefill on a slow card', () => {
+  let sim: SimHandle;
+  let target: ServerTarget;
+  beforeAll(async () => {
+    sim = await startSim({ profile: 'consumer-12gb-4b-int4', speed: SPEED, args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.94', '--max-num-seqs', '128'] });
+    target = await targetOf(sim.url);
+  }, 60_000);
+  afterAll(async () => sim?.stop());
+
+  it('the 256K scout gets a deadline from the 16K and 64K prefills and is measured, with its expected time shown', async () => {
+    const r = await runBench(target, { contexts: [], concurrency: [1], prefillContexts: [16 * K, 64 * K, 256 * K], simSpeed: SPEED }, join(tempDir(), 'slow.speedmatrix.json'));
+    const starts = r.events.filter((e): e is Extract<BenchEvent, { type: 'prefill-start' }> => e.type === 'prefill-start');
+    const at256 = starts.find((e) => e.context === 256 * K)!;
+    const prefill = new Map(r.session.prefill.map((p) => [p.context, p]));
+    const p256 = prefill.get(256 * K)!;
+    expect([p256.status, p256.reason]).toEqual(['valid', null]);
+    const truth = predict(BUILTIN_PROFILES['consumer-12gb-4b-int4'], p256.promptTokens!, 1).ttftSeconds;
+    expect(truth).toBeGreaterThan(600);
+    expect(Math.abs(p256.ttftSeconds! - truth) / truth).toBeLessThan(0.1);
+    expect(at256.deadlineSeconds!).toBeGreaterThan(p256.ttftSeconds!);
+    expect(Math.abs(at256.expectedSeconds! - truth) / truth).toBeLessThan(0.3);
+  }, 240_000);
+});

@@ -1,0 +1,138 @@
+/**
+ * The status rules against the real simulator process: request turnover is not queueing, a
+ * server that cannot run C at once is, failed requests keep the figure up to 10% of the
+ * window, and a stream that goes silent late in the window makes the figure suspect.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunConfigInput } from '../../../src-main/bench/types';
+import { renderMarkdownReport } from '../../../src-main/report/markdown';
+import { type SimHandle, startSim } from '../../helpers/sim';
+import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
+
+const K = 1024;
+const SPEED = 10;
+const PROFILE_A = ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'];
+
+let sim: SimHandle | null = null;
+afterEach(async () => {
+  await sim?.stop();
+  sim = null;
+});
+
+async function measure(args: string[], config: RunConfigInput, speed = SPEED) {
+  sim = await startSim({ speed, args });
+  const target = await targetOf(sim.url);
+  return { target, ...(await runBench(target, { prefillContexts: [], warmup: false, simSpeed: speed, ...config }, join(tempDir(), 's.speedmatrix.json'))) };
+}
+
+describe('Requests queued only when requests really wait', () => {
+  it('request turnover at a short max output on a server with room to spare is Valid, with the queue evidence kept', async () => {
+    const r = await measure(PROFILE_A, { contexts: [8 * K], concurrency: [16], maxOutputTokens: 1024, secondsPerMeasurement: 10 }, 5);
+    const c = cellsOf(r.session)[`${8 * K}x16`];
+    expect([c.status, c.reason]).toEqual(['valid', null]);
+    // Requests did turn over: many more than 16 were sent, and some finished inside the window.
+    expect(c.requests!.sentAt.length).toBeGreaterThan(20);
+    expect(c.completedRequests).toBeGreaterThan(0);
+    expect(c.queueEvidence!.scrapes).toBeGreaterThanOrEqual(8);
+    expect(c.queueEvidence!.longestWaitingRun).toBeLessThan(2);
+    expect(c.queueEvidence!.avgRunning).toBeGreaterThanOrEqual(0.95 * 16);
+    expect(c.failedRequests).toBe(0);
+  }, 120_000);
+
+  it('--max-num-seqs below C is Requests queued, with the waiting scrapes as evidence and the figure kept', async () => {
+    const r = await measure(['--max-num-seqs', '4', ...PROFILE_A], { contexts: [2 * K], concurrency: [8], secondsPerMeasurement: 8 });
+    const c = cellsOf(r.session)[`${2 * K}x8`];
+    expect(c.status).toBe('queued');
+    expect(c.queueEvidence!.longestWaitingRun).toBeGreaterThanOrEqual(2);
+    expect(c.queueEvidence!.waitingShare).toBeGreaterThan(0.5);
+    expect(c.queueEvidence!.avgRunning).toBeLessThanOrEqual(4);
+    expect(c.reason).toMatch(/average active requests 4\.0 is below 95% of 8; requests were waiting in \d+% of the once-a-second checks/);
+    expect(c.totalTokensPerSecond).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a KV cache too small for C requests is Requests queued', async () => {
+    // Without prefix caching each request holds its own prompt's blocks.
+    const args = ['--max-model-len', '131072', '--gpu-memory-utilization', '0.2', '--no-enable-prefix-caching', '--served-model-name', 'fara'];
+    sim = await startSim({ speed: SPEED, args });
+    const target = await targetOf(sim.url);
+    const budget = target.kvBudget.tokens!;
+    // Three prompts fit the cache, the fourth does not (the user's budget lets the plan run it).
+    const context = Math.floor(budget / 3.5);
+    expect(context + 4096).toBeLessThanOrEqual(131072);
+    const r = await runBench(
+      target,
+      { contexts: [context], concurrency: [4], prefillContexts: [], warmup: false, simSpeed: SPEED, secondsPerMeasurement: 8, kvBudgetTokens: 10 * budget },
+      join(tempDir(), 'kv.speedmatrix.json'),
+    );
+    const c = cellsOf(r.session)[`${context}x4`];
+    // The fourth request never gets its share: the gate never sees all four steady, or they wait.
+    expect(c.status).toBe('queued');
+    expect(c.reason).toMatch(/readiness gate timed out|waiting in|below 95% of 4/);
+    expect(c.queueEvidence!.scrapes).toBeGreaterThanOrEqual(6);
+    expect(c.totalTokensPerSecond).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('failed requests', () => {
+  // Short requests so that many start in the window (the simulator fails exactly every 50th at 2%).
+  const short: RunConfigInput = { contexts: [0], concurrency: [8], maxOutputTokens: 256, secondsPerMeasurement: 20 };
+  // At 2%, requests of 512 tokens at speed 4 (about 1.2 s of wall time each): a worker's turnover is a
+  // small share of a request's life even on a busy machine, so eight stay running.
+  const longer: RunConfigInput = { ...short, maxOutputTokens: 512, secondsPerMeasurement: 40 };
+
+  it('HTTP 500 on 2% of requests: each is replaced, the cell keeps its figure and shows the count', async () => {
+    const r = await measure(['--sim-500-share', '0.02', ...PROFILE_A], longer, 4);
+    const c = cellsOf(r.session)['0x8'];
+    expect(c.status).toBe('valid');
+    expect(c.failedRequests).toBeGreaterThanOrEqual(1);
+    expect(c.failedRequests! / c.windowRequests!).toBeLessThanOrEqual(0.1);
+    expect(c.reason).toMatch(/requests in the window failed and were replaced .*HTTP 500/);
+    expect(c.totalTokensPerSecond).toBeGreaterThan(0);
+    // Eight stay in flight: every failure was replaced at once.
+    expect(c.avgActiveRequests).toBeGreaterThanOrEqual(0.95 * 8);
+    const md = renderMarkdownReport(r.session);
+    expect(md).toMatch(new RegExp(`\\| Sustained decode \\| 0 \\| 8 \\| Valid \\| [\\d,.]+ \\(${c.failedRequests} failed\\) \\|`));
+  }, 120_000);
+
+  it('HTTP 500 on 30% of requests: Error, with the count and the server’s message', async () => {
+    const r = await measure(['--sim-500-share', '0.3', ...PROFILE_A], short);
+    const c = cellsOf(r.session)['0x8'];
+    expect(c.status).toBe('error');
+    expect(c.totalTokensPerSecond).toBeNull();
+    expect(c.reason).toMatch(/^\d+ of \d+ requests (in the window )?failed.*HTTP 500.*--sim-500-share/);
+  }, 120_000);
+});
+
+describe('a stream that goes silent late in the window', () => {
+  it('is Stream stalled, with the gap as evidence and the figure kept (the server paused, then went on)', async () => {
+    sim = await startSim({ speed: SPEED, args: PROFILE_A });
+    const s = sim;
+    const target = await targetOf(s.url);
+    const timers: NodeJS.Timeout[] = [];
+    // 30 s windows take 3 s of wall time at speed 10: pause the whole server for 1.5 s (15 simulated
+    // seconds) from 1 s into the window, under the 30 s stall limit.
+    const r = await runBench(
+      target,
+      { contexts: [0], concurrency: [2], prefillContexts: [], warmup: false, simSpeed: SPEED, secondsPerMeasurement: 30 },
+      join(tempDir(), 'stall.speedmatrix.json'),
+      {
+        onEventAlso: (e) => {
+          if (e.type !== 'phase' || e.phase !== 'window') return;
+          timers.push(setTimeout(() => process.kill(s.pid, 'SIGSTOP'), 1000));
+          timers.push(setTimeout(() => process.kill(s.pid, 'SIGCONT'), 2500));
+        },
+      },
+    );
+    for (const t of timers) clearTimeout(t);
+    const c = cellsOf(r.session)['0x2'];
+    expect(c.status).toBe('stalled');
+    expect(c.stall!.gapSeconds).toBeGreaterThan(12);
+    expect(c.stall!.gapSeconds).toBeLessThan(30);
+    expect(c.stall!.endedAtSeconds).toBeGreaterThan(10);
+    expect(c.stall!.thresholdSeconds).toBe(2);
+    expect(c.reason).toMatch(/produced nothing for \d+\.\d s inside the window/);
+    expect(c.totalTokensPerSecond).toBeGreaterThan(0);
+    expect(renderMarkdownReport(r.session)).toMatch(/\| Sustained decode \| 0 \| 2 \| Stream stalled \| [\d,.]+ \|/);
+  }, 120_000);
+});

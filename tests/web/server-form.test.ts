@@ -1,0 +1,96 @@
+/**
+ * The Server view as a person meets it, in real Chromium against the real core: a start that
+ * fails at once (port in use) shows why without pressing Stop, invalid fields are marked at the
+ * field, "auto" shows the port that will be used, and switching engine clears an old failure.
+ */
+import { type Server, createServer } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
+import { hasChromium, launchChromium, openPage, shot } from './browser';
+
+function occupyPort(): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const addr = server.address();
+      resolve({ server, port: typeof addr === 'object' && addr ? addr.port : 0 });
+    });
+  });
+}
+
+describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', () => {
+  let browser: Browser;
+  let bridge: BridgeServer;
+  let page: Page;
+  let busy: { server: Server; port: number };
+  beforeAll(async () => {
+    busy = await occupyPort();
+    bridge = await startBridgeServer({ core: { stopTimeoutMs: 8000 } });
+    browser = await launchChromium();
+    ({ page } = await openPage(browser, bridge.url));
+    await page.waitForSelector('[data-app-state="ready"]');
+    await page.locator('nav button', { hasText: 'Server' }).click();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await bridge?.close();
+    busy?.server.close();
+  });
+
+  it('shows a start on a busy port as failed with the reason, without pressing Stop', async () => {
+    await page.locator('#srv-port').fill(String(busy.port));
+    await page.getByTestId('start-server').click();
+    await page.locator('[data-testid="server-status"][data-state="failed"]').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('server-failure').innerText()).toMatch(new RegExp(`${busy.port}.*(in use|busy)|(in use|busy).*${busy.port}`, 'i'));
+    // It stays failed: the start request's late reply does not put it back to "Starting".
+    await page.waitForTimeout(500);
+    expect(await page.getByTestId('server-status').getAttribute('data-state')).toBe('failed');
+    expect(await page.getByTestId('server-elapsed').count()).toBe(0);
+    await shot(page, '40-server-port-in-use', false);
+  }, 30_000);
+
+  it('clears the old failure panel when the engine changes', async () => {
+    await page.getByTestId('server-failure').waitFor();
+    await page.locator('input[name="kind"][value="vllm-native"]').check();
+    expect(await page.getByTestId('server-failure').count()).toBe(0);
+    await page.locator('input[name="kind"][value="simulator"]').check();
+    expect(await page.getByTestId('server-failure').count()).toBe(0);
+  });
+
+  it('marks an invalid field at the field, moves focus there, and disables Start until it is valid', async () => {
+    await page.locator('#srv-port').fill('');
+    await page.locator('#srv-maxModelLen').fill('lots');
+    const field = page.locator('#srv-maxModelLen');
+    await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
+    const msgId = await field.getAttribute('aria-errormessage');
+    expect(msgId).toBeTruthy();
+    expect(await page.locator(`#${msgId}`).innerText()).toMatch(/max.model.len|Max model length/i);
+    expect(await page.getByTestId('start-server').isDisabled()).toBe(true);
+    // Focus moves to the invalid field when the person tries to go on (Enter in another field).
+    await page.locator('#srv-model').focus();
+    await page.locator('#srv-model').press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('srv-maxModelLen');
+    await shot(page, '41-server-invalid-field', false);
+    await field.fill('32k');
+    await expect.poll(() => field.getAttribute('aria-invalid')).not.toBe('true');
+    await expect.poll(() => page.getByTestId('start-server').isEnabled()).toBe(true);
+  });
+
+  it('shows the port that will be used when the port is auto', async () => {
+    await page.locator('#srv-port').fill('');
+    const preview = page.getByTestId('command-preview');
+    await expect.poll(() => preview.textContent()).toMatch(/--port \d{2,5}/);
+    expect(await preview.textContent()).not.toMatch(/--port 8000\b/);
+    expect(await page.locator('#srv-port').getAttribute('placeholder')).toMatch(/auto/);
+  });
+
+  it('offers the simulated GPU profiles as a list', async () => {
+    const select = page.locator('select#srv-simProfile');
+    await select.waitFor();
+    const options = await select.locator('option').allInnerTexts();
+    expect(options.length).toBeGreaterThan(2);
+    expect(options.join('\n')).toMatch(/rtx-pro-6000-fara-4b-bf16/);
+  });
+});
