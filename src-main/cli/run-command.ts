@@ -11,7 +11,7 @@ import { ProgressPrinter } from '../bench/progress';
 import { loadForResume } from '../bench/start-run';
 import type { RunConfigInput } from '../bench/types';
 import { detectHardware } from '../hardware/detect';
-import { startOrchestratedRun, type ServerSide } from '../orchestrator/orchestrator';
+import { RunRefused, startOrchestratedRun, type ServerSide } from '../orchestrator/orchestrator';
 import { readHardwareFile } from '../orchestrator/server-hardware';
 import { attachServer, launchServer, type SupervisedServer } from '../orchestrator/server-side';
 import { fmtCount } from '../../src-shared/report/format';
@@ -299,6 +299,7 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
     if (outcome === 'cancelled') say(`Continue later with: speedmatrix run --resume ${file}${flags.url ? ` --url ${flags.url}` : ''}`);
     return outcome === 'cancelled' ? EXIT.cancelled : outcome === 'failed' ? EXIT.failed : EXIT.ok;
   } catch (e) {
+    if (e instanceof RunRefused) for (const n of e.notes) say(`note: ${n}`);
     err((e as Error).message);
     return interrupted ? EXIT.cancelled : EXIT.failed;
   } finally {

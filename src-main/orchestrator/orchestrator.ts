@@ -64,15 +64,22 @@ export function tooLongNotes(plan: RunPlan): string[] {
     .map((r) => `${r}: those cells are marked Too long and not run.`);
 }
 
-/** A run that cannot start as asked; the message is a sentence for the person. */
-export class RunRefused extends Error {}
+/** A run that cannot start as asked; the message is a sentence for the person, the notes say why. */
+export class RunRefused extends Error {
+  constructor(
+    message: string,
+    readonly notes: string[],
+  ) {
+    super(message);
+  }
+}
 
 export async function startOrchestratedRun(opts: OrchestratedRunOptions): Promise<OrchestratedRun> {
   const { target } = opts.server;
   const placement = await serverPlacement(target);
   const plan = opts.resume ? null : planRun(opts.config, target);
   const nothing = plan && nothingToRun(plan);
-  if (nothing) throw new RunRefused(nothing);
+  if (nothing) throw new RunRefused(nothing, tooLongNotes(plan));
   const hardware = opts.resume ? undefined : await hardwareOfServer(placement, target, opts.hardware);
   // This machine's GPU says something only about a server running on it (not a simulated one).
   let telemetry: GpuTelemetry | undefined;
