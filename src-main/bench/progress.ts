@@ -17,20 +17,21 @@ export interface ProgressOutput {
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
- * The bar line in `width` columns: the cell count and the ETA are kept whole; the middle (the
- * current cell and its live figures) gives way first, cut in its middle so both ends still
- * read. A terminal too narrow for even that keeps the ETA and drops the bar.
+ * The bar line in `width` columns. The cell count and the ETA are kept whole; the bar goes
+ * first when there is no room, then the middle (the current cell and its live figures) is cut
+ * in its middle so both of its ends still read. Too narrow even for that: the ETA alone.
  */
-export function fitLine(head: string, middle: string, tail: string, width: number): string {
-  const full = `${head}  ${middle}  ${tail}`;
+export function fitLine(bar: string, count: string, middle: string, tail: string, width: number): string {
+  const full = `${bar} ${count}  ${middle}  ${tail}`;
   if (full.length <= width) return full;
-  const room = width - head.length - tail.length - 4;
+  const bare = `${count}  ${middle}  ${tail}`;
+  if (bare.length <= width) return bare;
+  const room = width - count.length - tail.length - 4;
   if (room >= 5) {
     const keep = room - 1;
     const start = Math.ceil(keep / 2);
-    return `${head}  ${middle.slice(0, start)}…${middle.slice(middle.length - (keep - start))}  ${tail}`;
+    return `${count}  ${middle.slice(0, start)}…${middle.slice(middle.length - (keep - start))}  ${tail}`;
   }
-  const count = head.replace(/^\[[#.]*\]\s*/, '');
   const short = `${count}  ${tail}`;
   return short.length <= width ? short : tail.slice(0, Math.max(0, width));
 }
@@ -179,8 +180,8 @@ export class ProgressPrinter {
     const done = this.total ? Math.max(0, this.index - 1) / this.total : 0;
     const filled = Math.round(done * BAR);
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}]`;
-    const head = `${bar} cell ${Math.min(this.index, this.total)}/${this.total}`;
-    const text = fitLine(head, `${this.current}  ${this.live}`, `ETA ${fmtDuration(this.etaNow())}`, (this.out.columns?.() ?? 120) - 1);
+    const count = `cell ${Math.min(this.index, this.total)}/${this.total}`;
+    const text = fitLine(bar, count, `${this.current}  ${this.live}`, `ETA ${fmtDuration(this.etaNow())}`, (this.out.columns?.() ?? 120) - 1);
     this.out.write(`\r\x1b[2K${text}`);
     this.barShown = true;
   }
