@@ -15,9 +15,9 @@ import { registerRun } from './commands/run';
 import { registerServe } from './commands/serve';
 import { registerSim } from './commands/sim';
 import { registerValidate } from './commands/validate';
-import { EXIT } from './exit';
+import { EXIT } from './commands/exit';
 
-export { EXIT } from './exit';
+export { EXIT } from './commands/exit';
 
 /** What follows a usage error: one line naming the help of the command that refused. */
 function helpHint(cmd: Command): string {

@@ -108,7 +108,7 @@ export function registerRun(program: Command): void {
     .option('--ready-timeout <seconds>', 'with --launch/--demo: startup deadline (default 1200)')
     .option('-y, --yes', 'with --launch/--demo: end servers an earlier killed run left running, without asking')
     .action(async (cmd: string[], flags: RunFlags) => {
-      const { runBenchmarkCommand } = await import('../run-command');
+      const { runBenchmarkCommand } = await import('./run-command');
       process.exitCode = await runBenchmarkCommand(cmd, flags);
     });
 }

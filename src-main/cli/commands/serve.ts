@@ -20,7 +20,7 @@ export function registerServe(program: Command): void {
     .option('--json', 'print one JSON object per event instead of text')
     .option('-y, --yes', 'end servers an earlier killed SpeedMatrix left running, without asking')
     .action(async (cmd: string[], o: ServeFlags) => {
-      const { serveCommand } = await import('../serve-command');
+      const { serveCommand } = await import('./serve-command');
       process.exitCode = await serveCommand(cmd, o);
     });
 }

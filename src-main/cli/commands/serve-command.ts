@@ -2,14 +2,14 @@
  * The body of `speedmatrix serve`: a server under the supervisor until Ctrl-C, written down in
  * the launched-server registry while it runs.
  */
-import { fmtCount, fmtDuration } from '../../src-shared/report/format';
-import { launchOptionsFromCommand } from '../server/command-line';
-import { buildLaunch } from '../server/launch';
-import { signalGroup } from '../server/orphans';
-import { Supervisor, type StopReport } from '../server/supervisor';
-import type { ServerTarget } from '../server/target';
-import { LaunchedRegistry } from '../server/launched-registry';
-import type { ServeFlags } from './commands/serve';
+import { fmtCount, fmtDuration } from '../../../src-shared/report/format';
+import { launchOptionsFromCommand } from '../../server/command-line';
+import { buildLaunch } from '../../server/launch';
+import { signalGroup } from '../../server/orphans';
+import { Supervisor, type StopReport } from '../../server/supervisor';
+import type { ServerTarget } from '../../server/target';
+import { LaunchedRegistry } from '../../server/launched-registry';
+import type { ServeFlags } from './serve';
 import { EXIT } from './exit';
 import { offerToEndLeftovers } from './leftovers';
 
