@@ -22,6 +22,7 @@ import { planRun } from './plan';
 import type { BenchEvent, RunConfigInput, RunOutcome, RunPlan } from './types';
 import type { WorkerMessage } from './worker-protocol';
 import { forkLauncher, type WorkerLauncher } from './worker-transport';
+import { hasExtension } from '../runtime/text';
 
 export interface StartRunOptions {
   /** The server to measure (from probeServer in attach mode, or the supervisor's 'ready'). */
@@ -243,7 +244,7 @@ export class BenchRun implements RunHandle {
       return true;
     }
     const name = basename(this.file);
-    const fallback = join(tmpdir(), name.endsWith('.json') ? name : `${name}.speedmatrix.json`);
+    const fallback = join(tmpdir(), hasExtension(this.file, '.json') ? name : `${name}.speedmatrix.json`);
     if (fallback === this.file) {
       this.opts.onEvent({ type: 'error', message: `${res.error} Results are kept in memory.` });
       return false;

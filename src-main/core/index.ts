@@ -14,6 +14,7 @@ import {
   type EventPayloads,
   type ExportFormat,
   type InvokeChannel,
+  type InvokeHandlers,
   type InvokeResult,
   type InvokeResults,
   invokeArgs,
@@ -33,8 +34,8 @@ import { ServerControl } from './server-control';
 import { TelemetryControl } from './telemetry-control';
 import { LaunchedRegistry, type LaunchedServer } from '../server/launched-registry';
 import { FORM_DEFAULTS } from './server-form';
-import { CANCELLED, type Dialogs, SessionControl } from './session-control';
-import { UserError, describeError } from './user-error';
+import { type Dialogs, SessionControl } from './session-control';
+import { CancelledError, UserError, describeError } from './user-error';
 
 export type { Dialogs } from './session-control';
 
@@ -87,7 +88,6 @@ export interface AppCore {
   dispose(): Promise<void>;
 }
 
-type Handlers = { [C in InvokeChannel]: (...args: never[]) => Promise<InvokeResults[C]> };
 
 const EXT: Record<ExportFormat, string> = { markdown: '.md', html: '.html', pdf: '.pdf' };
 
@@ -138,7 +138,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     let file = path ?? sessions.defaultExportPath(EXT[format]);
     if (!path && opts.dialogs) {
       const chosen = await opts.dialogs.chooseSavePath(sessions.defaultName(EXT[format]), format);
-      if (!chosen) throw new UserError(CANCELLED);
+      if (!chosen) throw new CancelledError();
       file = chosen;
     }
     if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
@@ -159,7 +159,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     return { file };
   };
 
-  const handlers: Handlers = {
+  const handlers: InvokeHandlers = {
     'app:info': async () => ({
       name: APP_NAME,
       version: APP_VERSION,
@@ -205,7 +205,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
       opts.writeClipboard(text);
       return true as const;
     },
-  } as Handlers;
+  };
 
   return {
     async invoke(channel, args) {
@@ -216,6 +216,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
         const handler = handlers[channel] as (...a: unknown[]) => Promise<InvokeResults[typeof channel]>;
         return ok(await handler(...(parsed.data as unknown[])));
       } catch (e) {
+        if (e instanceof CancelledError) return { ok: false, error: e.message, code: 'cancelled' };
         return fail(describeError(e));
       }
     },

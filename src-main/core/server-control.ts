@@ -8,6 +8,8 @@ import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServe
 import { isPortFree } from '../server/port';
 import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import type { CoreEvents } from './emitter';
+import { copiesAsPowerShell, localLaunchNote } from '../server/platform-support';
+import { displayAsPowerShell } from '../server/powershell';
 import { formToLaunch } from './server-form';
 import { UserError } from './user-error';
 import { freePort } from '../server/port';
@@ -31,7 +33,7 @@ export class ServerControl {
 
   constructor(
     private readonly events: CoreEvents,
-    private readonly opts: { readyTimeoutMs?: number; stopTimeoutMs?: number; onStarting?: () => void; onStopped?: () => void; registry?: LaunchedRegistry } = {},
+    private readonly opts: { readyTimeoutMs?: number; stopTimeoutMs?: number; onStarting?: () => void; onStopped?: () => void; platform?: NodeJS.Platform; registry?: LaunchedRegistry } = {},
   ) {}
 
   snapshot(): ServerSnapshot {
@@ -47,7 +49,9 @@ export class ServerControl {
   }
 
   async preview(form: ServerForm): Promise<CommandPreview> {
-    if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {} };
+    if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {}, powershell: null, platformNote: null };
+    const platform = this.opts.platform ?? process.platform;
+    const platformNote = localLaunchNote(form.kind, platform);
     const launch = formToLaunch(form, form.port ?? (await this.autoPort(form.host)));
     if (!launch.ok) throw new UserError(launch.error);
     let built;
@@ -61,6 +65,8 @@ export class ServerControl {
       display: built.display,
       argv: redactArgv(built.argv).map((a) => (key && a === key ? '<redacted>' : a)),
       env: redactEnv(built.env),
+      powershell: copiesAsPowerShell(platform) ? displayAsPowerShell(built.display) : null,
+      platformNote,
     };
   }
 

@@ -6,14 +6,15 @@
 import { open as openFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { importFile, importText } from '../importers';
-import { CANCELLED, type CellRef, type SessionMeta, type SessionView } from '../../src-shared/ipc/contract';
+import type { CellRef, SessionMeta, SessionView } from '../../src-shared/ipc/contract';
 import { cellKey } from '../../src-shared/cell-key';
 import { readSessionFile, parseSessionText } from '../session/read';
 import { type RequestSamples, SESSION_EXTENSION, type Session } from '../../src-shared/session/schema';
 import { writeSessionFile } from '../session/write';
 import type { CoreEvents } from './emitter';
 import type { RecentFiles } from './recent-files';
-import { UserError } from './user-error';
+import { CancelledError, UserError } from './user-error';
+import { hasExtension } from '../runtime/text';
 
 export interface Dialogs {
   /** A path to open, or null when the person cancelled. */
@@ -22,7 +23,6 @@ export interface Dialogs {
   chooseSavePath(defaultName: string, kind: 'session' | 'markdown' | 'html' | 'pdf'): Promise<string | null>;
 }
 
-export { CANCELLED };
 
 export class SessionControl {
   private session: Session | null = null;
@@ -92,8 +92,9 @@ export class SessionControl {
     const file = path ?? (await this.ask(() => this.dialogs?.chooseOpenPath() ?? Promise.resolve(null), 'Opening a file needs a path here: there is no file dialog.'));
     const read = await readSessionFile(file);
     if (read.ok) {
-      this.set(read.data, { file, dirty: false });
+      // The recent list first: the change event below is what rebuilds the app's Open Recent menu.
       await this.recent.add(file);
+      this.set(read.data, { file, dirty: false });
       return this.meta();
     }
     // Not a session at all: maybe another tool's results, which import turns into one.
@@ -133,7 +134,7 @@ export class SessionControl {
     if (!session) throw new UserError('There is nothing to save yet: run a matrix or open a session first.');
     let target = path ?? (forceAsk ? null : this.file);
     if (!target) target = await this.ask(() => this.dialogs?.chooseSavePath(this.defaultName(), 'session') ?? Promise.resolve(null), 'Saving needs a path here: there is no file dialog.');
-    if (!target.endsWith('.json')) target += SESSION_EXTENSION;
+    if (!hasExtension(target, '.json')) target += SESSION_EXTENSION;
     const res = await writeSessionFile(target, session);
     if (!res.ok) {
       this.saveError = `${res.error} Your results are still open here; use Save As to choose another place.`;
@@ -152,7 +153,7 @@ export class SessionControl {
   defaultName(ext = SESSION_EXTENSION): string {
     const s = this.session;
     const known = this.file ?? this.sourceName;
-    if (known) return basename(known).replace(/\.speedmatrix\.json$|\.json$|\.txt$|\.md$/, '') + ext;
+    if (known) return basename(known).replace(/\.speedmatrix\.json$|\.json$|\.txt$|\.md$/i, '') + ext;
     const model = s?.server.servedModel ?? s?.server.model ?? 'session';
     const gpu = s?.hardware.gpus[0]?.name ?? (s?.simulated ? 'simulated' : '');
     const slug = `${model}${gpu ? `-${gpu}` : ''}`
@@ -176,7 +177,7 @@ export class SessionControl {
   private async ask(choose: () => Promise<string | null>, noDialog: string): Promise<string> {
     if (!this.dialogs) throw new UserError(noDialog);
     const chosen = await choose();
-    if (!chosen) throw new UserError(CANCELLED);
+    if (!chosen) throw new CancelledError();
     return chosen;
   }
 }

@@ -289,6 +289,7 @@ export function compareMarkdownSections(m: ComparisonModel): string[] {
 function ratioHeatmap(r: RatioMatrix): HeatmapModel {
   return {
     title: `Sustained decode: ${r.label} total tok/s`,
+    key: null,
     rowLabels: r.contexts.map(fmtContext),
     colLabels: r.concurrency.map(String),
     rowAxis: 'Context',

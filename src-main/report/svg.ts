@@ -5,7 +5,8 @@
  */
 import { escapeHtml as esc } from './escape';
 import { fmtContext, fmtTokPerSec } from '../../src-shared/report/format';
-import { type HeatmapModel, textColorOn } from '../../src-shared/report/matrix-model';
+import { type HeatmapModel, sequentialColor, textColorOn } from '../../src-shared/report/matrix-model';
+import { fmtTick, zeroScale } from '../../src-shared/report/scale';
 
 export interface CurvePoint {
   x: number;
@@ -25,20 +26,6 @@ export const SERIES_COLORS = ['#2f6fb3', '#d1603d', '#3a9a5b', '#8e5ac8', '#c49a
 
 const r1 = (v: number): string => (Math.round(v * 10) / 10).toString();
 
-/** A round step for about four gridlines up to a little above `max`: 1, 2, 2.5 or 5 × 10^n. */
-export function niceStep(max: number): number {
-  const raw = max > 0 ? (max * 1.05) / 4 : 0.25;
-  const p = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 2.5, 5]) if (m * p >= raw) return m * p;
-  return 10 * p;
-}
-
-/** Axis tick text: "0", "500", "2.5K", "10K". */
-export function fmtTick(v: number): string {
-  const trim = (x: number) => String(Math.round(x * 100) / 100);
-  return Math.abs(v) >= 1000 ? `${trim(v / 1000)}K` : trim(v);
-}
-
 export interface CurveChartOptions {
   title: string;
   xLabel: string;
@@ -49,7 +36,7 @@ export interface CurveChartOptions {
   height?: number;
 }
 
-/** Line chart over context length (log₂ x axis, since contexts double), y from 0. */
+/** Line chart over context length (log₂ x axis, since contexts double), y from 0 to a round top (scale.ts). */
 export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOptions): string {
   const W = opts.width ?? 720;
   const H = opts.height ?? 300;
@@ -57,8 +44,8 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
   const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p.x)))].sort((a, b) => a - b);
-  const step = niceStep(Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.y))));
-  const ymax = step * 4;
+  const yScale = zeroScale(Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.y))));
+  const ymax = yScale.max;
   const lx = (x: number) => Math.log2(Math.max(1, x));
   const lo = xs.length ? lx(xs[0]) : 0;
   const hi = xs.length ? lx(xs[xs.length - 1]) : 1;
@@ -71,11 +58,11 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
     `<svg class="chart" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(opts.title)}" font-family="inherit" font-size="12">`,
     `<title>${esc(opts.title)}</title>`,
   ];
-  for (let i = 0; i <= 4; i++) {
-    const y = r1(sy(step * i));
+  yScale.ticks.forEach((tick, i) => {
+    const y = r1(sy(tick));
     out.push(`<line x1="${m.left}" x2="${W - m.right}" y1="${y}" y2="${y}" stroke="currentColor" stroke-opacity="${i === 0 ? 0.6 : 0.15}"/>`);
-    out.push(`<text x="${m.left - 8}" y="${y}" dy="0.32em" text-anchor="end" fill="currentColor">${esc(fmtTick(step * i))}</text>`);
-  }
+    out.push(`<text x="${m.left - 8}" y="${y}" dy="0.32em" text-anchor="end" fill="currentColor">${esc(fmtTick(tick))}</text>`);
+  });
   xs.forEach((x, i) => {
     const dy = i > 0 && crowded(x, xs[i - 1]) ? 14 : 0;
     out.push(`<text x="${r1(sx(x))}" y="${H - m.bottom + 18 + dy}" text-anchor="middle" fill="currentColor">${esc(fmtContext(x))}</text>`);
@@ -106,16 +93,30 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
   return out.join('');
 }
 
-/** A grid of coloured cells with row and column labels; text colour follows each fill. */
+/** The heatmap's colour key: the zero-anchored throughput ramp (as steps, no gradient element) and what its ends mean. */
+function colourKey(text: string, x: number, y: number): string[] {
+  const steps = 12;
+  const w = 10;
+  const swatches = Array.from({ length: steps }, (_, i) => `<rect x="${x + i * w}" y="${y}" width="${w}" height="10" fill="${sequentialColor(i / (steps - 1))}"/>`);
+  return [...swatches, `<text x="${x + steps * w + 8}" y="${y + 5}" dy="0.32em" fill="currentColor" font-size="11">${esc(text)}</text>`];
+}
+
+/**
+ * A grid of coloured cells with row and column labels; text colour follows each fill. Drawn at
+ * its natural size (the stylesheet only shrinks it to the page), so a 2 × 2 matrix stays small
+ * instead of being blown up to the page width with labels three times the size of the text.
+ */
 export function heatmapSvg(model: HeatmapModel): string {
   const cw = 96;
   const ch = 42;
   const left = 64;
   const top = 44;
-  const W = left + cw * model.colLabels.length + 4;
-  const H = top + ch * model.rowLabels.length + 4;
+  const gridBottom = top + ch * model.rowLabels.length;
+  const keyHeight = model.key ? 30 : 0;
+  const W = Math.max(left + cw * model.colLabels.length + 4, model.key ? left + 320 : 0);
+  const H = gridBottom + 4 + keyHeight;
   const out: string[] = [
-    `<svg class="chart heatmap" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(model.title)}" font-family="inherit" font-size="12">`,
+    `<svg class="chart heatmap" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(model.title)}" font-family="inherit" font-size="12">`,
     `<title>${esc(model.title)}</title>`,
     `<text x="${left + (cw * model.colLabels.length) / 2}" y="13" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(model.colAxis)}</text>`,
     `<text x="4" y="${top - 8}" fill="currentColor" fill-opacity="0.75">${esc(model.rowAxis)}</text>`,
@@ -140,6 +141,7 @@ export function heatmapSvg(model: HeatmapModel): string {
       out.push('</g>');
     });
   });
+  if (model.key) out.push(...colourKey(model.key, left, gridBottom + 12));
   out.push('</svg>');
   return out.join('');
 }

@@ -11,8 +11,11 @@ export { applyLogLine, emptyLogFacts, logKvBudget, parseLog, parseLogLine, strip
 export type { LogEvent, LogFacts, LogKvBudget, StatsLine } from './log-parse';
 export { attachLaunch, executableVersion, explainNetworkError, normalizeBaseUrl, probeServer } from './probe';
 export type { ProbeOptions } from './probe';
-export { endLeftovers, findGroupProcesses, findLeftovers, gpuComputeApps, listProcesses, processTree, signalGroup } from './orphans';
-export type { LeftoverProcess, ProcInfo } from './orphans';
+export { endLeftovers, findGroupProcesses, findLeftovers, gpuComputeApps, killGroupNow, listProcesses, processTree, ProcessTableUnavailable } from './orphans';
+export { ProcessControl, processControl } from '../os/process-control';
+export type { Platform, ProcessTable } from '../os/process-control';
+export { batchFileMessage, resolveCommand } from '../os/command-lookup';
+export type { LeftoverCheck, LeftoverProcess, ProcInfo } from './orphans';
 export { isPortFree } from './port';
 export { hasKnownSeries, kvFromCacheConfig, parsePrometheus } from './metrics-parse';
 export type { MetricSample, MetricsKv } from './metrics-parse';

@@ -9,8 +9,9 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { runCommand } from '../hardware/run-command';
-import { findGroupProcesses, signalGroup } from './orphans';
+import { processControl } from '../os/process-control';
+import { runCommand } from '../os/run-command';
+import { findGroupProcesses } from './orphans';
 import type { Supervisor } from './supervisor';
 
 export interface LaunchedServer {
@@ -110,9 +111,10 @@ export class LaunchedRegistry {
     return out;
   }
 
-  /** SIGTERM the server's group, SIGKILL after `graceMs`; true when it is gone. */
+  /** Ask the server to stop (SIGTERM), force its whole group after `graceMs`; true when it is gone. */
   async end(entry: LaunchedServer, graceMs = 10_000): Promise<boolean> {
-    signalGroup(entry.pgid, 'SIGTERM');
+    const control = processControl();
+    await control.askToStop(entry.pgid);
     const gone = async (waitMs: number) => {
       const deadline = Date.now() + waitMs;
       while ((await findGroupProcesses(entry.pgid)).length > 0) {
@@ -123,7 +125,7 @@ export class LaunchedRegistry {
     };
     let ok = await gone(graceMs);
     if (!ok) {
-      signalGroup(entry.pgid, 'SIGKILL');
+      await control.killGroup(entry.pgid);
       ok = await gone(3000);
     }
     if (ok) this.remove(entry.pgid);

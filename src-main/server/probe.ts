@@ -3,7 +3,7 @@
  * step both end here. It finds which engine answers, the served model and its max length, the
  * KV budget and where that figure came from, and the facts for the report's Engine block.
  */
-import { runCommand } from '../hardware/run-command';
+import { runCommand } from '../os/run-command';
 import { fail, ok, type Result } from '../../src-shared/result';
 import type { Engine, KvBudget, ServerLaunch } from '../../src-shared/session/schema';
 import { backendFromVersion, buildOf, commitFromVersion, quantizationLabel, readLocalModelConfig } from './engine-facts';

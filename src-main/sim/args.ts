@@ -1,6 +1,7 @@
 /**
  * `vllm serve` command line (plus the simulator's own --sim-* flags), parsed by hand so
- * unknown flags pass through with a warning instead of failing, as the issue asks.
+ * unknown flags pass through with a warning instead of failing: a flag from a newer vLLM must
+ * not stop the simulator.
  */
 import { fail, ok, type Result } from '../../src-shared/result';
 

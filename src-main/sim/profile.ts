@@ -2,8 +2,9 @@
  * Profiles: data files (profiles/*.json, documented in ../README.md) describing one GPU + model.
  * Built-in ones are imported statically so they travel inside the bundle; a path loads a user's file.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fail, ok, type Result } from '../../src-shared/result';
+import { readTextFileSync } from '../runtime/text';
 import consumer from './profiles/consumer-12gb-4b-int4.json';
 import firehose from './profiles/firehose.json';
 import h200 from './profiles/h200-8b-bf16.json';
@@ -139,7 +140,7 @@ export function loadProfile(nameOrFile: string): Result<Profile> {
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(nameOrFile, 'utf8'));
+    raw = JSON.parse(readTextFileSync(nameOrFile));
   } catch (e) {
     return fail(`profile ${nameOrFile}: not valid JSON (${(e as Error).message})`);
   }

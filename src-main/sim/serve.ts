@@ -85,6 +85,7 @@ class Server_ {
     this.child = spawn(cmd.command, [...cmd.args, 'engine-core', '--parent-pid', String(process.pid)], {
       env: { ...process.env, ...cmd.env },
       stdio: 'ignore',
+      windowsHide: true,
     });
     this.child.on('error', () => undefined);
     this.log.enginePid = this.child.pid ?? 0;

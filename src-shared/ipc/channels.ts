@@ -2,7 +2,7 @@
  * The contract's channel tables, free of zod, so the sandboxed preload bundles only this
  * (a sandboxed preload cannot require packages). contract.ts re-exports everything here.
  */
-import type { CellRef, EventChannel, EventPayloads, ExportFormat, InvokeChannel, InvokeResult, RunForm, ServerFormInput } from './contract';
+import type { EventChannel, EventPayloads, InvokeArgs, InvokeChannel, InvokeResult } from './contract';
 
 export const EVENT_CHANNELS: readonly EventChannel[] = [
   'server:state',
@@ -15,57 +15,8 @@ export const EVENT_CHANNELS: readonly EventChannel[] = [
   'menu',
 ];
 
-/**
- * The bridge the renderer sees as `window.speedmatrix`: named methods only, each the
- * invoke or subscription of one channel. Preload and the WebSocket bridge both build it
- * from `bridgeMethods` below, so the two cannot drift.
- */
-export interface SpeedMatrixBridge {
-  getAppInfo(): Promise<InvokeResult<'app:info'>>;
-  detectHardware(): Promise<InvokeResult<'hardware:detect'>>;
-  getServerDefaults(): Promise<InvokeResult<'server:defaults'>>;
-  previewServer(form: ServerFormInput): Promise<InvokeResult<'server:preview'>>;
-  startServer(form: ServerFormInput): Promise<InvokeResult<'server:start'>>;
-  stopServer(): Promise<InvokeResult<'server:stop'>>;
-  getServerSnapshot(): Promise<InvokeResult<'server:snapshot'>>;
-  getServerLog(): Promise<InvokeResult<'server:log'>>;
-  endOrphans(pids?: number[]): Promise<InvokeResult<'server:end-orphans'>>;
-  planRun(form: RunForm): Promise<InvokeResult<'run:plan'>>;
-  startRun(form: RunForm): Promise<InvokeResult<'run:start'>>;
-  stopRun(): Promise<InvokeResult<'run:stop'>>;
-  resumeRun(file?: string): Promise<InvokeResult<'run:resume'>>;
-  getRunSnapshot(): Promise<InvokeResult<'run:snapshot'>>;
-  getSession(): Promise<InvokeResult<'session:get'>>;
-  getCellRequests(cell: CellRef): Promise<InvokeResult<'session:cell-requests'>>;
-  openSession(path?: string): Promise<InvokeResult<'session:open'>>;
-  openSessionData(file: { name: string; text: string }): Promise<InvokeResult<'session:open-data'>>;
-  saveSession(path?: string): Promise<InvokeResult<'session:save'>>;
-  saveSessionAs(path?: string): Promise<InvokeResult<'session:save-as'>>;
-  getRecentFiles(): Promise<InvokeResult<'session:recent'>>;
-  exportReport(format: ExportFormat, path?: string): Promise<InvokeResult<'report:export'>>;
-  openExternal(url: string): Promise<InvokeResult<'shell:open-external'>>;
-  writeClipboard(text: string): Promise<InvokeResult<'clipboard:write-text'>>;
-  onServerState(cb: (s: EventPayloads['server:state']) => void): () => void;
-  onServerLog(cb: (lines: EventPayloads['server:log']) => void): () => void;
-  onServerOrphans(cb: (o: EventPayloads['server:orphans']) => void): () => void;
-  onRunUpdate(cb: (u: EventPayloads['run:update']) => void): () => void;
-  onTelemetry(cb: (s: EventPayloads['telemetry']) => void): () => void;
-  onSessionMeta(cb: (m: EventPayloads['session:meta']) => void): () => void;
-  onNotice(cb: (n: EventPayloads['notice']) => void): () => void;
-  onMenu(cb: (c: EventPayloads['menu']) => void): () => void;
-  /** The app only: the path of a dropped file (Electron's webUtils), so Save knows where it lives. */
-  pathForFile?(file: File): string | null;
-}
-
-type InvokeMethodName = {
-  [K in keyof SpeedMatrixBridge]-?: K extends `on${string}` | 'pathForFile' ? never : K;
-}[keyof SpeedMatrixBridge];
-type EventMethodName = {
-  [K in keyof SpeedMatrixBridge]-?: K extends `on${string}` ? K : never;
-}[keyof SpeedMatrixBridge];
-
-/** Method name -> channel. Both bridges are generated from these two tables. */
-export const bridgeMethods: Record<InvokeMethodName, InvokeChannel> = {
+/** Method name -> invoke channel. Both bridges (preload and WebSocket) are generated from this table. */
+export const bridgeMethods = {
   getAppInfo: 'app:info',
   detectHardware: 'hardware:detect',
   getServerDefaults: 'server:defaults',
@@ -90,9 +41,10 @@ export const bridgeMethods: Record<InvokeMethodName, InvokeChannel> = {
   exportReport: 'report:export',
   openExternal: 'shell:open-external',
   writeClipboard: 'clipboard:write-text',
-};
+} as const satisfies Record<string, InvokeChannel>;
 
-export const bridgeEvents: Record<EventMethodName, EventChannel> = {
+/** Method name -> event channel. */
+export const bridgeEvents = {
   onServerState: 'server:state',
   onServerLog: 'server:log',
   onServerOrphans: 'server:orphans',
@@ -101,7 +53,29 @@ export const bridgeEvents: Record<EventMethodName, EventChannel> = {
   onSessionMeta: 'session:meta',
   onNotice: 'notice',
   onMenu: 'menu',
+} as const satisfies Record<string, EventChannel>;
+
+type MethodTable = typeof bridgeMethods;
+type EventTable = typeof bridgeEvents;
+
+/**
+ * The bridge the renderer sees as `window.speedmatrix`: named methods only, each the invoke
+ * or subscription of one channel, with the argument and result types of that channel. The
+ * types come from the tables above, so a method wired to the wrong channel changes its own
+ * signature and its callers stop compiling (docs/ipc.md).
+ */
+export type SpeedMatrixBridge = {
+  [M in keyof MethodTable]: (...args: InvokeArgs<MethodTable[M]>) => Promise<InvokeResult<MethodTable[M]>>;
+} & {
+  [M in keyof EventTable]: (cb: (payload: EventPayloads[EventTable[M]]) => void) => () => void;
+} & {
+  /** The app only: the path of a dropped file (Electron's webUtils), so Save knows where it lives. */
+  pathForFile?(file: File): string | null;
 };
+
+// Every channel has a bridge method: a channel added to the contract without one fails here.
+type Unbridged = Exclude<InvokeChannel, MethodTable[keyof MethodTable]> | Exclude<EventChannel, EventTable[keyof EventTable]>;
+export const EVERY_CHANNEL_BRIDGED: [Unbridged] extends [never] ? true : Unbridged = true;
 
 /** Channel prefixes the preload namespaces with, so a page cannot reach other ipc channels. */
 export const IPC_PREFIX = 'speedmatrix:';

@@ -5,7 +5,7 @@
  *
  * Invoke channels: zod-validated arguments (checked in main, never trusted from the page)
  * and a typed result that is always {ok, data} | {ok, error}, never a throw.
- * Event channels: main -> renderer payloads.
+ * Event channels: main -> renderer payloads. How to add a channel: docs/ipc.md.
  */
 import { z } from 'zod';
 import type { Result } from '../result';
@@ -97,6 +97,7 @@ export interface AppInfo {
   simProfiles: { name: string; description: string }[];
 }
 
+/** The supervisor's states: the one definition, used by the supervisor, the core and the page. */
 export type ServerState = 'idle' | 'starting' | 'ready' | 'stopping' | 'exited' | 'failed';
 
 export interface ServerReadyInfo {
@@ -149,6 +150,10 @@ export interface CommandPreview {
   display: string;
   argv: string[];
   env: Record<string, string>;
+  /** The same command for PowerShell, where the app runs on Windows (what Copy copies there); null elsewhere. */
+  powershell: string | null;
+  /** Said before anything is launched when this launch cannot work on this OS (e.g. vLLM on Windows); null when it can. */
+  platformNote: string | null;
 }
 
 export type PlanCellStatus = 'run' | 'over-capacity' | 'too-long' | 'skipped';
@@ -174,11 +179,15 @@ export interface PlanView {
 
 export type RunPhase = 'idle' | 'starting' | 'prefill' | 'decode' | 'done' | 'cancelled' | 'failed';
 
+/** What the engine says a decode cell is doing (its 'phase' events), in the order they come. */
+export type CellPhase = 'warmup' | 'calibration' | 'idle-gate' | 'readiness' | 'window' | 'cooldown';
+/** What the live cell shows: its prefill, its start, one of its phases, then ramping up and measuring. */
+export type LiveStage = 'prefill' | 'starting' | CellPhase | 'ramping up' | 'measuring';
+
 export interface LiveCell {
   context: number;
   concurrency: number;
-  /** 'warmup' | 'readiness' | 'measuring' | 'cooldown', as the engine says. */
-  stage: string;
+  stage: LiveStage;
   tokensPerSecond: number | null;
   activeRequests: number | null;
   outputTokens: number | null;
@@ -318,7 +327,17 @@ export interface InvokeResults {
 }
 
 export type InvokeArgs<C extends InvokeChannel> = z.input<(typeof invokeArgs)[C]>;
-export type InvokeResult<C extends InvokeChannel> = Result<InvokeResults[C]>;
+/** A channel's arguments after validation (defaults filled in): what its handler receives. */
+export type InvokeParsedArgs<C extends InvokeChannel> = z.output<(typeof invokeArgs)[C]>;
+
+/** Why an invoke failed, for the cases the page acts on rather than shows. */
+export type InvokeErrorCode = 'cancelled';
+/** {ok, data} or {ok, error}; `code` says "the person cancelled a dialog" without comparing text. */
+export type Invoked<T> = { ok: true; data: T } | { ok: false; error: string; code?: InvokeErrorCode };
+export type InvokeResult<C extends InvokeChannel> = Invoked<InvokeResults[C]>;
+
+/** The core's side of the contract: one handler per channel, typed by that channel. */
+export type InvokeHandlers = { [C in InvokeChannel]: (...args: InvokeParsedArgs<C>) => Promise<InvokeResults[C]> };
 
 /** Main -> renderer event channels and their payloads. */
 export interface EventPayloads {

@@ -127,6 +127,21 @@ export function sequentialColor(t: number): string {
   return hex(u < 0.5 ? mix(SEQ_LOW, SEQ_MID, u * 2) : mix(SEQ_MID, SEQ_HIGH, (u - 0.5) * 2));
 }
 
+/**
+ * The one throughput colour of the decode heatmap, in the app and the reports: anchored at
+ * zero (t = value / largest value), so 127.8 and 137.4 tok/s get nearly the same blue instead
+ * of opposite ends of the scale.
+ */
+export function throughputColor(value: number, maxValue: number): string {
+  return sequentialColor(maxValue > 0 ? value / maxValue : 0);
+}
+
+/** The colour key of the heatmap, from 0 to the largest value, as a CSS gradient. */
+export const THROUGHPUT_GRADIENT_CSS = `linear-gradient(90deg, ${[SEQ_LOW, SEQ_MID, SEQ_HIGH].map(hex).join(', ')})`;
+
+/** The colour key's words: "0 to 4,786.2 tok/s total". */
+export const throughputKeyText = (maxValue: number): string => `0 to ${fmtTokPerSec(maxValue)} tok/s total`;
+
 const DIV_WORSE: Rgb = [0xc0, 0x39, 0x2b];
 const DIV_SAME: Rgb = [0xf4, 0xf4, 0xf1];
 const DIV_BETTER: Rgb = [0x1e, 0x84, 0x49];
@@ -170,7 +185,7 @@ export function textColorOn(fill: string): string {
 /** Heatmap fill for a decode cell. */
 export function decodeCellFill(cell: MatrixCellView, maxValue: number): string {
   if (cell.value === null) return statusColor(cell.status);
-  return sequentialColor(maxValue > 0 ? cell.value / maxValue : 0);
+  return throughputColor(cell.value, maxValue);
 }
 
 // ---- Heatmap data ----------------------------------------------------------------------
@@ -184,6 +199,8 @@ export interface HeatmapCell {
 
 export interface HeatmapModel {
   title: string;
+  /** The colour key under the grid ("0 to 4,786.2 tok/s total"), or null for a diverging map. */
+  key: string | null;
   rowLabels: string[];
   colLabels: string[];
   rowAxis: string;
@@ -195,6 +212,7 @@ export interface HeatmapModel {
 export function decodeHeatmap(m: DecodeMatrixModel): HeatmapModel {
   return {
     title: 'Sustained decode: total tok/s by context length and simultaneous requests',
+    key: m.maxValue > 0 ? throughputKeyText(m.maxValue) : null,
     rowLabels: m.contexts.map(fmtContext),
     colLabels: m.concurrency.map(String),
     rowAxis: 'Context',

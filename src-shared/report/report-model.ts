@@ -1,7 +1,8 @@
 /**
  * Everything a report shows, as display-ready strings, built once from a session. The
- * Markdown and HTML renderers only lay this out, so both say the same thing in the same
- * order as the reference report. Pure: no Node imports.
+ * Markdown and HTML renderers and the app's Results view only lay this out, so all of them say
+ * the same thing in the same order as the reference report (docs/architecture.md). Pure: no
+ * Node imports.
  */
 import type { CellStatus, DecodeCell, Session } from '../session/schema';
 import { STATUS_WORDS } from '../session/schema';
@@ -69,6 +70,8 @@ export interface ReportModel {
   ttftNote: string;
   measurementsCaption: string;
   measurements: TableModel;
+  /** The same rows with their sort values and cell keys, for the app's sortable table. */
+  measurementRows: MeasurementRow[];
   energy: TableModel | null;
   telemetry: TableModel | null;
   cellNotes: string[];
@@ -102,6 +105,33 @@ export const MEASUREMENT_COLUMNS = [
 
 export const PREFILL_COLUMNS = ['Context', 'Prompt tok/s', 'TTFT'] as const;
 
+/** What each measurement column after Phase sorts by, in MEASUREMENT_COLUMNS order. */
+export const MEASUREMENT_SORT_KEYS = [
+  'context',
+  'concurrency',
+  'status',
+  'total',
+  'perRequest',
+  'ttft',
+  'tbt',
+  'active',
+  'completed',
+  'output',
+  'window',
+] as const;
+export type MeasurementSortKey = (typeof MEASUREMENT_SORT_KEYS)[number];
+
+/** One row of All measurements: its text, and the raw values the app sorts by. */
+export interface MeasurementRow {
+  /** "p8192" for a prefill point, "d8192x32" for a decode cell. */
+  key: string;
+  phase: 'Prefill' | 'Sustained decode';
+  /** The decode cell's cellKey, for selecting it; null for prefill. */
+  cellKey: string | null;
+  sort: Record<MeasurementSortKey, number | string | null>;
+  text: string[];
+}
+
 export const LEGEND: Record<CellStatus, string> = {
   valid: 'Valid: measured, with none of the problems below.',
   looped: 'Looped: the model kept repeating the same text, so the benchmark discarded this measurement.',
@@ -121,15 +151,20 @@ export const LEGEND: Record<CellStatus, string> = {
 export const TTFT_NOTE =
   "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.";
 
-const PHASE_PREFILL = 'Prefill';
-const PHASE_DECODE = 'Sustained decode';
+const PHASE_PREFILL = 'Prefill' as const;
+const PHASE_DECODE = 'Sustained decode' as const;
 
 const orNone = (v: string | null | undefined): string => (v === null || v === undefined || v === '' ? NONE : v);
 
-/** "Fara1.5-4B" from "microsoft/Fara1.5-4B"; the served name when no model path is known. */
+/**
+ * "Fara1.5-4B" from "microsoft/Fara1.5-4B" or "/models/Fara1.5-4B"; the served name when no
+ * model is known. Something that is not a repository id or path (spaces, quotes, markup) is
+ * shown whole rather than cut at a slash.
+ */
 export function modelNameOf(session: Session): string {
   const path = session.server.model ?? session.server.servedModel;
   if (!path) return 'Unknown model';
+  if (!/^[^\s<>"']+$/.test(path)) return path;
   const parts = path.split('/').filter(Boolean);
   return parts[parts.length - 1] ?? path;
 }
@@ -302,11 +337,11 @@ function prefillTable(session: Session): TableModel | null {
   };
 }
 
-/** Completed requests of a prefill scout: 1 when it answered, 0 when it failed, — when not run. */
-function prefillCompleted(status: CellStatus): string {
-  if (status === 'valid' || status === 'queued') return '1';
-  if (status === 'looped' || status === 'error' || status === 'cancelled') return '0';
-  return NONE;
+/** Completed requests of a prefill scout: 1 when it answered, 0 when it failed, null when not run. */
+function prefillCompleted(status: CellStatus): number | null {
+  if (status === 'valid' || status === 'queued') return 1;
+  if (status === 'looped' || status === 'error' || status === 'cancelled') return 0;
+  return null;
 }
 
 export function decodeMeasurementRow(c: DecodeCell): string[] {
@@ -326,24 +361,42 @@ export function decodeMeasurementRow(c: DecodeCell): string[] {
   ];
 }
 
-function measurementsTable(session: Session): TableModel {
-  const rows: string[][] = sortedPrefill(session.prefill).map((p) => [
-    PHASE_PREFILL,
-    fmtContext(p.context),
-    '1',
-    STATUS_WORDS[p.status],
-    fmtTokPerSec(p.tokensPerSecond),
-    NONE,
-    fmtMs(p.ttftSeconds),
-    NONE,
-    NONE,
-    prefillCompleted(p.status),
-    NONE,
-    NONE,
-  ]);
-  for (const c of sortedCells(session)) rows.push(decodeMeasurementRow(c));
-  return { header: [...MEASUREMENT_COLUMNS], rows };
+/** All measurements, prefill first then decode in matrix order (a rerun replaces its cell). */
+export function measurementRows(session: Session): MeasurementRow[] {
+  const prefill = sortedPrefill(session.prefill).map((p): MeasurementRow => {
+    const completed = prefillCompleted(p.status);
+    return {
+      key: `p${p.context}`,
+      phase: PHASE_PREFILL,
+      cellKey: null,
+      sort: { context: p.context, concurrency: 1, status: p.status, total: p.tokensPerSecond, perRequest: null, ttft: p.ttftSeconds, tbt: null, active: null, completed, output: null, window: null },
+      text: [PHASE_PREFILL, fmtContext(p.context), '1', STATUS_WORDS[p.status], fmtTokPerSec(p.tokensPerSecond), NONE, fmtMs(p.ttftSeconds), NONE, NONE, completed === null ? NONE : String(completed), NONE, NONE],
+    };
+  });
+  const decode = sortedCells(session).map(
+    (c): MeasurementRow => ({
+      key: `d${cellKey(c)}`,
+      phase: PHASE_DECODE,
+      cellKey: cellKey(c),
+      sort: {
+        context: c.context,
+        concurrency: c.concurrency,
+        status: c.status,
+        total: c.totalTokensPerSecond,
+        perRequest: c.perRequestTokensPerSecond,
+        ttft: c.ttft?.p50 ?? null,
+        tbt: c.timeBetweenTokens?.p50 ?? null,
+        active: c.avgActiveRequests,
+        completed: c.completedRequests,
+        output: c.outputTokens,
+        window: c.windowSeconds,
+      },
+      text: decodeMeasurementRow(c),
+    }),
+  );
+  return [...prefill, ...decode];
 }
+
 
 function sortedCells(session: Session): DecodeCell[] {
   return [...cellIndex(session.cells).values()].sort((a, b) => a.context - b.context || a.concurrency - b.concurrency);
@@ -423,6 +476,7 @@ function missingOf(session: Session, decode: DecodeMatrixModel): string[] {
 
 export function buildReportModel(session: Session, options: ReportOptions = {}): ReportModel {
   const decode = buildDecodeMatrix(session);
+  const rows = measurementRows(session);
   const present = new Set(session.cells.map((c) => c.status));
   const legendStatuses: CellStatus[] = ['looped', 'over-capacity', 'queued', 'stalled', 'too-long', 'error', 'cancelled', 'skipped'];
   const legend = legendStatuses
@@ -448,7 +502,8 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     legend,
     ttftNote: TTFT_NOTE,
     measurementsCaption: 'Latencies are medians. Total tok/s is output across all simultaneous requests.',
-    measurements: measurementsTable(session),
+    measurements: { header: [...MEASUREMENT_COLUMNS], rows: rows.map((r) => r.text) },
+    measurementRows: rows,
     energy: energyTable(session),
     telemetry: telemetryTable(session),
     cellNotes: cellNotesOf(session),

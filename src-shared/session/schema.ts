@@ -6,7 +6,8 @@
  * Units: every number is in base units (tokens, seconds, bytes, watts, tokens per second,
  * joules). Formatting for people happens only at display time (see report/format.ts).
  * Times of day are ISO 8601 strings; times inside a cell are seconds relative to the cell's
- * measurement window start, so they stay small and portable.
+ * measurement window start, so they stay small and portable. The fields in words:
+ * docs/session-format.md.
  */
 import { z } from 'zod';
 

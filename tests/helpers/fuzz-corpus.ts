@@ -1,5 +1,5 @@
 /**
- * A generated corpus of hostile and broken session files (issue 9): truncations at every
+ * A generated corpus of hostile and broken session files: truncations at every
  * section boundary, wrong types, huge numbers, NaN strings, deep nesting, invalid UTF-8,
  * duplicate keys, and markup / javascript: URLs in every string field the schema accepts.
  * Everything derives from a valid session, so each case differs from a good file in one way.

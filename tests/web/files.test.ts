@@ -5,14 +5,15 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
+import { webTest as it } from '../helpers/fixtures';
 import { importText } from '../../src-main/importers';
 import { serializeSession } from '../../src-main/session/write';
 import type { Session } from '../../src-shared/session/schema';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
+import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
 import { REFERENCE_REPORT } from '../helpers/paths';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { hasChromium, openPage, shot } from './browser';
 
 const HOSTILE_IMG = '<img src=x onerror="window.__pwned=1">';
 const HOSTILE_SCRIPT = '<script>window.__pwned=2</script>';
@@ -28,18 +29,8 @@ async function pickFile(page: Page, name: string, text: string): Promise<void> {
 }
 
 describe.skipIf(!hasChromium)('session files in Chromium', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  beforeAll(async () => {
-    bridge = await startBridgeServer();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
-  });
 
-  it('opens a session by path and lays it out like the reference report', async () => {
+  it('opens a session by path and lays it out like the reference report', async ({ bridge, browser }) => {
     const file = join(bridge.dialogs.saveDir, 'reference.speedmatrix.json');
     writeFileSync(file, serializeSession(referenceSession()));
     bridge.dialogs.openQueue.push(file);
@@ -50,8 +41,9 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     // Opening through the core (the test's "dialog" answers with the file), as the app's File > Open does.
     expect((await bridge.core.invoke('session:open', [])).ok).toBe(true);
     await page.getByTestId('report').waitFor({ timeout: 10_000 });
-    await expect.poll(() => page.getByTestId('report-title').textContent()).toMatch(/^fara on RTX PRO 6000 Blackwell Server Edition/);
+    await expect.poll(() => page.getByTestId('report-title').textContent()).toBe('Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB');
     await expect.poll(() => page.getByTestId('file-title').textContent()).toBe('reference.speedmatrix.json');
+    await expectResultsMatchReport(page, await coreSession(bridge.core));
     const heat = page.getByTestId('heatmap');
     expect(await heat.locator('[data-cell="8192x32"]').innerText()).toMatch(/2,646\.7 tok\/s\s+247 ms TTFT/);
     expect(await heat.locator('[data-cell="8192x16"]').innerText()).toBe('Looped');
@@ -74,7 +66,7 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('opens a session dropped onto the window, and reads in the dark theme too', async () => {
+  it('opens a session dropped onto the window, and reads in the dark theme too', async ({ bridge, browser }) => {
     const { page } = await openPage(browser, bridge.url, { colorScheme: 'dark' });
     await page.waitForSelector('[data-app-state="ready"]');
     const text = serializeSession(referenceSession());
@@ -88,7 +80,7 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     await page.dispatchEvent('.shell', 'drop', { dataTransfer: drop });
     await page.getByTestId('report').waitFor();
     expect(await page.locator('nav button[aria-current="page"]').innerText()).toBe('Results');
-    expect(await page.getByTestId('report-title').textContent()).toMatch(/^fara on RTX PRO 6000/);
+    expect(await page.getByTestId('report-title').textContent()).toMatch(/^Fara1\.5-4B on RTX PRO 6000/);
     expect(await page.getByTestId('file-title').textContent()).toBe('dropped.speedmatrix.json (not saved here)');
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(bg).toBe('rgb(20, 23, 28)');
@@ -102,7 +94,7 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     expect(readFileSync(md, 'utf8')).toMatch(/Looped/);
   });
 
-  it('shows the session format error for a corrupt file, never a blank screen', async () => {
+  it('shows the session format error for a corrupt file, never a blank screen', async ({ bridge, browser }) => {
     const { page } = await openPage(browser, bridge.url);
     await page.waitForSelector('[data-app-state="ready"]');
     await page.locator('nav button', { hasText: 'Results' }).click();
@@ -123,13 +115,13 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     expect(await page.locator('[data-app-state="ready"]').count()).toBe(1);
   });
 
-  it('renders every string from a file as text: no element, no script from it', async () => {
+  it('renders every string from a file as text: no element, no script from it', async ({ bridge, browser }) => {
     const s = referenceSession();
     const looped = s.cells.findIndex((c) => c.status === 'looped');
     const hostile: Session = {
       ...s,
       engine: { ...s.engine, name: HOSTILE_SCRIPT, version: HOSTILE_IMG },
-      server: { ...s.server, servedModel: HOSTILE_IMG, display: `vllm serve ${HOSTILE_SCRIPT}` },
+      server: { ...s.server, model: HOSTILE_IMG, servedModel: HOSTILE_IMG, display: `vllm serve ${HOSTILE_SCRIPT}` },
       hardware: { ...s.hardware, gpus: s.hardware.gpus.map((g) => ({ ...g, name: HOSTILE_SCRIPT })) },
       cells: s.cells.map((c, i) =>
         i === looped ? { ...c, reason: HOSTILE_IMG, evidence: { loopExcerpt: `${HOSTILE_SCRIPT}${HOSTILE_IMG}`, loopPeriodChars: 10, loopStream: 'content', logLines: [HOSTILE_IMG] } } : c,

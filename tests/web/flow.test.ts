@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSessionFile } from '../../src-main/session/read';
 import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
+import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
 import { FAKE_NVIDIA_SMI } from '../helpers/fake-servers';
 import { hasChromium, launchChromium, openPage, shot } from './browser';
 
@@ -122,8 +123,10 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
   it('shows the results like the reference report, with the looped cell’s evidence', async () => {
     await page.locator('nav button', { hasText: 'Results' }).click();
     await page.getByTestId('report').waitFor();
-    expect(await page.getByTestId('report-title').textContent()).toMatch(/^fara on /);
+    // The report's title: the model's name (not the served name) on the GPU it ran on.
+    expect(await page.getByTestId('report-title').textContent()).toMatch(/^Fara1\.5-4B on /);
     await expect.poll(() => page.getByTestId('measurements').locator('tbody tr').count()).toBe(2 + 6);
+    await expectResultsMatchReport(page, await coreSession(bridge.core));
     expect(await page.getByTestId('file-title').textContent()).toBe('Unsaved session •');
     await page.locator('[data-testid="heatmap"] [data-cell="8192x2"] button').click();
     await page.getByTestId('loop-evidence').waitFor();

@@ -1,5 +1,5 @@
 /**
- * SIGKILL of the server's leader under the real renderer (issue 9): the Server view says which
+ * SIGKILL of the server's leader under the real renderer: the Server view says which
  * process the crash left running and asks; "End them" (pressed from the keyboard) ends it, and
  * the process is really gone.
  */

@@ -1,5 +1,5 @@
 /**
- * Security in real Chromium (issue 9): the page's CSP (meta and header, script-src 'self')
+ * Security in real Chromium: the page's CSP (meta and header, script-src 'self')
  * stops injected inline script; files from the fuzz corpus, hostile imports and the exported
  * HTML and PDF reports never put markup from a file into a DOM. Every view is walked while a
  * hostile session is open.

@@ -2,25 +2,13 @@
  * Foundation: the built renderer in real headless Chromium, talking over the WebSocket bridge
  * to the real app core in Node, shows the shell with navigation and the version it read.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { APP_VERSION } from '../../src-main/runtime/app-version';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { webTest as it } from '../helpers/fixtures';
+import { hasChromium, openPage, shot } from './browser';
 
 describe.skipIf(!hasChromium)('app shell in Chromium', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  beforeAll(async () => {
-    bridge = await startBridgeServer();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
-  });
-
-  it('renders navigation and the version that came over the bridge from the real core', async () => {
+  it('renders navigation and the version that came over the bridge from the real core', async ({ bridge, browser }) => {
     const { page, problems } = await openPage(browser, bridge.url);
     await page.waitForSelector('[data-app-state="ready"]', { timeout: 20_000 });
     const nav = await page.locator('nav[aria-label="Views"] button').allTextContents();
@@ -40,7 +28,7 @@ describe.skipIf(!hasChromium)('app shell in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('refuses a page that has no bridge with a clear message, not a blank screen', async () => {
+  it('refuses a page that has no bridge with a clear message, not a blank screen', async ({ bridge, browser }) => {
     const { page } = await openPage(browser, bridge.url.replace('?bridge=ws', ''));
     await page.waitForSelector('[data-app-state="error"]');
     expect(await page.locator('[role="alert"]').textContent()).toMatch(/No connection to the SpeedMatrix core/);

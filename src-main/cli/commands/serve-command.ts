@@ -5,7 +5,7 @@
 import { fmtCount, fmtDuration } from '../../../src-shared/report/format';
 import { launchOptionsFromCommand } from '../../server/command-line';
 import { buildLaunch } from '../../server/launch';
-import { signalGroup } from '../../server/orphans';
+import { killGroupNow } from '../../server/orphans';
 import { Supervisor, type StopReport } from '../../server/supervisor';
 import type { ServerTarget } from '../../server/target';
 import { LaunchedRegistry } from '../../server/launched-registry';
@@ -62,7 +62,7 @@ export async function serveCommand(cmd: string[], o: ServeFlags): Promise<number
     if (interrupted) {
       // A second Ctrl-C: do not wait for the stop timeout.
       out('forcing', 'Killing the server now (SIGKILL to its process group)...');
-      if (sup.pid) signalGroup(sup.pid, 'SIGKILL');
+      if (sup.pid) killGroupNow(sup.pid);
       return;
     }
     interrupted = true;

@@ -4,8 +4,9 @@
  */
 import { cellKey } from '@shared/cell-key';
 import { memo } from 'react';
+import { THROUGHPUT_GRADIENT_CSS, throughputKeyText } from '@shared/report/matrix-model';
 import type { HeatCell, HeatmapModel } from './heatmap-model';
-import { fmtContext, fmtTokPerSec, legendText, statusWord, tokPerSec } from '../format';
+import { fmtContext, legendText, statusWord, tokPerSec } from '../format';
 import type { LiveCell } from '@shared/ipc/contract';
 
 export function Heatmap(props: {
@@ -41,12 +42,11 @@ export function Heatmap(props: {
           ))}
         </tbody>
       </table>
-      <div className="hm-scale" aria-hidden={model.min === null}>
-        {model.min !== null && model.max !== null && (
+      <div className="hm-scale" aria-hidden={model.max === null} data-testid="heatmap-key">
+        {model.max !== null && (
           <>
-            <span>{fmtTokPerSec(model.min)} tok/s</span>
-            <span className="ramp" />
-            <span>{fmtTokPerSec(model.max)} tok/s</span>
+            <span className="ramp" style={{ background: THROUGHPUT_GRADIENT_CSS }} />
+            <span>{throughputKeyText(model.max)}</span>
           </>
         )}
       </div>

@@ -1,11 +1,12 @@
 /**
  * The decode heatmap as data: rows are contexts, columns concurrency levels, colour is total
- * tok/s on a log scale. Pure, so it is unit-tested without a browser.
+ * tok/s on the reports' zero-anchored scale (throughputColor). This adds what only the live app
+ * has: planned cells and their reasons. Pure, so it is unit-tested without a browser.
  */
 import { cellKey } from '@shared/cell-key';
 import type { PlanCell } from '@shared/ipc/contract';
 import type { CellStatus, DecodeCell } from '@shared/session/schema';
-import { HAS_FIGURES } from '@shared/report/matrix-model';
+import { HAS_FIGURES, textColorOn, throughputColor } from '@shared/report/matrix-model';
 import { NONE, fmtMs, fmtTokPerSec, statusWord, withFailed } from '../format';
 
 export interface HeatCell {
@@ -33,29 +34,6 @@ export interface HeatmapModel {
   statusesShown: CellStatus[];
 }
 
-// A perceptual ramp (viridis stops): ordered in lightness, so it reads in both themes and in print.
-const STOPS: [number, number, number][] = [
-  [68, 1, 84],
-  [59, 82, 139],
-  [33, 145, 140],
-  [94, 201, 98],
-  [253, 231, 37],
-];
-
-export function rampColor(t: number): string {
-  const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
-  const i = Math.min(STOPS.length - 2, Math.floor(x));
-  const f = x - i;
-  const [a, b] = [STOPS[i], STOPS[i + 1]];
-  const c = a.map((v, k) => Math.round(v + (b[k] - v) * f));
-  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
-}
-
-/** Dark text on the light end of the ramp, white on the dark end. */
-export function textOn(t: number): string {
-  return t > 0.55 ? '#111' : '#fff';
-}
-
 export function buildHeatmap(
   contexts: readonly number[],
   concurrency: readonly number[],
@@ -69,10 +47,6 @@ export function buildHeatmap(
     .map((c) => c.totalTokensPerSecond as number);
   const min = values.length ? Math.min(...values) : null;
   const max = values.length ? Math.max(...values) : null;
-  const scale = (v: number): number => {
-    if (min === null || max === null || max <= min) return 0.6;
-    return (Math.log(v) - Math.log(min)) / (Math.log(max) - Math.log(min));
-  };
   const shown = new Set<CellStatus>();
   const rows = [...contexts].sort((a, b) => a - b).map((context) =>
     [...concurrency].sort((a, b) => a - b).map((conc): HeatCell => {
@@ -80,7 +54,7 @@ export function buildHeatmap(
       const cell = byKey.get(key) ?? null;
       const base = { key, context, concurrency: conc, cell, reason: cell?.reason ?? null };
       if (cell && HAS_FIGURES.has(cell.status) && cell.totalTokensPerSecond != null) {
-        const t = scale(cell.totalTokensPerSecond);
+        const background = throughputColor(cell.totalTokensPerSecond, max ?? 0);
         if (cell.status !== 'valid') shown.add(cell.status);
         return {
           ...base,
@@ -89,8 +63,8 @@ export function buildHeatmap(
           flag: cell.status === 'valid' ? null : statusWord(cell.status),
           line1: withFailed(`${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s`, cell.failedRequests),
           line2: cell.ttft ? `${fmtMs(cell.ttft.p50)} TTFT` : NONE,
-          background: rampColor(t),
-          foreground: textOn(t),
+          background,
+          foreground: textColorOn(background),
         };
       }
       if (cell) {

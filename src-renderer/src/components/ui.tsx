@@ -31,8 +31,9 @@ export function Block(props: { title: string; rows: [string, ReactNode][]; testI
     <section className="block" data-testid={props.testId}>
       <h3>{props.title}</h3>
       <dl>
-        {props.rows.map(([k, v]) => (
-          <div key={k} className="row">
+        {props.rows.map(([k, v], i) => (
+          // Labels may repeat (several "Note" rows), so the position is part of the key.
+          <div key={`${i}:${k}`} className="row">
             <dt>{k}</dt>
             <dd>{v}</dd>
           </div>

@@ -2,7 +2,7 @@
  * Everything the renderer asks of main goes through these actions: they call the bridge and
  * put the answer (or its error, in words) into the store. Components never call the bridge.
  */
-import { CANCELLED, type CellRef, type ExportFormat, type MenuCommand, type RunForm, type RunUpdate, type ServerForm } from '@shared/ipc/contract';
+import { type CellRef, type Invoked, type ExportFormat, type MenuCommand, type RunForm, type RunUpdate, type ServerForm } from '@shared/ipc/contract';
 import type { Result } from '@shared/result';
 import type { RequestSamples } from '@shared/session/schema';
 import { bridgeOrThrow } from '../bridge';
@@ -17,7 +17,7 @@ function applyRunUpdateNow(u: RunUpdate): void {
   st().applyRunUpdate(u);
 }
 
-async function call<T>(p: Promise<Result<T>>): Promise<Result<T>> {
+async function call<T>(p: Promise<Invoked<T>>): Promise<Invoked<T>> {
   try {
     return await p;
   } catch (e) {
@@ -171,7 +171,7 @@ function confirmDiscard(action: string): boolean {
   return window.confirm(`The open results are not saved. ${action} (Cancel, then Save, to keep them.)`);
 }
 
-async function afterOpen(r: Result<unknown>, name: string): Promise<void> {
+async function afterOpen(r: Invoked<unknown>, name: string): Promise<void> {
   if (r.ok) {
     st().setOpenError(null);
     st().selectCell(null);
@@ -187,7 +187,7 @@ async function afterOpen(r: Result<unknown>, name: string): Promise<void> {
 export async function openSession(path?: string): Promise<void> {
   if (!confirmDiscard('Open another file anyway?')) return;
   const r = await call(bridgeOrThrow().openSession(path));
-  if (!r.ok && r.error === CANCELLED) return;
+  if (!r.ok && r.code === 'cancelled') return;
   await afterOpen(r, path ?? 'the file');
 }
 
@@ -225,7 +225,7 @@ export async function saveSession(as = false): Promise<void> {
     st().setSessionMeta(r.data);
     st().pushNotice({ level: 'info', message: `Saved ${r.data.file ?? ''}` });
     await refreshRecent();
-  } else if (r.error !== CANCELLED) st().pushNotice({ level: 'error', message: r.error });
+  } else if (r.code !== 'cancelled') st().pushNotice({ level: 'error', message: r.error });
 }
 
 export async function exportReport(format: ExportFormat): Promise<void> {
@@ -233,7 +233,7 @@ export async function exportReport(format: ExportFormat): Promise<void> {
   if (r.ok) {
     st().setLastExport(r.data.file);
     st().pushNotice({ level: 'info', message: `Exported ${r.data.file}` });
-  } else if (r.error !== CANCELLED) st().pushNotice({ level: 'error', message: r.error });
+  } else if (r.code !== 'cancelled') st().pushNotice({ level: 'error', message: r.error });
 }
 
 /** Copy through main's clipboard (the app grants the page no clipboard permission); a failure is said, not swallowed. */

@@ -1,6 +1,6 @@
 /**
  * Figure 7, worker soak: one C=128 cell through the real engine with a window of
- * BENCH_SOAK_SECONDS (the issue's full soak: 600) against the simulator at speed 1. The worker
+ * BENCH_SOAK_SECONDS (the full soak: 600) against the simulator at speed 1. The worker
  * process's RSS and open file descriptors are read from /proc every second; "flat" means the
  * end of the window looks like its start.
  */

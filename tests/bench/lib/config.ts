@@ -1,7 +1,7 @@
 /**
  * Knobs of `npm run bench`. BENCH_QUICK=1 shrinks every figure (about 2-3 minutes in all) for
  * iterating; the default fits about 15 minutes on a 2-core machine. BENCH_ONLY=absorb,truth runs
- * a subset. BENCH_SOAK_SECONDS=600 gives the issue's full 10-minute worker soak.
+ * a subset. BENCH_SOAK_SECONDS=600 gives the full 10-minute worker soak.
  */
 const quick = process.env.BENCH_QUICK === '1';
 const num = (name: string, full: number, q: number): number => {
@@ -20,7 +20,7 @@ export const BENCH = {
   truthWindowSeconds: num('BENCH_TRUTH_SECONDS', 5, 3),
   /** Measurement window of each cell of the 3 x 3 orchestration matrix, seconds. */
   matrixWindowSeconds: num('BENCH_MATRIX_WINDOW_SECONDS', 30, 3),
-  /** Worker soak length, seconds (the issue's full soak is 600). */
+  /** Worker soak length, seconds (the full soak is 600). */
   soakSeconds: num('BENCH_SOAK_SECONDS', 180, 20),
   /** Seconds per simulator-throughput run. */
   simSeconds: num('BENCH_SIM_SECONDS', 5, 2),

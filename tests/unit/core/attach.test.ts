@@ -2,24 +2,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { simTest } from '../../helpers/fixtures';
+
+const it = simTest.override('simOptions', { scope: 'file' }, {
+  apiKey: 'sk-attach-key',
+  args: ['--served-model-name', 'fara', '--max-model-len', '32768', '--gpu-memory-utilization', '0.2'],
+});
 
 describe('attach to a running server', () => {
-  let sim: SimHandle;
   const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-attach-'));
   const core = createAppCore({ host: 'bridge', dataDir: dir, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
-  beforeAll(async () => {
-    sim = await startSim({ apiKey: 'sk-attach-key', args: ['--served-model-name', 'fara', '--max-model-len', '32768', '--gpu-memory-utilization', '0.2'] });
-  }, 60_000);
   afterAll(async () => {
     await core.dispose();
-    await sim?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reports ready with the served model, max_model_len and the KV budget from /metrics', async () => {
+  it('reports ready with the served model, max_model_len and the KV budget from /metrics', async ({ sim }) => {
     const d = await core.invoke('server:defaults', []);
     if (!d.ok) throw new Error(d.error);
     const preview = await core.invoke('server:preview', [{ ...d.data, kind: 'attach', url: sim.url }]);
@@ -39,7 +39,7 @@ describe('attach to a running server', () => {
     expect((await fetch(`${sim.url}/health`)).status).toBe(200);
   });
 
-  it('says why when the key is wrong', async () => {
+  it('says why when the key is wrong', async ({ sim }) => {
     const d = await core.invoke('server:defaults', []);
     if (!d.ok) throw new Error(d.error);
     const r = await core.invoke('server:start', [{ ...d.data, kind: 'attach', url: sim.url, apiKey: 'wrong' }]);

@@ -32,6 +32,24 @@ describe('session files through the core', () => {
     expect(recent.ok && recent.data[0]).toBe(join(dir, 'kept.speedmatrix.json'));
   });
 
+  it('answers a closed file dialog with the result code cancelled, and keeps the session as it was', async () => {
+    const closed = { chooseOpenPath: async () => null, chooseSavePath: async () => null };
+    const withDialogs = createAppCore({ host: 'bridge', dataDir: join(dir, 'app-dialogs'), detectHardware: noGpu, dialogs: closed });
+    try {
+      expect(await withDialogs.invoke('session:open', [])).toEqual({ ok: false, error: 'Cancelled.', code: 'cancelled' });
+      await withDialogs.invoke('session:open-data', [{ name: 'b.speedmatrix.json', text: serializeSession(createSession({ simulated: true })) }]);
+      expect(await withDialogs.invoke('session:save-as', [])).toMatchObject({ ok: false, code: 'cancelled' });
+      expect(await withDialogs.invoke('report:export', ['markdown'])).toMatchObject({ ok: false, code: 'cancelled' });
+      const view = await withDialogs.invoke('session:get', []);
+      expect(view.ok && view.data.meta).toMatchObject({ file: null, saveError: null });
+      // A real failure carries no code: the page shows it.
+      const bad = await withDialogs.invoke('session:open', [join(dir, 'missing.speedmatrix.json')]);
+      expect(bad.ok === false && bad.code).toBeUndefined();
+    } finally {
+      await withDialogs.dispose();
+    }
+  });
+
   it('imports another tool’s report text opened by path, as an unsaved session', async () => {
     const r = await core.invoke('session:open', [REFERENCE_REPORT]);
     expect(r.ok && r.data).toMatchObject({ file: null, dirty: true, sourceName: 'fara-4b-rtx-pro-6000-bf16.txt' });

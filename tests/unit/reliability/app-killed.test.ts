@@ -1,5 +1,5 @@
 /**
- * The app killed with SIGKILL mid-run (issue 9): its core runs in a process of its own, is
+ * The app killed with SIGKILL mid-run: its core runs in a process of its own, is
  * killed after two finished cells, and a new core's Resume (run:resume on the run's file)
  * restores every finished cell from the journal and measures only the rest.
  */

@@ -1,5 +1,5 @@
 /**
- * The CLI killed with SIGKILL mid-run (issue 9): the journal restores every completed cell and
+ * The CLI killed with SIGKILL mid-run: the journal restores every completed cell and
  * `--resume` finishes the matrix without measuring any cell twice. The run uses a recognisable
  * API key, and every output (stdout, stderr, session file, journal, Markdown, HTML and the
  * event log inside the session) is searched for it.

@@ -1,5 +1,5 @@
 /**
- * Disk full and read-only on save (issue 9), on a real tiny tmpfs: the results stay in memory,
+ * Disk full and read-only on save, on a real tiny tmpfs: the results stay in memory,
  * the message says so and why, the file that was there survives, no temp file is left, and
  * saving elsewhere works. The CLI's report export fails the same clean way.
  * Mounting needs root with CAP_SYS_ADMIN (as here); elsewhere these are reported as not run.

@@ -1,5 +1,5 @@
 /**
- * The Electron security checklist (issue 9), item by item, with electron mocked: the window as
+ * The Electron security checklist, item by item, with electron mocked: the window as
  * window.ts builds it, the session hardening, the preload surface, and every IPC handler's
  * sender check and argument validation against the contract. The same checks with the real
  * binary are in tests/e2e/security.test.ts.

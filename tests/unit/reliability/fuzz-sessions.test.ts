@@ -1,5 +1,5 @@
 /**
- * Hostile and broken session files (issue 9): every case of the generated corpus is refused
+ * Hostile and broken session files: every case of the generated corpus is refused
  * with a clear one-line message naming the file, or opens and renders into Markdown and HTML
  * with no markup from the file. The same for imports, and for a 200 MB file.
  */

@@ -1,5 +1,5 @@
 /**
- * The server crashes mid-cell (issue 9). Attached (CLI `run --url`): the cell becomes Error,
+ * The server crashes mid-cell. Attached (CLI `run --url`): the cell becomes Error,
  * the run stops cleanly with exit 1 and says to resume, every finished cell is kept and the rest
  * are left unmeasured. Supervised: the cell is Error with the server's last log lines, the
  * server is restarted and the run goes on from the next cell.

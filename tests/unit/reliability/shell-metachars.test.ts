@@ -1,5 +1,5 @@
 /**
- * Launch options full of shell metacharacters (issue 9) reach the server process literally:
+ * Launch options full of shell metacharacters reach the server process literally:
  * model, served name, extra args and environment values, through the app core's Server form
  * and through the Supervisor directly. A fake executable echoes the argv and environment it got.
  */

@@ -1,7 +1,8 @@
 /** The renderer's display text: the reference report's spellings, and a unit on every number. */
 import { describe, expect, it } from 'vitest';
 import { fmtContext, fmtMs, fmtSeconds, fmtTokPerSec, legendText, tokPerSec, cellName } from '../../../src-renderer/src/format';
-import { buildHeatmap, rampColor, textOn } from '../../../src-renderer/src/charts/heatmap-model';
+import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
+import { textColorOn, throughputColor } from '../../../src-shared/report/matrix-model';
 import { measurementRows, sortRows } from '../../../src-renderer/src/features/results/measurements';
 import { createSession } from '../../../src-main/session/create';
 import type { DecodeCell } from '../../../src-shared/session/schema';
@@ -90,13 +91,24 @@ describe('heatmap model', () => {
     expect(q.statusesShown).toEqual(['queued']);
   });
 
-  it('colours by total tok/s on a log scale, darkest for the lowest, with readable text', () => {
+  it('colours by total tok/s on the reports’ scale from zero, with readable text', () => {
     expect(m.min).toBe(141.4);
     expect(m.max).toBe(2646.7);
-    expect(m.rows[0][0].background).toBe(rampColor(0));
-    expect(m.rows[0][2].background).toBe(rampColor(1));
-    expect(textOn(0)).toBe('#fff');
-    expect(textOn(1)).toBe('#111');
+    expect(m.rows[0][0].background).toBe(throughputColor(141.4, 2646.7));
+    expect(m.rows[0][2].background).toBe(throughputColor(2646.7, 2646.7));
+    expect(m.rows[0][0].foreground).toBe(textColorOn(m.rows[0][0].background as string));
+    expect(m.rows[0][0].foreground).toBe('#111111');
+    expect(m.rows[0][2].foreground).toBe('#ffffff');
+  });
+
+  it('gives figures a few percent apart nearly the same colour, not opposite ends of the scale', () => {
+    const close = buildHeatmap([8 * K], [1, 2], [cell(8 * K, 1, { totalTokensPerSecond: 127.8 }), cell(8 * K, 2, { totalTokensPerSecond: 137.4 })]);
+    const [lo, hi] = close.rows[0].map((c) => c.background);
+    expect(lo).toBe(throughputColor(127.8, 137.4));
+    expect(hi).toBe(throughputColor(137.4, 137.4));
+    const channels = (rgb: string) => (rgb.match(/[0-9a-f]{2}/gi) ?? []).map((h) => parseInt(h, 16));
+    const gap = Math.max(...channels(lo as string).map((v, i) => Math.abs(v - channels(hi as string)[i])));
+    expect(gap).toBeLessThan(30);
   });
 });
 

@@ -97,7 +97,7 @@ describe('profile (a) rtx-pro-6000-fara-4b-bf16 against the reference report', (
   });
 });
 
-describe('profile (b) consumer-12gb-4b-int4 matches the issue’s figures', () => {
+describe('profile (b) consumer-12gb-4b-int4 matches the figures its profile documents', () => {
   const p = BUILTIN_PROFILES['consumer-12gb-4b-int4'];
   const r = planKv(p, { maxModelLen: 'auto', gpuMemoryUtilization: 0.9, kvCacheDtype: 'auto', blockSize: 16 });
   if (!r.ok) throw new Error(r.error.lines.join('\n'));

@@ -2,6 +2,7 @@
 import { cellKey } from '@shared/cell-key';
 import { useEffect, useMemo, useState } from 'react';
 import type { DecodeCell, LatencyStats, RequestSamples, Session } from '@shared/session/schema';
+import { fmtTick, zeroScale } from '@shared/report/scale';
 import { Plot } from '../../charts/Plot';
 import { chartColors, useDarkTheme } from '../../charts/theme';
 import {
@@ -47,18 +48,26 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
   const hist = useMemo(() => {
     const c = chartColors(dark);
     const axis = { color: c.text, gridcolor: c.grid };
-    const layout = (title: string) => ({
-      paper_bgcolor: c.paper,
-      plot_bgcolor: c.paper,
-      font: { color: c.text, size: 12 },
-      margin: { l: 50, r: 10, t: 10, b: 45 },
-      xaxis: { ...axis, title: { text: title } },
-      yaxis: { ...axis, title: { text: 'Requests' } },
-      bargap: 0.05,
-    });
+    // From zero to a round top with round ticks, so 7.870 and 7.878 ms fall in one bar on a
+    // 0-8 ms axis instead of filling an axis that runs from 7.87 to 7.878 ms.
+    const histogram = (values: number[], color: string, title: string) => {
+      const s = zeroScale(Math.max(0, ...values));
+      return {
+        data: [{ type: 'histogram' as const, x: values, xbins: { start: 0, end: s.max, size: s.max / 40 }, marker: { color }, hovertemplate: '%{x} ms: %{y} requests<extra></extra>' }],
+        layout: {
+          paper_bgcolor: c.paper,
+          plot_bgcolor: c.paper,
+          font: { color: c.text, size: 12 },
+          margin: { l: 50, r: 10, t: 10, b: 45 },
+          xaxis: { ...axis, title: { text: title }, range: [0, s.max], tickvals: s.ticks, ticktext: s.ticks.map(fmtTick) },
+          yaxis: { ...axis, title: { text: 'Requests' } },
+          bargap: 0.05,
+        },
+      };
+    };
     return {
-      ttft: { data: [{ type: 'histogram' as const, x: dist.ttftMs, marker: { color: c.line1 }, hovertemplate: '%{x} ms: %{y} requests<extra></extra>' }], layout: layout('TTFT (ms)') },
-      tbt: { data: [{ type: 'histogram' as const, x: dist.tbtMs, marker: { color: c.line2 }, hovertemplate: '%{x} ms: %{y} requests<extra></extra>' }], layout: layout('Time between tokens, per request mean (ms)') },
+      ttft: histogram(dist.ttftMs, c.line1, 'TTFT (ms)'),
+      tbt: histogram(dist.tbtMs, c.line2, 'Time between tokens, per request mean (ms)'),
     };
   }, [dist, dark]);
   const t = cell.telemetry;

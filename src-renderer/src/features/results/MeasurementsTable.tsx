@@ -1,17 +1,17 @@
-/** The All measurements table: the reference's columns and units, sortable by any column. */
+/** The All measurements table: the report model's rows, sortable by any column. */
 import { useMemo } from 'react';
-import type { Session } from '@shared/session/schema';
 import { useApp } from '../../store';
-import { COLUMNS, measurementRows, sortRows } from './measurements';
+import { COLUMNS, type MeasurementRow, sortRows } from './measurements';
 
-export function MeasurementsTable({ session, onSelect }: { session: Session; onSelect: (k: string) => void }) {
+export function MeasurementsTable(props: { rows: MeasurementRow[]; caption: string; onSelect: (k: string) => void }) {
+  const { onSelect } = props;
   const sort = useApp((s) => s.sort);
   const toggle = useApp((s) => s.toggleSort);
-  const rows = useMemo(() => sortRows(measurementRows(session), sort), [session, sort]);
+  const rows = useMemo(() => sortRows(props.rows, sort), [props.rows, sort]);
   return (
     <section>
       <h3>All measurements</h3>
-      <p className="muted">Latencies are medians. Total tok/s is output across all simultaneous requests.</p>
+      <p className="muted">{props.caption}</p>
       <div className="table-wrap">
         <table className="measurements" data-testid="measurements">
           <thead>

@@ -1,12 +1,11 @@
 /** Results, laid out like the reference report: title, blocks, prefill chart, heatmap, table, detail. */
 import { cellKey } from '@shared/cell-key';
 import { useMemo } from 'react';
-import { TTFT_NOTE } from '@shared/report/report-model';
+import { SIMULATED_NOTE, buildReportModel } from '@shared/report/report-model';
 import type { Session } from '@shared/session/schema';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
-import { NONE, fmtContext, fmtContextRange, fmtCount, fmtGigabytes, fmtSeconds } from '../../format';
 import { basename } from '../../path';
 import { useApp } from '../../store';
 import { exportReport, openSession, saveSession } from '../../store/actions';
@@ -96,74 +95,40 @@ export function ResultsView() {
   );
 }
 
+/** The report model (the same one as the Markdown, HTML and PDF exports), laid out for the screen. */
 function Report({ session, selected, onSelect }: { session: Session; selected: string | null; onSelect: (k: string | null) => void }) {
-  const rc = session.runConfig;
-  const gpu = session.hardware.gpus[0];
-  const model = session.server.servedModel ?? session.server.model ?? 'unknown model';
-  const heat = useMemo(() => buildHeatmap(rc.contexts.length ? rc.contexts : [...new Set(session.cells.map((c) => c.context))], rc.concurrency.length ? rc.concurrency : [...new Set(session.cells.map((c) => c.concurrency))], session.cells), [session, rc]);
-  const selectedCell = selected ? session.cells.find((c) => cellKey(c) === selected) ?? null : null;
-  const conc = rc.concurrency;
-  const prefillAt = session.prefill.map((p) => fmtContext(p.context)).join(', ');
+  const report = useMemo(() => buildReportModel(session), [session]);
+  const heat = useMemo(() => buildHeatmap(report.decode.contexts, report.decode.concurrency, session.cells), [report, session]);
+  const selectedCell = selected ? (session.cells.find((c) => cellKey(c) === selected) ?? null) : null;
   return (
     <article className="report" data-testid="report">
       <header className="report-head">
-        <p className="kicker">Speed test matrix{session.simulated ? ' · simulated' : ''}</p>
-        <h2 className="report-title" data-testid="report-title">
-          {model} on {gpu ? gpu.name : 'unknown GPU'}
-          {gpu?.vramBytes ? ` ${fmtGigabytes(gpu.vramBytes).replace(' ', '')}` : ''}
-        </h2>
-        <p className="subtitle">{[session.engine.name, session.engine.version, session.engine.quantization].filter(Boolean).join(' · ')}</p>
-        <p className="subtitle">
-          {rc.contexts.length} contexts ({fmtContextRange(rc.contexts)}) × {conc.length} concurrency levels ({conc.length ? `${Math.min(...conc)}–${Math.max(...conc)}` : NONE})
-          {prefillAt ? ` · prefill at ${prefillAt}` : ''}
+        <p className="kicker">
+          {report.kicker}
+          {report.simulated ? ' · simulated' : ''}
         </p>
-        {session.simulated && <p className="sim-note">Simulated: these figures come from SpeedMatrix's simulated vLLM, not real hardware.</p>}
+        <h2 className="report-title" data-testid="report-title">
+          {report.title}
+        </h2>
+        <p className="subtitle">{report.engineLine}</p>
+        <p className="subtitle">{report.matrixLine}</p>
+        {report.simulated && <p className="sim-note">{SIMULATED_NOTE}</p>}
+        {report.origin && <p className="muted">{report.origin}</p>}
       </header>
       <div className="blocks">
-        <Block
-          title="Hardware"
-          rows={[
-            ['Type', session.hardware.gpuType ?? NONE],
-            ['GPU', gpu ? `${session.hardware.gpus.length > 1 ? `${session.hardware.gpus.length} × ` : ''}${gpu.name}` : NONE],
-            ['VRAM', fmtGigabytes(gpu?.vramBytes)],
-            ['OS', session.hardware.os?.platform ?? NONE],
-          ]}
-        />
-        <Block
-          title="Engine"
-          rows={[
-            ['Engine', session.engine.name],
-            ['Version', session.engine.version ?? NONE],
-            ['Quantization', session.engine.quantization ?? NONE],
-            ['Backend', session.engine.backend ?? NONE],
-            ['Repository', session.engine.repository ?? NONE],
-            ['Build', session.engine.build ?? NONE],
-            ['Commit', session.engine.commit ?? NONE],
-          ]}
-        />
-        <Block
-          title="Run"
-          rows={[
-            ['Served model', session.server.servedModel ?? NONE],
-            ['Revision', session.server.revision ?? NONE],
-            ['Benchmark tool', rc.benchmarkTool],
-            ['Decode test', rc.decodeTestMode === 'fixed-duration' ? 'Fixed duration' : rc.decodeTestMode],
-            ['Prefill mode', rc.prefillMode === 'during-decode-warmup' ? 'Measured during decode warm-up' : rc.prefillMode],
-            ['Time per measurement', fmtSeconds(rc.secondsPerMeasurement).replace('.0 s', ' s')],
-            ['Max output', `${fmtCount(rc.maxOutputTokens)} tokens`],
-            ['KV budget', session.kvBudget.tokens != null ? `${fmtCount(session.kvBudget.tokens)} tokens (${session.kvBudget.source})` : NONE],
-          ]}
-        />
+        {report.blocks.map((b) => (
+          <Block key={b.title} title={b.title} rows={b.rows.map((r): [string, string] => [r.label, r.value])} testId={`block-${b.title.toLowerCase()}`} />
+        ))}
       </div>
       <section className="block">
         <h3>Launch command</h3>
         <pre className="command" data-testid="launch-command">
-          {session.server.display || NONE}
+          {report.launch ?? report.launchMissing}
         </pre>
       </section>
       <section>
         <h3>Prefill</h3>
-        <p className="muted">prompt tok/s by context length</p>
+        <p className="muted">{report.prefillCaption}</p>
         <PrefillChart points={session.prefill} />
       </section>
       <section>
@@ -173,10 +138,10 @@ function Report({ session, selected, onSelect }: { session: Session; selected: s
         ) : (
           <Heatmap model={heat} selected={selected} onSelect={(k) => onSelect(k === selected ? null : k)} />
         )}
-        <p className="muted">{TTFT_NOTE} Select a cell for its detail.</p>
+        <p className="muted">{report.ttftNote} Select a cell for its detail.</p>
       </section>
       {selectedCell && <CellDetail session={session} cell={selectedCell} onClose={() => onSelect(null)} />}
-      <MeasurementsTable session={session} onSelect={onSelect} />
+      <MeasurementsTable rows={report.measurementRows} caption={report.measurementsCaption} onSelect={onSelect} />
     </article>
   );
 }

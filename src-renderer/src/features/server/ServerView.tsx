@@ -74,7 +74,7 @@ export function ServerView() {
   };
 
   const copy = async () => {
-    const text = busy && server.display ? server.display : preview?.display;
+    const text = busy && server.display ? server.display : (preview?.powershell ?? preview?.display);
     if (!text) return;
     if (!(await copyText(text))) return;
     setCopied(true);
@@ -96,6 +96,11 @@ export function ServerView() {
           </label>
         ))}
         <p className="muted">{KINDS.find((k) => k.id === form.kind)?.help}</p>
+        {preview?.platformNote && (
+          <p className="sim-note" role="note" data-testid="platform-note">
+            {preview.platformNote}
+          </p>
+        )}
       </fieldset>
 
       <form
@@ -175,7 +180,7 @@ export function ServerView() {
           <div className="preview-head">
             <h2>{busy ? 'Running command' : 'Command'}</h2>
             <button type="button" onClick={() => void copy()} disabled={!preview && !server.display}>
-              {copied ? 'Copied' : 'Copy'}
+              {copied ? 'Copied' : !busy && preview?.powershell ? 'Copy as PowerShell' : 'Copy'}
             </button>
           </div>
           {busy && server.display ? (

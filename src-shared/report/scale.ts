@@ -1,0 +1,38 @@
+/**
+ * The one value scale of every chart, in the app and in the reports: it starts at zero and
+ * ends at a round number, with round ticks, so two figures that differ by 7 % look 7 % apart
+ * (docs/architecture.md, "Charts"). Pure, no Node imports.
+ */
+
+export interface ZeroScale {
+  /** The top of the axis: a round number at or above the largest value (1 when there is none). */
+  max: number;
+  step: number;
+  /** 0, step, 2·step, … max. */
+  ticks: number[];
+}
+
+/** A round step (1, 2, 2.5 or 5 × 10^n) giving at most `intervals` intervals up to `max`. */
+export function niceStep(max: number, intervals = 4): number {
+  const raw = max > 0 ? max / intervals : 0.25;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 2.5, 5]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+/** Zero to a round maximum covering `maxValue`, with about four round ticks. */
+export function zeroScale(maxValue: number, intervals = 4): ZeroScale {
+  const top = Number.isFinite(maxValue) && maxValue > 0 ? maxValue : 1;
+  const step = niceStep(top, intervals);
+  const n = Math.max(1, Math.ceil(top / step - 1e-9));
+  // Rounded to the step's precision so 0.1 + 0.2 does not print as 0.30000000000000004.
+  const digits = Math.max(0, -Math.floor(Math.log10(step)) + 1);
+  const ticks = Array.from({ length: n + 1 }, (_, i) => Number((i * step).toFixed(digits)));
+  return { max: ticks[n], step, ticks };
+}
+
+/** Axis tick text: "0", "500", "2.5K", "10K", "7.5". */
+export function fmtTick(v: number): string {
+  const trim = (x: number) => String(Math.round(x * 100) / 100);
+  return Math.abs(v) >= 1000 ? `${trim(v / 1000)}K` : trim(v);
+}
