@@ -11,9 +11,9 @@ import { ProgressPrinter } from '../../bench/progress';
 import { loadForResume } from '../../bench/start-run';
 import type { RunConfigInput } from '../../bench/types';
 import { detectHardware } from '../../hardware/detect';
-import { RunRefused, startOrchestratedRun, type ServerSide } from '../../orchestrator/orchestrator';
+import { RunRefused, startOrchestratedRun, type OrchestratedRun, type ServerSide } from '../../orchestrator/orchestrator';
 import { readHardwareFile } from '../../orchestrator/server-hardware';
-import { attachServer, launchServer, type SupervisedServer } from '../../orchestrator/server-side';
+import { attachServer, launchServer } from '../../orchestrator/server-side';
 import { fmtCount } from '../../../src-shared/report/format';
 import { renderMarkdownReport } from '../../report/markdown';
 import { launchOptionsFromCommand } from '../../server/command-line';
@@ -152,6 +152,98 @@ function serverLine(side: ServerSide): string {
   return `Server: ${t.baseUrl}  model ${t.model}${t.simulated ? '  [SIMULATED]' : ''}  max_model_len ${mml}  KV budget ${kv}`;
 }
 
+interface RunInputs {
+  config: RunConfigInput;
+  readyTimeoutMs?: number;
+  apiKey?: string;
+  given?: Hardware;
+  launch: LaunchOptions | null;
+  resumeSession: Session | null;
+}
+
+/** Everything the flags say, checked before anything is launched or measured. */
+async function readInputs(cmd: string[], flags: RunFlags): Promise<RunInputs> {
+  let inputs: RunInputs;
+  try {
+    const config = configFromFlags(flags);
+    const readyTimeoutMs = flags.readyTimeout ? positiveNumber('--ready-timeout', flags.readyTimeout) * 1000 : undefined;
+    const apiKey = apiKeyFrom(flags, (t) => process.stderr.write(`${t}\n`));
+    checkOutputs(flags);
+    let launch: LaunchOptions | null = null;
+    if (flags.launch) {
+      launch = launchOptionsFromCommand(cmd);
+      if (apiKey && !launch.apiKey) launch.apiKey = apiKey;
+    }
+    inputs = { config, readyTimeoutMs, apiKey, launch, resumeSession: null };
+  } catch (e) {
+    throw e instanceof Refusal ? e : new Refusal((e as Error).message, EXIT.usage);
+  }
+  if (flags.hardware) {
+    const hw = await readHardwareFile(resolve(flags.hardware));
+    if (!hw.ok) throw new Refusal(`--hardware: ${hw.error}`, EXIT.usage);
+    inputs.given = hw.data;
+  }
+  if (flags.resume) {
+    const loaded = await loadForResume(resolve(flags.resume));
+    if (!loaded.ok) throw new Refusal(loaded.error, EXIT.failed);
+    inputs.resumeSession = loaded.session;
+  }
+  return inputs;
+}
+
+/** The server to measure: launched through `supervisor` (demo, --launch) or attached (--url, or the resumed session's URL). */
+async function getServer(flags: RunFlags, inputs: RunInputs, supervisor: Supervisor | null, say: (t: string) => void): Promise<ServerSide> {
+  const { config } = inputs;
+  let side: ServerSide;
+  if (supervisor) {
+    const registry = new LaunchedRegistry();
+    await offerToEndLeftovers(registry, Boolean(flags.yes), say);
+    if (flags.demo) {
+      inputs.config = { ...DEMO_CONFIG, ...config, simSpeed: config.simSpeed ?? DEMO_SPEED };
+      inputs.launch = demoLaunch(await freePort(), inputs.apiKey, inputs.config.simSpeed as number);
+      say(`Demo: a SIMULATED vLLM server (profile ${DEMO_PROFILE}, clock ${inputs.config.simSpeed}x faster; figures are in simulated seconds).`);
+    }
+    say('Launching the server...');
+    const started = await launchServer(inputs.launch as LaunchOptions, { readyTimeoutMs: inputs.readyTimeoutMs, userKvTokens: config.kvBudgetTokens, registry, onRestart: say }, supervisor);
+    if (!started.ok) {
+      const f = started.error;
+      throw new Refusal([`the server did not start: ${f.message}`, ...f.rootCauseLines.map((l) => `  root cause: ${l}`), f.advice ? `  advice: ${f.advice}` : ''].filter(Boolean).join('\n'), EXIT.failed);
+    }
+    side = started.data;
+  } else {
+    const url = flags.url ?? inputs.resumeSession?.server.url;
+    if (!url) throw new Refusal('the session does not say which URL it measured; give --url.', EXIT.failed);
+    const attached = await attachServer({ url, apiKey: inputs.apiKey, model: flags.model ?? inputs.resumeSession?.server.servedModel ?? undefined, userKvTokens: config.kvBudgetTokens });
+    if (!attached.ok) throw new Refusal(attached.error, EXIT.failed);
+    side = attached.data;
+  }
+  if (flags.model && side.target.model !== flags.model) throw new Refusal(`the model "${flags.model}" is not what the server serves ("${side.target.model}").`, EXIT.failed);
+  return side;
+}
+
+/** After the run: the report if asked, the summary, where everything is; returns the exit code. */
+async function finish(run: OrchestratedRun, flags: RunFlags, printer: ProgressPrinter, json: boolean, say: (t: string) => void): Promise<number> {
+  const session = await run.handle.done;
+  const outcome = run.handle.outcome();
+  const file = run.handle.sessionFile();
+  let reportFile: string | null = null;
+  const wantReport = flags.report ?? (flags.demo ? file.replace(/\.speedmatrix\.json$|\.json$/, '') + '.md' : undefined);
+  if (wantReport) {
+    const r = await writeReport(resolve(wantReport), session);
+    reportFile = r.file;
+    if (r.note) say(`warning: ${r.note}`);
+  }
+  if (!json) {
+    printer.line('');
+    printer.line(summarizeSession(session));
+  }
+  say(`${outcome === 'cancelled' ? 'Cancelled; saved what was measured' : 'Done'}${session.simulated ? ' (SIMULATED)' : ''}.`);
+  say(`Session file: ${file}`);
+  if (reportFile) say(`Report: ${reportFile}`);
+  if (outcome === 'cancelled') say(`Continue later with: speedmatrix run --resume ${file}${flags.url ? ` --url ${flags.url}` : ''}`);
+  return outcome === 'cancelled' ? EXIT.cancelled : outcome === 'failed' ? EXIT.failed : EXIT.ok;
+}
+
 /** The whole command; returns the exit code. */
 export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promise<number> {
   const err = (m: string) => process.stderr.write(`speedmatrix run: ${m}\n`);
@@ -163,44 +255,16 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
   const mode = flags.jsonProgress ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
   const printer = new ProgressPrinter(mode, { write: (t) => process.stdout.write(t), columns: () => process.stdout.columns });
   const say = (t: string) => (mode === 'json' ? process.stderr.write(`${t}\n`) : printer.line(t));
-
-  let config: RunConfigInput;
-  let readyTimeoutMs: number | undefined;
-  let apiKey: string | undefined;
-  let given: Hardware | undefined;
-  let launch: LaunchOptions | null = null;
+  let inputs: RunInputs;
   try {
-    config = configFromFlags(flags);
-    readyTimeoutMs = flags.readyTimeout ? positiveNumber('--ready-timeout', flags.readyTimeout) * 1000 : undefined;
-    apiKey = apiKeyFrom(flags, (t) => process.stderr.write(`${t}\n`));
-    checkOutputs(flags);
-    if (flags.hardware) {
-      const hw = await readHardwareFile(resolve(flags.hardware));
-      if (!hw.ok) throw new Refusal(`--hardware: ${hw.error}`, EXIT.usage);
-      given = hw.data;
-    }
-    if (flags.launch) {
-      launch = launchOptionsFromCommand(cmd);
-      if (apiKey && !launch.apiKey) launch.apiKey = apiKey;
-    }
+    inputs = await readInputs(cmd, flags);
   } catch (e) {
     err((e as Error).message);
     return e instanceof Refusal ? e.code : EXIT.usage;
   }
 
-  let resumeSession: Session | null = null;
-  if (flags.resume) {
-    const loaded = await loadForResume(resolve(flags.resume));
-    if (!loaded.ok) {
-      err(loaded.error);
-      return EXIT.failed;
-    }
-    resumeSession = loaded.session;
-  }
-
   // Created before the launch, so a Ctrl-C while the server starts can stop it.
-  const supervisor = flags.demo || launch ? new Supervisor() : null;
-  let launched: SupervisedServer | null = null;
+  const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
   let handle: { stop(): Promise<void> } | null = null;
   let interrupted = false;
   const onSignal = () => {
@@ -211,61 +275,22 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
     interrupted = true;
     printer.stopping();
     say('Stopping: cancelling in-flight requests and saving (Ctrl-C again to quit at once)...');
-    void handle?.stop();
-    if (!handle) void supervisor?.stop();
+    void (handle ?? supervisor)?.stop();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    let side: ServerSide;
-    if (flags.demo || launch) {
-      const registry = new LaunchedRegistry();
-      await offerToEndLeftovers(registry, Boolean(flags.yes), say);
-      if (flags.demo) {
-        config = { ...DEMO_CONFIG, ...config, simSpeed: config.simSpeed ?? DEMO_SPEED };
-        launch = demoLaunch(await freePort(), apiKey, config.simSpeed as number);
-        say(`Demo: a SIMULATED vLLM server (profile ${DEMO_PROFILE}, clock ${config.simSpeed}x faster; figures are in simulated seconds).`);
-      }
-      say('Launching the server...');
-      const started = await launchServer(launch as LaunchOptions, { readyTimeoutMs, userKvTokens: config.kvBudgetTokens, registry, onRestart: say }, supervisor as Supervisor);
-      if (!started.ok) {
-        const f = started.error;
-        err([`the server did not start: ${f.message}`, ...f.rootCauseLines.map((l) => `  root cause: ${l}`), f.advice ? `  advice: ${f.advice}` : ''].filter(Boolean).join('\n'));
-        return interrupted ? EXIT.cancelled : EXIT.failed;
-      }
-      launched = started.data;
-      side = launched;
-    } else {
-      const url = flags.url ?? resumeSession?.server.url;
-      if (!url) {
-        err('the session does not say which URL it measured; give --url.');
-        return EXIT.failed;
-      }
-      const attached = await attachServer({ url, apiKey, model: flags.model ?? resumeSession?.server.servedModel ?? undefined, userKvTokens: config.kvBudgetTokens });
-      if (!attached.ok) {
-        err(attached.error);
-        return EXIT.failed;
-      }
-      side = attached.data;
-    }
-    if (flags.model && side.target.model !== flags.model) {
-      err(`the model "${flags.model}" is not what the server serves ("${side.target.model}").`);
-      return EXIT.failed;
-    }
-
+    const side = await getServer(flags, inputs, supervisor, say);
     const sessionFile = flags.resume ? resolve(flags.resume) : resolve(flags.out ?? defaultSessionFile(side.target.model, side.target.simulated));
-    if (!flags.resume && existsSync(sessionFile)) {
-      err(`${sessionFile} already exists; choose another --out, or continue it with --resume ${sessionFile}.`);
-      return EXIT.failed;
-    }
+    if (!flags.resume && existsSync(sessionFile)) throw new Refusal(`${sessionFile} already exists; choose another --out, or continue it with --resume ${sessionFile}.`, EXIT.failed);
     say(serverLine(side));
     const run = await startOrchestratedRun({
       server: side,
-      config,
+      config: inputs.config,
       sessionFile,
       resume: Boolean(flags.resume),
       hardware: {
-        given,
+        given: inputs.given,
         detectLocal: async () => {
           const hw = await detectHardware({ timeoutMs: 8000 }).catch(() => null);
           if (hw?.noGpuMessage) say(`note: ${hw.noGpuMessage}`);
@@ -278,30 +303,11 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
     if (interrupted) void handle.stop();
     for (const n of run.notes) say(`note: ${n}`);
     say(`Session: ${sessionFile}`);
-
-    const session = await run.handle.done;
-    const outcome = run.handle.outcome();
-    const file = run.handle.sessionFile();
-    let reportFile: string | null = null;
-    const wantReport = flags.report ?? (flags.demo ? file.replace(/\.speedmatrix\.json$|\.json$/, '') + '.md' : undefined);
-    if (wantReport) {
-      const r = await writeReport(resolve(wantReport), session);
-      reportFile = r.file;
-      if (r.note) say(`warning: ${r.note}`);
-    }
-    if (mode !== 'json') {
-      printer.line('');
-      printer.line(summarizeSession(session));
-    }
-    say(`${outcome === 'cancelled' ? 'Cancelled; saved what was measured' : 'Done'}${session.simulated ? ' (SIMULATED)' : ''}.`);
-    say(`Session file: ${file}`);
-    if (reportFile) say(`Report: ${reportFile}`);
-    if (outcome === 'cancelled') say(`Continue later with: speedmatrix run --resume ${file}${flags.url ? ` --url ${flags.url}` : ''}`);
-    return outcome === 'cancelled' ? EXIT.cancelled : outcome === 'failed' ? EXIT.failed : EXIT.ok;
+    return await finish(run, flags, printer, mode === 'json', say);
   } catch (e) {
     if (e instanceof RunRefused) for (const n of e.notes) say(`note: ${n}`);
     err((e as Error).message);
-    return interrupted ? EXIT.cancelled : EXIT.failed;
+    return interrupted ? EXIT.cancelled : e instanceof Refusal ? e.code : EXIT.failed;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
