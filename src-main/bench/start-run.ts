@@ -97,6 +97,7 @@ export function planForResume(session: Session, target: ServerTarget, input: Run
       simSpeed: input.simSpeed,
       warmup: input.warmup,
       stallSeconds: input.stallSeconds,
+      scoutDeadline: input.scoutDeadline,
     },
     { ...target, maxModelLen: session.server.maxModelLen ?? target.maxModelLen, kvBudget: session.kvBudget },
   );
@@ -170,8 +171,9 @@ export class BenchRun implements RunHandle {
   private async run(): Promise<Session> {
     const { doneCells, donePrefill } = await this.open();
     const runnable = new Set(this.currentPlan.cells.filter((c) => c.action === 'run').map(cellKey));
-    this.opts.onEvent({ type: 'plan', plan: this.currentPlan, alreadyDone: doneCells.filter((k) => runnable.has(k)).length });
+    this.opts.onEvent({ type: 'plan', plan: this.currentPlan, alreadyDone: doneCells.filter((k) => runnable.has(k)).length, doneCells, donePrefill });
     this.sync();
+    this.opts.onEvent({ type: 'session', session: structuredClone(this.session) });
     this.journal = new Journal(journalPathFor(this.file));
     // A new run starts a fresh journal; a resumed one keeps its journal, or starts one from the loaded session.
     if (!this.opts.resume) removeQuietly(this.journal);

@@ -69,6 +69,8 @@ export interface AppCoreOptions {
   allowWritePaths?: boolean;
   /** Where launched servers are written down (default: the user's data folder, shared with the CLI). */
   launchedServersDir?: string;
+  /** The OS the Server view advises for (default this one): what can launch here, how the command is copied. */
+  platform?: NodeJS.Platform;
 }
 
 export interface AppCore {
@@ -111,6 +113,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
   const server = new ServerControl(events, {
     stopTimeoutMs: opts.stopTimeoutMs,
     registry: launched,
+    platform: opts.platform,
     onStarting: () => telemetry.start(),
     onStopped: () => telemetry.stop(),
   });

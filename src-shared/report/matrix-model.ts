@@ -4,7 +4,7 @@
  * with no Node imports, so the renderer can import this file as it is.
  */
 import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/schema';
-import { STATUS_WORDS } from '../session/schema';
+import { STATUS_WORDS } from '../session/status-words';
 import { cellKey } from '../cell-key';
 import { NONE, fmtContext, fmtMs, fmtTokPerSec, withFailed } from './format';
 
@@ -220,7 +220,7 @@ export function decodeHeatmap(m: DecodeMatrixModel): HeatmapModel {
     cells: m.rows.map((row) =>
       row.map((c) => ({
         fill: decodeCellFill(c, m.maxValue),
-        lines: c.value === null ? [c.text] : [c.text, c.flag ? 'Requests queued' : c.detail],
+        lines: c.value === null ? [c.text] : [c.text, c.flag ?? c.detail],
         title: c.title,
       })),
     ),

@@ -54,6 +54,6 @@ describe('the progress bar line', () => {
 
   it('one cell, one context: singular words', () => {
     const plan = planRun({ contexts: [8192], concurrency: [1], prefillContexts: [8192] }, { maxModelLen: 32768, kvBudget: kv });
-    expect(tty(120, [{ type: 'plan', plan, alreadyDone: 0 }])[0]).toMatch(/^Plan: 1 cell \(1 to run, .*prefill at 1 context,/);
+    expect(tty(120, [{ type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] }])[0]).toMatch(/^Plan: 1 cell \(1 to run, .*prefill at 1 context,/);
   });
 });
