@@ -78,6 +78,30 @@ export type ProgressMode = 'tty' | 'plain' | 'json';
 
 export interface ProgressOutput {
   write(text: string): void;
+  /** The terminal's width now (it can change while a run goes); 120 when unknown. */
+  columns?(): number | undefined;
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * The bar line in `width` columns. The cell count and the ETA are kept whole; the bar goes
+ * first when there is no room, then the middle (the current cell and its live figures) is cut
+ * in its middle so both of its ends still read. Too narrow even for that: the ETA alone.
+ */
+export function fitLine(bar: string, count: string, middle: string, tail: string, width: number): string {
+  const full = `${bar} ${count}  ${middle}  ${tail}`;
+  if (full.length <= width) return full;
+  const bare = `${count}  ${middle}  ${tail}`;
+  if (bare.length <= width) return bare;
+  const room = width - count.length - tail.length - 4;
+  if (room >= 5) {
+    const keep = room - 1;
+    const start = Math.ceil(keep / 2);
+    return `${count}  ${middle.slice(0, start)}…${middle.slice(middle.length - (keep - start))}  ${tail}`;
+  }
+  const short = `${count}  ${tail}`;
+  return short.length <= width ? short : tail.slice(0, Math.max(0, width));
 }
 
 const BAR = 24;
@@ -103,6 +127,7 @@ export class ProgressPrinter {
   private live = '';
   private barShown = false;
   private lastDraw = 0;
+  private stopRequested = false;
 
   constructor(
     private readonly mode: ProgressMode,
@@ -123,7 +148,7 @@ export class ProgressPrinter {
         this.total = e.plan.counts.toRun;
         this.index = e.alreadyDone;
         this.line(
-          `Plan: ${e.plan.counts.cells} cells (${e.plan.counts.toRun} to run${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
+          `Plan: ${plural(e.plan.counts.cells, 'cell')} (${e.plan.counts.toRun} to run${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
         );
         for (const w of e.plan.warnings) this.line(`  note: ${w}`);
         break;
@@ -140,7 +165,7 @@ export class ProgressPrinter {
           this.live = '';
           this.draw(true);
         } else if (this.mode === 'tty') {
-          this.live = e.phase === 'window' ? 'measuring' : e.phase === 'readiness' ? 'ramping up' : e.phase === 'cooldown' ? 'cancelling' : 'waiting for idle';
+          this.live = e.phase === 'window' ? 'measuring' : e.phase === 'readiness' ? 'ramping up' : e.phase === 'cooldown' ? (this.stopRequested ? 'cancelling' : 'finishing') : 'waiting for idle';
           this.draw(false);
         }
         break;
@@ -188,6 +213,13 @@ export class ProgressPrinter {
     }
   }
 
+  /** The person asked to stop: the cell in progress is being cancelled, not finished. */
+  stopping(): void {
+    this.stopRequested = true;
+    this.live = 'cancelling';
+    this.draw(true);
+  }
+
   /** The run's ETA follows its plan and every finished step. */
   private track(e: BenchEvent): void {
     if (e.type === 'plan') this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });
@@ -222,9 +254,9 @@ export class ProgressPrinter {
     const done = this.total ? Math.max(0, this.index - 1) / this.total : 0;
     const filled = Math.round(done * BAR);
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}]`;
-    const text = `${bar} cell ${Math.min(this.index, this.total)}/${this.total}  ${this.current}  ${this.live}  ETA ${fmtDuration(this.etaNow())}`;
-    const width = (process.stdout.columns ?? 120) - 1;
-    this.out.write(`\r\x1b[2K${text.slice(0, width)}`);
+    const count = `cell ${Math.min(this.index, this.total)}/${this.total}`;
+    const text = fitLine(bar, count, `${this.current}  ${this.live}`, `ETA ${fmtDuration(this.etaNow())}`, (this.out.columns?.() ?? 120) - 1);
+    this.out.write(`\r\x1b[2K${text}`);
     this.barShown = true;
   }
 }
