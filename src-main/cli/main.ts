@@ -14,6 +14,7 @@ import { registerReport } from './commands/report';
 import { registerRun } from './commands/run';
 import { registerServe } from './commands/serve';
 import { registerSim } from './commands/sim';
+import { registerSweep } from './commands/sweep';
 import { registerValidate } from './commands/validate';
 import { EXIT } from './commands/exit';
 
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
     registerHw,
     registerServe,
     registerSim,
+    registerSweep,
     registerValidate,
   ]) {
     register(program);

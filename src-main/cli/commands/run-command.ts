@@ -46,7 +46,7 @@ export function defaultSessionFile(model: string, simulated: boolean, now = new 
   return resolve(`speedmatrix-${simulated ? 'demo-' : ''}${safeName(model)}-${stamp}${SESSION_EXTENSION}`);
 }
 
-class Refusal extends Error {
+export class Refusal extends Error {
   constructor(
     message: string,
     readonly code: number,
@@ -87,7 +87,7 @@ function checkOutputs(flags: RunFlags): void {
 }
 
 /** The key from a file, the environment, or (warned against) the command line. */
-function apiKeyFrom(flags: RunFlags, warn: (t: string) => void): string | undefined {
+export function apiKeyFrom(flags: RunFlags, warn: (t: string) => void): string | undefined {
   if (flags.apiKeyFile) {
     try {
       const key = readFileSync(flags.apiKeyFile, 'utf8').trim();

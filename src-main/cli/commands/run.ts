@@ -87,8 +87,20 @@ export function configFromFlags(f: RunFlags): RunConfigInput {
   return c;
 }
 
+/** The matrix's options, shared by `run` and `sweep`. */
+export function addMatrixOptions(cmd: Command): Command {
+  return cmd
+    .option('--contexts <list>', 'decode contexts, e.g. 0,8k,16k,32k (default 0,8K,16K,32K,64K,128K and the largest that fits)')
+    .option('--concurrency <list>', 'simultaneous requests, e.g. 1,2,4 (default 1..128 in powers of two)')
+    .option('--prefill-contexts <list>', 'contexts measured for prefill (default the decode contexts plus 256K where it fits; "none" for none)')
+    .option('--duration <seconds>', 'measurement window per cell (default 30)')
+    .option('--max-output <tokens>', 'max_tokens of every request (default 4096)')
+    .option('--token-targeting <mode>', 'exact (POST /tokenize) or estimate (default exact)')
+    .option('--kv-budget <tokens>', 'KV cache budget in tokens, when the server does not state one');
+}
+
 export function registerRun(program: Command): void {
-  program
+  const run = program
     .command('run')
     .description('Benchmark a server: prefill and sustained decode across contexts and concurrency (try `run --demo` first).')
     .usage('--url URL [options] | --launch [options] -- CMD... | --demo | --resume FILE')
@@ -96,14 +108,8 @@ export function registerRun(program: Command): void {
     .option('--url <url>', 'a running OpenAI-compatible server, e.g. http://127.0.0.1:8000')
     .option('--api-key-file <file>', 'read the Bearer key for /v1 from this file (or set SPEEDMATRIX_API_KEY); never written to files')
     .option('--api-key <key>', 'the key itself: avoid, it shows in the process list, shell history and npm logs')
-    .option('--model <name>', 'served model to benchmark (default: the first one served)')
-    .option('--contexts <list>', 'decode contexts, e.g. 0,8k,16k,32k (default 0,8K,16K,32K,64K,128K and the largest that fits)')
-    .option('--concurrency <list>', 'simultaneous requests, e.g. 1,2,4 (default 1..128 in powers of two)')
-    .option('--prefill-contexts <list>', 'contexts measured for prefill (default the decode contexts plus 256K where it fits; "none" for none)')
-    .option('--duration <seconds>', 'measurement window per cell (default 30)')
-    .option('--max-output <tokens>', 'max_tokens of every request (default 4096)')
-    .option('--token-targeting <mode>', 'exact (POST /tokenize) or estimate (default exact)')
-    .option('--kv-budget <tokens>', 'KV cache budget in tokens, when the server does not state one')
+    .option('--model <name>', 'served model to benchmark (default: the first one served)');
+  addMatrixOptions(run)
     .option('--hardware <file>', "the server's hardware, for a server on another machine: `speedmatrix hw --json > hw.json` run there")
     .option('--out <file>', 'session file (default ./speedmatrix-<model>-<time>.speedmatrix.json)')
     .option('--report <file.md>', 'also write a Markdown report')
