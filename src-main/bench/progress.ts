@@ -19,10 +19,11 @@ const RATIO_LIMITS = [0.5, 2] as const;
  */
 export class EtaTracker {
   private remaining: PlanStep[];
-  private readonly startedAt: number;
+  /** When the worker began its steps (its first phase); until then its start-up is still ahead. */
+  private stepsFrom: number | null = null;
   private lastDoneAt: number;
-  /** Estimated wall seconds of the steps finished so far (worker start included). */
-  private estimatedDone = WORKER_START_WALL_SECONDS;
+  /** Estimated wall seconds of the steps finished so far. */
+  private estimatedDone = 0;
   private ratio = 1;
   /** Prefills measured so far: the model's prefill times come from them once there are some. */
   private readonly prefillPoints: PrefillPoint[] = [];
@@ -33,12 +34,16 @@ export class EtaTracker {
     now = Date.now(),
   ) {
     this.remaining = pendingSteps(plan.steps, new Set(done.cells), new Set(done.prefill));
-    this.startedAt = now;
     this.lastDoneAt = now;
   }
 
-  /** A finished decode cell or prefill point: the steps up to it are done. */
+  /** The worker's first phase, a finished decode cell or prefill point: the steps up to it are done. */
   push(e: BenchEvent, now = Date.now()): void {
+    if (this.stepsFrom === null && (e.type === 'phase' || e.type === 'prefill-start' || e.type === 'cell-start')) {
+      // Worker start-up is over: measured time from here on is the steps' own.
+      this.stepsFrom = now;
+      this.lastDoneAt = now;
+    }
     let i = -1;
     if (e.type === 'cell-done') i = this.remaining.findIndex((s) => s.kind === 'decode' && cellKey(s) === cellKey(e.cell));
     else if (e.type === 'prefill-done') i = this.remaining.findIndex((s) => s.kind === 'prefill' && s.measured && s.context === e.result.context);
@@ -49,8 +54,8 @@ export class EtaTracker {
     if (e.type === 'prefill-done' && e.result.promptTokens && e.result.ttftSeconds) this.prefillPoints.push({ tokens: e.result.promptTokens, seconds: e.result.ttftSeconds });
     this.lastDoneAt = now;
     // Measured time only refines the model once a decode cell (the bulk of a run) has run.
-    if (e.type === 'cell-done') {
-      const r = (now - this.startedAt) / 1000 / this.estimatedDone;
+    if (e.type === 'cell-done' && this.stepsFrom !== null && this.estimatedDone > 0) {
+      const r = (now - this.stepsFrom) / 1000 / this.estimatedDone;
       this.ratio = Math.min(RATIO_LIMITS[1], Math.max(RATIO_LIMITS[0], r));
     }
   }
@@ -63,7 +68,7 @@ export class EtaTracker {
   seconds(now = Date.now()): number {
     if (this.remaining.length === 0) return 0;
     const pending = this.ratio * this.estimate(this.remaining);
-    const start = this.lastDoneAt === this.startedAt ? this.ratio * WORKER_START_WALL_SECONDS : 0;
+    const start = this.stepsFrom === null ? WORKER_START_WALL_SECONDS : 0;
     const afterCurrent = this.ratio * this.estimate(this.remaining.slice(1));
     return Math.max(afterCurrent, start + pending - (now - this.lastDoneAt) / 1000);
   }
@@ -186,7 +191,7 @@ export class ProgressPrinter {
   /** The run's ETA follows its plan and every finished step. */
   private track(e: BenchEvent): void {
     if (e.type === 'plan') this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });
-    else if (e.type === 'cell-done' || e.type === 'prefill-done') this.eta?.push(e);
+    else this.eta?.push(e);
   }
 
   private etaNow(): number | null {

@@ -100,7 +100,7 @@ export class RunControl {
   }
 
   private async launch(target: ServerTarget, config: RunConfigInput, file: string, resume: boolean): Promise<RunUpdate> {
-    this.updates.begin('starting');
+    this.updates.begin('starting', resume);
     this.workingFile = file;
     const handle = startRun({
       target,
