@@ -57,15 +57,24 @@ export default tseslint.config(
       ],
     },
   },
-  // The renderer sees the browser, and reaches outside its own folder only through @shared.
+  // The renderer sees the browser, and reaches outside its own folder only through @shared. It
+  // takes only types from the zod modules, so zod stays out of the page's bundle.
   {
     files: ['src-renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
-      'no-restricted-imports': [
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [noElectron],
+          paths: [
+            noElectron,
+            ...['@shared/ipc/contract', '@shared/session/schema'].map((name) => ({
+              name,
+              allowTypeImports: true,
+              message: 'Values from here would bundle zod into the page: import types only, values from @shared/ipc/channels or @shared/session/status-words.',
+            })),
+          ],
           patterns: [
             { regex: '^node:', message: 'The renderer is a sandboxed page: no Node built-ins.' },
             {

@@ -97,6 +97,7 @@ export function planForResume(session: Session, target: ServerTarget, input: Run
       simSpeed: input.simSpeed,
       warmup: input.warmup,
       stallSeconds: input.stallSeconds,
+      scoutDeadline: input.scoutDeadline,
     },
     { ...target, maxModelLen: session.server.maxModelLen ?? target.maxModelLen, kvBudget: session.kvBudget },
   );
@@ -130,7 +131,7 @@ export function startRun(opts: StartRunOptions): RunHandle {
       session = newSession(opts, plan);
     }
     const runnable = new Set(plan.cells.filter((c) => c.action === 'run').map(cellKey));
-    opts.onEvent({ type: 'plan', plan, alreadyDone: doneCells.filter((k) => runnable.has(k)).length });
+    opts.onEvent({ type: 'plan', plan, alreadyDone: doneCells.filter((k) => runnable.has(k)).length, doneCells, donePrefill });
     const cells = new Map(session.cells.map((c) => [cellKey(c), c] as const));
     const prefill = new Map(session.prefill.map((p) => [p.context, p] as const));
     const sync = () => {
@@ -138,6 +139,7 @@ export function startRun(opts: StartRunOptions): RunHandle {
       session.prefill = [...prefill.values()].sort((a, b) => a.context - b.context);
     };
     sync();
+    opts.onEvent({ type: 'session', session: structuredClone(session) });
 
     // Saving: journal first (append, cheap, survives a crash), then the atomic full file.
     let journal: Journal | null = new Journal(journalPathFor(sessionFile));

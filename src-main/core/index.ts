@@ -66,6 +66,8 @@ export interface AppCoreOptions {
    * and tests). The app passes false: a page may only write where the person chose in a dialog.
    */
   allowWritePaths?: boolean;
+  /** The OS the Server view advises for (default this one): what can launch here, how the command is copied. */
+  platform?: NodeJS.Platform;
 }
 
 export interface AppCore {
@@ -102,6 +104,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
   // Telemetry runs while a server runs: from the launch (model loading shows too) to its end.
   const server = new ServerControl(events, {
     stopTimeoutMs: opts.stopTimeoutMs,
+    platform: opts.platform,
     onStarting: () => telemetry.start(),
     onStopped: () => telemetry.stop(),
   });

@@ -11,7 +11,7 @@ import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import type { CoreEvents } from './emitter';
 import { copiesAsPowerShell, localLaunchNote } from '../server/platform-support';
 import { displayAsPowerShell } from '../server/powershell';
-import { formToLaunch } from './server-form';
+import { formToLaunch, formWarnings } from './server-form';
 import { UserError } from './user-error';
 
 const LOG_FLUSH_MS = 100;
@@ -74,6 +74,7 @@ export class ServerControl {
       display: built.display,
       argv: redactArgv(built.argv).map((a) => (key && a === key ? '<redacted>' : a)),
       env: redactEnv(built.env),
+      warnings: formWarnings(form),
       powershell: copiesAsPowerShell(platform) ? displayAsPowerShell(built.display) : null,
       platformNote,
     };
@@ -128,7 +129,9 @@ export class ServerControl {
     } catch (e) {
       throw new UserError((e as Error).message);
     }
-    this.set({ ...IDLE, state: 'starting', kind: form.kind, display, startedAt: Date.now(), progress: 'launching' });
+    const platform = this.opts.platform ?? process.platform;
+    const powershell = display && copiesAsPowerShell(platform) ? displayAsPowerShell(display) : null;
+    this.set({ ...IDLE, state: 'starting', kind: form.kind, display, powershell, startedAt: Date.now(), progress: 'launching' });
     this.opts.onStarting?.();
     sup.on('state', (s) => {
       if (this.supervisor !== sup) return;

@@ -9,7 +9,7 @@ import { importFile, importText } from '../importers';
 import type { CellRef, SessionMeta, SessionView } from '../../src-shared/ipc/contract';
 import { cellKey } from '../../src-shared/cell-key';
 import { readSessionFile, parseSessionText } from '../session/read';
-import { type RequestSamples, SESSION_EXTENSION, type Session } from '../../src-shared/session/schema';
+import { type DecodeCell, type PrefillResult, type RequestSamples, SESSION_EXTENSION, type Session } from '../../src-shared/session/schema';
 import { writeSessionFile } from '../session/write';
 import type { CoreEvents } from './emitter';
 import type { RecentFiles } from './recent-files';
@@ -80,6 +80,26 @@ export class SessionControl {
     this.sourceName = opts.sourceName ?? null;
     this.dirty = opts.dirty;
     this.saveError = null;
+    this.changed();
+  }
+
+  /** A run's finished cell, from its event: replaces the cell it reruns, else joins the session. */
+  applyCell(cell: DecodeCell): void {
+    const s = this.session;
+    if (!s) return;
+    const i = s.cells.findIndex((c) => c.context === cell.context && c.concurrency === cell.concurrency);
+    if (i >= 0) s.cells[i] = cell;
+    else s.cells.push(cell);
+    this.dirty = true;
+    this.changed();
+  }
+
+  /** A run's prefill point, from its event: one per context, in context order. */
+  applyPrefill(point: PrefillResult): void {
+    const s = this.session;
+    if (!s) return;
+    s.prefill = [...s.prefill.filter((p) => p.context !== point.context), point].sort((a, b) => a.context - b.context);
+    this.dirty = true;
     this.changed();
   }
 

@@ -351,6 +351,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
           launch: toServerLaunch(opts, this.built!),
           launchOptions: opts,
           logKv: logKvBudget(this.facts),
+          logArgs: this.facts.nonDefaultArgs,
           logVersion: this.facts.version,
           logEngineConfig: { dtype: this.facts.engineDtype, quantization: this.facts.engineQuantization },
           userKvTokens: this.cfg.userKvTokens,
@@ -425,6 +426,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
           port: this.opts?.port,
           gpuMemoryUtilization: this.opts?.gpuMemoryUtilization,
           model: this.opts?.model,
+          engineKind: this.opts?.engineKind,
         }),
       );
     } else if (this._state === 'ready') {

@@ -4,7 +4,8 @@
  */
 import { NONE, fmtContext, fmtDuration, fmtMsPrecise, fmtOneDecimal, fmtSeconds, fmtTokPerSec } from '@shared/report/format';
 import { LEGEND } from '@shared/report/report-model';
-import { type CellStatus, STATUS_WORDS } from '@shared/session/schema';
+import type { CellStatus } from '@shared/session/schema';
+import { STATUS_WORDS } from '@shared/session/status-words';
 
 export * from '@shared/report/format';
 

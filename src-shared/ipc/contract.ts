@@ -121,6 +121,8 @@ export interface ServerSnapshot {
   kind: ServerKind | null;
   /** The command line (API key redacted), empty in attach mode. */
   display: string;
+  /** The same command for PowerShell where the app runs on Windows (what Copy copies there). */
+  powershell?: string | null;
   /** ms since epoch when starting began. */
   startedAt: number | null;
   /** A short line on what startup is waiting for. */
@@ -154,6 +156,8 @@ export interface CommandPreview {
   powershell: string | null;
   /** Said before anything is launched when this launch cannot work on this OS (e.g. vLLM on Windows); null when it can. */
   platformNote: string | null;
+  /** Before launching: flags the chosen vLLM version lacks, sizes spelled out in tokens. */
+  warnings?: string[];
 }
 
 export type PlanCellStatus = 'run' | 'over-capacity' | 'too-long' | 'skipped';

@@ -4,7 +4,7 @@
  * with no Node imports, so the renderer can import this file as it is.
  */
 import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/schema';
-import { STATUS_WORDS } from '../session/schema';
+import { STATUS_WORDS } from '../session/status-words';
 import { cellKey } from '../cell-key';
 import { NONE, fmtContext, fmtMs, fmtTokPerSec, withFailed } from './format';
 

@@ -5,7 +5,7 @@
  * Node imports.
  */
 import type { CellStatus, DecodeCell, Session } from '../session/schema';
-import { STATUS_WORDS } from '../session/schema';
+import { STATUS_WORDS } from '../session/status-words';
 import {
   NONE,
   fmtContext,

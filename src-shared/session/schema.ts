@@ -346,15 +346,4 @@ export type Session = z.infer<typeof SessionSchema>;
 /** What callers may pass before defaults are filled in (e.g. when building a session). */
 export type SessionInput = z.input<typeof SessionSchema>;
 
-/** Words used on screen and in reports for each status, as in the reference report. */
-export const STATUS_WORDS: Record<CellStatus, string> = {
-  valid: 'Valid',
-  'over-capacity': 'Over capacity',
-  'too-long': 'Too long',
-  queued: 'Requests queued',
-  stalled: 'Stream stalled',
-  looped: 'Looped',
-  error: 'Error',
-  cancelled: 'Cancelled',
-  skipped: 'Skipped',
-};
+export { STATUS_WORDS } from './status-words';

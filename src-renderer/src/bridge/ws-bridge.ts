@@ -3,13 +3,8 @@
  * built renderer in a plain browser against the real core (tests/helpers/bridge-server.ts).
  * The socket is same-origin, so the CSP's connect-src 'self' already allows it.
  */
-import {
-  type EventChannel,
-  type EventPayloads,
-  type SpeedMatrixBridge,
-  bridgeEvents,
-  bridgeMethods,
-} from '@shared/ipc/contract';
+import type { EventChannel, EventPayloads } from '@shared/ipc/contract';
+import { type SpeedMatrixBridge, bridgeEvents, bridgeMethods } from '@shared/ipc/channels';
 import type { Result } from '@shared/result';
 import { WS_PATH, type WsEvent, type WsInvoke, type WsReply } from './ws-protocol';
 
