@@ -216,6 +216,12 @@ export interface RunUpdate {
   prefill: PrefillResult[];
   progress: RunProgress | null;
   message: string | null;
+  /**
+   * Which run (rises with each start or resume) and which of its updates (rises with each one
+   * sent): an invoke's reply can arrive after a newer event, so the page keeps the newest.
+   */
+  run: number;
+  seq: number;
 }
 
 export interface TelemetrySample {
