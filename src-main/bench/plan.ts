@@ -37,6 +37,11 @@ export function tooLongReason(context: number, maxOutput: number, maxModelLen: n
   return `${fmtContext(context)} context + ${maxOutput} output tokens exceeds max_model_len ${maxModelLen}`;
 }
 
+/** Decode measurements the plan makes: every runnable cell, once per repetition. */
+export function measurementsToRun(plan: RunPlan): number {
+  return plan.counts.toRun * plan.config.repeat;
+}
+
 /** A message when the plan has nothing to measure (no decode cell and no prefill runs), else null. */
 export function nothingToRun(plan: RunPlan): string | null {
   if (plan.counts.toRun > 0 || plan.counts.prefill > 0) return null;
@@ -100,6 +105,7 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
     runTag: input.runTag ?? newRunTag(),
     stallSeconds: input.stallSeconds ?? 30,
     scoutDeadline: { ...DEFAULT_SCOUT_DEADLINE, ...input.scoutDeadline },
+    repeat: input.repeat ?? 1,
   };
 }
 
@@ -155,7 +161,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     const first = cells.find((c) => c.context === context && c.concurrency === firstColumn);
     if (first && runnable(first)) {
       if (context > 0 && !prefillRun.has(context)) steps.push({ kind: 'prefill', context, measured: false });
-      steps.push({ kind: 'decode', context, concurrency: firstColumn });
+      steps.push({ kind: 'decode', context, concurrency: firstColumn, repetition: 1 });
     }
   }
   for (const context of config.contexts) {
@@ -163,8 +169,9 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     if (row.length === 0) continue;
     // Re-warm the prefix cache for this context: other contexts ran since its scout.
     if (context > 0) steps.push({ kind: 'prefill', context, measured: false });
-    for (const c of row) steps.push({ kind: 'decode', context, concurrency: c.concurrency });
+    for (const c of row) steps.push({ kind: 'decode', context, concurrency: c.concurrency, repetition: 1 });
   }
+  steps.push(...laterPasses(steps, config.repeat));
 
   const counts = {
     cells: cells.length,
@@ -175,6 +182,25 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     prefill: prefillRun.size,
   };
   return { config, maxModelLen: mml, cells, prefill, steps, counts, etaSeconds: estimateSeconds(steps, config), warnings };
+}
+
+/**
+ * Passes 2..N of a repeated run (docs/repeats-and-targets.md): the first pass's decode cells again,
+ * in the same order, so that drift over the run spreads over every cell instead of hitting a few.
+ * Each stretch of one context starts with an unmeasured scout that re-warms its prefix cache.
+ */
+export function laterPasses(firstPass: readonly PlanStep[], repeat: number): PlanStep[] {
+  const decodes = firstPass.filter((s): s is Extract<PlanStep, { kind: 'decode' }> => s.kind === 'decode');
+  const steps: PlanStep[] = [];
+  for (let repetition = 2; repetition <= repeat; repetition++) {
+    let previous: number | null = null;
+    for (const d of decodes) {
+      if (d.context > 0 && d.context !== previous) steps.push({ kind: 'prefill', context: d.context, measured: false });
+      previous = d.context;
+      steps.push({ ...d, repetition });
+    }
+  }
+  return steps;
 }
 
 /** Wall-clock estimate of the given steps, seconds; prefill from the prefills measured so far, if any. */

@@ -4,6 +4,8 @@
  */
 import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec } from '../../src-shared/report/format';
 import { STATUS_WORDS } from '../../src-shared/session/schema';
+import { fmtCellThroughput } from '../../src-shared/report/confidence';
+import { measurementsToRun } from './plan';
 import type { BenchEvent } from './types';
 
 export type ProgressMode = 'tty' | 'plain' | 'json';
@@ -68,11 +70,11 @@ export class ProgressPrinter {
     }
     switch (e.type) {
       case 'plan':
-        this.total = e.plan.counts.toRun;
+        this.total = measurementsToRun(e.plan);
         this.index = e.alreadyDone;
         this.setEta(e.plan.etaSeconds);
         this.line(
-          `Plan: ${plural(e.plan.counts.cells, 'cell')} (${e.plan.counts.toRun} to run, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${plural(e.plan.counts.prefill, 'context')}, about ${fmtDuration(e.plan.etaSeconds)}.`,
+          `Plan: ${plural(e.plan.counts.cells, 'cell')} (${e.plan.counts.toRun} to run${e.plan.config.repeat > 1 ? ` ${e.plan.config.repeat} times each` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${plural(e.plan.counts.prefill, 'context')}, about ${fmtDuration(e.plan.etaSeconds)}.`,
         );
         for (const w of e.plan.warnings) this.line(`  note: ${w}`);
         break;
@@ -103,9 +105,10 @@ export class ProgressPrinter {
         this.setEta(e.etaSeconds);
         const figures =
           c.totalTokensPerSecond !== null
-            ? `  ${fmtTokPerSec(c.totalTokensPerSecond)} tok/s  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
+            ? `  ${fmtCellThroughput(c)} tok/s  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
             : '';
-        this.line(`cell ${e.index}/${e.total}  ${fmtContext(c.context)} × ${c.concurrency}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`);
+        const rep = e.repetition && e.repetition > 1 ? ` (repetition ${e.repetition})` : '';
+        this.line(`cell ${e.index}/${e.total}  ${fmtContext(c.context)} × ${c.concurrency}${rep}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`);
         break;
       }
       case 'prefill-start':

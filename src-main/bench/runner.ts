@@ -10,9 +10,9 @@ import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { Interrupt, ServerClock } from './clock';
 import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
 import { type BenchHttp, createHttp, isHealthy } from './http';
-import { cellKey } from '../../src-shared/cell-key';
 import { estimateSeconds } from './plan';
 import { readinessTimeoutSeconds } from './readiness';
+import { repetitionKey } from './repetitions';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
 import { type PrefillPoint, scoutDeadline } from './scout-deadline';
 import { ChatStream } from './stream';
@@ -56,6 +56,7 @@ export class Runner {
   constructor(
     private target: ServerTarget,
     private readonly plan: RunPlan,
+    /** Measurements already done (resume), by repetitionKey. */
     private readonly doneCells: ReadonlySet<string>,
     private readonly donePrefill: ReadonlySet<number>,
     private readonly host: RunnerHost,
@@ -90,15 +91,16 @@ export class Runner {
         else if (step.kind === 'prefill') await this.prefillStep(step.context, step.measured && !this.donePrefill.has(step.context));
         else {
           decodeIndex++;
-          this.host.emit({ type: 'cell-start', context: step.context, concurrency: step.concurrency, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
+          const { repetition } = step;
+          this.host.emit({ type: 'cell-start', context: step.context, concurrency: step.concurrency, repetition, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
           const { cell, window } = await this.decodeStep(step.context, step.concurrency);
-          this.host.emit({ type: 'cell-done', cell, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints) });
+          this.host.emit({ type: 'cell-done', cell, repetition, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints) });
         }
       } catch (e) {
         // Never let one step end the run; say what happened.
         this.host.emit({ type: 'log', level: 'error', message: `${describeStep(step)} failed: ${(e as Error).message}` });
         if (step.kind === 'decode')
-          this.host.emit({ type: 'cell-done', cell: unmeasuredCell(step.context, step.concurrency, 'error', (e as Error).message), index: decodeIndex, total: decodeTotal, etaSeconds: eta });
+          this.host.emit({ type: 'cell-done', cell: unmeasuredCell(step.context, step.concurrency, 'error', (e as Error).message), repetition: step.repetition, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
         if (step.kind === 'prefill' && step.measured && !this.donePrefill.has(step.context))
           this.host.emit({ type: 'prefill-done', result: unmeasuredPrefill(step.context, 'error', (e as Error).message) });
       }
@@ -113,7 +115,7 @@ export class Runner {
     for (let i = 0; i < steps.length; i++) {
       const s = steps[i];
       if (s.kind === 'decode') {
-        if (!this.doneCells.has(cellKey(s))) out.push(s);
+        if (!this.doneCells.has(repetitionKey(s, s.repetition))) out.push(s);
         continue;
       }
       if (s.kind === 'prefill') {
@@ -123,7 +125,7 @@ export class Runner {
         for (let j = i + 1; j < steps.length; j++) {
           const n = steps[j];
           if (n.kind !== 'decode' || n.context !== s.context) break;
-          if (!this.doneCells.has(cellKey(n))) servesDecode = true;
+          if (!this.doneCells.has(repetitionKey(n, n.repetition))) servesDecode = true;
         }
         if (measuredPending || servesDecode) out.push(s);
         continue;
@@ -377,6 +379,6 @@ export class Runner {
 function describeStep(s: PlanStep): string {
   if (s.kind === 'warmup') return 'The warm-up';
   if (s.kind === 'prefill') return `The ${fmtContext(s.context)} prefill scout`;
-  return `Cell ${fmtContext(s.context)} × ${s.concurrency}`;
+  return `Cell ${fmtContext(s.context)} × ${s.concurrency}${s.repetition > 1 ? ` (repetition ${s.repetition})` : ''}`;
 }
 

@@ -5,6 +5,7 @@
  */
 import { cellKey as key } from '../../src-shared/cell-key';
 import type { BenchEvent, RunPlan } from '../bench';
+import { measurementsToRun } from '../bench/plan';
 import type { LiveCell, PlanView, RunPhase, RunProgress, RunUpdate } from '../../src-shared/ipc/contract';
 import type { DecodeCell, PrefillResult } from '../../src-shared/session/schema';
 
@@ -61,7 +62,7 @@ export class RunUpdates {
     switch (e.type) {
       case 'plan':
         this.plan = toPlanView(e.plan);
-        this.toRun = e.plan.counts.toRun;
+        this.toRun = measurementsToRun(e.plan);
         this.doneCount = e.alreadyDone;
         this.progress = { done: this.doneCount, total: this.toRun, etaSeconds: e.plan.etaSeconds };
         break;
