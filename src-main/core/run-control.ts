@@ -44,6 +44,7 @@ export function toConfig(form: RunForm): RunConfigInput {
     secondsPerMeasurement: form.secondsPerMeasurement,
     maxOutputTokens: form.maxOutputTokens,
     tokenTargeting: form.tokenTargeting,
+    repeat: form.repeat,
   };
 }
 

@@ -1,6 +1,7 @@
 /** The All measurements table as rows, in the reference report's columns and units, sortable. */
 import { cellKey } from '@shared/cell-key';
 import type { Session } from '@shared/session/schema';
+import { fmtCellThroughput } from '@shared/report/confidence';
 import { NONE, fmtContext, fmtCount, fmtMs, fmtMsPrecise, fmtOneDecimal, fmtSeconds, fmtTokPerSec, statusWord, withFailed } from '../../format';
 import type { SortColumn } from '../../store/session-slice';
 
@@ -63,7 +64,7 @@ export function measurementRows(session: Session): MeasurementRow[] {
         fmtContext(c.context),
         String(c.concurrency),
         statusWord(c.status),
-        withFailed(fmtTokPerSec(c.totalTokensPerSecond), c.failedRequests),
+        withFailed(fmtCellThroughput(c), c.failedRequests),
         fmtTokPerSec(c.perRequestTokensPerSecond),
         fmtMs(c.ttft?.p50),
         fmtMsPrecise(c.timeBetweenTokens?.p50),
