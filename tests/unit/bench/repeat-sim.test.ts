@@ -90,4 +90,34 @@ describe('--repeat against the simulator', () => {
       expect(ci.high!).toBeGreaterThanOrEqual(long.truth[key]);
     }
   }, 240_000);
+
+  it('resumes a stopped repeated run without measuring any repetition twice', async () => {
+    const target = await targetOf(sim.url);
+    const file = join(tempDir(), 'resume.speedmatrix.json');
+    const config = { contexts: [CONTEXT], concurrency: CELLS, prefillContexts: [], warmup: false, simSpeed: SPEED, secondsPerMeasurement: 2, maxOutputTokens: 1024, repeat: 2 };
+    const doneOf = (events: BenchEvent[]) =>
+      events.flatMap((e) => (e.type === 'cell-done' && e.cell.repetitions?.find((r) => r.repetition === e.repetition)?.status === 'valid' ? [`${e.cell.concurrency}#${e.repetition}`] : []));
+    let stopping = false;
+    const first = await runBench(target, config, file, {
+      onEventAlso: (e, stop) => {
+        // Stop inside the second pass's first cell.
+        if (e.type === 'cell-start' && e.repetition === 2 && !stopping) {
+          stopping = true;
+          setTimeout(() => void stop(), 100);
+        }
+      },
+    });
+    expect(doneOf(first.events)).toEqual(['1#1', '8#1']);
+    const stopped = cellsOf(first.session)[`${CONTEXT}x1`];
+    expect(stopped.status).toBe('cancelled');
+    expect(stopped.reason).toMatch(/^repetition 2 of 2: /);
+    const second = await runBench(target, config, file, { resume: true });
+    expect(doneOf(second.events)).toEqual(['1#2', '8#2']);
+    for (const c of Object.values(cellsOf(second.session))) {
+      expect(c.repetitions?.map((r) => [r.repetition, r.status])).toEqual([[1, 'valid'], [2, 'valid']]);
+      expect(c.status).toBe('valid');
+    }
+    // The first pass's figures survive untouched.
+    expect(cellsOf(second.session)[`${CONTEXT}x8`].repetitions![0]).toEqual(cellsOf(first.session)[`${CONTEXT}x8`].repetitions![0]);
+  }, 240_000);
 });
