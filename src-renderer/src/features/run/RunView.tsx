@@ -109,7 +109,7 @@ export function RunView() {
         </button>
         {plan && !running && (
           <span className="muted" data-testid="plan-summary">
-            {runnable} of {plan.cells.length} cells to run · about {fmtDuration(plan.etaSeconds)} in total
+            {runnable} of {plan.cells.length} cells to run{form.repeat > 1 ? `, ${form.repeat} times each` : ''} · about {fmtDuration(plan.etaSeconds)} in total
           </span>
         )}
       </div>
