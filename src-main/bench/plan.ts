@@ -6,6 +6,7 @@
 import { cellKey } from '../../src-shared/cell-key';
 import { fmtContext } from '../../src-shared/report/format';
 import { newRunTag } from '../session/create';
+import { repetitionKey } from './repetitions';
 import type { KvBudget } from '../../src-shared/session/schema';
 import type { ServerTarget } from '../server/target';
 import { READINESS_STEADY_SECONDS } from './readiness';
@@ -36,6 +37,11 @@ export function largestContext(maxModelLen: number, maxOutput: number): number {
 export function tooLongReason(context: number, maxOutput: number, maxModelLen: number | null): string | null {
   if (maxModelLen === null || context + maxOutput <= maxModelLen) return null;
   return `${fmtContext(context)} context + ${maxOutput} output tokens exceeds max_model_len ${maxModelLen}`;
+}
+
+/** Decode measurements the plan makes: every runnable cell, once per repetition. */
+export function measurementsToRun(plan: RunPlan): number {
+  return plan.counts.toRun * plan.config.repeat;
 }
 
 /** A message when the plan has nothing to measure (no decode cell and no prefill runs), else null. */
@@ -102,6 +108,7 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
     runTag: input.runTag ?? newRunTag(),
     stallSeconds: input.stallSeconds ?? 30,
     scoutDeadline: { ...DEFAULT_SCOUT_DEADLINE, ...input.scoutDeadline },
+    repeat: input.repeat ?? 1,
   };
 }
 
@@ -155,7 +162,7 @@ export function pendingSteps(steps: readonly PlanStep[], doneCells: ReadonlySet<
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
     if (s.kind === 'decode') {
-      if (!doneCells.has(cellKey(s))) out.push(s);
+      if (!doneCells.has(repetitionKey(s, s.repetition))) out.push(s);
       continue;
     }
     if (s.kind === 'prefill') {
@@ -164,7 +171,7 @@ export function pendingSteps(steps: readonly PlanStep[], doneCells: ReadonlySet<
       for (let j = i + 1; j < steps.length; j++) {
         const n = steps[j];
         if (n.kind !== 'decode' || n.context !== s.context) break;
-        if (!doneCells.has(cellKey(n))) servesDecode = true;
+        if (!doneCells.has(repetitionKey(n, n.repetition))) servesDecode = true;
       }
       if (measuredPending || servesDecode) out.push(s);
       continue;
@@ -229,7 +236,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     const first = cells.find((c) => c.context === context && c.concurrency === firstColumn);
     if (first && runnable(first)) {
       if (context > 0 && !prefillRun.has(context)) steps.push({ kind: 'prefill', context, measured: false });
-      steps.push({ kind: 'decode', context, concurrency: firstColumn });
+      steps.push({ kind: 'decode', context, concurrency: firstColumn, repetition: 1 });
     }
   }
   for (const context of config.contexts) {
@@ -237,8 +244,9 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     if (row.length === 0) continue;
     // Re-warm the prefix cache for this context: other contexts ran since its scout.
     if (context > 0) steps.push({ kind: 'prefill', context, measured: false });
-    for (const c of row) steps.push({ kind: 'decode', context, concurrency: c.concurrency });
+    for (const c of row) steps.push({ kind: 'decode', context, concurrency: c.concurrency, repetition: 1 });
   }
+  steps.push(...laterPasses(steps, config.repeat));
 
   const counts = {
     cells: cells.length,
@@ -251,4 +259,22 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   return { config, maxModelLen: mml, cells, prefill, steps, counts, etaSeconds: WORKER_START_WALL_SECONDS + estimateSeconds(steps, config), warnings };
 }
 
+/**
+ * Passes 2..N of a repeated run (docs/repeats-and-targets.md): the first pass's decode cells again,
+ * in the same order, so that drift over the run spreads over every cell instead of hitting a few.
+ * Each stretch of one context starts with an unmeasured scout that re-warms its prefix cache.
+ */
+export function laterPasses(firstPass: readonly PlanStep[], repeat: number): PlanStep[] {
+  const decodes = firstPass.filter((s): s is Extract<PlanStep, { kind: 'decode' }> => s.kind === 'decode');
+  const steps: PlanStep[] = [];
+  for (let repetition = 2; repetition <= repeat; repetition++) {
+    let previous: number | null = null;
+    for (const d of decodes) {
+      if (d.context > 0 && d.context !== previous) steps.push({ kind: 'prefill', context: d.context, measured: false });
+      previous = d.context;
+      steps.push({ ...d, repetition });
+    }
+  }
+  return steps;
+}
 

@@ -4,8 +4,9 @@
  */
 import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec, withFailed } from '../../src-shared/report/format';
 import { STATUS_WORDS } from '../../src-shared/session/schema';
-import { cellKey } from '../../src-shared/cell-key';
-import { WORKER_START_WALL_SECONDS, estimateSeconds, pendingSteps } from './plan';
+import { fmtCellThroughput } from '../../src-shared/report/confidence';
+import { WORKER_START_WALL_SECONDS, estimateSeconds, measurementsToRun, pendingSteps } from './plan';
+import { repetitionKey } from './repetitions';
 import type { PrefillPoint } from './scout-deadline';
 import type { BenchEvent, PlanStep, RunPlan } from './types';
 
@@ -45,7 +46,7 @@ export class EtaTracker {
       this.lastDoneAt = now;
     }
     let i = -1;
-    if (e.type === 'cell-done') i = this.remaining.findIndex((s) => s.kind === 'decode' && cellKey(s) === cellKey(e.cell));
+    if (e.type === 'cell-done') i = this.remaining.findIndex((s) => s.kind === 'decode' && repetitionKey(s, s.repetition) === repetitionKey(e.cell, e.repetition ?? 1));
     else if (e.type === 'prefill-done') i = this.remaining.findIndex((s) => s.kind === 'prefill' && s.measured && s.context === e.result.context);
     if (i < 0) return;
     const finished = this.remaining.slice(0, i + 1);
@@ -145,10 +146,10 @@ export class ProgressPrinter {
     this.track(e);
     switch (e.type) {
       case 'plan':
-        this.total = e.plan.counts.toRun;
+        this.total = measurementsToRun(e.plan);
         this.index = e.alreadyDone;
         this.line(
-          `Plan: ${plural(e.plan.counts.cells, 'cell')} (${e.plan.counts.toRun} to run${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
+          `Plan: ${plural(e.plan.counts.cells, 'cell')} (${e.plan.counts.toRun} to run${e.plan.config.repeat > 1 ? ` ${e.plan.config.repeat} times each` : ''}${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
         );
         for (const w of e.plan.warnings) this.line(`  note: ${w}`);
         break;
@@ -177,9 +178,10 @@ export class ProgressPrinter {
         const c = e.cell;
         const figures =
           c.totalTokensPerSecond !== null
-            ? `  ${withFailed(`${fmtTokPerSec(c.totalTokensPerSecond)} tok/s`, c.failedRequests)}  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
+            ? `  ${withFailed(`${fmtCellThroughput(c)} tok/s`, c.failedRequests)}  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
             : '';
-        this.line(`cell ${e.index}/${e.total}  ${fmtContext(c.context)} × ${c.concurrency}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`);
+        const rep = e.repetition && e.repetition > 1 ? ` (repetition ${e.repetition})` : '';
+        this.line(`cell ${e.index}/${e.total}  ${fmtContext(c.context)} × ${c.concurrency}${rep}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`);
         break;
       }
       case 'prefill-start':

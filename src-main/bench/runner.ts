@@ -55,6 +55,7 @@ export class Runner {
   constructor(
     private target: ServerTarget,
     private readonly plan: RunPlan,
+    /** Measurements already done (resume), by repetitionKey. */
     private readonly doneCells: ReadonlySet<string>,
     private readonly donePrefill: ReadonlySet<number>,
     private readonly host: RunnerHost,
@@ -89,15 +90,16 @@ export class Runner {
         else if (step.kind === 'prefill') await this.prefillStep(step.context, step.measured && !this.donePrefill.has(step.context));
         else {
           decodeIndex++;
-          this.host.emit({ type: 'cell-start', context: step.context, concurrency: step.concurrency, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
+          const { repetition } = step;
+          this.host.emit({ type: 'cell-start', context: step.context, concurrency: step.concurrency, repetition, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
           const { cell, window } = await this.decodeStep(step.context, step.concurrency);
-          this.host.emit({ type: 'cell-done', cell, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints) });
+          this.host.emit({ type: 'cell-done', cell, repetition, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints) });
         }
       } catch (e) {
         // Never let one step end the run; say what happened.
         this.host.emit({ type: 'log', level: 'error', message: `${describeStep(step)} failed: ${(e as Error).message}` });
         if (step.kind === 'decode')
-          this.host.emit({ type: 'cell-done', cell: unmeasuredCell(step.context, step.concurrency, 'error', (e as Error).message), index: decodeIndex, total: decodeTotal, etaSeconds: eta });
+          this.host.emit({ type: 'cell-done', cell: unmeasuredCell(step.context, step.concurrency, 'error', (e as Error).message), repetition: step.repetition, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
         if (step.kind === 'prefill' && step.measured && !this.donePrefill.has(step.context))
           this.host.emit({ type: 'prefill-done', result: unmeasuredPrefill(step.context, 'error', (e as Error).message) });
       }
@@ -355,6 +357,6 @@ export class Runner {
 function describeStep(s: PlanStep): string {
   if (s.kind === 'warmup') return 'The warm-up';
   if (s.kind === 'prefill') return `The ${fmtContext(s.context)} prefill scout`;
-  return `Cell ${fmtContext(s.context)} × ${s.concurrency}`;
+  return `Cell ${fmtContext(s.context)} × ${s.concurrency}${s.repetition > 1 ? ` (repetition ${s.repetition})` : ''}`;
 }
 

@@ -19,6 +19,7 @@ import type { ServerTarget } from '../server/target';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { cellKey } from '../../src-shared/cell-key';
 import { planRun } from './plan';
+import { doneMeasurements, foldRepetition, repetitionKey } from './repetitions';
 import type { BenchEvent, RunConfigInput, RunOutcome, RunPlan } from './types';
 import type { WorkerMessage } from './worker-protocol';
 import { forkLauncher, type WorkerLauncher } from './worker-transport';
@@ -67,7 +68,7 @@ export interface RunHandle {
 
 /** How many of the server's last log lines a cell keeps when the server dies during it. */
 const CRASH_LOG_LINES = 20;
-const DONE_STATUSES = new Set(['valid', 'queued', 'looped', 'error', 'over-capacity', 'too-long', 'skipped']);
+const DONE_STATUSES = new Set<DecodeCell['status']>(['valid', 'queued', 'looped', 'error', 'over-capacity', 'too-long', 'skipped']);
 const now = () => new Date().toISOString();
 
 /** Load a session to resume: the journal holds the newest state, the file the last full save. */
@@ -98,6 +99,7 @@ export function planForResume(session: Session, target: ServerTarget, input: Run
       warmup: input.warmup,
       stallSeconds: input.stallSeconds,
       scoutDeadline: input.scoutDeadline,
+      repeat: rc.repeat,
     },
     { ...target, maxModelLen: session.server.maxModelLen ?? target.maxModelLen, kvBudget: session.kvBudget },
   );
@@ -128,7 +130,7 @@ export class BenchRun implements RunHandle {
   private prefill = new Map<number, PrefillResult>();
   private journal: Journal | null = null;
   private saving: Promise<unknown> = Promise.resolve();
-  private currentCell: { context: number; concurrency: number } | null = null;
+  private currentCell: { context: number; concurrency: number; repetition: number } | null = null;
   /** The server's last log lines when it went down, for the cell that was running then. */
   private crashLog: string[] | null = null;
   private finished: Finished | null = null;
@@ -170,7 +172,7 @@ export class BenchRun implements RunHandle {
 
   private async run(): Promise<Session> {
     const { doneCells, donePrefill } = await this.open();
-    const runnable = new Set(this.currentPlan.cells.filter((c) => c.action === 'run').map(cellKey));
+    const runnable = new Set(this.currentPlan.steps.flatMap((s) => (s.kind === 'decode' ? [repetitionKey(s, s.repetition)] : [])));
     this.opts.onEvent({ type: 'plan', plan: this.currentPlan, alreadyDone: doneCells.filter((k) => runnable.has(k)).length, doneCells, donePrefill });
     this.sync();
     this.opts.onEvent({ type: 'session', session: structuredClone(this.session) });
@@ -201,9 +203,10 @@ export class BenchRun implements RunHandle {
       if (!loaded.ok) throw new Error(loaded.error);
       this.session = loaded.session;
       this.currentPlan = planForResume(this.session, this.opts.target, this.opts.config);
-      doneCells = this.session.cells.filter((c) => DONE_STATUSES.has(c.status)).map(cellKey);
+      doneCells = doneMeasurements(this.session.cells, DONE_STATUSES);
       donePrefill = this.session.prefill.filter((p) => DONE_STATUSES.has(p.status)).map((p) => p.context);
-      this.session.events.push({ at: now(), level: 'info', message: `Resumed: ${doneCells.length} cells already done.` });
+      const what = this.currentPlan.config.repeat > 1 ? 'measurements' : 'cells';
+      this.session.events.push({ at: now(), level: 'info', message: `Resumed: ${doneCells.length} ${what} already done.` });
     } else {
       this.session = newSession(this.opts, this.currentPlan);
     }
@@ -291,7 +294,7 @@ export class BenchRun implements RunHandle {
   }
 
   private onBenchEvent(e: BenchEvent): void {
-    if (e.type === 'cell-start') this.currentCell = { context: e.context, concurrency: e.concurrency };
+    if (e.type === 'cell-start') this.currentCell = { context: e.context, concurrency: e.concurrency, repetition: e.repetition ?? 1 };
     if (e.type === 'cell-done') {
       this.currentCell = null;
       // The cell the server died in keeps the server's last log lines as evidence.
@@ -302,10 +305,15 @@ export class BenchRun implements RunHandle {
       const samples = this.opts.telemetry?.samples ?? [];
       const w = e.window;
       if (w && samples.some((s) => s.t >= w.startMs && s.t <= w.endMs)) e.cell.telemetry = summarizeCellTelemetry(samples, w.startMs, w.endMs, e.cell.outputTokens ?? 0);
-      this.cells.set(cellKey(e.cell), e.cell);
+      // A later repetition folds into the cell; listeners get the folded cell, as the session holds it.
+      const key = cellKey(e.cell);
+      const cell = foldRepetition(this.cells.get(key), e.cell, e.repetition ?? 1, this.currentPlan.config.repeat);
+      this.cells.set(key, cell);
       this.sync();
-      this.journalAppend({ kind: 'cell', cell: e.cell });
+      this.journalAppend({ kind: 'cell', cell });
       this.queueSave();
+      this.opts.onEvent({ ...e, cell });
+      return;
     } else if (e.type === 'prefill-done') {
       this.prefill.set(e.result.context, e.result);
       this.sync();
@@ -349,7 +357,8 @@ export class BenchRun implements RunHandle {
       : (this.fatal ?? `the benchmark worker stopped unexpectedly${this.stderrTail ? `: ${this.stderrTail.trim().split('\n').slice(-3).join(' ')}` : ''}`);
     const cur = this.currentCell;
     if (cur) {
-      const cell = unmeasuredCell(cur.context, cur.concurrency, this.stopRequested ? 'cancelled' : 'error', why);
+      const measured = unmeasuredCell(cur.context, cur.concurrency, this.stopRequested ? 'cancelled' : 'error', why);
+      const cell = foldRepetition(this.cells.get(cellKey(measured)), measured, cur.repetition, this.currentPlan.config.repeat);
       this.cells.set(cellKey(cell), cell);
       this.journalAppend({ kind: 'cell', cell });
     }
@@ -408,6 +417,7 @@ function newSession(opts: StartRunOptions, plan: RunPlan): Session {
       tokenTargeting: c.tokenTargeting,
       benchmarkTool: `${APP_NAME} ${APP_VERSION}`,
       runTag: c.runTag,
+      repeat: c.repeat,
     },
     kvBudget: c.kvBudget,
     cells,

@@ -43,6 +43,8 @@ export interface RunConfigInput {
    * smaller contexts, at least `floorSeconds` (default 120) and at most `capSeconds` (default 3600).
    */
   scoutDeadline?: Partial<ScoutDeadlineLimits>;
+  /** Times each decode cell is measured, in interleaved passes (docs/repeats-and-targets.md). Default 1. */
+  repeat?: number;
 }
 
 /** The resolved run configuration: every default filled in. */
@@ -59,6 +61,7 @@ export interface ResolvedRunConfig {
   runTag: string;
   stallSeconds: number;
   scoutDeadline: ScoutDeadlineLimits;
+  repeat: number;
 }
 
 /** What the plan says about one decode cell before the run. */
@@ -90,7 +93,8 @@ export interface PlannedPrefill {
 export type PlanStep =
   | { kind: 'warmup' }
   | { kind: 'prefill'; context: number; measured: boolean }
-  | { kind: 'decode'; context: number; concurrency: number };
+  /** `repetition`: 1 in the first pass, 2 in the second, ... (with repeat N). */
+  | { kind: 'decode'; context: number; concurrency: number; repetition: number };
 
 export interface RunPlan {
   config: ResolvedRunConfig;
@@ -113,7 +117,7 @@ export type BenchEvent =
   /** The session the run writes to, once loaded or created: its owner applies each finished cell from here on. */
   | { type: 'session'; session: Session }
   | { type: 'phase'; phase: 'warmup' | 'calibration' | 'idle-gate' | 'readiness' | 'window' | 'cooldown'; message: string; context?: number; concurrency?: number }
-  | { type: 'cell-start'; context: number; concurrency: number; index: number; total: number; etaSeconds: number }
+  | { type: 'cell-start'; context: number; concurrency: number; repetition?: number; index: number; total: number; etaSeconds: number }
   | {
       type: 'sample';
       context: number;
@@ -130,7 +134,10 @@ export type BenchEvent =
     }
   | {
       type: 'cell-done';
+      /** The cell as measured by this repetition; the session owner forwards it folded into the cell's repetitions. */
       cell: DecodeCell;
+      /** Which repetition of the cell this was (absent: 1, as without repeats). */
+      repetition?: number;
       index: number;
       total: number;
       etaSeconds: number;

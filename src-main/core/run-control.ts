@@ -43,6 +43,7 @@ export function toConfig(form: RunForm): RunConfigInput {
     secondsPerMeasurement: form.secondsPerMeasurement,
     maxOutputTokens: form.maxOutputTokens,
     tokenTargeting: form.tokenTargeting,
+    repeat: form.repeat,
   };
 }
 

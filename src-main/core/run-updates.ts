@@ -5,6 +5,7 @@
  */
 import { cellKey as key } from '../../src-shared/cell-key';
 import type { BenchEvent, RunPlan } from '../bench';
+import { measurementsToRun } from '../bench/plan';
 import { EtaTracker } from '../bench/progress';
 import type { LiveCell, PlanView, RunPhase, RunProgress, RunUpdate } from '../../src-shared/ipc/contract';
 import type { DecodeCell, PrefillResult, Session } from '../../src-shared/session/schema';
@@ -73,7 +74,7 @@ export class RunUpdates {
     switch (e.type) {
       case 'plan':
         this.plan = toPlanView(e.plan);
-        this.toRun = e.plan.counts.toRun;
+        this.toRun = measurementsToRun(e.plan);
         this.doneCount = e.alreadyDone;
         this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });
         this.progress = { done: this.doneCount, total: this.toRun, etaSeconds: this.eta.seconds() };

@@ -14,6 +14,7 @@ import { markdownTable } from './markdown';
 import { cellKey } from '../../src-shared/cell-key';
 import { type HeatmapModel, buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from '../../src-shared/report/matrix-model';
 import { gpuLabelOf, reportTitle } from '../../src-shared/report/report-model';
+import { differenceOf, fmtCellThroughput, fmtDifference, repetitionTotals } from '../../src-shared/report/confidence';
 import { SERIES_COLORS, curveChartSvg, heatmapSvg } from './svg';
 import type { TableModel } from '../../src-shared/report/report-model';
 
@@ -62,6 +63,13 @@ export interface DeltaRow {
   ttfts: (number | null)[];
   /** Change of each session's total over the first, as a fraction (0.1 = +10 %), Valid pairs only. */
   changes: (number | null)[];
+  /**
+   * With repetitions on both sides (two or more each), whether the change is more than noise:
+   * "B is 3.1% faster, 95% CI 1.2–5.0%" or "no significant difference"; null otherwise.
+   */
+  significance: (string | null)[];
+  /** Each session's total as shown: "4,786.2 ± 21.3" with repetitions. */
+  totalTexts: string[];
 }
 
 export interface ComparisonModel {
@@ -201,6 +209,10 @@ function deltaRows(sessions: readonly Session[]): DeltaRow[] {
             ? c.totalTokensPerSecond / base.totalTokensPerSecond - 1
             : null,
         ),
+        significance: cells.map((c, i) =>
+          i > 0 && c?.status === 'valid' && base?.status === 'valid' ? fmtDifference(differenceOf(repetitionTotals(base), repetitionTotals(c)), labelOf(i)) : null,
+        ),
+        totalTexts: cells.map((c) => (c && (c.status === 'valid' || c.status === 'queued') ? fmtCellThroughput(c) : NONE)),
       };
     });
 }
@@ -254,13 +266,15 @@ function deltasTable(m: ComparisonModel): TableModel {
       fmtContext(d.context),
       String(d.concurrency),
       ...d.statuses,
-      ...d.totals.map(fmtTokPerSec),
-      ...d.changes.slice(1).map(fmtChange),
+      ...d.totalTexts,
+      ...d.changes.slice(1).map((c, i) => d.significance[i + 1] ?? fmtChange(c)),
       ...d.ttfts.map(fmtMs),
     ]),
   };
 }
 
+const DELTAS_CAPTION =
+  'Each measurement side by side; the change is against A, for Valid pairs only. With repeated cells on both sides, ± is the 95% confidence interval and the change is called significant only when its interval excludes zero.';
 const RATIO_CAPTION = 'Total tok/s of each session over A, only where both cells are Valid. Above 1.00× is faster than A, below is slower.';
 
 export function renderCompareMarkdown(sessions: readonly Session[]): string {
@@ -281,7 +295,7 @@ export function compareMarkdownSections(m: ComparisonModel): string[] {
   for (const r of m.decode) {
     out.push(`## Sustained decode: ${r.label}`, '', line(RATIO_CAPTION), '', markdownTable(ratioTable(r)), '');
   }
-  out.push('## Deltas', '', 'Each measurement side by side; the change is against A, for Valid pairs only.', '');
+  out.push('## Deltas', '', DELTAS_CAPTION, '');
   out.push(m.deltas.length ? markdownTable(deltasTable(m)) : 'No decode measurements in these sessions.', '');
   return out;
 }
@@ -330,7 +344,7 @@ export function compareHtmlSections(m: ComparisonModel): string[] {
   for (const r of m.decode) {
     out.push(`<h2>Sustained decode: ${esc(r.label)}</h2>`, `<p class="caption">${esc(RATIO_CAPTION)}</p>`, `<figure>${heatmapSvg(ratioHeatmap(r))}</figure>`);
   }
-  out.push('<h2>Deltas</h2>', '<p class="caption">Each measurement side by side; the change is against A, for Valid pairs only.</p>');
+  out.push('<h2>Deltas</h2>', `<p class="caption">${esc(DELTAS_CAPTION)}</p>`);
   out.push(m.deltas.length ? htmlTable(deltasTable(m), 'measurements') : '<p>No decode measurements in these sessions.</p>');
   return out;
 }

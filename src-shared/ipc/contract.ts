@@ -77,6 +77,8 @@ export const RunFormSchema = z.object({
   secondsPerMeasurement: z.number().positive().max(3600),
   maxOutputTokens: z.number().int().positive().max(1_000_000),
   tokenTargeting: z.enum(['exact', 'estimate']),
+  /** Times each decode cell is measured (docs/repeats-and-targets.md). */
+  repeat: z.number().int().positive().max(100).default(1),
 });
 export type RunForm = z.infer<typeof RunFormSchema>;
 

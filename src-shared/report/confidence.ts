@@ -3,6 +3,7 @@
  * (Student's t), whether they vary too much to trust, and whether two such means differ by
  * more than noise. Pure functions; the method is described in docs/repeats-and-targets.md.
  */
+import { fmtTokPerSec, fmtTokPerSecInterval } from './format';
 
 /** Two-sided 95% Student's t quantiles (t at 0.975) for 1..30 degrees of freedom. */
 const T975 = [
@@ -80,4 +81,46 @@ export function differenceOf(a: readonly number[], b: readonly number[]): Differ
   const low = change - half;
   const high = change + half;
   return { change, low, high, significant: low > 0 || high < 0 };
+}
+
+/** The word beside a figure whose repetitions vary by more than UNSTABLE_CV. */
+export const UNSTABLE_WORD = 'unstable';
+
+/** The legend line of a session with repeated cells. */
+export const REPEAT_LEGEND = `± is the 95% confidence interval of the mean over a cell's repetitions (Student's t); "${UNSTABLE_WORD}": its repetitions vary by more than ${UNSTABLE_CV * 100}% (coefficient of variation).`;
+
+/** What a repeated cell keeps of each repetition (the session's DecodeCell has it). */
+interface Repeated {
+  totalTokensPerSecond: number | null;
+  repetitions?: ReadonlyArray<{ totalTokensPerSecond: number | null }>;
+}
+
+/** Each repetition's total throughput, where it has one. */
+export function repetitionTotals(cell: Repeated): number[] {
+  return (cell.repetitions ?? []).flatMap((r) => (r.totalTokensPerSecond === null ? [] : [r.totalTokensPerSecond]));
+}
+
+/** The 95% interval of a cell's total throughput over its repetitions; null with fewer than two. */
+export function throughputInterval(cell: Repeated): MeanInterval | null {
+  const totals = repetitionTotals(cell);
+  return totals.length >= 2 ? meanInterval(totals) : null;
+}
+
+/** A cell's total throughput as shown everywhere: "4,786.2 ± 21.3", "4,786.2 ± 310.4 unstable", or "4,786.2" without repetitions. */
+export function fmtCellThroughput(cell: Repeated): string {
+  const ci = throughputInterval(cell);
+  if (!ci) return fmtTokPerSec(cell.totalTokensPerSecond);
+  const text = fmtTokPerSecInterval(ci.mean, ci.halfWidth);
+  return ci.unstable ? `${text} ${UNSTABLE_WORD}` : text;
+}
+
+const pct = (f: number): string => `${(Math.abs(f) * 100).toFixed(1)}%`;
+
+/** "B is 3.1% faster, 95% CI 1.2–5.0%", "B is 2.0% slower, 95% CI …", or "no significant difference"; null without an interval. */
+export function fmtDifference(d: Difference | null, name = 'B'): string | null {
+  if (!d || d.low === null || d.high === null) return null;
+  if (!d.significant) return 'no significant difference';
+  const faster = d.change > 0;
+  const [lo, hi] = faster ? [d.low, d.high] : [-d.high, -d.low];
+  return `${name} is ${pct(d.change)} ${faster ? 'faster' : 'slower'}, 95% CI ${(lo * 100).toFixed(1)}–${(hi * 100).toFixed(1)}%`;
 }

@@ -28,6 +28,17 @@ export function fmtTokPerSec(v: number | null | undefined): string {
 }
 
 /**
+ * A mean throughput with the half-width of its 95% interval, in the same scale: "4,786.2 ± 21.3",
+ * "34.6K ± 0.2K"; the mean alone when there is no interval. No unit (the column says tok/s).
+ */
+export function fmtTokPerSecInterval(mean: number | null | undefined, halfWidth: number | null | undefined): string {
+  if (missing(mean)) return NONE;
+  if (missing(halfWidth)) return fmtTokPerSec(mean);
+  if (Math.abs(mean) >= 10_000) return `${grouped(mean / 1000, 1)}K ± ${grouped(halfWidth / 1000, 1)}K`;
+  return `${grouped(mean, 1)} ± ${grouped(halfWidth, 1)}`;
+}
+
+/**
  * A figure with the cell's failed requests beside it, as the reference report shows them:
  * "1,234.5 (2 failed)"; the figure alone when none failed (or the count is unknown).
  */

@@ -7,6 +7,7 @@ import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/
 import { STATUS_WORDS } from '../session/status-words';
 import { cellKey } from '../cell-key';
 import { NONE, fmtContext, fmtMs, fmtTokPerSec, withFailed } from './format';
+import { fmtCellThroughput } from './confidence';
 
 /** Statuses whose figures are kept and shown (Requests queued keeps its figure, with the word). */
 export const HAS_FIGURES: ReadonlySet<CellStatus> = new Set<CellStatus>(['valid', 'queued', 'stalled']);
@@ -66,7 +67,7 @@ export function cellView(context: number, concurrency: number, cell: DecodeCell 
     return { context, concurrency, status: cell.status, value: null, ttftSeconds: null, text: word, detail: '', flag: null, title: `${where}: ${word}${why}` };
   }
   const ttft = cell.ttft?.p50 ?? null;
-  const text = withFailed(fmtTokPerSec(cell.totalTokensPerSecond), cell.failedRequests);
+  const text = withFailed(fmtCellThroughput(cell), cell.failedRequests);
   const detail = ttft === null ? '' : `${fmtMs(ttft)} TTFT`;
   const flag = cell.status === 'valid' ? null : word;
   return {

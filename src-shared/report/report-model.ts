@@ -26,6 +26,7 @@ import {
 } from './format';
 import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, matrixAxes, sortedPrefill } from './matrix-model';
 import { cellKey } from '../cell-key';
+import { fmtCellThroughput, REPEAT_LEGEND } from './confidence';
 import { commandLineOf, redactCommandLine } from './redact';
 import { type CapacitySection, buildCapacitySection } from './capacity-section';
 import type { TargetSet } from './slo';
@@ -350,7 +351,7 @@ export function decodeMeasurementRow(c: DecodeCell): string[] {
     fmtContext(c.context),
     String(c.concurrency),
     STATUS_WORDS[c.status],
-    withFailed(fmtTokPerSec(c.totalTokensPerSecond), c.failedRequests),
+    withFailed(fmtCellThroughput(c), c.failedRequests),
     fmtTokPerSec(c.perRequestTokensPerSecond),
     fmtMs(c.ttft?.p50),
     fmtMsPrecise(c.timeBetweenTokens?.p50),
@@ -482,6 +483,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const legend = legendStatuses
     .filter((s) => s === 'looped' || s === 'over-capacity' || s === 'queued' || present.has(s))
     .map((s) => LEGEND[s]);
+  if (session.cells.some((c) => (c.repetitions?.length ?? 0) > 1)) legend.push(REPEAT_LEGEND);
   return {
     kicker: REPORT_KICKER,
     title: reportTitle(session),

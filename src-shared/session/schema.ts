@@ -112,6 +112,8 @@ export const RunConfigSchema = z.object({
   benchmarkTool: z.string(),
   /** Unique tag of this run, used in prompt prefixes so no earlier cache is reused. */
   runTag: z.string(),
+  /** Times each decode cell is measured, in interleaved passes (docs/repeats-and-targets.md). Older files: 1. */
+  repeat: z.number().int().positive().default(1),
 });
 
 export const KvBudgetSourceSchema = z.enum([
@@ -242,6 +244,21 @@ export const StallEvidenceSchema = z.object({
   thresholdSeconds: nonNeg,
 });
 
+/** One measurement of a repeated cell: its own figures, kept so the cell's means come with an interval. */
+export const RepetitionSchema = z.object({
+  /** 1 for the first pass, 2 for the second, ... */
+  repetition: z.number().int().positive(),
+  status: CellStatusSchema,
+  reason: maybeStr.default(null),
+  totalTokensPerSecond: maybeNum,
+  perRequestTokensPerSecond: maybeNum,
+  ttft: LatencyStatsSchema.nullable(),
+  timeBetweenTokens: LatencyStatsSchema.nullable(),
+  outputTokens: count.nullable(),
+  windowSeconds: maybeNum,
+  startedAt: maybeStr.default(null),
+});
+
 export const DecodeCellSchema = z.object({
   context: count,
   concurrency: z.number().int().positive(),
@@ -272,6 +289,11 @@ export const DecodeCellSchema = z.object({
   telemetry: CellTelemetrySchema.nullable().default(null),
   startedAt: maybeStr.default(null),
   finishedAt: maybeStr.default(null),
+  /**
+   * Each repetition's own figures when the run repeats cells (absent otherwise); the cell's figures
+   * above are then their means (docs/repeats-and-targets.md).
+   */
+  repetitions: z.array(RepetitionSchema).optional(),
 });
 
 /** GPU telemetry, columnar; t is seconds since the session's createdAt. */
@@ -340,6 +362,7 @@ export type Evidence = z.infer<typeof EvidenceSchema>;
 export type QueueEvidence = z.infer<typeof QueueEvidenceSchema>;
 export type StallEvidence = z.infer<typeof StallEvidenceSchema>;
 export type DecodeCell = z.infer<typeof DecodeCellSchema>;
+export type Repetition = z.infer<typeof RepetitionSchema>;
 export type TelemetrySeries = z.infer<typeof TelemetrySeriesSchema>;
 export type SessionEvent = z.infer<typeof EventSchema>;
 export type Session = z.infer<typeof SessionSchema>;

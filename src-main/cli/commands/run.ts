@@ -23,6 +23,7 @@ export interface RunFlags {
   maxOutput?: string;
   tokenTargeting?: string;
   kvBudget?: string;
+  repeat?: string;
   out?: string;
   report?: string;
   resume?: string;
@@ -78,6 +79,11 @@ export function configFromFlags(f: RunFlags): RunConfigInput {
     if (v === null || v <= 0) throw new UsageError(`--kv-budget must be a number of tokens, got "${f.kvBudget}".`);
     c.kvBudgetTokens = v;
   }
+  if (f.repeat) {
+    const n = positiveNumber('--repeat', f.repeat);
+    if (!Number.isInteger(n)) throw new UsageError(`--repeat must be a whole number of times, got "${f.repeat}".`);
+    c.repeat = n;
+  }
   if (f.simSpeed) c.simSpeed = positiveNumber('--sim-speed', f.simSpeed);
   if (f.scoutDeadlineFloor || f.scoutDeadlineCap) {
     c.scoutDeadline = {};
@@ -96,7 +102,8 @@ export function addMatrixOptions(cmd: Command): Command {
     .option('--duration <seconds>', 'measurement window per cell (default 30)')
     .option('--max-output <tokens>', 'max_tokens of every request (default 4096)')
     .option('--token-targeting <mode>', 'exact (POST /tokenize) or estimate (default exact)')
-    .option('--kv-budget <tokens>', 'KV cache budget in tokens, when the server does not state one');
+    .option('--kv-budget <tokens>', 'KV cache budget in tokens, when the server does not state one')
+    .option('--repeat <n>', 'measure every cell n times in interleaved passes; figures are means with a 95% interval (default 1)');
 }
 
 export function registerRun(program: Command): void {

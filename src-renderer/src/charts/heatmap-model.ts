@@ -7,7 +7,8 @@ import { cellKey } from '@shared/cell-key';
 import type { PlanCell } from '@shared/ipc/contract';
 import type { CellStatus, DecodeCell } from '@shared/session/schema';
 import { HAS_FIGURES, textColorOn, throughputColor } from '@shared/report/matrix-model';
-import { NONE, fmtMs, fmtTokPerSec, statusWord, withFailed } from '../format';
+import { NONE, fmtMs, statusWord, withFailed } from '../format';
+import { fmtCellThroughput } from '@shared/report/confidence';
 
 export interface HeatCell {
   key: string;
@@ -61,7 +62,7 @@ export function buildHeatmap(
           kind: 'value',
           status: cell.status,
           flag: cell.status === 'valid' ? null : statusWord(cell.status),
-          line1: withFailed(`${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s`, cell.failedRequests),
+          line1: withFailed(`${fmtCellThroughput(cell)} tok/s`, cell.failedRequests),
           line2: cell.ttft ? `${fmtMs(cell.ttft.p50)} TTFT` : NONE,
           background,
           foreground: textColorOn(background),

@@ -31,6 +31,7 @@ export const DEFAULT_RUN_FORM: RunForm = {
   secondsPerMeasurement: 30,
   maxOutputTokens: 4096,
   tokenTargeting: 'exact',
+  repeat: 1,
 };
 
 export interface RunSlice {
@@ -154,6 +155,7 @@ export function formFromRunConfig(rc: Session['runConfig']): RunForm {
     secondsPerMeasurement: rc.secondsPerMeasurement,
     maxOutputTokens: rc.maxOutputTokens,
     tokenTargeting: rc.tokenTargeting,
+    repeat: rc.repeat,
   };
 }
 

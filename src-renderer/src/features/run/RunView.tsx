@@ -112,6 +112,9 @@ export function RunView() {
           <Field id="run-maxout" label="Max output (tokens)" help="max_tokens for each request. Default: 4,096 tokens.">
             <input id="run-maxout" type="number" min={1} value={form.maxOutputTokens} onChange={(e) => update({ maxOutputTokens: Math.max(1, Math.round(Number(e.currentTarget.value) || 1)) })} />
           </Field>
+          <Field id="run-repeat" label="Repeat each cell" help="Measure every cell this many times, in passes over the whole matrix; figures are then means with a 95% interval. Default: 1.">
+            <input id="run-repeat" type="number" min={1} max={100} step={1} value={form.repeat} onChange={(e) => update({ repeat: Math.min(100, Math.max(1, Math.round(Number(e.currentTarget.value) || 1))) })} />
+          </Field>
           <Field id="run-targeting" label="Token targeting" help="Exact sizes prompts with the server's /tokenize; estimate skips that.">
             <select id="run-targeting" value={form.tokenTargeting} onChange={(e) => update({ tokenTargeting: e.currentTarget.value as 'exact' | 'estimate' })}>
               <option value="exact">Exact (/tokenize)</option>
@@ -134,7 +137,7 @@ export function RunView() {
         {plan && !running && (
           <span className="muted" data-testid="plan-summary">
             {shownRun ? 'A new run: ' : ''}
-            {runnable} of {plan.cells.length} cells to run · prefill at {plan.prefillContexts.length ? plan.prefillContexts.map(fmtContext).join(', ') : 'no context'} · about {fmtDuration(plan.etaSeconds)} in total
+            {runnable} of {plan.cells.length} cells to run{form.repeat > 1 ? `, ${form.repeat} times each` : ''} · prefill at {plan.prefillContexts.length ? plan.prefillContexts.map(fmtContext).join(', ') : 'no context'} · about {fmtDuration(plan.etaSeconds)} in total
           </span>
         )}
       </div>

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { K, measurementsToRun, planRun } from '../../../src-main/bench/plan';
+import type { PlanTarget } from '../../../src-main/bench/plan';
+import { unmeasuredCell } from '../../../src-main/bench/cells';
+import { doneMeasurements, foldRepetition, repetitionKey } from '../../../src-main/bench/repetitions';
+import { SessionSchema, type CellStatus, type DecodeCell } from '../../../src-shared/session/schema';
+import { sampleSession } from '../../helpers/sample-session';
+
+const target: PlanTarget = {
+  maxModelLen: 262_144,
+  kvBudget: { tokens: 2_200_000, source: 'metrics-cache-config', detail: null, maxConcurrency: null, tokensPerRequest: null },
+};
+
+const label = (s: ReturnType<typeof planRun>['steps'][number]): string =>
+  s.kind === 'warmup' ? 'W' : s.kind === 'prefill' ? `P${s.context / K}${s.measured ? '' : 'r'}` : `D${s.context / K}x${s.concurrency}#${s.repetition}`;
+
+function measured(total: number, status: CellStatus = 'valid', reason: string | null = null): DecodeCell {
+  return {
+    ...unmeasuredCell(8 * K, 4, status, reason),
+    totalTokensPerSecond: total,
+    perRequestTokensPerSecond: total / 4,
+    fairShareTokensPerSecond: total / 4,
+    ttft: { p50: 0.2, p90: 0.3, p99: 0.4, mean: 0.25 },
+    timeBetweenTokens: { p50: 4 / total, p90: 5 / total, p99: 6 / total, mean: 4 / total },
+    outputTokens: Math.round(total * 30),
+    completedRequests: 4,
+    windowSeconds: 30,
+    startedAt: `2026-11-30T10:00:0${Math.round(total) % 10}Z`,
+  };
+}
+
+describe('repeated runs in the plan', () => {
+  it('visits the same decode cells again in later passes, in the same order, each context re-warmed first', () => {
+    const plan = planRun({ contexts: [0, 8 * K], concurrency: [1, 2], prefillContexts: [8 * K], repeat: 3 }, target);
+    expect(plan.steps.map(label)).toEqual([
+      'W', 'D0x1#1', 'P8', 'D8x1#1', 'D0x2#1', 'P8r', 'D8x2#1',
+      'D0x1#2', 'P8r', 'D8x1#2', 'D0x2#2', 'P8r', 'D8x2#2',
+      'D0x1#3', 'P8r', 'D8x1#3', 'D0x2#3', 'P8r', 'D8x2#3',
+    ]);
+    expect(plan.config.repeat).toBe(3);
+    expect(measurementsToRun(plan)).toBe(12);
+  });
+
+  it('counts every pass in the ETA', () => {
+    const once = planRun({ contexts: [8 * K], concurrency: [1, 2], secondsPerMeasurement: 30 }, target);
+    const thrice = planRun({ contexts: [8 * K], concurrency: [1, 2], secondsPerMeasurement: 30, repeat: 3 }, target);
+    // Two more passes of two cells, each a 30 s window plus overhead, and one re-warm scout per pass.
+    expect(thrice.etaSeconds - once.etaSeconds).toBeGreaterThanOrEqual(2 * 2 * 30);
+    expect(thrice.etaSeconds).toBeLessThan(once.etaSeconds * 3);
+  });
+
+  it('plans one pass without --repeat, as before', () => {
+    const plan = planRun({ contexts: [0], concurrency: [1, 2], prefillContexts: [] }, target);
+    expect(plan.config.repeat).toBe(1);
+    expect(plan.steps.map(label)).toEqual(['W', 'D0x1#1', 'D0x2#1']);
+  });
+});
+
+describe('folding repetitions into a cell', () => {
+  it('keeps each repetition and gives the means as the cell figures', () => {
+    let cell = foldRepetition(undefined, measured(1000), 1, 3);
+    cell = foldRepetition(cell, measured(1100), 2, 3);
+    cell = foldRepetition(cell, measured(1200), 3, 3);
+    expect(cell.repetitions?.map((r) => [r.repetition, r.totalTokensPerSecond])).toEqual([[1, 1000], [2, 1100], [3, 1200]]);
+    expect(cell.totalTokensPerSecond).toBeCloseTo(1100, 9);
+    expect(cell.perRequestTokensPerSecond).toBeCloseTo(275, 9);
+    expect(cell.fairShareTokensPerSecond).toBeCloseTo(275, 9);
+    expect(cell.outputTokens).toBe(33_000);
+    expect(cell.timeBetweenTokens?.p50).toBeCloseTo((4 / 1000 + 4 / 1100 + 4 / 1200) / 3, 12);
+    expect(cell.status).toBe('valid');
+    expect(cell.startedAt).toBe('2026-11-30T10:00:00Z');
+    expect(SessionSchema.parse({ ...sampleSession(), cells: [cell] }).cells[0].repetitions).toHaveLength(3);
+  });
+
+  it('is Valid only when every repetition is, and names the repetition that was not', () => {
+    let cell = foldRepetition(undefined, measured(1000), 1, 3);
+    cell = foldRepetition(cell, unmeasuredCell(8 * K, 4, 'error', 'the server went down'), 2, 3);
+    cell = foldRepetition(cell, measured(1200), 3, 3);
+    expect(cell.status).toBe('error');
+    expect(cell.reason).toBe('repetition 2 of 3: the server went down');
+    // Means over the repetitions with figures only.
+    expect(cell.totalTokensPerSecond).toBeCloseTo(1100, 9);
+    expect(cell.requests).toBeNull();
+  });
+
+  it('replaces a repetition measured again (resume after a cancelled one) and leaves single runs untouched', () => {
+    let cell = foldRepetition(undefined, measured(1000), 1, 2);
+    cell = foldRepetition(cell, unmeasuredCell(8 * K, 4, 'cancelled', 'the run was stopped'), 2, 2);
+    expect(cell.status).toBe('cancelled');
+    const done = new Set<CellStatus>(['valid', 'error']);
+    expect(doneMeasurements([cell], done)).toEqual([repetitionKey(cell, 1)]);
+    cell = foldRepetition(cell, measured(1020), 2, 2);
+    expect(cell.repetitions?.map((r) => r.status)).toEqual(['valid', 'valid']);
+    expect(cell.status).toBe('valid');
+    expect(doneMeasurements([cell], done)).toEqual(['8192x4', '8192x4#2']);
+    const single = measured(900);
+    expect(foldRepetition(undefined, single, 1, 1)).toBe(single);
+    expect(doneMeasurements([single], done)).toEqual(['8192x4']);
+  });
+
+  it('opens a session written before repeats existed', () => {
+    const old = sampleSession() as unknown as Record<string, unknown> & { runConfig: Record<string, unknown> };
+    delete old.runConfig.repeat;
+    const parsed = SessionSchema.parse(JSON.parse(JSON.stringify(old)));
+    expect(parsed.runConfig.repeat).toBe(1);
+    expect(parsed.cells.every((c) => c.repetitions === undefined)).toBe(true);
+  });
+});

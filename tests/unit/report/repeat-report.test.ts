@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { foldRepetition } from '../../../src-main/bench/repetitions';
+import { compareSessions, renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { renderHtmlReport } from '../../../src-main/report/html';
+import { renderMarkdownReport } from '../../../src-main/report/markdown';
+import { buildReportModel, decodeMeasurementRow } from '../../../src-shared/report/report-model';
+import { buildDecodeMatrix } from '../../../src-shared/report/matrix-model';
+import type { DecodeCell, Session } from '../../../src-shared/session/schema';
+import { sampleCell, sampleSession } from '../../helpers/sample-session';
+
+/** A cell measured once per total, folded as a run with --repeat folds it. */
+function repeated(context: number, concurrency: number, totals: number[]): DecodeCell {
+  let cell: DecodeCell | undefined;
+  totals.forEach((t, i) => {
+    cell = foldRepetition(cell, sampleCell(context, concurrency, { totalTokensPerSecond: t }), i + 1, totals.length);
+  });
+  return cell!;
+}
+
+function session(cells: Record<string, number[]>): Session {
+  const s = sampleSession();
+  s.runConfig.repeat = 3;
+  s.cells = s.cells.map((c) => {
+    const totals = cells[`${c.context}x${c.concurrency}`];
+    return totals ? repeated(c.context, c.concurrency, totals) : c;
+  });
+  return s;
+}
+
+describe('repeated cells in reports', () => {
+  const a = session({ '8192x1': [1000, 1010, 990], '8192x2': [900, 1000, 1100], '16384x1': [1000, 1010, 990] });
+
+  it('shows the mean with its 95% interval in the measurements table and the decode matrix, and marks unstable cells', () => {
+    const cell = a.cells.find((c) => c.context === 8192 && c.concurrency === 1)!;
+    // mean 1000, s = 10, t(0.975, 2) = 4.303: 4.303 × 10 / √3 = 24.84
+    expect(decodeMeasurementRow(cell)[4]).toBe('1,000.0 ± 24.8');
+    const m = buildDecodeMatrix(a);
+    expect(m.rows[0][0].text).toBe('1,000.0 ± 24.8');
+    // s = 100 on a mean of 1000: a coefficient of variation of 10%, above 5%.
+    expect(m.rows[0][1].text).toBe('1,000.0 ± 248.4 unstable');
+    const model = buildReportModel(a);
+    expect(model.legend.some((l) => l.includes('95% confidence interval') && l.includes('"unstable"') && l.includes('5%'))).toBe(true);
+    const md = renderMarkdownReport(a);
+    expect(md).toContain('| 1,000.0 ± 24.8 |');
+    expect(md).toContain('1,000.0 ± 248.4 unstable');
+    expect(renderHtmlReport(a)).toContain('1,000.0 ± 24.8');
+  });
+
+  it('keeps single measurements as they were, without a legend line for intervals', () => {
+    const plain = sampleSession();
+    expect(decodeMeasurementRow(plain.cells[0])[4]).toBe('141.4');
+    expect(buildReportModel(plain).legend.some((l) => l.includes('confidence interval'))).toBe(false);
+  });
+
+  it('calls a difference significant only when its interval excludes zero', () => {
+    // B: 3.1% faster with a Welch interval of 0.6–5.6% at 8K × 1; the same within noise at 16K × 1.
+    const b = session({ '8192x1': [1031, 1040, 1022], '8192x2': [900, 1000, 1100], '16384x1': [1005, 995, 1002] });
+    const m = compareSessions([a, b]);
+    const row = (ctx: number, c: number) => m.deltas.find((d) => d.context === ctx && d.concurrency === c)!;
+    expect(row(8192, 1).significance[1]).toBe('B is 3.1% faster, 95% CI 0.6–5.6%');
+    expect(row(16384, 1).significance[1]).toBe('no significant difference');
+    expect(row(8192, 1).totalTexts).toEqual(['1,000.0 ± 24.8', '1,031.0 ± 22.4']);
+    const slower = compareSessions([b, a]);
+    expect(slower.deltas.find((d) => d.context === 8192 && d.concurrency === 1)!.significance[1]).toBe('B is 3.0% slower, 95% CI 0.6–5.4%');
+    const md = renderCompareMarkdown([a, b]);
+    expect(md).toContain('B is 3.1% faster, 95% CI 0.6–5.6%');
+    expect(md).toContain('no significant difference');
+    expect(renderCompareHtml([a, b])).toContain('B is 3.1% faster, 95% CI 0.6–5.6%');
+  });
+
+  it('claims no significance when either side was measured once', () => {
+    const once = sampleSession();
+    const m = compareSessions([once, a]);
+    const r = m.deltas.find((d) => d.context === 8192 && d.concurrency === 1)!;
+    expect(r.significance[1]).toBeNull();
+    expect(r.changes[1]).toBeCloseTo(1000 / 141.4 - 1, 9);
+  });
+});
