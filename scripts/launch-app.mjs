@@ -140,13 +140,19 @@ export async function main(argv = process.argv.slice(2), root = ROOT) {
     process.stderr.write('Usage: node scripts/launch-app.mjs preview|dev [electron-vite options]\n');
     return 2;
   }
-  const electronDir = dirname(createRequire(join(root, 'package.json')).resolve('electron/package.json'));
-  // The CLI's own requirement (package.json engines), to say whether it works meanwhile.
-  const cliMinimumNode = minimumNode(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines?.node);
-  const ready = await ensureElectron({ electronDir, cliMinimumNode });
-  if (!ready.ok) {
-    process.stderr.write(`\n${ready.message}\n\n`);
-    return 1;
+  const say = (paragraph) => (process.stderr.write(`\n${paragraph}\n\n`), 1);
+  let electronDir;
+  try {
+    electronDir = dirname(createRequire(join(root, 'package.json')).resolve('electron/package.json'));
+  } catch {
+    return say('SpeedMatrix cannot open: its packages are not installed (node_modules/electron is missing). Fix: run `npm install`, then `npm start` again.');
+  }
+  // The project's own requirement (package.json engines): the build (Vite) and the CLI need it.
+  const projectMinimumNode = minimumNode(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines?.node);
+  const ready = await ensureElectron({ electronDir, cliMinimumNode: projectMinimumNode });
+  if (!ready.ok) return say(ready.message);
+  if (!nodeAtLeast(process.version, projectMinimumNode)) {
+    return say(`SpeedMatrix cannot open: building the app needs Node.js ${projectMinimumNode} or newer, and this is Node.js ${process.version.replace(/^v/, '')}. Fix: install a newer Node.js (for example \`nvm install 22\`), then run \`npm start\` again.`);
   }
   // preview builds once, then starts the app; there is no separate build step before it.
   const child = spawn(process.execPath, [electronViteBin(root), mode, ...electronViteArgs(rest)], { stdio: 'inherit', cwd: root });

@@ -1,8 +1,9 @@
 /** PDF export in the app: the report's HTML printed by a hidden, locked-down window. */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrowserWindow } from 'electron';
+import { removeTempDir } from '../runtime/temp';
 
 export async function printPdf(html: string): Promise<Uint8Array> {
   // A file, not a data: URL, so a large report is not cut at the URL length limit.
@@ -20,6 +21,7 @@ export async function printPdf(html: string): Promise<Uint8Array> {
     return await win.webContents.printToPDF({ printBackground: true, pageSize: 'A4', landscape: true });
   } finally {
     win.destroy();
-    await rm(dir, { recursive: true, force: true });
+    // The window may still hold report.html for a moment on Windows: the PDF is good regardless.
+    await removeTempDir(dir);
   }
 }

@@ -10,6 +10,21 @@ import { errorMessageOf } from './sse';
 /** Enough connections for 512 streams plus metrics and tokenize on the side. */
 export const MAX_CONNECTIONS = 640;
 
+/**
+ * How long an idle socket is kept for reuse. vLLM's server (uvicorn) closes idle connections
+ * after 5 s (VLLM_HTTP_TIMEOUT_KEEP_ALIVE, default 5, in vllm/envs.py); a socket kept longer can
+ * be closed under a new request, which would read as the server going down.
+ */
+export const IDLE_SOCKET_MS = 4_000;
+
+/**
+ * The output limit in a chat request: `max_completion_tokens` (OpenAI's name, which vLLM
+ * prefers; `max_tokens` is deprecated there) and `max_tokens` for engines that read only that.
+ */
+export function maxTokensFields(n: number): { max_completion_tokens: number; max_tokens: number } {
+  return { max_completion_tokens: n, max_tokens: n };
+}
+
 export interface BenchHttp {
   agent: Agent;
   baseUrl: string;
@@ -26,7 +41,14 @@ export function createHttp(target: ServerTarget): BenchHttp {
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
   return {
     // No body/headers timeouts: long prefills are legitimate; stalls are detected per stream.
-    agent: new Agent({ connections: MAX_CONNECTIONS, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000 }),
+    agent: new Agent({
+      connections: MAX_CONNECTIONS,
+      pipelining: 1,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      keepAliveTimeout: IDLE_SOCKET_MS,
+      keepAliveMaxTimeout: IDLE_SOCKET_MS,
+    }),
     baseUrl: target.baseUrl,
     origin: u.origin,
     prefix: u.pathname.replace(/\/+$/, ''),
@@ -92,16 +114,22 @@ export function isConnectionLoss(e: unknown): boolean {
   return ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED'].includes(code);
 }
 
+/** A kept-alive socket the server had already closed: the request never reached it. */
+const STALE_SOCKET = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED']);
+
 async function call(http: BenchHttp, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<{ status: number; text: string }> {
   const signal = AbortSignal.timeout(timeoutMs);
-  const res = await http.agent.request({
-    origin: http.origin,
-    path: http.prefix + path,
-    method,
-    headers: http.headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal,
-  });
+  const send = () =>
+    http.agent.request({ origin: http.origin, path: http.prefix + path, method, headers: http.headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+  let res;
+  try {
+    res = await send();
+  } catch (e) {
+    // Nothing came back, so the request is sent once more, on a fresh socket; a second failure is real.
+    const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+    if (!STALE_SOCKET.has(err?.code ?? err?.cause?.code ?? '') || signal.aborted) throw e;
+    res = await send();
+  }
   const text = await res.body.text();
   return { status: res.statusCode, text };
 }

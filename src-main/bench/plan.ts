@@ -8,6 +8,7 @@ import { fmtContext } from '../../src-shared/report/format';
 import { newRunTag } from '../session/create';
 import type { KvBudget } from '../../src-shared/session/schema';
 import type { ServerTarget } from '../server/target';
+import { READINESS_STEADY_SECONDS } from './readiness';
 import { DEFAULT_SCOUT_DEADLINE, expectedPrefillSeconds, type PrefillPoint } from './scout-deadline';
 import type { PlannedCell, PlannedPrefill, PlanStep, ResolvedRunConfig, RunConfigInput, RunPlan } from './types';
 
@@ -21,7 +22,7 @@ export const DEFAULT_MAX_OUTPUT = 4096;
 export const CONTEXT_MARGIN = 64;
 
 /** The part of a ServerTarget the plan needs (so the UI can plan from a probe alone). */
-export type PlanTarget = Pick<ServerTarget, 'maxModelLen' | 'kvBudget'> & Partial<Pick<ServerTarget, 'launch' | 'simulated' | 'simSpeed'>>;
+export type PlanTarget = Pick<ServerTarget, 'maxModelLen' | 'kvBudget'> & Partial<Pick<ServerTarget, 'launch' | 'simulated' | 'simSpeed' | 'maxRunningRequests'>>;
 
 /** The largest useful context: max_model_len - max_output - 64. */
 export function largestContext(maxModelLen: number, maxOutput: number): number {
@@ -78,9 +79,10 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
   let prefillContexts: number[];
   if (input.prefillContexts) prefillContexts = sortedUnique(input.prefillContexts.filter((c) => c > 0));
   else {
+    // Prefill is measured where decode is: nothing the person did not ask for. Only the default
+    // matrix adds 256K for prefill alone, when the server takes it (the prompt is then sized to fit).
     prefillContexts = contexts.filter((c) => c > 0);
-    // 256K is measured for prefill alone when the server takes it (the prompt is then sized to fit).
-    if (mml !== null && mml >= PREFILL_EXTRA_CONTEXT) prefillContexts.push(PREFILL_EXTRA_CONTEXT);
+    if (!input.contexts?.length && mml !== null && mml >= PREFILL_EXTRA_CONTEXT) prefillContexts.push(PREFILL_EXTRA_CONTEXT);
     prefillContexts = sortedUnique(prefillContexts);
   }
   const kvBudget: KvBudget =
@@ -103,9 +105,74 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
   };
 }
 
-/** Seconds (server clock) a decode cell takes beyond its window: gates, ramp, cancel. */
-const CELL_OVERHEAD_SECONDS = 8;
-const WARMUP_SECONDS = 10;
+/*
+ * The ETA follows the method's phases (docs/method.md), in server seconds unless named wall:
+ * a decode cell is its readiness gate (first tokens, then READINESS_STEADY_SECONDS of steady
+ * streams), the window, then cancel and the idle gate; a prefill step is the prompt's prefill
+ * plus sizing it. Measured cells then refine it (see EtaTracker in progress.ts).
+ */
+/** Until every stream's first token arrived, before the steady part of the readiness gate. */
+const FIRST_TOKENS_SECONDS = 1;
+/** Cancelling the streams and waiting for the server to be idle again. */
+const COOLDOWN_SECONDS = 0.5;
+/** Sizing a prompt (/tokenize) and the scout's own request overhead. */
+const PREFILL_OVERHEAD_SECONDS = 0.5;
+/** The three warm-up requests (a short decode, a small prefill, a few seconds of decode) and an idle gate. */
+const WARMUP_SECONDS = 7;
+/** Starting the benchmark worker process (1 to 2.7 s measured on a loaded 2-core machine): wall seconds, whatever the simulator's speed. */
+export const WORKER_START_WALL_SECONDS = 1.5;
+
+/** Server seconds of a decode cell, by the method's phases. */
+export function decodeCellSeconds(config: Pick<ResolvedRunConfig, 'secondsPerMeasurement'>): number {
+  return FIRST_TOKENS_SECONDS + READINESS_STEADY_SECONDS + config.secondsPerMeasurement + COOLDOWN_SECONDS;
+}
+
+/**
+ * Wall-clock estimate of the given steps, seconds (the simulator's clock runs simSpeed times
+ * faster); prefill from the prefills measured so far, if any, else a guessed speed.
+ */
+export function estimateSeconds(steps: readonly PlanStep[], config: Pick<ResolvedRunConfig, 'secondsPerMeasurement' | 'simSpeed'>, measured: readonly PrefillPoint[] = []): number {
+  let serverSeconds = 0;
+  const scouted = new Set<number>();
+  for (const s of steps) {
+    if (s.kind === 'warmup') serverSeconds += WARMUP_SECONDS;
+    else if (s.kind === 'prefill') {
+      // A later scout of the same context re-warms a prompt the cache mostly holds.
+      serverSeconds += (scouted.has(s.context) ? 0 : (expectedPrefillSeconds(s.context, measured) ?? 0)) + PREFILL_OVERHEAD_SECONDS;
+      scouted.add(s.context);
+    } else serverSeconds += decodeCellSeconds(config);
+  }
+  return serverSeconds / config.simSpeed;
+}
+
+/**
+ * The plan's steps still to run when these cells and prefill points are done (a resume): every
+ * pending decode cell and measured prefill, scouts only where a pending cell of their context
+ * follows them directly, and the warm-up (a resumed server may be a fresh one).
+ */
+export function pendingSteps(steps: readonly PlanStep[], doneCells: ReadonlySet<string>, donePrefill: ReadonlySet<number>): PlanStep[] {
+  const out: PlanStep[] = [];
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
+    if (s.kind === 'decode') {
+      if (!doneCells.has(cellKey(s))) out.push(s);
+      continue;
+    }
+    if (s.kind === 'prefill') {
+      const measuredPending = s.measured && !donePrefill.has(s.context);
+      let servesDecode = false;
+      for (let j = i + 1; j < steps.length; j++) {
+        const n = steps[j];
+        if (n.kind !== 'decode' || n.context !== s.context) break;
+        if (!doneCells.has(cellKey(n))) servesDecode = true;
+      }
+      if (measuredPending || servesDecode) out.push(s);
+      continue;
+    }
+    out.push(s);
+  }
+  return out;
+}
 
 export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   const config = resolveConfig(input, target);
@@ -131,8 +198,15 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
           action: 'over-capacity',
           reason: `${concurrency} × (${context} + ${out}) = ${kvTokensNeeded} tokens exceeds the KV cache budget of ${budget} tokens (${kvBudget.source}${kvBudget.detail ? `: ${kvBudget.detail}` : ''})`,
         };
+      const limit = target.maxRunningRequests;
+      if (cell.action === 'run' && limit !== undefined && concurrency > limit) {
+        cell = { ...cell, expectQueued: `${concurrency} requests at once is above the engine's max_running_requests of ${limit}: the rest wait, so the cell will be Requests queued` };
+      }
       cells.push(cell);
     }
+  }
+  if (cells.some((c) => c.expectQueued)) {
+    warnings.push(`The engine runs at most ${target.maxRunningRequests} requests at once (max_running_requests): cells above that concurrency will be Requests queued.`);
   }
 
   const decodeContexts = new Set(cells.filter((c) => c.action === 'run' && c.context > 0).map((c) => c.context));
@@ -174,21 +248,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     skipped: cells.filter((c) => c.action === 'skipped').length,
     prefill: prefillRun.size,
   };
-  return { config, maxModelLen: mml, cells, prefill, steps, counts, etaSeconds: estimateSeconds(steps, config), warnings };
+  return { config, maxModelLen: mml, cells, prefill, steps, counts, etaSeconds: WORKER_START_WALL_SECONDS + estimateSeconds(steps, config), warnings };
 }
 
-/** Wall-clock estimate of the given steps, seconds; prefill from the prefills measured so far, if any. */
-export function estimateSeconds(steps: readonly PlanStep[], config: ResolvedRunConfig, measured: readonly PrefillPoint[] = []): number {
-  let serverSeconds = 0;
-  const scouted = new Set<number>();
-  for (const s of steps) {
-    if (s.kind === 'warmup') serverSeconds += WARMUP_SECONDS;
-    else if (s.kind === 'prefill') {
-      // A later scout of the same context re-warms a prompt the cache mostly holds: about a second.
-      serverSeconds += (scouted.has(s.context) ? 0 : (expectedPrefillSeconds(s.context, measured) ?? 0)) + 1;
-      scouted.add(s.context);
-    } else serverSeconds += config.secondsPerMeasurement + CELL_OVERHEAD_SECONDS;
-  }
-  return serverSeconds / config.simSpeed;
-}
 

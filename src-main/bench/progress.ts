@@ -2,9 +2,72 @@
  * Showing a run's progress on a terminal: a one-line bar on a TTY (cell n/N, the current
  * cell, live tok/s, ETA), plain lines otherwise, or one JSON event per line.
  */
-import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec } from '../../src-shared/report/format';
+import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec, withFailed } from '../../src-shared/report/format';
 import { STATUS_WORDS } from '../../src-shared/session/schema';
-import type { BenchEvent } from './types';
+import { cellKey } from '../../src-shared/cell-key';
+import { WORKER_START_WALL_SECONDS, estimateSeconds, pendingSteps } from './plan';
+import type { PrefillPoint } from './scout-deadline';
+import type { BenchEvent, PlanStep, RunPlan } from './types';
+
+/** How far measured time may move the estimate either way: one odd cell must not swing it wildly. */
+const RATIO_LIMITS = [0.5, 2] as const;
+
+/**
+ * The time a run has left, one estimate for the app and the CLI: the plan's phase model for
+ * the steps still to run (on resume: only those), scaled by how long the finished steps really
+ * took against their estimate, and counting down within the step in progress.
+ */
+export class EtaTracker {
+  private remaining: PlanStep[];
+  private readonly startedAt: number;
+  private lastDoneAt: number;
+  /** Estimated wall seconds of the steps finished so far (worker start included). */
+  private estimatedDone = WORKER_START_WALL_SECONDS;
+  private ratio = 1;
+  /** Prefills measured so far: the model's prefill times come from them once there are some. */
+  private readonly prefillPoints: PrefillPoint[] = [];
+
+  constructor(
+    private readonly plan: RunPlan,
+    done: { cells: readonly string[]; prefill: readonly number[] },
+    now = Date.now(),
+  ) {
+    this.remaining = pendingSteps(plan.steps, new Set(done.cells), new Set(done.prefill));
+    this.startedAt = now;
+    this.lastDoneAt = now;
+  }
+
+  /** A finished decode cell or prefill point: the steps up to it are done. */
+  push(e: BenchEvent, now = Date.now()): void {
+    let i = -1;
+    if (e.type === 'cell-done') i = this.remaining.findIndex((s) => s.kind === 'decode' && cellKey(s) === cellKey(e.cell));
+    else if (e.type === 'prefill-done') i = this.remaining.findIndex((s) => s.kind === 'prefill' && s.measured && s.context === e.result.context);
+    if (i < 0) return;
+    const finished = this.remaining.slice(0, i + 1);
+    this.remaining = this.remaining.slice(i + 1);
+    this.estimatedDone += this.estimate(finished);
+    if (e.type === 'prefill-done' && e.result.promptTokens && e.result.ttftSeconds) this.prefillPoints.push({ tokens: e.result.promptTokens, seconds: e.result.ttftSeconds });
+    this.lastDoneAt = now;
+    // Measured time only refines the model once a decode cell (the bulk of a run) has run.
+    if (e.type === 'cell-done') {
+      const r = (now - this.startedAt) / 1000 / this.estimatedDone;
+      this.ratio = Math.min(RATIO_LIMITS[1], Math.max(RATIO_LIMITS[0], r));
+    }
+  }
+
+  private estimate(steps: readonly PlanStep[]): number {
+    return estimateSeconds(steps, this.plan.config, this.prefillPoints);
+  }
+
+  /** Wall seconds left now. */
+  seconds(now = Date.now()): number {
+    if (this.remaining.length === 0) return 0;
+    const pending = this.ratio * this.estimate(this.remaining);
+    const start = this.lastDoneAt === this.startedAt ? this.ratio * WORKER_START_WALL_SECONDS : 0;
+    const afterCurrent = this.ratio * this.estimate(this.remaining.slice(1));
+    return Math.max(afterCurrent, start + pending - (now - this.lastDoneAt) / 1000);
+  }
+}
 
 export type ProgressMode = 'tty' | 'plain' | 'json';
 
@@ -21,12 +84,16 @@ export function eventToJsonLine(e: BenchEvent): string {
   return JSON.stringify(e);
 }
 
+/** "8K, 32K" or "no context": where prefill is measured, as the person reads it. */
+export function prefillList(plan: RunPlan): string {
+  const run = plan.prefill.filter((p) => p.action === 'run').map((p) => fmtContext(p.context));
+  return run.length ? run.join(', ') : 'no context';
+}
+
 export class ProgressPrinter {
   private index = 0;
   private total = 0;
-  private eta: number | null = null;
-  /** When `eta` was last given (ms), so the bar counts down between events. */
-  private etaAt = Date.now();
+  private eta: EtaTracker | null = null;
   private current = '';
   private live = '';
   private barShown = false;
@@ -39,23 +106,25 @@ export class ProgressPrinter {
 
   handle(e: BenchEvent): void {
     if (this.mode === 'json') {
-      if (e.type !== 'saved') this.out.write(`${eventToJsonLine(e)}\n`);
+      this.track(e);
+      // The ETA in JSON lines is the same estimate the bar and the app show.
+      const line = this.eta && (e.type === 'cell-start' || e.type === 'cell-done') ? { ...e, etaSeconds: this.eta.seconds() } : e;
+      if (e.type !== 'saved' && e.type !== 'session') this.out.write(`${eventToJsonLine(line)}\n`);
       return;
     }
+    this.track(e);
     switch (e.type) {
       case 'plan':
         this.total = e.plan.counts.toRun;
         this.index = e.alreadyDone;
-        this.setEta(e.plan.etaSeconds);
         this.line(
-          `Plan: ${e.plan.counts.cells} cells (${e.plan.counts.toRun} to run, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${e.plan.counts.prefill} context${e.plan.counts.prefill === 1 ? '' : 's'}, about ${fmtDuration(e.plan.etaSeconds)}.`,
+          `Plan: ${e.plan.counts.cells} cells (${e.plan.counts.toRun} to run${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
         );
         for (const w of e.plan.warnings) this.line(`  note: ${w}`);
         break;
       case 'cell-start':
         this.index = e.index;
         this.total = e.total;
-        this.setEta(e.etaSeconds);
         this.current = `${fmtContext(e.context)} × ${e.concurrency}`;
         this.live = 'starting';
         this.draw(true);
@@ -76,10 +145,9 @@ export class ProgressPrinter {
         break;
       case 'cell-done': {
         const c = e.cell;
-        this.setEta(e.etaSeconds);
         const figures =
           c.totalTokensPerSecond !== null
-            ? `  ${fmtTokPerSec(c.totalTokensPerSecond)} tok/s  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
+            ? `  ${withFailed(`${fmtTokPerSec(c.totalTokensPerSecond)} tok/s`, c.failedRequests)}  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
             : '';
         this.line(`cell ${e.index}/${e.total}  ${fmtContext(c.context)} × ${c.concurrency}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`);
         break;
@@ -115,13 +183,14 @@ export class ProgressPrinter {
     }
   }
 
-  private setEta(seconds: number): void {
-    this.eta = seconds;
-    this.etaAt = Date.now();
+  /** The run's ETA follows its plan and every finished step. */
+  private track(e: BenchEvent): void {
+    if (e.type === 'plan') this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });
+    else if (e.type === 'cell-done' || e.type === 'prefill-done') this.eta?.push(e);
   }
 
   private etaNow(): number | null {
-    return this.eta === null ? null : Math.max(0, this.eta - (Date.now() - this.etaAt) / 1000);
+    return this.eta ? this.eta.seconds() : null;
   }
 
   /** A permanent line (clears the bar first on a TTY). */

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BenchHttp, postJson } from './http';
+import { type BenchHttp, maxTokensFields, postJson } from './http';
 
 export interface ChatMessage {
   role: 'user' | 'assistant' | 'system';
@@ -186,7 +186,7 @@ export async function estimatedPrompt(http: BenchHttp, tag: string, target: numb
     const r = await postJson<{ usage?: { prompt_tokens?: number } }>(http, '/v1/chat/completions', {
       model: http.model,
       messages,
-      max_tokens: 1,
+      ...maxTokensFields(1),
       stream: false,
     });
     const pt = r.usage?.prompt_tokens;

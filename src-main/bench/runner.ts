@@ -9,9 +9,9 @@ import type { DecodeCell, PrefillResult } from '../../src-shared/session/schema'
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { Interrupt, ServerClock } from './clock';
 import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
-import { type BenchHttp, createHttp, isHealthy } from './http';
+import { type BenchHttp, createHttp, isHealthy, maxTokensFields } from './http';
 import { cellKey } from '../../src-shared/cell-key';
-import { estimateSeconds } from './plan';
+import { estimateSeconds, pendingSteps } from './plan';
 import { readinessTimeoutSeconds } from './readiness';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
 import { type PrefillPoint, scoutDeadline } from './scout-deadline';
@@ -108,36 +108,14 @@ export class Runner {
 
   /** The plan's steps minus what is already done (resume); scouts only where they still serve. */
   private pendingSteps(): PlanStep[] {
-    const steps = this.plan.steps;
-    const out: PlanStep[] = [];
-    for (let i = 0; i < steps.length; i++) {
-      const s = steps[i];
-      if (s.kind === 'decode') {
-        if (!this.doneCells.has(cellKey(s))) out.push(s);
-        continue;
-      }
-      if (s.kind === 'prefill') {
-        const measuredPending = s.measured && !this.donePrefill.has(s.context);
-        // A scout still serves when a pending decode cell of its context follows it directly.
-        let servesDecode = false;
-        for (let j = i + 1; j < steps.length; j++) {
-          const n = steps[j];
-          if (n.kind !== 'decode' || n.context !== s.context) break;
-          if (!this.doneCells.has(cellKey(n))) servesDecode = true;
-        }
-        if (measuredPending || servesDecode) out.push(s);
-        continue;
-      }
-      out.push(s); // warm-ups run on resume too: the server may be a fresh one
-    }
-    return out;
+    return pendingSteps(this.plan.steps, this.doneCells, this.donePrefill);
   }
 
   private requestBody(messages: SizedPrompt['messages'], maxTokens: number): string {
     return JSON.stringify({
       model: this.http.model,
       messages,
-      max_tokens: maxTokens,
+      ...maxTokensFields(maxTokens),
       stream: true,
       ignore_eos: true,
       stream_options: { include_usage: true, continuous_usage_stats: true },

@@ -22,6 +22,7 @@ import { planRun } from './plan';
 import type { BenchEvent, RunConfigInput, RunOutcome, RunPlan } from './types';
 import type { WorkerMessage } from './worker-protocol';
 import { forkLauncher, type WorkerLauncher } from './worker-transport';
+import { hasExtension } from '../runtime/text';
 
 export interface StartRunOptions {
   /** The server to measure (from probeServer in attach mode, or the supervisor's 'ready'). */
@@ -96,6 +97,7 @@ export function planForResume(session: Session, target: ServerTarget, input: Run
       simSpeed: input.simSpeed,
       warmup: input.warmup,
       stallSeconds: input.stallSeconds,
+      scoutDeadline: input.scoutDeadline,
     },
     { ...target, maxModelLen: session.server.maxModelLen ?? target.maxModelLen, kvBudget: session.kvBudget },
   );
@@ -129,7 +131,7 @@ export function startRun(opts: StartRunOptions): RunHandle {
       session = newSession(opts, plan);
     }
     const runnable = new Set(plan.cells.filter((c) => c.action === 'run').map(cellKey));
-    opts.onEvent({ type: 'plan', plan, alreadyDone: doneCells.filter((k) => runnable.has(k)).length });
+    opts.onEvent({ type: 'plan', plan, alreadyDone: doneCells.filter((k) => runnable.has(k)).length, doneCells, donePrefill });
     const cells = new Map(session.cells.map((c) => [cellKey(c), c] as const));
     const prefill = new Map(session.prefill.map((p) => [p.context, p] as const));
     const sync = () => {
@@ -137,6 +139,7 @@ export function startRun(opts: StartRunOptions): RunHandle {
       session.prefill = [...prefill.values()].sort((a, b) => a.context - b.context);
     };
     sync();
+    opts.onEvent({ type: 'session', session: structuredClone(session) });
 
     // Saving: journal first (append, cheap, survives a crash), then the atomic full file.
     let journal: Journal | null = new Journal(journalPathFor(sessionFile));
@@ -162,7 +165,7 @@ export function startRun(opts: StartRunOptions): RunHandle {
         opts.onEvent({ type: 'saved', file: sessionFile });
         return true;
       }
-      const fallback = join(tmpdir(), basename(sessionFile).endsWith('.json') ? basename(sessionFile) : `${basename(sessionFile)}.speedmatrix.json`);
+      const fallback = join(tmpdir(), hasExtension(sessionFile, '.json') ? basename(sessionFile) : `${basename(sessionFile)}.speedmatrix.json`);
       if (fallback === sessionFile) {
         opts.onEvent({ type: 'error', message: `${res.error} Results are kept in memory.` });
         return false;

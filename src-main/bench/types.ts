@@ -72,6 +72,8 @@ export interface PlannedCell {
   reason: string | null;
   /** C x (context + max output): the KV cache tokens this cell needs. */
   kvTokensNeeded: number;
+  /** Known before the run: the engine runs fewer than C requests at once, so the cell will be Requests queued. */
+  expectQueued?: string;
 }
 
 export interface PlannedPrefill {
@@ -106,7 +108,10 @@ export interface RunPlan {
 
 /** Progress events streamed from the worker (and the parent) while a run goes. */
 export type BenchEvent =
-  | { type: 'plan'; plan: RunPlan; alreadyDone: number }
+  /** On resume, doneCells (cell keys) and donePrefill (contexts) say what the session already holds. */
+  | { type: 'plan'; plan: RunPlan; alreadyDone: number; doneCells: string[]; donePrefill: number[] }
+  /** The session the run writes to, once loaded or created: its owner applies each finished cell from here on. */
+  | { type: 'session'; session: Session }
   | { type: 'phase'; phase: 'warmup' | 'calibration' | 'idle-gate' | 'readiness' | 'window' | 'cooldown'; message: string; context?: number; concurrency?: number }
   | { type: 'cell-start'; context: number; concurrency: number; index: number; total: number; etaSeconds: number }
   | {

@@ -34,6 +34,7 @@ export const forkLauncher: WorkerLauncher = {
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       env: { ...process.env, ...cmd.env },
       serialization: 'advanced',
+      windowsHide: true,
     });
     return {
       pid: child.pid,

@@ -1,13 +1,12 @@
 /**
  * Runs: plan, start, stop and resume through the benchmark engine. The engine saves each
- * cell to a working file as it finishes; this mirrors that file into the open session, so
- * Results shows the run as it fills in and nothing measured lives only in memory.
+ * cell to a working file as it finishes (for durability); the open session takes each
+ * finished cell from the event stream, once, so Results shows the run as it fills in.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BenchEvent, type RunConfigInput, type RunHandle, type WorkerLauncher, planRun, startRun } from '../bench';
 import type { PlanView, RunForm, RunUpdate } from '../../src-shared/ipc/contract';
-import { readSessionFile } from '../session/read';
 import type { GpuTelemetry } from '../hardware';
 import type { Hardware } from '../../src-shared/session/schema';
 import type { ServerTarget } from '../server/target';
@@ -50,13 +49,9 @@ export class RunControl {
   private handle: RunHandle | null = null;
   private workingFile: string | null = null;
   private readonly updates: RunUpdates;
-  private mirrorBusy = false;
-  /** Set once the run's final session arrived: later mirror reads would be older. */
-  private finalized = false;
-  private mirrorAgain = false;
 
   constructor(private readonly deps: RunDeps) {
-    this.updates = new RunUpdates((u) => deps.events.emit('run:update', u), deps.updateIntervalMs ?? 100);
+    this.updates = new RunUpdates((u) => deps.events.emit('run:update', u), deps.updateIntervalMs ?? 100, () => deps.sessions.current());
   }
 
   running(): boolean {
@@ -107,7 +102,6 @@ export class RunControl {
   private async launch(target: ServerTarget, config: RunConfigInput, file: string, resume: boolean): Promise<RunUpdate> {
     this.updates.begin('starting');
     this.workingFile = file;
-    this.finalized = false;
     const handle = startRun({
       target,
       config,
@@ -130,39 +124,22 @@ export class RunControl {
   }
 
   private onEvent(e: BenchEvent): void {
-    this.updates.push(e);
-    if (e.type === 'saved') {
-      this.workingFile = e.file;
-      void this.mirror(e.file);
-    } else if (e.type === 'run-done') {
+    // The session owner applies a finished cell first, so the update that follows can show it.
+    if (e.type === 'session') this.deps.sessions.set(e.session, { file: this.userFileFor(this.workingFile), dirty: true });
+    else if (e.type === 'cell-done') this.deps.sessions.applyCell(e.cell);
+    else if (e.type === 'prefill-done') this.deps.sessions.applyPrefill(e.result);
+    else if (e.type === 'saved') this.workingFile = e.file;
+    else if (e.type === 'run-done') {
       // The final session, exactly as saved; the person still has to Save it somewhere.
-      this.finalized = true;
       this.workingFile = e.sessionFile ?? this.workingFile;
       this.deps.sessions.set(e.session, { file: this.userFileFor(e.sessionFile), dirty: this.userFileFor(e.sessionFile) === null });
     }
+    this.updates.push(e);
   }
 
   /** A resumed user file stays the user's file; a working file in runsDir is not "saved". */
   private userFileFor(file: string | null): string | null {
     return file && !file.startsWith(this.deps.runsDir) ? file : null;
-  }
-
-  /** Read the engine's latest save into the open session; one read at a time, coalesced. */
-  private async mirror(file: string): Promise<void> {
-    if (this.mirrorBusy) {
-      this.mirrorAgain = true;
-      return;
-    }
-    this.mirrorBusy = true;
-    try {
-      do {
-        this.mirrorAgain = false;
-        const read = await readSessionFile(file);
-        if (read.ok && !this.finalized) this.deps.sessions.set(read.data, { file: this.userFileFor(file), dirty: true });
-      } while (this.mirrorAgain);
-    } finally {
-      this.mirrorBusy = false;
-    }
   }
 
   async dispose(): Promise<void> {

@@ -5,8 +5,9 @@
  */
 import { cellKey as key } from '../../src-shared/cell-key';
 import type { BenchEvent, RunPlan } from '../bench';
+import { EtaTracker } from '../bench/progress';
 import type { LiveCell, PlanView, RunPhase, RunProgress, RunUpdate } from '../../src-shared/ipc/contract';
-import type { DecodeCell, PrefillResult } from '../../src-shared/session/schema';
+import type { DecodeCell, PrefillResult, Session } from '../../src-shared/session/schema';
 
 export function toPlanView(plan: RunPlan, notes: string[] = []): PlanView {
   return {
@@ -28,8 +29,11 @@ export class RunUpdates {
   private live: LiveCell | null = null;
   private progress: RunProgress | null = null;
   private message: string | null = null;
-  private allCells = new Map<string, DecodeCell>();
-  private allPrefill = new Map<number, PrefillResult>();
+  /** Whether the session owner's session is this run's yet (a new run's arrives after its plan). */
+  private ownsSession = false;
+  /** Cells this run has delivered, by key: the final session adds only what never came as an event. */
+  private delivered = new Set<string>();
+  private eta: EtaTracker | null = null;
   private pendingCells: DecodeCell[] = [];
   private pendingPrefill: PrefillResult[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -39,6 +43,8 @@ export class RunUpdates {
   constructor(
     private readonly emit: (u: RunUpdate) => void,
     private readonly intervalMs = 100,
+    /** The session owner's session: the one copy of the run's cells. */
+    private readonly session: () => Session | null = () => null,
   ) {}
 
   /** A fresh run (or resume) begins: forget the last one. */
@@ -48,8 +54,9 @@ export class RunUpdates {
     this.live = null;
     this.progress = null;
     this.message = null;
-    this.allCells.clear();
-    this.allPrefill.clear();
+    this.ownsSession = false;
+    this.delivered.clear();
+    this.eta = null;
     this.pendingCells = [];
     this.pendingPrefill = [];
     this.doneCount = 0;
@@ -63,20 +70,27 @@ export class RunUpdates {
         this.plan = toPlanView(e.plan);
         this.toRun = e.plan.counts.toRun;
         this.doneCount = e.alreadyDone;
-        this.progress = { done: this.doneCount, total: this.toRun, etaSeconds: e.plan.etaSeconds };
+        this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });
+        this.progress = { done: this.doneCount, total: this.toRun, etaSeconds: this.eta.seconds() };
+        break;
+      case 'session':
+        // A resumed run starts from what the session holds: the view keeps every finished cell.
+        this.ownsSession = true;
+        this.deliver(e.session.cells);
+        this.pendingPrefill.push(...e.session.prefill);
         break;
       case 'prefill-start':
         if (this.phase === 'starting') this.phase = 'prefill';
         this.live = { context: e.context, concurrency: 1, stage: 'prefill', tokensPerSecond: null, activeRequests: 1, outputTokens: null, elapsedSeconds: null };
         break;
       case 'prefill-done':
-        this.allPrefill.set(e.result.context, e.result);
+        this.eta?.push(e);
         this.pendingPrefill.push(e.result);
         break;
       case 'cell-start':
         this.phase = 'decode';
         this.live = { context: e.context, concurrency: e.concurrency, stage: 'starting', tokensPerSecond: null, activeRequests: null, outputTokens: null, elapsedSeconds: null };
-        this.progress = { done: this.doneCount, total: this.toRun || e.total, etaSeconds: e.etaSeconds };
+        this.progress = { done: this.doneCount, total: this.toRun || e.total, etaSeconds: this.eta?.seconds() ?? e.etaSeconds };
         break;
       case 'phase':
         if (this.live && e.context === this.live.context && (e.concurrency === undefined || e.concurrency === this.live.concurrency)) {
@@ -96,10 +110,11 @@ export class RunUpdates {
         };
         break;
       case 'cell-done':
-        this.allCells.set(key(e.cell), e.cell);
-        this.pendingCells.push(e.cell);
-        this.doneCount++;
-        this.progress = { done: this.doneCount, total: this.toRun || e.total, etaSeconds: e.etaSeconds };
+        this.eta?.push(e);
+        this.deliver([e.cell]);
+        // A cancelled cell is not done: a resume measures it.
+        if (e.cell.status !== 'cancelled') this.doneCount++;
+        this.progress = { done: this.doneCount, total: this.toRun || e.total, etaSeconds: this.eta?.seconds() ?? e.etaSeconds };
         if (this.live && key(this.live) === key(e.cell)) this.live = null;
         break;
       case 'server-down':
@@ -112,8 +127,7 @@ export class RunUpdates {
       case 'run-done':
         this.phase = e.outcome === 'completed' ? 'done' : e.outcome === 'cancelled' ? 'cancelled' : 'failed';
         this.live = null;
-        for (const c of e.session.cells) this.allCells.set(key(c), c);
-        this.pendingCells.push(...e.session.cells);
+        this.deliver(e.session.cells.filter((c) => !this.delivered.has(key(c))));
         if (this.progress) this.progress = { ...this.progress, etaSeconds: 0 };
         this.message = e.outcome === 'completed' ? 'The run finished.' : e.outcome === 'cancelled' ? 'The run was stopped; finished cells are kept.' : (this.message ?? 'The run failed.');
         this.flush();
@@ -122,6 +136,11 @@ export class RunUpdates {
         return;
     }
     this.schedule();
+  }
+
+  private deliver(cells: DecodeCell[]): void {
+    for (const c of cells) this.delivered.add(key(c));
+    this.pendingCells.push(...cells);
   }
 
   /** The run failed before the engine could start it. */
@@ -138,11 +157,17 @@ export class RunUpdates {
       phase: this.phase,
       plan: this.plan,
       live: this.live,
-      cells: [...this.allCells.values()],
-      prefill: [...this.allPrefill.values()],
-      progress: this.progress,
+      cells: this.ownsSession ? [...(this.session()?.cells ?? [])] : [],
+      prefill: this.ownsSession ? [...(this.session()?.prefill ?? [])] : [],
+      progress: this.liveProgress(),
       message: this.message,
     };
+  }
+
+  /** The progress with the ETA counted down to now while the run goes. */
+  private liveProgress(): RunProgress | null {
+    const running = this.phase === 'starting' || this.phase === 'prefill' || this.phase === 'decode';
+    return this.progress && this.eta && running ? { ...this.progress, etaSeconds: this.eta.seconds() } : this.progress;
   }
 
   private schedule(): void {
@@ -159,7 +184,7 @@ export class RunUpdates {
       live: this.live,
       cells: this.pendingCells,
       prefill: this.pendingPrefill,
-      progress: this.progress,
+      progress: this.liveProgress(),
       message: this.message,
     };
     this.pendingCells = [];

@@ -9,7 +9,9 @@ import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServe
 import { isPortFree } from '../server/port';
 import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import type { CoreEvents } from './emitter';
-import { formToLaunch } from './server-form';
+import { copiesAsPowerShell, localLaunchNote } from '../server/platform-support';
+import { displayAsPowerShell } from '../server/powershell';
+import { formToLaunch, formWarnings } from './server-form';
 import { UserError } from './user-error';
 
 const LOG_FLUSH_MS = 100;
@@ -40,7 +42,7 @@ export class ServerControl {
 
   constructor(
     private readonly events: CoreEvents,
-    private readonly opts: { readyTimeoutMs?: number; stopTimeoutMs?: number; onStarting?: () => void; onStopped?: () => void } = {},
+    private readonly opts: { readyTimeoutMs?: number; stopTimeoutMs?: number; onStarting?: () => void; onStopped?: () => void; platform?: NodeJS.Platform } = {},
   ) {}
 
   snapshot(): ServerSnapshot {
@@ -56,7 +58,9 @@ export class ServerControl {
   }
 
   async preview(form: ServerForm): Promise<CommandPreview> {
-    if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {} };
+    if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {}, powershell: null, platformNote: null };
+    const platform = this.opts.platform ?? process.platform;
+    const platformNote = localLaunchNote(form.kind, platform);
     const launch = formToLaunch(form, form.port ?? (await this.autoPort(form.host)));
     if (!launch.ok) throw new UserError(launch.error);
     let built;
@@ -70,6 +74,9 @@ export class ServerControl {
       display: built.display,
       argv: redactArgv(built.argv).map((a) => (key && a === key ? '<redacted>' : a)),
       env: redactEnv(built.env),
+      warnings: formWarnings(form),
+      powershell: copiesAsPowerShell(platform) ? displayAsPowerShell(built.display) : null,
+      platformNote,
     };
   }
 

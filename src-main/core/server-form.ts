@@ -5,7 +5,7 @@
 import type { ServerForm } from '../../src-shared/ipc/contract';
 import { ServerFormSchema } from '../../src-shared/ipc/contract';
 import { type Result, fail, ok } from '../../src-shared/result';
-import { LAUNCH_DEFAULTS, type LaunchOptions } from '../server';
+import { LAUNCH_DEFAULTS, buildLaunch, flagsTooNew, knownEngineVersion, parseHumanInt, type LaunchOptions } from '../server';
 
 /** The simulator's defaults: a short load so the demo starts at once, speed 1 (true figures). */
 export const FORM_DEFAULTS: ServerForm = ServerFormSchema.parse({
@@ -29,12 +29,12 @@ const lines = (text: string): string[] =>
 /** "--sim-loop-after 50" per line or space-separated: each word one argument. */
 const words = (text: string): string[] => lines(text).flatMap((l) => l.split(/\s+/));
 
+/** A token count as vLLM reads it (256k = 256,000, 256K = 262,144); the launch line carries the exact number. */
 function parseTokens(label: string, text: string): Result<number | undefined> {
   const t = text.trim();
   if (!t) return ok(undefined);
-  const m = /^(\d+(?:\.\d+)?)\s*([kKmM]?)$/.exec(t.replace(/,/g, ''));
-  if (!m) return fail(`${label}: "${text}" is not a token count; write it like 262144, 256k or 256K.`);
-  const v = Math.round(Number(m[1]) * (m[2] === '' ? 1 : m[2].toLowerCase() === 'k' ? 1024 : 1024 * 1024));
+  const v = parseHumanInt(t.replace(/,/g, '').replace(/\s+/g, ''));
+  if (v === undefined) return fail(`${label}: "${text}" is not a token count; write it like 262144, 256K (= 262,144) or 256k (= 256,000).`);
   return v > 0 ? ok(v) : fail(`${label} must be above 0.`);
 }
 
@@ -101,6 +101,12 @@ export function formToLaunch(form: ServerForm, port: number): Result<LaunchOptio
     o.dockerImage = image;
     o.dockerTag = tag;
   }
+  const attention = takeAttentionBackend(o.extraArgs ?? []);
+  if (attention && form.kind !== 'custom') {
+    // Kept as an option so an older vLLM gets it as VLLM_ATTENTION_BACKEND instead.
+    o.attentionBackend = attention.value;
+    o.extraArgs = attention.rest;
+  }
   if (form.kind === 'custom') o.customArgv = lines(form.customCommand);
   if (form.kind === 'simulator') {
     o.simProfile = opt(form.simProfile);
@@ -108,4 +114,41 @@ export function formToLaunch(form: ServerForm, port: number): Result<LaunchOptio
     o.simArgs = ['--sim-load-seconds', String(form.simLoadSeconds), ...words(form.simFlags)];
   }
   return ok(o);
+}
+
+/** `--attention-backend X` / `--attention-backend=X` taken out of the extra arguments. */
+function takeAttentionBackend(args: string[]): { value: string; rest: string[] } | null {
+  const i = args.findIndex((a) => a === '--attention-backend' || a.startsWith('--attention-backend='));
+  if (i < 0) return null;
+  const inline = args[i].includes('=') ? args[i].slice(args[i].indexOf('=') + 1) : undefined;
+  const value = inline ?? args[i + 1];
+  if (!value) return null;
+  return { value, rest: [...args.slice(0, i), ...args.slice(i + (inline !== undefined ? 1 : 2))] };
+}
+
+/**
+ * Things to know before launching: flags the chosen vLLM version does not have (from a Docker
+ * image's tag; a native vLLM's version is not known before it runs), and sizes written with k or
+ * K, spelled out as the exact token count vLLM will use.
+ */
+export function formWarnings(form: ServerForm): string[] {
+  if (form.kind === 'attach' || form.kind === 'simulator') return [];
+  const launch = formToLaunch(form, form.port ?? LAUNCH_DEFAULTS.port);
+  if (!launch.ok) return [];
+  const warnings: string[] = [];
+  const o = launch.data;
+  const version = knownEngineVersion(o);
+  if (o.maxModelLen !== undefined && /[kKmM]\s*$/.test(form.maxModelLen.trim())) {
+    warnings.push(`Max model length ${form.maxModelLen.trim()} is ${o.maxModelLen.toLocaleString('en-US')} tokens (vLLM reads k as 1,000 and K as 1,024); the launch line gives the exact number.`);
+  }
+  if (o.attentionBackend && version && buildLaunch(o).env.VLLM_ATTENTION_BACKEND) {
+    warnings.push(`--attention-backend needs vLLM 0.13 or newer; for ${version} it is passed as VLLM_ATTENTION_BACKEND=${o.attentionBackend} instead.`);
+  }
+  const argv = form.kind === 'custom' ? o.customArgv ?? [] : o.extraArgs ?? [];
+  for (const { flag, entry } of flagsTooNew(argv, version)) {
+    warnings.push(
+      `${flag} needs vLLM ${entry.since} or newer, and this launch runs ${version}${entry.older ? `: set ${entry.older.env} in the extra environment instead` : ': choose a newer image'}.`,
+    );
+  }
+  return warnings;
 }

@@ -9,11 +9,12 @@ import { importFile, importText } from '../importers';
 import type { CellRef, SessionMeta, SessionView } from '../../src-shared/ipc/contract';
 import { cellKey } from '../../src-shared/cell-key';
 import { readSessionFile, parseSessionText } from '../session/read';
-import { type RequestSamples, SESSION_EXTENSION, type Session } from '../../src-shared/session/schema';
+import { type DecodeCell, type PrefillResult, type RequestSamples, SESSION_EXTENSION, type Session } from '../../src-shared/session/schema';
 import { writeSessionFile } from '../session/write';
 import type { CoreEvents } from './emitter';
 import type { RecentFiles } from './recent-files';
 import { CancelledError, UserError } from './user-error';
+import { hasExtension } from '../runtime/text';
 
 export interface Dialogs {
   /** A path to open, or null when the person cancelled. */
@@ -82,6 +83,26 @@ export class SessionControl {
     this.changed();
   }
 
+  /** A run's finished cell, from its event: replaces the cell it reruns, else joins the session. */
+  applyCell(cell: DecodeCell): void {
+    const s = this.session;
+    if (!s) return;
+    const i = s.cells.findIndex((c) => c.context === cell.context && c.concurrency === cell.concurrency);
+    if (i >= 0) s.cells[i] = cell;
+    else s.cells.push(cell);
+    this.dirty = true;
+    this.changed();
+  }
+
+  /** A run's prefill point, from its event: one per context, in context order. */
+  applyPrefill(point: PrefillResult): void {
+    const s = this.session;
+    if (!s) return;
+    s.prefill = [...s.prefill.filter((p) => p.context !== point.context), point].sort((a, b) => a.context - b.context);
+    this.dirty = true;
+    this.changed();
+  }
+
   private changed(): void {
     this.revision++;
     this.events.emit('session:meta', this.meta());
@@ -91,8 +112,9 @@ export class SessionControl {
     const file = path ?? (await this.ask(() => this.dialogs?.chooseOpenPath() ?? Promise.resolve(null), 'Opening a file needs a path here: there is no file dialog.'));
     const read = await readSessionFile(file);
     if (read.ok) {
-      this.set(read.data, { file, dirty: false });
+      // The recent list first: the change event below is what rebuilds the app's Open Recent menu.
       await this.recent.add(file);
+      this.set(read.data, { file, dirty: false });
       return this.meta();
     }
     // Not a session at all: maybe another tool's results, which import turns into one.
@@ -132,7 +154,7 @@ export class SessionControl {
     if (!session) throw new UserError('There is nothing to save yet: run a matrix or open a session first.');
     let target = path ?? (forceAsk ? null : this.file);
     if (!target) target = await this.ask(() => this.dialogs?.chooseSavePath(this.defaultName(), 'session') ?? Promise.resolve(null), 'Saving needs a path here: there is no file dialog.');
-    if (!target.endsWith('.json')) target += SESSION_EXTENSION;
+    if (!hasExtension(target, '.json')) target += SESSION_EXTENSION;
     const res = await writeSessionFile(target, session);
     if (!res.ok) {
       this.saveError = `${res.error} Your results are still open here; use Save As to choose another place.`;
@@ -151,7 +173,7 @@ export class SessionControl {
   defaultName(ext = SESSION_EXTENSION): string {
     const s = this.session;
     const known = this.file ?? this.sourceName;
-    if (known) return basename(known).replace(/\.speedmatrix\.json$|\.json$|\.txt$|\.md$/, '') + ext;
+    if (known) return basename(known).replace(/\.speedmatrix\.json$|\.json$|\.txt$|\.md$/i, '') + ext;
     const model = s?.server.servedModel ?? s?.server.model ?? 'session';
     const gpu = s?.hardware.gpus[0]?.name ?? (s?.simulated ? 'simulated' : '');
     const slug = `${model}${gpu ? `-${gpu}` : ''}`

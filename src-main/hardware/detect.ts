@@ -8,7 +8,9 @@ import si from 'systeminformation';
 import type { Gpu, Hardware } from '../../src-shared/session/schema';
 import { parseAmdSmiStatic } from './amd-smi-parse';
 import { parseComputeCaps, parseCudaVersion, parseDriverVersion, parseGpuIdentity, GPU_IDENTITY_FIELDS } from './nvidia-smi-parse';
-import { runCommand, type CommandResult } from './run-command';
+import { processControl, type Platform, type ProcessControl } from '../os/process-control';
+import { findNvidiaSmi } from './nvidia-smi-path';
+import { runCommand, type CommandResult } from '../os/run-command';
 
 export interface DetectOptions {
   /** nvidia-smi to run (default: on PATH). */
@@ -17,6 +19,10 @@ export interface DetectOptions {
   amdSmi?: string;
   /** Deadline for each external command (default 10 s). */
   timeoutMs?: number;
+  /** The operating system to detect for (default this one): lspci is Linux only. */
+  platform?: Platform;
+  /** Ends what systeminformation left running at a deadline (default: this machine's). */
+  control?: ProcessControl;
 }
 
 export interface DetectResult {
@@ -96,9 +102,36 @@ async function detectAmd(amdSmi: string, timeoutMs: number, seen: string[]): Pro
   }));
 }
 
-/** A promise that gives up after ms (systeminformation's graphics() runs tools that may hang). */
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | null> {
-  return Promise.race([p.catch(() => null), new Promise<null>((r) => setTimeout(() => r(null), ms).unref())]);
+/** PowerShell processes this process started (systeminformation's WMI queries on Windows). */
+const OWN_POWERSHELL = /(^|[\\/"\s])(powershell|pwsh)(\.exe)?("|\s|$)/i;
+
+/**
+ * A systeminformation call that gives up after ms. Its tools may hang (nvidia-smi, WMI), and on
+ * Windows it runs PowerShell with no deadline of its own: at ours, the PowerShell processes this
+ * process started are ended (taskkill /T /F) so none is left behind.
+ */
+export async function withDeadline<T>(p: Promise<T>, ms: number, control: ProcessControl = processControl()): Promise<T | null> {
+  let timedOut = false;
+  const v = await Promise.race([
+    p.catch(() => null),
+    new Promise<null>((r) =>
+      setTimeout(() => {
+        timedOut = true;
+        r(null);
+      }, ms).unref(),
+    ),
+  ]);
+  if (timedOut && control.isWindows) await endOwnPowerShell(control);
+  return v;
+}
+
+/** End the PowerShell processes that are children of this process; returns their pids. */
+export async function endOwnPowerShell(control: ProcessControl): Promise<number[]> {
+  const t = await control.list();
+  if (!t.ok) return [];
+  const mine = t.processes.filter((p) => p.ppid === process.pid && OWN_POWERSHELL.test(p.command));
+  for (const p of mine) await control.killProcess(p.pid);
+  return mine.map((p) => p.pid);
 }
 
 /** Display adapters lspci lists (VGA, 3D, Display controllers). */
@@ -142,9 +175,12 @@ export function systemFromSi(cpu: SiCpu | null, mem: { total: number } | null, o
 /** Detect GPUs, CPU, RAM and OS. Never throws; what could not be found is said in `seen`/`notes`. */
 export async function detectHardware(opts: DetectOptions = {}): Promise<DetectResult> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
+  const platform = opts.platform ?? process.platform;
+  const control = opts.control ?? processControl();
+  const withTimeout = <T>(p: Promise<T>, ms: number) => withDeadline(p, ms, control);
   const seen: string[] = [];
   const [nvidia, amd, cpu, mem, os] = await Promise.all([
-    detectNvidia(opts.nvidiaSmi ?? 'nvidia-smi', timeoutMs, seen),
+    detectNvidia(opts.nvidiaSmi ?? findNvidiaSmi({ platform }), timeoutMs, seen),
     detectAmd(opts.amdSmi ?? 'amd-smi', timeoutMs, seen),
     withTimeout(si.cpu(), timeoutMs),
     withTimeout(si.mem(), timeoutMs),
@@ -160,8 +196,10 @@ export async function detectHardware(opts: DetectOptions = {}): Promise<DetectRe
     // systeminformation's graphics() runs nvidia-smi synchronously with no deadline: a hung
     // nvidia-smi would freeze this process, so it is only asked when nvidia-smi is absent.
     const smiPresent = !seen.some((l) => l === 'nvidia-smi: not installed');
-    const graphicsCall = smiPresent && process.platform !== 'darwin' ? Promise.resolve(null) : withTimeout(si.graphics(), timeoutMs);
-    const [graphics, lspci] = await Promise.all([graphicsCall, runCommand('lspci', [], { timeoutMs })]);
+    const graphicsCall = smiPresent && platform !== 'darwin' ? Promise.resolve(null) : withTimeout(si.graphics(), timeoutMs);
+    // lspci is a Linux tool: elsewhere it is neither run nor mentioned.
+    const hasLspci = platform !== 'win32' && platform !== 'darwin';
+    const [graphics, lspci] = await Promise.all([graphicsCall, hasLspci ? runCommand('lspci', [], { timeoutMs }) : Promise.resolve(null)]);
     const controllers = graphics?.controllers ?? [];
     const apple = appleGpusFromSi(controllers, mem?.total ?? null);
     if (apple.length > 0) {
@@ -170,12 +208,12 @@ export async function detectHardware(opts: DetectOptions = {}): Promise<DetectRe
       seen.push(`systeminformation: ${apple.length} Apple GPU(s)`);
     } else {
       const siSaw = controllers.map((c) => [c.vendor, c.model].filter(Boolean).join(' ')).filter(Boolean);
-      const lspciSaw = lspci.status === 'ok' ? parseLspciDisplays(lspci.stdout) : null;
+      const lspciSaw = lspci?.status === 'ok' ? parseLspciDisplays(lspci.stdout) : null;
       seen.push(graphics ? `systeminformation graphics: ${siSaw.length > 0 ? siSaw.join('; ') : 'no display controllers'}` : 'systeminformation graphics: not asked (nvidia-smi misbehaves) or no answer');
-      seen.push(lspciSaw ? `lspci: ${lspciSaw.length > 0 ? lspciSaw.join('; ') : 'no display controllers'}` : describe('lspci', lspci, timeoutMs));
+      if (lspci) seen.push(lspciSaw ? `lspci: ${lspciSaw.length > 0 ? lspciSaw.join('; ') : 'no display controllers'}` : describe('lspci', lspci, timeoutMs));
       const saw = [
         graphics ? `systeminformation saw ${siSaw.length > 0 ? siSaw.join('; ') : 'no display controller'}` : `${seen.find((l) => l.startsWith('nvidia-smi')) ?? 'nvidia-smi failed'}`,
-        lspciSaw ? `lspci saw ${lspciSaw.length > 0 ? lspciSaw.join('; ') : 'no display controller'}` : lspci.status === 'not-found' ? 'lspci is not installed' : 'lspci gave no answer',
+        ...(lspci ? [lspciSaw ? `lspci saw ${lspciSaw.length > 0 ? lspciSaw.join('; ') : 'no display controller'}` : lspci.status === 'not-found' ? 'lspci is not installed' : 'lspci gave no answer'] : []),
       ];
       noGpuMessage = `No supported GPU found (no NVIDIA GPU via nvidia-smi, no AMD GPU via amd-smi, no Apple GPU); ${saw.join('; ')}.`;
       notes.push(noGpuMessage);

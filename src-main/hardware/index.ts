@@ -14,5 +14,5 @@ export {
   TELEMETRY_FIELDS,
 } from './nvidia-smi-parse';
 export { parseAmdSmiStatic } from './amd-smi-parse';
-export { runCommand } from './run-command';
-export type { CommandResult } from './run-command';
+export { runCommand } from '../os/run-command';
+export type { CommandResult } from '../os/run-command';

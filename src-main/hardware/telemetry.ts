@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { CellTelemetry, TelemetrySeries } from '../../src-shared/session/schema';
+import { findNvidiaSmi } from './nvidia-smi-path';
 import { parseTelemetryLine, TELEMETRY_FIELDS, type GpuSample } from './nvidia-smi-parse';
 
 export type { GpuSample } from './nvidia-smi-parse';
@@ -55,9 +56,9 @@ export class GpuTelemetry extends EventEmitter<TelemetryEvents> {
   }
 
   private launch(): void {
-    const cmd = this.opts.nvidiaSmi ?? 'nvidia-smi';
+    const cmd = this.opts.nvidiaSmi ?? findNvidiaSmi();
     const args = [`--query-gpu=${TELEMETRY_FIELDS.join(',')}`, '--format=csv,noheader,nounits', `-lms`, String(this.opts.intervalMs ?? 1000)];
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
     this.child = child;
     let partial = '';
     let stderr = '';

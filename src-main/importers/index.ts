@@ -5,6 +5,7 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type Result, fail } from '../../src-shared/result';
+import { decodeText, stripBom } from '../runtime/text';
 import { MAX_SESSION_BYTES } from '../session/read';
 import { SESSION_FORMAT, type Session } from '../../src-shared/session/schema';
 import { parseReportText, looksLikeReportText } from './report-text';
@@ -17,15 +18,12 @@ export const IMPORT_EXPECTED =
 export function importText(input: Uint8Array | string, file = 'file'): Result<Session> {
   const name = basename(file);
   let text: string;
-  if (typeof input === 'string') text = input;
+  if (typeof input === 'string') text = stripBom(input);
   else {
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(input);
-    } catch {
-      return fail(`${name} is not text (it is not valid UTF-8). ${IMPORT_EXPECTED}`);
-    }
+    const decoded = decodeText(input);
+    if (!decoded.ok) return fail(`${name} is not text (${decoded.error}). ${IMPORT_EXPECTED}`);
+    text = decoded.text;
   }
-  text = text.replace(/^\uFEFF/, '');
   const trimmed = text.trim();
   if (trimmed === '') return fail(`${name} is empty. ${IMPORT_EXPECTED}`);
 

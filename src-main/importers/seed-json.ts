@@ -81,6 +81,8 @@ function cellOf(r: Json, index: number, seconds: number | null): Result<DecodeCe
     windowSeconds: figures ? nonNeg(r.measurement_seconds) ?? seconds ?? nonNeg(r.wall_time) : null,
     readinessTimedOut: r.warmup_timed_out === true,
     maxWaitingSeen: int(r.max_queue_reqs),
+    // The tool's own count of failed requests, shown beside the figure as "(N failed)".
+    failedRequests: ran ? int(r.num_errors) : null,
     evidence: str(r.loop_excerpt) ? { loopExcerpt: str(r.loop_excerpt), loopPeriodChars: int(r.loop_period_chars), loopStream: null, logLines: [] } : null,
     requests: null,
     telemetry: null,

@@ -133,7 +133,9 @@ export function heatmapSvg(model: HeatmapModel): string {
       out.push(`<g><title>${esc(cell.title)}</title><rect x="${x + 1}" y="${y + 1}" width="${cw - 2}" height="${ch - 2}" rx="3" fill="${esc(cell.fill)}"/>`);
       const [a, b] = cell.lines;
       if (b) {
-        out.push(`<text x="${x + cw / 2}" y="${y + ch / 2 - 7}" dy="0.32em" text-anchor="middle" fill="${ink}" font-weight="600">${esc(a)}</text>`);
+        // A figure with its failed requests ("1,234.5 (2 failed)") gets a smaller font to fit the cell.
+        const size = a.length > 14 ? 9 : a.length > 11 ? 10.5 : 12;
+        out.push(`<text x="${x + cw / 2}" y="${y + ch / 2 - 7}" dy="0.32em" text-anchor="middle" fill="${ink}" font-weight="600" font-size="${size}">${esc(a)}</text>`);
         out.push(`<text x="${x + cw / 2}" y="${y + ch / 2 + 8}" dy="0.32em" text-anchor="middle" fill="${ink}" font-size="10">${esc(b)}</text>`);
       } else {
         out.push(`<text x="${x + cw / 2}" y="${y + ch / 2}" dy="0.32em" text-anchor="middle" fill="${ink}" font-size="${(a ?? '').length > 12 ? 10 : 12}">${esc(a ?? '')}</text>`);

@@ -4,6 +4,7 @@
  * model it serves and the key it wants. `speedmatrix sim ...` runs the built-in simulator.
  */
 import { basename } from 'node:path';
+import { parseMaxModelLenArg } from './human-int';
 import type { LaunchOptions } from './launch';
 
 /** The value of `--flag V` or `--flag=V` for any of the names; the last one wins, as with argparse. */
@@ -71,7 +72,8 @@ export function launchOptionsFromCommand(argv: readonly string[], env: NodeJS.Pr
   const port = Number(dp.port ?? flagValue(argv, '--port') ?? 8000);
   if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`the command's --port "${flagValue(argv, '--port')}" is not a TCP port`);
   const host = dp.host ?? (isDocker ? DEFAULT_LISTEN : flagValue(argv, '--host') ?? DEFAULT_LISTEN);
-  const maxModelLen = Number(flagValue(argv, '--max-model-len'));
+  // vLLM's own rule: 32k = 32,000, 32K = 32,768.
+  const maxModelLen = parseMaxModelLenArg(flagValue(argv, '--max-model-len') ?? '');
   return {
     engineKind: 'custom',
     customArgv: command,
@@ -82,6 +84,6 @@ export function launchOptionsFromCommand(argv: readonly string[], env: NodeJS.Pr
     apiKey: flagValue(argv, '--api-key') ?? env.VLLM_API_KEY,
     quantization: flagValue(argv, '--quantization', '-q'),
     dtype: flagValue(argv, '--dtype'),
-    maxModelLen: Number.isFinite(maxModelLen) && maxModelLen > 0 ? maxModelLen : undefined,
+    maxModelLen: typeof maxModelLen === 'number' ? maxModelLen : undefined,
   };
 }

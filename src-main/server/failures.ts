@@ -13,6 +13,8 @@ export type FailureKind =
   | 'cuda-out-of-memory'
   | 'unknown-model'
   | 'gated-model'
+  | 'unsupported-architecture'
+  | 'bad-arguments'
   | 'port-in-use'
   | 'executable-not-found'
   | 'docker-unavailable'
@@ -34,22 +36,57 @@ export interface StartupFailure {
   signal?: string | null;
 }
 
-/** Context that sharpens the advice (the options asked for). */
+/** The operating system the advice is for: commands and installers differ. */
+export type AdvicePlatform = 'linux' | 'darwin' | 'win32';
+
+export function advicePlatform(p: string = process.platform): AdvicePlatform {
+  return p === 'darwin' || p === 'win32' ? p : 'linux';
+}
+
+/** Context that sharpens the advice (the options asked for, the platform it runs on). */
 export interface FailureContext {
   exitCode?: number | null;
   signal?: string | null;
   port?: number;
   gpuMemoryUtilization?: number;
   model?: string;
+  engineKind?: string;
+  /** Default: this machine's. */
+  platform?: string;
 }
 
 interface Rule {
   kind: FailureKind;
   re: RegExp;
-  explain: (m: RegExpExecArray, ctx: FailureContext) => { message: string; advice: string };
+  explain: (m: RegExpExecArray, ctx: FailureContext & { platform: AdvicePlatform }) => { message: string; advice: string };
 }
 
 const floor2 = (x: number) => Math.floor(x * 100) / 100;
+
+/** How to see what holds a port, per platform. */
+function portOwnerCommand(port: number | undefined, platform: AdvicePlatform): string {
+  const p = port ?? 8000;
+  if (platform === 'win32') return `netstat -ano | findstr :${p}`;
+  if (platform === 'darwin') return `lsof -nP -iTCP:${p} -sTCP:LISTEN`;
+  return `ss -ltnp 'sport = :${p}'`;
+}
+
+/** Docker's daemon is not reachable: how to start it where the user is. */
+function startDockerAdvice(platform: AdvicePlatform): string {
+  if (platform === 'darwin') return 'Start Docker Desktop (open -a Docker) and wait until it says it is running, or benchmark a vLLM running elsewhere by URL.';
+  if (platform === 'win32') return 'Start Docker Desktop and wait until it says it is running (it uses the WSL 2 backend), or benchmark a vLLM running elsewhere by URL.';
+  return 'Start Docker (sudo systemctl start docker), add your user to the docker group (sudo usermod -aG docker $USER, then log in again), or launch vLLM natively.';
+}
+
+/** Docker runs but cannot hand the container an NVIDIA GPU. */
+function gpuInDockerAdvice(platform: AdvicePlatform): string {
+  if (platform === 'darwin') return "Docker on macOS cannot give a container an NVIDIA GPU, and vLLM's images need one: run vLLM on a Linux machine with an NVIDIA GPU and benchmark it by URL, or use the simulator.";
+  if (platform === 'win32') return 'Docker Desktop passes the GPU through WSL 2: install the current NVIDIA driver for Windows, turn on the WSL 2 based engine in Docker Desktop settings, and restart Docker Desktop.';
+  return 'Install the NVIDIA Container Toolkit (nvidia-ctk runtime configure --runtime=docker) and restart Docker, or launch vLLM natively.';
+}
+
+/** A Hugging Face token reaches the server through the extra environment (Docker copies it in by name). */
+const HF_TOKEN_ADVICE = 'put HF_TOKEN=hf_... (a read token from huggingface.co/settings/tokens) in the server\'s extra environment';
 
 const RULES: Rule[] = [
   {
@@ -67,27 +104,31 @@ const RULES: Rule[] = [
   },
   {
     kind: 'no-kv-memory',
-    re: /No available memory for the cache blocks/,
-    explain: (_m, ctx) => ({
-      message: 'The model weights and activations left no GPU memory for the KV cache.',
+    re: /No available memory for the cache blocks|Cannot auto-fit max_model_len/,
+    explain: (m, ctx) => ({
+      message: /auto-fit/.test(m[0])
+        ? 'With --max-model-len auto, the memory left after the model weights cannot hold even one token of KV cache.'
+        : 'The model weights and activations left no GPU memory for the KV cache.',
       advice: `Raise --gpu-memory-utilization${ctx.gpuMemoryUtilization ? ` (now ${ctx.gpuMemoryUtilization})` : ''}, free GPU memory held by other processes, use more GPUs (--tensor-parallel-size) or a smaller/quantized model.`,
     }),
   },
   {
     kind: 'free-memory-below-utilization',
-    re: /Free memory on device \(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/,
+    // Since December 2025 the device is named: "Free memory on device cuda:0 (...)".
+    re: /Free memory on device(?: (\S+))? \(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/,
     explain: (m) => {
-      const free = Number(m[1]);
-      const total = Number(m[2]);
+      const free = Number(m[2]);
+      const total = Number(m[3]);
       return {
-        message: `Only ${m[1]} of ${m[2]} GiB GPU memory is free, but --gpu-memory-utilization ${m[3]} asks for ${m[4]} GiB.`,
+        message: `Only ${m[2]} of ${m[3]} GiB GPU memory${m[1] ? ` on ${m[1]}` : ''} is free, but --gpu-memory-utilization ${m[4]} asks for ${m[5]} GiB.`,
         advice: `Stop the other processes using the GPU (see nvidia-smi) or lower --gpu-memory-utilization to at most ${floor2(free / total)}.`,
       };
     },
   },
   {
     kind: 'max-model-len-above-model-limit',
-    re: /User-specified max_model_len \(([\d,]+)\) is greater than the derived max_model_len \((?:max_position_embeddings=)?([\d,]+)/,
+    // The key varies: max_position_embeddings, max_seq_len, seq_length, sliding_window, ...
+    re: /User-specified max_model_len \(([\d,]+)\) is greater than the derived max_model_len \((?:\w+=)?([\d,]+)/,
     explain: (m) => ({
       message: `--max-model-len ${m[1]} is above the model's own limit of ${m[2]} tokens.`,
       advice: `Lower --max-model-len to at most ${m[2].replace(/,/g, '')}, or set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 only if the model really supports longer contexts (e.g. RoPE scaling).`,
@@ -103,10 +144,10 @@ const RULES: Rule[] = [
   },
   {
     kind: 'gated-model',
-    re: /Cannot access gated repo|GatedRepoError|Access to model .* is restricted/,
+    re: /Cannot access gated repo|GatedRepoError|Access to model \S+ is restricted/,
     explain: (_m, ctx) => ({
-      message: `The model${ctx.model ? ` ${ctx.model}` : ''} is gated on Hugging Face and this machine has no access.`,
-      advice: "Accept the model's licence on huggingface.co with your account, then pass HF_TOKEN in the server's extra environment.",
+      message: `The model${ctx.model ? ` ${ctx.model}` : ''} is gated on Hugging Face and this machine has no access to it.`,
+      advice: `Accept the model's licence on its page${ctx.model && !ctx.model.startsWith('/') ? ` (https://huggingface.co/${ctx.model})` : ''} while logged in, then ${HF_TOKEN_ADVICE}.`,
     }),
   },
   {
@@ -114,15 +155,46 @@ const RULES: Rule[] = [
     re: /Invalid repository ID or local directory specified: '([^']*)'|RepositoryNotFoundError|Repository Not Found|is not a local folder and is not a valid model identifier/,
     explain: (m, ctx) => ({
       message: `The model ${m[1] ? `'${m[1]}' ` : ctx.model ? `'${ctx.model}' ` : ''}was not found on Hugging Face or as a local folder.`,
-      advice: 'Check the model id (org/name) or the local path; for a private model pass HF_TOKEN in the extra environment.',
+      advice: `Check the model id (org/name) or the local path; for a private model ${HF_TOKEN_ADVICE}.`,
     }),
   },
   {
+    kind: 'unsupported-architecture',
+    re: /Model architectures? (\[[^\]]*\]|\S+) (?:are|is) not supported/,
+    explain: (m) => ({
+      message: `This vLLM does not support the model's architecture ${m[1]}.`,
+      advice: 'Use a newer vLLM that supports it, or add --trust-remote-code if the model ships its own code.',
+    }),
+  },
+  {
+    kind: 'bad-arguments',
+    re: /error: argument (\S+?): invalid choice: '?([^'\s]*)'? \(choose from (.*)\)/,
+    explain: (m) => ({
+      message: `This vLLM does not accept ${m[1]} ${m[2]}.`,
+      advice: `Use one of: ${m[3].replace(/'/g, '')}.`,
+    }),
+  },
+  {
+    kind: 'bad-arguments',
+    re: /error: unrecognized arguments: (.*)$/,
+    explain: (m, ctx) => {
+      const args = m[1].trim();
+      const positional = !args.startsWith('-');
+      return {
+        message: `This vLLM does not know the argument${args.includes(' ') ? 's' : ''} ${args}.`,
+        advice:
+          positional && ctx.engineKind !== 'vllm-native'
+            ? 'Images up to vllm/vllm-openai:v0.11.0 start the API server module, which takes no model after the image: launch with --entrypoint vllm IMAGE serve MODEL (SpeedMatrix does this for its Docker launches).'
+            : `Remove ${args}, or use a vLLM version that has ${args.includes(' ') ? 'them' : 'it'} (see vllm serve --help).`,
+      };
+    },
+  },
+  {
     kind: 'port-in-use',
-    re: /Address already in use|\[Errno 98\]|EADDRINUSE/,
+    re: /Address already in use|\[Errno 98\]|\[Errno 48\]|\[WinError 10048\]|EADDRINUSE/,
     explain: (_m, ctx) => ({
       message: ctx.port ? `Port ${ctx.port} is already in use.` : 'The port is already in use.',
-      advice: 'Choose another --port, or stop the process listening on it.',
+      advice: `Choose another --port, or stop the process listening on it (see ${portOwnerCommand(ctx.port, ctx.platform)}).`,
     }),
   },
   {
@@ -135,14 +207,18 @@ const RULES: Rule[] = [
   },
   {
     kind: 'docker-unavailable',
-    re: /Cannot connect to the Docker daemon|permission denied while trying to connect to the Docker daemon|could not select device driver .* with capabilities: \[\[gpu\]\]|docker: Error response from daemon/,
-    explain: (m) => ({
-      message: /could not select device driver/.test(m.input)
-        ? 'Docker cannot give the container a GPU (the NVIDIA Container Toolkit is missing).'
-        : 'Docker is not available (its daemon is not running or this user may not use it).',
-      advice: /could not select device driver/.test(m.input)
-        ? 'Install the NVIDIA Container Toolkit and restart Docker, or launch vLLM natively.'
-        : 'Start Docker (systemctl start docker), add your user to the docker group, or launch vLLM natively.',
+    re: /could not select device driver .* with capabilities: \[\[gpu\]\]/,
+    explain: (_m, ctx) => ({
+      message: 'Docker cannot give the container a GPU.',
+      advice: gpuInDockerAdvice(ctx.platform),
+    }),
+  },
+  {
+    kind: 'docker-unavailable',
+    re: /Cannot connect to the Docker daemon|permission denied while trying to connect to the Docker daemon|open \/\/\.\/pipe\/(?:docker_engine|dockerDesktop\w*)|error during connect:.*docker|docker: Error response from daemon/,
+    explain: (m, ctx) => ({
+      message: 'Docker is not available (its daemon is not running or this user may not use it).',
+      advice: /permission denied/.test(m[0]) && ctx.platform === 'linux' ? 'Add your user to the docker group (sudo usermod -aG docker $USER, then log in again), or launch vLLM natively.' : startDockerAdvice(ctx.platform),
     }),
   },
 ];
@@ -151,8 +227,28 @@ const RULES: Rule[] = [
 const withoutPrefix = (line: string) => line.replace(/^\s*\([\w:-]+ pid=\d+\)\s*/, '').trim();
 
 /** Lines that only point elsewhere and are never the root cause. */
-const GENERIC = /Engine core initialization failed|See root cause above|^Traceback|^\s*File "|^\s*\^+\s*$/;
-const ERRORISH = /\b(Error|Exception|FATAL|CRITICAL)\b|^\w+(Error|Exception):/;
+const GENERIC = /Engine core initialization failed|EngineCore failed to start|See root cause above|^Traceback|^\s*File "|^\s*\^+\s*$|^The above exception was the direct cause/i;
+/** Error-looking lines, any case ("ERROR", "error:", pydantic's "Value error, ..."). */
+const ERRORISH = /\b(error|exception|fatal|critical)\b|^\w+(Error|Exception):/i;
+/** The most telling fallback lines: pydantic's field errors and argparse's usage errors. */
+const PREFERRED = /^\s*Value error, |\berror: /;
+const GATED = RULES.find((r) => r.kind === 'gated-model')!;
+
+function matchRule(lines: readonly string[], ctx: FailureContext & { platform: AdvicePlatform }): { rule: Rule; m: RegExpExecArray; line: string } | null {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    for (const rule of RULES) {
+      const m = rule.re.exec(lines[i]);
+      if (!m) continue;
+      // A gated model is re-raised as "Invalid repository ID": the gated marker is earlier in the log.
+      if (rule.kind === 'unknown-model') {
+        const gated = lines.find((l) => GATED.re.test(l));
+        if (gated) return { rule: GATED, m: GATED.re.exec(gated)!, line: gated };
+      }
+      return { rule, m, line: lines[i] };
+    }
+  }
+  return null;
+}
 
 /**
  * Recognise why a server failed to start from its log (last lines first), falling back to the
@@ -162,14 +258,12 @@ export function recognizeStartupFailure(rawLines: readonly string[], ctx: Failur
   const lines = rawLines.map(stripAnsi);
   const logTail = lines.slice(-tailSize);
   const base = { logTail, exitCode: ctx.exitCode ?? null, signal: ctx.signal ?? null };
-  for (let i = lines.length - 1; i >= 0; i--) {
-    for (const rule of RULES) {
-      const m = rule.re.exec(lines[i]);
-      if (m) return { kind: rule.kind, ...rule.explain(m, ctx), rootCauseLines: [withoutPrefix(lines[i])], ...base };
-    }
-  }
+  const full = { ...ctx, platform: advicePlatform(ctx.platform) };
+  const found = matchRule(lines, full);
+  if (found) return { kind: found.rule.kind, ...found.rule.explain(found.m, full), rootCauseLines: [withoutPrefix(found.line)], ...base };
   const how = ctx.signal ? `was killed by ${ctx.signal}` : `exited with code ${ctx.exitCode ?? 'unknown'}`;
-  const errorLine = [...lines].reverse().map(withoutPrefix).find((l) => ERRORISH.test(l) && !GENERIC.test(l));
+  const candidates = [...lines].reverse().map(withoutPrefix).filter((l) => ERRORISH.test(l) && !GENERIC.test(l));
+  const errorLine = candidates.find((l) => PREFERRED.test(l))?.trim() ?? candidates[0];
   return {
     kind: 'exited-before-ready',
     message: `The server ${how} before it was ready.`,
@@ -182,12 +276,24 @@ export function recognizeStartupFailure(rawLines: readonly string[], ctx: Failur
 }
 
 /** Failures found before or instead of a log: the program or Docker missing, a busy port, a deadline. */
-export function executableNotFound(command: string, engineKind: string): StartupFailure {
+const INSTALL_DOCKER: Record<AdvicePlatform, string> = {
+  linux: 'Install Docker Engine and the NVIDIA Container Toolkit, or launch vLLM natively.',
+  darwin: "Install Docker Desktop; note that containers on macOS get no NVIDIA GPU, so vLLM's images cannot serve a model there: run vLLM on a Linux GPU machine and benchmark it by URL.",
+  win32: 'Install Docker Desktop with the WSL 2 based engine and the current NVIDIA driver for Windows.',
+};
+const INSTALL_VLLM: Record<AdvicePlatform, string> = {
+  linux: 'Install vLLM (pip install vllm) or choose the vllm executable inside your Python environment, e.g. /path/to/venv/bin/vllm.',
+  darwin: 'vLLM has no CUDA build for macOS (only a CPU build from source): run vLLM on a Linux GPU machine and benchmark it by URL, or choose the vllm executable of your environment, e.g. /path/to/venv/bin/vllm.',
+  win32: 'vLLM does not run natively on Windows: install it inside WSL 2 (pip install vllm there) or use vLLM in Docker Desktop, then benchmark it by URL.',
+};
+
+export function executableNotFound(command: string, engineKind: string, platform: string = process.platform): StartupFailure {
+  const p = advicePlatform(platform);
   if (engineKind === 'vllm-docker' || command === 'docker') {
     return {
       kind: 'docker-unavailable',
       message: `Docker is not installed here ("${command}" was not found on PATH).`,
-      advice: 'Install Docker with the NVIDIA Container Toolkit, or launch vLLM natively.',
+      advice: INSTALL_DOCKER[p],
       rootCauseLines: [],
       logTail: [],
     };
@@ -195,20 +301,17 @@ export function executableNotFound(command: string, engineKind: string): Startup
   return {
     kind: 'executable-not-found',
     message: `The program "${command}" was not found.`,
-    advice:
-      engineKind === 'vllm-native'
-        ? 'Install vLLM (pip install vllm) or choose the vllm executable inside your Python environment, e.g. /path/to/venv/bin/vllm.'
-        : 'Check the command name, or give its full path.',
+    advice: engineKind === 'vllm-native' ? INSTALL_VLLM[p] : 'Check the command name, or give its full path.',
     rootCauseLines: [],
     logTail: [],
   };
 }
 
-export function portBusy(host: string, port: number): StartupFailure {
+export function portBusy(host: string, port: number, platform: string = process.platform): StartupFailure {
   return {
     kind: 'port-in-use',
     message: `Port ${port} on ${host} is already in use; nothing was started (vLLM would share the port silently and requests would go to either server).`,
-    advice: `Choose another --port, or stop the process listening on ${port}.`,
+    advice: `Choose another --port, or stop the process listening on ${port} (see ${portOwnerCommand(port, advicePlatform(platform))}).`,
     rootCauseLines: [],
     logTail: [],
   };

@@ -9,6 +9,7 @@ import { nodeProgram } from '../runtime/node-entry';
 import type { ServerLaunch } from '../../src-shared/session/schema';
 import { REDACTED, redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import { shellLine } from '../../src-shared/shell-quote';
+import { olderThan } from './flag-versions';
 
 export type LaunchEngineKind = 'vllm-native' | 'vllm-docker' | 'custom' | 'simulator';
 
@@ -39,7 +40,10 @@ export interface LaunchOptions {
   kvCacheDtype?: string;
   /** true -> --enable-prefix-caching, false -> --no-enable-prefix-caching, unset -> engine default (on). */
   enablePrefixCaching?: boolean;
+  /** `--attention-backend` from vLLM 0.13; older releases get VLLM_ATTENTION_BACKEND instead. */
   attentionBackend?: string;
+  /** The vLLM version that will run, when known (a Docker image's tag says it), for version-dependent flags. */
+  engineVersion?: string;
   trustRemoteCode?: boolean;
   /** `ray` for multi-node tensor/pipeline parallel (launch on the Ray head node). */
   distributedExecutorBackend?: 'mp' | 'ray' | 'uni' | 'external_launcher';
@@ -85,6 +89,14 @@ export function defaultHfCacheDir(env: NodeJS.ProcessEnv = process.env): string 
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'huggingface');
 }
 
+/** The version a launch will run: as given, else a Docker tag such as v0.11.0 ("latest" says nothing). */
+export function knownEngineVersion(o: LaunchOptions): string | undefined {
+  return o.engineVersion ?? (o.engineKind === 'vllm-docker' ? o.dockerTag : undefined);
+}
+
+/** vLLM before 0.13 chooses the attention backend from the environment only. */
+const attentionInEnv = (o: LaunchOptions): boolean => !!o.attentionBackend && olderThan(knownEngineVersion(o), '0.13.0');
+
 /** The vLLM flags shared by native, Docker and simulator launches, in `vllm serve` order. */
 export function vllmFlags(o: LaunchOptions, listen: { host: string; port: number }): string[] {
   const f: string[] = [];
@@ -107,7 +119,7 @@ export function vllmFlags(o: LaunchOptions, listen: { host: string; port: number
   add('--kv-cache-dtype', o.kvCacheDtype);
   if (o.enablePrefixCaching === true) f.push('--enable-prefix-caching');
   if (o.enablePrefixCaching === false) f.push('--no-enable-prefix-caching');
-  add('--attention-backend', o.attentionBackend);
+  if (!attentionInEnv(o)) add('--attention-backend', o.attentionBackend);
   if (o.trustRemoteCode) f.push('--trust-remote-code');
   add('--distributed-executor-backend', o.distributedExecutorBackend);
   return f;
@@ -127,6 +139,7 @@ export function dockerContainerName(port: number): string {
 function serverEnv(o: LaunchOptions, keyInEnv: boolean): Record<string, string> {
   const env: Record<string, string> = {};
   if (o.cudaVisibleDevices !== undefined && o.cudaVisibleDevices !== '') env.CUDA_VISIBLE_DEVICES = o.cudaVisibleDevices;
+  if (attentionInEnv(o)) env.VLLM_ATTENTION_BACKEND = o.attentionBackend!;
   Object.assign(env, o.extraEnv ?? {});
   if (keyInEnv && o.apiKey) env.VLLM_API_KEY = o.apiKey;
   return env;
@@ -156,7 +169,9 @@ export function buildLaunch(o: LaunchOptions): BuiltLaunch {
       if (o.hfCacheDir) argv.push('-v', `${o.hfCacheDir}:/root/.cache/huggingface`);
       // `-e NAME` without a value copies it from docker's own environment: values stay out of argv.
       for (const k of Object.keys(env)) if (k !== 'CUDA_VISIBLE_DEVICES') argv.push('-e', k);
-      argv.push(image, o.model, ...vllmFlags(o, { host: '0.0.0.0', port: o.port }), ...(o.extraArgs ?? []));
+      // Images up to v0.11.0 run the api_server module, which rejects (0.9) or ignores (0.10-0.11) a
+      // model given after the image; `vllm serve MODEL` through --entrypoint works on every image.
+      argv.push('--entrypoint', 'vllm', image, 'serve', o.model, ...vllmFlags(o, { host: '0.0.0.0', port: o.port }), ...(o.extraArgs ?? []));
       // Shown as the user would type it: values in front of `docker run`.
       return { argv, env, display: redactedDisplay(argv, env, o.apiKey) };
     }

@@ -24,17 +24,22 @@ export interface StatsLine {
   kvCacheUsage: number | null;
   /** 0..1 */
   prefixCacheHitRate: number | null;
+  /** Preemptions since the last stats line (vLLM prints the field only when above 0). */
+  preemptions: number | null;
+  /** Requests the scheduler skipped this step ("Deferred: N reqs"), already counted in waiting. */
+  deferred: number | null;
 }
 
 export type LogEvent =
   | { kind: 'version'; version: string }
+  | { kind: 'served-model'; model: string }
   | { kind: 'non-default-args'; text: string; args: Record<string, unknown> | null }
   | { kind: 'max-model-len'; tokens: number }
   | { kind: 'engine-config'; dtype: string | null; quantization: string | null; kvCacheDtype: string | null }
   | { kind: 'model-loaded'; text: string }
   | { kind: 'available-kv-memory'; gib: number }
   | { kind: 'gpu-blocks'; blocks: number }
-  | { kind: 'kv-cache-size'; tokens: number }
+  | { kind: 'kv-cache-size'; tokens: number; engine: string }
   | { kind: 'max-concurrency'; tokensPerRequest: number; concurrency: number }
   | { kind: 'graph-capture'; text: string }
   | { kind: 'server-starting'; url: string | null }
@@ -79,8 +84,20 @@ export function parsePythonDict(text: string): Record<string, unknown> | null {
   }
 }
 
+/**
+ * The version, in every shape vLLM has printed it: "vLLM API server version X" (to 0.14),
+ * "vLLM server version X, serving model M" and the logo's "version X" (from early 2026), and the
+ * engine's "Initializing a V1 LLM engine (vX)" (V0: "Initializing an LLM engine (vX)").
+ */
+const VERSION = [
+  /vLLM (?:API )?server version (\S+?),? /,
+  /vLLM (?:API )?server version (\S+)$/,
+  /[█▀▄]\s+version\s+(\S+)\s*$/,
+  /Initializing an? (?:V1 )?LLM engine \(v([^)\s]+)\)/,
+];
+const SERVED_MODEL = [/vLLM server version \S+, serving model (\S+)/, /[█▀▄]\s+model\s+(\S+)\s*$/];
+
 const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => LogEvent]> = [
-  [/vLLM API server version (\S+)/, (m) => ({ kind: 'version', version: m[1] })],
   [/non-default args: (\{.*\})\s*$/, (m) => ({ kind: 'non-default-args', text: m[1], args: parsePythonDict(m[1]) })],
   [/Using max model len ([\d,]+)/, (m) => ({ kind: 'max-model-len', tokens: num(m[1]) })],
   [
@@ -96,8 +113,8 @@ const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => LogEvent]> = [
   ],
   [/(Model loading took .*)$/, (m) => ({ kind: 'model-loaded', text: m[1] })],
   [/Available KV cache memory: ([\d.]+) GiB/, (m) => ({ kind: 'available-kv-memory', gib: Number(m[1]) })],
-  [/# GPU blocks: ([\d,]+)/, (m) => ({ kind: 'gpu-blocks', blocks: num(m[1]) })],
-  [/GPU KV cache size: ([\d,]+) tokens/, (m) => ({ kind: 'kv-cache-size', tokens: num(m[1]) })],
+  // V0 executors: "# cuda blocks: N, # CPU blocks: M" (the platform's device name; "GPU" in older releases).
+  [/# (?:GPU|cuda|rocm|xpu|hpu|tpu|neuron|cpu) blocks: ([\d,]+)/i, (m) => ({ kind: 'gpu-blocks', blocks: num(m[1]) })],
   [/(Graph capturing finished.*)$/, (m) => ({ kind: 'graph-capture', text: m[1] })],
   [/Starting vLLM (?:API )?server(?: \d+)? on (\S+)/, (m) => ({ kind: 'server-starting', url: m[1] })],
   [/Application startup complete/, () => ({ kind: 'startup-complete' })],
@@ -105,8 +122,49 @@ const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => LogEvent]> = [
 ];
 
 const CONCURRENCY = /Maximum concurrency for ([\d,]+) tokens per request: ([\d.,]+)x/;
-const STATS =
-  /Avg prompt throughput: ([\d.,]+) tokens\/s, Avg generation throughput: ([\d.,]+) tokens\/s, Running: (\d+) reqs?,(?: Swapped: \d+ reqs?,)? (?:Pending|Waiting): (\d+) reqs?(?:, GPU KV cache usage: ([\d.]+)%)?(?:, Prefix cache hit rate: ([\d.]+)%)?/;
+const KV_SIZE = /GPU KV cache size: ([\d,]+) tokens/;
+/** The data parallel rank of an engine core's line, "(EngineCore_DP1 pid=..)"; one engine when absent. */
+const ENGINE_RANK = /\(EngineCore(?:_DP(\d+))? pid=\d+\)/;
+/** The periodic stats line: "Avg prompt throughput: ..." then comma-separated "Key: value" fields. */
+const STATS_START = /Avg prompt throughput: /;
+
+/** "512.3 tokens/s", "3 reqs", "4.2%" -> the number (percent as 0..1); null when it is not one. */
+function statValue(text: string): number | null {
+  const m = /^([\d.,]+)\s*(%|tokens\/s|reqs?)?\.?$/.exec(text.trim());
+  if (!m) return null;
+  const v = num(m[1]);
+  if (!Number.isFinite(v)) return null;
+  return m[2] === '%' ? v / 100 : v;
+}
+
+/**
+ * The stats line as `Key: value` pairs, so fields vLLM adds (Swapped, Deferred, Preemptions,
+ * Corrupted, External prefix cache hit rate, ...) never hide the ones after them.
+ */
+function parseStats(line: string): StatsLine | null {
+  const start = STATS_START.exec(line);
+  if (!start) return null;
+  const fields = new Map<string, number | null>();
+  for (const part of line.slice(start.index).split(/,\s+/)) {
+    const colon = part.indexOf(': ');
+    if (colon > 0) fields.set(part.slice(0, colon).trim(), statValue(part.slice(colon + 2)));
+  }
+  const prompt = fields.get('Avg prompt throughput');
+  const gen = fields.get('Avg generation throughput');
+  const running = fields.get('Running');
+  const waiting = fields.get('Waiting') ?? fields.get('Pending');
+  if (prompt == null || gen == null || running == null || waiting == null) return null;
+  return {
+    promptTokensPerSecond: prompt,
+    generationTokensPerSecond: gen,
+    running,
+    waiting,
+    kvCacheUsage: fields.get('GPU KV cache usage') ?? null,
+    prefixCacheHitRate: fields.get('Prefix cache hit rate') ?? null,
+    preemptions: fields.get('Preemptions') ?? null,
+    deferred: fields.get('Deferred') ?? null,
+  };
+}
 
 /**
  * The facts one line states (several for the one-line KV capacity shape). ANSI codes are
@@ -115,26 +173,20 @@ const STATS =
 export function parseLogLine(raw: string): LogEvent[] {
   const line = stripAnsi(raw);
   const events: LogEvent[] = [];
+  const version = VERSION.map((re) => re.exec(line)).find(Boolean);
+  if (version) events.push({ kind: 'version', version: version[1] });
+  const served = SERVED_MODEL.map((re) => re.exec(line)).find(Boolean);
+  if (served) events.push({ kind: 'served-model', model: served[1] });
   for (const [re, make] of PATTERNS) {
     const m = re.exec(line);
     if (m) events.push(make(m));
   }
+  const kv = KV_SIZE.exec(line);
+  if (kv) events.push({ kind: 'kv-cache-size', tokens: num(kv[1]), engine: ENGINE_RANK.exec(line)?.[1] ?? '0' });
   const c = CONCURRENCY.exec(line);
   if (c) events.push({ kind: 'max-concurrency', tokensPerRequest: num(c[1]), concurrency: num(c[2]) });
-  const s = STATS.exec(line);
-  if (s) {
-    events.push({
-      kind: 'stats',
-      stats: {
-        promptTokensPerSecond: num(s[1]),
-        generationTokensPerSecond: num(s[2]),
-        running: Number(s[3]),
-        waiting: Number(s[4]),
-        kvCacheUsage: s[5] !== undefined ? Number(s[5]) / 100 : null,
-        prefixCacheHitRate: s[6] !== undefined ? Number(s[6]) / 100 : null,
-      },
-    });
-  }
+  const stats = parseStats(line);
+  if (stats) events.push({ kind: 'stats', stats });
   return events;
 }
 
@@ -149,6 +201,8 @@ export interface LogKvBudget {
 /** What the log has told so far. Built up with `applyLogLine`. */
 export interface LogFacts {
   version: string | null;
+  /** The model the server says it serves ("serving model M", the logo's "model M"). */
+  servedModel: string | null;
   /** From the "Initializing ... engine ... with config:" line. */
   engineDtype: string | null;
   engineQuantization: string | null;
@@ -156,7 +210,8 @@ export interface LogFacts {
   maxModelLen: number | null;
   availableKvGib: number | null;
   gpuBlocks: number | null;
-  kvCacheTokens: number | null;
+  /** "GPU KV cache size" per data parallel engine (each engine core prints its own). */
+  kvCacheTokensByEngine: Record<string, number>;
   maxConcurrency: number | null;
   concurrencyTokensPerRequest: number | null;
   serverUrl: string | null;
@@ -169,13 +224,14 @@ export interface LogFacts {
 export function emptyLogFacts(): LogFacts {
   return {
     version: null,
+    servedModel: null,
     engineDtype: null,
     engineQuantization: null,
     nonDefaultArgs: null,
     maxModelLen: null,
     availableKvGib: null,
     gpuBlocks: null,
-    kvCacheTokens: null,
+    kvCacheTokensByEngine: {},
     maxConcurrency: null,
     concurrencyTokensPerRequest: null,
     serverUrl: null,
@@ -201,7 +257,11 @@ export function applyLogLine(facts: LogFacts, raw: string): LogFacts {
   for (const e of parseLogLine(line)) {
     switch (e.kind) {
       case 'version':
-        next.version = e.version;
+        // The API server's line is the most precise; the engine's repeats it.
+        next.version ??= e.version;
+        break;
+      case 'served-model':
+        next.servedModel = e.model;
         break;
       case 'engine-config':
         next.engineDtype = e.dtype;
@@ -220,7 +280,7 @@ export function applyLogLine(facts: LogFacts, raw: string): LogFacts {
         next.gpuBlocks = e.blocks;
         break;
       case 'kv-cache-size':
-        next.kvCacheTokens = e.tokens;
+        next.kvCacheTokensByEngine = { ...next.kvCacheTokensByEngine, [e.engine]: e.tokens };
         break;
       case 'max-concurrency':
         next.maxConcurrency = e.concurrency;
@@ -249,13 +309,19 @@ export function parseLog(lines: readonly string[]): LogFacts {
 }
 
 /**
- * The KV budget the log states. Newer shapes give tokens directly; the oldest gives GPU blocks,
- * which times the block size (16 unless `--block-size` was set) is the token budget.
+ * The KV budget the log states. "GPU KV cache size: N tokens" is vLLM's own figure: it already
+ * counts hybrid models' KV cache groups and context parallelism, and each data parallel engine
+ * prints its own, so they are added up. V0's line gives blocks, times the block size (16 unless
+ * `--block-size` was set).
  */
 export function logKvBudget(f: LogFacts): LogKvBudget | null {
   const conc = { maxConcurrency: f.maxConcurrency, tokensPerRequest: f.concurrencyTokensPerRequest };
-  if (f.kvCacheTokens !== null) {
-    return { tokens: f.kvCacheTokens, detail: `startup log "GPU KV cache size: ${f.kvCacheTokens.toLocaleString('en-US')} tokens"`, ...conc };
+  const engines = Object.entries(f.kvCacheTokensByEngine);
+  if (engines.length > 0) {
+    const tokens = engines.reduce((sum, [, t]) => sum + t, 0);
+    const line = `"GPU KV cache size: ${engines[0][1].toLocaleString('en-US')} tokens"`;
+    const detail = engines.length > 1 ? `startup log ${line}, summed over ${engines.length} data parallel engines` : `startup log ${line}`;
+    return { tokens, detail, ...conc };
   }
   if (f.gpuBlocks !== null) {
     const bs = Number(f.nonDefaultArgs?.block_size ?? 16) || 16;

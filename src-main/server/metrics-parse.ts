@@ -33,27 +33,50 @@ export interface MetricsKv {
   maxConcurrency: number | null;
 }
 
+/** Context parallel sizes of a launch: the block count holds one rank's share of each sequence. */
+export interface ContextParallel {
+  decode: number;
+  prefill: number;
+}
+
 /**
- * The KV budget from `vllm:cache_config_info`: `kv_cache_size_tokens` where the engine states it,
- * else `num_gpu_blocks x block_size`. With tensor parallelism the rank-0 series is used.
+ * The engine's `vllm:cache_config_info` series. With data parallelism there is one per `engine`
+ * label, and each repeats the front end's `num_gpu_blocks`, which is already the sum over the
+ * engines (vllm/v1/engine/core_client.py), so one series is read, never a sum. With tensor
+ * parallelism some builds add a rank label: rank 0 is read.
  */
-export function kvFromCacheConfig(samples: readonly MetricSample[]): MetricsKv | null {
+function cacheConfigInfo(samples: readonly MetricSample[]): Record<string, string> | null {
   const infos = samples.filter((s) => s.name === 'vllm:cache_config_info');
   if (infos.length === 0) return null;
-  const info = infos.find((s) => (s.labels.rank ?? '0') === '0') ?? infos[0];
-  const l = info.labels;
-  const conc = l.kv_cache_max_concurrency !== undefined ? Number(l.kv_cache_max_concurrency) : null;
-  const maxConcurrency = conc !== null && Number.isFinite(conc) ? conc : null;
-  const direct = Number(l.kv_cache_size_tokens);
-  if (l.kv_cache_size_tokens !== undefined && Number.isFinite(direct) && direct > 0) {
-    return { tokens: Math.round(direct), detail: `vllm:cache_config_info kv_cache_size_tokens ${Math.round(direct)}`, maxConcurrency };
-  }
-  const blocks = Number(l.num_gpu_blocks);
-  const bs = Number(l.block_size);
-  if (Number.isFinite(blocks) && blocks > 0 && Number.isFinite(bs) && bs > 0) {
-    return { tokens: Math.round(blocks * bs), detail: `vllm:cache_config_info num_gpu_blocks ${blocks} x block_size ${bs}`, maxConcurrency };
-  }
-  return null;
+  return (infos.find((s) => (s.labels.rank ?? '0') === '0' && (s.labels.engine ?? '0') === '0') ?? infos[0]).labels;
+}
+
+const positive = (v: string | undefined): number | null => {
+  const n = Number(v);
+  return v !== undefined && Number.isFinite(n) && n > 0 ? n : null;
+};
+
+/** The budget an engine states in tokens on `vllm:cache_config_info` (`kv_cache_size_tokens`); first in priority. */
+export function kvFromCacheConfigTokens(samples: readonly MetricSample[]): MetricsKv | null {
+  const l = cacheConfigInfo(samples);
+  const tokens = positive(l?.kv_cache_size_tokens);
+  if (!l || tokens === null) return null;
+  return { tokens: Math.round(tokens), detail: `vllm:cache_config_info kv_cache_size_tokens ${Math.round(tokens)}`, maxConcurrency: positive(l.kv_cache_max_concurrency) };
+}
+
+/**
+ * `num_gpu_blocks x block_size` from `vllm:cache_config_info`, times the context parallel sizes
+ * (each rank holds 1/(dcp x pcp) of a sequence). Last in priority: for hybrid models with
+ * several KV cache groups the label's block_size is not the tokens per block of the pool.
+ */
+export function kvFromCacheConfigBlocks(samples: readonly MetricSample[], cp: ContextParallel = { decode: 1, prefill: 1 }): MetricsKv | null {
+  const l = cacheConfigInfo(samples);
+  const blocks = positive(l?.num_gpu_blocks);
+  const bs = positive(l?.block_size);
+  if (blocks === null || bs === null) return null;
+  const cpSize = cp.decode * cp.prefill;
+  const cpText = cpSize > 1 ? ` x context parallel ${cp.decode > 1 ? `-dcp ${cp.decode}` : ''}${cp.decode > 1 && cp.prefill > 1 ? ' x ' : ''}${cp.prefill > 1 ? `-pcp ${cp.prefill}` : ''}` : '';
+  return { tokens: Math.round(blocks * bs * cpSize), detail: `vllm:cache_config_info num_gpu_blocks ${blocks} x block_size ${bs}${cpText}`, maxConcurrency: null };
 }
 
 /** Series names that show an engine's scheduler state is visible (queue/readiness checks need them). */

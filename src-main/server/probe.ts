@@ -3,13 +3,14 @@
  * step both end here. It finds which engine answers, the served model and its max length, the
  * KV budget and where that figure came from, and the facts for the report's Engine block.
  */
-import { runCommand } from '../hardware/run-command';
+import { runCommand } from '../os/run-command';
 import { fail, ok, type Result } from '../../src-shared/result';
 import type { Engine, KvBudget, ServerLaunch } from '../../src-shared/session/schema';
 import { backendFromVersion, buildOf, commitFromVersion, quantizationLabel, readLocalModelConfig } from './engine-facts';
 import type { LaunchOptions } from './launch';
 import type { LogKvBudget } from './log-parse';
-import { hasKnownSeries, kvFromCacheConfig, parsePrometheus } from './metrics-parse';
+import { flagValue } from './command-line';
+import { hasKnownSeries, kvFromCacheConfigBlocks, kvFromCacheConfigTokens, parsePrometheus, type ContextParallel } from './metrics-parse';
 import type { EngineKind, ServerTarget } from './target';
 
 export interface ProbeOptions {
@@ -24,6 +25,8 @@ export interface ProbeOptions {
   launchOptions?: LaunchOptions;
   /** KV budget from the startup log (second in priority). */
   logKv?: LogKvBudget | null;
+  /** The launch's `vllm serve` arguments as the startup log's "non-default args" states them. */
+  logArgs?: Record<string, unknown> | null;
   /** Version from the startup log, when /version does not answer. */
   logVersion?: string | null;
   /** dtype and quantization the startup log's engine config line states. */
@@ -134,6 +137,8 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
   if (data.length === 0) return fail(`${baseUrl} serves no model yet (empty /v1/models).`);
   const entry = o.model ? data.find((m) => m.id === o.model) : data[0];
   if (!entry) return fail(`The model "${o.model}" is not served at ${baseUrl}; it serves: ${data.map((m) => m.id).join(', ')}.`);
+  const wrong = wrongModel(entry, o.launchOptions);
+  if (wrong) return fail(wrong);
 
   const small = { timeoutMs: Math.min(timeoutMs, 5000) };
   const [health, version, sglang, props, tgi, metrics, tokenize] = await Promise.all([
@@ -167,6 +172,7 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
 
   const maxModelLen = maxModelLenOf(engineKind, entry, sgl, llama, tgiInfo);
   const kvBudget = kvBudgetOf(engineKind, samples, o, sgl, llama, tgiInfo);
+  const maxRunningRequests = engineKind === 'sglang' ? asNum(sgl?.max_running_requests) : null;
   const tok = okJson(tokenize);
   // vLLM builds without /version: ask the executable itself (slow: it imports torch).
   const cliVersion =
@@ -188,10 +194,41 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
     engineKind,
     metricsAvailable: hasKnownSeries(samples),
     tokenizeAvailable: tok !== null && (typeof tok.count === 'number' || Array.isArray(tok.tokens)),
-    launch: { ...launch, url: baseUrl, servedModel: launch.servedModel ?? entry.id, maxModelLen: launch.maxModelLen ?? maxModelLen },
+    // The server's own max_model_len: what it really uses (32k on the command line is 32,000).
+    launch: { ...launch, url: baseUrl, servedModel: launch.servedModel ?? entry.id, maxModelLen: maxModelLen ?? launch.maxModelLen },
     simulated,
     ...(simSpeed !== undefined ? { simSpeed } : {}),
+    ...(maxRunningRequests !== null ? { maxRunningRequests } : {}),
   });
+}
+
+/** A model folder or hub id as vLLM records it in `root` (no trailing slash). */
+const modelRef = (m: string): string => m.trim().replace(/\/+$/, '');
+
+/**
+ * A launched server must serve the model that was asked for: an old vLLM image that ignores the
+ * positional model serves its default one under the asked --served-model-name, and measuring it
+ * would say nothing true. vLLM's /v1/models states the model exactly as it was given in `root`
+ * (vllm/entrypoints/openai/api_server.py: BaseModelPath(model_path=args.model)).
+ */
+export function wrongModel(entry: { id: string; root?: unknown }, lo: LaunchOptions | undefined): string | null {
+  if (!lo || typeof entry.root !== 'string' || !entry.root) return null;
+  if (lo.engineKind === 'custom' && (!lo.model || lo.model === 'unknown')) return null;
+  if (lo.engineKind === 'simulator' && !lo.model) return null;
+  if (modelRef(entry.root) === modelRef(lo.model)) return null;
+  return `The server serves the model "${entry.root}" (as "${entry.id}"), not the "${lo.model}" that was asked for; nothing was measured. An old vllm/vllm-openai image (v0.11.0 or older) ignores a model given after the image: launch it with --entrypoint vllm IMAGE serve MODEL.`;
+}
+
+/** The context parallel sizes of a launch, from its argv or the startup log's non-default args. */
+export function contextParallelOf(argv: readonly string[], logArgs: Record<string, unknown> | null | undefined): ContextParallel {
+  const size = (flags: string[], key: string): number => {
+    const v = Number(flagValue(argv, ...flags) ?? logArgs?.[key] ?? 1);
+    return Number.isInteger(v) && v > 1 ? v : 1;
+  };
+  return {
+    decode: size(['--decode-context-parallel-size', '-dcp'], 'decode_context_parallel_size'),
+    prefill: size(['--prefill-context-parallel-size', '-pcp'], 'prefill_context_parallel_size'),
+  };
 }
 
 const stringField = (obj: Record<string, unknown> | null, key: string): string | null => (typeof obj?.[key] === 'string' ? (obj[key] as string) : null);
@@ -222,7 +259,11 @@ function maxModelLenOf(
   return null;
 }
 
-/** KV budget by priority: cache_config_info, the startup log, the user's figure; other engines' info endpoints. */
+/**
+ * KV budget by priority: the tokens an engine states on cache_config_info, the startup log's
+ * "GPU KV cache size" (right for hybrid models and context parallelism), then cache_config_info's
+ * blocks x block size (times the context parallel sizes); other engines' info endpoints; the user's figure.
+ */
 function kvBudgetOf(
   kind: EngineKind,
   samples: ReturnType<typeof parsePrometheus>,
@@ -232,11 +273,13 @@ function kvBudgetOf(
   tgi: Record<string, unknown> | null,
 ): KvBudget {
   const none = { maxConcurrency: null, tokensPerRequest: null };
-  const metricsKv = kvFromCacheConfig(samples);
-  if (metricsKv) return { tokens: metricsKv.tokens, source: 'metrics-cache-config', detail: metricsKv.detail, maxConcurrency: metricsKv.maxConcurrency, tokensPerRequest: null };
+  const stated = kvFromCacheConfigTokens(samples);
+  if (stated) return { tokens: stated.tokens, source: 'metrics-cache-config', detail: stated.detail, maxConcurrency: stated.maxConcurrency, tokensPerRequest: null };
   if (o.logKv) {
     return { tokens: o.logKv.tokens, source: 'startup-log', detail: o.logKv.detail, maxConcurrency: o.logKv.maxConcurrency, tokensPerRequest: o.logKv.tokensPerRequest };
   }
+  const blocks = kvFromCacheConfigBlocks(samples, contextParallelOf(o.launch?.argv ?? [], o.logArgs));
+  if (blocks) return { tokens: blocks.tokens, source: 'metrics-cache-config', detail: blocks.detail, maxConcurrency: null, tokensPerRequest: null };
   if (kind === 'sglang' && asNum(sgl?.max_total_num_tokens) !== null) {
     return { tokens: asNum(sgl?.max_total_num_tokens), source: 'engine-info', detail: 'SGLang /get_server_info max_total_num_tokens', ...none };
   }

@@ -1,8 +1,9 @@
 /**
  * The server supervisor: starts an inference server from launch options, watches its log and
  * readiness, and stops it so that nothing is left holding the GPU. A small state machine
- *   idle -> starting -> ready -> stopping -> exited | failed
- * that emits events; the UI and CLI render its state, they never guess it.
+ * (TRANSITIONS below) that emits events; the UI and CLI render its state, they never guess it.
+ * Processes are listed, stopped and ended through ProcessControl, so the same code serves
+ * POSIX process groups and Windows process trees.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -14,14 +15,31 @@ import { redactText } from '../../src-shared/session/secrets';
 import { executableNotFound, portBusy, readyTimeout, recognizeStartupFailure, type StartupFailure } from './failures';
 import { buildLaunch, connectHost, dockerContainerName, LAUNCH_DEFAULTS, toServerLaunch, type BuiltLaunch, type LaunchOptions } from './launch';
 import { applyLogLine, emptyLogFacts, logKvBudget, stripAnsi, type LogFacts, type StatsLine } from './log-parse';
-import { endLeftovers, findLeftovers, processTree, signalGroup, type LeftoverProcess } from './orphans';
+import { batchFileMessage, resolveCommand } from '../os/command-lookup';
+import { endLeftovers, findLeftovers, processTree, type LeftoverCheck, type LeftoverProcess } from './orphans';
 import { isPortFree } from './port';
 import { probeServer } from './probe';
+import { processControl, type ProcessControl } from '../os/process-control';
 import type { ServerTarget } from './target';
-import { runCommand } from '../hardware/run-command';
+import { runCommand } from '../os/run-command';
 
 /** The contract's ServerState: one definition for the supervisor, the core and the page. */
 export type SupervisorState = ServerState;
+
+/**
+ * Every state change the supervisor may make. A start can fail before it is ready, stopping
+ * a start that never became ready, or a ready server can crash; a stop from 'failed' ends a
+ * crash's leftovers and keeps the state, so 'failed' has no way to 'stopping'.
+ */
+export const TRANSITIONS: Readonly<Record<SupervisorState, readonly SupervisorState[]>> = {
+  idle: ['starting'],
+  starting: ['ready', 'stopping', 'failed'],
+  ready: ['stopping', 'failed'],
+  // A start stopped at its deadline or after failed probes ends 'failed'; a stop ends 'exited'.
+  stopping: ['exited', 'failed'],
+  exited: ['starting'],
+  failed: ['starting'],
+};
 
 export interface SupervisorConfig {
   /** Startup deadline (default 20 min: model downloads are slow). */
@@ -43,6 +61,8 @@ export interface SupervisorConfig {
    * CLI), or only 'report' them so a person can decide (the app); endOrphans() or stop() ends them.
    */
   orphanPolicy?: 'end' | 'report';
+  /** How processes are listed and ended (default: this machine's). */
+  control?: ProcessControl;
 }
 
 export interface StopReport {
@@ -55,6 +75,8 @@ export interface StopReport {
   orphansKilled: LeftoverProcess[];
   /** Processes still alive after everything: they need a person's attention. */
   leftBehind: LeftoverProcess[];
+  /** Why leftovers could not be looked for (no process table here); null when they were. */
+  unchecked: string | null;
   /** One sentence for people: how it stopped and whether anything was left behind. */
   summary: string;
 }
@@ -113,8 +135,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private stopping: Promise<StopReport> | null = null;
   private target: ServerTarget | null = null;
   private readonly killOnExit = () => {
-    if (this.child?.pid && !this.exitInfo) signalGroup(this.child.pid, 'SIGKILL');
+    if (this.child?.pid && !this.exitInfo) this.control.killGroupSync(this.child.pid);
   };
+
+  private get control(): ProcessControl {
+    return this.cfg.control ?? processControl();
+  }
+
+  private get leftoverOpts() {
+    return { nvidiaSmi: this.cfg.nvidiaSmi, control: this.control };
+  }
 
   get state(): SupervisorState {
     return this._state;
@@ -152,6 +182,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   private setState(s: SupervisorState): void {
     if (this._state === s) return;
+    if (!TRANSITIONS[this._state].includes(s)) throw new Error(`supervisor: no transition from ${this._state} to ${s}`);
     this._state = s;
     this.emit('state', s);
   }
@@ -183,7 +214,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     // Stopped while the port was being checked: start nothing.
     if (this.state !== 'starting') return settled;
     if (cfg.logFile) this.openLogFile(cfg.logFile);
-    this.spawnServer(built);
+    if (!this.spawnServer(built)) {
+      this.logStream?.end();
+      this.logStream = null;
+      return settled;
+    }
     this.startedAt = Date.now();
     this.emitProgress();
     this.every(1000, () => this.emitProgress());
@@ -220,14 +255,24 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.exitWaiters = [];
   }
 
-  private spawnServer(built: BuiltLaunch): void {
+  private spawnServer(built: BuiltLaunch): boolean {
     const [command, ...args] = built.argv;
-    // Own process group (detached) so the whole tree can be signalled; never through a shell.
-    const child = spawn(command, args, {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PYTHONUNBUFFERED: '1', ...built.env },
-    });
+    const env = { ...process.env, PYTHONUNBUFFERED: '1', ...built.env };
+    const control = this.control;
+    const found = resolveCommand(command, { platform: control.platform, env });
+    if (found.batch) {
+      this.failStart({ kind: 'executable-not-found', ...batchFileMessage(command, found.path ?? command), rootCauseLines: [], logTail: [] });
+      return false;
+    }
+    let child: ChildProcess;
+    try {
+      // POSIX: own process group so the whole tree can be signalled. Never through a shell.
+      child = spawn(found.path ?? command, args, { ...control.spawnOptions(), stdio: ['ignore', 'pipe', 'pipe'], env });
+    } catch (e) {
+      // Node throws at once (EINVAL for a batch file on Windows, bad arguments) instead of emitting 'error'.
+      this.failStart(this.spawnFailure(command, e as NodeJS.ErrnoException));
+      return false;
+    }
     this.child = child;
     process.on('exit', this.killOnExit);
     for (const stream of [child.stdout, child.stderr]) {
@@ -243,11 +288,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       });
     }
     child.on('error', (e: NodeJS.ErrnoException) => {
-      if (this._state !== 'starting') return;
-      if (e.code === 'ENOENT' || e.code === 'EACCES') this.failStart(executableNotFound(command, this.opts?.engineKind ?? 'custom'));
-      else this.failStart({ kind: 'exited-before-ready', message: `Could not start "${command}": ${e.message}`, advice: 'Check the command and its permissions.', rootCauseLines: [], logTail: [] });
+      if (this._state === 'starting') this.failStart(this.spawnFailure(command, e));
     });
     child.on('exit', (code, signal) => void this.onExit(code, signal));
+    return true;
+  }
+
+  private spawnFailure(command: string, e: NodeJS.ErrnoException): StartupFailure {
+    if (e.code === 'ENOENT' || e.code === 'EACCES') return executableNotFound(command, this.opts?.engineKind ?? 'custom');
+    if (e.code === 'EINVAL' && this.control.isWindows) return { kind: 'executable-not-found', ...batchFileMessage(command, command), rootCauseLines: [], logTail: [] };
+    return { kind: 'exited-before-ready', message: `Could not start "${command}": ${e.message}`, advice: 'Check the command and its permissions.', rootCauseLines: [], logTail: [] };
   }
 
   private onLine(raw: string): void {
@@ -301,6 +351,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
           launch: toServerLaunch(opts, this.built!),
           launchOptions: opts,
           logKv: logKvBudget(this.facts),
+          logArgs: this.facts.nonDefaultArgs,
           logVersion: this.facts.version,
           logEngineConfig: { dtype: this.facts.engineDtype, quantization: this.facts.engineQuantization },
           userKvTokens: this.cfg.userKvTokens,
@@ -375,11 +426,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
           port: this.opts?.port,
           gpuMemoryUtilization: this.opts?.gpuMemoryUtilization,
           model: this.opts?.model,
+          engineKind: this.opts?.engineKind,
         }),
       );
     } else if (this._state === 'ready') {
       const report = this.cfg.orphanPolicy === 'report';
-      const orphans = !pgid ? [] : report ? await findLeftovers(pgid, [], this.cfg.nvidiaSmi) : await this.reapOrphans(pgid);
+      const orphans = !pgid ? [] : report ? await this.lookForOrphans(pgid) : await this.reapOrphans(pgid);
       if (report) this.liveOrphans = orphans;
       else this.orphansAtExit = orphans;
       this.setState('failed');
@@ -393,8 +445,15 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** After the leader died on its own: kill what remains of its group, and say what that was. */
   private async reapOrphans(pgid: number): Promise<LeftoverProcess[]> {
-    const found = await findLeftovers(pgid, [], this.cfg.nvidiaSmi);
-    if (found.length > 0) await endLeftovers(pgid, found, 3000, this.cfg.nvidiaSmi);
+    const found = await this.lookForOrphans(pgid);
+    if (found.length > 0) await endLeftovers(pgid, found, 3000, this.leftoverOpts);
+    return found;
+  }
+
+  /** What the dead leader's group left running; where that cannot be checked, the log says so. */
+  private async lookForOrphans(pgid: number): Promise<LeftoverProcess[]> {
+    const { found, unchecked } = await findLeftovers(pgid, [], this.leftoverOpts);
+    if (unchecked) this.onLine(`[speedmatrix] could not check for processes the server left running (${unchecked}); look for them by hand (Task Manager, ps, nvidia-smi).`);
     return found;
   }
 
@@ -406,7 +465,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const pgid = this.child?.pid;
     const chosen = this.liveOrphans.filter((o) => !pids || pids.includes(o.pid));
     if (!pgid || chosen.length === 0) return [];
-    const now = await findLeftovers(pgid, chosen.map((o) => o.pid), this.cfg.nvidiaSmi);
+    const { found: now } = await findLeftovers(pgid, chosen.map((o) => o.pid), this.leftoverOpts);
     return now.filter((p) => chosen.some((o) => o.pid === p.pid && o.command === p.command));
   }
 
@@ -424,15 +483,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     let stillAlive: LeftoverProcess[];
     if (!pids) {
       // All of them: the group too (it still has members, so its id cannot have been reused).
-      stillAlive = await endLeftovers(pgid, targets, 3000, this.cfg.nvidiaSmi);
+      stillAlive = (await endLeftovers(pgid, targets, 3000, this.leftoverOpts)).found;
     } else {
-      for (const t of targets) {
-        try {
-          process.kill(t.pid, 'SIGKILL');
-        } catch {
-          // Gone meanwhile.
-        }
-      }
+      for (const t of targets) await this.control.killProcess(t.pid);
       const deadline = Date.now() + 3000;
       stillAlive = await this.ourLiveOrphans(targets.map((t) => t.pid));
       while (stillAlive.length > 0 && Date.now() < deadline) {
@@ -463,25 +516,26 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     });
   }
 
-  /** SIGTERM the leader, wait, then SIGKILL the whole group. Returns whether the leader went on SIGTERM. */
-  private async terminate(stopTimeoutMs: number): Promise<{ graceful: boolean; treePids: number[]; survivors: LeftoverProcess[] }> {
+  /**
+   * Ask the leader to stop (SIGTERM; Windows: taskkill /T), wait, then force the whole group or
+   * tree. Returns whether the leader went when asked, and why leftovers could not be checked.
+   */
+  private async terminate(stopTimeoutMs: number): Promise<{ graceful: boolean; treePids: number[]; survivors: LeftoverProcess[]; unchecked: string | null }> {
     const pid = this.child?.pid;
-    if (!pid || this.exitInfo) return { graceful: true, treePids: [], survivors: [] };
+    if (!pid || this.exitInfo) return { graceful: true, treePids: [], survivors: [], unchecked: null };
     // Note every process of the tree now, to find the ones that might leave the group later.
-    const treePids = (await processTree(pid)).map((p) => p.pid);
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // Already gone.
-    }
-    const exitedInTime = await this.waitExit(stopTimeoutMs);
-    // What outlived the leader (or is still there with it) is about to be killed: say what it was.
-    const survivors = (await findLeftovers(pid, treePids, this.cfg.nvidiaSmi)).filter((p) => p.pid !== pid);
-    const left = await endLeftovers(pid, survivors, 3000, this.cfg.nvidiaSmi, [pid, ...treePids]);
+    const treePids = (await processTree(pid, this.control).catch(() => [])).map((p) => p.pid);
+    // A request that could not be delivered (Windows console programs refuse taskkill without /F) is not waited on.
+    const asked = await this.control.askToStop(pid);
+    const exitedInTime = await this.waitExit(asked ? stopTimeoutMs : 0);
+    // What outlived the leader (or is still there with it) is about to be ended: say what it was.
+    const seen = await findLeftovers(pid, treePids, this.leftoverOpts);
+    const survivors = seen.found.filter((p) => p.pid !== pid);
+    const left = await endLeftovers(pid, survivors, 3000, this.leftoverOpts, [pid, ...treePids]);
     if (!exitedInTime) await this.waitExit(5000);
     // Killed from elsewhere meanwhile (e.g. a second Ctrl-C) is not a graceful stop.
     const graceful = exitedInTime && this.exitSignal() !== 'SIGKILL';
-    return { graceful, treePids, survivors: survivors.filter((s) => !left.some((l) => l.pid === s.pid)) };
+    return { graceful, treePids, survivors: survivors.filter((s) => !left.found.some((l) => l.pid === s.pid)), unchecked: seen.unchecked ?? left.unchecked };
   }
 
   /**
@@ -500,17 +554,21 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const alreadyExited = this.exitInfo !== null;
     if (this._state === 'starting' || this._state === 'ready') this.setState('stopping');
     this.clearTimers();
-    const { graceful, treePids, survivors } = await this.terminate(this.cfg.stopTimeoutMs ?? LAUNCH_DEFAULTS.stopTimeoutMs);
+    const { graceful, treePids, survivors, unchecked: termUnchecked } = await this.terminate(this.cfg.stopTimeoutMs ?? LAUNCH_DEFAULTS.stopTimeoutMs);
     // Orphans a crash left running (orphanPolicy 'report') end here at the latest.
     const reported = await this.ourLiveOrphans();
     this.liveOrphans = [];
     let orphansKilled = [...this.orphansAtExit, ...survivors];
     let leftBehind: LeftoverProcess[] = [];
+    let unchecked: string | null = termUnchecked;
     if (pid) {
-      const found = await findLeftovers(pid, [...treePids, ...reported.map((r) => r.pid)], this.cfg.nvidiaSmi);
-      if (found.length > 0) {
-        orphansKilled = [...orphansKilled, ...found];
-        leftBehind = await endLeftovers(pid, found, 5000, this.cfg.nvidiaSmi);
+      const check: LeftoverCheck = await findLeftovers(pid, [...treePids, ...reported.map((r) => r.pid)], this.leftoverOpts);
+      unchecked ??= check.unchecked;
+      if (check.found.length > 0) {
+        orphansKilled = [...orphansKilled, ...check.found];
+        const after = await endLeftovers(pid, check.found, 5000, this.leftoverOpts);
+        leftBehind = after.found;
+        unchecked ??= after.unchecked;
       }
     }
     if (this.opts?.engineKind === 'vllm-docker') {
@@ -531,9 +589,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       durationMs: Date.now() - t0,
       orphansKilled,
       leftBehind,
+      unchecked,
       summary: '',
     };
-    report.summary = stopSummary(report, pid === undefined ? 'none' : alreadyExited ? 'exited' : 'running');
+    report.summary = stopSummary(report, pid === undefined ? 'none' : alreadyExited ? 'exited' : 'running', this.control.isWindows ? 'taskkill /T' : 'SIGTERM');
     return report;
   }
 
@@ -547,13 +606,15 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 }
 
 /** "Stopped cleanly in 2.1 s; nothing was left behind." and its less happy variants. */
-export function stopSummary(r: StopReport, before: 'none' | 'exited' | 'running'): string {
+export function stopSummary(r: StopReport, before: 'none' | 'exited' | 'running', askedWith = 'SIGTERM'): string {
   if (before === 'none') return 'Nothing was running.';
-  const how = before === 'exited' ? 'The server had already exited' : r.graceful ? `Stopped cleanly in ${(r.durationMs / 1000).toFixed(1)} s` : `Did not stop on SIGTERM; killed after ${(r.durationMs / 1000).toFixed(1)} s`;
+  const how = before === 'exited' ? 'The server had already exited' : r.graceful ? `Stopped${r.unchecked ? '' : ' cleanly'} in ${(r.durationMs / 1000).toFixed(1)} s` : `Did not stop on ${askedWith}; killed after ${(r.durationMs / 1000).toFixed(1)} s`;
   const orphans = r.orphansKilled.length > 0 ? `; killed ${r.orphansKilled.length} leftover process(es): ${describeProcesses(r.orphansKilled)}` : '';
   const left =
     r.leftBehind.length > 0
       ? `; STILL RUNNING, end them by hand: ${describeProcesses(r.leftBehind)}`
-      : '; nothing was left behind';
+      : r.unchecked
+        ? `; could not check for leftover processes (${r.unchecked}): look for them by hand (Task Manager, ps, nvidia-smi)`
+        : '; nothing was left behind';
   return `${how}${orphans}${left}.`;
 }

@@ -27,4 +27,6 @@ export interface ServerTarget {
   simulated: boolean;
   /** A simulator's --sim-speed, as its GET /version reports it (`sim_speed`). */
   simSpeed?: number;
+  /** The most requests the engine runs at once, where it states it (SGLang's max_running_requests). */
+  maxRunningRequests?: number;
 }

@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import type { z } from 'zod';
 import { type Result, fail, ok } from '../../src-shared/result';
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type Session, SessionSchema } from '../../src-shared/session/schema';
+import { decodeText, stripBom } from '../runtime/text';
 
 /** Larger files are refused before reading: a 100,000-sample session is well under 20 MB. */
 export const MAX_SESSION_BYTES = 64 * 1024 * 1024;
@@ -53,13 +54,11 @@ export function parseSessionText(input: Uint8Array | string, file = 'session'): 
   const bytes = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
   if (bytes > MAX_SESSION_BYTES) return fail({ file, message: tooLarge(name, bytes) });
   let text: string;
-  if (typeof input === 'string') text = input;
+  if (typeof input === 'string') text = stripBom(input);
   else {
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(input);
-    } catch {
-      return fail({ file, message: `${name} is not valid UTF-8 text, so it is not a session file.` });
-    }
+    const decoded = decodeText(input);
+    if (!decoded.ok) return fail({ file, message: `${name} is ${decoded.error}, so it is not a session file.` });
+    text = decoded.text;
   }
   let json: unknown;
   try {

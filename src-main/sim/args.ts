@@ -4,6 +4,8 @@
  * not stop the simulator.
  */
 import { fail, ok, type Result } from '../../src-shared/result';
+import { parseMaxModelLenArg } from '../server/human-int';
+import { checkKvCacheDtype, vllmTraits } from './vllm-traits';
 
 export interface Faults {
   loopAfter?: number;
@@ -37,7 +39,10 @@ export interface ServeConfig {
   apiKeys: string[];
   /** 'auto' = the model's derived maximum. */
   maxModelLen: number | 'auto';
+  /** As given, or the default of the profile's vLLM version (set by `applyProfileVersion`). */
   gpuMemoryUtilization: number;
+  /** Whether --gpu-memory-utilization was given. */
+  gpuMemoryUtilizationGiven: boolean;
   maxNumSeqs?: number;
   maxNumBatchedTokens?: number;
   kvCacheDtype: string;
@@ -54,24 +59,11 @@ export interface ServeConfig {
   sim: SimOptions;
 }
 
-export const KV_CACHE_DTYPES = ['auto', 'bfloat16', 'float16', 'fp8', 'fp8_e4m3', 'fp8_e5m2', 'fp8_inc', 'fp8_ds_mla', 'int4'];
-
-/** `32768`, `32k`, `32K` (x1024), `1m`/`1M` (x1024^2), `-1`/`auto`. */
-export function parseMaxModelLen(text: string): number | 'auto' | undefined {
-  const t = text.trim();
-  if (t === '-1' || t.toLowerCase() === 'auto') return 'auto';
-  const m = /^(\d+(?:\.\d+)?)([kKmMgG]?)$/.exec(t);
-  if (!m) return undefined;
-  const mult = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2].toLowerCase() as '' | 'k' | 'm' | 'g'];
-  const n = Math.round(Number(m[1]) * mult);
-  return n > 0 ? n : undefined;
-}
-
 /** Comma list of context sizes (`8K,65536`) or plain integers. */
 function parseList(text: string): number[] | undefined {
   const out: number[] = [];
   for (const part of text.split(',')) {
-    const v = parseMaxModelLen(part);
+    const v = parseMaxModelLenArg(part);
     if (typeof v !== 'number') return undefined;
     out.push(v);
   }
@@ -218,16 +210,14 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
 
   let maxModelLen: number | 'auto' = 'auto';
   if (values.has('--max-model-len')) {
-    const parsed = parseMaxModelLen(String(values.get('--max-model-len')));
-    if (parsed === undefined) return fail(`argument --max-model-len: invalid value: '${values.get('--max-model-len')}' (use e.g. 32768, 32k, 32K or auto)`);
+    // vLLM's rule: 32k = 32,000 and 32K = 32,768.
+    const parsed = parseMaxModelLenArg(String(values.get('--max-model-len')));
+    if (parsed === undefined) return fail(`argument --max-model-len: invalid value: '${values.get('--max-model-len')}' (use e.g. 32768, 32k = 32,000, 32K = 32,768, or auto)`);
     maxModelLen = parsed;
   }
   const util = get('--gpu-memory-utilization', 0.9);
   if (!(util > 0 && util <= 1)) return fail(`argument --gpu-memory-utilization: must be in (0, 1], got ${util}`);
   const kvCacheDtype = get('--kv-cache-dtype', 'auto');
-  if (!KV_CACHE_DTYPES.includes(kvCacheDtype)) {
-    return fail(`argument --kv-cache-dtype: invalid choice: '${kvCacheDtype}' (choose from ${KV_CACHE_DTYPES.map((d) => `'${d}'`).join(', ')})`);
-  }
   const port = get('--port', 8000);
   if (!(port >= 0 && port <= 65535)) return fail(`argument --port: invalid port ${port}`);
   for (const k of ['--max-num-seqs', '--max-num-batched-tokens', '--block-size', '--stream-interval', '--tensor-parallel-size']) {
@@ -267,6 +257,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     apiKeys,
     maxModelLen,
     gpuMemoryUtilization: util,
+    gpuMemoryUtilizationGiven: values.has('--gpu-memory-utilization'),
     maxNumSeqs: values.get('--max-num-seqs') as number | undefined,
     maxNumBatchedTokens: values.get('--max-num-batched-tokens') as number | undefined,
     kvCacheDtype,
@@ -297,5 +288,19 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
         share500: share,
       },
     },
+  });
+}
+
+/**
+ * What depends on the vLLM version the profile claims: the default --gpu-memory-utilization and
+ * the --kv-cache-dtype choices (a newer vLLM's value is accepted with a warning, others refused).
+ */
+export function applyProfileVersion(cfg: ServeConfig, version: string): Result<ServeConfig> {
+  const kv = checkKvCacheDtype(cfg.kvCacheDtype, version);
+  if (!kv.ok) return fail(kv.error);
+  return ok({
+    ...cfg,
+    gpuMemoryUtilization: cfg.gpuMemoryUtilizationGiven ? cfg.gpuMemoryUtilization : vllmTraits(version).defaultGpuMemoryUtilization,
+    warnings: kv.warning ? [...cfg.warnings, kv.warning] : cfg.warnings,
   });
 }

@@ -10,7 +10,7 @@ Usage: speedmatrix sim serve [MODEL] [vllm flags] [sim flags]
 
 A simulated vLLM server: same command line, logs, HTTP API and metrics as \`vllm serve\`, with a
 calibrated performance model. MODEL defaults to the profile's model. vLLM flags keep their meaning
-(--host, --port, --api-key, --served-model-name, --max-model-len 256k, --gpu-memory-utilization,
+(--host, --port, --api-key, --served-model-name, --max-model-len 256K (262,144; 256k is 256,000), --gpu-memory-utilization,
 --max-num-seqs, --max-num-batched-tokens, --kv-cache-dtype, --enable-prefix-caching / --no-enable-prefix-caching,
 --block-size, --stream-interval, -tp, ...). Unknown flags print a warning and are ignored.
 

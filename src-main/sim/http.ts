@@ -13,6 +13,7 @@ import { frontendSeconds, frontendSerialSeconds, type KvPlan } from './model';
 import type { Profile } from './profile';
 import { CollectSink, epochMs, StreamSink, type SinkContext, type TruthRecord } from './sinks';
 import { rng, type Corpus } from './text';
+import { vllmTraits, type VllmTraits } from './vllm-traits';
 import { checkMessages, decode, encode, encodeChat, type ChatMessage } from './tokenizer';
 
 export interface HttpDeps {
@@ -77,8 +78,10 @@ export class SimHttp {
   private apiFreeAt = 0;
   private readonly errorStyle: (message: string, type: string, code: number, param?: string | null) => string;
   private readonly lengthRng: () => number;
+  private readonly traits: VllmTraits;
 
   constructor(private readonly d: HttpDeps) {
+    this.traits = vllmTraits(d.profile.vllmVersion);
     const fresh = newErrorStyle(d.profile.vllmVersion);
     this.errorStyle = (message, type, code, param = null) =>
       fresh
@@ -122,7 +125,8 @@ export class SimHttp {
   private async route(req: IncomingMessage, res: ServerResponse, received: number): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     const method = req.method ?? 'GET';
-    if (path.startsWith('/v1') && !this.authorised(req)) {
+    // vLLM's AuthenticationMiddleware guards path prefixes only (/v1; also /v2 and /inference from May 2026).
+    if (this.traits.guardedPrefixes.some((p) => path.startsWith(p)) && !this.authorised(req)) {
       this.sendJson(res, 401, '{"error":"Unauthorized"}');
       return;
     }
@@ -366,6 +370,7 @@ export class SimHttp {
       textStart: Math.floor(this.lengthRng() * this.d.corpus.text.length),
       faults: this.d.cfg.sim.faults,
       errorStyle: (m, t, c) => this.errorStyle(m, t, c),
+      reasoningFields: this.traits.reasoningFields,
       inFlight: () => engine.inFlight + this.inFrontend,
       abort: settle,
       truth,
@@ -479,10 +484,6 @@ export class SimHttp {
       swap_space: '4',
       swap_space_bytes: '4294967296',
     };
-    if (!oldNames) {
-      info.kv_cache_size_tokens = String(plan.kvCacheTokens);
-      info.kv_cache_max_concurrency = plan.maxConcurrency.toFixed(2);
-    }
     e.info('vllm:cache_config_info', 'Information of the LLMEngine CacheConfig', info);
     return e.text();
   }

@@ -157,10 +157,10 @@ export function kvBytesPerToken(profile: Profile, kvCacheDtype = 'auto'): number
  */
 export function kvReadSeconds(profile: Profile, batch: number, totalContext: number, bytesPerToken = kvBytesPerToken(profile)): number {
   const eff = profile.decode.attentionEfficiency;
-  const bandwidth = profile.gpu.memoryBandwidthGBps;
+  const bandwidth = profile.gpu.memoryBandwidthBytesPerSecond;
   if (!eff || !bandwidth || batch <= 0) return 0;
   const reached = eff * (batch / (batch + (profile.decode.attentionHalfBatch ?? 0)));
-  return (totalContext * bytesPerToken) / (bandwidth * 1e9 * reached);
+  return (totalContext * bytesPerToken) / (bandwidth * reached);
 }
 
 /**

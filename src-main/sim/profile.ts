@@ -2,8 +2,9 @@
  * Profiles: data files (profiles/*.json, documented in ../README.md) describing one GPU + model.
  * Built-in ones are imported statically so they travel inside the bundle; a path loads a user's file.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fail, ok, type Result } from '../../src-shared/result';
+import { readTextFileSync } from '../runtime/text';
 import consumer from './profiles/consumer-12gb-4b-int4.json';
 import firehose from './profiles/firehose.json';
 import h200 from './profiles/h200-8b-bf16.json';
@@ -13,8 +14,8 @@ export interface Profile {
   name: string;
   description: string;
   vllmVersion: string;
-  /** `memoryBandwidthGBps`: peak device memory bandwidth, GB/s (10^9 bytes), for the KV read of a decode step. */
-  gpu: { name: string; memoryGiB: number; freeGiB: number; memoryBandwidthGBps?: number };
+  /** `memoryBandwidthBytesPerSecond`: peak device memory bandwidth in bytes per second, for the KV read of a decode step. */
+  gpu: { name: string; memoryGiB: number; freeGiB: number; memoryBandwidthBytesPerSecond?: number };
   model: {
     name: string;
     dtype: string;
@@ -48,7 +49,7 @@ export interface Profile {
   /**
    * Decode step time (see model.ts `decodeStepSeconds`): base + per sequence (+ squared) + a fitted context term
    * (`perKiloTokenMs`, `batchExponent`) + the KV read: every running request's cache read at
-   * gpu.memoryBandwidthGBps x attentionEfficiency x B / (B + attentionHalfBatch) (no KV read term without an efficiency).
+   * gpu.memoryBandwidthBytesPerSecond x attentionEfficiency x B / (B + attentionHalfBatch) (no KV read term without an efficiency).
    */
   decode: {
     baseMs: number;
@@ -109,7 +110,7 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
   }
   if (d.attentionEfficiency !== undefined) {
     if (!num(d.attentionEfficiency) || d.attentionEfficiency <= 0 || d.attentionEfficiency > 1) return bad('decode.attentionEfficiency', 'a share above 0, at most 1');
-    if (!num(p.gpu.memoryBandwidthGBps) || p.gpu.memoryBandwidthGBps <= 0) return bad('gpu.memoryBandwidthGBps', 'GB/s above 0 (decode.attentionEfficiency needs it)');
+    if (!num(p.gpu.memoryBandwidthBytesPerSecond) || p.gpu.memoryBandwidthBytesPerSecond <= 0) return bad('gpu.memoryBandwidthBytesPerSecond', 'bytes per second above 0 (decode.attentionEfficiency needs it)');
   }
   if (d.attentionHalfBatch !== undefined && (!num(d.attentionHalfBatch) || d.attentionHalfBatch < 0)) return bad('decode.attentionHalfBatch', 'a number of requests, 0 or more');
   if (!p.output || !(p.output.naturalMedianTokens >= 1)) return bad('output.naturalMedianTokens', 'a token count');
@@ -139,7 +140,7 @@ export function loadProfile(nameOrFile: string): Result<Profile> {
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(nameOrFile, 'utf8'));
+    raw = JSON.parse(readTextFileSync(nameOrFile));
   } catch (e) {
     return fail(`profile ${nameOrFile}: not valid JSON (${(e as Error).message})`);
   }
@@ -150,8 +151,10 @@ export function loadProfile(nameOrFile: string): Result<Profile> {
 export function kvDtypeBytes(dtype: string): number | undefined {
   if (dtype === 'bfloat16' || dtype === 'float16' || dtype === 'half') return 2;
   if (dtype === 'float32') return 4;
-  if (dtype.startsWith('fp8')) return 1;
-  // int4 and its variants (e.g. int4_per_token_head: the per-token-head scales are small next to the values).
-  if (dtype === 'int4' || dtype.startsWith('int4_')) return 0.5;
+  if (dtype.startsWith('fp8') || dtype.startsWith('int8')) return 1;
+  if (dtype === 'int4' || dtype.startsWith('int4_') || dtype === 'nvfp4' || dtype === 'turboquant_4bit_nc') return 0.5;
+  if (dtype === 'turboquant_k8v4') return 0.75;
+  if (dtype === 'turboquant_k3v4_nc') return 0.4375;
+  if (dtype === 'turboquant_3bit_nc') return 0.375;
   return undefined;
 }

@@ -8,13 +8,14 @@ import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { nodeProgram } from '../runtime/node-entry';
-import { parseServeArgs, type ServeConfig } from './args';
+import { applyProfileVersion, parseServeArgs, type ServeConfig } from './args';
 import { Engine } from './engine';
 import { SimHttp } from './http';
 import { Logger, thousands } from './logs';
 import { planKv, type KvPlan } from './model';
 import { loadProfile, type Profile } from './profile';
 import { buildProse } from './text';
+import { vllmTraits } from './vllm-traits';
 
 /** How long a crashed server keeps answering (/health 503) before it exits. */
 const CRASH_EXIT_MS = 1000;
@@ -60,6 +61,11 @@ class Server_ {
     return this.cfg.model ?? this.profile.model.name;
   }
 
+  /** A failure message as the profile's release words it (the device is named from December 2025). */
+  private inVersionWords(message: string): string {
+    return vllmTraits(this.profile.vllmVersion).freeMemoryNamesDevice ? message.replace('Free memory on device (', 'Free memory on device cuda:0 (') : message;
+  }
+
   /** A startup failure: the root cause in vLLM's shape, then exit 1. */
   private engineFailure(message: string): never {
     const src = 'core.py:708';
@@ -85,6 +91,7 @@ class Server_ {
     this.child = spawn(cmd.command, [...cmd.args, 'engine-core', '--parent-pid', String(process.pid)], {
       env: { ...process.env, ...cmd.env },
       stdio: 'ignore',
+      windowsHide: true,
     });
     this.child.on('error', () => undefined);
     this.log.enginePid = this.child.pid ?? 0;
@@ -125,16 +132,31 @@ class Server_ {
     }
   }
 
+  /** vLLM's version line of the profile's release: the old sentence, or the logo (vllm/entrypoints/utils.py). */
+  private versionLine(): void {
+    const v = this.profile.vllmVersion;
+    if (vllmTraits(v).versionLine === 'api-server') {
+      this.log.api('INFO', 'api_server.py:1839', `vLLM API server version ${v}`);
+      return;
+    }
+    const [w, o, b, r] = ['\x1b[97;1m', '\x1b[93m', '\x1b[94m', '\x1b[0m'];
+    this.log.api('INFO', 'utils.py:299', '');
+    this.log.raw(`       ${w}█     █     █▄   ▄█${r}`);
+    this.log.raw(` ${o}▄▄${r} ${b}▄█${r} ${w}█     █     █ ▀▄▀ █${r}  version ${w}${v}${r}`);
+    this.log.raw(`  ${o}█${r}${b}▄█▀${r} ${w}█     █     █     █${r}  model   ${w}${this.model}${r}`);
+    this.log.raw(`   ${b}▀▀${r}  ${w}▀▀▀▀▀ ▀▀▀▀▀ ▀     ▀${r}`);
+  }
+
   async start(): Promise<void> {
     const { cfg, profile, log } = this;
     for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => void this.shutdown());
     for (const w of cfg.warnings) log.api('WARNING', 'arg_utils.py:1754', w);
-    log.api('INFO', 'api_server.py:1839', `vLLM API server version ${profile.vllmVersion}`);
+    this.versionLine();
     log.api('INFO', 'utils.py:328', `non-default args: ${pyRepr(cfg.nonDefault)}`);
     if (!(await this.portFree())) this.portBusy();
 
     const r = planKv(profile, { maxModelLen: cfg.maxModelLen, gpuMemoryUtilization: cfg.gpuMemoryUtilization, kvCacheDtype: cfg.kvCacheDtype, blockSize: cfg.blockSize, tensorParallelSize: cfg.tensorParallelSize });
-    const failure = r.ok ? undefined : r.error.lines.join('\n');
+    const failure = r.ok ? undefined : this.inVersionWords(r.error.lines.join('\n'));
     if (failure?.includes('derived max_model_len')) this.apiFailure(failure);
     const maxLen = r.ok ? r.plan.maxModelLen : cfg.maxModelLen === 'auto' ? profile.model.maxModelLen : cfg.maxModelLen;
     log.api('INFO', 'model.py:1510', `Using max model len ${maxLen}`);
@@ -224,18 +246,21 @@ class Server_ {
   }
 
   private startStats(engine: Engine): void {
-    let last = { t: performance.now(), prompt: 0, gen: 0, q: 0, h: 0 };
+    const preemptionsShown = vllmTraits(this.profile.vllmVersion).statsPreemptions;
+    let last = { t: performance.now(), prompt: 0, gen: 0, q: 0, h: 0, pre: 0 };
     this.statsTimer = setInterval(() => {
       const now = performance.now();
-      const cur = { t: now, prompt: engine.prefillComputed, gen: engine.generationTokensTotal, q: engine.prefixQueries, h: engine.prefixHits };
+      const cur = { t: now, prompt: engine.prefillComputed, gen: engine.generationTokensTotal, q: engine.prefixQueries, h: engine.prefixHits, pre: engine.preemptionsTotal };
       const busy = engine.inFlight > 0 || cur.gen !== last.gen || cur.prompt !== last.prompt;
       if (busy) {
         const s = (now - last.t) / 1000;
         const hit = cur.q > last.q ? ((cur.h - last.h) / (cur.q - last.q)) * 100 : 0;
+        // vllm/v1/metrics/loggers.py: "Preemptions: N" only when some happened since the last line.
+        const preempted = preemptionsShown && cur.pre > last.pre ? `Preemptions: ${cur.pre - last.pre}, ` : '';
         this.log.api(
           'INFO',
           'loggers.py:123',
-          `Engine 000: Avg prompt throughput: ${((cur.prompt - last.prompt) / s).toFixed(1)} tokens/s, Avg generation throughput: ${((cur.gen - last.gen) / s).toFixed(1)} tokens/s, Running: ${engine.running.length} reqs, Waiting: ${engine.waiting.length} reqs, GPU KV cache usage: ${(engine.pool.usage * 100).toFixed(1)}%, Prefix cache hit rate: ${hit.toFixed(1)}%`,
+          `Engine 000: Avg prompt throughput: ${((cur.prompt - last.prompt) / s).toFixed(1)} tokens/s, Avg generation throughput: ${((cur.gen - last.gen) / s).toFixed(1)} tokens/s, Running: ${engine.running.length} reqs, Waiting: ${engine.waiting.length} reqs, ${preempted}GPU KV cache usage: ${(engine.pool.usage * 100).toFixed(1)}%, Prefix cache hit rate: ${hit.toFixed(1)}%`,
         );
       }
       last = cur;
@@ -302,5 +327,11 @@ export async function runServe(argv: string[]): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  await new Server_(parsed.data, profile.data).start();
+  const cfg = applyProfileVersion(parsed.data, profile.data.vllmVersion);
+  if (!cfg.ok) {
+    process.stderr.write(`usage: vllm serve [model_tag] [options]\nvllm serve: error: ${cfg.error}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  await new Server_(cfg.data, profile.data).start();
 }

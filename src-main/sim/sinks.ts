@@ -45,6 +45,8 @@ export interface SinkContext {
   textStart: number;
   faults: Faults;
   errorStyle: (message: string, type: string, code: number) => string;
+  /** The reasoning field(s) of a chat message in the profile's vLLM release ("reasoning", earlier "reasoning_content"). */
+  reasoningFields: string[];
   /** Requests in flight now (running + waiting), for the loop selector. */
   inFlight: () => number;
   abort: (reason: FinishReason) => void;
@@ -253,7 +255,7 @@ export class CollectSink extends BaseSink {
     const reason = JSON.stringify(this.reason);
     const choice =
       c.kind === 'chat'
-        ? `{"index":0,"message":{"role":"assistant","content":${JSON.stringify(text)},"reasoning_content":null,"tool_calls":[]},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`
+        ? `{"index":0,"message":{"role":"assistant","content":${JSON.stringify(text)},${c.reasoningFields.map((f) => `"${f}":null,`).join('')}"tool_calls":[]},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`
         : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null,"prompt_logprobs":null}`;
     const obj = c.kind === 'chat' ? 'chat.completion' : 'text_completion';
     const body = `{"id":"${c.id}","object":"${obj}","created":${c.created},"model":${JSON.stringify(c.model)},"choices":[${choice}],"usage":${usage},"prompt_logprobs":null}`;

@@ -150,6 +150,12 @@ export interface CommandPreview {
   display: string;
   argv: string[];
   env: Record<string, string>;
+  /** The same command for PowerShell, where the app runs on Windows (what Copy copies there); null elsewhere. */
+  powershell: string | null;
+  /** Said before anything is launched when this launch cannot work on this OS (e.g. vLLM on Windows); null when it can. */
+  platformNote: string | null;
+  /** Before launching: flags the chosen vLLM version lacks, sizes spelled out in tokens. */
+  warnings?: string[];
 }
 
 export type PlanCellStatus = 'run' | 'over-capacity' | 'too-long' | 'skipped';

@@ -32,7 +32,7 @@ export function fmtTokPerSec(v: number | null | undefined): string {
  * "1,234.5 (2 failed)"; the figure alone when none failed (or the count is unknown).
  */
 export function withFailed(figure: string, failed: number | null | undefined): string {
-  return failed ? `${figure} (${grouped(failed, 0)} failed)` : figure;
+  return failed && figure !== NONE ? `${figure} (${grouped(failed, 0)} failed)` : figure;
 }
 
 /** A decode cell's queue evidence: "waiting in 7% of 30 checks (at most 1 in a row), 16.0 running on average". */

@@ -220,7 +220,7 @@ export function decodeHeatmap(m: DecodeMatrixModel): HeatmapModel {
     cells: m.rows.map((row) =>
       row.map((c) => ({
         fill: decodeCellFill(c, m.maxValue),
-        lines: c.value === null ? [c.text] : [c.text, c.flag ? 'Requests queued' : c.detail],
+        lines: c.value === null ? [c.text] : [c.text, c.flag ?? c.detail],
         title: c.title,
       })),
     ),

@@ -78,6 +78,23 @@ describe.skipIf(!hasElectronBinary)(`The desktop app (${hasElectronBinary ? 'ele
     await page.getByTestId('view-hardware').waitFor({ timeout: 5_000 });
   }, 90_000);
 
+  it('right-click in a text field pops up Cut, Copy, Paste and Select All', async () => {
+    const { app, page } = await launch();
+    // The native popup cannot be read back; record what main asks it to show.
+    await app.evaluate(({ Menu }) => {
+      const g = globalThis as unknown as { __popups?: (string | undefined)[][] };
+      g.__popups = [];
+      Menu.prototype.popup = function (this: Electron.Menu) {
+        g.__popups!.push(this.items.map((i) => i.role));
+      };
+    });
+    await page.locator('nav button', { hasText: 'Server' }).click();
+    await page.locator('#srv-model').click({ button: 'right' });
+    await expect.poll(() => app.evaluate(() => (globalThis as unknown as { __popups: (string | undefined)[][] }).__popups.length)).toBe(1);
+    const roles = (await app.evaluate(() => (globalThis as unknown as { __popups: (string | undefined)[][] }).__popups[0])).map((r) => r?.toLowerCase());
+    for (const role of ['cut', 'copy', 'paste', 'selectall']) expect(roles).toContain(role);
+  }, 90_000);
+
   it('Copy puts the launch command on the system clipboard and says "Copied"', async () => {
     const { app, page } = await launch();
     await page.locator('nav button', { hasText: 'Server' }).click();

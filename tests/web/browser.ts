@@ -2,9 +2,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type ConsoleMessage, type Page, chromium } from 'playwright-core';
+import { findChromium } from '../../src-main/report/pdf';
 import { ARTIFACTS } from '../helpers/paths';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The browser the PDF export would use on this OS (CHROMIUM_PATH overrides it). */
+const found = findChromium();
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? (found.ok ? found.data : '/usr/bin/chromium');
 /**
  * Without Chromium the browser suites are reported as skipped on a developer's machine; in CI
  * (.ci/run installs it) they always run, so a missing browser fails loudly instead.

@@ -91,7 +91,7 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     await fill(page, 'run-seconds', '20');
     await fill(page, 'run-maxout', '2048');
     const summary = page.getByTestId('plan-summary');
-    await expect.poll(() => summary.textContent(), { timeout: 10_000 }).toMatch(/^5 of 6 cells to run · about .+ in total$/);
+    await expect.poll(() => summary.textContent(), { timeout: 10_000 }).toMatch(/^5 of 6 cells to run · prefill at 8K, 16K · about .+ in total$/);
     const over = page.locator('[data-testid="heatmap"] [data-cell="16384x4"]');
     expect(await over.getAttribute('data-status')).toBe('over-capacity');
     expect(await over.innerText()).toBe('Over capacity');

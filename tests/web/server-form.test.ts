@@ -93,4 +93,22 @@ describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', (
     expect(options.length).toBeGreaterThan(2);
     expect(options.join('\n')).toMatch(/rtx-pro-6000-fara-4b-bf16/);
   });
+
+  it('warns before launching: a flag the chosen image lacks, and a size written with k', async () => {
+    await page.locator('input[name="kind"][value="vllm-docker"]').check();
+    await page.locator('#srv-dockerImage').fill('vllm/vllm-openai:v0.11.0');
+    await page.locator('#srv-maxModelLen').fill('32k');
+    await page.locator('#srv-extraArgs').fill('--attention-backend\nFLASHINFER');
+    const warnings = page.getByTestId('preview-warning');
+    await expect.poll(() => warnings.count()).toBe(2);
+    const text = (await warnings.allInnerTexts()).join('\n');
+    expect(text).toMatch(/Max model length 32k is 32,000 tokens/);
+    expect(text).toMatch(/--attention-backend needs vLLM 0\.13 or newer; for v0\.11\.0 it is passed as VLLM_ATTENTION_BACKEND=FLASHINFER instead\./);
+    const preview = await page.getByTestId('command-preview').textContent();
+    expect(preview).toMatch(/--entrypoint vllm vllm\/vllm-openai:v0\.11\.0 serve /);
+    expect(preview).toMatch(/--max-model-len 32000\b/);
+    expect(preview).not.toMatch(/--attention-backend/);
+    await shot(page, '42-server-version-warnings', false);
+    await page.locator('input[name="kind"][value="simulator"]').check();
+  });
 });

@@ -58,6 +58,8 @@ interface RunFlags {
   demo?: boolean;
   simSpeed?: string;
   readyTimeout?: string;
+  scoutDeadlineFloor?: string;
+  scoutDeadlineCap?: string;
 }
 
 class UsageError extends Error {}
@@ -102,6 +104,11 @@ export function configFromFlags(f: RunFlags): RunConfigInput {
     c.kvBudgetTokens = v;
   }
   if (f.simSpeed) c.simSpeed = positiveNumber('--sim-speed', f.simSpeed);
+  if (f.scoutDeadlineFloor || f.scoutDeadlineCap) {
+    c.scoutDeadline = {};
+    if (f.scoutDeadlineFloor) c.scoutDeadline.floorSeconds = positiveNumber('--scout-deadline-floor', f.scoutDeadlineFloor);
+    if (f.scoutDeadlineCap) c.scoutDeadline.capSeconds = positiveNumber('--scout-deadline-cap', f.scoutDeadlineCap);
+  }
   return c;
 }
 
@@ -185,6 +192,8 @@ export function registerRun(program: Command): void {
     .option('--demo', 'launch the simulator (profile rtx-pro-6000-fara-4b-bf16) and run a compact matrix, about 2 minutes')
     .option('--sim-speed <x>', "a simulator's clock speed-up (--demo: default 10; a simulator attached by --url: give its --sim-speed); times are then in simulated seconds")
     .option('--ready-timeout <seconds>', 'with --launch/--demo: startup deadline (default 1200)')
+    .option('--scout-deadline-floor <seconds>', 'a prefill scout waits at least this long (default 120); it waits twice the time expected from smaller prefills')
+    .option('--scout-deadline-cap <seconds>', 'and at most this long (default 3600; a 256K prefill on a slow card takes minutes)')
     .action(async (cmd: string[], flags: RunFlags) => {
       process.exitCode = await runCommand(cmd, flags);
     });

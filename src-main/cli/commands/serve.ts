@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { fmtCount, fmtDuration } from '../../../src-shared/report/format';
 import { launchOptionsFromCommand } from '../../server/command-line';
 import { buildLaunch } from '../../server/launch';
-import { signalGroup } from '../../server/orphans';
+import { killGroupNow } from '../../server/orphans';
 import { Supervisor, type StopReport } from '../../server/supervisor';
 import type { ServerTarget } from '../../server/target';
 
@@ -62,7 +62,7 @@ export function registerServe(program: Command): void {
         if (interrupted) {
           // A second Ctrl-C: do not wait for the stop timeout.
           out('forcing', 'Killing the server now (SIGKILL to its process group)...');
-          if (sup.pid) signalGroup(sup.pid, 'SIGKILL');
+          if (sup.pid) killGroupNow(sup.pid);
           return;
         }
         interrupted = true;

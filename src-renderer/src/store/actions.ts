@@ -8,6 +8,7 @@ import type { RequestSamples } from '@shared/session/schema';
 import { bridgeOrThrow } from '../bridge';
 import { appStore } from './index';
 import { flushRunUpdates } from './run-queue';
+import { formFromRunConfig } from './run-slice';
 
 const st = () => appStore.getState();
 
@@ -46,6 +47,9 @@ export async function boot(): Promise<void> {
   if (run.ok) applyRunUpdateNow(run.data);
   if (recent.ok) st().setRecentFiles(recent.data);
   await refreshSession();
+  // A reload during or after a run shows that run's matrix in the form, not the default one.
+  const session = st().session;
+  if (run.ok && run.data.plan && session) st().updateRunForm(formFromRunConfig(session.runConfig));
   st().setAppInfo(info.data);
   void detectHardware();
   void refreshPreview();
@@ -157,9 +161,13 @@ export async function stopRun(): Promise<void> {
 
 export async function resumeRun(): Promise<void> {
   st().setRunError(null);
+  const session = st().session;
   const r = await call(bridgeOrThrow().resumeRun(st().sessionMeta.file ?? undefined));
-  if (r.ok) applyRunUpdateNow(r.data);
-  else st().setRunError(r.error);
+  if (r.ok) {
+    // The resumed run keeps its own matrix: the form shows it.
+    if (session) st().updateRunForm(formFromRunConfig(session.runConfig));
+    applyRunUpdateNow(r.data);
+  } else st().setRunError(r.error);
 }
 
 // ----- files -----

@@ -1,7 +1,7 @@
 /** Run: the form, the plan preview, and the live run as main reports it (merged updates). */
 import { cellKey } from '@shared/cell-key';
 import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '@shared/ipc/contract';
-import type { DecodeCell, PrefillResult } from '@shared/session/schema';
+import type { DecodeCell, PrefillResult, Session } from '@shared/session/schema';
 import type { SliceCreator } from './types';
 
 
@@ -50,6 +50,8 @@ export interface RunSlice {
   addChip(field: 'contexts' | 'concurrency', value: number): void;
   removeChip(field: 'contexts' | 'concurrency', value: number): void;
   applyPreset(id: string): void;
+  /** Prefill contexts: removing or adding one makes the list the person's own (empty: the decode contexts). */
+  setPrefillChips(values: number[] | null): void;
   setPlan(plan: PlanView | null, error: string | null): void;
   setPlanLoading(): void;
   applyRunUpdate(u: RunUpdate): void;
@@ -119,6 +121,7 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
       const p = RUN_PRESETS.find((x) => x.id === id);
       return p ? { runForm: { ...s.runForm, contexts: p.contexts, concurrency: p.concurrency } } : {};
     }),
+  setPrefillChips: (values) => set((s) => ({ runForm: { ...s.runForm, prefillContexts: values === null ? [] : sortedUnique(values) } })),
   setPlan: (plan, planError) => set({ plan, planError, planLoading: false }),
   setPlanLoading: () => set({ planLoading: true }),
   applyRunUpdate: (u) => set((s) => foldRunUpdate(s, u)),
@@ -131,5 +134,28 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
   setRunError: (runError) => set({ runError }),
   resetLiveRun: () => set({ liveCells: {}, livePrefill: [], live: null, progress: null, runPhase: 'idle', runMessage: null }),
 });
+
+/** The form a session's run was made with: what a reload or a resume shows. */
+export function formFromRunConfig(rc: Session['runConfig']): RunForm {
+  const samePrefill = rc.prefillContexts.length === rc.contexts.filter((c) => c > 0).length && rc.prefillContexts.every((c) => rc.contexts.includes(c));
+  return {
+    contexts: rc.contexts,
+    concurrency: rc.concurrency,
+    prefillContexts: samePrefill ? [] : rc.prefillContexts,
+    secondsPerMeasurement: rc.secondsPerMeasurement,
+    maxOutputTokens: rc.maxOutputTokens,
+    tokenTargeting: rc.tokenTargeting,
+  };
+}
+
+/** Planned cells a session's run has not measured yet (never run, or cancelled): what Resume would measure. */
+export function cellsLeft(session: Session | null): number {
+  if (!session) return 0;
+  const rc = session.runConfig;
+  const measured = new Set(session.cells.filter((c) => c.status !== 'cancelled').map(cellKey));
+  let left = 0;
+  for (const context of rc.contexts) for (const concurrency of rc.concurrency) if (!measured.has(cellKey({ context, concurrency }))) left++;
+  return left;
+}
 
 export const isRunning = (phase: RunPhase): boolean => phase === 'starting' || phase === 'prefill' || phase === 'decode';

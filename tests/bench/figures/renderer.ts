@@ -16,7 +16,7 @@ import type { RunUpdate } from '../../../src-shared/ipc/contract';
 import { serializeSession } from '../../../src-main/session/write';
 import { startBridgeServer } from '../../helpers/bridge-server';
 import { ROOT } from '../../helpers/paths';
-import { hasChromium, launchChromium } from '../../web/browser';
+import { CHROMIUM, hasChromium, launchChromium } from '../../web/browser';
 import { BIG_CONCURRENCY, BIG_CONTEXTS, bigSession } from '../lib/big-session';
 import { BENCH } from '../lib/config';
 import { spread } from '../lib/stats';
@@ -117,7 +117,7 @@ const DELIVER_AND_TIME_FRAMES = `async ({ messages, spacing }) => {
 }`;
 
 export async function rendererFigure(): Promise<Row[]> {
-  if (!hasChromium) throw new Error('no Chromium at /usr/bin/chromium (set CHROMIUM_PATH)');
+  if (!hasChromium) throw new Error(`no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
   build();
   const gz = jsFiles(join(ROOT, 'out', 'renderer')).reduce((a, f) => a + gzipSync(readFileSync(f), { level: 9 }).length, 0);
   const bridge = await startBridgeServer();

@@ -23,6 +23,7 @@ const L = launcher as {
   nodeAtLeast(v: string, min: string | null): boolean;
   installFailure(stderr: string, code: number): string;
   electronViteArgs(args: string[], cwd: string): string[];
+  main(argv: string[], root: string): Promise<number>;
   ensureElectron(o: { electronDir: string; nodeVersion?: string; env?: NodeJS.ProcessEnv; cliMinimumNode?: string | null }): Promise<{ ok: true } | { ok: false; message: string }>;
 };
 
@@ -71,6 +72,22 @@ it('passes electron-vite its options and the app its files, resolved from where 
   expect(L.electronViteArgs([], '/home/me')).toEqual([]);
   expect(L.electronViteArgs(['--noSandbox'], '/home/me')).toEqual(['--noSandbox']);
   expect(L.electronViteArgs(['runs/a.speedmatrix.json', '--noSandbox', '/tmp/b.json'], '/home/me')).toEqual(['--noSandbox', '--', '/home/me/runs/a.speedmatrix.json', '/tmp/b.json']);
+});
+
+it('before npm install: one paragraph saying to run it, exit 1', async () => {
+  const root = join(tmp, 'no-install');
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'speedmatrix', engines: { node: '^20.19.0 || >=22.12.0' } }));
+  const written: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
+  try {
+    expect(await L.main(['preview'], root)).toBe(1);
+  } finally {
+    process.stderr.write = write;
+  }
+  isOneParagraph(written.join(''));
+  expect(written.join('')).toContain('run `npm install`, then `npm start` again');
 });
 
 describe('a missing binary', () => {

@@ -258,18 +258,27 @@ describe('a run in progress when quitting', () => {
   }, 60_000);
   afterAll(() => sim?.stop());
 
-  it('keeps running while the question is open, and is stopped and kept in its working file only after the answer', async () => {
-    const userData = join(tmp, 'user-run');
+  const form = { contexts: [0], concurrency: [1, 2, 4, 8, 16, 32], prefillContexts: [], secondsPerMeasurement: 2, maxOutputTokens: 1024, tokenTargeting: 'estimate' };
+  const runOf = (m: MainProcess) => async () => (await m.call<{ data: { phase: string; progress: { done: number } | null } }>('invoke', { channel: 'run:snapshot' })).data;
+
+  /** Attaches to the simulator and starts a run through the page's IPC; returns once a cell is done. */
+  async function runningApp(userData: string): Promise<MainProcess> {
     const m = boot({ userData });
     await started(m);
     const d = await m.call<{ ok: boolean; data: Record<string, unknown> }>('invoke', { channel: 'server:defaults' });
     expect(await m.call('invoke', { channel: 'server:start', args: [{ ...d.data, kind: 'attach', url: sim.url, model: '' }] })).toMatchObject({ ok: true });
     const snap = async () => (await m.call<{ data: { state: string } }>('invoke', { channel: 'server:snapshot' })).data.state;
     for (let i = 0; i < 200 && (await snap()) !== 'ready'; i++) await new Promise((r) => setTimeout(r, 100));
-    const form = { contexts: [0], concurrency: [1, 2, 4, 8, 16, 32], prefillContexts: [], secondsPerMeasurement: 2, maxOutputTokens: 1024, tokenTargeting: 'estimate' };
     expect(await m.call('invoke', { channel: 'run:start', args: [form] })).toMatchObject({ ok: true });
-    const run = async () => (await m.call<{ data: { phase: string; cells: unknown[]; progress: { done: number } | null } }>('invoke', { channel: 'run:snapshot' })).data;
+    const run = runOf(m);
     for (let i = 0; i < 600 && ((await run()).progress?.done ?? 0) < 1; i++) await new Promise((r) => setTimeout(r, 100));
+    return m;
+  }
+
+  it('keeps running while the question is open, and is stopped and kept in its working file only after the answer', async () => {
+    const userData = join(tmp, 'user-run');
+    const m = await runningApp(userData);
+    const run = runOf(m);
     await new Promise((r) => setTimeout(r, 300));
     const menusBefore = (await m.state()).applicationMenus.length;
 
@@ -300,6 +309,22 @@ describe('a run in progress when quitting', () => {
     // The full file is on disk, so the journal is gone.
     expect(readdirSync(runsDir).filter((f) => f.endsWith('.journal'))).toEqual([]);
   }, 120_000);
+
+  it('Save stops the run first, then saves every finished cell where the person chose, then quits', async () => {
+    const m = await runningApp(join(tmp, 'user-run-save'));
+    const done = (await runOf(m)()).progress!.done;
+    await m.call('windowClose');
+    await m.waitFor((x) => openBoxes(x).length === 1, 'the question');
+    await m.call('answer', { kind: 'message', answer: { response: 0 } });
+    await m.waitFor((x) => x.fileDialogs.some((d) => d.answer === null), 'the save dialog');
+    const target = join(tmp, 'stopped-run.speedmatrix.json');
+    await m.call('answer', { kind: 'file', answer: { canceled: false, filePath: target } });
+    expect((await m.exited).code).toBe(0);
+    const saved = await readSessionFile(target);
+    expect(saved.ok).toBe(true);
+    const cells = saved.ok ? saved.data.cells : [];
+    expect(cells.filter((c) => c.status !== 'cancelled' && c.status !== 'skipped').length).toBeGreaterThanOrEqual(done);
+  }, 120_000);
 });
 
 describe('files opened from main', () => {
@@ -329,6 +354,15 @@ describe('files opened from main', () => {
     s = await m.waitFor((x) => sentOn(x, 'menu').includes('view-results'), 'the Results view');
     expect(await openSessionMeta(m)).toMatchObject({ file, dirty: false });
     expect(sentOn(s, 'notice')).toContainEqual({ level: 'info', message: `Opened ${file}` });
+  });
+
+  it('a file opened for the first time is in Open Recent at once', async () => {
+    const file = sessionFile('recent/first-time.speedmatrix.json');
+    const m = boot();
+    await started(m);
+    expect(await m.call('invoke', { channel: 'session:open', args: [file] })).toMatchObject({ ok: true });
+    const s = await m.waitFor((x) => menuItem(lastMenu(x), 'File', 'Open Recent', 'first-time.speedmatrix.json') !== undefined, 'the file in Open Recent', 5_000);
+    expect(menuItem(lastMenu(s), 'File', 'Open Recent')!.submenu!.map((i) => i.toolTip)).toEqual([file]);
   });
 
   it('a second launch with a relative path opens it from that launch’s folder, after asking', async () => {

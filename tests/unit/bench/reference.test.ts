@@ -23,13 +23,15 @@ const NEEDED: Array<[number, number]> = [
 ];
 const CONTEXT_LABELS: Record<string, number> = { '8K': 8 * K, '16K': 16 * K, '32K': 32 * K, '64K': 64 * K, '128K': 128 * K, '251K': 257_984 };
 
-/** The reference report's "All measurements" decode rows: context label, C, status, total tok/s. */
-function referenceRows(): Array<{ context: number; c: number; status: string; total: number | null }> {
+const figure = (text: string): number | null => (text.trim() === '—' ? null : Number(text.replace(/,/g, '')));
+
+/** The reference report's "All measurements" decode rows: context label, C, status, total and per request tok/s. */
+function referenceRows(): Array<{ context: number; c: number; status: string; total: number | null; perRequest: number | null }> {
   const rows = [];
   for (const line of readFileSync(REFERENCE_REPORT, 'utf8').split('\n')) {
-    const m = /^\| Sustained decode \| (\w+) \| (\d+) \| ([^|]+) \| ([^|]+) \|/.exec(line);
+    const m = /^\| Sustained decode \| (\w+) \| (\d+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \|/.exec(line);
     if (!m) continue;
-    rows.push({ context: CONTEXT_LABELS[m[1]], c: Number(m[2]), status: m[3].trim(), total: m[4].trim() === '—' ? null : Number(m[4].replace(/,/g, '')) });
+    rows.push({ context: CONTEXT_LABELS[m[1]], c: Number(m[2]), status: m[3].trim(), total: figure(m[4]), perRequest: figure(m[5]) });
   }
   return rows;
 }
@@ -65,6 +67,10 @@ describe('reference report (profile a, --max-model-len 262144 --gpu-memory-utili
       expect([context, c, mine.status, mine.reason]).toEqual([context, c, 'valid', null]);
       const err = Math.abs(mine.totalTokensPerSecond! - theirs.total!) / theirs.total!;
       expect(`${context}x${c}: ${mine.totalTokensPerSecond?.toFixed(1)} vs ${theirs.total} tok/s, ${err < 0.15 ? 'within' : 'NOT within'} 15%`).toMatch(/ within 15%$/);
+      // Per request: the median of each request's own rate, as the reference column holds it.
+      const perErr = Math.abs(mine.perRequestTokensPerSecond! - theirs.perRequest!) / theirs.perRequest!;
+      expect(`${context}x${c}: ${mine.perRequestTokensPerSecond?.toFixed(1)} vs ${theirs.perRequest} per request, ${perErr < 0.15 ? 'within' : 'NOT within'} 15%`).toMatch(/ within 15%$/);
+      expect(mine.fairShareTokensPerSecond).toBeCloseTo(mine.totalTokensPerSecond! / c, 6);
     }
     expect(r.session.cells.filter((c) => c.status === 'skipped').length).toBe(8);
   }, 150_000);

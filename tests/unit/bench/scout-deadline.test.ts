@@ -1,6 +1,7 @@
 /** A prefill scout's deadline scales with the prefill speed measured at smaller contexts, within a floor and a cap. */
 import { describe, expect, it } from 'vitest';
 import { planRun } from '../../../src-main/bench/plan';
+import { configFromFlags } from '../../../src-main/cli/commands/run';
 import { DEFAULT_SCOUT_DEADLINE, expectedPrefillSeconds, scoutDeadline, type PrefillPoint } from '../../../src-main/bench/scout-deadline';
 import { predict } from '../../../src-main/sim/model';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
@@ -59,6 +60,10 @@ describe('the plan', () => {
   it('takes the scout deadline limits from the run config, with defaults', () => {
     expect(planRun({}, target).config.scoutDeadline).toEqual(DEFAULT_SCOUT_DEADLINE);
     expect(planRun({ scoutDeadline: { capSeconds: 7200 } }, target).config.scoutDeadline).toEqual({ floorSeconds: 120, capSeconds: 7200 });
+  });
+  it('the CLI sets the floor and the cap; a bad value is a usage error naming the flag', () => {
+    expect(configFromFlags({ scoutDeadlineFloor: '60', scoutDeadlineCap: '7200' }).scoutDeadline).toEqual({ floorSeconds: 60, capSeconds: 7200 });
+    expect(() => configFromFlags({ scoutDeadlineCap: 'soon' })).toThrow(/--scout-deadline-cap must be a positive number/);
   });
   it('shows each scout’s expected time, longer for longer prompts', () => {
     const plan = planRun({ contexts: [8 * K, 64 * K], concurrency: [1] }, target);

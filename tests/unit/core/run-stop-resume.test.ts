@@ -29,7 +29,7 @@ describe('app core: stop and resume a run against the simulator', () => {
     core.on('run:update', (u) => updates.push(u));
     const d = await core.invoke('server:defaults', []);
     if (!d.ok) throw new Error(d.error);
-    const started = await core.invoke('server:start', [{ ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16k', gpuMemoryUtilization: '0.3' }]);
+    const started = await core.invoke('server:start', [{ ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16K', gpuMemoryUtilization: '0.3' }]);
     expect(started.ok).toBe(true);
     let state = 'starting';
     while (state === 'starting') {
@@ -45,7 +45,7 @@ describe('app core: stop and resume a run against the simulator', () => {
   });
 
   it('stops after the first cell, keeping it; resume measures only the rest', async () => {
-    const form = { contexts: [4096], concurrency: [1, 2, 4], prefillContexts: [], secondsPerMeasurement: 10, maxOutputTokens: 1024, tokenTargeting: 'estimate' as const };
+    const form = { contexts: [4096], concurrency: [1, 2, 4], prefillContexts: [], secondsPerMeasurement: 25, maxOutputTokens: 1024, tokenTargeting: 'estimate' as const };
     const started = await core.invoke('run:start', [form]);
     expect(started.ok).toBe(true);
     await until(() => updates.some((u) => u.cells.length > 0), 90_000);
@@ -60,9 +60,26 @@ describe('app core: stop and resume a run against the simulator', () => {
     expect(first.data.meta).toMatchObject({ file: null, dirty: true });
     const startedAt = new Map(done.map((c) => [`${c.context}x${c.concurrency}`, c.startedAt]));
 
+    const resumeFrom = updates.length;
+    const resumeStartedAt = Date.now();
     const resumed = await core.invoke('run:resume', []);
     expect(resumed.ok).toBe(true);
+    // The resumed run's view starts from what the session holds: finished cells and prefill points stay.
+    await until(() => updates.slice(resumeFrom).some((u) => u.progress !== null && u.cells.length > 0), 60_000);
+    const shown = updates.slice(resumeFrom).flatMap((u) => u.cells.map((c) => `${c.context}x${c.concurrency}`));
+    for (const key of startedAt.keys()) expect(shown).toContain(key);
+    expect(updates.slice(resumeFrom).flatMap((u) => u.prefill).map((p) => p.context)).toContain(4096);
+    // The ETA counts only the cells left, and a stopped cell is not counted as done.
+    const firstProgress = updates.slice(resumeFrom).find((u) => u.progress !== null)?.progress;
+    expect(firstProgress?.done).toBe(done.length);
+    const fullPlan = await core.invoke('run:plan', [form]);
+    if (!fullPlan.ok) throw new Error(fullPlan.error);
+    expect(firstProgress?.etaSeconds).toBeLessThan(fullPlan.data.etaSeconds);
+    const resumeEta = firstProgress?.etaSeconds ?? 0;
     await until(() => updates.at(-1)?.phase === 'done', 120_000);
+    const resumeActual = (Date.now() - resumeStartedAt) / 1000;
+    console.log(`ETA check, resume: ${resumeEta.toFixed(1)} s estimated, ${resumeActual.toFixed(1)} s taken`);
+    expect(Math.abs(resumeEta - resumeActual) / resumeActual).toBeLessThan(0.2);
     const after = await core.invoke('session:get', []);
     if (!after.ok || !after.data.session) throw new Error('no session after resume');
     const cells = after.data.session.cells;
@@ -71,4 +88,17 @@ describe('app core: stop and resume a run against the simulator', () => {
     // The cells measured before the stop were not measured again.
     for (const [key, at] of startedAt) expect(cells.find((c) => `${c.context}x${c.concurrency}` === key)?.startedAt).toBe(at);
   }, 240_000);
+
+  it('estimates a run within 20% of the time it takes', async () => {
+    const form = { contexts: [4096, 8192], concurrency: [1, 4], prefillContexts: [], secondsPerMeasurement: 15, maxOutputTokens: 1024, tokenTargeting: 'estimate' as const };
+    const planned = await core.invoke('run:plan', [form]);
+    if (!planned.ok) throw new Error(planned.error);
+    const from = updates.length;
+    const t0 = Date.now();
+    expect((await core.invoke('run:start', [form])).ok).toBe(true);
+    await until(() => updates.slice(from).some((u) => u.phase === 'done'), 180_000);
+    const actual = (Date.now() - t0) / 1000;
+    console.log(`ETA check, whole run: ${planned.data.etaSeconds.toFixed(1)} s estimated, ${actual.toFixed(1)} s taken`);
+    expect(Math.abs(planned.data.etaSeconds - actual) / actual).toBeLessThan(0.2);
+  }, 200_000);
 });

@@ -4,7 +4,7 @@ import type { BenchEvent } from '../../../src-main/bench';
 import { planRun } from '../../../src-main/bench';
 import type { RunUpdate } from '../../../src-shared/ipc/contract';
 import { RunUpdates } from '../../../src-main/core/run-updates';
-import type { DecodeCell } from '../../../src-shared/session/schema';
+import type { DecodeCell, Session } from '../../../src-shared/session/schema';
 
 const K = 1024;
 const kv = { tokens: 100_000, source: 'metrics-cache-config' as const, detail: null, maxConcurrency: null, tokensPerRequest: null };
@@ -19,21 +19,26 @@ describe('RunUpdates', () => {
   it('turns the plan into the grid the Run view shows, over-capacity cells with their reason', () => {
     const out: RunUpdate[] = [];
     updates = new RunUpdates((u) => out.push(u), 10_000);
-    updates.push({ type: 'plan', plan, alreadyDone: 0 });
+    updates.push({ type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] });
     updates.flush();
     const p = out[0].plan;
     expect(p?.cells.map((c) => `${c.context}x${c.concurrency}:${c.status}`)).toEqual(['8192x1:run', '8192x8:run', '16384x1:run', '16384x8:over-capacity']);
     expect(p?.cells[3].reason).toMatch(/exceeds the KV cache budget of 100000 tokens/);
-    expect(out[0].progress).toEqual({ done: 0, total: 3, etaSeconds: plan.etaSeconds });
+    expect(out[0].progress).toMatchObject({ done: 0, total: 3 });
+    expect(out[0].progress?.etaSeconds).toBeCloseTo(plan.etaSeconds, 0);
   });
 
   it('sends one message per interval: every finished cell, only the newest live sample', async () => {
     const out: RunUpdate[] = [];
-    updates = new RunUpdates((u) => out.push(u), 50);
+    // The session owner (SessionControl in the app) holds the one copy of the cells.
+    const session = { cells: [] as DecodeCell[], prefill: [] } as unknown as Session;
+    updates = new RunUpdates((u) => out.push(u), 50, () => session);
     updates.begin();
-    updates.push({ type: 'plan', plan, alreadyDone: 0 });
+    updates.push({ type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] });
+    updates.push({ type: 'session', session: { ...session, cells: [] } });
     updates.push({ type: 'cell-start', context: 8 * K, concurrency: 1, index: 0, total: 3, etaSeconds: 5 });
     for (let i = 1; i <= 100; i++) updates.push(sample(i));
+    session.cells.push(cell(8 * K, 1));
     updates.push({ type: 'cell-done', cell: cell(8 * K, 1), index: 0, total: 3, etaSeconds: 4 });
     updates.push({ type: 'cell-start', context: 8 * K, concurrency: 8, index: 1, total: 3, etaSeconds: 4 });
     updates.push(sample(777));
@@ -42,8 +47,10 @@ describe('RunUpdates', () => {
     expect(out[0].phase).toBe('decode');
     expect(out[0].cells.map((c) => c.concurrency)).toEqual([1]);
     expect(out[0].live?.tokensPerSecond).toBe(777);
-    expect(out[0].progress).toEqual({ done: 1, total: 3, etaSeconds: 4 });
+    expect(out[0].progress).toMatchObject({ done: 1, total: 3 });
+    expect(out[0].progress?.etaSeconds).toBeLessThan(plan.etaSeconds);
     // A later snapshot (a reloaded renderer) still has everything.
+    session.cells.push(cell(8 * K, 8));
     updates.push({ type: 'cell-done', cell: cell(8 * K, 8), index: 1, total: 3, etaSeconds: 2 });
     expect(updates.snapshot().cells.map((c) => c.concurrency)).toEqual([1, 8]);
   });

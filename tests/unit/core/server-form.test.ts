@@ -1,20 +1,29 @@
 /** The Server form as typed -> the supervisor's launch options, table-driven. */
 import { describe, expect, it } from 'vitest';
 import { ServerFormSchema } from '../../../src-shared/ipc/contract';
-import { FORM_DEFAULTS, formToLaunch } from '../../../src-main/core/server-form';
+import { FORM_DEFAULTS, formToLaunch, formWarnings } from '../../../src-main/core/server-form';
 import { buildLaunch } from '../../../src-main/server';
 
 const form = (patch: Record<string, unknown>) => ServerFormSchema.parse({ ...FORM_DEFAULTS, ...patch });
 
 describe('formToLaunch', () => {
+  // vLLM's rule (vllm/utils/argparse_utils.py human_readable_int): k decimal, K binary.
   it.each([
-    ['256k', 262144],
+    ['256k', 256000],
     ['256K', 262144],
+    ['25.6k', 25600],
+    ['1M', 1048576],
     ['262,144', 262144],
     ['32768', 32768],
-  ])('reads max model length %s as %d tokens', (text, tokens) => {
-    const r = formToLaunch(form({ maxModelLen: text }), 8000);
+  ])('reads max model length %s as %d tokens, as vLLM does, and the launch line carries the number', (text, tokens) => {
+    const r = formToLaunch(form({ kind: 'vllm-native', maxModelLen: text }), 8000);
     expect(r.ok && r.data.maxModelLen).toBe(tokens);
+    if (r.ok) expect(buildLaunch(r.data).argv).toContain(String(tokens));
+  });
+
+  it('refuses decimals with a binary suffix, as vLLM does', () => {
+    const r = formToLaunch(form({ maxModelLen: '25.6K' }), 8000);
+    expect(!r.ok && r.error).toMatch(/not a token count; write it like 262144, 256K \(= 262,144\) or 256k \(= 256,000\)/);
   });
 
   it.each([
@@ -49,5 +58,36 @@ describe('formToLaunch', () => {
     const r = formToLaunch(form({ kind: 'vllm-native', apiKey: 'sk-very-secret' }), 8000);
     expect(r.ok).toBe(true);
     if (r.ok) expect(buildLaunch(r.data).display).not.toContain('sk-very-secret');
+  });
+});
+
+describe('formWarnings: before launching', () => {
+  it('spells out a size written with k or K', () => {
+    expect(formWarnings(form({ kind: 'vllm-native', maxModelLen: '32k' }))).toEqual([
+      'Max model length 32k is 32,000 tokens (vLLM reads k as 1,000 and K as 1,024); the launch line gives the exact number.',
+    ]);
+    expect(formWarnings(form({ kind: 'vllm-native', maxModelLen: '32768' }))).toEqual([]);
+  });
+
+  it('--attention-backend on an image older than 0.13 goes into VLLM_ATTENTION_BACKEND, and says so', () => {
+    const old = form({ kind: 'vllm-docker', dockerImage: 'vllm/vllm-openai:v0.11.0', maxModelLen: '', extraArgs: '--attention-backend\nFLASHINFER' });
+    const r = formToLaunch(old, 8000);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const b = buildLaunch(r.data);
+    expect(b.argv).not.toContain('--attention-backend');
+    expect(b.env.VLLM_ATTENTION_BACKEND).toBe('FLASHINFER');
+    expect(b.argv).toEqual(expect.arrayContaining(['-e', 'VLLM_ATTENTION_BACKEND']));
+    expect(formWarnings(old)).toEqual(['--attention-backend needs vLLM 0.13 or newer; for v0.11.0 it is passed as VLLM_ATTENTION_BACKEND=FLASHINFER instead.']);
+    const now = form({ kind: 'vllm-docker', dockerImage: 'vllm/vllm-openai:v0.13.0', maxModelLen: '', extraArgs: '--attention-backend=FLASHINFER' });
+    const n = formToLaunch(now, 8000);
+    expect(n.ok && buildLaunch(n.data).argv.slice(-2)).toEqual(['--attention-backend', 'FLASHINFER']);
+    expect(formWarnings(now)).toEqual([]);
+  });
+
+  it('a flag newer than the image, with no older spelling: choose a newer image', () => {
+    const f = form({ kind: 'vllm-docker', dockerImage: 'vllm/vllm-openai:v0.9.2', maxModelLen: '', extraArgs: '-dcp\n4' });
+    expect(formWarnings(f)).toEqual(['-dcp needs vLLM 0.10.2 or newer, and this launch runs v0.9.2: choose a newer image.']);
+    expect(formWarnings(form({ kind: 'vllm-docker', dockerImage: 'vllm/vllm-openai:latest', maxModelLen: '', extraArgs: '-dcp\n4' }))).toEqual([]);
   });
 });

@@ -77,7 +77,7 @@ describe('import: llm-inference-bench benchmark_results.json', () => {
       { ...r0, concurrency: 8, aggregate_tps: -1 },
       { ...r0, concurrency: 16, warmup_timed_out: true },
       { ...r0, concurrency: 32, loop_detected: true },
-      { ...r0, concurrency: 64 },
+      { ...r0, concurrency: 64, num_errors: 2 },
     ];
     d.metadata.max_total_tokens = 0;
     const r = importText(JSON.stringify(d), 'codes.json');
@@ -86,6 +86,10 @@ describe('import: llm-inference-bench benchmark_results.json', () => {
     const st = Object.fromEntries(r.data.cells.filter((c) => c.context === 8192).map((c) => [c.concurrency, c.status]));
     expect(st).toEqual({ 1: 'skipped', 2: 'error', 4: 'looped', 8: 'over-capacity', 16: 'queued', 32: 'looped', 64: 'valid' });
     expect(r.data.cells.find((c) => c.concurrency === 2)?.reason).toBe('HTTP 500: engine dead');
+    // The tool's count of failed requests comes along, and shows beside the kept figure.
+    const kept = r.data.cells.find((c) => c.context === 8192 && c.concurrency === 64)!;
+    expect(kept.failedRequests).toBe(2);
+    expect(renderMarkdownReport(r.data)).toMatch(/\| Sustained decode \| 8K \| 64 \| Valid \| [\d,.]+ \(2 failed\) \|/);
   });
 
   it('imports a file that has only metadata and a summary table', () => {

@@ -6,12 +6,13 @@
  * cleaned up when the app quits (dispose). (The Supervisor's own detection, with and without
  * nvidia-smi, is in tests/unit/server/supervisor*.test.ts.)
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAppCore, type AppCore } from '../../../src-main/core';
 import type { Notice, ServerOrphans } from '../../../src-shared/ipc/contract';
+import { listProcesses } from '../../../src-main/server/orphans';
 import { alive } from '../../helpers/fake-servers';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-orphan-'));
@@ -23,19 +24,14 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** pid -> process group of every live process. */
-function groups(): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const p of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (f[0] !== 'Z') out.set(Number(p), Number(f[2]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
+/** pid -> process group of every live process, through the supervisor's own process table (throws where it cannot be read). */
+async function groups(): Promise<Map<number, number>> {
+  return new Map((await listProcesses()).filter((p) => p.state !== 'Z' && p.pgid !== null).map((p) => [p.pid, p.pgid!]));
+}
+
+/** The command line of a live process, from the same table. */
+async function commandOf(pid: number): Promise<string> {
+  return (await listProcesses()).find((p) => p.pid === pid)?.command ?? '';
 }
 
 async function startAndKillLeader(core: AppCore): Promise<{ leader: number; engine: number }> {
@@ -49,15 +45,11 @@ async function startAndKillLeader(core: AppCore): Promise<{ leader: number; engi
     state = snap.ok ? snap.data.state : 'failed';
   }
   expect(state).toBe('ready');
-  const leader = [...groups().keys()].find((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(MARK) && groups().get(p) === p;
-    } catch {
-      return false;
-    }
-  })!;
+  const table = await groups();
+  let leader = 0;
+  for (const [p, g] of table) if (g === p && (await commandOf(p)).includes(MARK)) leader = p;
   expect(leader).toBeGreaterThan(0);
-  const engine = [...groups()].filter(([pid, g]) => g === leader && pid !== leader).map(([pid]) => pid);
+  const engine = [...table].filter(([pid, g]) => g === leader && pid !== leader).map(([pid]) => pid);
   expect(engine.length).toBe(1);
   process.kill(leader, 'SIGKILL');
   return { leader, engine: engine[0] };
@@ -107,7 +99,7 @@ describe('the server leader killed under the app', () => {
 
       await core.invoke('server:stop', []);
       expect(notices.at(-1)?.message).toMatch(/nothing was left behind/);
-      expect([...groups()].filter(([, g]) => g === leader)).toEqual([]);
+      expect([...(await groups())].filter(([, g]) => g === leader)).toEqual([]);
     } finally {
       await core.dispose();
     }
@@ -132,6 +124,6 @@ describe('the server leader killed under the app', () => {
       await core.dispose();
     }
     expect(alive(engine)).toBe(false);
-    expect([...groups()].filter(([, g]) => g === leader)).toEqual([]);
+    expect([...(await groups())].filter(([, g]) => g === leader)).toEqual([]);
   }, 120_000);
 });

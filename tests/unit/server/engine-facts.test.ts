@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backendFromVersion, buildOf, commitFromVersion, quantizationLabel, readLocalModelConfig } from '../../../src-main/server/engine-facts';
 import { defaultHfCacheDir } from '../../../src-main/server/launch';
-import { kvFromCacheConfig, parsePrometheus } from '../../../src-main/server/metrics-parse';
+import { kvFromCacheConfigBlocks, kvFromCacheConfigTokens, parsePrometheus } from '../../../src-main/server/metrics-parse';
 import { FAKE_BIN } from '../../helpers/fake-servers';
 
 describe('engine facts', () => {
@@ -55,7 +55,8 @@ describe('Prometheus text', () => {
       { name: 'vllm:cache_config_info', labels: { block_size: '16', model: 'a"b', num_gpu_blocks: '57656' }, value: 1 },
       { name: 'vllm:prompt_tokens_total', labels: { engine: '0' }, value: 1048576 },
     ]);
-    expect(kvFromCacheConfig(s)).toEqual({ tokens: 57656 * 16, detail: 'vllm:cache_config_info num_gpu_blocks 57656 x block_size 16', maxConcurrency: null });
-    expect(kvFromCacheConfig([])).toBeNull();
+    expect(kvFromCacheConfigBlocks(s)).toEqual({ tokens: 57656 * 16, detail: 'vllm:cache_config_info num_gpu_blocks 57656 x block_size 16', maxConcurrency: null });
+    expect(kvFromCacheConfigTokens(s)).toBeNull();
+    expect(kvFromCacheConfigBlocks([])).toBeNull();
   });
 });

@@ -85,7 +85,7 @@ describe('buildLaunch: vllm-native', () => {
 });
 
 describe('buildLaunch: docker, custom, simulator', () => {
-  it('docker: GPUs, port, HF cache mounted, env by name only, key never in argv', () => {
+  it('docker: GPUs, port, HF cache mounted, env by name only, key never in argv, `vllm serve MODEL` through --entrypoint on every image', () => {
     const b = buildLaunch({
       ...base,
       engineKind: 'vllm-docker',
@@ -99,12 +99,12 @@ describe('buildLaunch: docker, custom, simulator', () => {
     expect(b.argv).toEqual([
       'docker', 'run', '--rm', '--name', 'speedmatrix-vllm-8000', '--gpus', '"device=2,3"', '--ipc=host', '-p', '127.0.0.1:8000:8000',
       '-v', '/home/me/.cache/huggingface:/root/.cache/huggingface', '-e', 'HF_TOKEN', '-e', 'VLLM_API_KEY',
-      'vllm/vllm-openai:v0.11.0', 'Qwen/Qwen3-8B', '--host', '0.0.0.0', '--port', '8000', '--max-model-len', '8192',
+      '--entrypoint', 'vllm', 'vllm/vllm-openai:v0.11.0', 'serve', 'Qwen/Qwen3-8B', '--host', '0.0.0.0', '--port', '8000', '--max-model-len', '8192',
     ]);
     expect(b.env).toEqual({ CUDA_VISIBLE_DEVICES: '2,3', HF_TOKEN: 'hf_abcdef', VLLM_API_KEY: 'sk-docker-key' });
     expect(b.argv.join(' ')).not.toMatch(/sk-docker-key|hf_abcdef/);
     expect(b.display).toBe(
-      `CUDA_VISIBLE_DEVICES=2,3 HF_TOKEN='<redacted>' VLLM_API_KEY='<redacted>' docker run --rm --name speedmatrix-vllm-8000 --gpus '"device=2,3"' --ipc=host -p 127.0.0.1:8000:8000 -v /home/me/.cache/huggingface:/root/.cache/huggingface -e HF_TOKEN -e VLLM_API_KEY vllm/vllm-openai:v0.11.0 Qwen/Qwen3-8B --host 0.0.0.0 --port 8000 --max-model-len 8192`,
+      `CUDA_VISIBLE_DEVICES=2,3 HF_TOKEN='<redacted>' VLLM_API_KEY='<redacted>' docker run --rm --name speedmatrix-vllm-8000 --gpus '"device=2,3"' --ipc=host -p 127.0.0.1:8000:8000 -v /home/me/.cache/huggingface:/root/.cache/huggingface -e HF_TOKEN -e VLLM_API_KEY --entrypoint vllm vllm/vllm-openai:v0.11.0 serve Qwen/Qwen3-8B --host 0.0.0.0 --port 8000 --max-model-len 8192`,
     );
   });
 

@@ -45,7 +45,7 @@ describe('log lines', () => {
   it('KV shape 3: one line', () => {
     const events = parseLogLine(`${P}GPU KV cache size: 302,945 tokens, Maximum concurrency for 262,144 tokens per request: 1.16x`);
     expect(events).toEqual([
-      { kind: 'kv-cache-size', tokens: 302945 },
+      { kind: 'kv-cache-size', tokens: 302945, engine: '0' },
       { kind: 'max-concurrency', tokensPerRequest: 262144, concurrency: 1.16 },
     ]);
     expect(logKvBudget(parseLog([`${P}GPU KV cache size: 302,945 tokens, Maximum concurrency for 262,144 tokens per request: 1.16x`]))).toEqual({
@@ -81,7 +81,10 @@ describe('log lines', () => {
     const [e] = parseLogLine(
       `${A}Engine 000: Avg prompt throughput: 512.3 tokens/s, Avg generation throughput: 1,180.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 4.2%, Prefix cache hit rate: 0.0%`,
     );
-    expect(e).toEqual({ kind: 'stats', stats: { promptTokensPerSecond: 512.3, generationTokensPerSecond: 1180, running: 3, waiting: 0, kvCacheUsage: 0.042, prefixCacheHitRate: 0 } });
+    expect(e).toEqual({
+      kind: 'stats',
+      stats: { promptTokensPerSecond: 512.3, generationTokensPerSecond: 1180, running: 3, waiting: 0, kvCacheUsage: 0.042, prefixCacheHitRate: 0, preemptions: null, deferred: null },
+    });
     const [old] = parseLogLine(
       'INFO 05-01 10:00:00 metrics.py:455] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 44.9 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 2 reqs, GPU KV cache usage: 0.1%, CPU KV cache usage: 0.0%.',
     );

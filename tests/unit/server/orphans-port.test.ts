@@ -26,17 +26,22 @@ describe('leftovers of a process group', () => {
     const leader = spawn(process.execPath, ['-e', "require('child_process').spawn(process.execPath, ['-e', 'setTimeout(()=>{}, 30000)', 'orphan-marker'], {stdio:'ignore'}); setTimeout(()=>process.exit(0), 200)"], { detached: true, stdio: 'ignore' });
     const pgid = leader.pid!;
     await new Promise((r) => leader.once('exit', r));
-    const found = await findLeftovers(pgid, [], '/nonexistent/nvidia-smi');
+    const { found, unchecked } = await findLeftovers(pgid, [], { nvidiaSmi: '/nonexistent/nvidia-smi' });
+    expect(unchecked).toBeNull();
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ command: expect.stringContaining('orphan-marker'), seenIn: 'process-table', gpuMemoryBytes: null });
-    expect(await endLeftovers(pgid, found, 3000, '/nonexistent/nvidia-smi')).toEqual([]);
+    expect(await endLeftovers(pgid, found, 3000, { nvidiaSmi: '/nonexistent/nvidia-smi' })).toEqual({ found: [], unchecked: null });
     expect(alive(found[0].pid)).toBe(false);
   });
 
   it('processTree follows children by parent link', async () => {
     const p = spawn(process.execPath, ['-e', "require('child_process').spawn(process.execPath, ['-e','setTimeout(()=>{},5000)'],{stdio:'ignore', detached:true}); setTimeout(()=>{},5000)"], { detached: true, stdio: 'ignore' });
-    await new Promise((r) => setTimeout(r, 300));
-    const tree = await processTree(p.pid!);
+    // The grandchild needs a Node start-up of its own: wait for it (bounded) rather than a fixed time.
+    let tree = await processTree(p.pid!);
+    for (let waited = 0; tree.length < 2 && waited < 10_000; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      tree = await processTree(p.pid!);
+    }
     expect(tree.length).toBe(2);
     for (const t of tree) process.kill(t.pid, 'SIGKILL');
   });

@@ -66,6 +66,48 @@ describe('probeServer: other engines', () => {
   });
 });
 
+describe('probeServer: which KV figure, and the model really served', () => {
+  const hybridVllm = (root: string) =>
+    serveRoutes({
+      '/v1/models': () => ({ json: { object: 'list', data: [{ id: 'qwen', object: 'model', owned_by: 'vllm', root, max_model_len: 32768 }] } }),
+      '/health': () => ({ text: '' }),
+      '/version': () => ({ json: { version: '0.21.0' } }),
+      // vllm/v1/metrics/loggers.py log_metrics_info: every CacheConfig field as a label, no token count.
+      '/metrics': () => ({ text: 'vllm:num_requests_running{engine="0",model_name="qwen"} 0.0\nvllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="3000"} 1.0\n' }),
+    });
+  const launch = (argv: string[]) => ({ kind: 'vllm-native' as const, url: '', argv, env: {}, display: '', model: 'Qwen/Qwen3-Next-80B-A3B', servedModel: 'qwen', revision: null, maxModelLen: null });
+
+  it('the startup log\'s "GPU KV cache size" comes before num_gpu_blocks x block_size (hybrid models), and the source is named', async () => {
+    const e = await track(hybridVllm('Qwen/Qwen3-Next-80B-A3B'));
+    const logKv = { tokens: 1_200_000, detail: 'startup log "GPU KV cache size: 1,200,000 tokens"', maxConcurrency: 36.6, tokensPerRequest: 32768 };
+    const withLog = await probeServer({ baseUrl: e.url, logKv });
+    expect(withLog.ok && withLog.data.kvBudget).toMatchObject({ tokens: 1_200_000, source: 'startup-log', detail: logKv.detail });
+    const blocksOnly = await probeServer({ baseUrl: e.url });
+    expect(blocksOnly.ok && blocksOnly.data.kvBudget).toMatchObject({ tokens: 48_000, source: 'metrics-cache-config', detail: 'vllm:cache_config_info num_gpu_blocks 3000 x block_size 16' });
+  });
+
+  it('decode context parallelism in the launch multiplies the block count', async () => {
+    const e = await track(hybridVllm('Qwen/Qwen3-Next-80B-A3B'));
+    const r = await probeServer({ baseUrl: e.url, launch: launch(['vllm', 'serve', 'Qwen/Qwen3-Next-80B-A3B', '-tp', '8', '-dcp', '8']) });
+    expect(r.ok && r.data.kvBudget).toMatchObject({ tokens: 3000 * 16 * 8, detail: 'vllm:cache_config_info num_gpu_blocks 3000 x block_size 16 x context parallel -dcp 8' });
+  });
+
+  it('refuses a server whose model root is not the model asked for (an old image serving its default model under the asked name)', async () => {
+    const e = await track(hybridVllm('facebook/opt-125m'));
+    const lo = { engineKind: 'vllm-docker' as const, model: 'Qwen/Qwen3-8B', servedModelName: 'qwen', host: '127.0.0.1', port: 8000 };
+    const r = await probeServer({ baseUrl: e.url, model: 'qwen', launchOptions: lo });
+    expect(!r.ok && r.error).toMatch(/^The server serves the model "facebook\/opt-125m" \(as "qwen"\), not the "Qwen\/Qwen3-8B" that was asked for; nothing was measured\./);
+    const right = await track(hybridVllm('Qwen/Qwen3-8B/'));
+    expect((await probeServer({ baseUrl: right.url, model: 'qwen', launchOptions: lo })).ok).toBe(true);
+  });
+
+  it("SGLang's max_running_requests is kept for the plan", async () => {
+    const e = await track(sglang());
+    const r = await probeServer({ baseUrl: e.url });
+    expect(r.ok && r.data.maxRunningRequests).toBe(4096);
+  });
+});
+
 describe('probeServer: clear errors', () => {
   it('connection refused', async () => {
     const port = await freePort();

@@ -40,7 +40,7 @@ describe('speedmatrix serve -- CMD', () => {
     expect(kinds[0]).toBe('launch');
     expect(kinds).toContain('progress');
     const ready = events.find((e) => e.event === 'ready');
-    expect(ready.target).toMatchObject({ baseUrl: `http://127.0.0.1:${port}`, model: 'fara-4b', simulated: true, kvBudget: { source: 'metrics-cache-config' } });
+    expect(ready.target).toMatchObject({ baseUrl: `http://127.0.0.1:${port}`, model: 'fara-4b', simulated: true, kvBudget: { source: 'startup-log' } });
     expect(ready.target.kvBudget.tokens).toBeGreaterThan(0);
     const stopped = events.find((e) => e.event === 'stopped');
     expect(stopped.report.leftBehind).toEqual([]);

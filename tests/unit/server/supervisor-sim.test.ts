@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LaunchOptions } from '../../../src-main/server/launch';
 import { logKvBudget } from '../../../src-main/server/log-parse';
+import { kvFromCacheConfigBlocks, parsePrometheus } from '../../../src-main/server/metrics-parse';
 import { findGroupProcesses } from '../../../src-main/server/orphans';
 import { Supervisor, type CrashInfo } from '../../../src-main/server/supervisor';
 import { alive, freePort } from '../../helpers/fake-servers';
@@ -33,7 +34,7 @@ async function sim(extra: Partial<LaunchOptions> = {}, simArgs: string[] = []) {
 
 describe('Supervisor + simulator', () => {
   for (const style of [1, 2, 3]) {
-    it(`log style ${style}: ready, KV budget from metrics, and the log states the same budget`, async () => {
+    it(`log style ${style}: ready, KV budget from the startup log, and the metrics' blocks x block size agree`, async () => {
       const { sup, result, port } = await sim({ maxModelLen: 262144, gpuMemoryUtilization: 0.83 }, ['--sim-log-style', String(style)]);
       expect(result.ok).toBe(true);
       if (!result.ok) return;
@@ -41,8 +42,10 @@ describe('Supervisor + simulator', () => {
       expect(t.baseUrl).toBe(`http://127.0.0.1:${port}`);
       expect(t.simulated).toBe(true);
       expect(t.maxModelLen).toBe(262144);
-      expect(t.kvBudget.source).toBe('metrics-cache-config');
+      expect(t.kvBudget.source).toBe('startup-log');
       expect(t.kvBudget.tokens).toBeGreaterThan(262144);
+      const blocks = kvFromCacheConfigBlocks(parsePrometheus(await (await fetch(`${t.baseUrl}/metrics`)).text()));
+      expect(blocks?.tokens).toBe(t.kvBudget.tokens);
       const fromLog = logKvBudget(sup.logFacts);
       expect(fromLog?.tokens).toBe(t.kvBudget.tokens);
       expect(fromLog?.detail).toMatch(style === 1 ? /# GPU blocks/ : /GPU KV cache size/);

@@ -55,7 +55,7 @@ describe('Supervisor with the scripted fake vLLM', () => {
     expect(phases[0]).toBe('starting process');
     expect(lines.some((l) => l.includes('\x1b'))).toBe(false);
     expect(lines).toContain('INFO:     Application startup complete.');
-    expect(sup.logFacts).toMatchObject({ version: '0.10.1.1+g1da94e673', maxModelLen: 262144, kvCacheTokens: 302945, startupComplete: true });
+    expect(sup.logFacts).toMatchObject({ version: '0.10.1.1+g1da94e673', maxModelLen: 262144, kvCacheTokensByEngine: { '0': 302945 }, startupComplete: true });
     expect(sup.logTail(1)).toEqual(['INFO:     Application startup complete.']);
     const file = readFileSync(join(dir, 'server.log'), 'utf8');
     expect(file).toContain('(APIServer pid=');
@@ -84,10 +84,10 @@ describe('Supervisor with the scripted fake vLLM', () => {
     });
   }
 
-  it('KV budget from num_gpu_blocks x block_size when kv_cache_size_tokens is absent', async () => {
+  it("the log's GPU KV cache size comes before num_gpu_blocks x block_size when the engine states no token count", async () => {
     const port = await freePort();
     const r = await supervisor().start(fakeVllmLaunch(port, 'ok', ['--fake-log-style', '2', '--fake-metrics', 'blocks']));
-    expect(r.ok && r.data.kvBudget).toMatchObject({ tokens: Math.floor(1587648 / 16) * 16, source: 'metrics-cache-config', detail: 'vllm:cache_config_info num_gpu_blocks 99228 x block_size 16' });
+    expect(r.ok && r.data.kvBudget).toMatchObject({ tokens: 1587648, source: 'startup-log', detail: 'startup log "GPU KV cache size: 1,587,648 tokens"' });
   });
 
   it('no /metrics at all: log KV budget, metrics unavailable', async () => {
@@ -257,7 +257,7 @@ describe('Supervisor with the scripted fake vLLM', () => {
     const sup = supervisor();
     const stats = new Promise<unknown>((resolve) => sup.once('stats', resolve));
     expect((await sup.start(fakeVllmLaunch(port, 'ok', ['--fake-stats']))).ok).toBe(true);
-    expect(await stats).toEqual({ promptTokensPerSecond: 1024.5, generationTokensPerSecond: 180, running: 3, waiting: 1, kvCacheUsage: 0.042, prefixCacheHitRate: 0.5 });
+    expect(await stats).toEqual({ promptTokensPerSecond: 1024.5, generationTokensPerSecond: 180, running: 3, waiting: 1, kvCacheUsage: 0.042, prefixCacheHitRate: 0.5, preemptions: null, deferred: null });
   });
 
   it('restart: stops and starts again with the same options', async () => {

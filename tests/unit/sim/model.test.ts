@@ -1,7 +1,8 @@
 /** The simulator's pure parts: KV plan, calibration of profile (a) against the reference report, tokenizer, args. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseMaxModelLen, parseServeArgs } from '../../../src-main/sim/args';
+import { applyProfileVersion, parseServeArgs } from '../../../src-main/sim/args';
+import { parseMaxModelLenArg as parseMaxModelLen } from '../../../src-main/server/human-int';
 import { BlockPool, blockHashes } from '../../../src-main/sim/blocks';
 import { promFloat } from '../../../src-main/sim/metrics';
 import { kvBytesPerToken, kvReadSeconds, planKv, predict, prefillSeconds } from '../../../src-main/sim/model';
@@ -140,7 +141,7 @@ describe('profile (b) consumer-12gb-4b-int4 matches the figures its profile docu
   });
   it('the KV read stays below the card’s memory bandwidth', () => {
     const bytesPerStep = 8 * (65536 + 500) * kvBytesPerToken(p);
-    expect(bytesPerStep / kvReadSeconds(p, 8, 8 * (65536 + 500))).toBeLessThan(p.gpu.memoryBandwidthGBps! * 1e9);
+    expect(bytesPerStep / kvReadSeconds(p, 8, 8 * (65536 + 500))).toBeLessThan(p.gpu.memoryBandwidthBytesPerSecond!);
   });
   it('about 4 requests fit at 128K', () => {
     expect(predict(p, 131072, 4, { kvBudgetTokens: budget }).fits).toBe(true);
@@ -215,7 +216,7 @@ describe('tokenizer', () => {
 
 describe('serve argv', () => {
   it('accepts vLLM spellings and warns on unknown flags', () => {
-    const r = parseServeArgs(['org/model', '--max-model-len', '256k', '-tp', '2', '--weird', 'x', '--flag=1', '--served-model-name', 'a', 'b', '--api-key', 'k'], {});
+    const r = parseServeArgs(['org/model', '--max-model-len', '256K', '-tp', '2', '--weird', 'x', '--flag=1', '--served-model-name', 'a', 'b', '--api-key', 'k'], {});
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.data.model).toBe('org/model');
@@ -229,13 +230,15 @@ describe('serve argv', () => {
   it('max model len forms', () => {
     expect(parseMaxModelLen('32768')).toBe(32768);
     expect(parseMaxModelLen('32K')).toBe(32768);
+    expect(parseMaxModelLen('32k')).toBe(32000);
     expect(parseMaxModelLen('auto')).toBe('auto');
     expect(parseMaxModelLen('-1')).toBe('auto');
     expect(parseMaxModelLen('lots')).toBeUndefined();
   });
   it('bad values read like argparse errors', () => {
     const r = parseServeArgs(['--kv-cache-dtype', 'fp3'], {});
-    expect(!r.ok && r.error).toMatch(/argument --kv-cache-dtype: invalid choice: 'fp3'/);
+    const v = r.ok ? applyProfileVersion(r.data, '0.11.0') : r;
+    expect(!v.ok && v.error).toMatch(/argument --kv-cache-dtype: invalid choice: 'fp3'/);
     const s = parseServeArgs(['--sim-speed', '0'], {});
     expect(s.ok).toBe(false);
   });
@@ -250,8 +253,8 @@ describe('profiles', () => {
     const bad = { ...structuredClone(fara), cachedPrompt: { ttft: [[16384, 1.3], [0, 0.085]] } };
     expect(checkProfile(bad, 'x.json')).toEqual({ ok: false, error: expect.stringMatching(/field cachedPrompt\.ttft must be sorted/) });
     const noBandwidth = structuredClone(BUILTIN_PROFILES['consumer-12gb-4b-int4']);
-    delete noBandwidth.gpu.memoryBandwidthGBps;
-    expect(checkProfile(noBandwidth, 'y.json')).toEqual({ ok: false, error: expect.stringMatching(/field gpu\.memoryBandwidthGBps/) });
+    delete noBandwidth.gpu.memoryBandwidthBytesPerSecond;
+    expect(checkProfile(noBandwidth, 'y.json')).toEqual({ ok: false, error: expect.stringMatching(/field gpu\.memoryBandwidthBytesPerSecond/) });
   });
   it('every built-in profile passes the checks and a bad file gets a clear error', () => {
     for (const p of Object.values(BUILTIN_PROFILES)) expect(checkProfile(p, p.name).ok).toBe(true);

@@ -14,7 +14,7 @@ beforeAll(async () => {
     apiKey: KEY,
     debug: true,
     speed: 20,
-    args: ['--max-model-len', '16k', '--served-model-name', 'fara', 'fara-alias', '--gpu-memory-utilization', '0.83'],
+    args: ['--max-model-len', '16K', '--served-model-name', 'fara', 'fara-alias', '--gpu-memory-utilization', '0.83'],
   });
 });
 afterAll(async () => {
@@ -212,7 +212,7 @@ describe('metrics and ground truth', () => {
     const info = [...after.keys()].find((k) => k.startsWith('vllm:cache_config_info'))!;
     expect(info).toMatch(/block_size="16"/);
     expect(info).toMatch(/num_gpu_blocks="137215"/);
-    expect(info).toMatch(/kv_cache_size_tokens="2195440"/);
+    expect(info).not.toMatch(/kv_cache_size_tokens/); // vLLM's CacheConfig has no such field
     expect(info).toMatch(/\{block_size="16",cache_dtype="auto",/); // labels sorted
     expect(metric(after, 'vllm:prefix_cache_queries_total')).toBeGreaterThan(0);
   });

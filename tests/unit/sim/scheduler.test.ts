@@ -61,7 +61,7 @@ describe('admission', () => {
   });
 
   it('queues when the KV cache is full, preempts when it runs out mid-decode, and counts it', async () => {
-    const h = await sim({ speed: 20, debug: true, profile: tinyKvProfile(), args: ['--max-model-len', '4096'] });
+    const h = await sim({ speed: 20, debug: true, profile: tinyKvProfile(), args: ['--max-model-len', '4096', '--gpu-memory-utilization', '0.9'] });
     const info = [...(await scrape(h.url)).keys()].find((k) => k.startsWith('vllm:cache_config_info'))!;
     expect(info).toContain('num_gpu_blocks="256"');
     const all = Promise.all([0, 1, 2, 3].map((i) => post(`${h.url}/v1/chat/completions`, chatBody(filler(1200, i), { max_tokens: 800, ignore_eos: true }))));

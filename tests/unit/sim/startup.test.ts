@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeProgram } from '../../../src-main/runtime/node-entry';
+import { parseLog } from '../../../src-main/server/log-parse';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
 import { freePort, startSim, type SimHandle } from '../../helpers/sim';
 import { ROOT } from '../../helpers/paths';
@@ -63,11 +64,13 @@ describe('startup log', () => {
   it('has vLLM’s shape and order, ANSI prefix included (style 2 by default)', async () => {
     const h = await sim({ args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--some-new-flag', '3'] });
     const raw = h.logs();
+    // The profile claims a 2026 vLLM: the version comes in the logo (vllm/entrypoints/utils.py log_version_and_model).
     // eslint-disable-next-line no-control-regex -- vLLM colours its log prefix
-    expect(raw).toMatch(/\x1b\[[0-9;]*m\(APIServer pid=\d+\)\x1b\[[0-9;]*m INFO \d\d-\d\d \d\d:\d\d:\d\d \[api_server\.py:\d+\] vLLM API server version /);
+    expect(raw).toMatch(/\x1b\[[0-9;]*m\(APIServer pid=\d+\)\x1b\[[0-9;]*m INFO \d\d-\d\d \d\d:\d\d:\d\d \[utils\.py:\d+\] \n/);
     const log = plain(raw);
+    expect(parseLog(log.split('\n'))).toMatchObject({ version: '0.30.1rc1.dev452+g73a583112', servedModel: 'microsoft/Fara1.5-4B' });
     const order = [
-      'vLLM API server version',
+      '█ ▀▄▀ █  version 0.30.1rc1.dev452+g73a583112',
       'non-default args: {',
       'Using max model len 262144',
       'Model loading took 9.00 GiB memory and',
@@ -109,8 +112,31 @@ describe('startup log', () => {
     const m = await (await fetch(`${h.url}/metrics`)).text();
     expect(m).toMatch(/cache_dtype="fp8"/);
     expect(m).toMatch(/enable_prefix_caching="False"/);
-    // int4 is the profile's auto dtype: fp8 holds half as many tokens (611,664 / 2).
-    expect(m).toMatch(/kv_cache_size_tokens="305824"/);
+    // int4 is the profile's auto dtype: fp8 holds half as many tokens (611,664 / 2 = 305,824 = 19,114 blocks of 16).
+    expect(m).toMatch(/num_gpu_blocks="19114"/);
+    // Real vLLM states no token count on cache_config_info (vllm/config/cache.py metrics_info: CacheConfig's fields).
+    expect(m).not.toContain('kv_cache_size_tokens');
+  });
+
+  it('the launch line of a real 12 GB card (4-bit weights, int4 per-token-head KV cache) starts and serves', async () => {
+    const h = await sim({
+      profile: 'consumer-12gb-4b-int4',
+      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.94', '--max-num-seqs', '128', '--kv-cache-dtype', 'int4_per_token_head'],
+    });
+    const log = plain(h.logs());
+    expect(log).not.toMatch(/Ignoring unknown argument|error:/);
+    // 12 GiB x 0.94 - 2.6 GiB weights - 1.2 GiB other = 7.48 GiB at half a byte per element: the real card's budget.
+    expect(log).toContain('GPU KV cache size: 653,600 tokens');
+    const m = await (await fetch(`${h.url}/metrics`)).text();
+    expect(m).toMatch(/cache_dtype="int4_per_token_head"/);
+    expect(m).toMatch(/num_gpu_blocks="40850"/); // x 16 tokens per block = 653,600
+    const r = await fetch(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }], max_tokens: 4, ignore_eos: true }),
+    });
+    expect(r.status).toBe(200);
+    expect((await r.json()).usage.completion_tokens).toBe(4);
   });
 
   it('a profile of vLLM before 0.10.1 answers errors in the old flat shape', async () => {
@@ -179,7 +205,7 @@ describe('startup errors exit 1 with vLLM’s words', () => {
   it('utilization above free memory', async () => {
     const r = await runToExit(['--port', String(await freePort()), '--gpu-memory-utilization', '0.999', '--sim-load-seconds', '0.1']);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/ValueError: Free memory on device \([\d.]+\/[\d.]+ GiB\) on startup is less than desired GPU memory utilization \(0\.999/);
+    expect(r.out).toMatch(/ValueError: Free memory on device cuda:0 \([\d.]+\/[\d.]+ GiB\) on startup is less than desired GPU memory utilization \(0\.999/);
   });
 
   it('bad flag values are usage errors (exit 2)', async () => {

@@ -1,5 +1,5 @@
 /** Editable chips: values shown as people write them; type "8k" or "256K" and press Enter to add. */
-import { useRef, useState } from 'react';
+import { type ReactNode, useRef, useState } from 'react';
 
 export function Chips(props: {
   id: string;
@@ -11,6 +11,8 @@ export function Chips(props: {
   onRemove: (v: number) => void;
   disabled?: boolean;
   placeholder: string;
+  /** A line under the chips, e.g. where the values come from. */
+  note?: ReactNode;
 }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -52,6 +54,8 @@ export function Chips(props: {
             value={text}
             placeholder={props.placeholder}
             disabled={props.disabled}
+            aria-invalid={error ? true : undefined}
+            aria-errormessage={error ? `chip-err-${props.id}` : undefined}
             onChange={(e) => setText(e.currentTarget.value)}
             onKeyDown={(e) => {
               if (e.key === 'Enter' && text.trim()) {
@@ -65,7 +69,12 @@ export function Chips(props: {
           </button>
         </li>
       </ul>
-      {error && <small className="error">{error}</small>}
+      {props.note && <small className="muted">{props.note}</small>}
+      {error && (
+        <small className="error" id={`chip-err-${props.id}`} role="alert">
+          {error}
+        </small>
+      )}
     </div>
   );
 }

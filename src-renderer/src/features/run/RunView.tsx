@@ -8,7 +8,7 @@ import type { PlanView } from '@shared/ipc/contract';
 import { fmtContext, fmtDuration, fmtPercent, fmtSeconds, parseTokenCount, statusWord, tokPerSec, cellName } from '../../format';
 import { useApp } from '../../store';
 import { refreshPlan, resumeRun, startRun, stopRun } from '../../store/actions';
-import { RUN_PRESETS, isRunning } from '../../store/run-slice';
+import { RUN_PRESETS, cellsLeft, isRunning } from '../../store/run-slice';
 import { ServerLog } from '../server/ServerLog';
 import { StatusBadge } from '../server/ServerView';
 import { Field } from '../../components/ui';
@@ -33,6 +33,8 @@ export function RunView() {
   const runMessage = useApp((s) => s.runMessage);
   const serverState = useApp((s) => s.server.state);
   const meta = useApp((s) => s.sessionMeta);
+  const left = useApp((s) => cellsLeft(s.session));
+  const setPrefillChips = useApp((s) => s.setPrefillChips);
   const setView = useApp((s) => s.setView);
   const running = isRunning(phase);
 
@@ -45,6 +47,12 @@ export function RunView() {
 
   const runnable = plan ? plan.cells.filter((c) => c.status === 'run').length : 0;
   const canStart = !running && serverState === 'ready' && runnable > 0;
+  // A stopped run with cells left is resumed, not started over: Resume leads then.
+  const canResume = !running && serverState === 'ready' && meta.hasSession && left > 0;
+  const resumeLeads = canResume && (phase === 'cancelled' || phase === 'failed' || phase === 'idle');
+  const shownRun = !running && hasCells && phase !== 'idle';
+  const prefillFollows = form.prefillContexts.length === 0;
+  const prefillShown = prefillFollows ? form.contexts.filter((c) => c > 0) : form.prefillContexts;
 
   return (
     <section aria-labelledby="run-title" data-testid="view-run">
@@ -78,6 +86,25 @@ export function RunView() {
         </div>
         <Chips id="contexts" label="Contexts" values={form.contexts} format={fmtContext} parse={parseTokenCount} onAdd={(v) => addChip('contexts', v)} onRemove={(v) => removeChip('contexts', v)} placeholder="e.g. 8k" />
         <Chips id="concurrency" label="Requests at once" values={form.concurrency} format={String} parse={parseCount} onAdd={(v) => addChip('concurrency', v)} onRemove={(v) => removeChip('concurrency', v)} placeholder="e.g. 16" />
+        <Chips
+          id="prefill"
+          label="Prefill contexts"
+          values={prefillShown}
+          format={fmtContext}
+          parse={parseTokenCount}
+          onAdd={(v) => setPrefillChips([...prefillShown, v])}
+          onRemove={(v) => setPrefillChips(prefillShown.filter((x) => x !== v))}
+          placeholder="e.g. 128k"
+          note={
+            prefillFollows ? (
+              'Same as the contexts.'
+            ) : (
+              <button type="button" className="link" onClick={() => setPrefillChips(null)}>
+                Same as the contexts
+              </button>
+            )
+          }
+        />
         <div className="form-grid">
           <Field id="run-seconds" label="Seconds per measurement" help="Length of each decode cell's measurement window. Default: 30 s.">
             <input id="run-seconds" type="number" min={1} step="any" value={form.secondsPerMeasurement} onChange={(e) => update({ secondsPerMeasurement: Number(e.currentTarget.value) || 1 })} />
@@ -95,23 +122,24 @@ export function RunView() {
       </fieldset>
 
       <div className="actions">
-        <button type="button" className="primary" onClick={() => void startRun()} disabled={!canStart} data-testid="start-run">
-          Start run
+        <button type="button" className={resumeLeads ? undefined : 'primary'} onClick={() => void startRun()} disabled={!canStart} data-testid="start-run">
+          {shownRun ? 'Start a new run' : 'Start run'}
         </button>
         <button type="button" onClick={() => void stopRun()} disabled={!running} data-testid="stop-run">
           Stop
         </button>
-        <button type="button" onClick={() => void resumeRun()} disabled={running || serverState !== 'ready' || !meta.hasSession} data-testid="resume-run">
-          Resume
+        <button type="button" className={resumeLeads ? 'primary' : undefined} onClick={() => void resumeRun()} disabled={!canResume} data-testid="resume-run">
+          {left > 0 && meta.hasSession && !running ? `Resume (${left} cell${left === 1 ? '' : 's'} left)` : 'Resume'}
         </button>
         {plan && !running && (
           <span className="muted" data-testid="plan-summary">
-            {runnable} of {plan.cells.length} cells to run · about {fmtDuration(plan.etaSeconds)} in total
+            {shownRun ? 'A new run: ' : ''}
+            {runnable} of {plan.cells.length} cells to run · prefill at {plan.prefillContexts.length ? plan.prefillContexts.map(fmtContext).join(', ') : 'no context'} · about {fmtDuration(plan.etaSeconds)} in total
           </span>
         )}
       </div>
       {planError && !running && <p className="error">{planError}</p>}
-      {plan && !running && !hasCells && <NotRunList plan={plan} />}
+      {plan && !running && !shownRun && <NotRunList plan={plan} />}
       {plan?.notes.map((n) => (
         <p key={n} className="muted">
           {n}

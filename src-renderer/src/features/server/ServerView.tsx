@@ -26,7 +26,7 @@ const TEXT_FIELDS: { key: TextKey; label: string; help: string; kinds: ServerFor
   { key: 'model', label: 'Model', help: 'Hugging Face id or a local folder. For the simulator, the model name it reports.', kinds: ['simulator', 'vllm-native', 'vllm-docker', 'attach'] },
   { key: 'servedModelName', label: 'Served model name', help: '--served-model-name: the id clients ask for.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
   { key: 'simProfile', label: 'Simulated GPU profile', help: 'A built-in GPU and model profile the simulator behaves like.', kinds: ['simulator'] },
-  { key: 'maxModelLen', label: 'Max model length', help: '--max-model-len in tokens; 262144, 256k or 256K.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
+  { key: 'maxModelLen', label: 'Max model length', help: '--max-model-len in tokens: 262144, 256K (= 262,144) or 256k (= 256,000), as vLLM reads them.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
   { key: 'gpuMemoryUtilization', label: 'GPU memory utilization', help: '--gpu-memory-utilization, a fraction of VRAM (0–1).', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
   { key: 'maxNumSeqs', label: 'Max sequences', help: '--max-num-seqs: requests run at once; more wait in the queue.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
   { key: 'maxNumBatchedTokens', label: 'Max batched tokens', help: '--max-num-batched-tokens per scheduler step.', kinds: ['vllm-native', 'vllm-docker'] },
@@ -74,7 +74,7 @@ export function ServerView() {
   };
 
   const copy = async () => {
-    const text = busy && server.display ? server.display : preview?.display;
+    const text = busy && server.display ? server.display : (preview?.powershell ?? preview?.display);
     if (!text) return;
     if (!(await copyText(text))) return;
     setCopied(true);
@@ -96,6 +96,11 @@ export function ServerView() {
           </label>
         ))}
         <p className="muted">{KINDS.find((k) => k.id === form.kind)?.help}</p>
+        {preview?.platformNote && (
+          <p className="sim-note" role="note" data-testid="platform-note">
+            {preview.platformNote}
+          </p>
+        )}
       </fieldset>
 
       <form
@@ -175,13 +180,20 @@ export function ServerView() {
           <div className="preview-head">
             <h2>{busy ? 'Running command' : 'Command'}</h2>
             <button type="button" onClick={() => void copy()} disabled={!preview && !server.display}>
-              {copied ? 'Copied' : 'Copy'}
+              {copied ? 'Copied' : !busy && preview?.powershell ? 'Copy as PowerShell' : 'Copy'}
             </button>
           </div>
           {busy && server.display ? (
             <pre data-testid="command-preview">{server.display}</pre>
           ) : preview ? (
-            <pre data-testid="command-preview">{preview.display}</pre>
+            <>
+              <pre data-testid="command-preview">{preview.display}</pre>
+              {preview.warnings?.map((w) => (
+                <p className="hint" key={w} data-testid="preview-warning">
+                  {w}
+                </p>
+              ))}
+            </>
           ) : (
             <p className="error">{previewError ? `Fix the form first: ${previewError}` : 'No preview yet.'}</p>
           )}

@@ -30,7 +30,7 @@ export async function runCommand(
       clearTimeout(timer);
       resolve({ status, code, stdout, stderr, ms: Date.now() - started });
     };
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env, windowsHide: true });
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', (e: NodeJS.ErrnoException) => finish(e.code === 'ENOENT' || e.code === 'EACCES' ? 'not-found' : 'failed', null));
