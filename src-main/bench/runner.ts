@@ -10,7 +10,6 @@ import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { Interrupt, ServerClock } from './clock';
 import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
 import { type BenchHttp, createHttp, isHealthy, maxTokensFields } from './http';
-import { cellKey } from '../../src-shared/cell-key';
 import { estimateSeconds, pendingSteps } from './plan';
 import { readinessTimeoutSeconds } from './readiness';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';

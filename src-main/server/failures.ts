@@ -234,7 +234,7 @@ const ERRORISH = /\b(error|exception|fatal|critical)\b|^\w+(Error|Exception):/i;
 const PREFERRED = /^\s*Value error, |\berror: /;
 const GATED = RULES.find((r) => r.kind === 'gated-model')!;
 
-function matchRule(lines: readonly string[], ctx: FailureContext & { platform: AdvicePlatform }): { rule: Rule; m: RegExpExecArray; line: string } | null {
+function matchRule(lines: readonly string[], _ctx: FailureContext & { platform: AdvicePlatform }): { rule: Rule; m: RegExpExecArray; line: string } | null {
   for (let i = lines.length - 1; i >= 0; i--) {
     for (const rule of RULES) {
       const m = rule.re.exec(lines[i]);
