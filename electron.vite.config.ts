@@ -33,6 +33,8 @@ export default defineConfig({
           index: resolve(__dirname, 'src-main/index.ts'),
           'bench-worker': resolve(__dirname, 'src-main/bench/worker-main.ts'),
           sim: resolve(__dirname, 'src-main/sim/main.ts'),
+          // The headless CLI, run by src-main/cli/bin.cjs when built.
+          cli: resolve(__dirname, 'src-main/cli/main.ts'),
         },
       },
     },

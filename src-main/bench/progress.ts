@@ -19,10 +19,11 @@ const RATIO_LIMITS = [0.5, 2] as const;
  */
 export class EtaTracker {
   private remaining: PlanStep[];
-  private readonly startedAt: number;
+  /** When the worker began its steps (its first phase); until then its start-up is still ahead. */
+  private stepsFrom: number | null = null;
   private lastDoneAt: number;
-  /** Estimated wall seconds of the steps finished so far (worker start included). */
-  private estimatedDone = WORKER_START_WALL_SECONDS;
+  /** Estimated wall seconds of the steps finished so far. */
+  private estimatedDone = 0;
   private ratio = 1;
   /** Prefills measured so far: the model's prefill times come from them once there are some. */
   private readonly prefillPoints: PrefillPoint[] = [];
@@ -33,12 +34,16 @@ export class EtaTracker {
     now = Date.now(),
   ) {
     this.remaining = pendingSteps(plan.steps, new Set(done.cells), new Set(done.prefill));
-    this.startedAt = now;
     this.lastDoneAt = now;
   }
 
-  /** A finished decode cell or prefill point: the steps up to it are done. */
+  /** The worker's first phase, a finished decode cell or prefill point: the steps up to it are done. */
   push(e: BenchEvent, now = Date.now()): void {
+    if (this.stepsFrom === null && (e.type === 'phase' || e.type === 'prefill-start' || e.type === 'cell-start')) {
+      // Worker start-up is over: measured time from here on is the steps' own.
+      this.stepsFrom = now;
+      this.lastDoneAt = now;
+    }
     let i = -1;
     if (e.type === 'cell-done') i = this.remaining.findIndex((s) => s.kind === 'decode' && cellKey(s) === cellKey(e.cell));
     else if (e.type === 'prefill-done') i = this.remaining.findIndex((s) => s.kind === 'prefill' && s.measured && s.context === e.result.context);
@@ -49,8 +54,8 @@ export class EtaTracker {
     if (e.type === 'prefill-done' && e.result.promptTokens && e.result.ttftSeconds) this.prefillPoints.push({ tokens: e.result.promptTokens, seconds: e.result.ttftSeconds });
     this.lastDoneAt = now;
     // Measured time only refines the model once a decode cell (the bulk of a run) has run.
-    if (e.type === 'cell-done') {
-      const r = (now - this.startedAt) / 1000 / this.estimatedDone;
+    if (e.type === 'cell-done' && this.stepsFrom !== null && this.estimatedDone > 0) {
+      const r = (now - this.stepsFrom) / 1000 / this.estimatedDone;
       this.ratio = Math.min(RATIO_LIMITS[1], Math.max(RATIO_LIMITS[0], r));
     }
   }
@@ -63,7 +68,7 @@ export class EtaTracker {
   seconds(now = Date.now()): number {
     if (this.remaining.length === 0) return 0;
     const pending = this.ratio * this.estimate(this.remaining);
-    const start = this.lastDoneAt === this.startedAt ? this.ratio * WORKER_START_WALL_SECONDS : 0;
+    const start = this.stepsFrom === null ? WORKER_START_WALL_SECONDS : 0;
     const afterCurrent = this.ratio * this.estimate(this.remaining.slice(1));
     return Math.max(afterCurrent, start + pending - (now - this.lastDoneAt) / 1000);
   }
@@ -73,6 +78,30 @@ export type ProgressMode = 'tty' | 'plain' | 'json';
 
 export interface ProgressOutput {
   write(text: string): void;
+  /** The terminal's width now (it can change while a run goes); 120 when unknown. */
+  columns?(): number | undefined;
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * The bar line in `width` columns. The cell count and the ETA are kept whole; the bar goes
+ * first when there is no room, then the middle (the current cell and its live figures) is cut
+ * in its middle so both of its ends still read. Too narrow even for that: the ETA alone.
+ */
+export function fitLine(bar: string, count: string, middle: string, tail: string, width: number): string {
+  const full = `${bar} ${count}  ${middle}  ${tail}`;
+  if (full.length <= width) return full;
+  const bare = `${count}  ${middle}  ${tail}`;
+  if (bare.length <= width) return bare;
+  const room = width - count.length - tail.length - 4;
+  if (room >= 5) {
+    const keep = room - 1;
+    const start = Math.ceil(keep / 2);
+    return `${count}  ${middle.slice(0, start)}…${middle.slice(middle.length - (keep - start))}  ${tail}`;
+  }
+  const short = `${count}  ${tail}`;
+  return short.length <= width ? short : tail.slice(0, Math.max(0, width));
 }
 
 const BAR = 24;
@@ -98,6 +127,7 @@ export class ProgressPrinter {
   private live = '';
   private barShown = false;
   private lastDraw = 0;
+  private stopRequested = false;
 
   constructor(
     private readonly mode: ProgressMode,
@@ -118,7 +148,7 @@ export class ProgressPrinter {
         this.total = e.plan.counts.toRun;
         this.index = e.alreadyDone;
         this.line(
-          `Plan: ${e.plan.counts.cells} cells (${e.plan.counts.toRun} to run${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
+          `Plan: ${plural(e.plan.counts.cells, 'cell')} (${e.plan.counts.toRun} to run${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
         );
         for (const w of e.plan.warnings) this.line(`  note: ${w}`);
         break;
@@ -135,7 +165,7 @@ export class ProgressPrinter {
           this.live = '';
           this.draw(true);
         } else if (this.mode === 'tty') {
-          this.live = e.phase === 'window' ? 'measuring' : e.phase === 'readiness' ? 'ramping up' : e.phase === 'cooldown' ? 'cancelling' : 'waiting for idle';
+          this.live = e.phase === 'window' ? 'measuring' : e.phase === 'readiness' ? 'ramping up' : e.phase === 'cooldown' ? (this.stopRequested ? 'cancelling' : 'finishing') : 'waiting for idle';
           this.draw(false);
         }
         break;
@@ -183,10 +213,17 @@ export class ProgressPrinter {
     }
   }
 
+  /** The person asked to stop: the cell in progress is being cancelled, not finished. */
+  stopping(): void {
+    this.stopRequested = true;
+    this.live = 'cancelling';
+    this.draw(true);
+  }
+
   /** The run's ETA follows its plan and every finished step. */
   private track(e: BenchEvent): void {
     if (e.type === 'plan') this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });
-    else if (e.type === 'cell-done' || e.type === 'prefill-done') this.eta?.push(e);
+    else this.eta?.push(e);
   }
 
   private etaNow(): number | null {
@@ -217,9 +254,9 @@ export class ProgressPrinter {
     const done = this.total ? Math.max(0, this.index - 1) / this.total : 0;
     const filled = Math.round(done * BAR);
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}]`;
-    const text = `${bar} cell ${Math.min(this.index, this.total)}/${this.total}  ${this.current}  ${this.live}  ETA ${fmtDuration(this.etaNow())}`;
-    const width = (process.stdout.columns ?? 120) - 1;
-    this.out.write(`\r\x1b[2K${text.slice(0, width)}`);
+    const count = `cell ${Math.min(this.index, this.total)}/${this.total}`;
+    const text = fitLine(bar, count, `${this.current}  ${this.live}`, `ETA ${fmtDuration(this.etaNow())}`, (this.out.columns?.() ?? 120) - 1);
+    this.out.write(`\r\x1b[2K${text}`);
     this.barShown = true;
   }
 }

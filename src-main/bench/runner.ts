@@ -129,7 +129,7 @@ export class Runner {
     const hasDecode = this.plan.config.contexts.includes(context);
     const room = mml === null ? context : mml - (hasDecode ? this.plan.config.maxOutputTokens : 1) - FIT_MARGIN;
     const target = Math.min(context, room);
-    this.host.emit({ type: 'phase', phase: 'calibration', message: `sizing the ${fmtContext(context)} prompt`, context });
+    this.host.emit({ type: 'phase', phase: 'calibration', message: context > 0 ? `sizing the ${fmtContext(context)} prompt` : 'sizing the short prompt (context 0)', context });
     const tag = promptTag(this.plan.config.runTag, `CTX ${context}`);
     let p: SizedPrompt;
     try {

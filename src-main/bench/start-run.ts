@@ -104,214 +104,268 @@ export function planForResume(session: Session, target: ServerTarget, input: Run
 }
 
 export function startRun(opts: StartRunOptions): RunHandle {
-  const launcher = opts.launcher ?? forkLauncher;
-  let sessionFile = opts.sessionFile;
-  let outcome: RunOutcome | null = null;
-  let stopRequested = false;
-  let channel: ReturnType<WorkerLauncher['launch']> | null = null;
-  let resolveStopped: () => void = () => undefined;
-  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  return new BenchRun(opts);
+}
 
-  // Planned synchronously so the handle can show it; resume re-plans from the session below.
-  let plan = planRun(opts.config, opts.target);
+type Channel = ReturnType<WorkerLauncher['launch']>;
+type Finished = Extract<WorkerMessage, { type: 'finished' }>;
 
-  const done = (async (): Promise<Session> => {
-    let session: Session;
+/**
+ * One run: the session it fills, where it saves, and the worker measuring it. Each finished
+ * cell goes to the journal at once and the session file is rewritten atomically.
+ */
+export class BenchRun implements RunHandle {
+  readonly done: Promise<Session>;
+  private currentPlan: RunPlan;
+  private file: string;
+  private result: RunOutcome | null = null;
+  private stopRequested = false;
+  private channel: Channel | null = null;
+  private readonly stopped: Promise<void>;
+  private resolveStopped: () => void = () => undefined;
+  private session!: Session;
+  private cells = new Map<string, DecodeCell>();
+  private prefill = new Map<number, PrefillResult>();
+  private journal: Journal | null = null;
+  private saving: Promise<unknown> = Promise.resolve();
+  private currentCell: { context: number; concurrency: number } | null = null;
+  /** The server's last log lines when it went down, for the cell that was running then. */
+  private crashLog: string[] | null = null;
+  private finished: Finished | null = null;
+  private fatal: string | null = null;
+  private stderrTail = '';
+
+  constructor(private readonly opts: StartRunOptions) {
+    this.file = opts.sessionFile;
+    // Planned synchronously so the handle can show it; resume re-plans from the session.
+    this.currentPlan = planRun(opts.config, opts.target);
+    this.stopped = new Promise<void>((r) => (this.resolveStopped = r));
+    this.done = this.run();
+    this.done.catch(() => this.resolveStopped());
+  }
+
+  get plan(): RunPlan {
+    return this.currentPlan;
+  }
+
+  sessionFile(): string {
+    return this.file;
+  }
+
+  outcome(): RunOutcome | null {
+    return this.result;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.stopRequested) {
+      this.stopRequested = true;
+      this.channel?.send({ type: 'stop' });
+      // A worker that does not answer within 15 s is killed; its current cell becomes Cancelled.
+      const timer = setTimeout(() => this.channel?.kill(), 15_000);
+      timer.unref();
+      void this.stopped.finally(() => clearTimeout(timer));
+    }
+    await this.stopped;
+  }
+
+  private async run(): Promise<Session> {
+    const { doneCells, donePrefill } = await this.open();
+    const runnable = new Set(this.currentPlan.cells.filter((c) => c.action === 'run').map(cellKey));
+    this.opts.onEvent({ type: 'plan', plan: this.currentPlan, alreadyDone: doneCells.filter((k) => runnable.has(k)).length, doneCells, donePrefill });
+    this.sync();
+    this.opts.onEvent({ type: 'session', session: structuredClone(this.session) });
+    this.journal = new Journal(journalPathFor(this.file));
+    // A new run starts a fresh journal; a resumed one keeps its journal, or starts one from the loaded session.
+    if (!this.opts.resume) removeQuietly(this.journal);
+    if (!existsSync(this.journal.path)) this.journalAppend({ kind: 'start', session: this.session });
+    await this.save();
+    await this.measure(doneCells, donePrefill);
+    await this.saving;
+    const outcome = this.conclude();
+    this.result = outcome;
+    this.sync();
+    this.recordServerSide();
+    // The journal is only needed until the full file is safely on disk.
+    if ((await this.save()) && this.journal) removeQuietly(this.journal);
+    this.resolveStopped();
+    this.opts.onEvent({ type: 'run-done', outcome, session: this.session, sessionFile: this.file, counts: countByStatus(this.session) });
+    return this.session;
+  }
+
+  /** The session to fill: a new one, or the resumed one with the cells it already has. */
+  private async open(): Promise<{ doneCells: string[]; donePrefill: number[] }> {
     let doneCells: string[] = [];
     let donePrefill: number[] = [];
-    if (opts.resume) {
-      const loaded = await loadForResume(opts.sessionFile);
+    if (this.opts.resume) {
+      const loaded = await loadForResume(this.opts.sessionFile);
       if (!loaded.ok) throw new Error(loaded.error);
-      session = loaded.session;
-      plan = planForResume(session, opts.target, opts.config);
-      doneCells = session.cells.filter((c) => DONE_STATUSES.has(c.status)).map(cellKey);
-      donePrefill = session.prefill.filter((p) => DONE_STATUSES.has(p.status)).map((p) => p.context);
-      session.events.push({ at: now(), level: 'info', message: `Resumed: ${doneCells.length} cells already done.` });
+      this.session = loaded.session;
+      this.currentPlan = planForResume(this.session, this.opts.target, this.opts.config);
+      doneCells = this.session.cells.filter((c) => DONE_STATUSES.has(c.status)).map(cellKey);
+      donePrefill = this.session.prefill.filter((p) => DONE_STATUSES.has(p.status)).map((p) => p.context);
+      this.session.events.push({ at: now(), level: 'info', message: `Resumed: ${doneCells.length} cells already done.` });
     } else {
-      session = newSession(opts, plan);
+      this.session = newSession(this.opts, this.currentPlan);
     }
-    const runnable = new Set(plan.cells.filter((c) => c.action === 'run').map(cellKey));
-    opts.onEvent({ type: 'plan', plan, alreadyDone: doneCells.filter((k) => runnable.has(k)).length, doneCells, donePrefill });
-    const cells = new Map(session.cells.map((c) => [cellKey(c), c] as const));
-    const prefill = new Map(session.prefill.map((p) => [p.context, p] as const));
-    const sync = () => {
-      session.cells = orderCells(plan, cells);
-      session.prefill = [...prefill.values()].sort((a, b) => a.context - b.context);
-    };
-    sync();
-    opts.onEvent({ type: 'session', session: structuredClone(session) });
+    this.cells = new Map(this.session.cells.map((c) => [cellKey(c), c] as const));
+    this.prefill = new Map(this.session.prefill.map((p) => [p.context, p] as const));
+    return { doneCells, donePrefill };
+  }
 
-    // Saving: journal first (append, cheap, survives a crash), then the atomic full file.
-    let journal: Journal | null = new Journal(journalPathFor(sessionFile));
-    const event = (level: SessionEvent['level'], message: string) => {
-      const ev = { at: now(), level, message };
-      session.events.push(ev);
-      journalAppend({ kind: 'event', event: ev });
-    };
-    const journalAppend = (rec: Parameters<Journal['append']>[0]) => {
-      if (!journal) return;
-      try {
-        journal.append(rec);
-      } catch (e) {
-        journal = null;
-        opts.onEvent({ type: 'log', level: 'warn', message: `Could not write the journal beside ${sessionFile}: ${(e as Error).message}. Results are kept in memory.` });
-      }
-    };
-    /** Saves the whole session atomically; true when it is on disk (maybe at the fallback path). */
-    const save = async (): Promise<boolean> => {
-      session.updatedAt = now();
-      const res = await writeSessionFile(sessionFile, session);
-      if (res.ok) {
-        opts.onEvent({ type: 'saved', file: sessionFile });
-        return true;
-      }
-      const fallback = join(tmpdir(), hasExtension(sessionFile, '.json') ? basename(sessionFile) : `${basename(sessionFile)}.speedmatrix.json`);
-      if (fallback === sessionFile) {
-        opts.onEvent({ type: 'error', message: `${res.error} Results are kept in memory.` });
-        return false;
-      }
-      opts.onEvent({ type: 'log', level: 'warn', message: `${res.error} Saving to ${fallback} instead; nothing measured is lost.` });
-      sessionFile = fallback;
-      journal = new Journal(journalPathFor(sessionFile));
-      const again = await writeSessionFile(sessionFile, session);
-      if (again.ok) {
-        journalAppend({ kind: 'start', session });
-        opts.onEvent({ type: 'saved', file: sessionFile });
-        return true;
-      }
-      opts.onEvent({ type: 'error', message: `${again.error} Results are kept in memory only.` });
+  private sync(): void {
+    this.session.cells = orderCells(this.currentPlan, this.cells);
+    this.session.prefill = [...this.prefill.values()].sort((a, b) => a.context - b.context);
+  }
+
+  private event(level: SessionEvent['level'], message: string): void {
+    const ev = { at: now(), level, message };
+    this.session.events.push(ev);
+    this.journalAppend({ kind: 'event', event: ev });
+  }
+
+  private journalAppend(rec: Parameters<Journal['append']>[0]): void {
+    if (!this.journal) return;
+    try {
+      this.journal.append(rec);
+    } catch (e) {
+      this.journal = null;
+      this.opts.onEvent({ type: 'log', level: 'warn', message: `Could not write the journal beside ${this.file}: ${(e as Error).message}. Results are kept in memory.` });
+    }
+  }
+
+  private queueSave(): void {
+    this.saving = this.saving.then(() => this.save());
+  }
+
+  /** Saves the whole session atomically; true when it is on disk (maybe at the fallback path). */
+  private async save(): Promise<boolean> {
+    this.session.updatedAt = now();
+    const res = await writeSessionFile(this.file, this.session);
+    if (res.ok) {
+      this.opts.onEvent({ type: 'saved', file: this.file });
+      return true;
+    }
+    const name = basename(this.file);
+    const fallback = join(tmpdir(), hasExtension(this.file, '.json') ? name : `${name}.speedmatrix.json`);
+    if (fallback === this.file) {
+      this.opts.onEvent({ type: 'error', message: `${res.error} Results are kept in memory.` });
       return false;
-    };
+    }
+    this.opts.onEvent({ type: 'log', level: 'warn', message: `${res.error} Saving to ${fallback} instead; nothing measured is lost.` });
+    this.file = fallback;
+    this.journal = new Journal(journalPathFor(this.file));
+    const again = await writeSessionFile(this.file, this.session);
+    if (again.ok) {
+      this.journalAppend({ kind: 'start', session: this.session });
+      this.opts.onEvent({ type: 'saved', file: this.file });
+      return true;
+    }
+    this.opts.onEvent({ type: 'error', message: `${again.error} Results are kept in memory only.` });
+    return false;
+  }
 
-    // A new run starts a fresh journal; a resumed one keeps its journal, or starts one from the loaded session.
-    if (!opts.resume) removeQuietly(journal as Journal);
-    if (!existsSync((journal as Journal).path)) journalAppend({ kind: 'start', session });
-    await save();
-    let saving: Promise<unknown> = Promise.resolve();
-    const queueSave = () => {
-      saving = saving.then(save);
-    };
-
-    let currentCell: { context: number; concurrency: number } | null = null;
-    /** The server's last log lines when it went down, for the cell that was running then. */
-    let crashLog: string[] | null = null;
-    let finished: Extract<WorkerMessage, { type: 'finished' }> | null = null;
-    let fatal: string | null = null;
-    let stderrTail = '';
-
-    const exited = new Promise<void>((resolveExit) => {
+  /** Runs the worker to its end. */
+  private measure(doneCells: string[], donePrefill: number[]): Promise<void> {
+    const launcher = this.opts.launcher ?? forkLauncher;
+    return new Promise<void>((resolveExit) => {
       const ch = launcher.launch();
-      channel = ch;
+      this.channel = ch;
       ch.onStderr?.((t) => {
-        stderrTail = (stderrTail + t).slice(-2000);
+        this.stderrTail = (this.stderrTail + t).slice(-2000);
       });
-      ch.onExit(() => resolveExit());
-      ch.onMessage((msg) => {
-        if (msg.type === 'event') {
-          const e = msg.event;
-          if (e.type === 'cell-start') currentCell = { context: e.context, concurrency: e.concurrency };
-          if (e.type === 'cell-done') {
-            currentCell = null;
-            // The cell the server died in keeps the server's last log lines as evidence.
-            if (crashLog && e.cell.status === 'error') {
-              e.cell.evidence = { loopExcerpt: null, loopPeriodChars: null, loopStream: null, ...e.cell.evidence, logLines: crashLog };
-              crashLog = null;
-            }
-            const samples = opts.telemetry?.samples ?? [];
-            if (e.window && samples.some((s) => s.t >= (e.window as { startMs: number }).startMs && s.t <= (e.window as { endMs: number }).endMs))
-              e.cell.telemetry = summarizeCellTelemetry(samples, e.window.startMs, e.window.endMs, e.cell.outputTokens ?? 0);
-            cells.set(cellKey(e.cell), e.cell);
-            sync();
-            journalAppend({ kind: 'cell', cell: e.cell });
-            queueSave();
-          } else if (e.type === 'prefill-done') {
-            prefill.set(e.result.context, e.result);
-            sync();
-            journalAppend({ kind: 'prefill', result: e.result });
-            queueSave();
-          } else if (e.type === 'log' && e.level !== 'info') event(e.level, e.message);
-          else if (e.type === 'error') event('error', e.message);
-          opts.onEvent(e);
-        } else if (msg.type === 'server-down') {
-          const tail = opts.serverLogLines?.().slice(-CRASH_LOG_LINES) ?? [];
-          crashLog = tail.length ? tail : null;
-          event('error', msg.message);
-          opts.onEvent({ type: 'server-down', message: msg.message });
-          const restart = opts.onServerCrash && !stopRequested ? opts.onServerCrash(msg.message) : Promise.resolve(null);
-          restart
-            .catch(() => null)
-            .then((target) => {
-              if (target) event('info', 'The server was restarted; the run continues.');
-              ch.send({ type: 'server-restarted', target });
-            });
-        } else if (msg.type === 'finished') {
-          finished = msg;
-        } else if (msg.type === 'fatal') {
-          fatal = msg.message;
-        }
+      ch.onExit(() => {
+        this.channel = null;
+        resolveExit();
       });
-      ch.send({ type: 'start', target: opts.target, plan, doneCells, donePrefill });
-      if (stopRequested) ch.send({ type: 'stop' });
+      ch.onMessage((msg) => this.onWorkerMessage(ch, msg));
+      ch.send({ type: 'start', target: this.opts.target, plan: this.currentPlan, doneCells, donePrefill });
+      if (this.stopRequested) ch.send({ type: 'stop' });
     });
-    await exited;
-    channel = null;
-    await saving;
+  }
 
-    const fin = finished as Extract<WorkerMessage, { type: 'finished' }> | null;
+  private onWorkerMessage(ch: Channel, msg: WorkerMessage): void {
+    if (msg.type === 'event') this.onBenchEvent(msg.event);
+    else if (msg.type === 'server-down') this.onServerDown(ch, msg.message);
+    else if (msg.type === 'finished') this.finished = msg;
+    else if (msg.type === 'fatal') this.fatal = msg.message;
+  }
+
+  private onBenchEvent(e: BenchEvent): void {
+    if (e.type === 'cell-start') this.currentCell = { context: e.context, concurrency: e.concurrency };
+    if (e.type === 'cell-done') {
+      this.currentCell = null;
+      // The cell the server died in keeps the server's last log lines as evidence.
+      if (this.crashLog && e.cell.status === 'error') {
+        e.cell.evidence = { loopExcerpt: null, loopPeriodChars: null, loopStream: null, ...e.cell.evidence, logLines: this.crashLog };
+        this.crashLog = null;
+      }
+      const samples = this.opts.telemetry?.samples ?? [];
+      const w = e.window;
+      if (w && samples.some((s) => s.t >= w.startMs && s.t <= w.endMs)) e.cell.telemetry = summarizeCellTelemetry(samples, w.startMs, w.endMs, e.cell.outputTokens ?? 0);
+      this.cells.set(cellKey(e.cell), e.cell);
+      this.sync();
+      this.journalAppend({ kind: 'cell', cell: e.cell });
+      this.queueSave();
+    } else if (e.type === 'prefill-done') {
+      this.prefill.set(e.result.context, e.result);
+      this.sync();
+      this.journalAppend({ kind: 'prefill', result: e.result });
+      this.queueSave();
+    } else if (e.type === 'log' && e.level !== 'info') this.event(e.level, e.message);
+    else if (e.type === 'error') this.event('error', e.message);
+    this.opts.onEvent(e);
+  }
+
+  private onServerDown(ch: Channel, message: string): void {
+    const tail = this.opts.serverLogLines?.().slice(-CRASH_LOG_LINES) ?? [];
+    this.crashLog = tail.length ? tail : null;
+    this.event('error', message);
+    this.opts.onEvent({ type: 'server-down', message });
+    const restart = this.opts.onServerCrash && !this.stopRequested ? this.opts.onServerCrash(message) : Promise.resolve(null);
+    void restart
+      .catch(() => null)
+      .then((target) => {
+        if (target) this.event('info', 'The server was restarted; the run continues.');
+        ch.send({ type: 'server-restarted', target });
+      });
+  }
+
+  /** The outcome, from the worker's last word (or its absence). */
+  private conclude(): RunOutcome {
+    const fin = this.finished;
     if (fin) {
-      session.checksUnavailable = [...new Set([...session.checksUnavailable, ...fin.checksUnavailable])];
-      for (const n of fin.notes) if (!session.events.some((e) => e.message === n)) event('info', n);
-      outcome = fin.cancelled ? 'cancelled' : fin.serverLost ? 'failed' : 'completed';
+      this.session.checksUnavailable = [...new Set([...this.session.checksUnavailable, ...fin.checksUnavailable])];
+      for (const n of fin.notes) if (!this.session.events.some((e) => e.message === n)) this.event('info', n);
       if (fin.serverLost && !fin.cancelled) {
         const why = `The run stopped: the server went down and was not restarted. Every finished cell is saved; resume the run once the server is back.`;
-        event('error', why);
-        opts.onEvent({ type: 'error', message: why });
+        this.event('error', why);
+        this.opts.onEvent({ type: 'error', message: why });
       }
-    } else {
-      const why = fatal ?? `the benchmark worker stopped unexpectedly${stderrTail ? `: ${stderrTail.trim().split('\n').slice(-3).join(' ')}` : ''}`;
-      const cur = currentCell as { context: number; concurrency: number } | null;
-      if (cur) {
-        const cell = unmeasuredCell(cur.context, cur.concurrency, stopRequested ? 'cancelled' : 'error', why);
-        cells.set(cellKey(cell), cell);
-        journalAppend({ kind: 'cell', cell });
-      }
-      event('error', why);
-      opts.onEvent({ type: 'error', message: why });
-      outcome = stopRequested ? 'cancelled' : 'failed';
+      return fin.cancelled ? 'cancelled' : fin.serverLost ? 'failed' : 'completed';
     }
-    sync();
-    if (opts.telemetry?.samples.length) session.telemetry = toTelemetrySeries(opts.telemetry.samples, { originMs: Date.parse(session.createdAt) });
-    else if (opts.telemetry?.unavailableReason) session.checksUnavailable.push(`GPU telemetry: ${opts.telemetry.unavailableReason}`);
-    const logLines = opts.serverLogLines?.();
-    if (logLines?.length) session.serverLog = { lines: logLines.slice(-2000), truncated: logLines.length > 2000 };
-    // The journal is only needed until the full file is safely on disk.
-    if ((await save()) && journal) removeQuietly(journal as Journal);
-    resolveStopped();
-    opts.onEvent({ type: 'run-done', outcome, session, sessionFile, counts: countByStatus(session) });
-    return session;
-  })();
-  done.catch(() => resolveStopped());
+    // No last word: the worker was ended by the stop (after its grace time), or died.
+    const why = this.stopRequested
+      ? 'The run was stopped before this measurement finished.'
+      : (this.fatal ?? `the benchmark worker stopped unexpectedly${this.stderrTail ? `: ${this.stderrTail.trim().split('\n').slice(-3).join(' ')}` : ''}`);
+    const cur = this.currentCell;
+    if (cur) {
+      const cell = unmeasuredCell(cur.context, cur.concurrency, this.stopRequested ? 'cancelled' : 'error', why);
+      this.cells.set(cellKey(cell), cell);
+      this.journalAppend({ kind: 'cell', cell });
+    }
+    this.event(this.stopRequested ? 'info' : 'error', why);
+    if (!this.stopRequested) this.opts.onEvent({ type: 'error', message: why });
+    return this.stopRequested ? 'cancelled' : 'failed';
+  }
 
-  return {
-    get plan() {
-      return plan;
-    },
-    done,
-    sessionFile: () => sessionFile,
-    outcome: () => outcome,
-    stop: async () => {
-      if (!stopRequested) {
-        stopRequested = true;
-        const ch = channel as ReturnType<WorkerLauncher['launch']> | null;
-        ch?.send({ type: 'stop' });
-        // A worker that does not answer within 15 s is killed; its current cell becomes Cancelled.
-        const timer = setTimeout(() => (channel as ReturnType<WorkerLauncher['launch']> | null)?.kill(), 15_000);
-        timer.unref();
-        stopped.finally(() => clearTimeout(timer));
-      }
-      await stopped;
-    },
-  };
+  /** What the server side gave during the run: GPU telemetry and the server's log. */
+  private recordServerSide(): void {
+    const t = this.opts.telemetry;
+    if (t?.samples.length) this.session.telemetry = toTelemetrySeries(t.samples, { originMs: Date.parse(this.session.createdAt) });
+    else if (t?.unavailableReason) this.session.checksUnavailable.push(`GPU telemetry: ${t.unavailableReason}`);
+    const logLines = this.opts.serverLogLines?.();
+    if (logLines?.length) this.session.serverLog = { lines: logLines.slice(-2000), truncated: logLines.length > 2000 };
+  }
 }
 
 /** A journal that cannot be removed is harmless: the session file next to it is newer and complete. */

@@ -69,6 +69,9 @@ function main(): void {
   });
   // The parent went away (crash, kill): stop at once, nothing to report to.
   process.on('disconnect', () => process.exit(0));
+  // Ctrl-C in a terminal reaches the whole foreground process group, this worker too: the
+  // parent decides what a Ctrl-C means and sends 'stop', so the worker does not die on it.
+  process.on('SIGINT', () => undefined);
 }
 
 main();

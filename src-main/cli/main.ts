@@ -1,6 +1,9 @@
 /**
  * The headless `speedmatrix` CLI: the same core as the app, for machines with no display.
  * Exit codes: 0 done, 1 could not do it, 2 usage error, 130 cancelled.
+ *
+ * Start-up is kept short: only commander and the commands' option lists load here; each
+ * command loads what it needs (hardware, supervisor, engine, reports) when it runs.
  */
 import { Command, CommanderError } from 'commander';
 import { APP_VERSION } from '../runtime/app-version';
@@ -11,16 +14,25 @@ import { registerReport } from './commands/report';
 import { registerRun } from './commands/run';
 import { registerServe } from './commands/serve';
 import { registerSim } from './commands/sim';
+import { registerSweep } from './commands/sweep';
 import { registerValidate } from './commands/validate';
+import { EXIT } from './commands/exit';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;
+export { EXIT } from './commands/exit';
+
+/** What follows a usage error: one line naming the help of the command that refused. */
+function helpHint(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return `Run '${names.join(' ')} --help' for the options.`;
+}
 
 export function buildProgram(): Command {
   const program = new Command('speedmatrix')
     .description('LLM inference speed test matrix: prefill and sustained decode across context lengths and concurrency.')
     .version(APP_VERSION, '-V, --version')
-    .showHelpAfterError()
-    .configureHelp({ showGlobalOptions: false });
+    .configureHelp({ showGlobalOptions: false })
+    .configureOutput({ outputError: (text, write) => write(`speedmatrix: ${text.replace(/^error: /, '')}`) });
   for (const register of [
     registerRun,
     registerReport,
@@ -29,17 +41,29 @@ export function buildProgram(): Command {
     registerHw,
     registerServe,
     registerSim,
+    registerSweep,
     registerValidate,
   ]) {
     register(program);
   }
-  // Usage errors exit 2 with the usage shown; --help and --version exit 0.
-  program.exitOverride();
-  for (const cmd of program.commands) cmd.exitOverride();
+  // Usage errors print the error and where the help is (not the whole help), and exit 2.
+  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+  for (const cmd of all(program)) cmd.exitOverride().showHelpAfterError(helpHint(cmd));
   return program;
 }
 
+/** `speedmatrix help | head` closes the pipe early: that is not an error worth a stack trace. */
+function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      process.exit(process.exitCode ?? EXIT.ok);
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
+  quietOnClosedPipe();
   const program = buildProgram();
   if (argv.length === 0) {
     program.outputHelp({ error: true });

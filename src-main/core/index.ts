@@ -32,6 +32,7 @@ import { RecentFiles } from './recent-files';
 import { RunControl } from './run-control';
 import { ServerControl } from './server-control';
 import { TelemetryControl } from './telemetry-control';
+import { LaunchedRegistry, type LaunchedServer } from '../server/launched-registry';
 import { FORM_DEFAULTS } from './server-form';
 import { type Dialogs, SessionControl } from './session-control';
 import { CancelledError, UserError, describeError } from './user-error';
@@ -66,6 +67,10 @@ export interface AppCoreOptions {
    * and tests). The app passes false: a page may only write where the person chose in a dialog.
    */
   allowWritePaths?: boolean;
+  /** Where launched servers are written down (default: the user's data folder, shared with the CLI). */
+  launchedServersDir?: string;
+  /** The OS the Server view advises for (default this one): what can launch here, how the command is copied. */
+  platform?: NodeJS.Platform;
 }
 
 export interface AppCore {
@@ -77,6 +82,10 @@ export interface AppCore {
   runInProgress(): boolean;
   /** The window title's file part: "name.speedmatrix.json •". */
   sessionMeta(): InvokeResults['session:open'];
+  /** Servers an earlier SpeedMatrix (app or CLI) launched and was killed before stopping, still running. */
+  leftoverServers(): Promise<LaunchedServer[]>;
+  /** End one of them (SIGTERM to its process group, then SIGKILL); true when it is gone. */
+  endLeftoverServer(pgid: number): Promise<boolean>;
   /** Stop any run and the server cleanly. */
   dispose(): Promise<void>;
 }
@@ -100,8 +109,11 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     vramOf: (gpu) => hardware?.gpus.find((g) => g.index === gpu)?.vramBytes ?? null,
   });
   // Telemetry runs while a server runs: from the launch (model loading shows too) to its end.
+  const launched = new LaunchedRegistry(opts.launchedServersDir);
   const server = new ServerControl(events, {
     stopTimeoutMs: opts.stopTimeoutMs,
+    registry: launched,
+    platform: opts.platform,
     onStarting: () => telemetry.start(),
     onStopped: () => telemetry.stop(),
   });
@@ -215,6 +227,11 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     hasUnsavedChanges: () => sessions.hasUnsavedChanges(),
     runInProgress: () => runs.running(),
     sessionMeta: () => sessions.meta(),
+    leftoverServers: () => launched.leftovers(),
+    async endLeftoverServer(pgid) {
+      const entry = (await launched.leftovers()).find((e) => e.pgid === pgid);
+      return entry ? launched.end(entry) : true;
+    },
     async dispose() {
       await runs.dispose();
       await server.dispose();

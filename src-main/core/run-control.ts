@@ -5,7 +5,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type BenchEvent, type RunConfigInput, type RunHandle, type WorkerLauncher, planRun, startRun } from '../bench';
+import { type BenchEvent, type RunConfigInput, type RunHandle, type WorkerLauncher, planRun } from '../bench';
+import { startOrchestratedRun } from '../orchestrator/orchestrator';
 import type { PlanView, RunForm, RunUpdate } from '../../src-shared/ipc/contract';
 import type { GpuTelemetry } from '../hardware';
 import type { Hardware } from '../../src-shared/session/schema';
@@ -25,7 +26,7 @@ export interface RunDeps {
   /** Supervised servers restart after a crash; attach mode cannot. */
   restartServer?(message: string): Promise<ServerTarget | null>;
   launcher?: WorkerLauncher;
-  /** The live GPU telemetry loop, recorded into the session (not for a simulated server: its GPU is not measured). */
+  /** The live GPU telemetry loop, recorded into the session when the server runs on this machine. */
   telemetry?(): GpuTelemetry | null;
   /** Folder for working session files of runs not yet saved by the person. */
   runsDir: string;
@@ -100,19 +101,18 @@ export class RunControl {
   }
 
   private async launch(target: ServerTarget, config: RunConfigInput, file: string, resume: boolean): Promise<RunUpdate> {
-    this.updates.begin('starting');
+    this.updates.begin('starting', resume);
     this.workingFile = file;
-    const handle = startRun({
-      target,
+    // The orchestrator decides whose hardware the session records and whether this machine's GPU is sampled.
+    const { handle } = await startOrchestratedRun({
+      server: { target, restart: this.deps.restartServer, logLines: this.deps.serverLogLines },
       config,
       sessionFile: file,
       resume,
-      hardware: await this.deps.hardware(),
+      hardware: { detectLocal: () => this.deps.hardware() },
+      localTelemetry: this.deps.telemetry,
       launcher: this.deps.launcher,
-      telemetry: target.simulated ? undefined : (this.deps.telemetry?.() ?? undefined),
       onEvent: (e) => this.onEvent(e),
-      onServerCrash: this.deps.restartServer,
-      serverLogLines: this.deps.serverLogLines,
     });
     this.handle = handle;
     handle.done

@@ -37,6 +37,8 @@ export class RunUpdates {
   private pendingCells: DecodeCell[] = [];
   private pendingPrefill: PrefillResult[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private runId = 0;
+  private seq = 0;
   private doneCount = 0;
   private toRun = 0;
 
@@ -48,13 +50,15 @@ export class RunUpdates {
   ) {}
 
   /** A fresh run (or resume) begins: forget the last one. */
-  begin(phase: RunPhase = 'starting'): void {
+  begin(phase: RunPhase = 'starting', resume = false): void {
+    this.runId++;
     this.phase = phase;
     this.plan = null;
     this.live = null;
     this.progress = null;
     this.message = null;
-    this.ownsSession = false;
+    // A resume continues the open session: its finished cells stay in view from the first message.
+    this.ownsSession = resume;
     this.delivered.clear();
     this.eta = null;
     this.pendingCells = [];
@@ -65,6 +69,7 @@ export class RunUpdates {
   }
 
   push(e: BenchEvent): void {
+    if (e.type !== 'plan') this.eta?.push(e);
     switch (e.type) {
       case 'plan':
         this.plan = toPlanView(e.plan);
@@ -84,7 +89,6 @@ export class RunUpdates {
         this.live = { context: e.context, concurrency: 1, stage: 'prefill', tokensPerSecond: null, activeRequests: 1, outputTokens: null, elapsedSeconds: null };
         break;
       case 'prefill-done':
-        this.eta?.push(e);
         this.pendingPrefill.push(e.result);
         break;
       case 'cell-start':
@@ -110,7 +114,6 @@ export class RunUpdates {
         };
         break;
       case 'cell-done':
-        this.eta?.push(e);
         this.deliver([e.cell]);
         // A cancelled cell is not done: a resume measures it.
         if (e.cell.status !== 'cancelled') this.doneCount++;
@@ -161,6 +164,8 @@ export class RunUpdates {
       prefill: this.ownsSession ? [...(this.session()?.prefill ?? [])] : [],
       progress: this.liveProgress(),
       message: this.message,
+      run: this.runId,
+      seq: this.seq,
     };
   }
 
@@ -186,6 +191,8 @@ export class RunUpdates {
       prefill: this.pendingPrefill,
       progress: this.liveProgress(),
       message: this.message,
+      run: this.runId,
+      seq: ++this.seq,
     };
     this.pendingCells = [];
     this.pendingPrefill = [];

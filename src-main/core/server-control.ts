@@ -3,7 +3,6 @@
  * events become ServerSnapshots and batched log lines for the renderer; the supervisor stays
  * the source of truth, this only translates.
  */
-import { createServer } from 'node:net';
 import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../../src-shared/ipc/contract';
 import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServer, type LeftoverProcess, type ServerTarget, type StartupFailure } from '../server';
 import { isPortFree } from '../server/port';
@@ -13,21 +12,13 @@ import { copiesAsPowerShell, localLaunchNote } from '../server/platform-support'
 import { displayAsPowerShell } from '../server/powershell';
 import { formToLaunch, formWarnings } from './server-form';
 import { UserError } from './user-error';
+import { freePort } from '../server/port';
+import type { LaunchedRegistry } from '../server/launched-registry';
 
 const LOG_FLUSH_MS = 100;
 const IDLE: ServerSnapshot = { state: 'idle', kind: null, display: '', startedAt: null, progress: null, ready: null, failure: null, seq: 0 };
 
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../server/port';
 
 export class ServerControl {
   private supervisor: Supervisor | null = null;
@@ -42,7 +33,7 @@ export class ServerControl {
 
   constructor(
     private readonly events: CoreEvents,
-    private readonly opts: { readyTimeoutMs?: number; stopTimeoutMs?: number; onStarting?: () => void; onStopped?: () => void; platform?: NodeJS.Platform } = {},
+    private readonly opts: { readyTimeoutMs?: number; stopTimeoutMs?: number; onStarting?: () => void; onStopped?: () => void; platform?: NodeJS.Platform; registry?: LaunchedRegistry } = {},
   ) {}
 
   snapshot(): ServerSnapshot {
@@ -118,6 +109,7 @@ export class ServerControl {
     const launch = formToLaunch(form, port);
     if (!launch.ok) throw new UserError(launch.error);
     const sup = new Supervisor();
+    this.opts.registry?.track(sup, port);
     const old = this.supervisor;
     old?.removeAllListeners();
     if (old && old.orphansLeftRunning.length > 0) this.retired.push(old);
@@ -129,7 +121,9 @@ export class ServerControl {
     } catch (e) {
       throw new UserError((e as Error).message);
     }
-    this.set({ ...IDLE, state: 'starting', kind: form.kind, display, startedAt: Date.now(), progress: 'launching' });
+    const platform = this.opts.platform ?? process.platform;
+    const powershell = display && copiesAsPowerShell(platform) ? displayAsPowerShell(display) : null;
+    this.set({ ...IDLE, state: 'starting', kind: form.kind, display, powershell, startedAt: Date.now(), progress: 'launching' });
     this.opts.onStarting?.();
     sup.on('state', (s) => {
       if (this.supervisor !== sup) return;

@@ -1,4 +1,5 @@
 import { CANCELLED } from '../../src-shared/ipc/contract';
+import { RunRefused } from '../orchestrator/orchestrator';
 
 /** An error whose message is already a sentence for a person; anything else gets a prefix. */
 export class UserError extends Error {}
@@ -11,7 +12,7 @@ export class CancelledError extends UserError {
 }
 
 export function describeError(e: unknown): string {
-  if (e instanceof UserError) return e.message;
+  if (e instanceof UserError || e instanceof RunRefused) return e.message;
   const msg = e instanceof Error ? e.message : String(e);
   return `Something went wrong: ${msg}`;
 }

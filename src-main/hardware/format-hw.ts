@@ -1,7 +1,7 @@
 /**
- * The Hardware block as text, in the reference report's shape ("- Label" then "- Value" lines:
- * Type, GPU, VRAM, OS), followed by the details the report leaves out (driver, CUDA, compute
- * capability, power limit, CPU, RAM) and what detection could not find.
+ * The Hardware block as text, in the reference report's order (Type, GPU, VRAM, OS), followed
+ * by the details the report leaves out (driver, CUDA, compute capability, power limit, CPU,
+ * RAM) and what detection could not find.
  */
 import { fmtGigabytes } from '../../src-shared/report/format';
 import type { Gpu, Hardware } from '../../src-shared/session/schema';
@@ -56,9 +56,10 @@ export function hardwareRows(hw: Hardware): Array<[string, string]> {
   return rows;
 }
 
-/** The block `speedmatrix hw` prints. */
+/** The block `speedmatrix hw` prints: one "Label: value" line per row, the values aligned. */
 export function formatHardware(hw: Hardware): string {
-  const lines = ['Hardware'];
-  for (const [label, value] of hardwareRows(hw)) lines.push(`- ${label}`, `- ${value}`);
+  const rows = hardwareRows(hw);
+  const width = Math.max(...rows.map(([label]) => label.length)) + 1;
+  const lines = ['Hardware', ...rows.map(([label, value]) => `  ${`${label}:`.padEnd(width)}  ${value}`)];
   return `${lines.join('\n')}\n`;
 }

@@ -8,7 +8,7 @@ import type { Platform } from '../os/process-control';
 
 export type LaunchKind = 'simulator' | 'vllm-native' | 'vllm-docker' | 'custom' | 'attach';
 
-const ATTACH = 'Run vLLM on a Linux GPU machine and benchmark it from here with "Attach to URL" (or `speedmatrix run --url`).';
+const ATTACH = 'Run vLLM on a Linux GPU machine and benchmark it from here with "Attach to URL" (in the CLI: speedmatrix run --url).';
 
 /** A note to show before anything is launched, or null when this kind of launch works here. */
 export function localLaunchNote(kind: LaunchKind, platform: Platform = process.platform): string | null {

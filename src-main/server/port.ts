@@ -34,3 +34,16 @@ export async function isPortFree(host: string, port: number): Promise<boolean> {
   if (!(await canListen(host, port))) return false;
   return !(await someoneAnswers(host, port, 1000));
 }
+
+/** A TCP port the OS says is free now on `host` (the supervisor checks again before launching). */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, host, () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}

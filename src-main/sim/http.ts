@@ -146,7 +146,8 @@ export class SimHttp {
         res.end();
         return;
       case '/version':
-        return this.sendJson(res, 200, JSON.stringify({ version: this.d.profile.vllmVersion, simulated: true, sim_speed: this.d.cfg.sim.speed }));
+        // sim_gpu: the profile's GPU, so a client attached by URL records the simulated hardware.
+        return this.sendJson(res, 200, JSON.stringify({ version: this.d.profile.vllmVersion, simulated: true, sim_speed: this.d.cfg.sim.speed, sim_profile: this.d.profile.name, sim_gpu: { name: this.d.profile.gpu.name, memory_gib: this.d.profile.gpu.memoryGiB } }));
       case '/load':
         return this.sendJson(res, 200, JSON.stringify({ server_load: this.d.engine.inFlight }));
       case '/v1/models':

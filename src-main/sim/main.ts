@@ -5,6 +5,9 @@
  * Modules load lazily so the engine child stays small.
  */
 function main(argv: string[]): void {
+  // vLLM keeps serving when whoever read its log goes away (Python ignores SIGPIPE and its
+  // logging drops write errors): the simulator does the same instead of dying on EPIPE.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const [cmd, ...rest] = argv;
   if (cmd === 'engine-core') {
     void import('./engine-child').then((m) => m.runEngineChild(rest));

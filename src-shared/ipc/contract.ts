@@ -121,6 +121,8 @@ export interface ServerSnapshot {
   kind: ServerKind | null;
   /** The command line (API key redacted), empty in attach mode. */
   display: string;
+  /** The same command for PowerShell where the app runs on Windows (what Copy copies there). */
+  powershell?: string | null;
   /** ms since epoch when starting began. */
   startedAt: number | null;
   /** A short line on what startup is waiting for. */
@@ -214,6 +216,12 @@ export interface RunUpdate {
   prefill: PrefillResult[];
   progress: RunProgress | null;
   message: string | null;
+  /**
+   * Which run (rises with each start or resume) and which of its updates (rises with each one
+   * sent): an invoke's reply can arrive after a newer event, so the page keeps the newest.
+   */
+  run: number;
+  seq: number;
 }
 
 export interface TelemetrySample {

@@ -10,6 +10,7 @@
  * More knobs in tests/bench/lib/config.ts.
  */
 import { absorbFigure } from './figures/absorb';
+import { cliStartupFigure } from './figures/cli-startup';
 import { orchestrationFigure } from './figures/orchestration';
 import { promptsFigure } from './figures/prompts';
 import { rendererFigure } from './figures/renderer';
@@ -29,6 +30,7 @@ const FIGURES: Array<[string, () => Promise<Row[]>]> = [
   ['session', sessionFileFigure],
   ['soak', soakFigure],
   ['sim', simFigure],
+  ['cli', cliStartupFigure],
 ];
 
 async function main(): Promise<void> {

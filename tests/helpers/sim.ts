@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { nodeProgram } from '../../src-main/runtime/node-entry';
 import { ROOT } from './paths';
+import { killGroupNow } from '../../src-main/server/orphans';
 
 export interface StartSimOptions {
   /** MODEL argument (default: the profile's model name). */
@@ -45,7 +46,7 @@ export interface SimHandle {
 
 const live = new Set<SimHandle>();
 process.once('exit', () => {
-  for (const h of live) killGroup(h.pid, 'SIGKILL');
+  for (const h of live) killGroup(h.pid);
 });
 
 export async function freePort(): Promise<number> {
@@ -60,12 +61,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    /* already gone */
-  }
+/** End a simulator's whole process group, through the supervisor's own process control. */
+function killGroup(pid: number): void {
+  killGroupNow(pid);
 }
 
 export async function startSim(opts: StartSimOptions = {}): Promise<SimHandle> {
@@ -124,7 +122,7 @@ async function startOnce(opts: StartSimOptions): Promise<SimHandle> {
         const timer = new Promise((r) => setTimeout(r, 8000));
         await Promise.race([exited, timer]);
       }
-      killGroup(proc.pid!, 'SIGKILL');
+      killGroup(proc.pid!);
       if (engine) {
         try {
           process.kill(engine, 'SIGKILL');

@@ -3,9 +3,9 @@
  * process the crash left running and asks; "End them" (pressed from the keyboard) ends it, and
  * the process is really gone.
  */
-import { readFileSync, readdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listProcesses } from '../../src-main/server/orphans';
 import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
 import { alive } from '../helpers/fake-servers';
 import { hasChromium, launchChromium, openPage, shot } from './browser';
@@ -13,19 +13,14 @@ import { hasChromium, launchChromium, openPage, shot } from './browser';
 const MARK = `orphan-web-${process.pid}-${Date.now()}`;
 const previous = process.env.SIM_ENGINE_ORPHAN_SECONDS;
 
-/** pid -> process group of every live process. */
-function groups(): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const p of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (f[0] !== 'Z') out.set(Number(p), Number(f[2]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
+/** pid -> process group of every live process, through the supervisor's own process table (throws where it cannot be read). */
+async function groups(): Promise<Map<number, number>> {
+  return new Map((await listProcesses()).filter((p) => p.state !== 'Z' && p.pgid !== null).map((p) => [p.pid, p.pgid!]));
+}
+
+/** The command line of a live process, from the same table. */
+async function commandOf(pid: number): Promise<string> {
+  return (await listProcesses()).find((p) => p.pid === pid)?.command ?? '';
 }
 
 describe.skipIf(!hasChromium)('processes a crashed server left running, in Chromium', () => {
@@ -54,15 +49,11 @@ describe.skipIf(!hasChromium)('processes a crashed server left running, in Chrom
     await page.getByTestId('start-server').click();
     await page.locator('[data-testid="server-status"][data-state="ready"]').waitFor({ timeout: 60_000 });
 
-    const leader = [...groups().keys()].find((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(MARK) && groups().get(p) === p;
-      } catch {
-        return false;
-      }
-    })!;
+    const table = await groups();
+    let leader = 0;
+    for (const [p, g] of table) if (g === p && (await commandOf(p)).includes(MARK)) leader = p;
     expect(leader).toBeGreaterThan(0);
-    const engine = [...groups()].filter(([pid, g]) => g === leader && pid !== leader).map(([pid]) => pid);
+    const engine = [...table].filter(([pid, g]) => g === leader && pid !== leader).map(([pid]) => pid);
     expect(engine.length).toBe(1);
     process.kill(leader, 'SIGKILL');
 
@@ -86,7 +77,7 @@ describe.skipIf(!hasChromium)('processes a crashed server left running, in Chrom
     expect(await outcome.innerText()).toBe(`Ended 1 process(es): pid ${engine[0]}.`);
     expect(await panel.count()).toBe(0);
     expect(alive(engine[0])).toBe(false);
-    expect([...groups()].filter(([, g]) => g === leader)).toEqual([]);
+    expect([...(await groups())].filter(([, g]) => g === leader)).toEqual([]);
     expect(problems).toEqual([]);
   }, 120_000);
 });

@@ -1,8 +1,5 @@
 import { Option, type Command } from 'commander';
-import { openSessionOrImport } from '../../importers/open';
-import { renderCompareHtml, renderCompareMarkdown } from '../../report/compare';
 import type { Session } from '../../../src-shared/session/schema';
-import { writeFileAtomic } from '../../session/write';
 
 export function registerCompare(program: Command): void {
   program
@@ -17,6 +14,11 @@ export function registerCompare(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      const [{ openSessionOrImport }, { renderCompareHtml, renderCompareMarkdown }, { writeFileAtomic }] = await Promise.all([
+        import('../../importers/open'),
+        import('../../report/compare'),
+        import('../../session/write'),
+      ]);
       const sessions: Session[] = [];
       for (const f of files) {
         const s = await openSessionOrImport(f);

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { detectHardware } from '../../hardware/detect';
-import { formatHardware } from '../../hardware/format-hw';
 
 export function registerHw(program: Command): void {
   program
@@ -15,6 +13,7 @@ export function registerHw(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      const [{ detectHardware }, { formatHardware }] = await Promise.all([import('../../hardware/detect'), import('../../hardware/format-hw')]);
       const r = await detectHardware({ timeoutMs: timeoutS * 1000 });
       if (o.json) process.stdout.write(`${JSON.stringify({ hardware: r.hardware, seen: r.seen, noGpuMessage: r.noGpuMessage }, null, 2)}\n`);
       else process.stdout.write(formatHardware(r.hardware));

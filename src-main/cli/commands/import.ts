@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { importFile } from '../../importers/index';
-import { SESSION_EXTENSION } from '../../../src-shared/session/schema';
-import { summarizeSession } from '../../session/summary';
-import { writeSessionFile } from '../../session/write';
+
+/** The session file ending (SESSION_EXTENSION), spelled here so the help needs no schema. */
+const SESSION_EXTENSION = '.speedmatrix.json';
 
 /** benchmark_results.json -> benchmark_results.speedmatrix.json, in the same folder. */
 export function defaultImportPath(input: string): string {
@@ -20,6 +19,11 @@ export function registerImport(program: Command): void {
     .option('-o, --out <path>', `session file to write (default: next to the input, ending ${SESSION_EXTENSION})`)
     .option('--force', 'replace the output file if it exists')
     .action(async (file: string, opts: { out?: string; force?: boolean }) => {
+      const [{ importFile }, { summarizeSession }, { writeSessionFile }] = await Promise.all([
+        import('../../importers/index'),
+        import('../../session/summary'),
+        import('../../session/write'),
+      ]);
       const imported = await importFile(file);
       if (!imported.ok) {
         process.stderr.write(`speedmatrix import: ${imported.error}\n`);

@@ -1,10 +1,6 @@
 import { Option, type Command } from 'commander';
 import { basename, dirname, join } from 'node:path';
-import { openSessionOrImport } from '../../importers/open';
-import { renderHtmlReport } from '../../report/html';
-import { renderMarkdownReport } from '../../report/markdown';
-import { type PaperSize, htmlToPdf } from '../../report/pdf';
-import { writeFileAtomic } from '../../session/write';
+import type { PaperSize } from '../../report/pdf';
 import { TargetSpecError, type TargetSet, parseTargets } from '../../../src-shared/report/slo';
 
 export type ReportFormat = 'md' | 'html' | 'pdf';
@@ -36,6 +32,13 @@ export function registerReport(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      const [{ openSessionOrImport }, { renderHtmlReport }, { renderMarkdownReport }, { htmlToPdf }, { writeFileAtomic }] = await Promise.all([
+        import('../../importers/open'),
+        import('../../report/html'),
+        import('../../report/markdown'),
+        import('../../report/pdf'),
+        import('../../session/write'),
+      ]);
       const session = await openSessionOrImport(file);
       if (!session.ok) {
         process.stderr.write(`speedmatrix report: ${session.error}\n`);

@@ -1,23 +1,12 @@
 import type { Command } from 'commander';
-import { fmtCount, fmtDuration } from '../../../src-shared/report/format';
-import { launchOptionsFromCommand } from '../../server/command-line';
-import { buildLaunch } from '../../server/launch';
-import { killGroupNow } from '../../server/orphans';
-import { Supervisor, type StopReport } from '../../server/supervisor';
-import type { ServerTarget } from '../../server/target';
 
-/** The ready line: URL, model, max_model_len, KV budget and its source. */
-export function readyLine(t: ServerTarget): string {
-  const kv = t.kvBudget.tokens !== null ? `${fmtCount(t.kvBudget.tokens)} tokens (from ${t.kvBudget.source}${t.kvBudget.detail ? `: ${t.kvBudget.detail}` : ''})` : 'unknown';
-  const mml = t.maxModelLen !== null ? `${fmtCount(t.maxModelLen)} tokens` : 'unknown';
-  return `READY  ${t.baseUrl}  model ${t.model}  max_model_len ${mml}  KV budget ${kv}  engine ${t.engine.name} ${t.engine.version ?? ''}`.trimEnd();
+export interface ServeFlags {
+  readyTimeout: string;
+  stopTimeout: string;
+  logFile?: string;
+  json?: boolean;
+  yes?: boolean;
 }
-
-const positive = (name: string, v: string): number => {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of seconds, got "${v}"`);
-  return n;
-};
 
 export function registerServe(program: Command): void {
   program
@@ -29,83 +18,9 @@ export function registerServe(program: Command): void {
     .option('--stop-timeout <seconds>', 'wait after SIGTERM before SIGKILL of the whole process group', '30')
     .option('--log-file <file>', 'also write the server log (ANSI stripped) to this file')
     .option('--json', 'print one JSON object per event instead of text')
-    .action(async (cmd: string[], o: { readyTimeout: string; stopTimeout: string; logFile?: string; json?: boolean }) => {
-      let readyTimeoutMs: number;
-      let stopTimeoutMs: number;
-      let launch;
-      try {
-        readyTimeoutMs = positive('--ready-timeout', o.readyTimeout) * 1000;
-        stopTimeoutMs = positive('--stop-timeout', o.stopTimeout) * 1000;
-        launch = launchOptionsFromCommand(cmd);
-      } catch (e) {
-        process.stderr.write(`speedmatrix serve: ${(e as Error).message}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      const out = (event: string, text: string, data: Record<string, unknown> = {}) =>
-        process.stdout.write(o.json ? `${JSON.stringify({ event, ...data })}\n` : `${text}\n`);
-      const sup = new Supervisor();
-      let lastPhase = '';
-      let lastPrinted = 0;
-      sup.on('progress', (p) => {
-        // Print on phase changes and every 15 s, so a long download still shows life.
-        if (p.phase === lastPhase && p.elapsedMs - lastPrinted < 15_000) return;
-        lastPhase = p.phase;
-        lastPrinted = p.elapsedMs;
-        out('progress', `...    ${fmtDuration(p.elapsedMs / 1000).padStart(9)}  ${p.phase}`, p);
-      });
-      // The server's own log goes to stderr, so stdout stays the progress/ready/stop lines (or JSON events).
-      sup.on('log', (line) => process.stderr.write(`  | ${line}\n`));
-      let interrupted = false;
-      let stopReport: Promise<StopReport> | null = null;
-      const onSignal = () => {
-        if (interrupted) {
-          // A second Ctrl-C: do not wait for the stop timeout.
-          out('forcing', 'Killing the server now (SIGKILL to its process group)...');
-          if (sup.pid) killGroupNow(sup.pid);
-          return;
-        }
-        interrupted = true;
-        out('stopping', 'Stopping the server...');
-        stopReport = sup.stop();
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-      sup.on('crashed', (c) => {
-        out('crashed', `CRASHED  the server exited (${c.signal ?? `code ${c.exitCode}`}) while ready${c.orphans.length ? `; killed ${c.orphans.length} orphaned process(es)` : ''}. Last lines:\n${c.lastLines.slice(-15).map((l) => `  | ${l}`).join('\n')}`, {
-          exitCode: c.exitCode,
-          signal: c.signal,
-          lastLines: c.lastLines,
-          orphans: c.orphans,
-        });
-      });
-      out('launch', `Launching: ${buildLaunch(launch).display}`, { command: buildLaunch(launch).display });
-      const started = await sup.start(launch, { readyTimeoutMs, stopTimeoutMs, logFile: o.logFile });
-      if (!started.ok) {
-        const f = started.error;
-        if (!interrupted) {
-          out('failed', [`FAILED  ${f.message}`, ...f.rootCauseLines.map((l) => `  root cause: ${l}`), `  advice: ${f.advice}`].join('\n'), { failure: f });
-        }
-        const rep = stopReport ? await stopReport : await sup.stop();
-        out('stopped', rep.summary, { report: rep });
-        process.exitCode = interrupted ? 130 : 1;
-        cleanup();
-        return;
-      }
-      const t = started.data;
-      out('ready', `${readyLine(t)}\nPress Ctrl-C to stop the server.`, { target: { ...t, apiKey: undefined } });
-      await new Promise<void>((resolve) => {
-        if (interrupted || sup.state !== 'ready') return resolve();
-        sup.once('exited', () => resolve());
-      });
-      const rep = stopReport ? await stopReport : await sup.stop();
-      out('stopped', rep.summary, { report: rep });
-      process.exitCode = interrupted ? (rep.leftBehind.length ? 1 : 0) : 1;
-      cleanup();
-
-      function cleanup() {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
+    .option('-y, --yes', 'end servers an earlier killed SpeedMatrix left running, without asking')
+    .action(async (cmd: string[], o: ServeFlags) => {
+      const { serveCommand } = await import('./serve-command');
+      process.exitCode = await serveCommand(cmd, o);
     });
 }

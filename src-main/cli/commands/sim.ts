@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { simHelp } from '../../sim/help';
-import { runServe } from '../../sim/serve';
 
 /**
  * `speedmatrix sim serve MODEL [vllm flags] [sim flags]`: the simulated vLLM server, in this
@@ -10,7 +9,7 @@ export function registerSim(program: Command): void {
   const sim = program
     .command('sim')
     .description('Simulated vLLM server for demos and tests (sim serve --help lists its flags and profiles).')
-    .addHelpText('after', simHelp());
+    .addHelpText('after', () => simHelp());
   sim
     .command('serve')
     .description('Start the simulated vLLM server; takes `vllm serve` flags plus --sim-* flags.')
@@ -23,6 +22,7 @@ export function registerSim(program: Command): void {
         process.stdout.write(simHelp());
         return;
       }
+      const { runServe } = await import('../../sim/serve');
       await runServe(args);
     });
 }

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { readSessionFile } from '../../session/read';
-import { summarizeSession } from '../../session/summary';
 
 export function registerValidate(program: Command): void {
   program
@@ -8,6 +6,7 @@ export function registerValidate(program: Command): void {
     .description('Check a session file (.speedmatrix.json) and print a one-screen summary. Exit 0 when valid, 1 when not.')
     .argument('<file>', 'session file to check')
     .action(async (file: string) => {
+      const [{ readSessionFile }, { summarizeSession }] = await Promise.all([import('../../session/read'), import('../../session/summary')]);
       const result = await readSessionFile(file);
       if (!result.ok) {
         process.stderr.write(`INVALID  ${result.error.message}\n`);

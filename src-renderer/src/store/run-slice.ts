@@ -46,6 +46,9 @@ export interface RunSlice {
   /** Finished cells of the live run, by cellKey. */
   liveCells: Record<string, DecodeCell>;
   livePrefill: PrefillResult[];
+  /** The run and update last applied: older ones (a late invoke reply) are dropped. */
+  runId: number;
+  runSeq: number;
   updateRunForm(patch: Partial<RunForm>): void;
   addChip(field: 'contexts' | 'concurrency', value: number): void;
   removeChip(field: 'contexts' | 'concurrency', value: number): void;
@@ -61,14 +64,16 @@ export interface RunSlice {
   resetLiveRun(): void;
 }
 
-type RunState = Pick<RunSlice, 'runPhase' | 'plan' | 'live' | 'progress' | 'runMessage' | 'runError' | 'liveCells' | 'livePrefill'>;
+type RunState = Pick<RunSlice, 'runPhase' | 'plan' | 'live' | 'progress' | 'runMessage' | 'runError' | 'liveCells' | 'livePrefill' | 'runId' | 'runSeq'>;
 
 /**
  * One update onto the run state. Finished cells and prefill points keep their object when an
  * update brings none, so the heatmap and prefill chart do not redraw for a live sample.
  */
 function foldRunUpdate(s: RunState, u: RunUpdate): RunState {
-  const starting = u.phase === 'starting' && s.runPhase !== 'starting';
+  if (u.run < s.runId || (u.run === s.runId && u.seq < s.runSeq)) return s;
+  // Another run: forget the last one's cells.
+  const starting = u.run !== s.runId;
   let liveCells = starting ? {} : s.liveCells;
   if (u.cells.length) {
     liveCells = { ...liveCells };
@@ -94,6 +99,8 @@ function foldRunUpdate(s: RunState, u: RunUpdate): RunState {
     runError: u.phase === 'failed' ? (u.message ?? 'The run failed.') : starting ? null : s.runError,
     liveCells,
     livePrefill: prefill,
+    runId: u.run,
+    runSeq: u.seq,
   };
 }
 
@@ -111,6 +118,8 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
   runError: null,
   liveCells: {},
   livePrefill: [],
+  runId: 0,
+  runSeq: 0,
   updateRunForm: (patch) => set((s) => ({ runForm: { ...s.runForm, ...patch } })),
   addChip: (field, value) =>
     set((s) => ({ runForm: { ...s.runForm, [field]: sortedUnique([...s.runForm[field], value]) } })),

@@ -64,6 +64,8 @@ function liveUpdates(): string[] {
       prefill: [],
       progress: { done: k + (finished ? 1 : 0), total: session.cells.length, etaSeconds: 3600 - i },
       message: null,
+      run: 1,
+      seq: i + 1,
     };
     out.push(JSON.stringify({ type: 'event', channel: 'run:update', payload: u }));
   }

@@ -22,18 +22,18 @@ describe('the H200 fixture host', () => {
     expect(formatHardware(hw)).toBe(
       [
         'Hardware',
-        '- Type', '- Discrete GPU',
-        '- GPU', '- H200',
-        '- VRAM', '- 140 GB',
-        '- OS', '- linux',
-        '- Driver', '- 580.159.04',
-        '- CUDA', '- 13.0',
-        '- Compute capability', '- 9.0',
-        '- Power limit', '- 700 W',
-        '- GPU bus', '- 0: 00000000:00:06.0',
-        '- CPU', '- Intel Xeon® Processor (16 cores, 16 threads)',
-        '- RAM', '- 126 GB',
-        '- OS version', '- Ubuntu 24.04.3 LTS kernel 6.18.44-fc-v657-gpu x64',
+        '  Type:                Discrete GPU',
+        '  GPU:                 H200',
+        '  VRAM:                140 GB',
+        '  OS:                  linux',
+        '  Driver:              580.159.04',
+        '  CUDA:                13.0',
+        '  Compute capability:  9.0',
+        '  Power limit:         700 W',
+        '  GPU bus:             0: 00000000:00:06.0',
+        '  CPU:                 Intel Xeon® Processor (16 cores, 16 threads)',
+        '  RAM:                 126 GB',
+        '  OS version:          Ubuntu 24.04.3 LTS kernel 6.18.44-fc-v657-gpu x64',
         '',
       ].join('\n'),
     );
@@ -48,7 +48,7 @@ describe('other machines, from what systeminformation and lspci report', () => {
     const gpus = appleGpusFromSi([{ vendor: 'Apple', model: 'Apple M2 Max' }, { vendor: 'Intel', model: 'UHD 630' }], ram);
     expect(gpus).toEqual([{ index: 0, vendor: 'apple', name: 'Apple M2 Max', uuid: null, vramBytes: ram, driver: null, cuda: null, computeCapability: null, powerLimitWatts: null, busId: null }]);
     const hw: Hardware = { gpuType: 'Integrated GPU', gpus, cpu: null, ramBytes: ram, os: { platform: 'darwin', distro: 'macOS', release: '15.1', kernel: null, arch: 'arm64' }, notes: [] };
-    expect(formatHardware(hw)).toMatch(/^Hardware\n- Type\n- Integrated GPU\n- GPU\n- Apple M2 Max\n- VRAM\n- 64 GB\n- OS\n- darwin\n/);
+    expect(formatHardware(hw)).toMatch(/^Hardware\n  Type: +Integrated GPU\n  GPU: +Apple M2 Max\n  VRAM: +64 GB\n  OS: +darwin\n/);
   });
 
   it('lspci display controllers', () => {

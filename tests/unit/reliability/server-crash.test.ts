@@ -25,7 +25,9 @@ afterEach(async () => {
 
 describe('a server that crashes mid-cell', () => {
   it('attached: the cell is Error, the run stops cleanly (exit 1, says to resume), finished cells kept, the rest left for a resume', async () => {
-    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', '--sim-crash-after-tokens', '2500'] });
+    // The warm-ups (a short decode and a 3 s decode) and the first cell make about 2,600 tokens;
+    // the second cell makes about 3,800 more, so the crash comes early in it.
+    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', '--sim-crash-after-tokens', '3600'] });
     const dir = tempDir();
     const out = join(dir, 'crash.speedmatrix.json');
     const r = await runCli(['run', '--url', sim.url, '--contexts', '0', '--concurrency', '1,2,4', '--prefill-contexts', 'none', '--duration', '10', '--sim-speed', String(SPEED), '--out', out], { cwd: dir, timeoutMs: 150_000 });

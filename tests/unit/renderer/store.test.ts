@@ -7,7 +7,9 @@ import { LOG_LIMIT } from '../../../src-renderer/src/store/server-slice';
 import { TELEMETRY_WINDOW } from '../../../src-renderer/src/store/hardware-slice';
 
 const K = 1024;
-const update = (u: Partial<RunUpdate>): RunUpdate => ({ phase: 'decode', plan: null, live: null, cells: [], prefill: [], progress: null, message: null, ...u });
+let seq = 0;
+/** Updates of run 1 unless told, numbered in the order made (as main numbers them). */
+const update = (u: Partial<RunUpdate>): RunUpdate => ({ phase: 'decode', plan: null, live: null, cells: [], prefill: [], progress: null, message: null, run: 1, seq: ++seq, ...u });
 const done = (context: number, concurrency: number, status: DecodeCell['status'] = 'valid') =>
   ({ context, concurrency, status, totalTokensPerSecond: status === 'valid' ? 100 : null }) as DecodeCell;
 
@@ -78,8 +80,21 @@ describe('run slice', () => {
     s.getState().applyRunUpdate(update({ phase: 'done' }));
     expect(s.getState().live).toBeNull();
     expect(Object.keys(s.getState().liveCells)).toHaveLength(3);
-    s.getState().applyRunUpdate(update({ phase: 'starting' }));
+    s.getState().applyRunUpdate(update({ phase: 'starting', run: 2 }));
     expect(s.getState().liveCells).toEqual({});
+  });
+
+  it('drops an update older than one already applied (a late invoke reply), so finished cells never vanish', () => {
+    const s = createAppStore();
+    const reply = update({ phase: 'starting', run: 1 });
+    s.getState().applyRunUpdate(update({ phase: 'prefill', run: 1, cells: [done(8 * K, 1)] }));
+    s.getState().applyRunUpdate(reply);
+    expect(s.getState().runPhase).toBe('prefill');
+    expect(Object.keys(s.getState().liveCells)).toEqual(['8192x1']);
+    // A finished run's late update does not overwrite a newer run either.
+    s.getState().applyRunUpdate(update({ phase: 'starting', run: 2 }));
+    s.getState().applyRunUpdate(update({ phase: 'done', run: 1 }));
+    expect(s.getState().runPhase).toBe('starting');
   });
 
   it('applies a frame\'s batch of updates as the same updates one by one, in one store change', () => {

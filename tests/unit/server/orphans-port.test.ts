@@ -35,14 +35,11 @@ describe('leftovers of a process group', () => {
   });
 
   it('processTree follows children by parent link', async () => {
-    const p = spawn(process.execPath, ['-e', "require('child_process').spawn(process.execPath, ['-e','setTimeout(()=>{},5000)'],{stdio:'ignore', detached:true}); setTimeout(()=>{},5000)"], { detached: true, stdio: 'ignore' });
-    // The grandchild needs a Node start-up of its own: wait for it (bounded) rather than a fixed time.
-    let tree = await processTree(p.pid!);
-    for (let waited = 0; tree.length < 2 && waited < 10_000; waited += 100) {
-      await new Promise((r) => setTimeout(r, 100));
-      tree = await processTree(p.pid!);
-    }
-    expect(tree.length).toBe(2);
+    // The parent prints its child's pid once it is spawned (a fixed wait is too short on a loaded machine).
+    const p = spawn(process.execPath, ['-e', "const c = require('child_process').spawn(process.execPath, ['-e','setTimeout(()=>{},5000)'],{stdio:'ignore', detached:true}); console.log(c.pid); setTimeout(()=>{},5000)"], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const childPid = Number(await new Promise<string>((r) => p.stdout!.once('data', (d) => r(String(d)))));
+    const tree = await processTree(p.pid!);
+    expect(tree.map((t) => t.pid).sort()).toEqual([p.pid!, childPid].sort());
     for (const t of tree) process.kill(t.pid, 'SIGKILL');
   });
 });

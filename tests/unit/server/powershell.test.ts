@@ -49,7 +49,7 @@ describe('PowerShell quoting', () => {
 describe('what a local launch can do on each OS', () => {
   it('Windows: vLLM native and in Docker get a note pointing to Attach to URL; the simulator and custom commands none', () => {
     expect(localLaunchNote('vllm-native', 'win32')).toBe(
-      'vLLM does not run natively on Windows, so it cannot be launched here (only inside WSL 2). Run vLLM on a Linux GPU machine and benchmark it from here with "Attach to URL" (or `speedmatrix run --url`).',
+      'vLLM does not run natively on Windows, so it cannot be launched here (only inside WSL 2). Run vLLM on a Linux GPU machine and benchmark it from here with "Attach to URL" (in the CLI: speedmatrix run --url).',
     );
     expect(localLaunchNote('vllm-docker', 'win32')).toMatch(/^vLLM's Docker image needs NVIDIA GPUs under Linux: on Windows only Docker Desktop with the WSL 2 backend .*"Attach to URL"/);
     expect(localLaunchNote('simulator', 'win32')).toBeNull();
@@ -78,4 +78,18 @@ describe('the Server form preview carries the note and the PowerShell line', () 
     const linux = await new ServerControl(new CoreEvents(), { platform: 'linux' }).preview(form);
     expect([linux.powershell, linux.platformNote]).toEqual([null, null]);
   });
+});
+
+describe('a running server on Windows', () => {
+  it('its snapshot carries the running command as PowerShell, for Copy while it runs', async () => {
+    const control = new ServerControl(new CoreEvents(), { platform: 'win32', stopTimeoutMs: 5000 });
+    try {
+      const snap = await control.start({ ...FORM_DEFAULTS, kind: 'simulator', simSpeed: 20, simLoadSeconds: 0.2, port: null });
+      expect(snap.display).toMatch(/^speedmatrix sim serve /);
+      expect(snap.powershell).toBe(displayAsPowerShell(snap.display));
+      expect(snap.powershell).toMatch(/^speedmatrix sim serve /);
+    } finally {
+      await control.stop();
+    }
+  }, 60_000);
 });

@@ -26,7 +26,13 @@ describe('plain routes', () => {
     expect((await fetch(`${sim.url}/health`)).status).toBe(200);
     expect(await (await fetch(`${sim.url}/health`)).text()).toBe('');
     expect((await fetch(`${sim.url}/ping`, { method: 'POST' })).status).toBe(200);
-    expect((await getJson(`${sim.url}/version`)).json).toEqual({ version: '0.30.1rc1.dev452+g73a583112', simulated: true, sim_speed: 20 });
+    expect((await getJson(`${sim.url}/version`)).json).toEqual({
+      version: '0.30.1rc1.dev452+g73a583112',
+      simulated: true,
+      sim_speed: 20,
+      sim_profile: 'rtx-pro-6000-fara-4b-bf16',
+      sim_gpu: { name: 'NVIDIA RTX PRO 6000 Blackwell Server Edition', memory_gib: 95.59 },
+    });
     expect((await getJson(`${sim.url}/load`)).json).toEqual({ server_load: 0 });
   });
   it('an attached simulator is recognised from /version: simulated, with its speed', async () => {

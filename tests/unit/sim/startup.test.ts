@@ -10,6 +10,7 @@ import { parseLog } from '../../../src-main/server/log-parse';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
 import { freePort, startSim, type SimHandle } from '../../helpers/sim';
 import { ROOT } from '../../helpers/paths';
+import { killGroupNow } from '../../../src-main/server/orphans';
 
 const started: SimHandle[] = [];
 afterEach(async () => {
@@ -47,14 +48,10 @@ function runToExit(args: string[]): Promise<{ code: number | null; out: string }
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (out += d));
-    const t = setTimeout(() => process.kill(-p.pid!, 'SIGKILL'), 30_000);
+    const t = setTimeout(() => killGroupNow(p.pid!), 30_000);
     p.on('close', (code) => {
       clearTimeout(t);
-      try {
-        process.kill(-p.pid!, 'SIGKILL');
-      } catch {
-        /* group gone */
-      }
+      killGroupNow(p.pid!);
       resolve({ code, out: plain(out) });
     });
   });
@@ -270,11 +267,7 @@ describe('speedmatrix sim (CLI)', () => {
       p.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {
-      try {
-        process.kill(-p.pid!, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
+      killGroupNow(p.pid!);
     }
   });
 });

@@ -74,7 +74,7 @@ export function ServerView() {
   };
 
   const copy = async () => {
-    const text = busy && server.display ? server.display : (preview?.powershell ?? preview?.display);
+    const text = busy && server.display ? (server.powershell ?? server.display) : (preview?.powershell ?? preview?.display);
     if (!text) return;
     if (!(await copyText(text))) return;
     setCopied(true);
@@ -180,7 +180,7 @@ export function ServerView() {
           <div className="preview-head">
             <h2>{busy ? 'Running command' : 'Command'}</h2>
             <button type="button" onClick={() => void copy()} disabled={!preview && !server.display}>
-              {copied ? 'Copied' : !busy && preview?.powershell ? 'Copy as PowerShell' : 'Copy'}
+              {copied ? 'Copied' : (busy && server.display ? server.powershell : preview?.powershell) ? 'Copy as PowerShell' : 'Copy'}
             </button>
           </div>
           {busy && server.display ? (

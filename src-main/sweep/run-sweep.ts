@@ -1,0 +1,112 @@
+/**
+ * A sweep: the same matrix for every launch variant, one server at a time. Each variant's
+ * server is started through the supervisor, measured by the run orchestrator into its own
+ * session file, and stopped before the next; a variant whose server fails to start is recorded
+ * with its root cause and the sweep goes on. The folder's sweep.json says where it stands, so a
+ * stopped sweep resumes. See docs/sweeps.md.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunHandle } from '../bench/start-run';
+import type { BenchEvent, RunConfigInput } from '../bench/types';
+import { RunRefused, startOrchestratedRun } from '../orchestrator/orchestrator';
+import type { ServerHardwareOptions } from '../orchestrator/server-hardware';
+import { launchServer } from '../orchestrator/server-side';
+import { LaunchedRegistry } from '../server/launched-registry';
+import type { LaunchOptions } from '../server/launch';
+import { Supervisor } from '../server/supervisor';
+import { type SweepManifest, type VariantState, writeManifest } from './manifest';
+
+export interface SweepRunOptions {
+  dir: string;
+  manifest: SweepManifest;
+  config: RunConfigInput;
+  /** The server launch of a variant (the command with its settings applied). */
+  launchFor: (v: VariantState) => LaunchOptions;
+  hardware: ServerHardwareOptions;
+  readyTimeoutMs?: number;
+  registry?: LaunchedRegistry;
+  say: (text: string) => void;
+  onEvent: (variant: number, e: BenchEvent) => void;
+}
+
+export type SweepOutcome = 'completed' | 'cancelled';
+
+const label = (i: number, v: VariantState, n: number) => `Variant ${String.fromCharCode(65 + i)} (${i + 1}/${n}) ${v.label || '(as given)'}`;
+
+export class SweepRun {
+  private stopped = false;
+  private supervisor: Supervisor | null = null;
+  private handle: RunHandle | null = null;
+  readonly done: Promise<SweepOutcome>;
+
+  constructor(private readonly o: SweepRunOptions) {
+    this.done = this.run();
+  }
+
+  /** Stop after saving: the current cell is cancelled, its server stopped, the manifest written. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.handle) await this.handle.stop();
+    else await this.supervisor?.stop();
+  }
+
+  private async save(): Promise<void> {
+    const w = await writeManifest(this.o.dir, this.o.manifest);
+    if (!w.ok) this.o.say(`warning: could not update the sweep index: ${w.error}`);
+  }
+
+  private async run(): Promise<SweepOutcome> {
+    const variants = this.o.manifest.variants;
+    for (let i = 0; i < variants.length; i++) {
+      if (this.stopped) break;
+      const v = variants[i];
+      if (v.state === 'done') continue;
+      await this.runVariant(i, v);
+      await this.save();
+    }
+    return this.stopped ? 'cancelled' : 'completed';
+  }
+
+  private async runVariant(i: number, v: VariantState): Promise<void> {
+    const name = label(i, v, this.o.manifest.variants.length);
+    const sessionFile = join(this.o.dir, v.file);
+    this.o.say(`${name}: starting the server...`);
+    this.supervisor = new Supervisor();
+    const started = await launchServer(this.o.launchFor(v), { readyTimeoutMs: this.o.readyTimeoutMs, userKvTokens: this.o.config.kvBudgetTokens, registry: this.o.registry, onRestart: this.o.say }, this.supervisor);
+    if (!started.ok) {
+      if (this.stopped) return;
+      const f = started.error;
+      v.state = 'failed';
+      v.failure = [f.message, ...f.rootCauseLines].join(' ');
+      this.o.say(`${name}: the server did not start: ${v.failure}`);
+      return;
+    }
+    try {
+      const run = await startOrchestratedRun({
+        server: started.data,
+        config: this.o.config,
+        sessionFile,
+        resume: v.state === 'partial' && existsSync(sessionFile),
+        hardware: this.o.hardware,
+        onEvent: (e) => this.o.onEvent(i, e),
+      });
+      this.handle = run.handle;
+      if (this.stopped) void run.handle.stop();
+      await run.handle.done;
+      const outcome = run.handle.outcome();
+      v.state = outcome === 'completed' ? 'done' : 'partial';
+      v.failure = outcome === 'failed' ? 'the server went down during the run and did not come back' : null;
+      this.o.say(`${name}: ${v.state === 'done' ? 'done' : 'stopped; resume the sweep to finish it'}.`);
+    } catch (e) {
+      v.state = 'failed';
+      v.failure = e instanceof RunRefused ? [e.message, ...e.notes].join(' ') : (e as Error).message;
+      this.o.say(`${name}: ${v.failure}`);
+    } finally {
+      this.handle = null;
+      const rep = await started.data.stop();
+      if (rep.leftBehind.length) this.o.say(`warning: ${rep.summary}`);
+      this.supervisor = null;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The one-line progress bar on a terminal: it fits the terminal's width with the cell count
+ * and the ETA whole, says "finishing" at a cell's normal end and "cancelling" only after a
+ * stop, and counts in words that agree with the number.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { planRun } from '../../../src-main/bench/plan';
+import { fitLine, ProgressPrinter } from '../../../src-main/bench/progress';
+import type { BenchEvent } from '../../../src-main/bench/types';
+
+const kv = { tokens: 1_000_000, source: 'user' as const, detail: null, maxConcurrency: null, tokensPerRequest: null };
+const stripAnsi = (s: string) => s.replace(/\r\x1b\[2K/g, '\n'); // eslint-disable-line no-control-regex
+
+function tty(columns: number, events: BenchEvent[], stop = false): string[] {
+  let out = '';
+  const p = new ProgressPrinter('tty', { write: (t) => (out += t), columns: () => columns });
+  // The bar redraws at most every 200 ms: events here come half a second apart.
+  for (const e of events) {
+    vi.advanceTimersByTime(500);
+    p.handle(e);
+  }
+  if (stop) p.stopping();
+  return stripAnsi(out).split('\n').filter(Boolean);
+}
+
+const plan = planRun({ contexts: [8192, 32768], concurrency: [1, 4, 16], prefillContexts: [] }, { maxModelLen: 65536, kvBudget: kv });
+const planned: BenchEvent = { type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] };
+const start: BenchEvent = { type: 'cell-start', context: 32768, concurrency: 16, index: 2, total: 6, etaSeconds: 754 };
+const sample: BenchEvent = { type: 'sample', context: 32768, concurrency: 16, stage: 'window', tokensPerSecond: 2412.5, activeRequests: 16, waitingRequests: 0, tokens: 100, elapsedSeconds: 1 };
+
+describe('the progress bar line', () => {
+  beforeEach(() => vi.useFakeTimers({ toFake: ['Date'] }));
+  afterEach(() => vi.useRealTimers());
+
+  it('120 columns: the bar, the cell, live figures and the ETA', () => {
+    const last = tty(120, [planned, start, sample]).pop()!;
+    expect(last).toMatch(/^\[####\.+\] cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  16 active  ETA \d+ min \d+ s$/);
+  });
+
+  it('60 columns: the bar goes, then the middle is cut; the ETA stays whole', () => {
+    const last = tty(60, [planned, start, sample]).pop()!;
+    expect(last.length).toBeLessThanOrEqual(59);
+    expect(last).toMatch(/^cell 2\/6  32K × 16.*….*16 active  ETA \d+ min \d+ s$/);
+  });
+
+  it('very narrow: the cell count and the ETA, then the ETA alone', () => {
+    expect(fitLine('[##..]', 'cell 2/6', 'a long middle part', 'ETA 1 min 5 s', 26)).toBe('cell 2/6  ETA 1 min 5 s');
+    expect(fitLine('[##..]', 'cell 2/6', 'a long middle part', 'ETA 1 min 5 s', 14)).toBe('ETA 1 min 5 s');
+  });
+
+  it('the normal end of a cell reads "finishing"; after a stop it reads "cancelling"', () => {
+    const cooldown: BenchEvent = { type: 'phase', phase: 'cooldown', message: 'cooldown', context: 32768, concurrency: 16 };
+    expect(tty(120, [start, cooldown]).pop()).toMatch(/ finishing  ETA/);
+    expect(tty(120, [start, cooldown], true).pop()).toMatch(/ cancelling  ETA/);
+  });
+
+  it('one cell: a singular word', () => {
+    const one = planRun({ contexts: [8192], concurrency: [1], prefillContexts: [8192] }, { maxModelLen: 32768, kvBudget: kv });
+    expect(tty(120, [{ type: 'plan', plan: one, alreadyDone: 0, doneCells: [], donePrefill: [] }])[0]).toMatch(/^Plan: 1 cell \(1 to run, /);
+  });
+});

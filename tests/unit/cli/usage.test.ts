@@ -1,0 +1,97 @@
+/**
+ * The CLI as a person meets it before anything runs: usage errors (one line and where the
+ * help is), an output folder that cannot take the session (refused before anything is
+ * launched or measured), a bad hardware file, and a pipe closed early. The real CLI process.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli';
+import { ROOT } from '../../helpers/paths';
+
+const temp = () => mkdtempSync(join(tmpdir(), 'sm-cli-'));
+
+describe('usage errors', () => {
+  it('an unknown option: the error and one line naming the command’s --help, exit 2, no help text', async () => {
+    const r = await runCli(['run', '--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("speedmatrix: unknown option '--bogus'\nRun 'speedmatrix run --help' for the options.\n");
+    expect(r.stdout).toBe('');
+  });
+
+  it('an unknown command names the top-level --help', async () => {
+    const r = await runCli(['frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^speedmatrix: unknown command 'frobnicate'\nRun 'speedmatrix --help' for the options\.\n$/);
+  });
+
+  it('--concurrency 0 gives a concurrency example, not a context one', async () => {
+    const r = await runCli(['run', '--demo', '--concurrency', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--concurrency: "0" is not a positive whole number (e.g. --concurrency 1,4,16).');
+  });
+
+  it('--version and --help exit 0', async () => {
+    const v = await runCli(['--version']);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const h = await runCli(['run', '--help']);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toMatch(/--api-key-file <file>/);
+  });
+});
+
+describe('the output is checked before anything runs', () => {
+  it('--out in a folder that does not exist: exit 2 with the reason, no server launched', async () => {
+    const dir = temp();
+    const data = join(dir, 'data');
+    const out = join(dir, 'missing', 'x.speedmatrix.json');
+    const r = await runCli(['run', '--demo', '--out', out], { env: { SPEEDMATRIX_DATA_DIR: data } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--out: the folder ${join(dir, 'missing')} does not exist`);
+    expect(r.stdout).not.toMatch(/Launching/);
+    expect(existsSync(join(data, 'launched-servers.json'))).toBe(false);
+  });
+
+  it('--out under a file (not a folder), and an --out that already exists: exit 2', async () => {
+    const dir = temp();
+    const file = join(dir, 'plain.txt');
+    writeFileSync(file, 'x');
+    const under = await runCli(['run', '--demo', '--out', join(file, 'x.speedmatrix.json')]);
+    expect(under.code).toBe(2);
+    expect(under.stderr).toContain(`--out: ${file} is not a folder.`);
+    const exists = await runCli(['run', '--demo', '--out', file]);
+    expect(exists.code).toBe(2);
+    expect(exists.stderr).toContain(`--out: ${file} already exists`);
+  });
+
+  it('--report in a folder that does not exist: exit 2', async () => {
+    const dir = temp();
+    const r = await runCli(['run', '--demo', '--out', join(dir, 'a.speedmatrix.json'), '--report', join(dir, 'nope', 'a.md')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--report: the folder ${join(dir, 'nope')} does not exist`);
+  });
+
+  it('--hardware that is not `hw --json` output: exit 2 naming the field', async () => {
+    const dir = temp();
+    const hw = join(dir, 'hw.json');
+    writeFileSync(hw, JSON.stringify({ hardware: { gpus: 'many' } }));
+    const r = await runCli(['run', '--url', 'http://127.0.0.1:9', '--out', join(dir, 'a.speedmatrix.json'), '--hardware', hw]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--hardware: The hardware file .*hw\.json is not what `speedmatrix hw --json` writes: gpus: /);
+  });
+});
+
+describe('a pipe closed early (`speedmatrix help | head`)', () => {
+  it('exits quietly: no EPIPE stack trace', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'run', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    expect(stderr).not.toMatch(/EPIPE|at .*\(node:/);
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * The app start's check for servers an earlier, killed SpeedMatrix launched: the core lists
+ * those still running (from the same state file the CLI writes) and ends the one asked for.
+ * A real detached process group stands for the leftover server.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createAppCore } from '../../../src-main/core';
+import { LaunchedRegistry } from '../../../src-main/server/launched-registry';
+import { findGroupProcesses } from '../../../src-main/server/orphans';
+
+describe('leftover launched servers at app start', () => {
+  it('lists the ones still running whose launcher is gone, and ends the one asked for', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sm-core-left-'));
+    const serversDir = join(dir, 'shared');
+    const server = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+    const launcher = spawn('true', [], { stdio: 'ignore' });
+    await new Promise((r) => launcher.on('exit', r));
+    new LaunchedRegistry(serversDir).add({ pgid: server.pid!, command: 'vllm serve Qwen/Qwen3-8B --port 8000', port: 8000, startedAt: new Date().toISOString(), launcherPid: launcher.pid!, launcherStart: null });
+    const core = createAppCore({ host: 'bridge', dataDir: dir, launchedServersDir: serversDir, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
+    try {
+      expect((await core.leftoverServers()).map((e) => [e.pgid, e.command, e.port])).toEqual([[server.pid, 'vllm serve Qwen/Qwen3-8B --port 8000', 8000]]);
+      expect(await core.endLeftoverServer(server.pid!)).toBe(true);
+      expect(await findGroupProcesses(server.pid!)).toEqual([]);
+      expect(await core.leftoverServers()).toEqual([]);
+    } finally {
+      await core.dispose();
+    }
+  });
+});
