@@ -2,7 +2,7 @@
  * `speedmatrix sweep --vary FLAG=V1,V2 [--vary ...] [matrix options] --out-dir DIR -- CMD...`:
  * the same matrix for every combination of launch settings, one server at a time.
  * `sweep --resume DIR` finishes what a stopped sweep left. This file only declares the flags;
- * ../sweep-command.ts runs.
+ * ./sweep-command.ts runs.
  */
 import type { Command } from 'commander';
 import { addMatrixOptions, type RunFlags } from './run';
@@ -28,7 +28,7 @@ export function registerSweep(program: Command): void {
     .option('--json-progress', 'print one JSON event per line instead of a progress bar')
     .option('-y, --yes', 'end servers an earlier killed run left running, without asking')
     .action(async (cmd: string[], flags: SweepFlags) => {
-      const { runSweepCommand } = await import('../sweep-command');
+      const { runSweepCommand } = await import('./sweep-command');
       process.exitCode = await runSweepCommand(cmd, flags);
     });
 }
