@@ -217,16 +217,17 @@ export class Runner {
     const largest = this.largestRunnableContext();
     const maxOut = this.plan.config.maxOutputTokens;
     const long = largest > 0 ? await this.fittingPrompt(tag(`CTX ${largest}`), largest, maxOut) : short;
-    // A long cold prompt on a slow card needs minutes: its deadline scales like a scout's.
-    const limit = Math.max(readinessTimeoutSeconds(largest) * 2, scoutDeadline(largest, this.prefillPoints, this.plan.config.scoutDeadline).deadlineSeconds);
     if (largest > 0) {
+      // A long cold prompt on a slow card needs minutes: its deadline scales like a scout's.
+      const limit = Math.max(readinessTimeoutSeconds(largest) * 2, scoutDeadline(largest, this.prefillPoints, this.plan.config.scoutDeadline).deadlineSeconds);
       this.host.emit({ type: 'phase', phase: 'warmup', message: `warming up at ${fmtContext(largest)} context` });
       const scout = await this.oneRequest(this.requestBody(long.messages, 1), limit);
       this.notePrefill(scout);
       await this.afterRequest(scout, `the ${fmtContext(largest)} scout warm-up`);
       if (!ok()) return;
     }
-    const decode = await this.oneRequest(this.requestBody(long.messages, maxOut), limit, undefined, WARMUP_DECODE_SECONDS);
+    // The scout filled the cache, so the first token comes within a readiness deadline (a hung server is not waited on for long).
+    const decode = await this.oneRequest(this.requestBody(long.messages, maxOut), readinessTimeoutSeconds(largest), undefined, WARMUP_DECODE_SECONDS);
     await this.afterRequest(decode, 'the decode warm-up');
     await idleGate({ http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock }, this.stopSignal, 30);
   }

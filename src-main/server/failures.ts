@@ -234,7 +234,7 @@ const ERRORISH = /\b(error|exception|fatal|critical)\b|^\w+(Error|Exception):/i;
 const PREFERRED = /^\s*Value error, |\berror: /;
 const GATED = RULES.find((r) => r.kind === 'gated-model')!;
 
-function matchRule(lines: readonly string[], _ctx: FailureContext & { platform: AdvicePlatform }): { rule: Rule; m: RegExpExecArray; line: string } | null {
+function matchRule(lines: readonly string[]): { rule: Rule; m: RegExpExecArray; line: string } | null {
   for (let i = lines.length - 1; i >= 0; i--) {
     for (const rule of RULES) {
       const m = rule.re.exec(lines[i]);
@@ -259,7 +259,7 @@ export function recognizeStartupFailure(rawLines: readonly string[], ctx: Failur
   const logTail = lines.slice(-tailSize);
   const base = { logTail, exitCode: ctx.exitCode ?? null, signal: ctx.signal ?? null };
   const full = { ...ctx, platform: advicePlatform(ctx.platform) };
-  const found = matchRule(lines, full);
+  const found = matchRule(lines);
   if (found) return { kind: found.rule.kind, ...found.rule.explain(found.m, full), rootCauseLines: [withoutPrefix(found.line)], ...base };
   const how = ctx.signal ? `was killed by ${ctx.signal}` : `exited with code ${ctx.exitCode ?? 'unknown'}`;
   const candidates = [...lines].reverse().map(withoutPrefix).filter((l) => ERRORISH.test(l) && !GENERIC.test(l));

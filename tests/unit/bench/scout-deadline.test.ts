@@ -66,7 +66,7 @@ describe('the plan', () => {
     expect(() => configFromFlags({ scoutDeadlineCap: 'soon' })).toThrow(/--scout-deadline-cap must be a positive number/);
   });
   it('shows each scout’s expected time, longer for longer prompts', () => {
-    const plan = planRun({ contexts: [8 * K, 64 * K], concurrency: [1] }, target);
+    const plan = planRun({ contexts: [8 * K, 64 * K], concurrency: [1], prefillContexts: [8 * K, 64 * K, 256 * K] }, target);
     const byContext = new Map(plan.prefill.map((p) => [p.context, p.expectedSeconds]));
     expect(byContext.get(8 * K)).toBeGreaterThan(0);
     expect(byContext.get(256 * K)).toBeGreaterThan(byContext.get(64 * K)!);

@@ -72,7 +72,7 @@ describe('the simulator process, by the version its profile claims', () => {
     started.push(h);
     return h;
   };
-  // eslint-disable-next-line no-control-regex -- vLLM colours its log prefix
+  // eslint-disable-next-line no-control-regex -- ANSI colour codes are control characters
   const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
 
   it("starts with a real vLLM 0.32 launch line on the consumer profile (int4_per_token_head: a newer release's value, warned about)", async () => {
