@@ -11,6 +11,7 @@ import { webTest as it } from '../helpers/fixtures';
 import { importText } from '../../src-main/importers';
 import { serializeSession } from '../../src-main/session/write';
 import type { Session } from '../../src-shared/session/schema';
+import { cellKey } from '../../src-shared/cell-key';
 import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
 import { REFERENCE_REPORT } from '../helpers/paths';
 import { hasChromium, openPage, shot } from './browser';
@@ -132,8 +133,7 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     await page.locator('nav button', { hasText: 'Results' }).click();
     await pickFile(page, 'hostile.speedmatrix.json', serializeSession(hostile));
     await page.getByTestId('report').waitFor();
-    const cellKey = `${hostile.cells[looped].context}x${hostile.cells[looped].concurrency}`;
-    await page.locator(`[data-cell="${cellKey}"] button`).click();
+    await page.locator(`[data-cell="${cellKey(hostile.cells[looped])}"] button`).click();
     await page.getByTestId('loop-evidence').waitFor();
     const title = await page.getByTestId('report-title').textContent();
     expect(title).toContain(HOSTILE_IMG);

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cellKey } from '../../../src-shared/cell-key';
 import { journalPathFor, recoverFromJournal } from '../../../src-main/session/journal';
 import { readSessionFile } from '../../../src-main/session/read';
 import { runCli } from '../../helpers/cli';
@@ -34,8 +35,8 @@ interface Ev {
   cell?: { context: number; concurrency: number; status: string };
 }
 const events = (out: string): Ev[] => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Ev);
-const startedKeys = (evs: Ev[]) => evs.filter((e) => e.type === 'cell-start').map((e) => `${e.context}x${e.concurrency}`);
-const doneKeys = (evs: Ev[]) => evs.flatMap((e) => (e.type === 'cell-done' && e.cell ? [`${e.cell.context}x${e.cell.concurrency}`] : []));
+const startedKeys = (evs: Ev[]) => evs.filter((e) => e.type === 'cell-start').map((e) => cellKey(e as { context: number; concurrency: number }));
+const doneKeys = (evs: Ev[]) => evs.flatMap((e) => (e.type === 'cell-done' && e.cell ? [cellKey(e.cell)] : []));
 
 describe('speedmatrix run killed with SIGKILL', () => {
   it('the journal keeps every finished cell; --resume measures only the rest; the key is in no output', async () => {
