@@ -7,6 +7,7 @@ import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/
 import { STATUS_WORDS } from '../session/schema';
 import { cellKey } from '../cell-key';
 import { NONE, fmtContext, fmtMs, fmtTokPerSec, withFailed } from './format';
+import { CELL_METRIC_DEFS, type CellMetric } from './cell-metrics';
 
 /** Statuses whose figures are kept and shown (Requests queued keeps its figure, with the word). */
 export const HAS_FIGURES: ReadonlySet<CellStatus> = new Set<CellStatus>(['valid', 'queued', 'stalled']);
@@ -133,14 +134,44 @@ export function sequentialColor(t: number): string {
  * of opposite ends of the scale.
  */
 export function throughputColor(value: number, maxValue: number): string {
-  return sequentialColor(maxValue > 0 ? value / maxValue : 0);
+  return metricColor(value, maxValue, 'higher');
 }
 
 /** The colour key of the heatmap, from 0 to the largest value, as a CSS gradient. */
 export const THROUGHPUT_GRADIENT_CSS = `linear-gradient(90deg, ${[SEQ_LOW, SEQ_MID, SEQ_HIGH].map(hex).join(', ')})`;
 
+/**
+ * The heatmap colour of any cell metric, on the same zero-anchored scale: darker is always
+ * better, so a lower-is-better metric (TTFT, joules, cost) runs the scale the other way, and
+ * its smallest values are the darkest.
+ */
+export function metricColor(value: number, maxValue: number, better: 'higher' | 'lower'): string {
+  const t = maxValue > 0 ? value / maxValue : 0;
+  return sequentialColor(better === 'higher' ? t : 1 - clamp01(t));
+}
+
+/** The colour key from 0 (left) to the largest value (right), for a metric's direction. */
+export function metricGradientCss(better: 'higher' | 'lower'): string {
+  const stops = better === 'higher' ? [SEQ_LOW, SEQ_MID, SEQ_HIGH] : [SEQ_HIGH, SEQ_MID, SEQ_LOW];
+  return `linear-gradient(90deg, ${stops.map(hex).join(', ')})`;
+}
+
 /** The colour key's words: "0 to 4,786.2 tok/s total". */
 export const throughputKeyText = (maxValue: number): string => `0 to ${fmtTokPerSec(maxValue)} tok/s total`;
+
+/** A metric's figure as a cell shows it: its own format, with "tok/s" where the format leaves the unit to a column. */
+export function metricCellText(metric: CellMetric, value: number | null): string {
+  const def = CELL_METRIC_DEFS[metric];
+  const text = def.format(value);
+  return value !== null && def.unit === 'tok/s' ? `${text} tok/s` : text;
+}
+
+/** The colour key's words for any metric: "0 to 1,053 ms TTFT (median), darker is lower (better)". */
+export function metricKeyText(metric: CellMetric, maxValue: number): string {
+  if (metric === 'total') return throughputKeyText(maxValue);
+  const def = CELL_METRIC_DEFS[metric];
+  return `0 to ${metricCellText(metric, maxValue)} ${def.label}, darker is ${def.better} (better)`;
+}
 
 const DIV_WORSE: Rgb = [0xc0, 0x39, 0x2b];
 const DIV_SAME: Rgb = [0xf4, 0xf4, 0xf1];
