@@ -10,10 +10,11 @@ import { describe, expect } from 'vitest';
 import { webTest as it } from '../helpers/fixtures';
 import { importText } from '../../src-main/importers';
 import { serializeSession } from '../../src-main/session/write';
+import type { BridgeServer } from '../helpers/bridge-server';
 import { REFERENCE_REPORT } from '../helpers/paths';
 import { hasChromium, openPage, shot } from './browser';
 
-async function openReference(page: Page, bridge: { core: { invoke: (ch: string, args: unknown[]) => Promise<{ ok: boolean }> }; dialogs: { saveDir: string; openQueue: string[] } }): Promise<void> {
+async function openReference(page: Page, bridge: BridgeServer): Promise<void> {
   const r = importText(readFileSync(REFERENCE_REPORT, 'utf8'), 'fara-4b-rtx-pro-6000-bf16.txt');
   if (!r.ok) throw new Error(r.error);
   const file = join(bridge.dialogs.saveDir, 'reference.speedmatrix.json');

@@ -7,21 +7,13 @@
 import { cellKey } from '@shared/cell-key';
 import type { PlanCell } from '@shared/ipc/contract';
 import type { CellStatus, DecodeCell } from '@shared/session/schema';
-import { CELL_METRIC_DEFS, type CellMetric, type MetricContext } from '@shared/report/cell-metrics';
-import { HAS_FIGURES, metricCellText, metricColor, textColorOn } from '@shared/report/matrix-model';
-import { type TargetSet, meetsTargets } from '@shared/report/slo';
+import { CELL_METRIC_DEFS, type CellMetric } from '@shared/report/cell-metrics';
+import { HAS_FIGURES, MISSED_TARGET_FILL, type MatrixView, TOTAL_VIEW, metricCellText, metricColor, textColorOn } from '@shared/report/matrix-model';
+import { meetsTargets } from '@shared/report/slo';
 import { NONE, fmtMs, fmtTokPerSec, statusWord, withFailed } from '../format';
 
-/** What the heatmap shows: a metric in its context, and targets whose misses are greyed. */
-export interface HeatmapView {
-  metric: CellMetric;
-  ctx: MetricContext;
-  targets?: { set: TargetSet; medians: boolean } | null;
-}
-
-const TOTAL_VIEW: HeatmapView = { metric: 'total', ctx: { gpuPricePerHour: null, gpuCount: 1 } };
-/** Fill of a cell that misses the targets: grey, whatever its figure. */
-export const MISSED_TARGET_FILL = '#dcdcdc';
+/** What the heatmap shows: the reports' matrix view (a metric, and targets whose misses are greyed). */
+export type HeatmapView = MatrixView;
 
 export interface HeatCell {
   key: string;

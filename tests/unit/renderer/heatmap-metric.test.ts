@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MISSED_TARGET_FILL, buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
+import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
 import { importText } from '../../../src-main/importers';
 import { metricContextOf } from '../../../src-shared/report/cell-metrics';
-import { matrixAxes, metricColor, sequentialColor, throughputColor } from '../../../src-shared/report/matrix-model';
+import { MISSED_TARGET_FILL, matrixAxes, metricColor, sequentialColor, throughputColor } from '../../../src-shared/report/matrix-model';
 import { medianOnly, parseTargets } from '../../../src-shared/report/slo';
 import { SHARED } from '../../helpers/paths';
 
