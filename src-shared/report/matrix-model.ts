@@ -157,9 +157,6 @@ export function throughputColor(value: number, maxValue: number): string {
   return metricColor(value, maxValue, 'higher');
 }
 
-/** The colour key of the heatmap, from 0 to the largest value, as a CSS gradient. */
-export const THROUGHPUT_GRADIENT_CSS = `linear-gradient(90deg, ${[SEQ_LOW, SEQ_MID, SEQ_HIGH].map(hex).join(', ')})`;
-
 /**
  * The heatmap colour of any cell metric, on the same zero-anchored scale: darker is always
  * better, so a lower-is-better metric (TTFT, joules, cost) runs the scale the other way, and
@@ -170,7 +167,7 @@ export function metricColor(value: number, maxValue: number, better: 'higher' | 
   return sequentialColor(better === 'higher' ? t : 1 - clamp01(t));
 }
 
-/** The colour key from 0 (left) to the largest value (right), for a metric's direction. */
+/** The heatmap's colour key, from 0 (left) to the largest value (right), as a CSS gradient in a metric's direction. */
 export function metricGradientCss(better: 'higher' | 'lower'): string {
   const stops = better === 'higher' ? [SEQ_LOW, SEQ_MID, SEQ_HIGH] : [SEQ_HIGH, SEQ_MID, SEQ_LOW];
   return `linear-gradient(90deg, ${stops.map(hex).join(', ')})`;

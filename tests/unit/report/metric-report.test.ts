@@ -2,7 +2,6 @@
  * The reports' decode heatmap in a chosen metric: the model, the HTML it draws, and
  * `speedmatrix report --metric/--gpu-price` through the real CLI on real files.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,17 +14,10 @@ import { MISSED_TARGET_FILL, decodeHeatmap, metricColor } from '../../../src-sha
 import { buildReportModel } from '../../../src-shared/report/report-model';
 import { parseTargets } from '../../../src-shared/report/slo';
 import type { Session } from '../../../src-shared/session/schema';
-import { REFERENCE_REPORT, ROOT } from '../../helpers/paths';
+import { runCli } from '../../helpers/cli';
+import { REFERENCE_REPORT } from '../../helpers/paths';
 
-const BIN = join(ROOT, 'src-main/cli/bin.cjs');
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[]) => runCli(args);
 
 let dir: string;
 let file: string;
