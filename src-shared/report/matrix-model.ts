@@ -253,6 +253,8 @@ export interface HeatmapModel {
   title: string;
   /** The colour key under the grid ("0 to 4,786.2 tok/s total"), or null for a diverging map. */
   key: string | null;
+  /** Which end of the key is better (darker); lower for TTFT, energy and cost. Higher unless said. */
+  better?: 'higher' | 'lower';
   rowLabels: string[];
   colLabels: string[];
   rowAxis: string;
@@ -267,6 +269,7 @@ export function decodeHeatmap(m: DecodeMatrixModel): HeatmapModel {
   return {
     title: `Sustained decode: ${what} by context length and simultaneous requests`,
     key: m.maxValue > 0 ? metricKeyText(m.metric, m.maxValue) : null,
+    better: def.better,
     rowLabels: m.contexts.map(fmtContext),
     colLabels: m.concurrency.map(String),
     rowAxis: 'Context',

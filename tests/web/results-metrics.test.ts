@@ -36,6 +36,7 @@ describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium',
     await page.getByLabel('Show').selectOption('ttft');
     expect(await cellText(page, '8192x32')).toMatch(/^247 ms\s+2,646\.7 tok\/s total/);
     expect(await page.getByTestId('heatmap-key').innerText()).toMatch(/ms TTFT \(median\), darker is lower/);
+    await shot(page, '41-results-ttft');
     await page.getByLabel('Show').selectOption('joules-per-token');
     expect(await page.getByTestId('metric-unavailable').innerText()).toMatch(/no GPU power telemetry/);
     expect(await page.getByTestId('heatmap').count()).toBe(0);

@@ -10,7 +10,7 @@ import { importFile } from '../../../src-main/importers/index';
 import { renderHtmlReport } from '../../../src-main/report/html';
 import { writeSessionFile } from '../../../src-main/session/write';
 import { metricOptions } from '../../../src-main/cli/commands/report';
-import { MISSED_TARGET_FILL, decodeHeatmap, metricColor } from '../../../src-shared/report/matrix-model';
+import { MISSED_TARGET_FILL, decodeHeatmap, metricColor, sequentialColor } from '../../../src-shared/report/matrix-model';
 import { buildReportModel } from '../../../src-shared/report/report-model';
 import { parseTargets } from '../../../src-shared/report/slo';
 import type { Session } from '../../../src-shared/session/schema';
@@ -53,6 +53,10 @@ describe('report model in a metric', () => {
     const col = r.decode.concurrency.indexOf(32);
     expect(heat.cells[row][col].fill).toBe(metricColor(c.value as number, r.decode.maxValue, 'lower'));
     expect(heat.key).toMatch(/darker is lower \(better\)$/);
+    // The key's steps run dark to light: 0 ms (left) is the best end.
+    const swatches = [...renderHtmlReport(ref, { metric: 'ttft' }).matchAll(/width="10" height="10" fill="(#[0-9a-f]{6})"/g)].map((m) => m[1]);
+    expect(swatches[0]).toBe(sequentialColor(1));
+    expect(swatches[swatches.length - 1]).toBe(sequentialColor(0));
   });
 
   it('prices a million tokens from the GPU price, and says why when there is no price or telemetry', () => {
