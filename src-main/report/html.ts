@@ -94,7 +94,8 @@ function bodyOf(r: ReportModel, session: Session): string {
   else out.push('<p>No prefill measurements in this session.</p>');
 
   out.push('<h2>Sustained decode</h2>', `<p class="caption">${esc(r.decodeCaption)}</p>`);
-  if (r.decode.contexts.length && r.decode.concurrency.length) out.push(`<figure>${heatmapSvg(decodeHeatmap(r.decode))}</figure>`);
+  if (r.decodeUnavailable) out.push(`<p class="unavailable">${esc(r.decodeUnavailable)}</p>`);
+  else if (r.decode.contexts.length && r.decode.concurrency.length) out.push(`<figure>${heatmapSvg(decodeHeatmap(r.decode))}</figure>`);
   else out.push('<p>No decode measurements in this session.</p>');
   out.push(`<ul class="legend">${r.legend.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`, `<p class="caption">${esc(r.ttftNote)}</p>`);
 

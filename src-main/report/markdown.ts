@@ -53,7 +53,8 @@ export function renderMarkdownFromModel(r: ReportModel): string {
   out.push(r.prefill ? markdownTable(r.prefill) : 'No prefill measurements in this session.', '');
 
   out.push('## Sustained decode', '', line(r.decodeCaption), '');
-  if (r.decode.contexts.length && r.decode.concurrency.length) out.push(markdownTable(decodeMatrixTable(r.decode)), '');
+  if (r.decodeUnavailable) out.push(line(r.decodeUnavailable), '');
+  else if (r.decode.contexts.length && r.decode.concurrency.length) out.push(markdownTable(decodeMatrixTable(r.decode)), '');
   else out.push('No decode measurements in this session.', '');
   out.push(...paragraphs(r.legend), line(r.ttftNote), '');
 

@@ -5,7 +5,7 @@
  */
 import { escapeHtml as esc } from './escape';
 import { fmtContext, fmtTokPerSec } from '../../src-shared/report/format';
-import { type HeatmapModel, sequentialColor, textColorOn } from '../../src-shared/report/matrix-model';
+import { type HeatmapModel, metricColor, textColorOn } from '../../src-shared/report/matrix-model';
 import { fmtTick, zeroScale } from '../../src-shared/report/scale';
 
 export interface CurvePoint {
@@ -93,11 +93,11 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
   return out.join('');
 }
 
-/** The heatmap's colour key: the zero-anchored throughput ramp (as steps, no gradient element) and what its ends mean. */
-function colourKey(text: string, x: number, y: number): string[] {
+/** The heatmap's colour key: the zero-anchored ramp from 0 to the largest value (as steps, no gradient element) in the metric's direction, and what its ends mean. */
+function colourKey(text: string, x: number, y: number, better: 'higher' | 'lower'): string[] {
   const steps = 12;
   const w = 10;
-  const swatches = Array.from({ length: steps }, (_, i) => `<rect x="${x + i * w}" y="${y}" width="${w}" height="10" fill="${sequentialColor(i / (steps - 1))}"/>`);
+  const swatches = Array.from({ length: steps }, (_, i) => `<rect x="${x + i * w}" y="${y}" width="${w}" height="10" fill="${metricColor(i / (steps - 1), 1, better)}"/>`);
   return [...swatches, `<text x="${x + steps * w + 8}" y="${y + 5}" dy="0.32em" fill="currentColor" font-size="11">${esc(text)}</text>`];
 }
 
@@ -143,7 +143,7 @@ export function heatmapSvg(model: HeatmapModel): string {
       out.push('</g>');
     });
   });
-  if (model.key) out.push(...colourKey(model.key, left, gridBottom + 12));
+  if (model.key) out.push(...colourKey(model.key, left, gridBottom + 12, model.better ?? 'higher'));
   out.push('</svg>');
   return out.join('');
 }

@@ -8,6 +8,8 @@ import { STATUS_WORDS } from '../session/status-words';
 import { cellKey } from '../cell-key';
 import { NONE, fmtContext, fmtMs, fmtTokPerSec, withFailed } from './format';
 import { fmtCellThroughput } from './confidence';
+import { CELL_METRIC_DEFS, type CellMetric, type MetricContext } from './cell-metrics';
+import { type TargetSet, meetsTargets } from './slo';
 
 /** Statuses whose figures are kept and shown (Requests queued keeps its figure, with the word). */
 export const HAS_FIGURES: ReadonlySet<CellStatus> = new Set<CellStatus>(['valid', 'queued', 'stalled']);
@@ -28,15 +30,27 @@ export interface MatrixCellView {
   flag: string | null;
   /** One-line description for tooltips and SVG <title>. */
   title: string;
+  /** True when targets are given and this measured cell misses one of them (greyed). */
+  missesTargets: boolean;
 }
+
+/** What the matrix shows: a metric in its context, and targets whose misses are greyed. */
+export interface MatrixView {
+  metric: CellMetric;
+  ctx: MetricContext;
+  targets?: { set: TargetSet; medians: boolean } | null;
+}
+
+export const TOTAL_VIEW: MatrixView = { metric: 'total', ctx: { gpuPricePerHour: null, gpuCount: 1 } };
 
 export interface DecodeMatrixModel {
   contexts: number[];
   concurrency: number[];
   /** rows[i][j] is contexts[i] × concurrency[j]. */
   rows: MatrixCellView[][];
-  /** Largest total tok/s among cells with figures (0 when none), for colour scaling. */
+  /** Largest value of the metric among cells with figures (0 when none), for colour scaling. */
   maxValue: number;
+  metric: CellMetric;
 }
 
 const sortedUnique = (values: Iterable<number>): number[] => [...new Set(values)].sort((a, b) => a - b);
@@ -56,39 +70,46 @@ export function cellIndex(cells: readonly DecodeCell[]): Map<string, DecodeCell>
   return map;
 }
 
-export function cellView(context: number, concurrency: number, cell: DecodeCell | undefined): MatrixCellView {
+export function cellView(context: number, concurrency: number, cell: DecodeCell | undefined, view: MatrixView = TOTAL_VIEW): MatrixCellView {
   const where = `${fmtContext(context)} context × ${concurrency} at once`;
+  const missesTargets = !!(cell && view.targets && !meetsTargets(cell, view.targets.set, view.targets.medians));
   if (!cell) {
-    return { context, concurrency, status: null, value: null, ttftSeconds: null, text: NONE, detail: '', flag: null, title: `${where}: not measured` };
+    return { context, concurrency, status: null, value: null, ttftSeconds: null, text: NONE, detail: '', flag: null, title: `${where}: not measured`, missesTargets };
   }
   const word = STATUS_WORDS[cell.status];
   if (!HAS_FIGURES.has(cell.status) || cell.totalTokensPerSecond === null) {
     const why = cell.reason ? `: ${cell.reason}` : '';
-    return { context, concurrency, status: cell.status, value: null, ttftSeconds: null, text: word, detail: '', flag: null, title: `${where}: ${word}${why}` };
+    return { context, concurrency, status: cell.status, value: null, ttftSeconds: null, text: word, detail: '', flag: null, title: `${where}: ${word}${why}`, missesTargets };
   }
+  const def = CELL_METRIC_DEFS[view.metric];
+  const value = def.value(cell, view.ctx);
   const ttft = cell.ttft?.p50 ?? null;
-  const text = withFailed(fmtCellThroughput(cell), cell.failedRequests);
-  const detail = ttft === null ? '' : `${fmtMs(ttft)} TTFT`;
+  // Total tok/s is written without its unit, as the reference report's heatmap does.
+  const text = withFailed(view.metric === 'total' ? fmtCellThroughput(cell) : def.format(value), cell.failedRequests);
+  const detail = view.metric === 'ttft' ? `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s total` : ttft === null ? '' : `${fmtMs(ttft)} TTFT`;
+  const what = view.metric === 'total' ? 'tok/s total' : def.label;
   const flag = cell.status === 'valid' ? null : word;
+  const missNote = missesTargets ? ', misses the targets' : '';
   return {
     context,
     concurrency,
     status: cell.status,
-    value: cell.totalTokensPerSecond,
+    value,
     ttftSeconds: ttft,
     text,
     detail,
     flag,
-    title: `${where}: ${text} tok/s total${detail ? `, ${detail}` : ''}${flag ? ` (${flag})` : ''}`,
+    title: `${where}: ${text} ${what}${detail ? `, ${detail}` : ''}${flag ? ` (${flag})` : ''}${missNote}`,
+    missesTargets,
   };
 }
 
-export function buildDecodeMatrix(session: Session): DecodeMatrixModel {
+export function buildDecodeMatrix(session: Session, view: MatrixView = TOTAL_VIEW): DecodeMatrixModel {
   const { contexts, concurrency } = matrixAxes(session);
   const index = cellIndex(session.cells);
-  const rows = contexts.map((ctx) => concurrency.map((c) => cellView(ctx, c, index.get(cellKey({ context: ctx, concurrency: c })))));
+  const rows = contexts.map((ctx) => concurrency.map((c) => cellView(ctx, c, index.get(cellKey({ context: ctx, concurrency: c })), view)));
   const maxValue = Math.max(0, ...rows.flat().map((v) => v.value ?? 0));
-  return { contexts, concurrency, rows, maxValue };
+  return { contexts, concurrency, rows, maxValue, metric: view.metric };
 }
 
 export interface PrefillPoint {
@@ -134,14 +155,41 @@ export function sequentialColor(t: number): string {
  * of opposite ends of the scale.
  */
 export function throughputColor(value: number, maxValue: number): string {
-  return sequentialColor(maxValue > 0 ? value / maxValue : 0);
+  return metricColor(value, maxValue, 'higher');
 }
 
-/** The colour key of the heatmap, from 0 to the largest value, as a CSS gradient. */
-export const THROUGHPUT_GRADIENT_CSS = `linear-gradient(90deg, ${[SEQ_LOW, SEQ_MID, SEQ_HIGH].map(hex).join(', ')})`;
+/**
+ * The heatmap colour of any cell metric, on the same zero-anchored scale: darker is always
+ * better, so a lower-is-better metric (TTFT, joules, cost) runs the scale the other way, and
+ * its smallest values are the darkest.
+ */
+export function metricColor(value: number, maxValue: number, better: 'higher' | 'lower'): string {
+  const t = maxValue > 0 ? value / maxValue : 0;
+  return sequentialColor(better === 'higher' ? t : 1 - clamp01(t));
+}
+
+/** The heatmap's colour key, from 0 (left) to the largest value (right), as a CSS gradient in a metric's direction. */
+export function metricGradientCss(better: 'higher' | 'lower'): string {
+  const stops = better === 'higher' ? [SEQ_LOW, SEQ_MID, SEQ_HIGH] : [SEQ_HIGH, SEQ_MID, SEQ_LOW];
+  return `linear-gradient(90deg, ${stops.map(hex).join(', ')})`;
+}
 
 /** The colour key's words: "0 to 4,786.2 tok/s total". */
 export const throughputKeyText = (maxValue: number): string => `0 to ${fmtTokPerSec(maxValue)} tok/s total`;
+
+/** A metric's figure as a cell shows it: its own format, with "tok/s" where the format leaves the unit to a column. */
+export function metricCellText(metric: CellMetric, value: number | null): string {
+  const def = CELL_METRIC_DEFS[metric];
+  const text = def.format(value);
+  return value !== null && def.unit === 'tok/s' ? `${text} tok/s` : text;
+}
+
+/** The colour key's words for any metric: "0 to 1,053 ms TTFT (median), darker is lower (better)". */
+export function metricKeyText(metric: CellMetric, maxValue: number): string {
+  if (metric === 'total') return throughputKeyText(maxValue);
+  const def = CELL_METRIC_DEFS[metric];
+  return `0 to ${metricCellText(metric, maxValue)} ${def.label}, darker is ${def.better} (better)`;
+}
 
 const DIV_WORSE: Rgb = [0xc0, 0x39, 0x2b];
 const DIV_SAME: Rgb = [0xf4, 0xf4, 0xf1];
@@ -183,10 +231,14 @@ export function textColorOn(fill: string): string {
   return lum > 0.36 ? '#111111' : '#ffffff';
 }
 
-/** Heatmap fill for a decode cell. */
-export function decodeCellFill(cell: MatrixCellView, maxValue: number): string {
+/** Fill of a measured cell that misses the service-level targets: grey, whatever its figure. */
+export const MISSED_TARGET_FILL = '#dcdcdc';
+
+/** Heatmap fill for a decode cell, in its metric's direction. */
+export function decodeCellFill(cell: MatrixCellView, maxValue: number, better: 'higher' | 'lower' = 'higher'): string {
+  if (cell.missesTargets && cell.value !== null) return MISSED_TARGET_FILL;
   if (cell.value === null) return statusColor(cell.status);
-  return throughputColor(cell.value, maxValue);
+  return metricColor(cell.value, maxValue, better);
 }
 
 // ---- Heatmap data ----------------------------------------------------------------------
@@ -202,6 +254,8 @@ export interface HeatmapModel {
   title: string;
   /** The colour key under the grid ("0 to 4,786.2 tok/s total"), or null for a diverging map. */
   key: string | null;
+  /** Which end of the key is better (darker); lower for TTFT, energy and cost. Higher unless said. */
+  better?: 'higher' | 'lower';
   rowLabels: string[];
   colLabels: string[];
   rowAxis: string;
@@ -209,18 +263,21 @@ export interface HeatmapModel {
   cells: HeatmapCell[][];
 }
 
-/** The decode matrix as a heatmap: colour by total tok/s, status words on grey. */
+/** The decode matrix as a heatmap: colour by its metric, status words on grey. */
 export function decodeHeatmap(m: DecodeMatrixModel): HeatmapModel {
+  const def = CELL_METRIC_DEFS[m.metric];
+  const what = m.metric === 'total' ? 'total tok/s' : def.label;
   return {
-    title: 'Sustained decode: total tok/s by context length and simultaneous requests',
-    key: m.maxValue > 0 ? throughputKeyText(m.maxValue) : null,
+    title: `Sustained decode: ${what} by context length and simultaneous requests`,
+    key: m.maxValue > 0 ? metricKeyText(m.metric, m.maxValue) : null,
+    better: def.better,
     rowLabels: m.contexts.map(fmtContext),
     colLabels: m.concurrency.map(String),
     rowAxis: 'Context',
     colAxis: 'Simultaneous requests',
     cells: m.rows.map((row) =>
       row.map((c) => ({
-        fill: decodeCellFill(c, m.maxValue),
+        fill: decodeCellFill(c, m.maxValue, def.better),
         lines: c.value === null ? [c.text] : [c.text, c.flag ?? c.detail],
         title: c.title,
       })),

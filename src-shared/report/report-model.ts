@@ -29,7 +29,8 @@ import { cellKey } from '../cell-key';
 import { fmtCellThroughput, REPEAT_LEGEND } from './confidence';
 import { commandLineOf, redactCommandLine } from './redact';
 import { type CapacitySection, buildCapacitySection } from './capacity-section';
-import type { TargetSet } from './slo';
+import { CELL_METRIC_DEFS, type CellMetric, metricContextOf, metricUnavailable } from './cell-metrics';
+import { type TargetSet, medianOnly } from './slo';
 
 export interface InfoRow {
   label: string;
@@ -67,6 +68,8 @@ export interface ReportModel {
   prefillCaption: string;
   decode: DecodeMatrixModel;
   decodeCaption: string;
+  /** Why the chosen metric has no values in this session (the heatmap is left out), or null. */
+  decodeUnavailable: string | null;
   legend: string[];
   ttftNote: string;
   measurementsCaption: string;
@@ -84,6 +87,10 @@ export interface ReportModel {
 /** What a reader asks of a report beyond the session itself. */
 export interface ReportOptions {
   targets?: TargetSet;
+  /** The figure the decode heatmap shows (total tok/s unless told). */
+  metric?: CellMetric;
+  /** Price of one GPU for one hour; cost per million tokens needs it. */
+  gpuPricePerHour?: number | null;
 }
 
 export const REPORT_KICKER = 'Speed test matrix';
@@ -476,7 +483,10 @@ function missingOf(session: Session, decode: DecodeMatrixModel): string[] {
 }
 
 export function buildReportModel(session: Session, options: ReportOptions = {}): ReportModel {
-  const decode = buildDecodeMatrix(session);
+  const metric = options.metric ?? 'total';
+  const ctx = metricContextOf(session, options.gpuPricePerHour ?? null);
+  const targets = options.targets ? { set: options.targets, medians: medianOnly(session) } : null;
+  const decode = buildDecodeMatrix(session, { metric, ctx, targets });
   const rows = measurementRows(session);
   const present = new Set(session.cells.map((c) => c.status));
   const legendStatuses: CellStatus[] = ['looped', 'over-capacity', 'queued', 'stalled', 'too-long', 'error', 'cancelled', 'skipped'];
@@ -500,7 +510,8 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     prefill: prefillTable(session),
     prefillCaption: 'Prompt tok/s by context length',
     decode,
-    decodeCaption: 'Total tok/s · rows are context length, columns are simultaneous requests',
+    decodeCaption: `${metric === 'total' ? 'Total tok/s' : CELL_METRIC_DEFS[metric].label} · rows are context length, columns are simultaneous requests`,
+    decodeUnavailable: session.cells.length ? metricUnavailable(session, metric, ctx) : null,
     legend,
     ttftNote: TTFT_NOTE,
     measurementsCaption: 'Latencies are medians. Total tok/s is output across all simultaneous requests.',

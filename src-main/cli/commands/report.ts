@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { basename, dirname, join } from 'node:path';
 import type { PaperSize } from '../../report/pdf';
 import { TargetSpecError, type TargetSet, parseTargets } from '../../../src-shared/report/slo';
+import { CELL_METRICS, type CellMetric } from '../../../src-shared/report/cell-metrics';
 
 export type ReportFormat = 'md' | 'html' | 'pdf';
 
@@ -13,6 +14,24 @@ export function defaultReportPath(input: string, format: ReportFormat): string {
   return join(dirname(input), `${stem || 'report'}.${format}`);
 }
 
+/** --metric and --gpu-price checked: a known metric, and a positive price when cost is asked for. */
+export function metricOptions(
+  metric: string,
+  gpuPrice: string | undefined,
+): { ok: true; data: { metric: CellMetric; gpuPricePerHour: number | null } } | { ok: false; error: string } {
+  if (!(CELL_METRICS as readonly string[]).includes(metric)) {
+    return { ok: false, error: `--metric: "${metric}" is not a metric; use one of ${CELL_METRICS.join(', ')}` };
+  }
+  const price = gpuPrice === undefined ? null : Number(gpuPrice);
+  if (price !== null && !(Number.isFinite(price) && price > 0)) {
+    return { ok: false, error: `--gpu-price: "${gpuPrice}" is not a price; give the price of one GPU for one hour as a number above 0, e.g. --gpu-price 2.5` };
+  }
+  if (metric === 'cost-per-million' && price === null) {
+    return { ok: false, error: '--metric cost-per-million needs --gpu-price: the price of one GPU for one hour, e.g. --gpu-price 2.5' };
+  }
+  return { ok: true, data: { metric: metric as CellMetric, gpuPricePerHour: price } };
+}
+
 export function registerReport(program: Command): void {
   program
     .command('report')
@@ -22,7 +41,9 @@ export function registerReport(program: Command): void {
     .option('-o, --out <path>', 'where to write it (default: next to the input file)')
     .addOption(new Option('--paper <size>', 'PDF paper size').choices(['a4', 'letter']).default('a4'))
     .option('--slo <targets>', 'service-level targets, e.g. "ttft-p90<=2s,tbt-p90<=50ms,per-request>=20": adds "Capacity within targets"')
-    .action(async (file: string, opts: { format: ReportFormat; out?: string; paper: PaperSize; slo?: string }) => {
+    .option('--metric <name>', `figure the decode heatmap shows: ${CELL_METRICS.join(', ')}`, 'total')
+    .option('--gpu-price <n>', 'price of one GPU for one hour, for --metric cost-per-million')
+    .action(async (file: string, opts: { format: ReportFormat; out?: string; paper: PaperSize; slo?: string; metric: string; gpuPrice?: string }) => {
       let targets: TargetSet | undefined;
       try {
         targets = opts.slo === undefined ? undefined : parseTargets(opts.slo);
@@ -32,6 +53,13 @@ export function registerReport(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      const view = metricOptions(opts.metric, opts.gpuPrice);
+      if (!view.ok) {
+        process.stderr.write(`speedmatrix report: ${view.error}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const options = { targets, ...view.data };
       const [{ openSessionOrImport }, { renderHtmlReport }, { renderMarkdownReport }, { htmlToPdf }, { writeFileAtomic }] = await Promise.all([
         import('../../importers/open'),
         import('../../report/html'),
@@ -46,10 +74,10 @@ export function registerReport(program: Command): void {
         return;
       }
       let data: string | Uint8Array;
-      if (opts.format === 'md') data = renderMarkdownReport(session.data, { targets });
-      else if (opts.format === 'html') data = renderHtmlReport(session.data, { targets });
+      if (opts.format === 'md') data = renderMarkdownReport(session.data, options);
+      else if (opts.format === 'html') data = renderHtmlReport(session.data, options);
       else {
-        const pdf = await htmlToPdf(renderHtmlReport(session.data, { targets }), { paper: opts.paper });
+        const pdf = await htmlToPdf(renderHtmlReport(session.data, options), { paper: opts.paper });
         if (!pdf.ok) {
           process.stderr.write(`speedmatrix report: ${pdf.error}\n`);
           process.exitCode = 1;

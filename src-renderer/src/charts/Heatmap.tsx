@@ -4,7 +4,8 @@
  */
 import { cellKey } from '@shared/cell-key';
 import { memo } from 'react';
-import { THROUGHPUT_GRADIENT_CSS, throughputKeyText } from '@shared/report/matrix-model';
+import { CELL_METRIC_DEFS } from '@shared/report/cell-metrics';
+import { metricGradientCss, metricKeyText } from '@shared/report/matrix-model';
 import type { HeatCell, HeatmapModel } from './heatmap-model';
 import { fmtContext, legendText, statusWord, tokPerSec } from '../format';
 import type { LiveCell } from '@shared/ipc/contract';
@@ -20,7 +21,7 @@ export function Heatmap(props: {
   return (
     <div className="heatmap-wrap">
       <table className="heatmap" data-testid="heatmap">
-        <caption>total tok/s · rows are context length, columns are simultaneous requests</caption>
+        <caption>{model.metric === 'total' ? 'total tok/s' : CELL_METRIC_DEFS[model.metric].label} · rows are context length, columns are simultaneous requests</caption>
         <thead>
           <tr>
             <th scope="col">Context</th>
@@ -45,8 +46,8 @@ export function Heatmap(props: {
       <div className="hm-scale" aria-hidden={model.max === null} data-testid="heatmap-key">
         {model.max !== null && (
           <>
-            <span className="ramp" style={{ background: THROUGHPUT_GRADIENT_CSS }} />
-            <span>{throughputKeyText(model.max)}</span>
+            <span className="ramp" style={{ background: metricGradientCss(CELL_METRIC_DEFS[model.metric].better) }} />
+            <span>{metricKeyText(model.metric, model.max)}</span>
           </>
         )}
       </div>
@@ -70,7 +71,7 @@ export function Heatmap(props: {
 const HeatmapCell = memo(function HeatmapCell(props: { cell: HeatCell; live: LiveCell | null; selected: boolean; onSelect?: (key: string) => void }) {
   const { cell, live } = props;
   const isLive = live !== null && cell.kind !== 'value';
-  const cls = ['hm-cell', `hm-${cell.kind}`, cell.status ? `st-${cell.status}` : '', isLive ? 'hm-live' : '', props.selected ? 'hm-selected' : '']
+  const cls = ['hm-cell', `hm-${cell.kind}`, cell.status ? `st-${cell.status}` : '', isLive ? 'hm-live' : '', props.selected ? 'hm-selected' : '', cell.missesTargets ? 'hm-miss' : '']
     .filter(Boolean)
     .join(' ');
   const content =
@@ -88,7 +89,7 @@ const HeatmapCell = memo(function HeatmapCell(props: { cell: HeatCell; live: Liv
     );
   const title = cell.reason ?? (cell.status ? statusWord(cell.status) : undefined);
   return (
-    <td className={cls} style={cell.background ? { background: cell.background, color: cell.foreground ?? undefined } : undefined} data-cell={cell.key} data-status={isLive ? 'running' : (cell.status ?? cell.kind)} data-kind={cell.kind}>
+    <td className={cls} style={cell.background ? { background: cell.background, color: cell.foreground ?? undefined } : undefined} data-cell={cell.key} data-status={isLive ? 'running' : (cell.status ?? cell.kind)} data-kind={cell.kind} data-targets={cell.missesTargets ? 'missed' : undefined}>
       {props.onSelect && cell.cell ? (
         <button type="button" className="hm-btn" title={title} onClick={() => props.onSelect?.(cell.key)} aria-label={`${fmtContext(cell.context)} × ${cell.concurrency}: ${[cell.line1, cell.line2, cell.flag].filter(Boolean).join(', ')}`}>
           {content}

@@ -1,6 +1,8 @@
 /** Results, laid out like the reference report: title, blocks, prefill chart, heatmap, table, detail. */
 import { cellKey } from '@shared/cell-key';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
+import { type CellMetric, metricContextOf, metricUnavailable } from '@shared/report/cell-metrics';
+import { medianOnly } from '@shared/report/slo';
 import { SIMULATED_NOTE, buildReportModel } from '@shared/report/report-model';
 import type { Session } from '@shared/session/schema';
 import { Heatmap } from '../../charts/Heatmap';
@@ -11,7 +13,9 @@ import { useApp } from '../../store';
 import { exportReport, openSession, saveSession } from '../../store/actions';
 import { Block, Empty } from '../../components/ui';
 import { openFilePicker } from '../../components/FilePicker';
+import { CapacityTable } from './CapacityTable';
 import { CellDetail } from './CellDetail';
+import { HeatmapControls, useGpuPrice, useTargets } from './HeatmapControls';
 import { MeasurementsTable } from './MeasurementsTable';
 
 export function ResultsView() {
@@ -97,8 +101,21 @@ export function ResultsView() {
 
 /** The report model (the same one as the Markdown, HTML and PDF exports), laid out for the screen. */
 function Report({ session, selected, onSelect }: { session: Session; selected: string | null; onSelect: (k: string | null) => void }) {
-  const report = useMemo(() => buildReportModel(session), [session]);
-  const heat = useMemo(() => buildHeatmap(report.decode.contexts, report.decode.concurrency, session.cells), [report, session]);
+  const [metric, setMetric] = useState<CellMetric>('total');
+  const price = useGpuPrice();
+  const targets = useTargets();
+  const report = useMemo(() => buildReportModel(session, { targets: targets.set ?? undefined }), [session, targets.set]);
+  const ctx = useMemo(() => metricContextOf(session, price.price), [session, price.price]);
+  const heat = useMemo(
+    () =>
+      buildHeatmap(report.decode.contexts, report.decode.concurrency, session.cells, [], {
+        metric,
+        ctx,
+        targets: targets.set ? { set: targets.set, medians: medianOnly(session) } : null,
+      }),
+    [report, session, metric, ctx, targets.set],
+  );
+  const unavailable = metricUnavailable(session, metric, ctx);
   const selectedCell = selected ? (session.cells.find((c) => cellKey(c) === selected) ?? null) : null;
   return (
     <article className="report" data-testid="report">
@@ -133,13 +150,19 @@ function Report({ session, selected, onSelect }: { session: Session; selected: s
       </section>
       <section>
         <h3>Sustained decode</h3>
+        <HeatmapControls metric={metric} onMetric={setMetric} price={price} targets={targets} />
         {session.cells.length === 0 ? (
           <p className="empty">No decode cells in this session yet.</p>
+        ) : unavailable ? (
+          <p className="empty" data-testid="metric-unavailable">
+            {unavailable}
+          </p>
         ) : (
           <Heatmap model={heat} selected={selected} onSelect={(k) => onSelect(k === selected ? null : k)} />
         )}
         <p className="muted">{report.ttftNote} Select a cell for its detail.</p>
       </section>
+      {report.capacity && <CapacityTable section={report.capacity} />}
       {selectedCell && <CellDetail session={session} cell={selectedCell} onClose={() => onSelect(null)} />}
       <MeasurementsTable rows={report.measurementRows} caption={report.measurementsCaption} onSelect={onSelect} />
     </article>
