@@ -289,7 +289,8 @@ function engineBlock(session: Session): InfoBlock {
 const DECODE_MODE_WORDS: Record<Session['runConfig']['decodeTestMode'], string> = { 'fixed-duration': 'Fixed duration' };
 const PREFILL_MODE_WORDS: Record<Session['runConfig']['prefillMode'], string> = { 'during-decode-warmup': 'Measured during decode warm-up' };
 
-const KV_SOURCE_WORDS: Record<Session['kvBudget']['source'], string> = {
+/** Where a KV budget came from, in words (the app's Server view and the reports' Run block). */
+export const KV_SOURCE_WORDS: Record<Session['kvBudget']['source'], string> = {
   'metrics-cache-config': 'from the server metrics',
   'startup-log': 'from the server log',
   'engine-info': 'stated by the engine',

@@ -64,11 +64,12 @@ describe('speedmatrix validate', () => {
     expect(r.stdout).toContain('<script>alert("x")</script>');
   });
 
-  it('prints the usage and exits 2 on a usage error', async () => {
+  it('prints the error and where the help is, and exits 2 on a usage error', async () => {
     const r = await runCli(['validate']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/missing required argument 'file'/);
-    expect(r.stderr).toMatch(/Usage: speedmatrix validate/);
+    expect(r.stderr).toMatch(/Run 'speedmatrix validate --help' for the options\./);
+    expect(r.stderr).not.toMatch(/Usage: speedmatrix validate/);
     const none = await runCli([]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/Usage: speedmatrix/);

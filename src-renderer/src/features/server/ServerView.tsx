@@ -1,6 +1,7 @@
 /** Server: choose the engine, fill the launch form, preview the command, start/stop, watch the log. */
 import { useEffect, useRef, useState } from 'react';
 import type { ServerForm } from '@shared/ipc/contract';
+import { KV_SOURCE_WORDS } from '@shared/report/report-model';
 import { useApp } from '../../store';
 import { copyText, startServer, stopServer, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
@@ -234,8 +235,8 @@ export function ServerView() {
             [
               'KV budget',
               server.ready.kvBudget.tokens != null
-                ? `${fmtCount(server.ready.kvBudget.tokens)} tokens · from ${server.ready.kvBudget.source}${server.ready.kvBudget.detail ? ` (${server.ready.kvBudget.detail})` : ''}`
-                : `unknown (${server.ready.kvBudget.source})`,
+                ? `${fmtCount(server.ready.kvBudget.tokens)} tokens · ${KV_SOURCE_WORDS[server.ready.kvBudget.source]}${server.ready.kvBudget.detail ? ` (${server.ready.kvBudget.detail})` : ''}`
+                : `unknown (${KV_SOURCE_WORDS[server.ready.kvBudget.source]})`,
             ],
             ['Engine', [server.ready.engine.name, server.ready.engine.version].filter(Boolean).join(' ') || NONE],
             ...(server.ready.simulated ? ([['Note', 'Simulated server: figures are not real hardware.']] as [string, string][]) : []),
