@@ -212,9 +212,8 @@ export class Runner {
     await this.afterRequest(await this.oneRequest(this.requestBody(short.messages, WARMUP_DECODE_TOKENS), 120), 'the short decode warm-up');
     if (!ok()) return;
     const prefill = await this.fittingPrompt(tag('PREFILL'), WARMUP_PREFILL_CONTEXT, 1);
-    const prefillWarmup = await this.oneRequest(this.requestBody(prefill.messages, 1), readinessTimeoutSeconds(WARMUP_PREFILL_CONTEXT) * 2);
-    this.notePrefill(prefillWarmup);
-    await this.afterRequest(prefillWarmup, 'the 8K prefill warm-up');
+    // Not a point for scout deadlines: a short prefill's time is mostly noise, and the first one may carry one-off costs.
+    await this.afterRequest(await this.oneRequest(this.requestBody(prefill.messages, 1), readinessTimeoutSeconds(WARMUP_PREFILL_CONTEXT) * 2), 'the 8K prefill warm-up');
     if (!ok()) return;
     const largest = this.largestRunnableContext();
     const maxOut = this.plan.config.maxOutputTokens;

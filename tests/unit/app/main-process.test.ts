@@ -258,7 +258,8 @@ describe('a run in progress when quitting', () => {
   }, 60_000);
   afterAll(() => sim?.stop());
 
-  const form = { contexts: [0], concurrency: [1, 2, 4, 8, 16, 32], prefillContexts: [], secondsPerMeasurement: 2, maxOutputTokens: 1024, tokenTargeting: 'estimate' };
+  // Windows of 30 simulated seconds (1.5 s at speed 20): the run cannot end while the test waits on the question.
+  const form = { contexts: [0], concurrency: [1, 2, 4, 8, 16, 32], prefillContexts: [], secondsPerMeasurement: 30, maxOutputTokens: 1024, tokenTargeting: 'estimate' };
   const runOf = (m: MainProcess) => async () => (await m.call<{ data: { phase: string; progress: { done: number } | null } }>('invoke', { channel: 'run:snapshot' })).data;
 
   /** Attaches to the simulator and starts a run through the page's IPC; returns once a cell is done. */
