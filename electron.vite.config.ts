@@ -14,8 +14,10 @@ function devServerCsp(): Plugin {
     name: 'speedmatrix-dev-csp',
     apply: 'serve',
     transformIndexHtml(html, ctx) {
-      const origin = ctx.server?.resolvedUrls?.local[0] ?? `http://localhost:${ctx.server?.config.server.port ?? 5173}/`;
-      if (!html.includes(`content="${CSP}"`)) throw new Error('src-renderer/index.html: the CSP meta tag differs from src-main/app/csp.ts.');
+      const origin =
+        ctx.server?.resolvedUrls?.local[0] ?? `http://localhost:${ctx.server?.config.server.port ?? 5173}/`;
+      if (!html.includes(`content="${CSP}"`))
+        throw new Error('src-renderer/index.html: the CSP meta tag differs from src-main/app/csp.ts.');
       return html.replace(`content="${CSP}"`, `content="${devCsp(origin)}"`);
     },
   };

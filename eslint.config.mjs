@@ -5,11 +5,18 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** Where `electron` may be imported: the Electron entry points and IPC wiring only. */
-const ELECTRON_FILES = ['src-main/index.ts', 'src-main/window.ts', 'src-main/ipc/**', 'src-main/app/**', 'src-preload/**'];
+const ELECTRON_FILES = [
+  'src-main/index.ts',
+  'src-main/window.ts',
+  'src-main/ipc/**',
+  'src-main/app/**',
+  'src-preload/**',
+];
 
 const noElectron = {
   name: 'electron',
-  message: 'Only src-main/index.ts, window.ts, ipc/ and app/ may import electron; the core is plain Node (docs/architecture.md).',
+  message:
+    'Only src-main/index.ts, window.ts, ipc/ and app/ may import electron; the core is plain Node (docs/architecture.md).',
 };
 
 export default tseslint.config(
@@ -19,7 +26,10 @@ export default tseslint.config(
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // Undici's dispatch handlers are plain objects whose methods need the stream as `self`.
       '@typescript-eslint/no-this-alias': ['error', { allowedNames: ['self'] }],
     },
@@ -51,7 +61,10 @@ export default tseslint.config(
           paths: [noElectron],
           patterns: [
             { regex: '^node:', message: 'src-shared runs in the renderer too: no Node built-ins.' },
-            { regex: '(^|/)src-(main|renderer|preload)(/|$)', message: 'src-shared depends on nothing outside itself.' },
+            {
+              regex: '(^|/)src-(main|renderer|preload)(/|$)',
+              message: 'src-shared depends on nothing outside itself.',
+            },
           ],
         },
       ],
@@ -72,7 +85,8 @@ export default tseslint.config(
             ...['@shared/ipc/contract', '@shared/session/schema'].map((name) => ({
               name,
               allowTypeImports: true,
-              message: 'Values from here would bundle zod into the page: import types only, values from @shared/ipc/channels or @shared/session/status-words.',
+              message:
+                'Values from here would bundle zod into the page: import types only, values from @shared/ipc/channels or @shared/session/status-words.',
             })),
           ],
           patterns: [

@@ -53,7 +53,8 @@ export function electronState(electronDir, env = process.env) {
   };
 }
 
-const HEAD = (s) => `SpeedMatrix cannot open: the Electron ${s.version} binary is not installed (node_modules/electron/dist is missing).`;
+const HEAD = (s) =>
+  `SpeedMatrix cannot open: the Electron ${s.version} binary is not installed (node_modules/electron/dist is missing).`;
 const WHY = 'Electron downloads it once, on the first start.';
 
 /** The one paragraph for a missing binary: what, why, and the exact command that fixes it. */
@@ -81,7 +82,9 @@ export function installFailure(stderr, code) {
     .split(/\r?\n/)
     .map((l) => l.trim())
     .find((l) => l && !l.startsWith('at '));
-  const text = line ? line.replace(/^[A-Za-z]*Error:\s*/, '').replace(/\.$/, '') : `the installer exited with code ${code}`;
+  const text = line
+    ? line.replace(/^[A-Za-z]*Error:\s*/, '').replace(/\.$/, '')
+    : `the installer exited with code ${code}`;
   // undici says only "fetch failed" when it cannot connect at all.
   return text === 'fetch failed' ? 'no connection to the download server (fetch failed)' : text;
 }
@@ -94,7 +97,9 @@ function runInstaller(s, env) {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d.toString('utf8')));
     child.on('error', (e) => resolve({ ok: false, detail: e.message }));
-    child.on('close', (code) => resolve(code === 0 ? { ok: true } : { ok: false, detail: installFailure(stderr, code) }));
+    child.on('close', (code) =>
+      resolve(code === 0 ? { ok: true } : { ok: false, detail: installFailure(stderr, code) }),
+    );
   });
 }
 
@@ -102,7 +107,12 @@ function runInstaller(s, env) {
  * The binary, installed if need be: {ok: true} or {ok: false, message}. `nodeVersion` and `env`
  * are parameters so the tests can stand in for another Node or another network.
  */
-export async function ensureElectron({ electronDir, nodeVersion = process.version, env = process.env, cliMinimumNode = null }) {
+export async function ensureElectron({
+  electronDir,
+  nodeVersion = process.version,
+  env = process.env,
+  cliMinimumNode = null,
+}) {
   let s = electronState(electronDir, env);
   if (s.installed) return { ok: true };
   if (!nodeAtLeast(nodeVersion, s.minimumNode)) {
@@ -112,7 +122,13 @@ export async function ensureElectron({ electronDir, nodeVersion = process.versio
   const r = await runInstaller(s, env);
   s = electronState(electronDir, env);
   if (r.ok && s.installed) return { ok: true };
-  return { ok: false, message: missingBinaryHelp(s, { kind: 'download', detail: r.ok ? 'the installer finished but left no binary' : r.detail }) };
+  return {
+    ok: false,
+    message: missingBinaryHelp(s, {
+      kind: 'download',
+      detail: r.ok ? 'the installer finished but left no binary' : r.detail,
+    }),
+  };
 }
 
 /** electron-vite's command-line entry, found through its package.json like npm's bin link would. */
@@ -145,17 +161,24 @@ export async function main(argv = process.argv.slice(2), root = ROOT) {
   try {
     electronDir = dirname(createRequire(join(root, 'package.json')).resolve('electron/package.json'));
   } catch {
-    return say('SpeedMatrix cannot open: its packages are not installed (node_modules/electron is missing). Fix: run `npm install`, then `npm start` again.');
+    return say(
+      'SpeedMatrix cannot open: its packages are not installed (node_modules/electron is missing). Fix: run `npm install`, then `npm start` again.',
+    );
   }
   // The project's own requirement (package.json engines): the build (Vite) and the CLI need it.
   const projectMinimumNode = minimumNode(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines?.node);
   const ready = await ensureElectron({ electronDir, cliMinimumNode: projectMinimumNode });
   if (!ready.ok) return say(ready.message);
   if (!nodeAtLeast(process.version, projectMinimumNode)) {
-    return say(`SpeedMatrix cannot open: building the app needs Node.js ${projectMinimumNode} or newer, and this is Node.js ${process.version.replace(/^v/, '')}. Fix: install a newer Node.js (for example \`nvm install 22\`), then run \`npm start\` again.`);
+    return say(
+      `SpeedMatrix cannot open: building the app needs Node.js ${projectMinimumNode} or newer, and this is Node.js ${process.version.replace(/^v/, '')}. Fix: install a newer Node.js (for example \`nvm install 22\`), then run \`npm start\` again.`,
+    );
   }
   // preview builds once, then starts the app; there is no separate build step before it.
-  const child = spawn(process.execPath, [electronViteBin(root), mode, ...electronViteArgs(rest)], { stdio: 'inherit', cwd: root });
+  const child = spawn(process.execPath, [electronViteBin(root), mode, ...electronViteArgs(rest)], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }

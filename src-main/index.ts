@@ -33,7 +33,8 @@ function send(channel: 'notice' | 'menu', payload: Notice | MenuCommand): void {
 }
 
 const notify = (n: Notice): void => send('notice', n);
-const settle = (c: AppCore, reason: LeaveReason) => settleUnsaved(c, reason, { ask: (r, running) => askAboutUnsaved(win, r, running), notify });
+const settle = (c: AppCore, reason: LeaveReason) =>
+  settleUnsaved(c, reason, { ask: (r, running) => askAboutUnsaved(win, r, running), notify });
 
 /** Open a file handed over by main (Open Recent, second launch, command line, open-file): ask first when results are unsaved. */
 async function openFile(file: string): Promise<void> {
@@ -57,7 +58,9 @@ async function refreshMenu(hasSession: boolean): Promise<void> {
   const key = menuKey(state);
   if (key === lastMenuKey) return;
   lastMenuKey = key;
-  Menu.setApplicationMenu(buildMenu(state, { send: (cmd) => send('menu', cmd), openRecent: (f) => void openFile(f), window: () => win }));
+  Menu.setApplicationMenu(
+    buildMenu(state, { send: (cmd) => send('menu', cmd), openRecent: (f) => void openFile(f), window: () => win }),
+  );
 }
 
 /**
@@ -122,7 +125,9 @@ function startApp(): void {
 function failStart(e: unknown): void {
   const err = e as NodeJS.ErrnoException;
   const where = err.path ? ` ${err.path}` : '';
-  const why = err.code ? `it could not use its data folder${where} (${describeWriteError(err)})` : (err.message ?? String(e));
+  const why = err.code
+    ? `it could not use its data folder${where} (${describeWriteError(err)})`
+    : (err.message ?? String(e));
   dialog.showErrorBox(
     'SpeedMatrix could not start',
     `SpeedMatrix could not start: ${why}.\n\nCheck that ${app.getPath('userData')} is writable, or start SpeedMatrix with --user-data-dir=<a writable folder>.`,

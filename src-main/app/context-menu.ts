@@ -5,7 +5,9 @@
  */
 import { type BrowserWindow, type ContextMenuParams, Menu, type MenuItemConstructorOptions } from 'electron';
 
-export function editContextMenuTemplate(params: Pick<ContextMenuParams, 'isEditable' | 'selectionText' | 'editFlags'>): MenuItemConstructorOptions[] {
+export function editContextMenuTemplate(
+  params: Pick<ContextMenuParams, 'isEditable' | 'selectionText' | 'editFlags'>,
+): MenuItemConstructorOptions[] {
   const f = params.editFlags;
   if (params.isEditable) {
     return [

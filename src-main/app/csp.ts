@@ -34,7 +34,10 @@ export const CSP = serialize({});
  */
 export function devCsp(devServerUrl: string): string {
   const { protocol, host } = new URL(devServerUrl);
-  return serialize({ 'script-src': "'unsafe-inline'", 'connect-src': `${protocol === 'https:' ? 'wss' : 'ws'}://${host}` });
+  return serialize({
+    'script-src': "'unsafe-inline'",
+    'connect-src': `${protocol === 'https:' ? 'wss' : 'ws'}://${host}`,
+  });
 }
 
 /** Whether the page comes from a dev server (http/https) rather than the built file. */

@@ -23,7 +23,11 @@ export function electronDialogs(window: () => BrowserWindow | null): Dialogs {
     },
     async chooseSavePath(defaultName, kind) {
       const win = window();
-      const opts = { title: kind === 'session' ? 'Save the session' : `Export ${kind}`, defaultPath: defaultName, filters: [FILTERS[kind]] };
+      const opts = {
+        title: kind === 'session' ? 'Save the session' : `Export ${kind}`,
+        defaultPath: defaultName,
+        filters: [FILTERS[kind]],
+      };
       const r = win ? await dialog.showSaveDialog(win, opts) : await dialog.showSaveDialog(opts);
       return r.canceled ? null : (r.filePath ?? null);
     },

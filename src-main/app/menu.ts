@@ -33,9 +33,18 @@ export function menuKey(s: MenuState): string {
   return JSON.stringify([s.recent, s.hasSession]);
 }
 
-export function menuTemplate(s: MenuState, a: MenuActions, platform: NodeJS.Platform = process.platform): MenuItemConstructorOptions[] {
+export function menuTemplate(
+  s: MenuState,
+  a: MenuActions,
+  platform: NodeJS.Platform = process.platform,
+): MenuItemConstructorOptions[] {
   const isMac = platform === 'darwin';
-  const item = (label: string, cmd: MenuCommand, accelerator?: string, enabled = true): MenuItemConstructorOptions => ({ label, accelerator, enabled, click: () => a.send(cmd) });
+  const item = (label: string, cmd: MenuCommand, accelerator?: string, enabled = true): MenuItemConstructorOptions => ({
+    label,
+    accelerator,
+    enabled,
+    click: () => a.send(cmd),
+  });
   return [
     ...(isMac ? [{ role: 'appMenu' as const }] : []),
     {
@@ -44,7 +53,9 @@ export function menuTemplate(s: MenuState, a: MenuActions, platform: NodeJS.Plat
         item('Open…', 'open', 'CmdOrCtrl+O'),
         {
           label: 'Open Recent',
-          submenu: s.recent.length ? s.recent.map((f) => ({ label: basename(f), toolTip: f, click: () => a.openRecent(f) })) : [{ label: 'No recent files', enabled: false }],
+          submenu: s.recent.length
+            ? s.recent.map((f) => ({ label: basename(f), toolTip: f, click: () => a.openRecent(f) }))
+            : [{ label: 'No recent files', enabled: false }],
         },
         { type: 'separator' },
         item('Save', 'save', 'CmdOrCtrl+S', s.hasSession),
@@ -75,7 +86,11 @@ export function menuTemplate(s: MenuState, a: MenuActions, platform: NodeJS.Plat
       role: 'help',
       submenu: [
         { label: 'vLLM documentation', click: () => void shell.openExternal('https://docs.vllm.ai/') },
-        { label: 'Toggle developer tools', accelerator: 'CmdOrCtrl+Alt+I', click: () => a.window()?.webContents.toggleDevTools() },
+        {
+          label: 'Toggle developer tools',
+          accelerator: 'CmdOrCtrl+Alt+I',
+          click: () => a.window()?.webContents.toggleDevTools(),
+        },
       ],
     },
   ];

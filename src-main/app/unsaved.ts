@@ -16,14 +16,28 @@ export type LeaveReason = { kind: 'quit' } | { kind: 'open'; name: string };
 const BUTTONS = ['Save…', "Don't Save", 'Cancel'];
 const CHOICES: UnsavedChoice[] = ['save', 'discard', 'cancel'];
 
-export async function askAboutUnsaved(win: BrowserWindow | null, reason: LeaveReason, running: boolean): Promise<UnsavedChoice> {
+export async function askAboutUnsaved(
+  win: BrowserWindow | null,
+  reason: LeaveReason,
+  running: boolean,
+): Promise<UnsavedChoice> {
   const what = running ? 'A run is in progress and its results are not saved.' : 'The open results are not saved.';
-  const message = reason.kind === 'quit' ? `${what} Save them before quitting?` : `${what} Save them before opening ${reason.name}?`;
+  const message =
+    reason.kind === 'quit' ? `${what} Save them before quitting?` : `${what} Save them before opening ${reason.name}?`;
   const detail = running
     ? 'The run stops either way once you answer; every finished cell is kept. Cancel keeps it running.'
     : "If you don't save, they are lost.";
-  const opts = { type: 'question' as const, buttons: BUTTONS, defaultId: 0, cancelId: 2, noLink: true, message, detail };
-  const { response } = win && !win.isDestroyed() ? await dialog.showMessageBox(win, opts) : await dialog.showMessageBox(opts);
+  const opts = {
+    type: 'question' as const,
+    buttons: BUTTONS,
+    defaultId: 0,
+    cancelId: 2,
+    noLink: true,
+    message,
+    detail,
+  };
+  const { response } =
+    win && !win.isDestroyed() ? await dialog.showMessageBox(win, opts) : await dialog.showMessageBox(opts);
   return CHOICES[response] ?? 'cancel';
 }
 

@@ -6,7 +6,10 @@ import type { WorkerMessage } from '../bench';
 
 export const utilityLauncher: WorkerLauncher = {
   launch() {
-    const child = utilityProcess.fork(join(__dirname, 'bench-worker.js'), [], { serviceName: 'SpeedMatrix benchmark worker', stdio: 'pipe' });
+    const child = utilityProcess.fork(join(__dirname, 'bench-worker.js'), [], {
+      serviceName: 'SpeedMatrix benchmark worker',
+      stdio: 'pipe',
+    });
     let alive = true;
     child.once('exit', () => (alive = false));
     return {

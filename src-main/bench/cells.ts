@@ -2,7 +2,12 @@
 import type { CellStatus, DecodeCell, PrefillResult } from '../../src-shared/session/schema';
 
 /** A decode cell with a status and no figures (planned-out, errors, cancelled). */
-export function unmeasuredCell(context: number, concurrency: number, status: CellStatus, reason: string | null): DecodeCell {
+export function unmeasuredCell(
+  context: number,
+  concurrency: number,
+  status: CellStatus,
+  reason: string | null,
+): DecodeCell {
   const measuredNothing = status === 'looped' || status === 'error' || status === 'cancelled';
   return {
     context,

@@ -72,7 +72,11 @@ export async function scrapeQueue(http: BenchHttp, engine: EngineKind): Promise<
 }
 
 /** Waits until the server runs and queues nothing; false when it did not within the timeout. */
-export async function idleGate(x: Pick<DecodeCellInput, 'http' | 'engine' | 'metrics' | 'clock'>, stop: Interrupt, timeoutSeconds = IDLE_TIMEOUT_SECONDS): Promise<boolean> {
+export async function idleGate(
+  x: Pick<DecodeCellInput, 'http' | 'engine' | 'metrics' | 'clock'>,
+  stop: Interrupt,
+  timeoutSeconds = IDLE_TIMEOUT_SECONDS,
+): Promise<boolean> {
   if (!x.metrics) return true;
   const start = nowMs();
   while (!stop.fired) {
@@ -145,8 +149,17 @@ class CellLoad {
         return;
       }
       this.failed++;
-      if (this.failed === 1) this.x.emit({ type: 'log', level: 'warn', message: `Cell ${this.x.context}×${this.x.concurrency}: a request failed and was replaced: ${s.error}` });
-      const soFar: FailureCount = { windowRequests: this.streams.length, failed: this.failed, firstError: this.firstError };
+      if (this.failed === 1)
+        this.x.emit({
+          type: 'log',
+          level: 'warn',
+          message: `Cell ${this.x.context}×${this.x.concurrency}: a request failed and was replaced: ${s.error}`,
+        });
+      const soFar: FailureCount = {
+        windowRequests: this.streams.length,
+        failed: this.failed,
+        firstError: this.firstError,
+      };
       if (this.failed >= FAILURE_FUSE && tooManyFailed(soFar)) {
         this.fatal = `${this.failed} of ${this.streams.length} requests failed; the first: ${this.firstError ?? 'no message'}`;
         this.stopCell.fire();
@@ -199,7 +212,9 @@ class CellLoad {
       if (s.firstTokenAt < 0) {
         const queued = lastQueue !== null && lastQueue.waiting > 0;
         if (!queued && clock.seconds(now - s.sentAt) > this.x.readinessTimeoutSeconds + this.x.windowSeconds)
-          s.failWith(`No first token after ${Math.round(clock.seconds(now - s.sentAt))} s: the server accepted the request but produced nothing.`);
+          s.failWith(
+            `No first token after ${Math.round(clock.seconds(now - s.sentAt))} s: the server accepted the request but produced nothing.`,
+          );
       } else if (clock.seconds(now - s.lastActivityAt) > this.x.stallSeconds) {
         s.failWith(`No token for ${this.x.stallSeconds} s: the stream stalled (the server stopped producing tokens).`);
       }
@@ -227,36 +242,52 @@ function startSampler(x: DecodeCellInput, load: CellLoad, live: LiveState): () =
   let lastTokens = 0;
   let lastAt = live.rampStart;
   let lastStage = live.stage;
-  const timer = setInterval(() => {
-    const now = nowMs();
-    const inWin = live.stage === 'window';
-    if (live.stage !== lastStage) {
-      lastStage = live.stage;
-      lastTokens = 0;
-    }
-    const tokens = load.tokens(inWin);
-    const tps = inWin ? tokens / Math.max(1e-9, clock.seconds(now - live.windowOpen)) : (tokens - lastTokens) / Math.max(1e-9, clock.seconds(now - lastAt));
-    lastTokens = tokens;
-    lastAt = now;
-    x.emit({
-      type: 'sample',
-      context,
-      concurrency,
-      stage: live.stage,
-      tokensPerSecond: tps,
-      activeRequests: x.metrics && live.lastQueue ? live.lastQueue.running : load.clientActive(),
-      waitingRequests: live.lastQueue ? live.lastQueue.waiting : null,
-      tokens: inWin ? tokens : 0,
-      elapsedSeconds: clock.since(inWin ? live.windowOpen : live.rampStart),
-    });
-  }, Math.max(50, Math.min(500, clock.wallMs(SAMPLE_EVERY_SECONDS))));
+  const timer = setInterval(
+    () => {
+      const now = nowMs();
+      const inWin = live.stage === 'window';
+      if (live.stage !== lastStage) {
+        lastStage = live.stage;
+        lastTokens = 0;
+      }
+      const tokens = load.tokens(inWin);
+      const tps = inWin
+        ? tokens / Math.max(1e-9, clock.seconds(now - live.windowOpen))
+        : (tokens - lastTokens) / Math.max(1e-9, clock.seconds(now - lastAt));
+      lastTokens = tokens;
+      lastAt = now;
+      x.emit({
+        type: 'sample',
+        context,
+        concurrency,
+        stage: live.stage,
+        tokensPerSecond: tps,
+        activeRequests: x.metrics && live.lastQueue ? live.lastQueue.running : load.clientActive(),
+        waitingRequests: live.lastQueue ? live.lastQueue.waiting : null,
+        tokens: inWin ? tokens : 0,
+        elapsedSeconds: clock.since(inWin ? live.windowOpen : live.rampStart),
+      });
+    },
+    Math.max(50, Math.min(500, clock.wallMs(SAMPLE_EVERY_SECONDS))),
+  );
   return () => clearInterval(timer);
 }
 
 /** Polls until readiness.ts says the window may open; true when it timed out instead. */
-async function readinessPhase(x: DecodeCellInput, load: CellLoad, live: LiveState, stopCell: Interrupt): Promise<boolean> {
+async function readinessPhase(
+  x: DecodeCellInput,
+  load: CellLoad,
+  live: LiveState,
+  stopCell: Interrupt,
+): Promise<boolean> {
   const { clock, context, concurrency: C } = x;
-  x.emit({ type: 'phase', phase: 'readiness', message: `waiting for ${C} streams to be steady`, context, concurrency: C });
+  x.emit({
+    type: 'phase',
+    phase: 'readiness',
+    message: `waiting for ${C} streams to be steady`,
+    context,
+    concurrency: C,
+  });
   let state = READINESS_START;
   while (!stopCell.fired) {
     if (x.metrics) live.lastQueue = await scrapeQueue(x.http, x.engine);
@@ -264,13 +295,21 @@ async function readinessPhase(x: DecodeCellInput, load: CellLoad, live: LiveStat
     if (stopCell.fired) break;
     const step = readinessStep(
       state,
-      { t: clock.since(live.rampStart), everyWorkerHasToken: load.everyWorkerHasToken(), server: x.metrics ? (live.lastQueue ?? { running: 0, waiting: 0 }) : null },
+      {
+        t: clock.since(live.rampStart),
+        everyWorkerHasToken: load.everyWorkerHasToken(),
+        server: x.metrics ? (live.lastQueue ?? { running: 0, waiting: 0 }) : null,
+      },
       { concurrency: C, timeoutSeconds: x.readinessTimeoutSeconds },
     );
     state = step.state;
     if (step.decision === 'open') return false;
     if (step.decision === 'timed-out') {
-      x.emit({ type: 'log', level: 'warn', message: `Cell ${context}×${C}: readiness did not come within ${x.readinessTimeoutSeconds} s; measuring anyway.` });
+      x.emit({
+        type: 'log',
+        level: 'warn',
+        message: `Cell ${context}×${C}: readiness did not come within ${x.readinessTimeoutSeconds} s; measuring anyway.`,
+      });
       return true;
     }
     await stopCell.sleep(Math.min(250, clock.wallMs(0.25)));
@@ -289,9 +328,20 @@ interface WindowRecord {
 }
 
 /** The fixed measurement window, scraping /metrics once a (server) second. */
-async function windowPhase(x: DecodeCellInput, load: CellLoad, live: LiveState, stopCell: Interrupt): Promise<WindowRecord> {
+async function windowPhase(
+  x: DecodeCellInput,
+  load: CellLoad,
+  live: LiveState,
+  stopCell: Interrupt,
+): Promise<WindowRecord> {
   const { clock } = x;
-  x.emit({ type: 'phase', phase: 'window', message: `measuring for ${x.windowSeconds} s`, context: x.context, concurrency: x.concurrency });
+  x.emit({
+    type: 'phase',
+    phase: 'window',
+    message: `measuring for ${x.windowSeconds} s`,
+    context: x.context,
+    concurrency: x.concurrency,
+  });
   const rec: WindowRecord = { startMs: nowMs(), endMs: 0, scrapes: [], clientActive: [] };
   load.openWindow(rec.startMs);
   live.windowOpen = rec.startMs;
@@ -333,10 +383,18 @@ export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutpu
 
   x.emit({ type: 'phase', phase: 'idle-gate', message: 'waiting for the server to be idle', context, concurrency: C });
   if (!(await idleGate(x, stopCell)))
-    x.emit({ type: 'log', level: 'warn', message: `The server was still busy after ${IDLE_TIMEOUT_SECONDS} s before cell ${context}×${C}; measuring anyway.` });
+    x.emit({
+      type: 'log',
+      level: 'warn',
+      message: `The server was still busy after ${IDLE_TIMEOUT_SECONDS} s before cell ${context}×${C}; measuring anyway.`,
+    });
   if (x.stop.fired) {
     unsubscribe();
-    const cell = { ...unmeasuredCell(context, C, 'cancelled', 'the run was stopped before this cell started'), startedAt, finishedAt: new Date().toISOString() };
+    const cell = {
+      ...unmeasuredCell(context, C, 'cancelled', 'the run was stopped before this cell started'),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+    };
     return { cell, connectionLost: false, window: null, streams: [] };
   }
 
@@ -351,11 +409,24 @@ export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutpu
   load.cancelAll();
   stopSampler();
   unsubscribe();
-  x.emit({ type: 'phase', phase: 'cooldown', message: 'cancelling streams, waiting for idle', context, concurrency: C });
+  x.emit({
+    type: 'phase',
+    phase: 'cooldown',
+    message: 'cancelling streams, waiting for idle',
+    context,
+    concurrency: C,
+  });
   if (!load.connectionLost && !x.stop.fired) await idleGate(x, new Interrupt(), 30);
 
   const window = win && win.endMs > 0 ? { startMs: win.startMs, endMs: win.endMs } : null;
-  const cell = cellOf(x, load, { window, win, readinessTimedOut, startedAt, rampStart: live.rampStart, lastQueue: live.lastQueue });
+  const cell = cellOf(x, load, {
+    window,
+    win,
+    readinessTimedOut,
+    startedAt,
+    rampStart: live.rampStart,
+    lastQueue: live.lastQueue,
+  });
   return { cell, connectionLost: load.connectionLost, window, streams: load.streams };
 }
 
@@ -382,13 +453,25 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     const waiting = f.lastQueue && f.lastQueue.waiting > 0 ? ` (${f.lastQueue.waiting} waiting)` : '';
     fatal = `No token arrived during the whole ${Math.round(windowSeconds ?? 0)} s window: the server accepted the requests but produced nothing${load.firstError ? `; ${load.firstError}` : ''}${waiting}.`;
   }
-  const failures: FailureCount = w ? failureCount(streams, w) : { windowRequests: streams.length, failed: load.failed, firstError: load.firstError };
+  const failures: FailureCount = w
+    ? failureCount(streams, w)
+    : { windowRequests: streams.length, failed: load.failed, firstError: load.firstError };
   const queue = queueEvidence(f.win?.scrapes ?? []);
   const avgActive = x.metrics && queue ? queue.avgRunning : mean(f.win?.clientActive ?? []);
   const ttft = timeToFirstToken(streams, clock);
   const tbt = timeBetweenTokens(streams, clock);
   const stall = w ? stallInWindow(streams, w, tbt?.p50 ?? null, x.stallSeconds, clock) : null;
-  const verdict = decideStatus({ cancelled, fatalError: fatal, failures, looped: load.looped !== null, concurrency: C, avgActiveRequests: avgActive, queue, readinessTimedOut: f.readinessTimedOut, stall });
+  const verdict = decideStatus({
+    cancelled,
+    fatalError: fatal,
+    failures,
+    looped: load.looped !== null,
+    concurrency: C,
+    avgActiveRequests: avgActive,
+    queue,
+    readinessTimedOut: f.readinessTimedOut,
+    stall,
+  });
   const common = {
     promptTokens: streams.find((s) => s.promptTokens >= 0)?.promptTokens ?? null,
     requests: requestSamples(streams, clock, w ? w.startMs : f.rampStart),
@@ -404,7 +487,12 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     const cell: DecodeCell = { ...unmeasuredCell(context, C, verdict.status, verdict.reason), ...common };
     const lf = load.looped?.loop;
     if (lf && verdict.status === 'looped') {
-      cell.evidence = { loopExcerpt: lf.finding.excerpt, loopPeriodChars: lf.finding.period, loopStream: lf.stream, logLines: [] };
+      cell.evidence = {
+        loopExcerpt: lf.finding.excerpt,
+        loopPeriodChars: lf.finding.period,
+        loopStream: lf.stream,
+        logLines: [],
+      };
       cell.reason = `the model kept repeating the same text (a ${lf.finding.period}-character passage ${lf.finding.repeats} times in its ${lf.stream})`;
     }
     return cell;
@@ -417,7 +505,9 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     failures.failed > 0
       ? `${failures.failed} of ${failures.windowRequests} requests in the window failed and were replaced (the figure stands up to 10%); the first: ${failures.firstError ?? 'no message'}`
       : null,
-    beforeWindow > 0 ? `${beforeWindow} request${beforeWindow === 1 ? '' : 's'} failed before the window and ${beforeWindow === 1 ? 'was' : 'were'} replaced${failures.failed ? '' : `: ${load.firstError ?? 'no message'}`}` : null,
+    beforeWindow > 0
+      ? `${beforeWindow} request${beforeWindow === 1 ? '' : 's'} failed before the window and ${beforeWindow === 1 ? 'was' : 'were'} replaced${failures.failed ? '' : `: ${load.firstError ?? 'no message'}`}`
+      : null,
   ]
     .filter(Boolean)
     .join('; ');

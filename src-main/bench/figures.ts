@@ -109,11 +109,17 @@ export function stallInWindow(
   let worst: StallEvidence | null = null;
   for (const s of inWindow(streams, w)) {
     const gaps: Array<[number, number]> = [];
-    if (s.longestGapEndedAt >= w.startMs && s.longestGapEndedAt <= w.endMs) gaps.push([s.longestGapMs, s.longestGapEndedAt]);
+    if (s.longestGapEndedAt >= w.startMs && s.longestGapEndedAt <= w.endMs)
+      gaps.push([s.longestGapMs, s.longestGapEndedAt]);
     if (s.gapAtCloseMs > 0) gaps.push([s.gapAtCloseMs, w.endMs]);
     for (const [gapMs, endedAt] of gaps) {
       const gap = clock.seconds(gapMs);
-      if (gapMs >= STALL_MIN_WALL_MS && gap > threshold && gap < stallLimitSeconds && (worst === null || gap > worst.gapSeconds))
+      if (
+        gapMs >= STALL_MIN_WALL_MS &&
+        gap > threshold &&
+        gap < stallLimitSeconds &&
+        (worst === null || gap > worst.gapSeconds)
+      )
         worst = { gapSeconds: gap, endedAtSeconds: clock.seconds(endedAt - w.startMs), thresholdSeconds: threshold };
     }
   }

@@ -96,9 +96,12 @@ export function describeNetworkError(e: unknown, url: string): string {
   const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const code = err?.code ?? err?.cause?.code ?? '';
   const detail = err?.cause?.message ?? err?.message ?? String(e);
-  if (code === 'ECONNREFUSED') return `Connection refused at ${url}: nothing is listening there. Is the server running, on that host and port?`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Cannot resolve the host of ${url} (${code}). Check the URL.`;
-  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return `Timed out connecting to ${url}. Check the URL, firewall and network.`;
+  if (code === 'ECONNREFUSED')
+    return `Connection refused at ${url}: nothing is listening there. Is the server running, on that host and port?`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `Cannot resolve the host of ${url} (${code}). Check the URL.`;
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return `Timed out connecting to ${url}. Check the URL, firewall and network.`;
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `The host of ${url} is unreachable (${code}).`;
   if (TLS_CODES.test(code) || /certificate|tls|ssl/i.test(detail))
     return `TLS failure talking to ${url}: ${detail}. Check the https URL and the server's certificate (or use http:// if the server does not speak TLS).`;
@@ -117,10 +120,23 @@ export function isConnectionLoss(e: unknown): boolean {
 /** A kept-alive socket the server had already closed: the request never reached it. */
 const STALE_SOCKET = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED']);
 
-async function call(http: BenchHttp, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<{ status: number; text: string }> {
+async function call(
+  http: BenchHttp,
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
   const signal = AbortSignal.timeout(timeoutMs);
   const send = () =>
-    http.agent.request({ origin: http.origin, path: http.prefix + path, method, headers: http.headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+    http.agent.request({
+      origin: http.origin,
+      path: http.prefix + path,
+      method,
+      headers: http.headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
   let res;
   try {
     res = await send();

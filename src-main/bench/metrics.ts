@@ -41,7 +41,12 @@ export function metricValue(text: string, name: string): number | null {
     const close = line.lastIndexOf('}');
     const labels = next === 123 ? line.slice(name.length + 1, close) : '';
     if (/(^|,)\s*rank="(?!0")[^"]*"/.test(labels)) continue;
-    const value = Number.parseFloat(line.slice(close >= 0 ? close + 1 : name.length).trim().split(/\s+/)[0]);
+    const value = Number.parseFloat(
+      line
+        .slice(close >= 0 ? close + 1 : name.length)
+        .trim()
+        .split(/\s+/)[0],
+    );
     if (Number.isFinite(value)) total = (total ?? 0) + value;
   }
   return total;

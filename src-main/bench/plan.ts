@@ -23,7 +23,8 @@ export const DEFAULT_MAX_OUTPUT = 4096;
 export const CONTEXT_MARGIN = 64;
 
 /** The part of a ServerTarget the plan needs (so the UI can plan from a probe alone). */
-export type PlanTarget = Pick<ServerTarget, 'maxModelLen' | 'kvBudget'> & Partial<Pick<ServerTarget, 'launch' | 'simulated' | 'simSpeed' | 'maxRunningRequests'>>;
+export type PlanTarget = Pick<ServerTarget, 'maxModelLen' | 'kvBudget'> &
+  Partial<Pick<ServerTarget, 'launch' | 'simulated' | 'simSpeed' | 'maxRunningRequests'>>;
 
 /** The largest useful context: max_model_len - max_output - 64. */
 export function largestContext(maxModelLen: number, maxOutput: number): number {
@@ -49,7 +50,9 @@ export function nothingToRun(plan: RunPlan): string | null {
   if (plan.counts.toRun > 0 || plan.counts.prefill > 0) return null;
   const { counts, config, maxModelLen } = plan;
   const why = [
-    counts.tooLong ? `${counts.tooLong} too long for max_model_len ${maxModelLen} with ${config.maxOutputTokens} output tokens` : '',
+    counts.tooLong
+      ? `${counts.tooLong} too long for max_model_len ${maxModelLen} with ${config.maxOutputTokens} output tokens`
+      : '',
     counts.overCapacity ? `${counts.overCapacity} over the KV cache budget` : '',
     counts.skipped ? `${counts.skipped} left out` : '',
   ].filter(Boolean);
@@ -88,12 +91,19 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
     // Prefill is measured where decode is: nothing the person did not ask for. Only the default
     // matrix adds 256K for prefill alone, when the server takes it (the prompt is then sized to fit).
     prefillContexts = contexts.filter((c) => c > 0);
-    if (!input.contexts?.length && mml !== null && mml >= PREFILL_EXTRA_CONTEXT) prefillContexts.push(PREFILL_EXTRA_CONTEXT);
+    if (!input.contexts?.length && mml !== null && mml >= PREFILL_EXTRA_CONTEXT)
+      prefillContexts.push(PREFILL_EXTRA_CONTEXT);
     prefillContexts = sortedUnique(prefillContexts);
   }
   const kvBudget: KvBudget =
     input.kvBudgetTokens !== undefined
-      ? { tokens: input.kvBudgetTokens, source: 'user', detail: 'given by the user', maxConcurrency: null, tokensPerRequest: null }
+      ? {
+          tokens: input.kvBudgetTokens,
+          source: 'user',
+          detail: 'given by the user',
+          maxConcurrency: null,
+          tokensPerRequest: null,
+        }
       : target.kvBudget;
   return {
     contexts,
@@ -138,14 +148,19 @@ export function decodeCellSeconds(config: Pick<ResolvedRunConfig, 'secondsPerMea
  * Wall-clock estimate of the given steps, seconds (the simulator's clock runs simSpeed times
  * faster); prefill from the prefills measured so far, if any, else a guessed speed.
  */
-export function estimateSeconds(steps: readonly PlanStep[], config: Pick<ResolvedRunConfig, 'secondsPerMeasurement' | 'simSpeed'>, measured: readonly PrefillPoint[] = []): number {
+export function estimateSeconds(
+  steps: readonly PlanStep[],
+  config: Pick<ResolvedRunConfig, 'secondsPerMeasurement' | 'simSpeed'>,
+  measured: readonly PrefillPoint[] = [],
+): number {
   let serverSeconds = 0;
   const scouted = new Set<number>();
   for (const s of steps) {
     if (s.kind === 'warmup') serverSeconds += WARMUP_SECONDS;
     else if (s.kind === 'prefill') {
       // A later scout of the same context re-warms a prompt the cache mostly holds.
-      serverSeconds += (scouted.has(s.context) ? 0 : (expectedPrefillSeconds(s.context, measured) ?? 0)) + PREFILL_OVERHEAD_SECONDS;
+      serverSeconds +=
+        (scouted.has(s.context) ? 0 : (expectedPrefillSeconds(s.context, measured) ?? 0)) + PREFILL_OVERHEAD_SECONDS;
       scouted.add(s.context);
     } else serverSeconds += decodeCellSeconds(config);
   }
@@ -157,7 +172,11 @@ export function estimateSeconds(steps: readonly PlanStep[], config: Pick<Resolve
  * pending decode cell and measured prefill, scouts only where a pending cell of their context
  * follows them directly, and the warm-up (a resumed server may be a fresh one).
  */
-export function pendingSteps(steps: readonly PlanStep[], doneCells: ReadonlySet<string>, donePrefill: ReadonlySet<number>): PlanStep[] {
+export function pendingSteps(
+  steps: readonly PlanStep[],
+  doneCells: ReadonlySet<string>,
+  donePrefill: ReadonlySet<number>,
+): PlanStep[] {
   const out: PlanStep[] = [];
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
@@ -188,8 +207,10 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   const budget = kvBudget.tokens;
   const skip = new Set((input.skip ?? []).map(cellKey));
   const warnings: string[] = [];
-  if (budget === null) warnings.push('The KV cache budget is unknown, so no cell could be marked Over capacity in advance.');
-  if (mml === null) warnings.push('The server did not report max_model_len, so no cell could be marked Too long in advance.');
+  if (budget === null)
+    warnings.push('The KV cache budget is unknown, so no cell could be marked Over capacity in advance.');
+  if (mml === null)
+    warnings.push('The server did not report max_model_len, so no cell could be marked Too long in advance.');
 
   const cells: PlannedCell[] = [];
   for (const context of config.contexts) {
@@ -197,7 +218,8 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
       const kvTokensNeeded = concurrency * (context + out);
       let cell: PlannedCell = { context, concurrency, action: 'run', reason: null, kvTokensNeeded };
       const tooLong = tooLongReason(context, out, mml);
-      if (skip.has(cellKey({ context, concurrency }))) cell = { ...cell, action: 'skipped', reason: 'left out by the user' };
+      if (skip.has(cellKey({ context, concurrency })))
+        cell = { ...cell, action: 'skipped', reason: 'left out by the user' };
       else if (tooLong) cell = { ...cell, action: 'too-long', reason: tooLong };
       else if (budget !== null && kvTokensNeeded > budget)
         cell = {
@@ -207,21 +229,38 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
         };
       const limit = target.maxRunningRequests;
       if (cell.action === 'run' && limit !== undefined && concurrency > limit) {
-        cell = { ...cell, expectQueued: `${concurrency} requests at once is above the engine's max_running_requests of ${limit}: the rest wait, so the cell will be Requests queued` };
+        cell = {
+          ...cell,
+          expectQueued: `${concurrency} requests at once is above the engine's max_running_requests of ${limit}: the rest wait, so the cell will be Requests queued`,
+        };
       }
       cells.push(cell);
     }
   }
   if (cells.some((c) => c.expectQueued)) {
-    warnings.push(`The engine runs at most ${target.maxRunningRequests} requests at once (max_running_requests): cells above that concurrency will be Requests queued.`);
+    warnings.push(
+      `The engine runs at most ${target.maxRunningRequests} requests at once (max_running_requests): cells above that concurrency will be Requests queued.`,
+    );
   }
 
   const decodeContexts = new Set(cells.filter((c) => c.action === 'run' && c.context > 0).map((c) => c.context));
   const prefill: PlannedPrefill[] = config.prefillContexts.map((context) => {
     // Prefill scouts ask for 1 output token; a prompt at the limit is trimmed to fit (see prompts.ts).
     if (mml !== null && context > mml)
-      return { context, action: 'too-long', reason: `${fmtContext(context)} exceeds max_model_len ${mml}`, withDecode: false, expectedSeconds: null };
-    return { context, action: 'run', reason: null, withDecode: decodeContexts.has(context), expectedSeconds: expectedPrefillSeconds(context, []) };
+      return {
+        context,
+        action: 'too-long',
+        reason: `${fmtContext(context)} exceeds max_model_len ${mml}`,
+        withDecode: false,
+        expectedSeconds: null,
+      };
+    return {
+      context,
+      action: 'run',
+      reason: null,
+      withDecode: decodeContexts.has(context),
+      expectedSeconds: expectedPrefillSeconds(context, []),
+    };
   });
 
   // Order (docs/method.md): prefill scouts and the C=1 column first, then row by row.
@@ -256,7 +295,16 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     skipped: cells.filter((c) => c.action === 'skipped').length,
     prefill: prefillRun.size,
   };
-  return { config, maxModelLen: mml, cells, prefill, steps, counts, etaSeconds: WORKER_START_WALL_SECONDS + estimateSeconds(steps, config), warnings };
+  return {
+    config,
+    maxModelLen: mml,
+    cells,
+    prefill,
+    steps,
+    counts,
+    etaSeconds: WORKER_START_WALL_SECONDS + estimateSeconds(steps, config),
+    warnings,
+  };
 }
 
 /**
@@ -277,4 +325,3 @@ export function laterPasses(firstPass: readonly PlanStep[], repeat: number): Pla
   }
   return steps;
 }
-

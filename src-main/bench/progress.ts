@@ -46,13 +46,18 @@ export class EtaTracker {
       this.lastDoneAt = now;
     }
     let i = -1;
-    if (e.type === 'cell-done') i = this.remaining.findIndex((s) => s.kind === 'decode' && repetitionKey(s, s.repetition) === repetitionKey(e.cell, e.repetition ?? 1));
-    else if (e.type === 'prefill-done') i = this.remaining.findIndex((s) => s.kind === 'prefill' && s.measured && s.context === e.result.context);
+    if (e.type === 'cell-done')
+      i = this.remaining.findIndex(
+        (s) => s.kind === 'decode' && repetitionKey(s, s.repetition) === repetitionKey(e.cell, e.repetition ?? 1),
+      );
+    else if (e.type === 'prefill-done')
+      i = this.remaining.findIndex((s) => s.kind === 'prefill' && s.measured && s.context === e.result.context);
     if (i < 0) return;
     const finished = this.remaining.slice(0, i + 1);
     this.remaining = this.remaining.slice(i + 1);
     this.estimatedDone += this.estimate(finished);
-    if (e.type === 'prefill-done' && e.result.promptTokens && e.result.ttftSeconds) this.prefillPoints.push({ tokens: e.result.promptTokens, seconds: e.result.ttftSeconds });
+    if (e.type === 'prefill-done' && e.result.promptTokens && e.result.ttftSeconds)
+      this.prefillPoints.push({ tokens: e.result.promptTokens, seconds: e.result.ttftSeconds });
     this.lastDoneAt = now;
     // Measured time only refines the model once a decode cell (the bulk of a run) has run.
     if (e.type === 'cell-done' && this.stepsFrom !== null && this.estimatedDone > 0) {
@@ -110,7 +115,14 @@ const BAR = 24;
 /** A BenchEvent as a JSON line: per-request arrays and the session body are left out (they are in the file). */
 export function eventToJsonLine(e: BenchEvent): string {
   if (e.type === 'cell-done') return JSON.stringify({ ...e, cell: { ...e.cell, requests: undefined } });
-  if (e.type === 'run-done') return JSON.stringify({ type: e.type, outcome: e.outcome, sessionFile: e.sessionFile, counts: e.counts, simulated: e.session.simulated });
+  if (e.type === 'run-done')
+    return JSON.stringify({
+      type: e.type,
+      outcome: e.outcome,
+      sessionFile: e.sessionFile,
+      counts: e.counts,
+      simulated: e.session.simulated,
+    });
   return JSON.stringify(e);
 }
 
@@ -139,7 +151,8 @@ export class ProgressPrinter {
     if (this.mode === 'json') {
       this.track(e);
       // The ETA in JSON lines is the same estimate the bar and the app show.
-      const line = this.eta && (e.type === 'cell-start' || e.type === 'cell-done') ? { ...e, etaSeconds: this.eta.seconds() } : e;
+      const line =
+        this.eta && (e.type === 'cell-start' || e.type === 'cell-done') ? { ...e, etaSeconds: this.eta.seconds() } : e;
       if (e.type !== 'saved' && e.type !== 'session') this.out.write(`${eventToJsonLine(line)}\n`);
       return;
     }
@@ -166,7 +179,16 @@ export class ProgressPrinter {
           this.live = '';
           this.draw(true);
         } else if (this.mode === 'tty') {
-          this.live = e.phase === 'window' ? 'measuring' : e.phase === 'readiness' ? 'ramping up' : e.phase === 'cooldown' ? (this.stopRequested ? 'cancelling' : 'finishing') : 'waiting for idle';
+          this.live =
+            e.phase === 'window'
+              ? 'measuring'
+              : e.phase === 'readiness'
+                ? 'ramping up'
+                : e.phase === 'cooldown'
+                  ? this.stopRequested
+                    ? 'cancelling'
+                    : 'finishing'
+                  : 'waiting for idle';
           this.draw(false);
         }
         break;
@@ -181,7 +203,9 @@ export class ProgressPrinter {
             ? `  ${withFailed(`${fmtCellThroughput(c)} tok/s`, c.failedRequests)}  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
             : '';
         const rep = e.repetition && e.repetition > 1 ? ` (repetition ${e.repetition})` : '';
-        this.line(`cell ${e.index}/${e.total}  ${fmtContext(c.context)} × ${c.concurrency}${rep}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`);
+        this.line(
+          `cell ${e.index}/${e.total}  ${fmtContext(c.context)} × ${c.concurrency}${rep}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`,
+        );
         break;
       }
       case 'prefill-start':
@@ -247,7 +271,10 @@ export class ProgressPrinter {
 
   private draw(force: boolean): void {
     if (this.mode !== 'tty') {
-      if (force && this.current) this.out.write(`... ${this.current}${this.total ? `  (cell ${Math.min(this.index, this.total)}/${this.total}, ETA ${fmtDuration(this.etaNow())})` : ''}\n`);
+      if (force && this.current)
+        this.out.write(
+          `... ${this.current}${this.total ? `  (cell ${Math.min(this.index, this.total)}/${this.total}, ETA ${fmtDuration(this.etaNow())})` : ''}\n`,
+        );
       return;
     }
     const now = Date.now();
@@ -257,7 +284,13 @@ export class ProgressPrinter {
     const filled = Math.round(done * BAR);
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}]`;
     const count = `cell ${Math.min(this.index, this.total)}/${this.total}`;
-    const text = fitLine(bar, count, `${this.current}  ${this.live}`, `ETA ${fmtDuration(this.etaNow())}`, (this.out.columns?.() ?? 120) - 1);
+    const text = fitLine(
+      bar,
+      count,
+      `${this.current}  ${this.live}`,
+      `ETA ${fmtDuration(this.etaNow())}`,
+      (this.out.columns?.() ?? 120) - 1,
+    );
     this.out.write(`\r\x1b[2K${text}`);
     this.barShown = true;
   }

@@ -56,7 +56,10 @@ export const promptTag = (runTag: string, label: string): string => `[RUN ${runT
 export function buildMessages(tag: string, fillerChars: number): ChatMessage[] {
   if (fillerChars <= 0) return [{ role: 'user', content: `${tag} ${FINAL_ASK}` }];
   return [
-    { role: 'user', content: `${tag} Here is a reference document. Read it; afterwards I will ask you to write something.\n\n${fillerText(fillerChars)}` },
+    {
+      role: 'user',
+      content: `${tag} Here is a reference document. Read it; afterwards I will ask you to write something.\n\n${fillerText(fillerChars)}`,
+    },
     { role: 'assistant', content: 'I have read the document. What would you like me to write?' },
     { role: 'user', content: FINAL_ASK },
   ];
@@ -161,8 +164,11 @@ export async function exactPrompt(http: BenchHttp, tag: string, target: number):
   }
   if (!best) throw new Error(`Could not build a prompt of ${target} tokens: even the shortest one is longer.`);
   if (best.tokens < target - tol)
-    throw new Error(`Could not size a prompt within ${tol} tokens of ${target}: the closest had ${best.tokens} tokens.`);
-  const density = (best.tokens - cal.overheadTokens) / Math.max(1, best.messages.length > 1 ? fillerLength(best.messages) : 1);
+    throw new Error(
+      `Could not size a prompt within ${tol} tokens of ${target}: the closest had ${best.tokens} tokens.`,
+    );
+  const density =
+    (best.tokens - cal.overheadTokens) / Math.max(1, best.messages.length > 1 ? fillerLength(best.messages) : 1);
   if (density > 0) saveCalibration(key, { charsPerToken: 1 / density, overheadTokens: cal.overheadTokens });
   return best;
 }
@@ -190,13 +196,17 @@ export async function estimatedPrompt(http: BenchHttp, tag: string, target: numb
       stream: false,
     });
     const pt = r.usage?.prompt_tokens;
-    if (typeof pt !== 'number' || pt <= 0) throw new Error('The server did not report usage.prompt_tokens, so prompt sizes cannot be estimated.');
+    if (typeof pt !== 'number' || pt <= 0)
+      throw new Error('The server did not report usage.prompt_tokens, so prompt sizes cannot be estimated.');
     const totalChars = messages.reduce((n, m) => n + m.content.length, 0);
     const charsPerToken = totalChars / pt;
     cal = { charsPerToken, overheadTokens: Math.round((totalChars - probeChars) / charsPerToken) };
     saveCalibration(key, cal, false);
   }
-  const chars = target <= 0 ? 0 : Math.max(1, Math.round((target - tolerance(target) / 2 - cal.overheadTokens) * cal.charsPerToken));
+  const chars =
+    target <= 0
+      ? 0
+      : Math.max(1, Math.round((target - tolerance(target) / 2 - cal.overheadTokens) * cal.charsPerToken));
   const messages = buildMessages(tag, chars);
   return { messages, tokens: Math.round(cal.overheadTokens + chars / cal.charsPerToken), target, exact: false };
 }
@@ -208,10 +218,23 @@ export async function estimatedPrompt(http: BenchHttp, tag: string, target: numb
 export async function extrapolatedPrompt(http: BenchHttp, tag: string, target: number): Promise<SizedPrompt> {
   const cal = loadCalibration(cacheKey(http, 'tokenize'));
   if (!cal) return estimatedPrompt(http, tag, target);
-  const chars = target <= 0 ? 0 : Math.max(1, Math.round((target - tolerance(target) / 2 - cal.overheadTokens) * cal.charsPerToken));
-  return { messages: buildMessages(tag, chars), tokens: Math.round(cal.overheadTokens + chars / cal.charsPerToken), target, exact: false };
+  const chars =
+    target <= 0
+      ? 0
+      : Math.max(1, Math.round((target - tolerance(target) / 2 - cal.overheadTokens) * cal.charsPerToken));
+  return {
+    messages: buildMessages(tag, chars),
+    tokens: Math.round(cal.overheadTokens + chars / cal.charsPerToken),
+    target,
+    exact: false,
+  };
 }
 
-export function sizedPrompt(http: BenchHttp, mode: 'exact' | 'estimate', tag: string, target: number): Promise<SizedPrompt> {
+export function sizedPrompt(
+  http: BenchHttp,
+  mode: 'exact' | 'estimate',
+  tag: string,
+  target: number,
+): Promise<SizedPrompt> {
   return mode === 'exact' ? exactPrompt(http, tag, target) : estimatedPrompt(http, tag, target);
 }

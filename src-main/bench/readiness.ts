@@ -54,7 +54,12 @@ export function readinessStep(
   if (!obs.everyWorkerHasToken || persistentlyOff) steadySince = null;
   else if (serverOk) steadySince ??= obs.t;
   const next = { steadySince, offSince };
-  if (serverOk && steadySince !== null && obs.t >= READINESS_MIN_SECONDS && obs.t - steadySince >= READINESS_STEADY_SECONDS)
+  if (
+    serverOk &&
+    steadySince !== null &&
+    obs.t >= READINESS_MIN_SECONDS &&
+    obs.t - steadySince >= READINESS_STEADY_SECONDS
+  )
     return { state: next, decision: 'open' };
   if (obs.t >= p.timeoutSeconds) return { state: next, decision: 'timed-out' };
   return { state: next, decision: 'wait' };

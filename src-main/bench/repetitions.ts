@@ -56,7 +56,10 @@ function meanStats(stats: ReadonlyArray<LatencyStats | null>): LatencyStats | nu
 function combinedStatus(reps: readonly Repetition[], repeat: number): { status: CellStatus; reason: string | null } {
   const bad = reps.find((r) => r.status !== 'valid');
   if (!bad) return { status: 'valid', reason: null };
-  return { status: bad.status, reason: `repetition ${bad.repetition} of ${repeat}: ${bad.reason ?? 'no reason given'}` };
+  return {
+    status: bad.status,
+    reason: `repetition ${bad.repetition} of ${repeat}: ${bad.reason ?? 'no reason given'}`,
+  };
 }
 
 /**
@@ -65,11 +68,17 @@ function combinedStatus(reps: readonly Repetition[], repeat: number): { status: 
  * (resume after a cancelled one) replaces the earlier one. Per-request samples, telemetry and
  * evidence are those of the latest repetition with figures.
  */
-export function foldRepetition(existing: DecodeCell | undefined, measured: DecodeCell, repetition: number, repeat: number): DecodeCell {
+export function foldRepetition(
+  existing: DecodeCell | undefined,
+  measured: DecodeCell,
+  repetition: number,
+  repeat: number,
+): DecodeCell {
   if (repeat <= 1) return measured;
-  const reps = [...(existing?.repetitions ?? []).filter((r) => r.repetition !== repetition), toRepetition(measured, repetition)].sort(
-    (a, b) => a.repetition - b.repetition,
-  );
+  const reps = [
+    ...(existing?.repetitions ?? []).filter((r) => r.repetition !== repetition),
+    toRepetition(measured, repetition),
+  ].sort((a, b) => a.repetition - b.repetition);
   const withFigures = reps.filter(hasFigures);
   const base = measured.totalTokensPerSecond !== null || !existing ? measured : existing;
   const total = mean(withFigures.map((r) => r.totalTokensPerSecond));
@@ -80,7 +89,9 @@ export function foldRepetition(existing: DecodeCell | undefined, measured: Decod
     evidence: measured.evidence ?? base.evidence,
     totalTokensPerSecond: total,
     perRequestTokensPerSecond: mean(withFigures.map((r) => r.perRequestTokensPerSecond)),
-    ...(base.fairShareTokensPerSecond !== undefined ? { fairShareTokensPerSecond: total === null ? null : total / measured.concurrency } : {}),
+    ...(base.fairShareTokensPerSecond !== undefined
+      ? { fairShareTokensPerSecond: total === null ? null : total / measured.concurrency }
+      : {}),
     ttft: meanStats(withFigures.map((r) => r.ttft)),
     timeBetweenTokens: meanStats(withFigures.map((r) => r.timeBetweenTokens)),
     outputTokens: outputTokens === null ? base.outputTokens : Math.round(outputTokens),

@@ -69,7 +69,9 @@ export class Runner {
       );
     if (this.targeting === 'exact' && !target.tokenizeAvailable) {
       this.targeting = 'estimate';
-      this.checksUnavailable.push('No /tokenize: prompt sizes were estimated from characters per token (real prompt tokens are recorded from usage).');
+      this.checksUnavailable.push(
+        'No /tokenize: prompt sizes were estimated from characters per token (real prompt tokens are recorded from usage).',
+      );
     }
   }
 
@@ -87,24 +89,60 @@ export class Runner {
       const eta = estimateSeconds(steps.slice(i), this.plan.config, this.prefillPoints);
       try {
         if (step.kind === 'warmup') await this.warmup();
-        else if (step.kind === 'prefill') await this.prefillStep(step.context, step.measured && !this.donePrefill.has(step.context));
+        else if (step.kind === 'prefill')
+          await this.prefillStep(step.context, step.measured && !this.donePrefill.has(step.context));
         else {
           decodeIndex++;
           const { repetition } = step;
-          this.host.emit({ type: 'cell-start', context: step.context, concurrency: step.concurrency, repetition, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
+          this.host.emit({
+            type: 'cell-start',
+            context: step.context,
+            concurrency: step.concurrency,
+            repetition,
+            index: decodeIndex,
+            total: decodeTotal,
+            etaSeconds: eta,
+          });
           const { cell, window } = await this.decodeStep(step.context, step.concurrency);
-          this.host.emit({ type: 'cell-done', cell, repetition, window, index: decodeIndex, total: decodeTotal, etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints) });
+          this.host.emit({
+            type: 'cell-done',
+            cell,
+            repetition,
+            window,
+            index: decodeIndex,
+            total: decodeTotal,
+            etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints),
+          });
         }
       } catch (e) {
         // Never let one step end the run; say what happened.
-        this.host.emit({ type: 'log', level: 'error', message: `${describeStep(step)} failed: ${(e as Error).message}` });
+        this.host.emit({
+          type: 'log',
+          level: 'error',
+          message: `${describeStep(step)} failed: ${(e as Error).message}`,
+        });
         if (step.kind === 'decode')
-          this.host.emit({ type: 'cell-done', cell: unmeasuredCell(step.context, step.concurrency, 'error', (e as Error).message), repetition: step.repetition, index: decodeIndex, total: decodeTotal, etaSeconds: eta });
+          this.host.emit({
+            type: 'cell-done',
+            cell: unmeasuredCell(step.context, step.concurrency, 'error', (e as Error).message),
+            repetition: step.repetition,
+            index: decodeIndex,
+            total: decodeTotal,
+            etaSeconds: eta,
+          });
         if (step.kind === 'prefill' && step.measured && !this.donePrefill.has(step.context))
-          this.host.emit({ type: 'prefill-done', result: unmeasuredPrefill(step.context, 'error', (e as Error).message) });
+          this.host.emit({
+            type: 'prefill-done',
+            result: unmeasuredPrefill(step.context, 'error', (e as Error).message),
+          });
       }
     }
-    return { cancelled: this.stopSignal.fired, serverLost: this.stopSignal.fired ? null : this.serverGone, checksUnavailable: this.checksUnavailable, notes: this.notes };
+    return {
+      cancelled: this.stopSignal.fired,
+      serverLost: this.stopSignal.fired ? null : this.serverGone,
+      checksUnavailable: this.checksUnavailable,
+      notes: this.notes,
+    };
   }
 
   /** The plan's steps minus what is already done (resume); scouts only where they still serve. */
@@ -131,7 +169,12 @@ export class Runner {
     const hasDecode = this.plan.config.contexts.includes(context);
     const room = mml === null ? context : mml - (hasDecode ? this.plan.config.maxOutputTokens : 1) - FIT_MARGIN;
     const target = Math.min(context, room);
-    this.host.emit({ type: 'phase', phase: 'calibration', message: context > 0 ? `sizing the ${fmtContext(context)} prompt` : 'sizing the short prompt (context 0)', context });
+    this.host.emit({
+      type: 'phase',
+      phase: 'calibration',
+      message: context > 0 ? `sizing the ${fmtContext(context)} prompt` : 'sizing the short prompt (context 0)',
+      context,
+    });
     const tag = promptTag(this.plan.config.runTag, `CTX ${context}`);
     let p: SizedPrompt;
     try {
@@ -151,7 +194,12 @@ export class Runner {
    * One streamed request to its end (or a timeout); returns the stream. `cancelAfterSeconds`
    * cuts it that long after sending; `decodeSeconds` cuts it that long after its first token.
    */
-  private oneRequest(body: string, timeoutSeconds: number, cancelAfterSeconds?: number, decodeSeconds?: number): Promise<ChatStream> {
+  private oneRequest(
+    body: string,
+    timeoutSeconds: number,
+    cancelAfterSeconds?: number,
+    decodeSeconds?: number,
+  ): Promise<ChatStream> {
     return new Promise((resolve) => {
       const timers: NodeJS.Timeout[] = [];
       let unsub: () => void = () => undefined;
@@ -209,18 +257,27 @@ export class Runner {
     const tag = (label: string) => promptTag(this.plan.config.runTag, `WARMUP ${label}`);
     const ok = () => !this.stopSignal.fired && !this.serverGone;
     const short = await this.fittingPrompt(tag('DECODE'), 0, WARMUP_DECODE_TOKENS);
-    await this.afterRequest(await this.oneRequest(this.requestBody(short.messages, WARMUP_DECODE_TOKENS), 120), 'the short decode warm-up');
+    await this.afterRequest(
+      await this.oneRequest(this.requestBody(short.messages, WARMUP_DECODE_TOKENS), 120),
+      'the short decode warm-up',
+    );
     if (!ok()) return;
     const prefill = await this.fittingPrompt(tag('PREFILL'), WARMUP_PREFILL_CONTEXT, 1);
     // Not a point for scout deadlines: a short prefill's time is mostly noise, and the first one may carry one-off costs.
-    await this.afterRequest(await this.oneRequest(this.requestBody(prefill.messages, 1), readinessTimeoutSeconds(WARMUP_PREFILL_CONTEXT) * 2), 'the 8K prefill warm-up');
+    await this.afterRequest(
+      await this.oneRequest(this.requestBody(prefill.messages, 1), readinessTimeoutSeconds(WARMUP_PREFILL_CONTEXT) * 2),
+      'the 8K prefill warm-up',
+    );
     if (!ok()) return;
     const largest = this.largestRunnableContext();
     const maxOut = this.plan.config.maxOutputTokens;
     const long = largest > 0 ? await this.fittingPrompt(tag(`CTX ${largest}`), largest, maxOut) : short;
     if (largest > 0) {
       // A long cold prompt on a slow card needs minutes: its deadline scales like a scout's.
-      const limit = Math.max(readinessTimeoutSeconds(largest) * 2, scoutDeadline(largest, this.prefillPoints, this.plan.config.scoutDeadline).deadlineSeconds);
+      const limit = Math.max(
+        readinessTimeoutSeconds(largest) * 2,
+        scoutDeadline(largest, this.prefillPoints, this.plan.config.scoutDeadline).deadlineSeconds,
+      );
       this.host.emit({ type: 'phase', phase: 'warmup', message: `warming up at ${fmtContext(largest)} context` });
       const scout = await this.oneRequest(this.requestBody(long.messages, 1), limit);
       this.notePrefill(scout);
@@ -228,9 +285,18 @@ export class Runner {
       if (!ok()) return;
     }
     // The scout filled the cache, so the first token comes within a readiness deadline (a hung server is not waited on for long).
-    const decode = await this.oneRequest(this.requestBody(long.messages, maxOut), readinessTimeoutSeconds(largest), undefined, WARMUP_DECODE_SECONDS);
+    const decode = await this.oneRequest(
+      this.requestBody(long.messages, maxOut),
+      readinessTimeoutSeconds(largest),
+      undefined,
+      WARMUP_DECODE_SECONDS,
+    );
     await this.afterRequest(decode, 'the decode warm-up');
-    await idleGate({ http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock }, this.stopSignal, 30);
+    await idleGate(
+      { http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock },
+      this.stopSignal,
+      30,
+    );
   }
 
   /** Logs a failed warm-up or scout; notices a dead server. */
@@ -249,7 +315,11 @@ export class Runner {
   private async prefillStep(context: number, measured: boolean): Promise<void> {
     // A cold scout's deadline scales with the prefill speed measured so far (slow cards need minutes at 256K).
     const cold = !this.warmed.has(context);
-    const { expectedSeconds, deadlineSeconds } = scoutDeadline(context, this.prefillPoints, this.plan.config.scoutDeadline);
+    const { expectedSeconds, deadlineSeconds } = scoutDeadline(
+      context,
+      this.prefillPoints,
+      this.plan.config.scoutDeadline,
+    );
     if (measured) this.host.emit({ type: 'prefill-start', context, expectedSeconds, deadlineSeconds });
     const down = await this.checkServer();
     if (down) {
@@ -260,11 +330,21 @@ export class Runner {
     try {
       prompt = await this.promptFor(context);
     } catch (e) {
-      if (measured) this.host.emit({ type: 'prefill-done', result: unmeasuredPrefill(context, 'error', (e as Error).message) });
-      else this.host.emit({ type: 'log', level: 'warn', message: `Could not size the ${fmtContext(context)} prompt: ${(e as Error).message}` });
+      if (measured)
+        this.host.emit({ type: 'prefill-done', result: unmeasuredPrefill(context, 'error', (e as Error).message) });
+      else
+        this.host.emit({
+          type: 'log',
+          level: 'warn',
+          message: `Could not size the ${fmtContext(context)} prompt: ${(e as Error).message}`,
+        });
       return;
     }
-    await idleGate({ http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock }, this.stopSignal, 30);
+    await idleGate(
+      { http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock },
+      this.stopSignal,
+      30,
+    );
     const s = await this.oneRequest(this.requestBody(prompt.messages, 1), deadlineSeconds);
     if (cold) this.notePrefill(s);
     if (s.outcome === 'done') this.warmed.add(context);
@@ -294,12 +374,19 @@ export class Runner {
     this.host.emit({ type: 'prefill-done', result });
   }
 
-  private async decodeStep(context: number, concurrency: number): Promise<{ cell: DecodeCell; window: DecodeCellOutput['window'] }> {
+  private async decodeStep(
+    context: number,
+    concurrency: number,
+  ): Promise<{ cell: DecodeCell; window: DecodeCellOutput['window'] }> {
     const down = await this.checkServer();
     if (down) return { cell: unmeasuredCell(context, concurrency, 'error', down), window: null };
     // A restarted (or resumed) server has a cold cache: scout first so TTFT excludes prefill.
     if (context > 0 && !this.warmed.has(context)) await this.prefillStep(context, false);
-    if (this.stopSignal.fired) return { cell: unmeasuredCell(context, concurrency, 'cancelled', 'the run was stopped during this cell'), window: null };
+    if (this.stopSignal.fired)
+      return {
+        cell: unmeasuredCell(context, concurrency, 'cancelled', 'the run was stopped during this cell'),
+        window: null,
+      };
     const prompt = await this.promptFor(context);
     const out = await runDecodeCell({
       http: this.http,
@@ -358,4 +445,3 @@ function describeStep(s: PlanStep): string {
   if (s.kind === 'prefill') return `The ${fmtContext(s.context)} prefill scout`;
   return `Cell ${fmtContext(s.context)} × ${s.concurrency}${s.repetition > 1 ? ` (repetition ${s.repetition})` : ''}`;
 }
-

@@ -29,7 +29,9 @@ export const GUESS_PREFILL_TOKENS_PER_SECOND = 20_000;
  * `guess` is false.
  */
 export function expectedPrefillSeconds(tokens: number, points: readonly PrefillPoint[], guess = true): number | null {
-  const below = points.filter((p) => p.tokens > 0 && p.seconds > 0 && p.tokens < tokens).sort((x, y) => x.tokens - y.tokens);
+  const below = points
+    .filter((p) => p.tokens > 0 && p.seconds > 0 && p.tokens < tokens)
+    .sort((x, y) => x.tokens - y.tokens);
   if (below.length === 0) return guess ? tokens / GUESS_PREFILL_TOKENS_PER_SECOND : null;
   const hi = below[below.length - 1];
   if (below.length === 1) return hi.seconds * (tokens / hi.tokens) ** 2;

@@ -68,11 +68,21 @@ export interface RunHandle {
 
 /** How many of the server's last log lines a cell keeps when the server dies during it. */
 const CRASH_LOG_LINES = 20;
-const DONE_STATUSES = new Set<DecodeCell['status']>(['valid', 'queued', 'looped', 'error', 'over-capacity', 'too-long', 'skipped']);
+const DONE_STATUSES = new Set<DecodeCell['status']>([
+  'valid',
+  'queued',
+  'looped',
+  'error',
+  'over-capacity',
+  'too-long',
+  'skipped',
+]);
 const now = () => new Date().toISOString();
 
 /** Load a session to resume: the journal holds the newest state, the file the last full save. */
-export async function loadForResume(sessionFile: string): Promise<{ ok: true; session: Session } | { ok: false; error: string }> {
+export async function loadForResume(
+  sessionFile: string,
+): Promise<{ ok: true; session: Session } | { ok: false; error: string }> {
   const fromJournal = recoverFromJournal(journalPathFor(sessionFile));
   if (fromJournal) return { ok: true, session: fromJournal };
   if (!existsSync(sessionFile)) return { ok: false, error: `Cannot resume: ${sessionFile} does not exist.` };
@@ -94,7 +104,8 @@ export function planForResume(session: Session, target: ServerTarget, input: Run
       tokenTargeting: rc.tokenTargeting,
       runTag: rc.runTag,
       skip: session.cells.filter((c) => c.status === 'skipped'),
-      kvBudgetTokens: session.kvBudget.source === 'user' && session.kvBudget.tokens !== null ? session.kvBudget.tokens : undefined,
+      kvBudgetTokens:
+        session.kvBudget.source === 'user' && session.kvBudget.tokens !== null ? session.kvBudget.tokens : undefined,
       simSpeed: input.simSpeed,
       warmup: input.warmup,
       stallSeconds: input.stallSeconds,
@@ -172,8 +183,16 @@ export class BenchRun implements RunHandle {
 
   private async run(): Promise<Session> {
     const { doneCells, donePrefill } = await this.open();
-    const runnable = new Set(this.currentPlan.steps.flatMap((s) => (s.kind === 'decode' ? [repetitionKey(s, s.repetition)] : [])));
-    this.opts.onEvent({ type: 'plan', plan: this.currentPlan, alreadyDone: doneCells.filter((k) => runnable.has(k)).length, doneCells, donePrefill });
+    const runnable = new Set(
+      this.currentPlan.steps.flatMap((s) => (s.kind === 'decode' ? [repetitionKey(s, s.repetition)] : [])),
+    );
+    this.opts.onEvent({
+      type: 'plan',
+      plan: this.currentPlan,
+      alreadyDone: doneCells.filter((k) => runnable.has(k)).length,
+      doneCells,
+      donePrefill,
+    });
     this.sync();
     this.opts.onEvent({ type: 'session', session: structuredClone(this.session) });
     this.journal = new Journal(journalPathFor(this.file));
@@ -190,7 +209,13 @@ export class BenchRun implements RunHandle {
     // The journal is only needed until the full file is safely on disk.
     if ((await this.save()) && this.journal) removeQuietly(this.journal);
     this.resolveStopped();
-    this.opts.onEvent({ type: 'run-done', outcome, session: this.session, sessionFile: this.file, counts: countByStatus(this.session) });
+    this.opts.onEvent({
+      type: 'run-done',
+      outcome,
+      session: this.session,
+      sessionFile: this.file,
+      counts: countByStatus(this.session),
+    });
     return this.session;
   }
 
@@ -206,7 +231,11 @@ export class BenchRun implements RunHandle {
       doneCells = doneMeasurements(this.session.cells, DONE_STATUSES);
       donePrefill = this.session.prefill.filter((p) => DONE_STATUSES.has(p.status)).map((p) => p.context);
       const what = this.currentPlan.config.repeat > 1 ? 'measurements' : 'cells';
-      this.session.events.push({ at: now(), level: 'info', message: `Resumed: ${doneCells.length} ${what} already done.` });
+      this.session.events.push({
+        at: now(),
+        level: 'info',
+        message: `Resumed: ${doneCells.length} ${what} already done.`,
+      });
     } else {
       this.session = newSession(this.opts, this.currentPlan);
     }
@@ -232,7 +261,11 @@ export class BenchRun implements RunHandle {
       this.journal.append(rec);
     } catch (e) {
       this.journal = null;
-      this.opts.onEvent({ type: 'log', level: 'warn', message: `Could not write the journal beside ${this.file}: ${(e as Error).message}. Results are kept in memory.` });
+      this.opts.onEvent({
+        type: 'log',
+        level: 'warn',
+        message: `Could not write the journal beside ${this.file}: ${(e as Error).message}. Results are kept in memory.`,
+      });
     }
   }
 
@@ -254,7 +287,11 @@ export class BenchRun implements RunHandle {
       this.opts.onEvent({ type: 'error', message: `${res.error} Results are kept in memory.` });
       return false;
     }
-    this.opts.onEvent({ type: 'log', level: 'warn', message: `${res.error} Saving to ${fallback} instead; nothing measured is lost.` });
+    this.opts.onEvent({
+      type: 'log',
+      level: 'warn',
+      message: `${res.error} Saving to ${fallback} instead; nothing measured is lost.`,
+    });
     this.file = fallback;
     this.journal = new Journal(journalPathFor(this.file));
     const again = await writeSessionFile(this.file, this.session);
@@ -294,17 +331,25 @@ export class BenchRun implements RunHandle {
   }
 
   private onBenchEvent(e: BenchEvent): void {
-    if (e.type === 'cell-start') this.currentCell = { context: e.context, concurrency: e.concurrency, repetition: e.repetition ?? 1 };
+    if (e.type === 'cell-start')
+      this.currentCell = { context: e.context, concurrency: e.concurrency, repetition: e.repetition ?? 1 };
     if (e.type === 'cell-done') {
       this.currentCell = null;
       // The cell the server died in keeps the server's last log lines as evidence.
       if (this.crashLog && e.cell.status === 'error') {
-        e.cell.evidence = { loopExcerpt: null, loopPeriodChars: null, loopStream: null, ...e.cell.evidence, logLines: this.crashLog };
+        e.cell.evidence = {
+          loopExcerpt: null,
+          loopPeriodChars: null,
+          loopStream: null,
+          ...e.cell.evidence,
+          logLines: this.crashLog,
+        };
         this.crashLog = null;
       }
       const samples = this.opts.telemetry?.samples ?? [];
       const w = e.window;
-      if (w && samples.some((s) => s.t >= w.startMs && s.t <= w.endMs)) e.cell.telemetry = summarizeCellTelemetry(samples, w.startMs, w.endMs, e.cell.outputTokens ?? 0);
+      if (w && samples.some((s) => s.t >= w.startMs && s.t <= w.endMs))
+        e.cell.telemetry = summarizeCellTelemetry(samples, w.startMs, w.endMs, e.cell.outputTokens ?? 0);
       // A later repetition folds into the cell; listeners get the folded cell, as the session holds it.
       const key = cellKey(e.cell);
       const cell = foldRepetition(this.cells.get(key), e.cell, e.repetition ?? 1, this.currentPlan.config.repeat);
@@ -329,7 +374,8 @@ export class BenchRun implements RunHandle {
     this.crashLog = tail.length ? tail : null;
     this.event('error', message);
     this.opts.onEvent({ type: 'server-down', message });
-    const restart = this.opts.onServerCrash && !this.stopRequested ? this.opts.onServerCrash(message) : Promise.resolve(null);
+    const restart =
+      this.opts.onServerCrash && !this.stopRequested ? this.opts.onServerCrash(message) : Promise.resolve(null);
     void restart
       .catch(() => null)
       .then((target) => {
@@ -354,11 +400,17 @@ export class BenchRun implements RunHandle {
     // No last word: the worker was ended by the stop (after its grace time), or died.
     const why = this.stopRequested
       ? 'The run was stopped before this measurement finished.'
-      : (this.fatal ?? `the benchmark worker stopped unexpectedly${this.stderrTail ? `: ${this.stderrTail.trim().split('\n').slice(-3).join(' ')}` : ''}`);
+      : (this.fatal ??
+        `the benchmark worker stopped unexpectedly${this.stderrTail ? `: ${this.stderrTail.trim().split('\n').slice(-3).join(' ')}` : ''}`);
     const cur = this.currentCell;
     if (cur) {
       const measured = unmeasuredCell(cur.context, cur.concurrency, this.stopRequested ? 'cancelled' : 'error', why);
-      const cell = foldRepetition(this.cells.get(cellKey(measured)), measured, cur.repetition, this.currentPlan.config.repeat);
+      const cell = foldRepetition(
+        this.cells.get(cellKey(measured)),
+        measured,
+        cur.repetition,
+        this.currentPlan.config.repeat,
+      );
       this.cells.set(cellKey(cell), cell);
       this.journalAppend({ kind: 'cell', cell });
     }
@@ -370,7 +422,8 @@ export class BenchRun implements RunHandle {
   /** What the server side gave during the run: GPU telemetry and the server's log. */
   private recordServerSide(): void {
     const t = this.opts.telemetry;
-    if (t?.samples.length) this.session.telemetry = toTelemetrySeries(t.samples, { originMs: Date.parse(this.session.createdAt) });
+    if (t?.samples.length)
+      this.session.telemetry = toTelemetrySeries(t.samples, { originMs: Date.parse(this.session.createdAt) });
     else if (t?.unavailableReason) this.session.checksUnavailable.push(`GPU telemetry: ${t.unavailableReason}`);
     const logLines = this.opts.serverLogLines?.();
     if (logLines?.length) this.session.serverLog = { lines: logLines.slice(-2000), truncated: logLines.length > 2000 };
@@ -392,7 +445,9 @@ function newSession(opts: StartRunOptions, plan: RunPlan): Session {
   const cells: DecodeCell[] = plan.cells
     .filter((p) => p.action !== 'run')
     .map((p) => unmeasuredCell(p.context, p.concurrency, p.action as DecodeCell['status'], p.reason));
-  const prefill: PrefillResult[] = plan.prefill.filter((p) => p.action !== 'run').map((p) => unmeasuredPrefill(p.context, p.action as PrefillResult["status"], p.reason));
+  const prefill: PrefillResult[] = plan.prefill
+    .filter((p) => p.action !== 'run')
+    .map((p) => unmeasuredPrefill(p.context, p.action as PrefillResult['status'], p.reason));
   const events: SessionEvent[] = [...(opts.sessionExtras?.events ?? [])];
   if (c.simSpeed !== 1)
     events.push({
@@ -405,7 +460,12 @@ function newSession(opts: StartRunOptions, plan: RunPlan): Session {
     simulated: t.simulated,
     ...(opts.hardware ? { hardware: opts.hardware } : {}),
     engine: t.engine,
-    server: { ...t.launch, url: t.launch.url ?? t.baseUrl, servedModel: t.launch.servedModel ?? t.model, maxModelLen: t.launch.maxModelLen ?? t.maxModelLen },
+    server: {
+      ...t.launch,
+      url: t.launch.url ?? t.baseUrl,
+      servedModel: t.launch.servedModel ?? t.model,
+      maxModelLen: t.launch.maxModelLen ?? t.maxModelLen,
+    },
     runConfig: {
       contexts: c.contexts,
       concurrency: c.concurrency,

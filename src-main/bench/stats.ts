@@ -12,7 +12,10 @@ export function percentile(sorted: readonly number[], q: number): number {
 
 /** p50, p90, p99 and mean; null when there are no values. Negative noise is clamped to 0. */
 export function latencyStats(values: readonly number[]): LatencyStats | null {
-  const xs = values.filter((v) => Number.isFinite(v)).map((v) => Math.max(0, v)).sort((a, b) => a - b);
+  const xs = values
+    .filter((v) => Number.isFinite(v))
+    .map((v) => Math.max(0, v))
+    .sort((a, b) => a - b);
   if (xs.length === 0) return null;
   let sum = 0;
   for (const x of xs) sum += x;

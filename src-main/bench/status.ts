@@ -31,7 +31,12 @@ export function queueEvidence(samples: readonly QueueSample[]): QueueEvidence | 
       longest = Math.max(longest, run);
     } else run = 0;
   }
-  return { scrapes: samples.length, waitingShare: withWaiting / samples.length, longestWaitingRun: longest, avgRunning: running / samples.length };
+  return {
+    scrapes: samples.length,
+    waitingShare: withWaiting / samples.length,
+    longestWaitingRun: longest,
+    avgRunning: running / samples.length,
+  };
 }
 
 export interface FailureCount {
@@ -72,7 +77,9 @@ export function tooManyFailed(f: FailureCount): boolean {
 }
 
 /** Why the server could not run all C at once, in words; [] when it could. */
-export function queueReasons(v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'readinessTimedOut'>): string[] {
+export function queueReasons(
+  v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'readinessTimedOut'>,
+): string[] {
   const reasons: string[] = [];
   if (v.avgActiveRequests !== null && v.avgActiveRequests < QUEUED_ACTIVE_FRACTION * v.concurrency)
     reasons.push(`average active requests ${v.avgActiveRequests.toFixed(1)} is below 95% of ${v.concurrency}`);

@@ -141,10 +141,10 @@ export class ChatStream implements ChatStreamSink {
     this.lastActivityAt = this.now;
     this.bytesReceived += chunk.length;
     if (this.status >= 200 && this.status < 300) {
-      if (this.responseId === null) this.responseId = /"id":\s*"([^"]+)"/.exec(chunk.toString('latin1', 0, Math.min(chunk.length, 512)))?.[1] ?? '';
+      if (this.responseId === null)
+        this.responseId = /"id":\s*"([^"]+)"/.exec(chunk.toString('latin1', 0, Math.min(chunk.length, 512)))?.[1] ?? '';
       this.parser.push(chunk);
-    }
-    else if (this.errorBody.length < 65_536) this.errorBody += chunk.toString('utf8');
+    } else if (this.errorBody.length < 65_536) this.errorBody += chunk.toString('utf8');
   }
 
   private onEnd(): void {

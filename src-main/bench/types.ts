@@ -116,8 +116,22 @@ export type BenchEvent =
   | { type: 'plan'; plan: RunPlan; alreadyDone: number; doneCells: string[]; donePrefill: number[] }
   /** The session the run writes to, once loaded or created: its owner applies each finished cell from here on. */
   | { type: 'session'; session: Session }
-  | { type: 'phase'; phase: 'warmup' | 'calibration' | 'idle-gate' | 'readiness' | 'window' | 'cooldown'; message: string; context?: number; concurrency?: number }
-  | { type: 'cell-start'; context: number; concurrency: number; repetition?: number; index: number; total: number; etaSeconds: number }
+  | {
+      type: 'phase';
+      phase: 'warmup' | 'calibration' | 'idle-gate' | 'readiness' | 'window' | 'cooldown';
+      message: string;
+      context?: number;
+      concurrency?: number;
+    }
+  | {
+      type: 'cell-start';
+      context: number;
+      concurrency: number;
+      repetition?: number;
+      index: number;
+      total: number;
+      etaSeconds: number;
+    }
   | {
       type: 'sample';
       context: number;
@@ -157,6 +171,12 @@ export type BenchEvent =
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
   | { type: 'error'; message: string }
   | { type: 'saved'; file: string }
-  | { type: 'run-done'; outcome: RunOutcome; session: Session; sessionFile: string | null; counts: Partial<Record<CellStatus, number>> };
+  | {
+      type: 'run-done';
+      outcome: RunOutcome;
+      session: Session;
+      sessionFile: string | null;
+      counts: Partial<Record<CellStatus, number>>;
+    };
 
 export type RunOutcome = 'completed' | 'cancelled' | 'failed';

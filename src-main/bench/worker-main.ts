@@ -15,7 +15,11 @@ interface Port {
 
 /** process.send under child_process; process.parentPort under Electron's utilityProcess. */
 function parentPort(): Port | null {
-  const pp = (process as unknown as { parentPort?: { postMessage(m: unknown): void; on(ev: 'message', l: (e: { data: unknown }) => void): void } }).parentPort;
+  const pp = (
+    process as unknown as {
+      parentPort?: { postMessage(m: unknown): void; on(ev: 'message', l: (e: { data: unknown }) => void): void };
+    }
+  ).parentPort;
   if (pp) return { send: (m) => pp.postMessage(m), on: (l) => pp.on('message', (e) => l(e.data as ParentMessage)) };
   if (process.send) {
     const send = process.send.bind(process);
@@ -57,10 +61,18 @@ function main(): void {
       const r = runner;
       r.run()
         .then(async (res) => {
-          port.send({ type: 'finished', cancelled: res.cancelled, serverLost: res.serverLost, checksUnavailable: res.checksUnavailable, notes: res.notes });
+          port.send({
+            type: 'finished',
+            cancelled: res.cancelled,
+            serverLost: res.serverLost,
+            checksUnavailable: res.checksUnavailable,
+            notes: res.notes,
+          });
           await r.close();
         })
-        .catch((e: unknown) => port.send({ type: 'fatal', message: `The benchmark worker failed: ${(e as Error).stack ?? String(e)}` }))
+        .catch((e: unknown) =>
+          port.send({ type: 'fatal', message: `The benchmark worker failed: ${(e as Error).stack ?? String(e)}` }),
+        )
         .finally(() => {
           // Let the IPC flush, then leave: a worker never outlives its run.
           setTimeout(() => process.exit(0), 50);

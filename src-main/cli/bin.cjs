@@ -12,7 +12,5 @@ const built = process.env.SPEEDMATRIX_FROM_SOURCE === '1' ? null : freshBuiltCli
 if (built) {
   require(built).main(argv);
 } else {
-  import('tsx')
-    .then(() => import('./main.ts'))
-    .then((m) => (m.main ?? m.default.main)(argv));
+  import('tsx').then(() => import('./main.ts')).then((m) => (m.main ?? m.default.main)(argv));
 }

@@ -32,7 +32,11 @@ function freshBuiltCli() {
   } catch {
     return null;
   }
-  const sourcesAt = Math.max(newestUnder(join(root, 'src-main')), newestUnder(join(root, 'src-shared')), statSync(join(root, 'package.json')).mtimeMs);
+  const sourcesAt = Math.max(
+    newestUnder(join(root, 'src-main')),
+    newestUnder(join(root, 'src-shared')),
+    statSync(join(root, 'package.json')).mtimeMs,
+  );
   return sourcesAt <= builtAt ? builtCli : null;
 }
 

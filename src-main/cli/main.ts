@@ -29,7 +29,9 @@ function helpHint(cmd: Command): string {
 
 export function buildProgram(): Command {
   const program = new Command('speedmatrix')
-    .description('LLM inference speed test matrix: prefill and sustained decode across context lengths and concurrency.')
+    .description(
+      'LLM inference speed test matrix: prefill and sustained decode across context lengths and concurrency.',
+    )
     .version(APP_VERSION, '-V, --version')
     .configureHelp({ showGlobalOptions: false })
     .configureOutput({ outputError: (text, write) => write(`speedmatrix: ${text.replace(/^error: /, '')}`) });

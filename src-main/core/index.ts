@@ -90,7 +90,6 @@ export interface AppCore {
   dispose(): Promise<void>;
 }
 
-
 const EXT: Record<ExportFormat, string> = { markdown: '.md', html: '.html', pdf: '.pdf' };
 
 export function createAppCore(opts: AppCoreOptions): AppCore {
@@ -100,7 +99,9 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
   const sessions = new SessionControl(events, recent, opts.dialogs ?? null);
   let hardware: Hardware | null = null;
   const detect = async (): Promise<Hardware> => {
-    hardware = opts.detectHardware ? await opts.detectHardware() : (await detectHardware({ nvidiaSmi: opts.nvidiaSmi })).hardware;
+    hardware = opts.detectHardware
+      ? await opts.detectHardware()
+      : (await detectHardware({ nvidiaSmi: opts.nvidiaSmi })).hardware;
     return hardware;
   };
   const telemetry = new TelemetryControl(events, {
@@ -131,7 +132,8 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
   });
 
   const writablePath = (path: string | undefined): string | undefined => {
-    if (path !== undefined && opts.allowWritePaths === false) throw new UserError('Choose where to save in the file dialog.');
+    if (path !== undefined && opts.allowWritePaths === false)
+      throw new UserError('Choose where to save in the file dialog.');
     return path;
   };
 
@@ -198,7 +200,8 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'session:recent': () => recent.list(),
     'report:export': async (format: ExportFormat, path?: string) => exportReport(format, writablePath(path)),
     'shell:open-external': async (url: string) => {
-      if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p))) throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);
+      if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p)))
+        throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);
       if (!opts.openExternal) throw new UserError('Links cannot be opened here.');
       await opts.openExternal(url);
       return true as const;
@@ -239,4 +242,3 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     },
   };
 }
-

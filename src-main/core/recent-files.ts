@@ -19,7 +19,8 @@ export class RecentFiles {
     if (this.path) {
       try {
         const parsed: unknown = JSON.parse(await readFile(this.path, 'utf8'));
-        if (Array.isArray(parsed)) this.files = parsed.filter((f): f is string => typeof f === 'string').slice(0, MAX_RECENT);
+        if (Array.isArray(parsed))
+          this.files = parsed.filter((f): f is string => typeof f === 'string').slice(0, MAX_RECENT);
       } catch {
         // No list yet, or an unreadable one: start empty.
       }

@@ -53,7 +53,11 @@ export class RunControl {
   private readonly updates: RunUpdates;
 
   constructor(private readonly deps: RunDeps) {
-    this.updates = new RunUpdates((u) => deps.events.emit('run:update', u), deps.updateIntervalMs ?? 100, () => deps.sessions.current());
+    this.updates = new RunUpdates(
+      (u) => deps.events.emit('run:update', u),
+      deps.updateIntervalMs ?? 100,
+      () => deps.sessions.current(),
+    );
   }
 
   running(): boolean {
@@ -67,7 +71,13 @@ export class RunControl {
   plan(form: RunForm): PlanView {
     const target = this.deps.target();
     if (!target) {
-      return toPlanView(planRun(toConfig(form), { maxModelLen: null, kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null } }), [NO_SERVER_NOTE]);
+      return toPlanView(
+        planRun(toConfig(form), {
+          maxModelLen: null,
+          kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
+        }),
+        [NO_SERVER_NOTE],
+      );
     }
     return toPlanView(planRun(toConfig(form), target));
   }
@@ -101,7 +111,12 @@ export class RunControl {
     return target;
   }
 
-  private async launch(target: ServerTarget, config: RunConfigInput, file: string, resume: boolean): Promise<RunUpdate> {
+  private async launch(
+    target: ServerTarget,
+    config: RunConfigInput,
+    file: string,
+    resume: boolean,
+  ): Promise<RunUpdate> {
     this.updates.begin('starting', resume);
     this.workingFile = file;
     // The orchestrator decides whose hardware the session records and whether this machine's GPU is sampled.
@@ -126,14 +141,18 @@ export class RunControl {
 
   private onEvent(e: BenchEvent): void {
     // The session owner applies a finished cell first, so the update that follows can show it.
-    if (e.type === 'session') this.deps.sessions.set(e.session, { file: this.userFileFor(this.workingFile), dirty: true });
+    if (e.type === 'session')
+      this.deps.sessions.set(e.session, { file: this.userFileFor(this.workingFile), dirty: true });
     else if (e.type === 'cell-done') this.deps.sessions.applyCell(e.cell);
     else if (e.type === 'prefill-done') this.deps.sessions.applyPrefill(e.result);
     else if (e.type === 'saved') this.workingFile = e.file;
     else if (e.type === 'run-done') {
       // The final session, exactly as saved; the person still has to Save it somewhere.
       this.workingFile = e.sessionFile ?? this.workingFile;
-      this.deps.sessions.set(e.session, { file: this.userFileFor(e.sessionFile), dirty: this.userFileFor(e.sessionFile) === null });
+      this.deps.sessions.set(e.session, {
+        file: this.userFileFor(e.sessionFile),
+        dirty: this.userFileFor(e.sessionFile) === null,
+      });
     }
     this.updates.push(e);
   }

@@ -15,14 +15,18 @@ export function toPlanView(plan: RunPlan, notes: string[] = []): PlanView {
     contexts: plan.config.contexts,
     concurrency: plan.config.concurrency,
     prefillContexts: plan.config.prefillContexts,
-    cells: plan.cells.map((c) => ({ context: c.context, concurrency: c.concurrency, status: c.action, reason: c.reason })),
+    cells: plan.cells.map((c) => ({
+      context: c.context,
+      concurrency: c.concurrency,
+      status: c.action,
+      reason: c.reason,
+    })),
     etaSeconds: plan.etaSeconds,
     kvBudget: plan.config.kvBudget,
     maxModelLen: plan.maxModelLen,
     notes: [...plan.warnings, ...notes],
   };
 }
-
 
 export class RunUpdates {
   private phase: RunPhase = 'idle';
@@ -87,18 +91,42 @@ export class RunUpdates {
         break;
       case 'prefill-start':
         if (this.phase === 'starting') this.phase = 'prefill';
-        this.live = { context: e.context, concurrency: 1, stage: 'prefill', tokensPerSecond: null, activeRequests: 1, outputTokens: null, elapsedSeconds: null };
+        this.live = {
+          context: e.context,
+          concurrency: 1,
+          stage: 'prefill',
+          tokensPerSecond: null,
+          activeRequests: 1,
+          outputTokens: null,
+          elapsedSeconds: null,
+        };
         break;
       case 'prefill-done':
         this.pendingPrefill.push(e.result);
         break;
       case 'cell-start':
         this.phase = 'decode';
-        this.live = { context: e.context, concurrency: e.concurrency, stage: 'starting', tokensPerSecond: null, activeRequests: null, outputTokens: null, elapsedSeconds: null };
-        this.progress = { done: this.doneCount, total: this.toRun || e.total, etaSeconds: this.eta?.seconds() ?? e.etaSeconds };
+        this.live = {
+          context: e.context,
+          concurrency: e.concurrency,
+          stage: 'starting',
+          tokensPerSecond: null,
+          activeRequests: null,
+          outputTokens: null,
+          elapsedSeconds: null,
+        };
+        this.progress = {
+          done: this.doneCount,
+          total: this.toRun || e.total,
+          etaSeconds: this.eta?.seconds() ?? e.etaSeconds,
+        };
         break;
       case 'phase':
-        if (this.live && e.context === this.live.context && (e.concurrency === undefined || e.concurrency === this.live.concurrency)) {
+        if (
+          this.live &&
+          e.context === this.live.context &&
+          (e.concurrency === undefined || e.concurrency === this.live.concurrency)
+        ) {
           this.live = { ...this.live, stage: e.phase };
         }
         this.message = e.message;
@@ -118,7 +146,11 @@ export class RunUpdates {
         this.deliver([e.cell]);
         // A cancelled cell is not done: a resume measures it.
         if (e.cell.status !== 'cancelled') this.doneCount++;
-        this.progress = { done: this.doneCount, total: this.toRun || e.total, etaSeconds: this.eta?.seconds() ?? e.etaSeconds };
+        this.progress = {
+          done: this.doneCount,
+          total: this.toRun || e.total,
+          etaSeconds: this.eta?.seconds() ?? e.etaSeconds,
+        };
         if (this.live && key(this.live) === key(e.cell)) this.live = null;
         break;
       case 'server-down':
@@ -133,7 +165,12 @@ export class RunUpdates {
         this.live = null;
         this.deliver(e.session.cells.filter((c) => !this.delivered.has(key(c))));
         if (this.progress) this.progress = { ...this.progress, etaSeconds: 0 };
-        this.message = e.outcome === 'completed' ? 'The run finished.' : e.outcome === 'cancelled' ? 'The run was stopped; finished cells are kept.' : (this.message ?? 'The run failed.');
+        this.message =
+          e.outcome === 'completed'
+            ? 'The run finished.'
+            : e.outcome === 'cancelled'
+              ? 'The run was stopped; finished cells are kept.'
+              : (this.message ?? 'The run failed.');
         this.flush();
         return;
       case 'saved':

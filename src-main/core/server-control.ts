@@ -4,7 +4,16 @@
  * the source of truth, this only translates.
  */
 import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../../src-shared/ipc/contract';
-import { LAUNCH_DEFAULTS, Supervisor, buildLaunch, describeProcesses, probeServer, type LeftoverProcess, type ServerTarget, type StartupFailure } from '../server';
+import {
+  LAUNCH_DEFAULTS,
+  Supervisor,
+  buildLaunch,
+  describeProcesses,
+  probeServer,
+  type LeftoverProcess,
+  type ServerTarget,
+  type StartupFailure,
+} from '../server';
 import { isPortFree } from '../server/port';
 import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import type { CoreEvents } from './emitter';
@@ -16,7 +25,16 @@ import { freePort } from '../server/port';
 import type { LaunchedRegistry } from '../server/launched-registry';
 
 const LOG_FLUSH_MS = 100;
-const IDLE: ServerSnapshot = { state: 'idle', kind: null, display: '', startedAt: null, progress: null, ready: null, failure: null, seq: 0 };
+const IDLE: ServerSnapshot = {
+  state: 'idle',
+  kind: null,
+  display: '',
+  startedAt: null,
+  progress: null,
+  ready: null,
+  failure: null,
+  seq: 0,
+};
 
 export { freePort } from '../server/port';
 
@@ -33,7 +51,14 @@ export class ServerControl {
 
   constructor(
     private readonly events: CoreEvents,
-    private readonly opts: { readyTimeoutMs?: number; stopTimeoutMs?: number; onStarting?: () => void; onStopped?: () => void; platform?: NodeJS.Platform; registry?: LaunchedRegistry } = {},
+    private readonly opts: {
+      readyTimeoutMs?: number;
+      stopTimeoutMs?: number;
+      onStarting?: () => void;
+      onStopped?: () => void;
+      platform?: NodeJS.Platform;
+      registry?: LaunchedRegistry;
+    } = {},
   ) {}
 
   snapshot(): ServerSnapshot {
@@ -49,7 +74,8 @@ export class ServerControl {
   }
 
   async preview(form: ServerForm): Promise<CommandPreview> {
-    if (form.kind === 'attach') return { display: `attach ${form.url || '<url>'}`, argv: [], env: {}, powershell: null, platformNote: null };
+    if (form.kind === 'attach')
+      return { display: `attach ${form.url || '<url>'}`, argv: [], env: {}, powershell: null, platformNote: null };
     const platform = this.opts.platform ?? process.platform;
     const platformNote = localLaunchNote(form.kind, platform);
     const launch = formToLaunch(form, form.port ?? (await this.autoPort(form.host)));
@@ -78,16 +104,39 @@ export class ServerControl {
   }
 
   private async attach(form: ServerForm): Promise<ServerSnapshot> {
-    if (!form.url.trim()) throw new UserError('Server URL: give the address of the running server, e.g. http://10.0.0.5:8000.');
-    this.set({ ...IDLE, state: 'starting', kind: 'attach', display: `attach ${form.url}`, startedAt: Date.now(), progress: 'probing the server' });
-    const probed = await probeServer({ baseUrl: form.url, apiKey: form.apiKey || undefined, model: form.model.trim() || undefined });
+    if (!form.url.trim())
+      throw new UserError('Server URL: give the address of the running server, e.g. http://10.0.0.5:8000.');
+    this.set({
+      ...IDLE,
+      state: 'starting',
+      kind: 'attach',
+      display: `attach ${form.url}`,
+      startedAt: Date.now(),
+      progress: 'probing the server',
+    });
+    const probed = await probeServer({
+      baseUrl: form.url,
+      apiKey: form.apiKey || undefined,
+      model: form.model.trim() || undefined,
+    });
     if (!probed.ok) {
-      this.set({ ...this.snap, state: 'failed', progress: null, failure: { message: probed.error, advice: 'Check the URL, the API key and that the server is running.', lines: [] } });
+      this.set({
+        ...this.snap,
+        state: 'failed',
+        progress: null,
+        failure: {
+          message: probed.error,
+          advice: 'Check the URL, the API key and that the server is running.',
+          lines: [],
+        },
+      });
       return this.snap;
     }
     const t = probed.data;
     this.attached = t;
-    this.attachLog = [`Attached to ${t.baseUrl}: model ${t.model}, engine ${t.engine.name} ${t.engine.version ?? ''}`.trim()];
+    this.attachLog = [
+      `Attached to ${t.baseUrl}: model ${t.model}, engine ${t.engine.name} ${t.engine.version ?? ''}`.trim(),
+    ];
     this.log(this.attachLog);
     this.set({ ...this.snap, state: 'ready', progress: null, ready: readyInfo(t) });
     return this.snap;
@@ -123,7 +172,15 @@ export class ServerControl {
     }
     const platform = this.opts.platform ?? process.platform;
     const powershell = display && copiesAsPowerShell(platform) ? displayAsPowerShell(display) : null;
-    this.set({ ...IDLE, state: 'starting', kind: form.kind, display, powershell, startedAt: Date.now(), progress: 'launching' });
+    this.set({
+      ...IDLE,
+      state: 'starting',
+      kind: form.kind,
+      display,
+      powershell,
+      startedAt: Date.now(),
+      progress: 'launching',
+    });
     this.opts.onStarting?.();
     sup.on('state', (s) => {
       if (this.supervisor !== sup) return;
@@ -131,12 +188,19 @@ export class ServerControl {
       if (s === 'exited' || s === 'failed') this.opts.onStopped?.();
     });
     sup.on('log', (line) => this.supervisor === sup && this.log([line]));
-    sup.on('progress', (p) => this.supervisor === sup && this.snap.state === 'starting' && this.set({ ...this.snap, progress: p.phase }));
+    sup.on(
+      'progress',
+      (p) => this.supervisor === sup && this.snap.state === 'starting' && this.set({ ...this.snap, progress: p.phase }),
+    );
     sup.on('ready', (t) => {
       if (this.supervisor !== sup) return;
       this.set({ ...this.snap, state: 'ready', progress: null, ready: readyInfo(t), failure: null });
     });
-    sup.on('failed', (f) => this.supervisor === sup && this.set({ ...this.snap, state: 'failed', progress: null, failure: failureInfo(f) }));
+    sup.on(
+      'failed',
+      (f) =>
+        this.supervisor === sup && this.set({ ...this.snap, state: 'failed', progress: null, failure: failureInfo(f) }),
+    );
     sup.on('crashed', (c) => {
       if (this.supervisor !== sup) return;
       // Processes it started can outlive it (an engine core holding GPU memory): say which; the person decides whether to end them.
@@ -146,11 +210,24 @@ export class ServerControl {
           ? ` It left ${c.orphans.length} process(es) running: ${describeProcesses(c.orphans)}.`
           : ` ${c.orphans.length} leftover process(es) it had started were found and ended: ${describeProcesses(c.orphans)}.`;
       const why = `The server stopped unexpectedly (${c.signal ? `signal ${c.signal}` : `exit code ${c.exitCode}`}).${orphans}`;
-      this.set({ ...this.snap, state: 'failed', ready: null, failure: { message: why, advice: 'See the last log lines below; start it again when fixed.', lines: c.lastLines.slice(-20) } });
+      this.set({
+        ...this.snap,
+        state: 'failed',
+        ready: null,
+        failure: {
+          message: why,
+          advice: 'See the last log lines below; start it again when fixed.',
+          lines: c.lastLines.slice(-20),
+        },
+      });
       this.events.emit('notice', { level: 'error', message: why });
       if (c.orphansAlive) this.emitOrphans();
     });
-    void sup.start(launch.data, { readyTimeoutMs: this.opts.readyTimeoutMs, stopTimeoutMs: this.opts.stopTimeoutMs, orphanPolicy: 'report' });
+    void sup.start(launch.data, {
+      readyTimeoutMs: this.opts.readyTimeoutMs,
+      stopTimeoutMs: this.opts.stopTimeoutMs,
+      orphanPolicy: 'report',
+    });
     return this.snap;
   }
 
@@ -188,14 +265,18 @@ export class ServerControl {
       level: still.length ? 'warn' : 'info',
       message:
         `Ended ${ended.length} process(es)${ended.length ? `: ${describeProcesses(ended)}` : ''}.` +
-        (still.length ? ` Still running, end them by hand: ${describeProcesses(still.map((o) => ({ ...o, seenIn: 'process-table' as const })))}.` : ''),
+        (still.length
+          ? ` Still running, end them by hand: ${describeProcesses(still.map((o) => ({ ...o, seenIn: 'process-table' as const })))}.`
+          : ''),
     });
     this.emitOrphans();
     return ended.map(toOrphan);
   }
 
   private orphanHolders(): Supervisor[] {
-    return [...this.retired, ...(this.supervisor ? [this.supervisor] : [])].filter((s) => s.orphansLeftRunning.length > 0);
+    return [...this.retired, ...(this.supervisor ? [this.supervisor] : [])].filter(
+      (s) => s.orphansLeftRunning.length > 0,
+    );
   }
 
   private emitOrphans(): void {
@@ -233,7 +314,8 @@ export class ServerControl {
     if (this.logTimer) clearTimeout(this.logTimer);
     const sup = this.supervisor;
     // Nothing is left behind when the app quits: a running server, and whatever crashes left running.
-    const live = (s: Supervisor) => s.state === 'starting' || s.state === 'ready' || s.state === 'stopping' || s.orphansLeftRunning.length > 0;
+    const live = (s: Supervisor) =>
+      s.state === 'starting' || s.state === 'ready' || s.state === 'stopping' || s.orphansLeftRunning.length > 0;
     for (const s of [...this.retired, ...(sup ? [sup] : [])]) if (live(s)) await s.stop().catch(() => undefined);
     this.retired = [];
     sup?.removeAllListeners();
@@ -245,9 +327,20 @@ function toOrphan(p: LeftoverProcess): OrphanProcess {
 }
 
 function readyInfo(t: ServerTarget): NonNullable<ServerSnapshot['ready']> {
-  return { url: t.baseUrl, model: t.model, maxModelLen: t.maxModelLen, kvBudget: t.kvBudget, engine: t.engine, simulated: t.simulated };
+  return {
+    url: t.baseUrl,
+    model: t.model,
+    maxModelLen: t.maxModelLen,
+    kvBudget: t.kvBudget,
+    engine: t.engine,
+    simulated: t.simulated,
+  };
 }
 
 function failureInfo(f: StartupFailure): NonNullable<ServerSnapshot['failure']> {
-  return { message: f.message, advice: f.advice || null, lines: f.rootCauseLines.length ? f.rootCauseLines : f.logTail.slice(-15) };
+  return {
+    message: f.message,
+    advice: f.advice || null,
+    lines: f.rootCauseLines.length ? f.rootCauseLines : f.logTail.slice(-15),
+  };
 }

@@ -5,7 +5,14 @@
 import type { ServerForm } from '../../src-shared/ipc/contract';
 import { ServerFormSchema } from '../../src-shared/ipc/contract';
 import { type Result, fail, ok } from '../../src-shared/result';
-import { LAUNCH_DEFAULTS, buildLaunch, flagsTooNew, knownEngineVersion, parseHumanInt, type LaunchOptions } from '../server';
+import {
+  LAUNCH_DEFAULTS,
+  buildLaunch,
+  flagsTooNew,
+  knownEngineVersion,
+  parseHumanInt,
+  type LaunchOptions,
+} from '../server';
 
 /** The simulator's defaults: a short load so the demo starts at once, speed 1 (true figures). */
 export const FORM_DEFAULTS: ServerForm = ServerFormSchema.parse({
@@ -34,16 +41,25 @@ function parseTokens(label: string, text: string): Result<number | undefined> {
   const t = text.trim();
   if (!t) return ok(undefined);
   const v = parseHumanInt(t.replace(/,/g, '').replace(/\s+/g, ''));
-  if (v === undefined) return fail(`${label}: "${text}" is not a token count; write it like 262144, 256K (= 262,144) or 256k (= 256,000).`);
+  if (v === undefined)
+    return fail(
+      `${label}: "${text}" is not a token count; write it like 262144, 256K (= 262,144) or 256k (= 256,000).`,
+    );
   return v > 0 ? ok(v) : fail(`${label} must be above 0.`);
 }
 
-function parseNumber(label: string, text: string, opts: { min: number; max: number; integer?: boolean }): Result<number | undefined> {
+function parseNumber(
+  label: string,
+  text: string,
+  opts: { min: number; max: number; integer?: boolean },
+): Result<number | undefined> {
   const t = text.trim();
   if (!t) return ok(undefined);
   const v = Number(t);
   if (!Number.isFinite(v) || (opts.integer && !Number.isInteger(v)) || v < opts.min || v > opts.max) {
-    return fail(`${label}: "${text}" must be ${opts.integer ? 'a whole number' : 'a number'} from ${opts.min} to ${opts.max}.`);
+    return fail(
+      `${label}: "${text}" must be ${opts.integer ? 'a whole number' : 'a number'} from ${opts.min} to ${opts.max}.`,
+    );
   }
   return ok(v);
 }
@@ -63,7 +79,8 @@ export function formToLaunch(form: ServerForm, port: number): Result<LaunchOptio
   if (form.kind === 'attach') return fail('Attach mode launches nothing.');
   const model = form.model.trim();
   if (!model && form.kind !== 'custom') return fail('Model: give a Hugging Face id (org/name) or a local folder.');
-  if (form.kind === 'custom' && lines(form.customCommand).length === 0) return fail('Command: give the command that starts the server, one argument per line.');
+  if (form.kind === 'custom' && lines(form.customCommand).length === 0)
+    return fail('Command: give the command that starts the server, one argument per line.');
   const mml = parseTokens('Max model length', form.maxModelLen);
   const util = parseNumber('GPU memory utilization', form.gpuMemoryUtilization, { min: 0.01, max: 1 });
   const seqs = parseNumber('Max sequences', form.maxNumSeqs, { min: 1, max: 1_000_000, integer: true });
@@ -73,7 +90,9 @@ export function formToLaunch(form: ServerForm, port: number): Result<LaunchOptio
   for (const r of [mml, util, seqs, batched, tp, env]) if (!r.ok) return r;
   const val = <T>(r: Result<T>): T => (r as { ok: true; data: T }).data;
   const opt = (s: string): string | undefined => s.trim() || undefined;
-  const [image, tag] = (form.dockerImage.trim() || `${LAUNCH_DEFAULTS.dockerImage}:${LAUNCH_DEFAULTS.dockerTag}`).split(/:(?=[^/]*$)/);
+  const [image, tag] = (form.dockerImage.trim() || `${LAUNCH_DEFAULTS.dockerImage}:${LAUNCH_DEFAULTS.dockerTag}`).split(
+    /:(?=[^/]*$)/,
+  );
   const o: LaunchOptions = {
     engineKind: form.kind,
     model: model || 'custom',
@@ -139,12 +158,16 @@ export function formWarnings(form: ServerForm): string[] {
   const o = launch.data;
   const version = knownEngineVersion(o);
   if (o.maxModelLen !== undefined && /[kKmM]\s*$/.test(form.maxModelLen.trim())) {
-    warnings.push(`Max model length ${form.maxModelLen.trim()} is ${o.maxModelLen.toLocaleString('en-US')} tokens (vLLM reads k as 1,000 and K as 1,024); the launch line gives the exact number.`);
+    warnings.push(
+      `Max model length ${form.maxModelLen.trim()} is ${o.maxModelLen.toLocaleString('en-US')} tokens (vLLM reads k as 1,000 and K as 1,024); the launch line gives the exact number.`,
+    );
   }
   if (o.attentionBackend && version && buildLaunch(o).env.VLLM_ATTENTION_BACKEND) {
-    warnings.push(`--attention-backend needs vLLM 0.13 or newer; for ${version} it is passed as VLLM_ATTENTION_BACKEND=${o.attentionBackend} instead.`);
+    warnings.push(
+      `--attention-backend needs vLLM 0.13 or newer; for ${version} it is passed as VLLM_ATTENTION_BACKEND=${o.attentionBackend} instead.`,
+    );
   }
-  const argv = form.kind === 'custom' ? o.customArgv ?? [] : o.extraArgs ?? [];
+  const argv = form.kind === 'custom' ? (o.customArgv ?? []) : (o.extraArgs ?? []);
   for (const { flag, entry } of flagsTooNew(argv, version)) {
     warnings.push(
       `${flag} needs vLLM ${entry.since} or newer, and this launch runs ${version}${entry.older ? `: set ${entry.older.env} in the extra environment instead` : ': choose a newer image'}.`,

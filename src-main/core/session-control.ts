@@ -9,7 +9,13 @@ import { importFile, importText } from '../importers';
 import type { CellRef, SessionMeta, SessionView } from '../../src-shared/ipc/contract';
 import { cellKey } from '../../src-shared/cell-key';
 import { readSessionFile, parseSessionText } from '../session/read';
-import { type DecodeCell, type PrefillResult, type RequestSamples, SESSION_EXTENSION, type Session } from '../../src-shared/session/schema';
+import {
+  type DecodeCell,
+  type PrefillResult,
+  type RequestSamples,
+  SESSION_EXTENSION,
+  type Session,
+} from '../../src-shared/session/schema';
 import { writeSessionFile } from '../session/write';
 import type { CoreEvents } from './emitter';
 import type { RecentFiles } from './recent-files';
@@ -22,7 +28,6 @@ export interface Dialogs {
   /** A path to save to (the extension is added when missing), or null when cancelled. */
   chooseSavePath(defaultName: string, kind: 'session' | 'markdown' | 'html' | 'pdf'): Promise<string | null>;
 }
-
 
 export class SessionControl {
   private session: Session | null = null;
@@ -39,7 +44,14 @@ export class SessionControl {
   ) {}
 
   meta(): SessionMeta {
-    return { file: this.file, sourceName: this.file ? null : this.sourceName, dirty: this.dirty, revision: this.revision, saveError: this.saveError, hasSession: this.session !== null };
+    return {
+      file: this.file,
+      sourceName: this.file ? null : this.sourceName,
+      dirty: this.dirty,
+      revision: this.revision,
+      saveError: this.saveError,
+      hasSession: this.session !== null,
+    };
   }
 
   /** The session without per-request samples (see SessionView): the page draws from this. */
@@ -109,7 +121,12 @@ export class SessionControl {
   }
 
   async open(path?: string): Promise<SessionMeta> {
-    const file = path ?? (await this.ask(() => this.dialogs?.chooseOpenPath() ?? Promise.resolve(null), 'Opening a file needs a path here: there is no file dialog.'));
+    const file =
+      path ??
+      (await this.ask(
+        () => this.dialogs?.chooseOpenPath() ?? Promise.resolve(null),
+        'Opening a file needs a path here: there is no file dialog.',
+      ));
     const read = await readSessionFile(file);
     if (read.ok) {
       // The recent list first: the change event below is what rebuilds the app's Open Recent menu.
@@ -153,7 +170,11 @@ export class SessionControl {
     const session = this.session;
     if (!session) throw new UserError('There is nothing to save yet: run a matrix or open a session first.');
     let target = path ?? (forceAsk ? null : this.file);
-    if (!target) target = await this.ask(() => this.dialogs?.chooseSavePath(this.defaultName(), 'session') ?? Promise.resolve(null), 'Saving needs a path here: there is no file dialog.');
+    if (!target)
+      target = await this.ask(
+        () => this.dialogs?.chooseSavePath(this.defaultName(), 'session') ?? Promise.resolve(null),
+        'Saving needs a path here: there is no file dialog.',
+      );
     if (!hasExtension(target, '.json')) target += SESSION_EXTENSION;
     const res = await writeSessionFile(target, session);
     if (!res.ok) {

@@ -45,7 +45,10 @@ export class TelemetryControl {
     t.on('unavailable', (reason) => {
       if (this.saidUnavailable) return;
       this.saidUnavailable = true;
-      this.events.emit('notice', { level: 'info', message: `No live GPU telemetry: ${reason.replace(/^no (NVIDIA )?GPU telemetry: /i, '')}.` });
+      this.events.emit('notice', {
+        level: 'info',
+        message: `No live GPU telemetry: ${reason.replace(/^no (NVIDIA )?GPU telemetry: /i, '')}.`,
+      });
     });
     t.start();
     this.timer = setInterval(() => this.flush(), FLUSH_MS);

@@ -18,9 +18,19 @@ export interface AmdGpuStatic {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' && !/^N\/A$/i.test(v.trim()) ? v.trim() : null);
+const str = (v: unknown): string | null =>
+  typeof v === 'string' && v.trim() !== '' && !/^N\/A$/i.test(v.trim()) ? v.trim() : null;
 
-const UNIT: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 };
+const UNIT: Record<string, number> = {
+  B: 1,
+  KB: 1024,
+  MB: 1024 ** 2,
+  GB: 1024 ** 3,
+  TB: 1024 ** 4,
+  KIB: 1024,
+  MIB: 1024 ** 2,
+  GIB: 1024 ** 3,
+};
 
 /** A size as bytes: `{"value": 196592, "unit": "MB"}`, "192 GB", or a bare number of MB. */
 function bytes(v: unknown): number | null {

@@ -7,7 +7,13 @@
 import si from 'systeminformation';
 import type { Gpu, Hardware } from '../../src-shared/session/schema';
 import { parseAmdSmiStatic } from './amd-smi-parse';
-import { parseComputeCaps, parseCudaVersion, parseDriverVersion, parseGpuIdentity, GPU_IDENTITY_FIELDS } from './nvidia-smi-parse';
+import {
+  parseComputeCaps,
+  parseCudaVersion,
+  parseDriverVersion,
+  parseGpuIdentity,
+  GPU_IDENTITY_FIELDS,
+} from './nvidia-smi-parse';
 import { processControl, type Platform, type ProcessControl } from '../os/process-control';
 import { findNvidiaSmi } from './nvidia-smi-path';
 import { runCommand, type CommandResult } from '../os/run-command';
@@ -42,7 +48,11 @@ const describe = (what: string, r: CommandResult, timeoutMs: number): string =>
 
 /** NVIDIA GPUs via nvidia-smi: identity query, compute_cap on its own (old drivers reject it), CUDA from the header or -q. */
 export async function detectNvidia(nvidiaSmi: string, timeoutMs: number, seen: string[]): Promise<Gpu[]> {
-  const id = await runCommand(nvidiaSmi, [`--query-gpu=${GPU_IDENTITY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'], { timeoutMs });
+  const id = await runCommand(
+    nvidiaSmi,
+    [`--query-gpu=${GPU_IDENTITY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'],
+    { timeoutMs },
+  );
   if (id.status !== 'ok') {
     seen.push(describe('nvidia-smi', id, timeoutMs));
     return [];
@@ -55,7 +65,8 @@ export async function detectNvidia(nvidiaSmi: string, timeoutMs: number, seen: s
     runCommand(nvidiaSmi, [], { timeoutMs }),
   ]);
   const capByIndex = caps.status === 'ok' ? parseComputeCaps(caps.stdout) : new Map<number, string>();
-  if (caps.status !== 'ok') seen.push(`${describe('nvidia-smi compute_cap', caps, timeoutMs)}; compute capability unknown (driver too old?)`);
+  if (caps.status !== 'ok')
+    seen.push(`${describe('nvidia-smi compute_cap', caps, timeoutMs)}; compute capability unknown (driver too old?)`);
   let cuda = header.status === 'ok' ? parseCudaVersion(header.stdout) : null;
   let headerDriver = header.status === 'ok' ? parseDriverVersion(header.stdout) : null;
   if (cuda === null) {
@@ -110,7 +121,11 @@ const OWN_POWERSHELL = /(^|[\\/"\s])(powershell|pwsh)(\.exe)?("|\s|$)/i;
  * Windows it runs PowerShell with no deadline of its own: at ours, the PowerShell processes this
  * process started are ended (taskkill /T /F) so none is left behind.
  */
-export async function withDeadline<T>(p: Promise<T>, ms: number, control: ProcessControl = processControl()): Promise<T | null> {
+export async function withDeadline<T>(
+  p: Promise<T>,
+  ms: number,
+  control: ProcessControl = processControl(),
+): Promise<T | null> {
   let timedOut = false;
   const v = await Promise.race([
     p.catch(() => null),
@@ -143,7 +158,10 @@ export function parseLspciDisplays(text: string): string[] {
 }
 
 /** Apple silicon GPUs from systeminformation's graphics controllers (pure). Unified memory: VRAM is the system RAM. */
-export function appleGpusFromSi(controllers: ReadonlyArray<{ vendor?: string; model?: string }>, ramBytes: number | null): Gpu[] {
+export function appleGpusFromSi(
+  controllers: ReadonlyArray<{ vendor?: string; model?: string }>,
+  ramBytes: number | null,
+): Gpu[] {
   return controllers
     .filter((c) => /apple/i.test(`${c.vendor ?? ''} ${c.model ?? ''}`))
     .map((c, i) => ({
@@ -164,11 +182,29 @@ type SiCpu = Pick<si.Systeminformation.CpuData, 'manufacturer' | 'brand' | 'core
 type SiOs = Pick<si.Systeminformation.OsData, 'platform' | 'distro' | 'release' | 'kernel' | 'arch'>;
 
 /** CPU, RAM and OS as the session records them, from systeminformation's answers (pure). */
-export function systemFromSi(cpu: SiCpu | null, mem: { total: number } | null, os: SiOs | null): Pick<Hardware, 'cpu' | 'ramBytes' | 'os'> {
+export function systemFromSi(
+  cpu: SiCpu | null,
+  mem: { total: number } | null,
+  os: SiOs | null,
+): Pick<Hardware, 'cpu' | 'ramBytes' | 'os'> {
   return {
-    cpu: cpu ? { model: [cpu.manufacturer, cpu.brand].filter(Boolean).join(' ') || 'unknown CPU', cores: cpu.physicalCores || null, threads: cpu.cores || null } : null,
+    cpu: cpu
+      ? {
+          model: [cpu.manufacturer, cpu.brand].filter(Boolean).join(' ') || 'unknown CPU',
+          cores: cpu.physicalCores || null,
+          threads: cpu.cores || null,
+        }
+      : null,
     ramBytes: mem?.total ?? null,
-    os: os ? { platform: os.platform, distro: os.distro || null, release: os.release || null, kernel: os.kernel || null, arch: os.arch || null } : null,
+    os: os
+      ? {
+          platform: os.platform,
+          distro: os.distro || null,
+          release: os.release || null,
+          kernel: os.kernel || null,
+          arch: os.arch || null,
+        }
+      : null,
   };
 }
 
@@ -186,7 +222,10 @@ export async function detectHardware(opts: DetectOptions = {}): Promise<DetectRe
     withTimeout(si.mem(), timeoutMs),
     withTimeout(si.osInfo(), timeoutMs),
   ]);
-  let gpus: Gpu[] = [...nvidia, ...amd.map((g, i) => ({ ...g, index: nvidia.length > 0 ? nvidia.length + i : g.index }))];
+  let gpus: Gpu[] = [
+    ...nvidia,
+    ...amd.map((g, i) => ({ ...g, index: nvidia.length > 0 ? nvidia.length + i : g.index })),
+  ];
   let gpuType: string | null = gpus.length > 0 ? 'Discrete GPU' : null;
   const notes: string[] = [];
   let noGpuMessage: string | null = null;
@@ -196,10 +235,14 @@ export async function detectHardware(opts: DetectOptions = {}): Promise<DetectRe
     // systeminformation's graphics() runs nvidia-smi synchronously with no deadline: a hung
     // nvidia-smi would freeze this process, so it is only asked when nvidia-smi is absent.
     const smiPresent = !seen.some((l) => l === 'nvidia-smi: not installed');
-    const graphicsCall = smiPresent && platform !== 'darwin' ? Promise.resolve(null) : withTimeout(si.graphics(), timeoutMs);
+    const graphicsCall =
+      smiPresent && platform !== 'darwin' ? Promise.resolve(null) : withTimeout(si.graphics(), timeoutMs);
     // lspci is a Linux tool: elsewhere it is neither run nor mentioned.
     const hasLspci = platform !== 'win32' && platform !== 'darwin';
-    const [graphics, lspci] = await Promise.all([graphicsCall, hasLspci ? runCommand('lspci', [], { timeoutMs }) : Promise.resolve(null)]);
+    const [graphics, lspci] = await Promise.all([
+      graphicsCall,
+      hasLspci ? runCommand('lspci', [], { timeoutMs }) : Promise.resolve(null),
+    ]);
     const controllers = graphics?.controllers ?? [];
     const apple = appleGpusFromSi(controllers, mem?.total ?? null);
     if (apple.length > 0) {
@@ -209,11 +252,30 @@ export async function detectHardware(opts: DetectOptions = {}): Promise<DetectRe
     } else {
       const siSaw = controllers.map((c) => [c.vendor, c.model].filter(Boolean).join(' ')).filter(Boolean);
       const lspciSaw = lspci?.status === 'ok' ? parseLspciDisplays(lspci.stdout) : null;
-      seen.push(graphics ? `systeminformation graphics: ${siSaw.length > 0 ? siSaw.join('; ') : 'no display controllers'}` : 'systeminformation graphics: not asked (nvidia-smi misbehaves) or no answer');
-      if (lspci) seen.push(lspciSaw ? `lspci: ${lspciSaw.length > 0 ? lspciSaw.join('; ') : 'no display controllers'}` : describe('lspci', lspci, timeoutMs));
+      seen.push(
+        graphics
+          ? `systeminformation graphics: ${siSaw.length > 0 ? siSaw.join('; ') : 'no display controllers'}`
+          : 'systeminformation graphics: not asked (nvidia-smi misbehaves) or no answer',
+      );
+      if (lspci)
+        seen.push(
+          lspciSaw
+            ? `lspci: ${lspciSaw.length > 0 ? lspciSaw.join('; ') : 'no display controllers'}`
+            : describe('lspci', lspci, timeoutMs),
+        );
       const saw = [
-        graphics ? `systeminformation saw ${siSaw.length > 0 ? siSaw.join('; ') : 'no display controller'}` : `${seen.find((l) => l.startsWith('nvidia-smi')) ?? 'nvidia-smi failed'}`,
-        ...(lspci ? [lspciSaw ? `lspci saw ${lspciSaw.length > 0 ? lspciSaw.join('; ') : 'no display controller'}` : lspci.status === 'not-found' ? 'lspci is not installed' : 'lspci gave no answer'] : []),
+        graphics
+          ? `systeminformation saw ${siSaw.length > 0 ? siSaw.join('; ') : 'no display controller'}`
+          : `${seen.find((l) => l.startsWith('nvidia-smi')) ?? 'nvidia-smi failed'}`,
+        ...(lspci
+          ? [
+              lspciSaw
+                ? `lspci saw ${lspciSaw.length > 0 ? lspciSaw.join('; ') : 'no display controller'}`
+                : lspci.status === 'not-found'
+                  ? 'lspci is not installed'
+                  : 'lspci gave no answer',
+            ]
+          : []),
       ];
       noGpuMessage = `No supported GPU found (no NVIDIA GPU via nvidia-smi, no AMD GPU via amd-smi, no Apple GPU); ${saw.join('; ')}.`;
       notes.push(noGpuMessage);

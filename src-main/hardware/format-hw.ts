@@ -41,15 +41,25 @@ export function hardwareRows(hw: Hardware): Array<[string, string]> {
   if (cuda) rows.push(['CUDA', cuda]);
   const cc = distinct(gpus.map((g) => g.computeCapability));
   if (cc) rows.push([gpus.some((g) => g.vendor === 'amd') ? 'GPU target' : 'Compute capability', cc]);
-  if (gpus.some((g) => g.powerLimitWatts !== null)) rows.push(['Power limit', gpuLine(gpus, (g) => (g.powerLimitWatts === null ? '—' : `${Math.round(g.powerLimitWatts)} W`))]);
-  if (gpus.length > 1 || gpus.some((g) => g.busId)) rows.push(['GPU bus', gpus.map((g) => `${g.index}: ${g.busId ?? '—'}`).join(', ')]);
+  if (gpus.some((g) => g.powerLimitWatts !== null))
+    rows.push([
+      'Power limit',
+      gpuLine(gpus, (g) => (g.powerLimitWatts === null ? '—' : `${Math.round(g.powerLimitWatts)} W`)),
+    ]);
+  if (gpus.length > 1 || gpus.some((g) => g.busId))
+    rows.push(['GPU bus', gpus.map((g) => `${g.index}: ${g.busId ?? '—'}`).join(', ')]);
   if (hw.cpu) {
-    const counts = [hw.cpu.cores !== null ? `${hw.cpu.cores} cores` : null, hw.cpu.threads !== null ? `${hw.cpu.threads} threads` : null].filter(Boolean);
+    const counts = [
+      hw.cpu.cores !== null ? `${hw.cpu.cores} cores` : null,
+      hw.cpu.threads !== null ? `${hw.cpu.threads} threads` : null,
+    ].filter(Boolean);
     rows.push(['CPU', `${hw.cpu.model}${counts.length ? ` (${counts.join(', ')})` : ''}`]);
   }
   if (hw.ramBytes !== null) rows.push(['RAM', fmtGigabytes(hw.ramBytes)]);
   if (hw.os) {
-    const os = [hw.os.distro, hw.os.release, hw.os.kernel ? `kernel ${hw.os.kernel}` : null, hw.os.arch].filter(Boolean).join(' ');
+    const os = [hw.os.distro, hw.os.release, hw.os.kernel ? `kernel ${hw.os.kernel}` : null, hw.os.arch]
+      .filter(Boolean)
+      .join(' ');
     if (os) rows.push(['OS version', os]);
   }
   for (const n of hw.notes) rows.push(['Note', n]);

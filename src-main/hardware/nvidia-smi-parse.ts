@@ -8,7 +8,11 @@
 export function cell(raw: string | undefined): string | null {
   if (raw === undefined) return null;
   const v = raw.trim();
-  if (v === '' || /^\[?(N\/A|Not Supported|Unknown Error|Insufficient Permissions|GPU requires reset|Not Available)\]?$/i.test(v)) return null;
+  if (
+    v === '' ||
+    /^\[?(N\/A|Not Supported|Unknown Error|Insufficient Permissions|GPU requires reset|Not Available)\]?$/i.test(v)
+  )
+    return null;
   return v;
 }
 
@@ -30,7 +34,15 @@ export function csvRows(text: string): string[][] {
 }
 
 /** Fields of the identity query, in order. */
-export const GPU_IDENTITY_FIELDS = ['index', 'name', 'uuid', 'memory.total', 'driver_version', 'pci.bus_id', 'power.limit'] as const;
+export const GPU_IDENTITY_FIELDS = [
+  'index',
+  'name',
+  'uuid',
+  'memory.total',
+  'driver_version',
+  'pci.bus_id',
+  'power.limit',
+] as const;
 
 export interface NvidiaGpuIdentity {
   index: number;
@@ -97,7 +109,11 @@ export function parseComputeApps(text: string): ComputeApp[] {
     .filter((r) => /^\d+$/.test(r[0]))
     .map((r) => {
       const mem = numCell(r[r.length - 1]);
-      return { pid: Number(r[0]), name: r.slice(1, -1).join(',').trim() || '?', usedMemoryBytes: mem === null ? null : mem * MIB };
+      return {
+        pid: Number(r[0]),
+        name: r.slice(1, -1).join(',').trim() || '?',
+        usedMemoryBytes: mem === null ? null : mem * MIB,
+      };
     });
 }
 

@@ -7,7 +7,8 @@ import { resolveCommand, type LookupDeps } from '../os/command-lookup';
 
 /** The places Windows drivers put nvidia-smi.exe, from the environment (SystemRoot, ProgramFiles). */
 export function windowsNvidiaSmiPlaces(env: NodeJS.ProcessEnv): string[] {
-  const get = (name: string, dflt: string) => Object.entries(env).find(([k]) => k.toUpperCase() === name.toUpperCase())?.[1] || dflt;
+  const get = (name: string, dflt: string) =>
+    Object.entries(env).find(([k]) => k.toUpperCase() === name.toUpperCase())?.[1] || dflt;
   return [
     win32.join(get('SystemRoot', 'C:\\Windows'), 'System32', 'nvidia-smi.exe'),
     win32.join(get('ProgramFiles', 'C:\\Program Files'), 'NVIDIA Corporation', 'NVSMI', 'nvidia-smi.exe'),
@@ -19,6 +20,7 @@ export function findNvidiaSmi(deps: LookupDeps = {}): string {
   const platform = deps.platform ?? process.platform;
   const onPath = resolveCommand('nvidia-smi', deps);
   if (onPath.path || platform !== 'win32') return onPath.path ?? 'nvidia-smi';
-  for (const place of windowsNvidiaSmiPlaces(deps.env ?? process.env)) if (resolveCommand(place, deps).path) return place;
+  for (const place of windowsNvidiaSmiPlaces(deps.env ?? process.env))
+    if (resolveCommand(place, deps).path) return place;
   return 'nvidia-smi';
 }

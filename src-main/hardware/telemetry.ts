@@ -57,7 +57,12 @@ export class GpuTelemetry extends EventEmitter<TelemetryEvents> {
 
   private launch(): void {
     const cmd = this.opts.nvidiaSmi ?? findNvidiaSmi();
-    const args = [`--query-gpu=${TELEMETRY_FIELDS.join(',')}`, '--format=csv,noheader,nounits', `-lms`, String(this.opts.intervalMs ?? 1000)];
+    const args = [
+      `--query-gpu=${TELEMETRY_FIELDS.join(',')}`,
+      '--format=csv,noheader,nounits',
+      `-lms`,
+      String(this.opts.intervalMs ?? 1000),
+    ];
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
     this.child = child;
     let partial = '';
@@ -73,7 +78,9 @@ export class GpuTelemetry extends EventEmitter<TelemetryEvents> {
         this.emit('sample', s);
       }
     });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d).length > 4000 && (stderr = stderr.slice(-4000)));
+    child.stderr
+      .setEncoding('utf8')
+      .on('data', (d: string) => (stderr += d).length > 4000 && (stderr = stderr.slice(-4000)));
     child.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') this.giveUp('no NVIDIA GPU telemetry: nvidia-smi is not installed');
     });
@@ -108,7 +115,10 @@ export class GpuTelemetry extends EventEmitter<TelemetryEvents> {
 }
 
 /** Samples as the session's columnar series; t in seconds since `originMs` (the session's createdAt). */
-export function toTelemetrySeries(samples: readonly GpuSample[], opts: { originMs?: number; intervalSeconds?: number } = {}): TelemetrySeries {
+export function toTelemetrySeries(
+  samples: readonly GpuSample[],
+  opts: { originMs?: number; intervalSeconds?: number } = {},
+): TelemetrySeries {
   const origin = opts.originMs ?? samples[0]?.t ?? 0;
   return {
     intervalSeconds: opts.intervalSeconds ?? 1,
@@ -134,7 +144,12 @@ const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduc
  * temperature averaged. Energy per output token = average total power x window / tokens.
  * `gpu_idle` is not a throttle and is left out of the reasons.
  */
-export function summarizeCellTelemetry(samples: readonly GpuSample[], fromMs: number, toMs: number, outputTokens: number): CellTelemetry {
+export function summarizeCellTelemetry(
+  samples: readonly GpuSample[],
+  fromMs: number,
+  toMs: number,
+  outputTokens: number,
+): CellTelemetry {
   const inWindow = samples.filter((s) => s.t >= fromMs && s.t <= toMs);
   const byTime = new Map<number, GpuSample[]>();
   for (const s of inWindow) {
@@ -159,6 +174,7 @@ export function summarizeCellTelemetry(samples: readonly GpuSample[], fromMs: nu
     avgMemoryUsedBytes: mean(sumPer((s) => s.memoryUsedBytes)),
     avgTemperatureC: avgOf((s) => s.temperatureC),
     throttleReasons: [...reasons].sort(),
-    energyPerTokenJoules: avgPower !== null && outputTokens > 0 && windowSeconds > 0 ? (avgPower * windowSeconds) / outputTokens : null,
+    energyPerTokenJoules:
+      avgPower !== null && outputTokens > 0 && windowSeconds > 0 ? (avgPower * windowSeconds) / outputTokens : null,
   };
 }

@@ -33,13 +33,17 @@ export function importText(input: Uint8Array | string, file = 'file'): Result<Se
       doc = JSON.parse(trimmed);
     } catch (e) {
       const truncated = /end of (JSON )?input|Unterminated/i.test(String((e as Error).message));
-      return fail(`${name} is not valid JSON (${(e as Error).message})${truncated ? '; the file looks truncated' : ''}. ${IMPORT_EXPECTED}`);
+      return fail(
+        `${name} is not valid JSON (${(e as Error).message})${truncated ? '; the file looks truncated' : ''}. ${IMPORT_EXPECTED}`,
+      );
     }
     if (typeof doc === 'object' && doc !== null && (doc as { format?: unknown }).format === SESSION_FORMAT) {
       return fail(`${name} is already a SpeedMatrix session; open it directly instead of importing it.`);
     }
     if (looksLikeSeedJson(doc)) return importSeedJson(doc, name);
-    return fail(`${name} is JSON but not llm-inference-bench results: it has no "results" list with "metadata" or "prefill" beside it. ${IMPORT_EXPECTED}`);
+    return fail(
+      `${name} is JSON but not llm-inference-bench results: it has no "results" list with "metadata" or "prefill" beside it. ${IMPORT_EXPECTED}`,
+    );
   }
   if (looksLikeReportText(text)) return parseReportText(text, name);
   return fail(`${name} is not a file SpeedMatrix can import. ${IMPORT_EXPECTED}`);
@@ -50,7 +54,10 @@ export async function importFile(path: string): Promise<Result<Session>> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) return fail(`Cannot import ${name}: it is a folder, not a file.`);
-    if (info.size > MAX_SESSION_BYTES) return fail(`Cannot import ${name}: it is ${(info.size / 1024 / 1024).toFixed(1)} MB, larger than any results file. ${IMPORT_EXPECTED}`);
+    if (info.size > MAX_SESSION_BYTES)
+      return fail(
+        `Cannot import ${name}: it is ${(info.size / 1024 / 1024).toFixed(1)} MB, larger than any results file. ${IMPORT_EXPECTED}`,
+      );
     const fh = await open(path, 'r');
     try {
       return importText(await fh.readFile(), name);
@@ -59,7 +66,12 @@ export async function importFile(path: string): Promise<Result<Session>> {
     }
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.message;
+    const why =
+      err.code === 'ENOENT'
+        ? 'no such file'
+        : err.code === 'EACCES' || err.code === 'EPERM'
+          ? 'permission denied'
+          : err.message;
     return fail(`Cannot import ${name}: ${why}.`);
   }
 }

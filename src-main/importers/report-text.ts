@@ -9,19 +9,43 @@ import { unescapeMarkdown } from '../report/escape';
 import { parseLaunchLine } from '../report/launch-flags';
 import { MEASUREMENT_COLUMNS } from '../../src-shared/report/report-model';
 import { createSession } from '../session/create';
-import { type CellStatus, type DecodeCell, type Gpu, type PrefillResult, STATUS_WORDS, type Session } from '../../src-shared/session/schema';
+import {
+  type CellStatus,
+  type DecodeCell,
+  type Gpu,
+  type PrefillResult,
+  STATUS_WORDS,
+  type Session,
+} from '../../src-shared/session/schema';
 import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import { redactCommandLine } from '../../src-shared/report/redact';
 import { type Result, fail, ok } from '../../src-shared/result';
 import { readContext, readGigabytes, readMs, readNumber, readSeconds, readTokPerSec, readTokens } from './text-values';
 
-const SECTIONS = ['Hardware', 'Engine', 'Run', 'Launch command', 'Prefill', 'Sustained decode', 'All measurements'] as const;
+const SECTIONS = [
+  'Hardware',
+  'Engine',
+  'Run',
+  'Launch command',
+  'Prefill',
+  'Sustained decode',
+  'All measurements',
+] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 const BLOCK_LABELS: Record<'Hardware' | 'Engine' | 'Run', readonly string[]> = {
   Hardware: ['Type', 'GPU', 'VRAM', 'OS', 'Driver', 'CUDA', 'Power limit', 'CPU', 'RAM'],
   Engine: ['Engine', 'Version', 'Quantization', 'Backend', 'Repository', 'Build', 'Commit'],
-  Run: ['Served model', 'Revision', 'Benchmark tool', 'Decode test', 'Prefill mode', 'Time per measurement', 'Max output', 'Max model length'],
+  Run: [
+    'Served model',
+    'Revision',
+    'Benchmark tool',
+    'Decode test',
+    'Prefill mode',
+    'Time per measurement',
+    'Max output',
+    'Max model length',
+  ],
 };
 
 const TABLE_MARK = /\|\s*Phase\s*\|\s*Context\s*\|/;
@@ -33,7 +57,10 @@ export function looksLikeReportText(text: string): boolean {
 
 /** A GFM table row into cells: split on unescaped `|`, trimmed and unescaped. */
 export function splitTableRow(line: string): string[] {
-  const body = line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '');
+  const body = line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '');
   return body.split(/(?<!\\)\|/).map((c) => unescapeMarkdown(c.trim()));
 }
 
@@ -171,7 +198,9 @@ export function parseReportText(text: string, file = 'report'): Result<Session> 
   const col = new Map(header.map((h, i) => [h, i]));
   const absent = MEASUREMENT_COLUMNS.filter((c) => !col.has(c));
   if (absent.length) {
-    return fail(`${name}: the All measurements table has no ${absent.map((c) => `"${c}"`).join(', ')} column${absent.length > 1 ? 's' : ''}; expected the columns ${MEASUREMENT_COLUMNS.join(', ')}.`);
+    return fail(
+      `${name}: the All measurements table has no ${absent.map((c) => `"${c}"`).join(', ')} column${absent.length > 1 ? 's' : ''}; expected the columns ${MEASUREMENT_COLUMNS.join(', ')}.`,
+    );
   }
 
   const starts = sectionStarts(lines);
@@ -193,10 +222,14 @@ export function parseReportText(text: string, file = 'report'): Result<Session> 
     const cell = (c: string): string => row[col.get(c)!] ?? '';
     const where = `${name}, All measurements row ${r} (${row.slice(0, 3).join(' | ')})`;
     const bad = (c: string): Result<never> => fail(`${where}: "${cell(c)}" is not a valid ${c} value.`);
-    if (row.length < header.length) return fail(`${where}: the row has ${row.length} cells, the header ${header.length}; the table looks truncated.`);
+    if (row.length < header.length)
+      return fail(`${where}: the row has ${row.length} cells, the header ${header.length}; the table looks truncated.`);
 
     const status = STATUS_BY_WORD.get(cell('Status').toLowerCase());
-    if (!status) return fail(`${where}: unknown status "${cell('Status')}"; expected one of ${Object.values(STATUS_WORDS).join(', ')}.`);
+    if (!status)
+      return fail(
+        `${where}: unknown status "${cell('Status')}"; expected one of ${Object.values(STATUS_WORDS).join(', ')}.`,
+      );
     const context = readContext(cell('Context'), hints);
     if (context === undefined) return bad('Context');
     const total = readTokPerSec(cell('Total tok/s'));
@@ -206,10 +239,19 @@ export function parseReportText(text: string, file = 'report'): Result<Session> 
     const phase = cell('Phase').toLowerCase();
 
     if (phase === 'prefill') {
-      prefill.push({ context, status, reason: null, promptTokens: null, ttftSeconds: ttft, tokensPerSecond: total, measuredAt: null });
+      prefill.push({
+        context,
+        status,
+        reason: null,
+        promptTokens: null,
+        ttftSeconds: ttft,
+        tokensPerSecond: total,
+        measuredAt: null,
+      });
       continue;
     }
-    if (phase !== 'sustained decode' && phase !== 'decode') return fail(`${where}: unknown phase "${cell('Phase')}"; expected Prefill or Sustained decode.`);
+    if (phase !== 'sustained decode' && phase !== 'decode')
+      return fail(`${where}: unknown phase "${cell('Phase')}"; expected Prefill or Sustained decode.`);
     const concurrency = readNumber(cell('Requests at once'));
     if (!concurrency || !Number.isInteger(concurrency) || concurrency < 1) return bad('Requests at once');
     const perRequest = readTokPerSec(cell('Per request tok/s'));
@@ -249,11 +291,13 @@ export function parseReportText(text: string, file = 'report'): Result<Session> 
       finishedAt: null,
     });
   }
-  if (prefill.length === 0 && cells.length === 0) return fail(`${name}: the All measurements table has no rows; the file looks truncated.`);
+  if (prefill.length === 0 && cells.length === 0)
+    return fail(`${name}: the All measurements table has no rows; the file looks truncated.`);
 
   const title = readTitle(lines);
   const titleModel = title && title.includes(' on ') ? title.slice(0, title.indexOf(' on ')) : null;
-  const seconds = readSeconds(value(run, 'Time per measurement') ?? '') ?? cells.find((c) => c.windowSeconds)?.windowSeconds ?? 30;
+  const seconds =
+    readSeconds(value(run, 'Time per measurement') ?? '') ?? cells.find((c) => c.windowSeconds)?.windowSeconds ?? 30;
   const os = value(hw, 'OS');
   const uniq = (v: number[]) => [...new Set(v)].sort((a, b) => a - b);
   const displayLine = launchLine ? redactCommandLine(launchLine) : '';

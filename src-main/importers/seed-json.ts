@@ -22,7 +22,12 @@ export function looksLikeSeedJson(doc: unknown): doc is Json {
   return hasCells && (isObject(doc.metadata) || isObject(doc.prefill));
 }
 
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? v
+    : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))
+      ? Number(v)
+      : null;
 const nonNeg = (v: unknown): number | null => {
   const n = num(v);
   return n !== null && n >= 0 ? n : null;
@@ -40,10 +45,20 @@ function stats(o: Json, prefix: string): LatencyStats | null {
   const mean = nonNeg(first(o, `${prefix}_avg`, `${prefix}_mean`));
   const base = p50 ?? mean;
   if (base === null) return null;
-  return { p50: base, p90: nonNeg(o[`${prefix}_p90`]) ?? base, p99: nonNeg(o[`${prefix}_p99`]) ?? base, mean: mean ?? base };
+  return {
+    p50: base,
+    p90: nonNeg(o[`${prefix}_p90`]) ?? base,
+    p99: nonNeg(o[`${prefix}_p99`]) ?? base,
+    mean: mean ?? base,
+  };
 }
 
-const CODE_STATUS: Record<number, CellStatus> = { [-1]: 'over-capacity', [-2]: 'skipped', [-3]: 'looped', [-4]: 'error' };
+const CODE_STATUS: Record<number, CellStatus> = {
+  [-1]: 'over-capacity',
+  [-2]: 'skipped',
+  [-3]: 'looped',
+  [-4]: 'error',
+};
 
 function statusOf(r: Json, total: number | null): CellStatus {
   if (total !== null && total < 0) return CODE_STATUS[Math.round(total)] ?? 'error';
@@ -57,8 +72,14 @@ function statusOf(r: Json, total: number | null): CellStatus {
 function cellOf(r: Json, index: number, seconds: number | null): Result<DecodeCell> {
   const concurrency = int(r.concurrency);
   const context = int(first(r, 'context_tokens', 'context'));
-  if (!concurrency || concurrency < 1) return fail(`results[${index}].concurrency: expected a whole number of at least 1, got ${JSON.stringify(r.concurrency)}`);
-  if (context === null) return fail(`results[${index}].context_tokens: expected a whole number of tokens, got ${JSON.stringify(r.context_tokens)}`);
+  if (!concurrency || concurrency < 1)
+    return fail(
+      `results[${index}].concurrency: expected a whole number of at least 1, got ${JSON.stringify(r.concurrency)}`,
+    );
+  if (context === null)
+    return fail(
+      `results[${index}].context_tokens: expected a whole number of tokens, got ${JSON.stringify(r.context_tokens)}`,
+    );
   const total = num(first(r, 'aggregate_tps'));
   const status = statusOf(r, total);
   const figures = status === 'valid' || status === 'queued';
@@ -69,21 +90,25 @@ function cellOf(r: Json, index: number, seconds: number | null): Result<DecodeCe
     context,
     concurrency,
     status,
-    reason: str(r.failure_reason) ?? (status === 'queued' && r.warmup_timed_out === true ? 'the warm-up wait timed out' : null),
+    reason:
+      str(r.failure_reason) ??
+      (status === 'queued' && r.warmup_timed_out === true ? 'the warm-up wait timed out' : null),
     promptTokens: int(first(r, 'prompt_tokens', 'input_seq_len_avg')),
     totalTokensPerSecond: figures ? (total as number) : null,
-    perRequestTokensPerSecond: figures ? nonNeg(r.per_request_avg_tps) ?? (total as number) / concurrency : null,
+    perRequestTokensPerSecond: figures ? (nonNeg(r.per_request_avg_tps) ?? (total as number) / concurrency) : null,
     ttft: figures ? stats(r, 'ttft') : null,
     timeBetweenTokens: figures ? stats(r, 'inter_token_latency') : null,
     avgActiveRequests: figures ? nonNeg(first(r, 'avg_running_reqs', 'effective_concurrency')) : null,
     completedRequests: ran ? int(first(r, 'completed_request_count', 'num_completed')) : null,
     outputTokens: output,
-    windowSeconds: figures ? nonNeg(r.measurement_seconds) ?? seconds ?? nonNeg(r.wall_time) : null,
+    windowSeconds: figures ? (nonNeg(r.measurement_seconds) ?? seconds ?? nonNeg(r.wall_time)) : null,
     readinessTimedOut: r.warmup_timed_out === true,
     maxWaitingSeen: int(r.max_queue_reqs),
     // The tool's own count of failed requests, shown beside the figure as "(N failed)".
     failedRequests: ran ? int(r.num_errors) : null,
-    evidence: str(r.loop_excerpt) ? { loopExcerpt: str(r.loop_excerpt), loopPeriodChars: int(r.loop_period_chars), loopStream: null, logLines: [] } : null,
+    evidence: str(r.loop_excerpt)
+      ? { loopExcerpt: str(r.loop_excerpt), loopPeriodChars: int(r.loop_period_chars), loopStream: null, logLines: [] }
+      : null,
     requests: null,
     telemetry: null,
     startedAt: null,
@@ -112,7 +137,8 @@ function prefillOf(map: Json): Result<PrefillResult[]> {
   return ok(out.sort((a, b) => a.context - b.context));
 }
 
-const numberList = (v: unknown): number[] => (Array.isArray(v) ? v.map(int).filter((n): n is number => n !== null) : []);
+const numberList = (v: unknown): number[] =>
+  Array.isArray(v) ? v.map(int).filter((n): n is number => n !== null) : [];
 
 /** Build a session from the parsed document; `file` names it in messages and the origin. */
 export function importSeedJson(doc: Json, file = 'benchmark_results.json'): Result<Session> {
@@ -134,7 +160,9 @@ export function importSeedJson(doc: Json, file = 'benchmark_results.json'): Resu
     }
   } else if (isObject(doc.summary_table)) {
     // Only the summary: total tok/s per cell, nothing else.
-    notes.push('Imported from the summary table only: per-request figures, TTFT and time between tokens are not available.');
+    notes.push(
+      'Imported from the summary table only: per-request figures, TTFT and time between tokens are not available.',
+    );
     for (const [ctx, row] of Object.entries(doc.summary_table)) {
       if (!isObject(row)) continue;
       for (const [conc, tps] of Object.entries(row)) {
@@ -172,19 +200,23 @@ export function importSeedJson(doc: Json, file = 'benchmark_results.json'): Resu
     }
   }
   cells.sort((a, b) => a.context - b.context || a.concurrency - b.concurrency);
-  if (cells.length === 0 && prefill.length === 0) return fail(`${name}: the results list and the prefill map are both empty; there is nothing to import.`);
+  if (cells.length === 0 && prefill.length === 0)
+    return fail(`${name}: the results list and the prefill map are both empty; there is nothing to import.`);
 
   const decodeMode = str(meta.decode_mode);
-  if (decodeMode && !/duration|time/i.test(decodeMode)) notes.push(`The source tool's decode mode was "${decodeMode}"; the report shows it as a fixed-duration test.`);
+  if (decodeMode && !/duration|time/i.test(decodeMode))
+    notes.push(`The source tool's decode mode was "${decodeMode}"; the report shows it as a fixed-duration test.`);
   const prefillMode = str(meta.prefill_mode);
-  if (prefillMode && !/warm|decode/i.test(prefillMode)) notes.push(`The source tool measured prefill as "${prefillMode}", not during decode warm-up.`);
+  if (prefillMode && !/warm|decode/i.test(prefillMode))
+    notes.push(`The source tool measured prefill as "${prefillMode}", not during decode warm-up.`);
   notes.push('Imported from llm-inference-bench: per-request timings and GPU telemetry are not available.');
 
   const version = str(meta.version);
   const server = str(meta.server);
   const model = str(first(meta, 'model_path', 'model'));
   const created = str(meta.timestamp);
-  const createdAt = created && !Number.isNaN(Date.parse(created)) ? new Date(created).toISOString() : new Date().toISOString();
+  const createdAt =
+    created && !Number.isNaN(Date.parse(created)) ? new Date(created).toISOString() : new Date().toISOString();
   const gpuName = str(first(meta, 'gpu', 'gpu_name', 'gpu_model'));
   const vramGb = nonNeg(first(meta, 'vram_gb', 'memory_gb'));
   const maxModelLen = int(first(meta, 'max_model_len', 'max_context_tokens'));
@@ -198,7 +230,23 @@ export function importSeedJson(doc: Json, file = 'benchmark_results.json'): Resu
       hardware: {
         gpuType: null,
         gpus: gpuName
-          ? [{ index: 0, vendor: /nvidia|rtx|geforce|[ABH]\d{2,3}/i.test(gpuName) ? 'nvidia' : /radeon|instinct|MI\d/i.test(gpuName) ? 'amd' : 'other', name: gpuName, vramBytes: vramGb ? Math.round(vramGb * 1024 ** 3) : null, driver: null, cuda: null, computeCapability: null, powerLimitWatts: null, busId: null }]
+          ? [
+              {
+                index: 0,
+                vendor: /nvidia|rtx|geforce|[ABH]\d{2,3}/i.test(gpuName)
+                  ? 'nvidia'
+                  : /radeon|instinct|MI\d/i.test(gpuName)
+                    ? 'amd'
+                    : 'other',
+                name: gpuName,
+                vramBytes: vramGb ? Math.round(vramGb * 1024 ** 3) : null,
+                driver: null,
+                cuda: null,
+                computeCapability: null,
+                powerLimitWatts: null,
+                busId: null,
+              },
+            ]
           : [],
         cpu: null,
         ramBytes: null,
@@ -241,7 +289,13 @@ export function importSeedJson(doc: Json, file = 'benchmark_results.json'): Resu
         : { tokens: null, source: 'imported', detail: 'not stated in the imported file' },
       prefill,
       cells,
-      events: [{ at: new Date().toISOString(), level: 'info', message: `Imported from the llm-inference-bench results ${name}.` }],
+      events: [
+        {
+          at: new Date().toISOString(),
+          level: 'info',
+          message: `Imported from the llm-inference-bench results ${name}.`,
+        },
+      ],
       checksUnavailable: notes,
     }),
   );

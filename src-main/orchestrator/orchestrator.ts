@@ -105,6 +105,10 @@ export async function startOrchestratedRun(opts: OrchestratedRunOptions): Promis
     serverLogLines: opts.server.logLines,
   });
   if (ownTelemetry) void handle.done.catch(() => undefined).finally(() => telemetry?.stop());
-  const notes = [PLACEMENT_NOTES[placement], hardware?.notes.includes(REMOTE_NOT_RECORDED) ? REMOTE_NOT_RECORDED : null, ...(plan ? tooLongNotes(plan) : [])];
+  const notes = [
+    PLACEMENT_NOTES[placement],
+    hardware?.notes.includes(REMOTE_NOT_RECORDED) ? REMOTE_NOT_RECORDED : null,
+    ...(plan ? tooLongNotes(plan) : []),
+  ];
   return { handle, placement, hardware, notes: notes.filter((n): n is string => n !== null) };
 }

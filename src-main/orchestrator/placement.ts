@@ -43,7 +43,9 @@ export async function isThisMachine(host: string): Promise<boolean> {
   }
 }
 
-export async function serverPlacement(target: Pick<ServerTarget, 'simulated' | 'baseUrl' | 'launch'>): Promise<ServerPlacement> {
+export async function serverPlacement(
+  target: Pick<ServerTarget, 'simulated' | 'baseUrl' | 'launch'>,
+): Promise<ServerPlacement> {
   if (target.simulated) return 'simulated';
   // Launched through the supervisor: the process runs here, whatever address it listens on.
   if (target.launch.kind !== 'attach' && target.launch.argv.length > 0) return 'this-machine';

@@ -46,11 +46,17 @@ export function notRecordedHardware(): Hardware {
 }
 
 /** The simulated GPU, from the simulator's GET /version, else the profile in its launch command. */
-async function simulatedGpu(target: Pick<ServerTarget, 'baseUrl' | 'launch'>): Promise<{ name: string; memoryGiB: number | null } | null> {
+async function simulatedGpu(
+  target: Pick<ServerTarget, 'baseUrl' | 'launch'>,
+): Promise<{ name: string; memoryGiB: number | null } | null> {
   try {
     const res = await fetch(`${target.baseUrl}/version`, { signal: AbortSignal.timeout(5000) });
     const v = (await res.json()) as { sim_gpu?: { name?: unknown; memory_gib?: unknown } };
-    if (typeof v.sim_gpu?.name === 'string') return { name: v.sim_gpu.name, memoryGiB: typeof v.sim_gpu.memory_gib === 'number' ? v.sim_gpu.memory_gib : null };
+    if (typeof v.sim_gpu?.name === 'string')
+      return {
+        name: v.sim_gpu.name,
+        memoryGiB: typeof v.sim_gpu.memory_gib === 'number' ? v.sim_gpu.memory_gib : null,
+      };
   } catch {
     // an older simulator: fall back to its launch command
   }
@@ -68,7 +74,11 @@ export interface ServerHardwareOptions {
   detectLocal: () => Promise<Hardware | undefined>;
 }
 
-export async function hardwareOfServer(placement: ServerPlacement, target: Pick<ServerTarget, 'baseUrl' | 'launch'>, opts: ServerHardwareOptions): Promise<Hardware | undefined> {
+export async function hardwareOfServer(
+  placement: ServerPlacement,
+  target: Pick<ServerTarget, 'baseUrl' | 'launch'>,
+  opts: ServerHardwareOptions,
+): Promise<Hardware | undefined> {
   if (placement === 'simulated') return simulatedHardware(await simulatedGpu(target));
   if (opts.given) return opts.given;
   if (placement === 'remote') return notRecordedHardware();
@@ -82,13 +92,19 @@ export async function readHardwareFile(file: string): Promise<Result<Hardware>> 
     raw = JSON.parse(await readFile(file, 'utf8'));
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    return fail(err.code ? `Cannot read the hardware file ${file}: ${err.message}` : `The hardware file ${file} is not JSON (${err.message}).`);
+    return fail(
+      err.code
+        ? `Cannot read the hardware file ${file}: ${err.message}`
+        : `The hardware file ${file} is not JSON (${err.message}).`,
+    );
   }
   const obj = raw && typeof raw === 'object' && 'hardware' in raw ? (raw as { hardware: unknown }).hardware : raw;
   const parsed = HardwareSchema.safeParse(obj);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return fail(`The hardware file ${file} is not what \`speedmatrix hw --json\` writes: ${issue.path.join('.') || '(top level)'}: ${issue.message}.`);
+    return fail(
+      `The hardware file ${file} is not what \`speedmatrix hw --json\` writes: ${issue.path.join('.') || '(top level)'}: ${issue.message}.`,
+    );
   }
   return ok(parsed.data);
 }

@@ -52,7 +52,10 @@ export class SupervisedServer implements ServerSide {
   restart = async (message: string): Promise<ServerTarget | null> => {
     this.cfg.onRestart?.(`The server died (${message}); restarting it...`);
     await this.supervisor.stop();
-    const started = await this.supervisor.start(this.launch, { readyTimeoutMs: this.cfg.readyTimeoutMs, userKvTokens: this.cfg.userKvTokens });
+    const started = await this.supervisor.start(this.launch, {
+      readyTimeoutMs: this.cfg.readyTimeoutMs,
+      userKvTokens: this.cfg.userKvTokens,
+    });
     if (!started.ok) {
       this.cfg.onRestart?.(`Could not restart the server: ${started.error.message}`);
       return null;
@@ -68,9 +71,16 @@ export class SupervisedServer implements ServerSide {
 }
 
 /** Launch and wait until ready. On failure the supervisor has already cleaned up after itself. */
-export async function launchServer(launch: LaunchOptions, cfg: LaunchConfig, supervisor = new Supervisor()): Promise<Result<SupervisedServer, StartupFailure>> {
+export async function launchServer(
+  launch: LaunchOptions,
+  cfg: LaunchConfig,
+  supervisor = new Supervisor(),
+): Promise<Result<SupervisedServer, StartupFailure>> {
   (cfg.registry ?? new LaunchedRegistry()).track(supervisor, launch.port ?? null);
-  const started = await supervisor.start(launch, { readyTimeoutMs: cfg.readyTimeoutMs, userKvTokens: cfg.userKvTokens });
+  const started = await supervisor.start(launch, {
+    readyTimeoutMs: cfg.readyTimeoutMs,
+    userKvTokens: cfg.userKvTokens,
+  });
   if (!started.ok) return fail(started.error);
   const target = launch.engineKind === 'simulator' ? { ...started.data, simulated: true } : started.data;
   return ok(new SupervisedServer(supervisor, target, launch, cfg));

@@ -49,7 +49,8 @@ export function resolveCommand(command: string, deps: LookupDeps = {}): Resolved
   const path = windows ? win32 : posix;
   const exts = windows ? (envValue(env, 'PATHEXT', true) || DEFAULT_PATHEXT).split(';').filter(Boolean) : [''];
   const hasExt = windows && exts.some((e) => command.toLowerCase().endsWith(e.toLowerCase()));
-  const candidates = (base: string): string[] => (!windows ? [base] : hasExt ? [base] : exts.map((e) => base + e.toLowerCase()));
+  const candidates = (base: string): string[] =>
+    !windows ? [base] : hasExt ? [base] : exts.map((e) => base + e.toLowerCase());
   const hasDir = windows ? /[\\/]/.test(command) : command.includes('/');
   const dirs = hasDir ? [''] : (envValue(env, 'PATH', windows) ?? '').split(path.delimiter).filter(Boolean);
   for (const dir of dirs) {

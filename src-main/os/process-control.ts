@@ -47,10 +47,17 @@ export const POWERSHELL_LIST_ARGS = [
   '-Command',
   'Get-CimInstance Win32_Process | Select-Object ProcessId,ParentProcessId,CommandLine,Name | ConvertTo-Json -Compress',
 ] as const;
-export const taskkillArgs = (pid: number, force: boolean): string[] => ['/PID', String(pid), '/T', ...(force ? ['/F'] : [])];
+export const taskkillArgs = (pid: number, force: boolean): string[] => [
+  '/PID',
+  String(pid),
+  '/T',
+  ...(force ? ['/F'] : []),
+];
 
 /** Parse /proc/PID/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses. */
-export function parseProcStat(text: string): (Omit<ProcInfo, 'command' | 'pgid'> & { pgid: number; comm: string }) | null {
+export function parseProcStat(
+  text: string,
+): (Omit<ProcInfo, 'command' | 'pgid'> & { pgid: number; comm: string }) | null {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return null;
@@ -83,13 +90,23 @@ export function parseWin32Processes(text: string): ProcInfo[] | null {
   for (const r of rows as Array<Record<string, unknown>>) {
     if (typeof r?.ProcessId !== 'number') continue;
     const command = typeof r.CommandLine === 'string' && r.CommandLine ? r.CommandLine : `[${String(r.Name ?? '?')}]`;
-    out.push({ pid: r.ProcessId, ppid: typeof r.ParentProcessId === 'number' ? r.ParentProcessId : 0, pgid: null, state: 'R', command });
+    out.push({
+      pid: r.ProcessId,
+      ppid: typeof r.ParentProcessId === 'number' ? r.ParentProcessId : 0,
+      pgid: null,
+      state: 'R',
+      command,
+    });
   }
   return out;
 }
 
 const describeRun = (what: string, r: CommandResult): string =>
-  r.status === 'not-found' ? `${what} is not available` : r.status === 'timeout' ? `${what} did not answer in time` : `${what} failed (exit ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n')[0].slice(0, 160)}` : ''})`;
+  r.status === 'not-found'
+    ? `${what} is not available`
+    : r.status === 'timeout'
+      ? `${what} did not answer in time`
+      : `${what} failed (exit ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n')[0].slice(0, 160)}` : ''})`;
 
 export class ProcessControl {
   readonly platform: Platform;
@@ -102,7 +119,9 @@ export class ProcessControl {
     this.platform = deps.platform ?? process.platform;
     this.run = deps.run ?? runCommand;
     this.kill = deps.kill ?? ((pid, signal) => process.kill(pid, signal));
-    this.runSync = deps.runSync ?? ((command, args) => void spawnSync(command, args, { stdio: 'ignore', windowsHide: true, timeout: 5000 }));
+    this.runSync =
+      deps.runSync ??
+      ((command, args) => void spawnSync(command, args, { stdio: 'ignore', windowsHide: true, timeout: 5000 }));
     this.procDir = deps.procDir === undefined ? (this.platform === 'linux' ? '/proc' : null) : deps.procDir;
   }
 
@@ -125,14 +144,18 @@ export class ProcessControl {
       const r = await this.run(POWERSHELL, POWERSHELL_LIST_ARGS, { timeoutMs: 15_000 });
       if (r.status !== 'ok') return { ok: false, why: describeRun('PowerShell (Get-CimInstance Win32_Process)', r) };
       const ps = parseWin32Processes(r.stdout);
-      return ps ? { ok: true, processes: ps } : { ok: false, why: 'PowerShell (Get-CimInstance Win32_Process) gave no process list' };
+      return ps
+        ? { ok: true, processes: ps }
+        : { ok: false, why: 'PowerShell (Get-CimInstance Win32_Process) gave no process list' };
     }
     if (this.procDir) {
       const fromProc = await this.listProc(this.procDir);
       if (fromProc) return { ok: true, processes: fromProc };
     }
     const r = await this.run('ps', PS_ARGS, { timeoutMs: 5000 });
-    return r.status === 'ok' ? { ok: true, processes: parsePsOutput(r.stdout) } : { ok: false, why: describeRun('ps', r) };
+    return r.status === 'ok'
+      ? { ok: true, processes: parsePsOutput(r.stdout) }
+      : { ok: false, why: describeRun('ps', r) };
   }
 
   private async listProc(dir: string): Promise<ProcInfo[] | null> {
@@ -171,13 +194,15 @@ export class ProcessControl {
 
   /** Ask the leader to stop: SIGTERM (POSIX) or `taskkill /PID N /T` (Windows). False when it could not be asked. */
   async askToStop(pid: number): Promise<boolean> {
-    if (this.isWindows) return (await this.run('taskkill', taskkillArgs(pid, false), { timeoutMs: 10_000 })).status === 'ok';
+    if (this.isWindows)
+      return (await this.run('taskkill', taskkillArgs(pid, false), { timeoutMs: 10_000 })).status === 'ok';
     return this.signal(pid, 'SIGTERM');
   }
 
   /** Force the whole group (POSIX) or tree (Windows) to end. False when it was already gone. */
   async killGroup(leader: number): Promise<boolean> {
-    if (this.isWindows) return (await this.run('taskkill', taskkillArgs(leader, true), { timeoutMs: 10_000 })).status === 'ok';
+    if (this.isWindows)
+      return (await this.run('taskkill', taskkillArgs(leader, true), { timeoutMs: 10_000 })).status === 'ok';
     return this.signal(-leader, 'SIGKILL');
   }
 

@@ -30,10 +30,16 @@ export async function runCommand(
       clearTimeout(timer);
       resolve({ status, code, stdout, stderr, ms: Date.now() - started });
     };
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env, windowsHide: true });
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: opts.env ?? process.env,
+      windowsHide: true,
+    });
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', (e: NodeJS.ErrnoException) => finish(e.code === 'ENOENT' || e.code === 'EACCES' ? 'not-found' : 'failed', null));
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      finish(e.code === 'ENOENT' || e.code === 'EACCES' ? 'not-found' : 'failed', null),
+    );
     child.on('close', (code) => finish(code === 0 ? 'ok' : 'failed', code));
     // A process stuck in the driver may ignore even SIGKILL: resolve at the deadline regardless.
     const timer = setTimeout(() => {

@@ -12,7 +12,14 @@ import { htmlDocument, htmlTable } from './html';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { markdownTable } from './markdown';
 import { cellKey } from '../../src-shared/cell-key';
-import { type HeatmapModel, buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from '../../src-shared/report/matrix-model';
+import {
+  type HeatmapModel,
+  buildPrefillSeries,
+  cellIndex,
+  divergingColor,
+  matrixAxes,
+  statusColor,
+} from '../../src-shared/report/matrix-model';
 import { gpuLabelOf, reportTitle } from '../../src-shared/report/report-model';
 import { differenceOf, fmtCellThroughput, fmtDifference, repetitionTotals } from '../../src-shared/report/confidence';
 import { SERIES_COLORS, curveChartSvg, heatmapSvg } from './svg';
@@ -117,7 +124,9 @@ function differences(sessions: readonly Session[]): DifferenceRow[] {
   add('Hardware', 'GPU type', (s) => s.hardware.gpuType);
   add('Hardware', 'Driver', (s) => s.hardware.gpus[0]?.driver);
   add('Hardware', 'CUDA', (s) => s.hardware.gpus[0]?.cuda);
-  add('Hardware', 'Power limit', (s) => (s.hardware.gpus[0]?.powerLimitWatts ? `${fmtCount(s.hardware.gpus[0].powerLimitWatts)} W` : null));
+  add('Hardware', 'Power limit', (s) =>
+    s.hardware.gpus[0]?.powerLimitWatts ? `${fmtCount(s.hardware.gpus[0].powerLimitWatts)} W` : null,
+  );
   add('Hardware', 'CPU', (s) => s.hardware.cpu?.model);
   add('Hardware', 'RAM', (s) => (s.hardware.ramBytes ? fmtGigabytes(s.hardware.ramBytes) : null));
   add('Hardware', 'OS', (s) => s.hardware.os?.platform);
@@ -171,7 +180,12 @@ function ratioMatrix(a: Session, b: Session, against: number): RatioMatrix {
       const ca = ia.get(cellKey({ context: ctx, concurrency: c }));
       const cb = ib.get(cellKey({ context: ctx, concurrency: c }));
       const where = `${fmtContext(ctx)} context × ${c} at once`;
-      if (ca?.status === 'valid' && cb?.status === 'valid' && ca.totalTokensPerSecond && cb.totalTokensPerSecond !== null) {
+      if (
+        ca?.status === 'valid' &&
+        cb?.status === 'valid' &&
+        ca.totalTokensPerSecond &&
+        cb.totalTokensPerSecond !== null
+      ) {
         const ratio = cb.totalTokensPerSecond / ca.totalTokensPerSecond;
         return {
           context: ctx,
@@ -182,8 +196,21 @@ function ratioMatrix(a: Session, b: Session, against: number): RatioMatrix {
           title: `${where}: ${lb} ${fmtTokPerSec(cb.totalTokensPerSecond)} / ${la} ${fmtTokPerSec(ca.totalTokensPerSecond)} tok/s = ${fmtRatio(ratio)}`,
         };
       }
-      const why = !ca ? `not in ${la}` : !cb ? `not in ${lb}` : ca.status !== 'valid' ? `${la}: ${STATUS_WORDS[ca.status]}` : `${lb}: ${STATUS_WORDS[cb!.status]}`;
-      return { context: ctx, concurrency: c, ratio: null, text: why, fill: statusColor(null), title: `${where}: no ratio (${why})` };
+      const why = !ca
+        ? `not in ${la}`
+        : !cb
+          ? `not in ${lb}`
+          : ca.status !== 'valid'
+            ? `${la}: ${STATUS_WORDS[ca.status]}`
+            : `${lb}: ${STATUS_WORDS[cb!.status]}`;
+      return {
+        context: ctx,
+        concurrency: c,
+        ratio: null,
+        text: why,
+        fill: statusColor(null),
+        title: `${where}: no ratio (${why})`,
+      };
     }),
   );
   return { label: `${lb} / ${la}`, against, contexts, concurrency, rows };
@@ -202,17 +229,27 @@ function deltaRows(sessions: readonly Session[]): DeltaRow[] {
         context,
         concurrency,
         statuses: cells.map((c) => (c ? STATUS_WORDS[c.status] : NONE)),
-        totals: cells.map((c) => (c && (c.status === 'valid' || c.status === 'queued') ? c.totalTokensPerSecond : null)),
+        totals: cells.map((c) =>
+          c && (c.status === 'valid' || c.status === 'queued') ? c.totalTokensPerSecond : null,
+        ),
         ttfts: cells.map((c) => (c && (c.status === 'valid' || c.status === 'queued') ? (c.ttft?.p50 ?? null) : null)),
         changes: cells.map((c, i) =>
-          i > 0 && c?.status === 'valid' && base?.status === 'valid' && base.totalTokensPerSecond && c.totalTokensPerSecond !== null
+          i > 0 &&
+          c?.status === 'valid' &&
+          base?.status === 'valid' &&
+          base.totalTokensPerSecond &&
+          c.totalTokensPerSecond !== null
             ? c.totalTokensPerSecond / base.totalTokensPerSecond - 1
             : null,
         ),
         significance: cells.map((c, i) =>
-          i > 0 && c?.status === 'valid' && base?.status === 'valid' ? fmtDifference(differenceOf(repetitionTotals(base), repetitionTotals(c)), labelOf(i)) : null,
+          i > 0 && c?.status === 'valid' && base?.status === 'valid'
+            ? fmtDifference(differenceOf(repetitionTotals(base), repetitionTotals(c)), labelOf(i))
+            : null,
         ),
-        totalTexts: cells.map((c) => (c && (c.status === 'valid' || c.status === 'queued') ? fmtCellThroughput(c) : NONE)),
+        totalTexts: cells.map((c) =>
+          c && (c.status === 'valid' || c.status === 'queued') ? fmtCellThroughput(c) : NONE,
+        ),
       };
     });
 }
@@ -221,9 +258,13 @@ function deltaRows(sessions: readonly Session[]): DeltaRow[] {
 export function compareSessions(sessions: readonly Session[]): ComparisonModel {
   if (sessions.length < 2) throw new Error('A comparison needs at least two sessions.');
   const labels = sessions.map((_, i) => labelOf(i));
-  const base = sessions.map((s) => `${reportTitle(s)}${s.engine.version ? ` · ${s.engine.name} ${s.engine.version}` : ''}`);
+  const base = sessions.map(
+    (s) => `${reportTitle(s)}${s.engine.version ? ` · ${s.engine.name} ${s.engine.version}` : ''}`,
+  );
   // Same titles would read as the same run: tell them apart by file or date.
-  const titles = base.map((t, i) => (base.filter((x) => x === t).length > 1 ? `${t} (${sessions[i].origin.file ?? sessions[i].createdAt})` : t));
+  const titles = base.map((t, i) =>
+    base.filter((x) => x === t).length > 1 ? `${t} (${sessions[i].origin.file ?? sessions[i].createdAt})` : t,
+  );
   return {
     labels,
     titles,
@@ -238,13 +279,21 @@ export function compareSessions(sessions: readonly Session[]): ComparisonModel {
 // ---- Tables shared by both forms ---------------------------------------------------------
 
 function differencesTable(m: ComparisonModel): TableModel {
-  return { header: ['Section', 'Setting', ...m.labels, 'Differs'], rows: m.differences.map((d) => [d.section, d.field, ...d.values, d.differs ? '≠' : '']) };
+  return {
+    header: ['Section', 'Setting', ...m.labels, 'Differs'],
+    rows: m.differences.map((d) => [d.section, d.field, ...d.values, d.differs ? '≠' : '']),
+  };
 }
 
 function prefillTable(m: ComparisonModel): TableModel {
   const others = m.labels.slice(1);
   return {
-    header: ['Context', ...m.labels.map((l) => `${l} prompt tok/s`), ...others.map((l) => `${l} / A`), ...m.labels.map((l) => `${l} TTFT`)],
+    header: [
+      'Context',
+      ...m.labels.map((l) => `${l} prompt tok/s`),
+      ...others.map((l) => `${l} / A`),
+      ...m.labels.map((l) => `${l} TTFT`),
+    ],
     rows: m.prefill.map((r) => [
       fmtContext(r.context),
       ...r.tokensPerSecond.map(fmtTokPerSec),
@@ -255,13 +304,23 @@ function prefillTable(m: ComparisonModel): TableModel {
 }
 
 function ratioTable(r: RatioMatrix): TableModel {
-  return { header: ['Context', ...r.concurrency.map(String)], rows: r.rows.map((row, i) => [fmtContext(r.contexts[i]), ...row.map((c) => c.text)]) };
+  return {
+    header: ['Context', ...r.concurrency.map(String)],
+    rows: r.rows.map((row, i) => [fmtContext(r.contexts[i]), ...row.map((c) => c.text)]),
+  };
 }
 
 function deltasTable(m: ComparisonModel): TableModel {
   const others = m.labels.slice(1);
   return {
-    header: ['Context', 'Requests at once', ...m.labels.map((l) => `${l} status`), ...m.labels.map((l) => `${l} total tok/s`), ...others.map((l) => `${l} vs A`), ...m.labels.map((l) => `${l} TTFT`)],
+    header: [
+      'Context',
+      'Requests at once',
+      ...m.labels.map((l) => `${l} status`),
+      ...m.labels.map((l) => `${l} total tok/s`),
+      ...others.map((l) => `${l} vs A`),
+      ...m.labels.map((l) => `${l} TTFT`),
+    ],
     rows: m.deltas.map((d) => [
       fmtContext(d.context),
       String(d.concurrency),
@@ -275,19 +334,33 @@ function deltasTable(m: ComparisonModel): TableModel {
 
 const DELTAS_CAPTION =
   'Each measurement side by side; the change is against A, for Valid pairs only. With repeated cells on both sides, ± is the 95% confidence interval and the change is called significant only when its interval excludes zero.';
-const RATIO_CAPTION = 'Total tok/s of each session over A, only where both cells are Valid. Above 1.00× is faster than A, below is slower.';
+const RATIO_CAPTION =
+  'Total tok/s of each session over A, only where both cells are Valid. Above 1.00× is faster than A, below is slower.';
 
 export function renderCompareMarkdown(sessions: readonly Session[]): string {
   const m = compareSessions(sessions);
-  const out: string[] = ['Speed test matrix comparison', '', `# ${md(m.titles.map((_, i) => m.labels[i]).join(' vs '))}`, ''];
+  const out: string[] = [
+    'Speed test matrix comparison',
+    '',
+    `# ${md(m.titles.map((_, i) => m.labels[i]).join(' vs '))}`,
+    '',
+  ];
   m.titles.forEach((t, i) => out.push(`- **${m.labels[i]}**: ${md(t)}${m.simulated[i] ? ' **(SIMULATED)**' : ''}`));
   out.push('', ...compareMarkdownSections(m));
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }
 
 /** The comparison's sections (differences, prefill, ratio matrices, deltas), as Markdown lines. */
 export function compareMarkdownSections(m: ComparisonModel): string[] {
-  const out: string[] = ['## Differences', '', 'Settings that differ between the sessions are marked ≠ and shown in bold.', ''];
+  const out: string[] = [
+    '## Differences',
+    '',
+    'Settings that differ between the sessions are marked ≠ and shown in bold.',
+    '',
+  ];
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(markdownTable(differencesTable(m), differing), '');
   out.push('## Prefill', '', 'Prompt tok/s by context length, and each session over A.', '');
@@ -318,15 +391,32 @@ function prefillOverlay(m: ComparisonModel): string {
     color: SERIES_COLORS[i % SERIES_COLORS.length],
     points: m.prefill
       .filter((r) => r.tokensPerSecond[i] !== null)
-      .map((r) => ({ x: r.context, y: r.tokensPerSecond[i] as number, title: `${label} at ${fmtContext(r.context)}: ${fmtTokPerSec(r.tokensPerSecond[i])} prompt tok/s` })),
+      .map((r) => ({
+        x: r.context,
+        y: r.tokensPerSecond[i] as number,
+        title: `${label} at ${fmtContext(r.context)}: ${fmtTokPerSec(r.tokensPerSecond[i])} prompt tok/s`,
+      })),
   }));
-  return curveChartSvg(series, { title: 'Prefill: prompt tok/s by context length', xLabel: 'Context length (tokens)', yLabel: 'Prompt tok/s', height: 320 });
+  return curveChartSvg(series, {
+    title: 'Prefill: prompt tok/s by context length',
+    xLabel: 'Context length (tokens)',
+    yLabel: 'Prompt tok/s',
+    height: 320,
+  });
 }
 
 export function renderCompareHtml(sessions: readonly Session[]): string {
   const m = compareSessions(sessions);
-  const out: string[] = ['<p class="kicker">Speed test matrix comparison</p>', `<h1>${esc(m.labels.join(' vs '))}</h1>`, '<ul class="notes">'];
-  m.titles.forEach((t, i) => out.push(`<li><strong>${m.labels[i]}</strong>: ${esc(t)}${m.simulated[i] ? ' <strong>(SIMULATED)</strong>' : ''}</li>`));
+  const out: string[] = [
+    '<p class="kicker">Speed test matrix comparison</p>',
+    `<h1>${esc(m.labels.join(' vs '))}</h1>`,
+    '<ul class="notes">',
+  ];
+  m.titles.forEach((t, i) =>
+    out.push(
+      `<li><strong>${m.labels[i]}</strong>: ${esc(t)}${m.simulated[i] ? ' <strong>(SIMULATED)</strong>' : ''}</li>`,
+    ),
+  );
   out.push('</ul>', ...compareHtmlSections(m));
   return htmlDocument(`Comparison: ${m.titles.join(' vs ')}`, out.join('\n'));
 }
@@ -334,7 +424,10 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
 /** The comparison's sections (differences, prefill, ratio heatmaps, deltas), as HTML. */
 export function compareHtmlSections(m: ComparisonModel): string[] {
   const out: string[] = [];
-  if (m.simulated.some(Boolean)) out.push('<p class="banner">SIMULATED: at least one of these sessions comes from the simulated vLLM server, not real hardware.</p>');
+  if (m.simulated.some(Boolean))
+    out.push(
+      '<p class="banner">SIMULATED: at least one of these sessions comes from the simulated vLLM server, not real hardware.</p>',
+    );
   out.push('<h2>Differences</h2>', '<p class="caption">Settings that differ between the sessions are highlighted.</p>');
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(htmlTable(differencesTable(m), 'differences', -1, differing));
@@ -342,9 +435,15 @@ export function compareHtmlSections(m: ComparisonModel): string[] {
   if (m.prefill.length) out.push(`<figure>${prefillOverlay(m)}</figure>`, htmlTable(prefillTable(m)));
   else out.push('<p>No prefill measurements in these sessions.</p>');
   for (const r of m.decode) {
-    out.push(`<h2>Sustained decode: ${esc(r.label)}</h2>`, `<p class="caption">${esc(RATIO_CAPTION)}</p>`, `<figure>${heatmapSvg(ratioHeatmap(r))}</figure>`);
+    out.push(
+      `<h2>Sustained decode: ${esc(r.label)}</h2>`,
+      `<p class="caption">${esc(RATIO_CAPTION)}</p>`,
+      `<figure>${heatmapSvg(ratioHeatmap(r))}</figure>`,
+    );
   }
   out.push('<h2>Deltas</h2>', `<p class="caption">${esc(DELTAS_CAPTION)}</p>`);
-  out.push(m.deltas.length ? htmlTable(deltasTable(m), 'measurements') : '<p>No decode measurements in these sessions.</p>');
+  out.push(
+    m.deltas.length ? htmlTable(deltasTable(m), 'measurements') : '<p>No decode measurements in these sessions.</p>',
+  );
   return out;
 }

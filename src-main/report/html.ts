@@ -9,7 +9,14 @@ import { APP_NAME, APP_VERSION } from '../runtime/app-version';
 import { escapeHtml as esc } from './escape';
 import { fmtContext, fmtMs, fmtTokPerSec } from '../../src-shared/report/format';
 import { buildPrefillSeries, decodeHeatmap } from '../../src-shared/report/matrix-model';
-import { type InfoBlock, type ReportModel, type ReportOptions, SIMULATED_NOTE, type TableModel, buildReportModel } from '../../src-shared/report/report-model';
+import {
+  type InfoBlock,
+  type ReportModel,
+  type ReportOptions,
+  SIMULATED_NOTE,
+  type TableModel,
+  buildReportModel,
+} from '../../src-shared/report/report-model';
 import { REPORT_CSS } from './style';
 import { SERIES_COLORS, curveChartSvg, heatmapSvg } from './svg';
 
@@ -38,16 +45,31 @@ export function htmlDocument(title: string, body: string): string {
   ].join('\n');
 }
 
-const STATUS_CLASS: Record<string, string> = { Looped: 'looped', Error: 'error', 'Requests queued': 'queued', 'Stream stalled': 'queued' };
+const STATUS_CLASS: Record<string, string> = {
+  Looped: 'looped',
+  Error: 'error',
+  'Requests queued': 'queued',
+  'Stream stalled': 'queued',
+};
 
 /** A table; `statusColumn` gets a class per status word so it can be coloured. */
-export function htmlTable(t: TableModel, className = '', statusColumn = -1, diffRows: ReadonlySet<number> = new Set()): string {
+export function htmlTable(
+  t: TableModel,
+  className = '',
+  statusColumn = -1,
+  diffRows: ReadonlySet<number> = new Set(),
+): string {
   const head = `<thead><tr>${t.header.map((h) => `<th scope="col">${esc(h)}</th>`).join('')}</tr></thead>`;
   const body = t.rows
     .map((row, i) => {
       const cells = row
         .map((c, j) => {
-          const cls = j === statusColumn && STATUS_CLASS[c] ? ` class="text status-${STATUS_CLASS[c]}"` : j === statusColumn ? ' class="text"' : '';
+          const cls =
+            j === statusColumn && STATUS_CLASS[c]
+              ? ` class="text status-${STATUS_CLASS[c]}"`
+              : j === statusColumn
+                ? ' class="text"'
+                : '';
           return `<td${cls}>${esc(c)}</td>`;
         })
         .join('');
@@ -70,10 +92,19 @@ export function prefillChart(session: Session): string {
       {
         label: 'Prompt tok/s',
         color: SERIES_COLORS[0],
-        points: points.map((p) => ({ x: p.context, y: p.tokensPerSecond, title: `${fmtContext(p.context)} context: ${fmtTokPerSec(p.tokensPerSecond)} prompt tok/s, ${fmtMs(p.ttftSeconds)} TTFT` })),
+        points: points.map((p) => ({
+          x: p.context,
+          y: p.tokensPerSecond,
+          title: `${fmtContext(p.context)} context: ${fmtTokPerSec(p.tokensPerSecond)} prompt tok/s, ${fmtMs(p.ttftSeconds)} TTFT`,
+        })),
       },
     ],
-    { title: 'Prefill: prompt tok/s by context length', xLabel: 'Context length (tokens)', yLabel: 'Prompt tok/s', valueLabels: true },
+    {
+      title: 'Prefill: prompt tok/s by context length',
+      xLabel: 'Context length (tokens)',
+      yLabel: 'Prompt tok/s',
+      valueLabels: true,
+    },
   );
 }
 
@@ -83,7 +114,10 @@ function bodyOf(r: ReportModel, session: Session): string {
   if (r.origin) out.push(`<p class="origin">${esc(r.origin)}</p>`);
   if (r.engineLine) out.push(`<p class="lead">${esc(r.engineLine)}</p>`);
   out.push(`<p class="lead">${esc(r.matrixLine)}</p>`);
-  if (r.missing.length) out.push(`<div class="missing"><strong>Missing from this session:</strong><ul>${r.missing.map((m) => `<li>${esc(m)}</li>`).join('')}</ul></div>`);
+  if (r.missing.length)
+    out.push(
+      `<div class="missing"><strong>Missing from this session:</strong><ul>${r.missing.map((m) => `<li>${esc(m)}</li>`).join('')}</ul></div>`,
+    );
   out.push(`<div class="blocks">${r.blocks.map(block).join('')}</div>`);
 
   out.push('<h2>Launch command</h2>');
@@ -95,24 +129,52 @@ function bodyOf(r: ReportModel, session: Session): string {
 
   out.push('<h2>Sustained decode</h2>', `<p class="caption">${esc(r.decodeCaption)}</p>`);
   if (r.decodeUnavailable) out.push(`<p class="unavailable">${esc(r.decodeUnavailable)}</p>`);
-  else if (r.decode.contexts.length && r.decode.concurrency.length) out.push(`<figure>${heatmapSvg(decodeHeatmap(r.decode))}</figure>`);
+  else if (r.decode.contexts.length && r.decode.concurrency.length)
+    out.push(`<figure>${heatmapSvg(decodeHeatmap(r.decode))}</figure>`);
   else out.push('<p>No decode measurements in this session.</p>');
-  out.push(`<ul class="legend">${r.legend.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`, `<p class="caption">${esc(r.ttftNote)}</p>`);
+  out.push(
+    `<ul class="legend">${r.legend.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`,
+    `<p class="caption">${esc(r.ttftNote)}</p>`,
+  );
 
   if (r.capacity) {
     const c = r.capacity;
     out.push(`<h2>${esc(c.title)}</h2>`, `<p class="caption">Targets: ${esc(c.targets.join('; '))}.</p>`);
-    out.push(htmlTable({ header: c.header, rows: c.rows }, 'capacity'), ...c.notes.map((n) => `<p class="caption">${esc(n)}</p>`));
+    out.push(
+      htmlTable({ header: c.header, rows: c.rows }, 'capacity'),
+      ...c.notes.map((n) => `<p class="caption">${esc(n)}</p>`),
+    );
   }
 
   out.push('<h2>All measurements</h2>', `<p class="caption">${esc(r.measurementsCaption)}</p>`);
-  out.push(r.measurements.rows.length ? htmlTable(r.measurements, 'measurements', 3) : '<p>No measurements in this session.</p>');
+  out.push(
+    r.measurements.rows.length
+      ? htmlTable(r.measurements, 'measurements', 3)
+      : '<p>No measurements in this session.</p>',
+  );
 
-  if (r.energy) out.push('<h2>Energy per token</h2>', '<p class="caption">GPU energy per generated token · rows are context length, columns are simultaneous requests</p>', htmlTable(r.energy));
-  if (r.telemetry) out.push('<h2>GPU telemetry per measurement</h2>', '<p class="caption">Averages over each measurement window.</p>', htmlTable(r.telemetry));
-  if (r.cellNotes.length) out.push('<h2>Notes</h2>', `<ul class="notes">${r.cellNotes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
-  if (r.checksUnavailable.length) out.push('<h2>Checks not made</h2>', `<ul class="notes">${r.checksUnavailable.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
-  out.push(`<footer>${esc(`Report by ${APP_NAME} ${APP_VERSION} from a session created ${session.createdAt} (session format v${session.formatVersion}).`)}</footer>`);
+  if (r.energy)
+    out.push(
+      '<h2>Energy per token</h2>',
+      '<p class="caption">GPU energy per generated token · rows are context length, columns are simultaneous requests</p>',
+      htmlTable(r.energy),
+    );
+  if (r.telemetry)
+    out.push(
+      '<h2>GPU telemetry per measurement</h2>',
+      '<p class="caption">Averages over each measurement window.</p>',
+      htmlTable(r.telemetry),
+    );
+  if (r.cellNotes.length)
+    out.push('<h2>Notes</h2>', `<ul class="notes">${r.cellNotes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
+  if (r.checksUnavailable.length)
+    out.push(
+      '<h2>Checks not made</h2>',
+      `<ul class="notes">${r.checksUnavailable.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`,
+    );
+  out.push(
+    `<footer>${esc(`Report by ${APP_NAME} ${APP_VERSION} from a session created ${session.createdAt} (session format v${session.formatVersion}).`)}</footer>`,
+  );
   return out.join('\n');
 }
 

@@ -5,7 +5,14 @@
  */
 import type { Session } from '../../src-shared/session/schema';
 import { codeBlock, escapeMarkdownLine as line, escapeMarkdown as md } from './escape';
-import { type InfoBlock, type ReportModel, type ReportOptions, SIMULATED_NOTE, type TableModel, buildReportModel } from '../../src-shared/report/report-model';
+import {
+  type InfoBlock,
+  type ReportModel,
+  type ReportOptions,
+  SIMULATED_NOTE,
+  type TableModel,
+  buildReportModel,
+} from '../../src-shared/report/report-model';
 import { fmtContext } from '../../src-shared/report/format';
 import type { DecodeMatrixModel, MatrixCellView } from '../../src-shared/report/matrix-model';
 import type { CapacitySection } from '../../src-shared/report/capacity-section';
@@ -14,7 +21,11 @@ import type { CapacitySection } from '../../src-shared/report/capacity-section';
 export function markdownTable(table: TableModel, bold: ReadonlySet<number> = new Set()): string {
   const line = (cells: readonly string[], strong = false): string =>
     `| ${cells.map((c) => (strong && c ? `**${md(c)}**` : md(c))).join(' | ')} |`;
-  return [line(table.header), `|${table.header.map(() => '---').join('|')}|`, ...table.rows.map((r, i) => line(r, bold.has(i)))].join('\n');
+  return [
+    line(table.header),
+    `|${table.header.map(() => '---').join('|')}|`,
+    ...table.rows.map((r, i) => line(r, bold.has(i))),
+  ].join('\n');
 }
 
 function block(b: InfoBlock): string {
@@ -54,7 +65,8 @@ export function renderMarkdownFromModel(r: ReportModel): string {
 
   out.push('## Sustained decode', '', line(r.decodeCaption), '');
   if (r.decodeUnavailable) out.push(line(r.decodeUnavailable), '');
-  else if (r.decode.contexts.length && r.decode.concurrency.length) out.push(markdownTable(decodeMatrixTable(r.decode)), '');
+  else if (r.decode.contexts.length && r.decode.concurrency.length)
+    out.push(markdownTable(decodeMatrixTable(r.decode)), '');
   else out.push('No decode measurements in this session.', '');
   out.push(...paragraphs(r.legend), line(r.ttftNote), '');
 
@@ -64,11 +76,31 @@ export function renderMarkdownFromModel(r: ReportModel): string {
   out.push(r.measurements.rows.length ? markdownTable(r.measurements) : 'No measurements in this session.', '');
   out.push(...paragraphs(r.legend));
 
-  if (r.energy) out.push('## Energy per token', '', 'GPU energy per generated token · rows are context length, columns are simultaneous requests', '', markdownTable(r.energy), '');
-  if (r.telemetry) out.push('## GPU telemetry per measurement', '', 'Averages over each measurement window.', '', markdownTable(r.telemetry), '');
+  if (r.energy)
+    out.push(
+      '## Energy per token',
+      '',
+      'GPU energy per generated token · rows are context length, columns are simultaneous requests',
+      '',
+      markdownTable(r.energy),
+      '',
+    );
+  if (r.telemetry)
+    out.push(
+      '## GPU telemetry per measurement',
+      '',
+      'Averages over each measurement window.',
+      '',
+      markdownTable(r.telemetry),
+      '',
+    );
   if (r.cellNotes.length) out.push('## Notes', '', ...r.cellNotes.map((n) => `- ${md(n)}`), '');
-  if (r.checksUnavailable.length) out.push('## Checks not made', '', ...r.checksUnavailable.map((n) => `- ${md(n)}`), '');
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  if (r.checksUnavailable.length)
+    out.push('## Checks not made', '', ...r.checksUnavailable.map((n) => `- ${md(n)}`), '');
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }
 
 function capacityMarkdown(c: CapacitySection): string {

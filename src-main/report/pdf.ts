@@ -32,21 +32,39 @@ export interface BrowserLookup {
   exists?: (path: string) => boolean;
 }
 
-const envValue = (env: NodeJS.ProcessEnv, name: string): string | undefined => Object.entries(env).find(([k]) => k.toUpperCase() === name.toUpperCase())?.[1];
+const envValue = (env: NodeJS.ProcessEnv, name: string): string | undefined =>
+  Object.entries(env).find(([k]) => k.toUpperCase() === name.toUpperCase())?.[1];
 
 /** Where each OS installs Chromium, Chrome and Edge, in the order they are tried. */
 export function systemChromiums(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, home: string): string[] {
   if (platform === 'win32') {
     // Per-user installs (LOCALAPPDATA) first, then machine-wide; Edge comes with Windows.
-    const roots = ['LOCALAPPDATA', 'ProgramFiles', 'ProgramFiles(x86)'].map((n) => envValue(env, n)).filter((r): r is string => !!r);
-    const apps = ['Google\\Chrome\\Application\\chrome.exe', 'Chromium\\Application\\chrome.exe', 'Microsoft\\Edge\\Application\\msedge.exe'];
+    const roots = ['LOCALAPPDATA', 'ProgramFiles', 'ProgramFiles(x86)']
+      .map((n) => envValue(env, n))
+      .filter((r): r is string => !!r);
+    const apps = [
+      'Google\\Chrome\\Application\\chrome.exe',
+      'Chromium\\Application\\chrome.exe',
+      'Microsoft\\Edge\\Application\\msedge.exe',
+    ];
     return apps.flatMap((a) => roots.map((r) => win32.join(r, a)));
   }
   if (platform === 'darwin') {
-    const apps = ['Google Chrome.app/Contents/MacOS/Google Chrome', 'Chromium.app/Contents/MacOS/Chromium', 'Microsoft Edge.app/Contents/MacOS/Microsoft Edge'];
+    const apps = [
+      'Google Chrome.app/Contents/MacOS/Google Chrome',
+      'Chromium.app/Contents/MacOS/Chromium',
+      'Microsoft Edge.app/Contents/MacOS/Microsoft Edge',
+    ];
     return apps.flatMap((a) => [posix.join('/Applications', a), posix.join(home, 'Applications', a)]);
   }
-  return ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/usr/bin/microsoft-edge', '/snap/bin/chromium'];
+  return [
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+    '/usr/bin/google-chrome-stable',
+    '/usr/bin/microsoft-edge',
+    '/snap/bin/chromium',
+  ];
 }
 
 const MD_HTML = 'Markdown and HTML reports need nothing extra: use --format md or --format html.';
@@ -69,7 +87,9 @@ export function findChromium(lookup: BrowserLookup = {}): Result<string> {
   const exists = lookup.exists ?? existsSync;
   const fromEnv = env.SPEEDMATRIX_CHROMIUM?.trim();
   if (fromEnv) {
-    return exists(fromEnv) ? ok(fromEnv) : fail(`SPEEDMATRIX_CHROMIUM is set to ${fromEnv}, but there is no such file. ${chromiumHelp(platform)}`);
+    return exists(fromEnv)
+      ? ok(fromEnv)
+      : fail(`SPEEDMATRIX_CHROMIUM is set to ${fromEnv}, but there is no such file. ${chromiumHelp(platform)}`);
   }
   for (const p of systemChromiums(platform, env, lookup.home ?? homedir())) if (exists(p)) return ok(p);
   try {

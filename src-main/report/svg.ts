@@ -60,25 +60,41 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
   ];
   yScale.ticks.forEach((tick, i) => {
     const y = r1(sy(tick));
-    out.push(`<line x1="${m.left}" x2="${W - m.right}" y1="${y}" y2="${y}" stroke="currentColor" stroke-opacity="${i === 0 ? 0.6 : 0.15}"/>`);
-    out.push(`<text x="${m.left - 8}" y="${y}" dy="0.32em" text-anchor="end" fill="currentColor">${esc(fmtTick(tick))}</text>`);
+    out.push(
+      `<line x1="${m.left}" x2="${W - m.right}" y1="${y}" y2="${y}" stroke="currentColor" stroke-opacity="${i === 0 ? 0.6 : 0.15}"/>`,
+    );
+    out.push(
+      `<text x="${m.left - 8}" y="${y}" dy="0.32em" text-anchor="end" fill="currentColor">${esc(fmtTick(tick))}</text>`,
+    );
   });
   xs.forEach((x, i) => {
     const dy = i > 0 && crowded(x, xs[i - 1]) ? 14 : 0;
-    out.push(`<text x="${r1(sx(x))}" y="${H - m.bottom + 18 + dy}" text-anchor="middle" fill="currentColor">${esc(fmtContext(x))}</text>`);
+    out.push(
+      `<text x="${r1(sx(x))}" y="${H - m.bottom + 18 + dy}" text-anchor="middle" fill="currentColor">${esc(fmtContext(x))}</text>`,
+    );
   });
-  out.push(`<text x="${m.left + pw / 2}" y="${H - 8}" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(opts.xLabel)}</text>`);
-  out.push(`<text transform="translate(14 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(opts.yLabel)}</text>`);
+  out.push(
+    `<text x="${m.left + pw / 2}" y="${H - 8}" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(opts.xLabel)}</text>`,
+  );
+  out.push(
+    `<text transform="translate(14 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(opts.yLabel)}</text>`,
+  );
   for (const s of series) {
     const pts = [...s.points].sort((a, b) => a.x - b.x);
     if (pts.length > 1) {
-      out.push(`<polyline fill="none" stroke="${esc(s.color)}" stroke-width="2.5" points="${pts.map((p) => `${r1(sx(p.x))},${r1(sy(p.y))}`).join(' ')}"/>`);
+      out.push(
+        `<polyline fill="none" stroke="${esc(s.color)}" stroke-width="2.5" points="${pts.map((p) => `${r1(sx(p.x))},${r1(sy(p.y))}`).join(' ')}"/>`,
+      );
     }
     pts.forEach((p, i) => {
-      out.push(`<circle cx="${r1(sx(p.x))}" cy="${r1(sy(p.y))}" r="4" fill="${esc(s.color)}"><title>${esc(p.title)}</title></circle>`);
+      out.push(
+        `<circle cx="${r1(sx(p.x))}" cy="${r1(sy(p.y))}" r="4" fill="${esc(s.color)}"><title>${esc(p.title)}</title></circle>`,
+      );
       if (opts.valueLabels) {
         const below = i > 0 && crowded(p.x, pts[i - 1].x);
-        out.push(`<text x="${r1(sx(p.x))}" y="${r1(sy(p.y) + (below ? 18 : -9))}" text-anchor="middle" fill="currentColor" font-size="11">${esc(fmtTokPerSec(p.y))}</text>`);
+        out.push(
+          `<text x="${r1(sx(p.x))}" y="${r1(sy(p.y) + (below ? 18 : -9))}" text-anchor="middle" fill="currentColor" font-size="11">${esc(fmtTokPerSec(p.y))}</text>`,
+        );
       }
     });
   }
@@ -97,8 +113,15 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
 function colourKey(text: string, x: number, y: number, better: 'higher' | 'lower'): string[] {
   const steps = 12;
   const w = 10;
-  const swatches = Array.from({ length: steps }, (_, i) => `<rect x="${x + i * w}" y="${y}" width="${w}" height="10" fill="${metricColor(i / (steps - 1), 1, better)}"/>`);
-  return [...swatches, `<text x="${x + steps * w + 8}" y="${y + 5}" dy="0.32em" fill="currentColor" font-size="11">${esc(text)}</text>`];
+  const swatches = Array.from(
+    { length: steps },
+    (_, i) =>
+      `<rect x="${x + i * w}" y="${y}" width="${w}" height="10" fill="${metricColor(i / (steps - 1), 1, better)}"/>`,
+  );
+  return [
+    ...swatches,
+    `<text x="${x + steps * w + 8}" y="${y + 5}" dy="0.32em" fill="currentColor" font-size="11">${esc(text)}</text>`,
+  ];
 }
 
 /**
@@ -122,23 +145,35 @@ export function heatmapSvg(model: HeatmapModel): string {
     `<text x="4" y="${top - 8}" fill="currentColor" fill-opacity="0.75">${esc(model.rowAxis)}</text>`,
   ];
   model.colLabels.forEach((c, j) => {
-    out.push(`<text x="${left + j * cw + cw / 2}" y="${top - 8}" text-anchor="middle" fill="currentColor" font-weight="600">${esc(c)}</text>`);
+    out.push(
+      `<text x="${left + j * cw + cw / 2}" y="${top - 8}" text-anchor="middle" fill="currentColor" font-weight="600">${esc(c)}</text>`,
+    );
   });
   model.rowLabels.forEach((r, i) => {
     const y = top + i * ch;
-    out.push(`<text x="${left - 8}" y="${y + ch / 2}" dy="0.32em" text-anchor="end" fill="currentColor" font-weight="600">${esc(r)}</text>`);
+    out.push(
+      `<text x="${left - 8}" y="${y + ch / 2}" dy="0.32em" text-anchor="end" fill="currentColor" font-weight="600">${esc(r)}</text>`,
+    );
     model.cells[i].forEach((cell, j) => {
       const x = left + j * cw;
       const ink = textColorOn(cell.fill);
-      out.push(`<g><title>${esc(cell.title)}</title><rect x="${x + 1}" y="${y + 1}" width="${cw - 2}" height="${ch - 2}" rx="3" fill="${esc(cell.fill)}"/>`);
+      out.push(
+        `<g><title>${esc(cell.title)}</title><rect x="${x + 1}" y="${y + 1}" width="${cw - 2}" height="${ch - 2}" rx="3" fill="${esc(cell.fill)}"/>`,
+      );
       const [a, b] = cell.lines;
       if (b) {
         // A figure with its failed requests ("1,234.5 (2 failed)") gets a smaller font to fit the cell.
         const size = a.length > 14 ? 9 : a.length > 11 ? 10.5 : 12;
-        out.push(`<text x="${x + cw / 2}" y="${y + ch / 2 - 7}" dy="0.32em" text-anchor="middle" fill="${ink}" font-weight="600" font-size="${size}">${esc(a)}</text>`);
-        out.push(`<text x="${x + cw / 2}" y="${y + ch / 2 + 8}" dy="0.32em" text-anchor="middle" fill="${ink}" font-size="10">${esc(b)}</text>`);
+        out.push(
+          `<text x="${x + cw / 2}" y="${y + ch / 2 - 7}" dy="0.32em" text-anchor="middle" fill="${ink}" font-weight="600" font-size="${size}">${esc(a)}</text>`,
+        );
+        out.push(
+          `<text x="${x + cw / 2}" y="${y + ch / 2 + 8}" dy="0.32em" text-anchor="middle" fill="${ink}" font-size="10">${esc(b)}</text>`,
+        );
       } else {
-        out.push(`<text x="${x + cw / 2}" y="${y + ch / 2}" dy="0.32em" text-anchor="middle" fill="${ink}" font-size="${(a ?? '').length > 12 ? 10 : 12}">${esc(a ?? '')}</text>`);
+        out.push(
+          `<text x="${x + cw / 2}" y="${y + ch / 2}" dy="0.32em" text-anchor="middle" fill="${ink}" font-size="${(a ?? '').length > 12 ? 10 : 12}">${esc(a ?? '')}</text>`,
+        );
       }
       out.push('</g>');
     });

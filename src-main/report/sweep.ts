@@ -77,7 +77,9 @@ export function buildSweepModel(entries: readonly SweepEntry[]): SweepModel {
       const result = e.failure
         ? `Did not start: ${e.failure}`
         : counts
-          ? (Object.entries(counts) as [CellStatus, number][]).map(([status, n]) => `${STATUS_WORDS[status]} ${n}`).join(', ') || 'no cells'
+          ? (Object.entries(counts) as [CellStatus, number][])
+              .map(([status, n]) => `${STATUS_WORDS[status]} ${n}`)
+              .join(', ') || 'no cells'
           : 'not run yet';
       return [labels[i], e.variant.label || '(as given)', e.session ? e.file : NONE, result, String(wins[i])];
     }),
@@ -109,14 +111,24 @@ export function renderSweepMarkdown(entries: readonly SweepEntry[]): string {
   const sessions = comparable(entries);
   if (sessions.length >= 2) out.push(...compareMarkdownSections(compareSessions(sessions)));
   else out.push('Fewer than two variants ran, so there is nothing to compare.', '');
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }
 
 export function renderSweepHtml(entries: readonly SweepEntry[]): string {
   const m = buildSweepModel(entries);
-  const out: string[] = ['<p class="kicker">Speed test matrix sweep</p>', `<h1>${esc(`Sweep of ${entries.length} launch variants`)}</h1>`];
+  const out: string[] = [
+    '<p class="kicker">Speed test matrix sweep</p>',
+    `<h1>${esc(`Sweep of ${entries.length} launch variants`)}</h1>`,
+  ];
   out.push('<h2>Variants</h2>', htmlTable(m.variants, 'variants'));
-  out.push('<h2>Best variant per cell</h2>', `<p class="caption">${esc(BEST_CAPTION)}</p>`, htmlTable(bestTable(m), 'best'));
+  out.push(
+    '<h2>Best variant per cell</h2>',
+    `<p class="caption">${esc(BEST_CAPTION)}</p>`,
+    htmlTable(bestTable(m), 'best'),
+  );
   const sessions = comparable(entries);
   if (sessions.length >= 2) out.push(...compareHtmlSections(compareSessions(sessions)));
   else out.push('<p>Fewer than two variants ran, so there is nothing to compare.</p>');

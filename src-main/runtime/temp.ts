@@ -5,7 +5,10 @@
  */
 import { rm } from 'node:fs/promises';
 
-export type RemoveFn = (path: string, opts: { recursive: true; force: true; maxRetries: number; retryDelay: number }) => Promise<void>;
+export type RemoveFn = (
+  path: string,
+  opts: { recursive: true; force: true; maxRetries: number; retryDelay: number },
+) => Promise<void>;
 
 /** Remove `dir` and what is in it; true when it is gone. Never throws. */
 export async function removeTempDir(dir: string, remove: RemoveFn = rm): Promise<boolean> {

@@ -15,10 +15,19 @@ export function decodeText(input: Uint8Array): DecodedText {
   const b = input;
   const decode = (label: 'utf-8' | 'utf-16le' | 'utf-16be', from: number, encoding: TextEncodingName): DecodedText => {
     try {
-      return { ok: true, text: new TextDecoder(label, { fatal: true, ignoreBOM: true }).decode(b.subarray(from)), encoding };
+      return {
+        ok: true,
+        text: new TextDecoder(label, { fatal: true, ignoreBOM: true }).decode(b.subarray(from)),
+        encoding,
+      };
     } catch {
       const utf16 = encoding === 'utf-16le' || encoding === 'utf-16be';
-      return { ok: false, error: utf16 ? `not valid ${encoding.toUpperCase()} text (it starts with a ${encoding.toUpperCase()} byte order mark)` : 'not valid UTF-8 text' };
+      return {
+        ok: false,
+        error: utf16
+          ? `not valid ${encoding.toUpperCase()} text (it starts with a ${encoding.toUpperCase()} byte order mark)`
+          : 'not valid UTF-8 text',
+      };
     }
   };
   if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return decode('utf-8', 3, 'utf-8 with BOM');

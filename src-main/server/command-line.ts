@@ -49,13 +49,15 @@ function dockerPort(argv: readonly string[]): { host?: string; port?: number } {
 
 /** Options for a typed command: argv kept as is (simulator entry resolved), listen address and model read from it. */
 export function launchOptionsFromCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): LaunchOptions {
-  if (argv.length === 0) throw new Error('no server command given; put it after --, e.g. speedmatrix serve -- vllm serve Qwen/Qwen3-0.6B');
+  if (argv.length === 0)
+    throw new Error('no server command given; put it after --, e.g. speedmatrix serve -- vllm serve Qwen/Qwen3-0.6B');
   // `speedmatrix sim serve MODEL ...` / `sim serve ...`: a simulator launch, its flags passed through.
   if ((basename(argv[0]) === 'speedmatrix' && argv[1] === 'sim') || argv[0] === 'sim') {
     const rest = argv.slice(argv[0] === 'sim' ? 1 : 2);
     const model = modelAfterServe(rest);
     const port = Number(flagValue(rest, '--port') ?? 8000);
-    if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`the command's --port "${flagValue(rest, '--port')}" is not a TCP port`);
+    if (!Number.isInteger(port) || port <= 0 || port > 65535)
+      throw new Error(`the command's --port "${flagValue(rest, '--port')}" is not a TCP port`);
     return {
       engineKind: 'simulator',
       model: model ?? '',
@@ -63,21 +65,36 @@ export function launchOptionsFromCommand(argv: readonly string[], env: NodeJS.Pr
       port,
       apiKey: flagValue(rest, '--api-key'),
       servedModelName: flagValue(rest, '--served-model-name'),
-      extraArgs: withoutFlags(rest.slice(rest.indexOf('serve') + (model ? 2 : 1)), ['--host', '--port', '--api-key', '--served-model-name']),
+      extraArgs: withoutFlags(rest.slice(rest.indexOf('serve') + (model ? 2 : 1)), [
+        '--host',
+        '--port',
+        '--api-key',
+        '--served-model-name',
+      ]),
     };
   }
   const command = [...argv];
   const isDocker = basename(argv[0]) === 'docker';
   const dp = isDocker ? dockerPort(argv) : {};
   const port = Number(dp.port ?? flagValue(argv, '--port') ?? 8000);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`the command's --port "${flagValue(argv, '--port')}" is not a TCP port`);
-  const host = dp.host ?? (isDocker ? DEFAULT_LISTEN : flagValue(argv, '--host') ?? DEFAULT_LISTEN);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535)
+    throw new Error(`the command's --port "${flagValue(argv, '--port')}" is not a TCP port`);
+  const host = dp.host ?? (isDocker ? DEFAULT_LISTEN : (flagValue(argv, '--host') ?? DEFAULT_LISTEN));
   // vLLM's own rule: 32k = 32,000, 32K = 32,768.
   const maxModelLen = parseMaxModelLenArg(flagValue(argv, '--max-model-len') ?? '');
   return {
     engineKind: 'custom',
     customArgv: command,
-    model: flagValue(argv, '--model') ?? modelAfterServe(argv) ?? (isDocker ? argv.find((a, i) => i > 0 && /\//.test(a) && !a.startsWith('-') && argv[i - 1] !== '-v' && !/^vllm\/vllm-openai/.test(a)) : undefined) ?? 'unknown',
+    model:
+      flagValue(argv, '--model') ??
+      modelAfterServe(argv) ??
+      (isDocker
+        ? argv.find(
+            (a, i) =>
+              i > 0 && /\//.test(a) && !a.startsWith('-') && argv[i - 1] !== '-v' && !/^vllm\/vllm-openai/.test(a),
+          )
+        : undefined) ??
+      'unknown',
     servedModelName: flagValue(argv, '--served-model-name'),
     host,
     port,

@@ -45,7 +45,13 @@ export function readLocalModelConfig(model: string): ModelConfigFacts | null {
   }
 }
 
-const DTYPE_LABEL: Record<string, string> = { bfloat16: 'BF16', float16: 'FP16', half: 'FP16', float32: 'FP32', float: 'FP32' };
+const DTYPE_LABEL: Record<string, string> = {
+  bfloat16: 'BF16',
+  float16: 'FP16',
+  half: 'FP16',
+  float32: 'FP32',
+  float: 'FP32',
+};
 
 /**
  * The quantization label as reports show it: the method (AWQ, FP8, GPTQ...) when the model is

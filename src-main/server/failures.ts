@@ -58,7 +58,10 @@ export interface FailureContext {
 interface Rule {
   kind: FailureKind;
   re: RegExp;
-  explain: (m: RegExpExecArray, ctx: FailureContext & { platform: AdvicePlatform }) => { message: string; advice: string };
+  explain: (
+    m: RegExpExecArray,
+    ctx: FailureContext & { platform: AdvicePlatform },
+  ) => { message: string; advice: string };
 }
 
 const floor2 = (x: number) => Math.floor(x * 100) / 100;
@@ -73,20 +76,25 @@ function portOwnerCommand(port: number | undefined, platform: AdvicePlatform): s
 
 /** Docker's daemon is not reachable: how to start it where the user is. */
 function startDockerAdvice(platform: AdvicePlatform): string {
-  if (platform === 'darwin') return 'Start Docker Desktop (open -a Docker) and wait until it says it is running, or benchmark a vLLM running elsewhere by URL.';
-  if (platform === 'win32') return 'Start Docker Desktop and wait until it says it is running (it uses the WSL 2 backend), or benchmark a vLLM running elsewhere by URL.';
+  if (platform === 'darwin')
+    return 'Start Docker Desktop (open -a Docker) and wait until it says it is running, or benchmark a vLLM running elsewhere by URL.';
+  if (platform === 'win32')
+    return 'Start Docker Desktop and wait until it says it is running (it uses the WSL 2 backend), or benchmark a vLLM running elsewhere by URL.';
   return 'Start Docker (sudo systemctl start docker), add your user to the docker group (sudo usermod -aG docker $USER, then log in again), or launch vLLM natively.';
 }
 
 /** Docker runs but cannot hand the container an NVIDIA GPU. */
 function gpuInDockerAdvice(platform: AdvicePlatform): string {
-  if (platform === 'darwin') return "Docker on macOS cannot give a container an NVIDIA GPU, and vLLM's images need one: run vLLM on a Linux machine with an NVIDIA GPU and benchmark it by URL, or use the simulator.";
-  if (platform === 'win32') return 'Docker Desktop passes the GPU through WSL 2: install the current NVIDIA driver for Windows, turn on the WSL 2 based engine in Docker Desktop settings, and restart Docker Desktop.';
+  if (platform === 'darwin')
+    return "Docker on macOS cannot give a container an NVIDIA GPU, and vLLM's images need one: run vLLM on a Linux machine with an NVIDIA GPU and benchmark it by URL, or use the simulator.";
+  if (platform === 'win32')
+    return 'Docker Desktop passes the GPU through WSL 2: install the current NVIDIA driver for Windows, turn on the WSL 2 based engine in Docker Desktop settings, and restart Docker Desktop.';
   return 'Install the NVIDIA Container Toolkit (nvidia-ctk runtime configure --runtime=docker) and restart Docker, or launch vLLM natively.';
 }
 
 /** A Hugging Face token reaches the server through the extra environment (Docker copies it in by name). */
-const HF_TOKEN_ADVICE = 'put HF_TOKEN=hf_... (a read token from huggingface.co/settings/tokens) in the server\'s extra environment';
+const HF_TOKEN_ADVICE =
+  "put HF_TOKEN=hf_... (a read token from huggingface.co/settings/tokens) in the server's extra environment";
 
 const RULES: Rule[] = [
   {
@@ -139,7 +147,8 @@ const RULES: Rule[] = [
     re: /CUDA out of memory|torch\.OutOfMemoryError|torch\.cuda\.OutOfMemoryError/,
     explain: () => ({
       message: 'The GPU ran out of memory while the server started.',
-      advice: 'Lower --gpu-memory-utilization, --max-num-seqs or --max-num-batched-tokens, free GPU memory held by other processes, or use more GPUs (--tensor-parallel-size) or a quantized model.',
+      advice:
+        'Lower --gpu-memory-utilization, --max-num-seqs or --max-num-batched-tokens, free GPU memory held by other processes, or use more GPUs (--tensor-parallel-size) or a quantized model.',
     }),
   },
   {
@@ -218,7 +227,10 @@ const RULES: Rule[] = [
     re: /Cannot connect to the Docker daemon|permission denied while trying to connect to the Docker daemon|open \/\/\.\/pipe\/(?:docker_engine|dockerDesktop\w*)|error during connect:.*docker|docker: Error response from daemon/,
     explain: (m, ctx) => ({
       message: 'Docker is not available (its daemon is not running or this user may not use it).',
-      advice: /permission denied/.test(m[0]) && ctx.platform === 'linux' ? 'Add your user to the docker group (sudo usermod -aG docker $USER, then log in again), or launch vLLM natively.' : startDockerAdvice(ctx.platform),
+      advice:
+        /permission denied/.test(m[0]) && ctx.platform === 'linux'
+          ? 'Add your user to the docker group (sudo usermod -aG docker $USER, then log in again), or launch vLLM natively.'
+          : startDockerAdvice(ctx.platform),
     }),
   },
 ];
@@ -227,7 +239,8 @@ const RULES: Rule[] = [
 const withoutPrefix = (line: string) => line.replace(/^\s*\([\w:-]+ pid=\d+\)\s*/, '').trim();
 
 /** Lines that only point elsewhere and are never the root cause. */
-const GENERIC = /Engine core initialization failed|EngineCore failed to start|See root cause above|^Traceback|^\s*File "|^\s*\^+\s*$|^The above exception was the direct cause/i;
+const GENERIC =
+  /Engine core initialization failed|EngineCore failed to start|See root cause above|^Traceback|^\s*File "|^\s*\^+\s*$|^The above exception was the direct cause/i;
 /** Error-looking lines, any case ("ERROR", "error:", pydantic's "Value error, ..."). */
 const ERRORISH = /\b(error|exception|fatal|critical)\b|^\w+(Error|Exception):/i;
 /** The most telling fallback lines: pydantic's field errors and argparse's usage errors. */
@@ -254,15 +267,28 @@ function matchRule(lines: readonly string[]): { rule: Rule; m: RegExpExecArray; 
  * Recognise why a server failed to start from its log (last lines first), falling back to the
  * last error-looking line and then "exited before ready".
  */
-export function recognizeStartupFailure(rawLines: readonly string[], ctx: FailureContext = {}, tailSize = 40): StartupFailure {
+export function recognizeStartupFailure(
+  rawLines: readonly string[],
+  ctx: FailureContext = {},
+  tailSize = 40,
+): StartupFailure {
   const lines = rawLines.map(stripAnsi);
   const logTail = lines.slice(-tailSize);
   const base = { logTail, exitCode: ctx.exitCode ?? null, signal: ctx.signal ?? null };
   const full = { ...ctx, platform: advicePlatform(ctx.platform) };
   const found = matchRule(lines);
-  if (found) return { kind: found.rule.kind, ...found.rule.explain(found.m, full), rootCauseLines: [withoutPrefix(found.line)], ...base };
+  if (found)
+    return {
+      kind: found.rule.kind,
+      ...found.rule.explain(found.m, full),
+      rootCauseLines: [withoutPrefix(found.line)],
+      ...base,
+    };
   const how = ctx.signal ? `was killed by ${ctx.signal}` : `exited with code ${ctx.exitCode ?? 'unknown'}`;
-  const candidates = [...lines].reverse().map(withoutPrefix).filter((l) => ERRORISH.test(l) && !GENERIC.test(l));
+  const candidates = [...lines]
+    .reverse()
+    .map(withoutPrefix)
+    .filter((l) => ERRORISH.test(l) && !GENERIC.test(l));
   const errorLine = candidates.find((l) => PREFERRED.test(l))?.trim() ?? candidates[0];
   return {
     kind: 'exited-before-ready',
@@ -278,16 +304,24 @@ export function recognizeStartupFailure(rawLines: readonly string[], ctx: Failur
 /** Failures found before or instead of a log: the program or Docker missing, a busy port, a deadline. */
 const INSTALL_DOCKER: Record<AdvicePlatform, string> = {
   linux: 'Install Docker Engine and the NVIDIA Container Toolkit, or launch vLLM natively.',
-  darwin: "Install Docker Desktop; note that containers on macOS get no NVIDIA GPU, so vLLM's images cannot serve a model there: run vLLM on a Linux GPU machine and benchmark it by URL.",
+  darwin:
+    "Install Docker Desktop; note that containers on macOS get no NVIDIA GPU, so vLLM's images cannot serve a model there: run vLLM on a Linux GPU machine and benchmark it by URL.",
   win32: 'Install Docker Desktop with the WSL 2 based engine and the current NVIDIA driver for Windows.',
 };
 const INSTALL_VLLM: Record<AdvicePlatform, string> = {
-  linux: 'Install vLLM (pip install vllm) or choose the vllm executable inside your Python environment, e.g. /path/to/venv/bin/vllm.',
-  darwin: 'vLLM has no CUDA build for macOS (only a CPU build from source): run vLLM on a Linux GPU machine and benchmark it by URL, or choose the vllm executable of your environment, e.g. /path/to/venv/bin/vllm.',
-  win32: 'vLLM does not run natively on Windows: install it inside WSL 2 (pip install vllm there) or use vLLM in Docker Desktop, then benchmark it by URL.',
+  linux:
+    'Install vLLM (pip install vllm) or choose the vllm executable inside your Python environment, e.g. /path/to/venv/bin/vllm.',
+  darwin:
+    'vLLM has no CUDA build for macOS (only a CPU build from source): run vLLM on a Linux GPU machine and benchmark it by URL, or choose the vllm executable of your environment, e.g. /path/to/venv/bin/vllm.',
+  win32:
+    'vLLM does not run natively on Windows: install it inside WSL 2 (pip install vllm there) or use vLLM in Docker Desktop, then benchmark it by URL.',
 };
 
-export function executableNotFound(command: string, engineKind: string, platform: string = process.platform): StartupFailure {
+export function executableNotFound(
+  command: string,
+  engineKind: string,
+  platform: string = process.platform,
+): StartupFailure {
   const p = advicePlatform(platform);
   if (engineKind === 'vllm-docker' || command === 'docker') {
     return {
@@ -321,7 +355,8 @@ export function readyTimeout(ms: number, phase: string, logTail: string[]): Star
   return {
     kind: 'ready-timeout',
     message: `The server was not ready after ${Math.round(ms / 1000)} s (last seen: ${phase}).`,
-    advice: 'Raise the startup deadline if the model is still downloading or compiling, or read the log tail for a stuck step.',
+    advice:
+      'Raise the startup deadline if the model is still downloading or compiling, or read the log tail for a stuck step.',
     rootCauseLines: [],
     logTail,
   };

@@ -34,7 +34,10 @@ export function olderThan(version: string | null | undefined, since: string): bo
 }
 
 /** The flag (as given) of an argv that `version` does not have, with what to do instead. */
-export function flagsTooNew(argv: readonly string[], version: string | null | undefined): { flag: string; entry: VersionedFlag }[] {
+export function flagsTooNew(
+  argv: readonly string[],
+  version: string | null | undefined,
+): { flag: string; entry: VersionedFlag }[] {
   const out: { flag: string; entry: VersionedFlag }[] = [];
   for (const a of argv) {
     const name = a.split('=')[0];

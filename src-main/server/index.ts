@@ -2,7 +2,17 @@
 export { flagsTooNew, olderThan, versionOf, VERSIONED_FLAGS } from './flag-versions';
 export type { VersionedFlag } from './flag-versions';
 export { parseHumanInt, parseMaxModelLenArg } from './human-int';
-export { buildLaunch, knownEngineVersion, connectHost, defaultHfCacheDir, dockerContainerName, dockerImageOf, LAUNCH_DEFAULTS, toServerLaunch, vllmFlags } from './launch';
+export {
+  buildLaunch,
+  knownEngineVersion,
+  connectHost,
+  defaultHfCacheDir,
+  dockerContainerName,
+  dockerImageOf,
+  LAUNCH_DEFAULTS,
+  toServerLaunch,
+  vllmFlags,
+} from './launch';
 export type { BuiltLaunch, LaunchEngineKind, LaunchOptions } from './launch';
 export { shellLine, shellQuote, shellSplit } from '../../src-shared/shell-quote';
 export { flagValue, launchOptionsFromCommand } from './command-line';
@@ -12,9 +22,26 @@ export { advicePlatform, executableNotFound, portBusy, readyTimeout, recognizeSt
 export type { AdvicePlatform, FailureKind, StartupFailure } from './failures';
 export { applyLogLine, emptyLogFacts, logKvBudget, parseLog, parseLogLine, stripAnsi } from './log-parse';
 export type { LogEvent, LogFacts, LogKvBudget, StatsLine } from './log-parse';
-export { attachLaunch, contextParallelOf, executableVersion, explainNetworkError, normalizeBaseUrl, probeServer, wrongModel } from './probe';
+export {
+  attachLaunch,
+  contextParallelOf,
+  executableVersion,
+  explainNetworkError,
+  normalizeBaseUrl,
+  probeServer,
+  wrongModel,
+} from './probe';
 export type { ProbeOptions } from './probe';
-export { endLeftovers, findGroupProcesses, findLeftovers, gpuComputeApps, killGroupNow, listProcesses, processTree, ProcessTableUnavailable } from './orphans';
+export {
+  endLeftovers,
+  findGroupProcesses,
+  findLeftovers,
+  gpuComputeApps,
+  killGroupNow,
+  listProcesses,
+  processTree,
+  ProcessTableUnavailable,
+} from './orphans';
 export { ProcessControl, processControl } from '../os/process-control';
 export type { Platform, ProcessTable } from '../os/process-control';
 export { batchFileMessage, resolveCommand } from '../os/command-lookup';
@@ -22,5 +49,11 @@ export type { LeftoverCheck, LeftoverProcess, ProcInfo } from './orphans';
 export { isPortFree } from './port';
 export { hasKnownSeries, kvFromCacheConfigBlocks, kvFromCacheConfigTokens, parsePrometheus } from './metrics-parse';
 export type { ContextParallel, MetricSample, MetricsKv } from './metrics-parse';
-export { backendFromVersion, buildOf, commitFromVersion, quantizationLabel, readLocalModelConfig } from './engine-facts';
+export {
+  backendFromVersion,
+  buildOf,
+  commitFromVersion,
+  quantizationLabel,
+  readLocalModelConfig,
+} from './engine-facts';
 export type { EngineKind, ServerTarget } from './target';

@@ -95,7 +95,8 @@ export function knownEngineVersion(o: LaunchOptions): string | undefined {
 }
 
 /** vLLM before 0.13 chooses the attention backend from the environment only. */
-const attentionInEnv = (o: LaunchOptions): boolean => !!o.attentionBackend && olderThan(knownEngineVersion(o), '0.13.0');
+const attentionInEnv = (o: LaunchOptions): boolean =>
+  !!o.attentionBackend && olderThan(knownEngineVersion(o), '0.13.0');
 
 /** The vLLM flags shared by native, Docker and simulator launches, in `vllm serve` order. */
 export function vllmFlags(o: LaunchOptions, listen: { host: string; port: number }): string[] {
@@ -138,7 +139,8 @@ export function dockerContainerName(port: number): string {
 /** Environment the server gets beyond the inherited one: GPU selection, extras, then the API key. */
 function serverEnv(o: LaunchOptions, keyInEnv: boolean): Record<string, string> {
   const env: Record<string, string> = {};
-  if (o.cudaVisibleDevices !== undefined && o.cudaVisibleDevices !== '') env.CUDA_VISIBLE_DEVICES = o.cudaVisibleDevices;
+  if (o.cudaVisibleDevices !== undefined && o.cudaVisibleDevices !== '')
+    env.CUDA_VISIBLE_DEVICES = o.cudaVisibleDevices;
   if (attentionInEnv(o)) env.VLLM_ATTENTION_BACKEND = o.attentionBackend!;
   Object.assign(env, o.extraEnv ?? {});
   if (keyInEnv && o.apiKey) env.VLLM_API_KEY = o.apiKey;
@@ -156,7 +158,13 @@ export function buildLaunch(o: LaunchOptions): BuiltLaunch {
   switch (o.engineKind) {
     case 'vllm-native': {
       // The key travels in VLLM_API_KEY (which vLLM reads) so it never shows in the process table.
-      const argv = [o.executable || LAUNCH_DEFAULTS.executable, 'serve', o.model, ...vllmFlags(o, o), ...(o.extraArgs ?? [])];
+      const argv = [
+        o.executable || LAUNCH_DEFAULTS.executable,
+        'serve',
+        o.model,
+        ...vllmFlags(o, o),
+        ...(o.extraArgs ?? []),
+      ];
       const env = serverEnv(o, true);
       return { argv, env, display: redactedDisplay(argv, env, o.apiKey) };
     }
@@ -171,7 +179,15 @@ export function buildLaunch(o: LaunchOptions): BuiltLaunch {
       for (const k of Object.keys(env)) if (k !== 'CUDA_VISIBLE_DEVICES') argv.push('-e', k);
       // Images up to v0.11.0 run the api_server module, which rejects (0.9) or ignores (0.10-0.11) a
       // model given after the image; `vllm serve MODEL` through --entrypoint works on every image.
-      argv.push('--entrypoint', 'vllm', image, 'serve', o.model, ...vllmFlags(o, { host: '0.0.0.0', port: o.port }), ...(o.extraArgs ?? []));
+      argv.push(
+        '--entrypoint',
+        'vllm',
+        image,
+        'serve',
+        o.model,
+        ...vllmFlags(o, { host: '0.0.0.0', port: o.port }),
+        ...(o.extraArgs ?? []),
+      );
       // Shown as the user would type it: values in front of `docker run`.
       return { argv, env, display: redactedDisplay(argv, env, o.apiKey) };
     }

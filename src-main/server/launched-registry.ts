@@ -34,7 +34,10 @@ const STATE_FILE = 'launched-servers.json';
  * The user's data folder, shared by the CLI and the app: SPEEDMATRIX_DATA_DIR when set, else
  * the platform's place for application data (the same folder Electron's userData names).
  */
-export function userDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function userDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (env.SPEEDMATRIX_DATA_DIR) return env.SPEEDMATRIX_DATA_DIR;
   if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'speedmatrix');
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'speedmatrix');
@@ -140,7 +143,13 @@ export class LaunchedRegistry {
       const pid = sup.pid;
       if (pid === null || pid === recorded) return;
       recorded = pid;
-      const entry = { pgid: pid, command: sup.launch?.display ?? '', port, startedAt: new Date().toISOString(), launcherPid: process.pid };
+      const entry = {
+        pgid: pid,
+        command: sup.launch?.display ?? '',
+        port,
+        startedAt: new Date().toISOString(),
+        launcherPid: process.pid,
+      };
       this.add({ ...entry, launcherStart: null });
       void ownStart?.then((launcherStart) => launcherStart && this.add({ ...entry, launcherStart }));
     };
@@ -150,7 +159,10 @@ export class LaunchedRegistry {
       if (s !== 'exited' && s !== 'failed') return;
       const pgid = recorded;
       if (pgid === null) return;
-      void findGroupProcesses(pgid).then((alive) => alive.length === 0 && this.remove(pgid), () => undefined);
+      void findGroupProcesses(pgid).then(
+        (alive) => alive.length === 0 && this.remove(pgid),
+        () => undefined,
+      );
     });
   }
 
@@ -168,7 +180,14 @@ export class LaunchedRegistry {
 
 function isEntry(x: unknown): x is LaunchedServer {
   const e = x as LaunchedServer;
-  return !!e && Number.isInteger(e.pgid) && e.pgid > 1 && typeof e.command === 'string' && Number.isInteger(e.launcherPid) && (e.launcherStart === null || typeof e.launcherStart === 'string');
+  return (
+    !!e &&
+    Number.isInteger(e.pgid) &&
+    e.pgid > 1 &&
+    typeof e.command === 'string' &&
+    Number.isInteger(e.launcherPid) &&
+    (e.launcherStart === null || typeof e.launcherStart === 'string')
+  );
 }
 
 /** "pgid 1234, port 8000, since 14:02: vllm serve Qwen/Qwen3-8B --port 8000" */

@@ -105,10 +105,19 @@ const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => LogEvent]> = [
     (m) => {
       const cfg = m[1] ?? m[2];
       const field = (name: string) => {
-        const v = new RegExp(`(?:^|, )${name}=([^,]+)`).exec(cfg)?.[1]?.trim().replace(/^torch\./, '') ?? null;
+        const v =
+          new RegExp(`(?:^|, )${name}=([^,]+)`)
+            .exec(cfg)?.[1]
+            ?.trim()
+            .replace(/^torch\./, '') ?? null;
         return v === null || v === 'None' ? null : v;
       };
-      return { kind: 'engine-config', dtype: field('dtype'), quantization: field('quantization'), kvCacheDtype: field('kv_cache_dtype') };
+      return {
+        kind: 'engine-config',
+        dtype: field('dtype'),
+        quantization: field('quantization'),
+        kvCacheDtype: field('kv_cache_dtype'),
+      };
     },
   ],
   [/(Model loading took .*)$/, (m) => ({ kind: 'model-loaded', text: m[1] })],
@@ -118,7 +127,10 @@ const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => LogEvent]> = [
   [/(Graph capturing finished.*)$/, (m) => ({ kind: 'graph-capture', text: m[1] })],
   [/Starting vLLM (?:API )?server(?: \d+)? on (\S+)/, (m) => ({ kind: 'server-starting', url: m[1] })],
   [/Application startup complete/, () => ({ kind: 'startup-complete' })],
-  [/(Shutting down FastAPI HTTP server|Application shutdown complete|Finished server process)/, (m) => ({ kind: 'shutdown', text: m[1] })],
+  [
+    /(Shutting down FastAPI HTTP server|Application shutdown complete|Finished server process)/,
+    (m) => ({ kind: 'shutdown', text: m[1] }),
+  ],
 ];
 
 const CONCURRENCY = /Maximum concurrency for ([\d,]+) tokens per request: ([\d.,]+)x/;
@@ -246,7 +258,10 @@ const PHASE_HINTS: Array<[RegExp, string]> = [
   [/Loading (?:safetensors|weights|model)|Starting to load model|Loading checkpoint/i, 'loading model weights'],
   [/Memory profiling|profiling|Available KV cache memory/i, 'profiling memory'],
   [/Capturing CUDA graph|Graph capturing|torch\.compile|Compiling/i, 'compiling / capturing CUDA graphs'],
-  [/init engine|Starting vLLM (?:API )?server|Started server process|Waiting for application startup/i, 'starting API server'],
+  [
+    /init engine|Starting vLLM (?:API )?server|Started server process|Waiting for application startup/i,
+    'starting API server',
+  ],
 ];
 
 /** Fold one log line into the facts (returns a new object; the input is not changed). */
@@ -320,12 +335,19 @@ export function logKvBudget(f: LogFacts): LogKvBudget | null {
   if (engines.length > 0) {
     const tokens = engines.reduce((sum, [, t]) => sum + t, 0);
     const line = `"GPU KV cache size: ${engines[0][1].toLocaleString('en-US')} tokens"`;
-    const detail = engines.length > 1 ? `startup log ${line}, summed over ${engines.length} data parallel engines` : `startup log ${line}`;
+    const detail =
+      engines.length > 1
+        ? `startup log ${line}, summed over ${engines.length} data parallel engines`
+        : `startup log ${line}`;
     return { tokens, detail, ...conc };
   }
   if (f.gpuBlocks !== null) {
     const bs = Number(f.nonDefaultArgs?.block_size ?? 16) || 16;
-    return { tokens: f.gpuBlocks * bs, detail: `startup log "# GPU blocks: ${f.gpuBlocks}" x block size ${bs}`, ...conc };
+    return {
+      tokens: f.gpuBlocks * bs,
+      detail: `startup log "# GPU blocks: ${f.gpuBlocks}" x block size ${bs}`,
+      ...conc,
+    };
   }
   return null;
 }

@@ -61,7 +61,11 @@ export function kvFromCacheConfigTokens(samples: readonly MetricSample[]): Metri
   const l = cacheConfigInfo(samples);
   const tokens = positive(l?.kv_cache_size_tokens);
   if (!l || tokens === null) return null;
-  return { tokens: Math.round(tokens), detail: `vllm:cache_config_info kv_cache_size_tokens ${Math.round(tokens)}`, maxConcurrency: positive(l.kv_cache_max_concurrency) };
+  return {
+    tokens: Math.round(tokens),
+    detail: `vllm:cache_config_info kv_cache_size_tokens ${Math.round(tokens)}`,
+    maxConcurrency: positive(l.kv_cache_max_concurrency),
+  };
 }
 
 /**
@@ -69,18 +73,29 @@ export function kvFromCacheConfigTokens(samples: readonly MetricSample[]): Metri
  * (each rank holds 1/(dcp x pcp) of a sequence). Last in priority: for hybrid models with
  * several KV cache groups the label's block_size is not the tokens per block of the pool.
  */
-export function kvFromCacheConfigBlocks(samples: readonly MetricSample[], cp: ContextParallel = { decode: 1, prefill: 1 }): MetricsKv | null {
+export function kvFromCacheConfigBlocks(
+  samples: readonly MetricSample[],
+  cp: ContextParallel = { decode: 1, prefill: 1 },
+): MetricsKv | null {
   const l = cacheConfigInfo(samples);
   const blocks = positive(l?.num_gpu_blocks);
   const bs = positive(l?.block_size);
   if (blocks === null || bs === null) return null;
   const cpSize = cp.decode * cp.prefill;
-  const cpText = cpSize > 1 ? ` x context parallel ${cp.decode > 1 ? `-dcp ${cp.decode}` : ''}${cp.decode > 1 && cp.prefill > 1 ? ' x ' : ''}${cp.prefill > 1 ? `-pcp ${cp.prefill}` : ''}` : '';
-  return { tokens: Math.round(blocks * bs * cpSize), detail: `vllm:cache_config_info num_gpu_blocks ${blocks} x block_size ${bs}${cpText}`, maxConcurrency: null };
+  const cpText =
+    cpSize > 1
+      ? ` x context parallel ${cp.decode > 1 ? `-dcp ${cp.decode}` : ''}${cp.decode > 1 && cp.prefill > 1 ? ' x ' : ''}${cp.prefill > 1 ? `-pcp ${cp.prefill}` : ''}`
+      : '';
+  return {
+    tokens: Math.round(blocks * bs * cpSize),
+    detail: `vllm:cache_config_info num_gpu_blocks ${blocks} x block_size ${bs}${cpText}`,
+    maxConcurrency: null,
+  };
 }
 
 /** Series names that show an engine's scheduler state is visible (queue/readiness checks need them). */
-const KNOWN = /^(vllm:num_requests_(running|waiting)|sglang:num_(running|queue)_reqs|llamacpp:requests_(processing|deferred)|tgi_queue_size|tgi_batch_current_size)$/;
+const KNOWN =
+  /^(vllm:num_requests_(running|waiting)|sglang:num_(running|queue)_reqs|llamacpp:requests_(processing|deferred)|tgi_queue_size|tgi_batch_current_size)$/;
 
 export function hasKnownSeries(samples: readonly MetricSample[]): boolean {
   return samples.some((s) => KNOWN.test(s.name));

@@ -43,14 +43,23 @@ export async function listProcesses(control: ProcessControl = processControl()):
   return t.processes;
 }
 
-function groupOf(all: readonly ProcInfo[], pgid: number, alsoPids: Iterable<number>, control: ProcessControl): ProcInfo[] {
+function groupOf(
+  all: readonly ProcInfo[],
+  pgid: number,
+  alsoPids: Iterable<number>,
+  control: ProcessControl,
+): ProcInfo[] {
   const members = new Set(control.groupMembers(all, pgid).map((p) => p.pid));
   for (const p of alsoPids) members.add(p);
   return all.filter((p) => p.state !== 'Z' && members.has(p.pid) && p.pid !== process.pid);
 }
 
 /** Living (non-zombie) members of a server's group, plus any of `alsoPids` still alive. Throws when it cannot look. */
-export async function findGroupProcesses(pgid: number, alsoPids: Iterable<number> = [], control: ProcessControl = processControl()): Promise<ProcInfo[]> {
+export async function findGroupProcesses(
+  pgid: number,
+  alsoPids: Iterable<number> = [],
+  control: ProcessControl = processControl(),
+): Promise<ProcInfo[]> {
   return groupOf(await listProcesses(control), pgid, alsoPids, control);
 }
 
@@ -66,7 +75,11 @@ export async function processTree(rootPid: number, control: ProcessControl = pro
 
 /** GPU compute processes, or null when nvidia-smi is not there or does not answer. */
 export async function gpuComputeApps(nvidiaSmi = findNvidiaSmi(), timeoutMs = 5000) {
-  const r = await runCommand(nvidiaSmi, ['--query-compute-apps=pid,process_name,used_memory', '--format=csv,noheader,nounits'], { timeoutMs });
+  const r = await runCommand(
+    nvidiaSmi,
+    ['--query-compute-apps=pid,process_name,used_memory', '--format=csv,noheader,nounits'],
+    { timeoutMs },
+  );
   return r.status === 'ok' ? parseComputeApps(r.stdout) : null;
 }
 
@@ -74,7 +87,11 @@ export async function gpuComputeApps(nvidiaSmi = findNvidiaSmi(), timeoutMs = 50
  * What survives of a server: members of its group and any pid recorded earlier, with the GPU
  * memory each holds where nvidia-smi can tell. Never throws.
  */
-export async function findLeftovers(pgid: number, knownPids: Iterable<number> = [], opts: LeftoverOptions = {}): Promise<LeftoverCheck> {
+export async function findLeftovers(
+  pgid: number,
+  knownPids: Iterable<number> = [],
+  opts: LeftoverOptions = {},
+): Promise<LeftoverCheck> {
   const control = opts.control ?? processControl();
   const [table, gpu] = await Promise.all([control.list(), gpuComputeApps(opts.nvidiaSmi)]);
   if (!table.ok) return { found: [], unchecked: table.why };

@@ -8,17 +8,22 @@ import type { Platform } from '../os/process-control';
 
 export type LaunchKind = 'simulator' | 'vllm-native' | 'vllm-docker' | 'custom' | 'attach';
 
-const ATTACH = 'Run vLLM on a Linux GPU machine and benchmark it from here with "Attach to URL" (in the CLI: speedmatrix run --url).';
+const ATTACH =
+  'Run vLLM on a Linux GPU machine and benchmark it from here with "Attach to URL" (in the CLI: speedmatrix run --url).';
 
 /** A note to show before anything is launched, or null when this kind of launch works here. */
 export function localLaunchNote(kind: LaunchKind, platform: Platform = process.platform): string | null {
   if (platform === 'win32') {
-    if (kind === 'vllm-native') return `vLLM does not run natively on Windows, so it cannot be launched here (only inside WSL 2). ${ATTACH}`;
-    if (kind === 'vllm-docker') return `vLLM's Docker image needs NVIDIA GPUs under Linux: on Windows only Docker Desktop with the WSL 2 backend and GPU support can run it. ${ATTACH}`;
+    if (kind === 'vllm-native')
+      return `vLLM does not run natively on Windows, so it cannot be launched here (only inside WSL 2). ${ATTACH}`;
+    if (kind === 'vllm-docker')
+      return `vLLM's Docker image needs NVIDIA GPUs under Linux: on Windows only Docker Desktop with the WSL 2 backend and GPU support can run it. ${ATTACH}`;
   }
   if (platform === 'darwin') {
-    if (kind === 'vllm-native') return `vLLM has no GPU support on macOS (only a CPU build), so a launch here does not measure GPU speed. ${ATTACH}`;
-    if (kind === 'vllm-docker') return `Docker on macOS has no access to NVIDIA GPUs, so vLLM's image cannot run here. ${ATTACH}`;
+    if (kind === 'vllm-native')
+      return `vLLM has no GPU support on macOS (only a CPU build), so a launch here does not measure GPU speed. ${ATTACH}`;
+    if (kind === 'vllm-docker')
+      return `Docker on macOS has no access to NVIDIA GPUs, so vLLM's image cannot run here. ${ATTACH}`;
   }
   return null;
 }

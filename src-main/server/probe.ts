@@ -6,11 +6,23 @@
 import { runCommand } from '../os/run-command';
 import { fail, ok, type Result } from '../../src-shared/result';
 import type { Engine, KvBudget, ServerLaunch } from '../../src-shared/session/schema';
-import { backendFromVersion, buildOf, commitFromVersion, quantizationLabel, readLocalModelConfig } from './engine-facts';
+import {
+  backendFromVersion,
+  buildOf,
+  commitFromVersion,
+  quantizationLabel,
+  readLocalModelConfig,
+} from './engine-facts';
 import type { LaunchOptions } from './launch';
 import type { LogKvBudget } from './log-parse';
 import { flagValue } from './command-line';
-import { hasKnownSeries, kvFromCacheConfigBlocks, kvFromCacheConfigTokens, parsePrometheus, type ContextParallel } from './metrics-parse';
+import {
+  hasKnownSeries,
+  kvFromCacheConfigBlocks,
+  kvFromCacheConfigTokens,
+  parsePrometheus,
+  type ContextParallel,
+} from './metrics-parse';
 import type { EngineKind, ServerTarget } from './target';
 
 export interface ProbeOptions {
@@ -48,10 +60,13 @@ export function explainNetworkError(url: string, err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
   const code = cause?.code ?? (err as { code?: string })?.code ?? '';
   const msg = cause?.message ?? (err as Error)?.message ?? String(err);
-  if (code === 'ECONNREFUSED') return `Connection refused at ${url}: nothing listens there. Is the server running, and is the port right?`;
+  if (code === 'ECONNREFUSED')
+    return `Connection refused at ${url}: nothing listens there. Is the server running, and is the port right?`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Host not found for ${url}: check the host name.`;
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `Host unreachable for ${url}: check the network path (VPN, firewall).`;
-  if (code === 'ECONNRESET') return `The connection to ${url} was reset: the server closed it (wrong protocol, or a proxy in between?).`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+    return `Host unreachable for ${url}: check the network path (VPN, firewall).`;
+  if (code === 'ECONNRESET')
+    return `The connection to ${url} was reset: the server closed it (wrong protocol, or a proxy in between?).`;
   if (TLS_CODES.test(code) || TLS_CODES.test(msg)) {
     return `TLS failed for ${url} (${code || msg}): use http:// if the server does not speak HTTPS, or give it a certificate this machine trusts.`;
   }
@@ -61,7 +76,10 @@ export function explainNetworkError(url: string, err: unknown): string {
   return `Could not reach ${url}: ${code ? `${code} ` : ''}${msg}`;
 }
 
-async function get(url: string, opts: { apiKey?: string; timeoutMs: number; method?: string; body?: unknown }): Promise<Fetched> {
+async function get(
+  url: string,
+  opts: { apiKey?: string; timeoutMs: number; method?: string; body?: unknown },
+): Promise<Fetched> {
   try {
     const res = await fetch(url, {
       method: opts.method ?? 'GET',
@@ -86,7 +104,9 @@ async function get(url: string, opts: { apiKey?: string; timeoutMs: number; meth
 }
 
 const okJson = (f: Fetched): Record<string, unknown> | null =>
-  'status' in f && f.status === 200 && f.json && typeof f.json === 'object' && !Array.isArray(f.json) ? (f.json as Record<string, unknown>) : null;
+  'status' in f && f.status === 200 && f.json && typeof f.json === 'object' && !Array.isArray(f.json)
+    ? (f.json as Record<string, unknown>)
+    : null;
 
 const asNum = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -128,15 +148,19 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
         : `The server needs an API key (HTTP ${models.status} on /v1/models): give the key it was started with.`,
     );
   }
-  if (models.status === 503) return fail(`${baseUrl} answered 503: the server is still loading, or its engine died. Wait, or check its log.`);
+  if (models.status === 503)
+    return fail(`${baseUrl} answered 503: the server is still loading, or its engine died. Wait, or check its log.`);
   const list = okJson(models);
   const data = Array.isArray(list?.data) ? (list.data as ModelEntry[]).filter((m) => typeof m?.id === 'string') : null;
   if (!data) {
-    return fail(`${baseUrl}/v1/models did not answer like an OpenAI-compatible server (HTTP ${models.status}). Check the URL points at the server root.`);
+    return fail(
+      `${baseUrl}/v1/models did not answer like an OpenAI-compatible server (HTTP ${models.status}). Check the URL points at the server root.`,
+    );
   }
   if (data.length === 0) return fail(`${baseUrl} serves no model yet (empty /v1/models).`);
   const entry = o.model ? data.find((m) => m.id === o.model) : data[0];
-  if (!entry) return fail(`The model "${o.model}" is not served at ${baseUrl}; it serves: ${data.map((m) => m.id).join(', ')}.`);
+  if (!entry)
+    return fail(`The model "${o.model}" is not served at ${baseUrl}; it serves: ${data.map((m) => m.id).join(', ')}.`);
   const wrong = wrongModel(entry, o.launchOptions);
   if (wrong) return fail(wrong);
 
@@ -151,7 +175,9 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
     get(at('/tokenize'), { ...small, apiKey: o.apiKey, method: 'POST', body: { model: entry.id, prompt: 'Hello' } }),
   ]);
   if ('status' in health && health.status === 503) {
-    return fail(`${baseUrl}/health answered 503: the engine is not healthy (still loading, or it died). Check the server log.`);
+    return fail(
+      `${baseUrl}/health answered 503: the engine is not healthy (still loading, or it died). Check the server log.`,
+    );
   }
 
   const sgl = okJson(sglang);
@@ -166,7 +192,9 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
         ? 'llamacpp'
         : tgiInfo && ('max_total_tokens' in tgiInfo || 'model_id' in tgiInfo)
           ? 'tgi'
-          : entry.owned_by === 'vllm' || samples.some((s) => s.name.startsWith('vllm:')) || typeof ver?.version === 'string'
+          : entry.owned_by === 'vllm' ||
+              samples.some((s) => s.name.startsWith('vllm:')) ||
+              typeof ver?.version === 'string'
             ? 'vllm'
             : 'unknown';
 
@@ -195,7 +223,12 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
     metricsAvailable: hasKnownSeries(samples),
     tokenizeAvailable: tok !== null && (typeof tok.count === 'number' || Array.isArray(tok.tokens)),
     // The server's own max_model_len: what it really uses (32k on the command line is 32,000).
-    launch: { ...launch, url: baseUrl, servedModel: launch.servedModel ?? entry.id, maxModelLen: maxModelLen ?? launch.maxModelLen },
+    launch: {
+      ...launch,
+      url: baseUrl,
+      servedModel: launch.servedModel ?? entry.id,
+      maxModelLen: maxModelLen ?? launch.maxModelLen,
+    },
     simulated,
     ...(simSpeed !== undefined ? { simSpeed } : {}),
     ...(maxRunningRequests !== null ? { maxRunningRequests } : {}),
@@ -220,7 +253,10 @@ export function wrongModel(entry: { id: string; root?: unknown }, lo: LaunchOpti
 }
 
 /** The context parallel sizes of a launch, from its argv or the startup log's non-default args. */
-export function contextParallelOf(argv: readonly string[], logArgs: Record<string, unknown> | null | undefined): ContextParallel {
+export function contextParallelOf(
+  argv: readonly string[],
+  logArgs: Record<string, unknown> | null | undefined,
+): ContextParallel {
   const size = (flags: string[], key: string): number => {
     const v = Number(flagValue(argv, ...flags) ?? logArgs?.[key] ?? 1);
     return Number.isInteger(v) && v > 1 ? v : 1;
@@ -231,7 +267,8 @@ export function contextParallelOf(argv: readonly string[], logArgs: Record<strin
   };
 }
 
-const stringField = (obj: Record<string, unknown> | null, key: string): string | null => (typeof obj?.[key] === 'string' ? (obj[key] as string) : null);
+const stringField = (obj: Record<string, unknown> | null, key: string): string | null =>
+  typeof obj?.[key] === 'string' ? (obj[key] as string) : null;
 
 /** `vllm --version` prints the version as its last line (after any warnings). */
 export async function executableVersion(executable: string, timeoutMs = 30_000): Promise<string | null> {
@@ -250,7 +287,10 @@ function maxModelLenOf(
 ): number | null {
   const fromModels = asNum(entry.max_model_len);
   if (fromModels !== null) return fromModels;
-  if (kind === 'sglang') return asNum(sgl?.context_length) ?? asNum((sgl?.server_args as Record<string, unknown> | undefined)?.context_length);
+  if (kind === 'sglang')
+    return (
+      asNum(sgl?.context_length) ?? asNum((sgl?.server_args as Record<string, unknown> | undefined)?.context_length)
+    );
   if (kind === 'llamacpp') {
     const nCtx = asNum((llama?.default_generation_settings as Record<string, unknown> | undefined)?.n_ctx);
     return nCtx;
@@ -274,29 +314,72 @@ function kvBudgetOf(
 ): KvBudget {
   const none = { maxConcurrency: null, tokensPerRequest: null };
   const stated = kvFromCacheConfigTokens(samples);
-  if (stated) return { tokens: stated.tokens, source: 'metrics-cache-config', detail: stated.detail, maxConcurrency: stated.maxConcurrency, tokensPerRequest: null };
+  if (stated)
+    return {
+      tokens: stated.tokens,
+      source: 'metrics-cache-config',
+      detail: stated.detail,
+      maxConcurrency: stated.maxConcurrency,
+      tokensPerRequest: null,
+    };
   if (o.logKv) {
-    return { tokens: o.logKv.tokens, source: 'startup-log', detail: o.logKv.detail, maxConcurrency: o.logKv.maxConcurrency, tokensPerRequest: o.logKv.tokensPerRequest };
+    return {
+      tokens: o.logKv.tokens,
+      source: 'startup-log',
+      detail: o.logKv.detail,
+      maxConcurrency: o.logKv.maxConcurrency,
+      tokensPerRequest: o.logKv.tokensPerRequest,
+    };
   }
   const blocks = kvFromCacheConfigBlocks(samples, contextParallelOf(o.launch?.argv ?? [], o.logArgs));
-  if (blocks) return { tokens: blocks.tokens, source: 'metrics-cache-config', detail: blocks.detail, maxConcurrency: null, tokensPerRequest: null };
+  if (blocks)
+    return {
+      tokens: blocks.tokens,
+      source: 'metrics-cache-config',
+      detail: blocks.detail,
+      maxConcurrency: null,
+      tokensPerRequest: null,
+    };
   if (kind === 'sglang' && asNum(sgl?.max_total_num_tokens) !== null) {
-    return { tokens: asNum(sgl?.max_total_num_tokens), source: 'engine-info', detail: 'SGLang /get_server_info max_total_num_tokens', ...none };
+    return {
+      tokens: asNum(sgl?.max_total_num_tokens),
+      source: 'engine-info',
+      detail: 'SGLang /get_server_info max_total_num_tokens',
+      ...none,
+    };
   }
   if (kind === 'llamacpp') {
     // llama.cpp splits --ctx-size across slots; /props states the per-slot n_ctx.
     const nCtx = asNum((llama?.default_generation_settings as Record<string, unknown> | undefined)?.n_ctx);
     const slots = asNum(llama?.total_slots) ?? 1;
-    if (nCtx !== null) return { tokens: nCtx * slots, source: 'engine-info', detail: `llama.cpp /props n_ctx ${nCtx} x total_slots ${slots}`, ...none };
+    if (nCtx !== null)
+      return {
+        tokens: nCtx * slots,
+        source: 'engine-info',
+        detail: `llama.cpp /props n_ctx ${nCtx} x total_slots ${slots}`,
+        ...none,
+      };
   }
   if (kind === 'tgi' && asNum(tgi?.max_batch_total_tokens) !== null) {
-    return { tokens: asNum(tgi?.max_batch_total_tokens), source: 'engine-info', detail: 'TGI /info max_batch_total_tokens', ...none };
+    return {
+      tokens: asNum(tgi?.max_batch_total_tokens),
+      source: 'engine-info',
+      detail: 'TGI /info max_batch_total_tokens',
+      ...none,
+    };
   }
-  if (o.userKvTokens !== undefined) return { tokens: o.userKvTokens, source: 'user', detail: 'given by the user', ...none };
+  if (o.userKvTokens !== undefined)
+    return { tokens: o.userKvTokens, source: 'user', detail: 'given by the user', ...none };
   return { tokens: null, source: 'unknown', detail: null, ...none };
 }
 
-const ENGINE_NAMES: Record<EngineKind, string> = { vllm: 'vllm', sglang: 'sglang', llamacpp: 'llama.cpp', tgi: 'tgi', unknown: 'unknown' };
+const ENGINE_NAMES: Record<EngineKind, string> = {
+  vllm: 'vllm',
+  sglang: 'sglang',
+  llamacpp: 'llama.cpp',
+  tgi: 'tgi',
+  unknown: 'unknown',
+};
 const REPOS: Partial<Record<EngineKind, string>> = {
   vllm: 'github.com/vllm-project/vllm',
   sglang: 'github.com/sgl-project/sglang',
@@ -322,7 +405,10 @@ function engineOf(
   const local = lo ? readLocalModelConfig(lo.model) : null;
   const dtypeFlag = lo?.dtype && lo.dtype !== 'auto' ? lo.dtype : null;
   const dtype = dtypeFlag ?? o.logEngineConfig?.dtype ?? local?.torchDtype ?? null;
-  const quantization = quantizationLabel(lo?.quantization ?? o.logEngineConfig?.quantization ?? local?.quantMethod ?? null, dtype);
+  const quantization = quantizationLabel(
+    lo?.quantization ?? o.logEngineConfig?.quantization ?? local?.quantMethod ?? null,
+    dtype,
+  );
   const commit = commitFromVersion(version) ?? (typeof tgi?.sha === 'string' ? tgi.sha.slice(0, 12) : null);
   return {
     name: simulated ? 'vllm (simulated)' : ENGINE_NAMES[kind],
@@ -338,5 +424,15 @@ function engineOf(
 
 /** The server block for a server SpeedMatrix did not start. */
 export function attachLaunch(baseUrl: string, model: string | null, maxModelLen: number | null): ServerLaunch {
-  return { kind: 'attach', url: baseUrl, argv: [], env: {}, display: `attach ${baseUrl}`, model, servedModel: model, revision: null, maxModelLen };
+  return {
+    kind: 'attach',
+    url: baseUrl,
+    argv: [],
+    env: {},
+    display: `attach ${baseUrl}`,
+    model,
+    servedModel: model,
+    revision: null,
+    maxModelLen,
+  };
 }

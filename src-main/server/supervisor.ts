@@ -13,7 +13,15 @@ import type { ServerState } from '../../src-shared/ipc/contract';
 import { fail, ok, type Result } from '../../src-shared/result';
 import { redactText } from '../../src-shared/session/secrets';
 import { executableNotFound, portBusy, readyTimeout, recognizeStartupFailure, type StartupFailure } from './failures';
-import { buildLaunch, connectHost, dockerContainerName, LAUNCH_DEFAULTS, toServerLaunch, type BuiltLaunch, type LaunchOptions } from './launch';
+import {
+  buildLaunch,
+  connectHost,
+  dockerContainerName,
+  LAUNCH_DEFAULTS,
+  toServerLaunch,
+  type BuiltLaunch,
+  type LaunchOptions,
+} from './launch';
 import { applyLogLine, emptyLogFacts, logKvBudget, stripAnsi, type LogFacts, type StatsLine } from './log-parse';
 import { batchFileMessage, resolveCommand } from '../os/command-lookup';
 import { endLeftovers, findLeftovers, processTree, type LeftoverCheck, type LeftoverProcess } from './orphans';
@@ -110,7 +118,10 @@ const PROBE_ATTEMPTS = 20;
 /** Describe leftovers for people: "pid 123 (VLLM::EngineCore, 70.1 GiB GPU memory)". */
 export function describeProcesses(ps: readonly LeftoverProcess[]): string {
   return ps
-    .map((p) => `pid ${p.pid} (${p.command.slice(0, 80)}${p.gpuMemoryBytes !== null ? `, ${(p.gpuMemoryBytes / 1024 ** 3).toFixed(1)} GiB GPU memory` : ''})`)
+    .map(
+      (p) =>
+        `pid ${p.pid} (${p.command.slice(0, 80)}${p.gpuMemoryBytes !== null ? `, ${(p.gpuMemoryBytes / 1024 ** 3).toFixed(1)} GiB GPU memory` : ''})`,
+    )
     .join(', ');
 }
 
@@ -203,7 +214,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     try {
       built = buildLaunch(opts);
     } catch (e) {
-      this.failStart({ kind: 'executable-not-found', message: (e as Error).message, advice: 'Give the command to run.', rootCauseLines: [], logTail: [] });
+      this.failStart({
+        kind: 'executable-not-found',
+        message: (e as Error).message,
+        advice: 'Give the command to run.',
+        rootCauseLines: [],
+        logTail: [],
+      });
       return settled;
     }
     this.built = built;
@@ -261,7 +278,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const control = this.control;
     const found = resolveCommand(command, { platform: control.platform, env });
     if (found.batch) {
-      this.failStart({ kind: 'executable-not-found', ...batchFileMessage(command, found.path ?? command), rootCauseLines: [], logTail: [] });
+      this.failStart({
+        kind: 'executable-not-found',
+        ...batchFileMessage(command, found.path ?? command),
+        rootCauseLines: [],
+        logTail: [],
+      });
       return false;
     }
     let child: ChildProcess;
@@ -295,16 +317,25 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private spawnFailure(command: string, e: NodeJS.ErrnoException): StartupFailure {
-    if (e.code === 'ENOENT' || e.code === 'EACCES') return executableNotFound(command, this.opts?.engineKind ?? 'custom');
-    if (e.code === 'EINVAL' && this.control.isWindows) return { kind: 'executable-not-found', ...batchFileMessage(command, command), rootCauseLines: [], logTail: [] };
-    return { kind: 'exited-before-ready', message: `Could not start "${command}": ${e.message}`, advice: 'Check the command and its permissions.', rootCauseLines: [], logTail: [] };
+    if (e.code === 'ENOENT' || e.code === 'EACCES')
+      return executableNotFound(command, this.opts?.engineKind ?? 'custom');
+    if (e.code === 'EINVAL' && this.control.isWindows)
+      return { kind: 'executable-not-found', ...batchFileMessage(command, command), rootCauseLines: [], logTail: [] };
+    return {
+      kind: 'exited-before-ready',
+      message: `Could not start "${command}": ${e.message}`,
+      advice: 'Check the command and its permissions.',
+      rootCauseLines: [],
+      logTail: [],
+    };
   }
 
   private onLine(raw: string): void {
     const line = redactText(stripAnsi(raw), [this.opts?.apiKey]);
     if (line.trim() === '') return;
     this.ring.push(line);
-    if (this.ring.length > (this.cfg.ringSize ?? 5000)) this.ring.splice(0, this.ring.length - (this.cfg.ringSize ?? 5000));
+    if (this.ring.length > (this.cfg.ringSize ?? 5000))
+      this.ring.splice(0, this.ring.length - (this.cfg.ringSize ?? 5000));
     this.logStream?.write(`${line}\n`);
     const before = { phase: this.facts.phase, stats: this.facts.lastStats };
     this.facts = applyLogLine(this.facts, line);
@@ -314,7 +345,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private emitProgress(): void {
-    if (this._state === 'starting') this.emit('progress', { elapsedMs: Date.now() - this.startedAt, phase: this.facts.phase });
+    if (this._state === 'starting')
+      this.emit('progress', { elapsedMs: Date.now() - this.startedAt, phase: this.facts.phase });
   }
 
   private every(ms: number, fn: () => void): void {
@@ -403,7 +435,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   private async onDeadline(): Promise<void> {
     if (this._state !== 'starting') return;
-    const f = readyTimeout(this.cfg.readyTimeoutMs ?? LAUNCH_DEFAULTS.readyTimeoutMs, this.facts.phase, this.logTail(40));
+    const f = readyTimeout(
+      this.cfg.readyTimeoutMs ?? LAUNCH_DEFAULTS.readyTimeoutMs,
+      this.facts.phase,
+      this.logTail(40),
+    );
     this.clearTimers();
     this.setState('stopping');
     await this.terminate(Math.min(this.cfg.stopTimeoutMs ?? LAUNCH_DEFAULTS.stopTimeoutMs, 10_000));
@@ -435,7 +471,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       if (report) this.liveOrphans = orphans;
       else this.orphansAtExit = orphans;
       this.setState('failed');
-      this.emit('crashed', { exitCode: code, signal, lastLines: this.logTail(40), orphans, orphansAlive: report && orphans.length > 0 });
+      this.emit('crashed', {
+        exitCode: code,
+        signal,
+        lastLines: this.logTail(40),
+        orphans,
+        orphansAlive: report && orphans.length > 0,
+      });
     }
     this.logStream?.end();
     this.logStream = null;
@@ -453,7 +495,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** What the dead leader's group left running; where that cannot be checked, the log says so. */
   private async lookForOrphans(pgid: number): Promise<LeftoverProcess[]> {
     const { found, unchecked } = await findLeftovers(pgid, [], this.leftoverOpts);
-    if (unchecked) this.onLine(`[speedmatrix] could not check for processes the server left running (${unchecked}); look for them by hand (Task Manager, ps, nvidia-smi).`);
+    if (unchecked)
+      this.onLine(
+        `[speedmatrix] could not check for processes the server left running (${unchecked}); look for them by hand (Task Manager, ps, nvidia-smi).`,
+      );
     return found;
   }
 
@@ -465,7 +510,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const pgid = this.child?.pid;
     const chosen = this.liveOrphans.filter((o) => !pids || pids.includes(o.pid));
     if (!pgid || chosen.length === 0) return [];
-    const { found: now } = await findLeftovers(pgid, chosen.map((o) => o.pid), this.leftoverOpts);
+    const { found: now } = await findLeftovers(
+      pgid,
+      chosen.map((o) => o.pid),
+      this.leftoverOpts,
+    );
     return now.filter((p) => chosen.some((o) => o.pid === p.pid && o.command === p.command));
   }
 
@@ -495,7 +544,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
     const ended = targets.filter((t) => !stillAlive.some((s) => s.pid === t.pid));
     // Those that ended (or were already gone) are no longer ours to report; survivors stay listed.
-    this.liveOrphans = this.liveOrphans.filter((o) => stillAlive.some((s) => s.pid === o.pid) || (pids !== undefined && !pids.includes(o.pid)));
+    this.liveOrphans = this.liveOrphans.filter(
+      (o) => stillAlive.some((s) => s.pid === o.pid) || (pids !== undefined && !pids.includes(o.pid)),
+    );
     this.orphansAtExit = [...this.orphansAtExit, ...ended];
     return ended;
   }
@@ -520,7 +571,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
    * Ask the leader to stop (SIGTERM; Windows: taskkill /T), wait, then force the whole group or
    * tree. Returns whether the leader went when asked, and why leftovers could not be checked.
    */
-  private async terminate(stopTimeoutMs: number): Promise<{ graceful: boolean; treePids: number[]; survivors: LeftoverProcess[]; unchecked: string | null }> {
+  private async terminate(
+    stopTimeoutMs: number,
+  ): Promise<{ graceful: boolean; treePids: number[]; survivors: LeftoverProcess[]; unchecked: string | null }> {
     const pid = this.child?.pid;
     if (!pid || this.exitInfo) return { graceful: true, treePids: [], survivors: [], unchecked: null };
     // Note every process of the tree now, to find the ones that might leave the group later.
@@ -535,7 +588,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (!exitedInTime) await this.waitExit(5000);
     // Killed from elsewhere meanwhile (e.g. a second Ctrl-C) is not a graceful stop.
     const graceful = exitedInTime && this.exitSignal() !== 'SIGKILL';
-    return { graceful, treePids, survivors: survivors.filter((s) => !left.found.some((l) => l.pid === s.pid)), unchecked: seen.unchecked ?? left.unchecked };
+    return {
+      graceful,
+      treePids,
+      survivors: survivors.filter((s) => !left.found.some((l) => l.pid === s.pid)),
+      unchecked: seen.unchecked ?? left.unchecked,
+    };
   }
 
   /**
@@ -554,7 +612,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const alreadyExited = this.exitInfo !== null;
     if (this._state === 'starting' || this._state === 'ready') this.setState('stopping');
     this.clearTimers();
-    const { graceful, treePids, survivors, unchecked: termUnchecked } = await this.terminate(this.cfg.stopTimeoutMs ?? LAUNCH_DEFAULTS.stopTimeoutMs);
+    const {
+      graceful,
+      treePids,
+      survivors,
+      unchecked: termUnchecked,
+    } = await this.terminate(this.cfg.stopTimeoutMs ?? LAUNCH_DEFAULTS.stopTimeoutMs);
     // Orphans a crash left running (orphanPolicy 'report') end here at the latest.
     const reported = await this.ourLiveOrphans();
     this.liveOrphans = [];
@@ -562,7 +625,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     let leftBehind: LeftoverProcess[] = [];
     let unchecked: string | null = termUnchecked;
     if (pid) {
-      const check: LeftoverCheck = await findLeftovers(pid, [...treePids, ...reported.map((r) => r.pid)], this.leftoverOpts);
+      const check: LeftoverCheck = await findLeftovers(
+        pid,
+        [...treePids, ...reported.map((r) => r.pid)],
+        this.leftoverOpts,
+      );
       unchecked ??= check.unchecked;
       if (check.found.length > 0) {
         orphansKilled = [...orphansKilled, ...check.found];
@@ -574,11 +641,23 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (this.opts?.engineKind === 'vllm-docker') {
       // A killed `docker run` client leaves its container running: remove it by its fixed name.
       const rm = await runCommand('docker', ['rm', '-f', dockerContainerName(this.opts.port)], { timeoutMs: 20_000 });
-      if (rm.status === 'ok' && rm.stdout.trim()) orphansKilled.push({ pid: 0, command: `docker container ${rm.stdout.trim()}`, gpuMemoryBytes: null, seenIn: 'process-table' });
+      if (rm.status === 'ok' && rm.stdout.trim())
+        orphansKilled.push({
+          pid: 0,
+          command: `docker container ${rm.stdout.trim()}`,
+          gpuMemoryBytes: null,
+          seenIn: 'process-table',
+        });
     }
     if (this._state === 'stopping' || this._state === 'ready') this.setState('exited');
     if (wasStarting) {
-      const f: StartupFailure = { kind: 'exited-before-ready', message: 'Stopped before the server was ready.', advice: 'Start it again when you are ready to wait for it.', rootCauseLines: [], logTail: this.logTail(40) };
+      const f: StartupFailure = {
+        kind: 'exited-before-ready',
+        message: 'Stopped before the server was ready.',
+        advice: 'Start it again when you are ready to wait for it.',
+        rootCauseLines: [],
+        logTail: this.logTail(40),
+      };
       this.emit('failed', f);
       this.settle(fail(f));
     }
@@ -592,7 +671,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       unchecked,
       summary: '',
     };
-    report.summary = stopSummary(report, pid === undefined ? 'none' : alreadyExited ? 'exited' : 'running', this.control.isWindows ? 'taskkill /T' : 'SIGTERM');
+    report.summary = stopSummary(
+      report,
+      pid === undefined ? 'none' : alreadyExited ? 'exited' : 'running',
+      this.control.isWindows ? 'taskkill /T' : 'SIGTERM',
+    );
     return report;
   }
 
@@ -608,8 +691,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 /** "Stopped cleanly in 2.1 s; nothing was left behind." and its less happy variants. */
 export function stopSummary(r: StopReport, before: 'none' | 'exited' | 'running', askedWith = 'SIGTERM'): string {
   if (before === 'none') return 'Nothing was running.';
-  const how = before === 'exited' ? 'The server had already exited' : r.graceful ? `Stopped${r.unchecked ? '' : ' cleanly'} in ${(r.durationMs / 1000).toFixed(1)} s` : `Did not stop on ${askedWith}; killed after ${(r.durationMs / 1000).toFixed(1)} s`;
-  const orphans = r.orphansKilled.length > 0 ? `; killed ${r.orphansKilled.length} leftover process(es): ${describeProcesses(r.orphansKilled)}` : '';
+  const how =
+    before === 'exited'
+      ? 'The server had already exited'
+      : r.graceful
+        ? `Stopped${r.unchecked ? '' : ' cleanly'} in ${(r.durationMs / 1000).toFixed(1)} s`
+        : `Did not stop on ${askedWith}; killed after ${(r.durationMs / 1000).toFixed(1)} s`;
+  const orphans =
+    r.orphansKilled.length > 0
+      ? `; killed ${r.orphansKilled.length} leftover process(es): ${describeProcesses(r.orphansKilled)}`
+      : '';
   const left =
     r.leftBehind.length > 0
       ? `; STILL RUNNING, end them by hand: ${describeProcesses(r.leftBehind)}`

@@ -1,7 +1,13 @@
 /** Building a new, empty session with the defaults filled in. */
 import { randomBytes } from 'node:crypto';
 import { APP_NAME, APP_VERSION } from '../runtime/app-version';
-import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type Session, SessionSchema, type SessionInput } from '../../src-shared/session/schema';
+import {
+  SESSION_FORMAT,
+  SESSION_FORMAT_VERSION,
+  type Session,
+  SessionSchema,
+  type SessionInput,
+} from '../../src-shared/session/schema';
 
 /** A short tag unique to a run, used in prompt prefixes ("[RUN k3f9x2 CTX 65536]"). */
 export const newRunTag = (): string => randomBytes(4).toString('hex').slice(0, 6);
@@ -20,7 +26,17 @@ export function createSession(parts: NewSessionParts = {}): Session {
     origin: { kind: 'measured' },
     hardware: { gpus: [], cpu: null, ramBytes: null, os: null },
     engine: { name: 'unknown', version: null, commit: null, quantization: null, backend: null, build: null },
-    server: { kind: 'attach', url: null, argv: [], env: {}, display: '', model: null, servedModel: null, revision: null, maxModelLen: null },
+    server: {
+      kind: 'attach',
+      url: null,
+      argv: [],
+      env: {},
+      display: '',
+      model: null,
+      servedModel: null,
+      revision: null,
+      maxModelLen: null,
+    },
     runConfig: {
       contexts: [],
       concurrency: [],

@@ -32,7 +32,6 @@ export class Journal {
   }
 }
 
-
 /** Replay a journal into a session. Later records for the same cell replace earlier ones. */
 export function recoverFromJournal(path: string): Session | null {
   if (!existsSync(path)) return null;

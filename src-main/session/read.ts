@@ -68,7 +68,8 @@ export function parseSessionText(input: Uint8Array | string, file = 'session'): 
     const message = String((e as Error).message);
     // V8 names the end of input, or a position at (or past) the last non-blank character.
     const at = /at position (\d+)/.exec(message);
-    const truncated = /end of (JSON )?input|Unterminated/i.test(message) || (at !== null && Number(at[1]) >= text.trimEnd().length);
+    const truncated =
+      /end of (JSON )?input|Unterminated/i.test(message) || (at !== null && Number(at[1]) >= text.trimEnd().length);
     return fail({
       file,
       message: `${name} is not valid JSON (${why})${truncated ? '; the file looks truncated' : ''}.`,
@@ -126,7 +127,14 @@ export function formatPath(path: readonly PropertyKey[]): string {
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type') {
     const input = (issue as { input?: unknown }).input;
-    const got = input === undefined ? 'nothing (the field is missing)' : input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input;
+    const got =
+      input === undefined
+        ? 'nothing (the field is missing)'
+        : input === null
+          ? 'null'
+          : Array.isArray(input)
+            ? 'an array'
+            : typeof input;
     return `expected ${issue.expected}, got ${got}`;
   }
   return issue.message;

@@ -56,7 +56,11 @@ export async function renameWithRetry(from: string, to: string, opts: AtomicWrit
   }
 }
 
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<Result<string>> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  opts: AtomicWriteOptions = {},
+): Promise<Result<string>> {
   const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     const fh = await open(tmp, 'w');
@@ -74,7 +78,11 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   }
 }
 
-export async function writeSessionFile(file: string, session: Session, opts: AtomicWriteOptions = {}): Promise<Result<string>> {
+export async function writeSessionFile(
+  file: string,
+  session: Session,
+  opts: AtomicWriteOptions = {},
+): Promise<Result<string>> {
   const updated: Session = { ...session, updatedAt: new Date().toISOString() };
   return writeFileAtomic(file, serializeSession(updated), opts);
 }

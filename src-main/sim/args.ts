@@ -95,18 +95,56 @@ const HANDLED: Record<string, Kind> = {
 
 // Real vLLM flags the simulator accepts and ignores (they change nothing it models).
 const ACCEPTED_VALUE = [
-  '--dtype', '--quantization', '--pipeline-parallel-size', '--data-parallel-size', '--distributed-executor-backend',
-  '--attention-backend', '--limit-mm-per-prompt', '--seed', '--swap-space', '--tokenizer', '--revision',
-  '--download-dir', '--load-format', '--tool-call-parser', '--reasoning-parser', '--chat-template',
-  '--uvicorn-log-level', '--cpu-offload-gb', '--shutdown-timeout', '--generation-config', '--hf-overrides',
-  '--override-generation-config', '--compilation-config', '--speculative-config', '--mm-processor-kwargs',
-  '--root-path', '--ssl-keyfile', '--ssl-certfile', '--allowed-origins', '--max-logprobs', '--tokenizer-mode',
-  '--config-format', '--max-num-partial-prefills', '--data-parallel-size-local', '--code-revision',
+  '--dtype',
+  '--quantization',
+  '--pipeline-parallel-size',
+  '--data-parallel-size',
+  '--distributed-executor-backend',
+  '--attention-backend',
+  '--limit-mm-per-prompt',
+  '--seed',
+  '--swap-space',
+  '--tokenizer',
+  '--revision',
+  '--download-dir',
+  '--load-format',
+  '--tool-call-parser',
+  '--reasoning-parser',
+  '--chat-template',
+  '--uvicorn-log-level',
+  '--cpu-offload-gb',
+  '--shutdown-timeout',
+  '--generation-config',
+  '--hf-overrides',
+  '--override-generation-config',
+  '--compilation-config',
+  '--speculative-config',
+  '--mm-processor-kwargs',
+  '--root-path',
+  '--ssl-keyfile',
+  '--ssl-certfile',
+  '--allowed-origins',
+  '--max-logprobs',
+  '--tokenizer-mode',
+  '--config-format',
+  '--max-num-partial-prefills',
+  '--data-parallel-size-local',
+  '--code-revision',
 ];
 const ACCEPTED_BOOL = [
-  '--trust-remote-code', '--enforce-eager', '--language-model-only', '--disable-log-requests', '--enable-log-requests',
-  '--enable-chunked-prefill', '--no-enable-chunked-prefill', '--disable-custom-all-reduce', '--enable-auto-tool-choice',
-  '--disable-frontend-multiprocessing', '--enable-expert-parallel', '--async-scheduling', '--enable-sleep-mode',
+  '--trust-remote-code',
+  '--enforce-eager',
+  '--language-model-only',
+  '--disable-log-requests',
+  '--enable-log-requests',
+  '--enable-chunked-prefill',
+  '--no-enable-chunked-prefill',
+  '--disable-custom-all-reduce',
+  '--enable-auto-tool-choice',
+  '--disable-frontend-multiprocessing',
+  '--enable-expert-parallel',
+  '--async-scheduling',
+  '--enable-sleep-mode',
 ];
 const SHORT: Record<string, string> = {
   '-tp': '--tensor-parallel-size',
@@ -180,7 +218,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     if (kind === undefined) {
       // Unknown: swallow a following value if it does not look like a flag.
       const v = takeValue();
-      warnings.push(`Ignoring unknown argument ${flag}${v !== undefined ? ` ${JSON.stringify(v)}` : ''} (not modelled by the simulator).`);
+      warnings.push(
+        `Ignoring unknown argument ${flag}${v !== undefined ? ` ${JSON.stringify(v)}` : ''} (not modelled by the simulator).`,
+      );
       continue;
     }
     if (kind === 'bool' || kind === 'accepted-bool') {
@@ -212,7 +252,10 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   if (values.has('--max-model-len')) {
     // vLLM's rule: 32k = 32,000 and 32K = 32,768.
     const parsed = parseMaxModelLenArg(String(values.get('--max-model-len')));
-    if (parsed === undefined) return fail(`argument --max-model-len: invalid value: '${values.get('--max-model-len')}' (use e.g. 32768, 32k = 32,000, 32K = 32,768, or auto)`);
+    if (parsed === undefined)
+      return fail(
+        `argument --max-model-len: invalid value: '${values.get('--max-model-len')}' (use e.g. 32768, 32k = 32,000, 32K = 32,768, or auto)`,
+      );
     maxModelLen = parsed;
   }
   const util = get('--gpu-memory-utilization', 0.9);
@@ -220,16 +263,24 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   const kvCacheDtype = get('--kv-cache-dtype', 'auto');
   const port = get('--port', 8000);
   if (!(port >= 0 && port <= 65535)) return fail(`argument --port: invalid port ${port}`);
-  for (const k of ['--max-num-seqs', '--max-num-batched-tokens', '--block-size', '--stream-interval', '--tensor-parallel-size']) {
+  for (const k of [
+    '--max-num-seqs',
+    '--max-num-batched-tokens',
+    '--block-size',
+    '--stream-interval',
+    '--tensor-parallel-size',
+  ]) {
     if (values.has(k) && !((values.get(k) as number) >= 1)) return fail(`argument ${k}: must be at least 1`);
   }
 
   const speed = get('--sim-speed', 1);
   if (!(speed > 0)) return fail(`argument --sim-speed: must be above 0, got ${speed}`);
   const logStyle = get('--sim-log-style', 2);
-  if (![1, 2, 3].includes(logStyle)) return fail(`argument --sim-log-style: invalid choice: ${logStyle} (choose from 1, 2, 3)`);
+  if (![1, 2, 3].includes(logStyle))
+    return fail(`argument --sim-log-style: invalid choice: ${logStyle} (choose from 1, 2, 3)`);
   const share = values.get('--sim-500-share') as number | undefined;
-  if (share !== undefined && !(share >= 0 && share <= 1)) return fail(`argument --sim-500-share: must be between 0 and 1, got ${share}`);
+  if (share !== undefined && !(share >= 0 && share <= 1))
+    return fail(`argument --sim-500-share: must be between 0 and 1, got ${share}`);
   const loops: Record<string, number[] | undefined> = {};
   for (const k of ['--sim-loop-contexts', '--sim-loop-concurrency']) {
     if (!values.has(k)) continue;
@@ -241,7 +292,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
 
   const nonDefault: Record<string, unknown> = {};
   if (model) nonDefault.model = model;
-  for (const [k, v] of values) if (!k.startsWith('--sim-') && k !== '--model') nonDefault[k.slice(2).replace(/-/g, '_')] = v;
+  for (const [k, v] of values)
+    if (!k.startsWith('--sim-') && k !== '--model') nonDefault[k.slice(2).replace(/-/g, '_')] = v;
   if (values.has('--max-model-len')) nonDefault.max_model_len = maxModelLen === 'auto' ? -1 : maxModelLen;
   if (apiKeys.length) nonDefault.api_key = ['<redacted>'];
   if (names.length) nonDefault.served_model_name = names;
@@ -300,7 +352,9 @@ export function applyProfileVersion(cfg: ServeConfig, version: string): Result<S
   if (!kv.ok) return fail(kv.error);
   return ok({
     ...cfg,
-    gpuMemoryUtilization: cfg.gpuMemoryUtilizationGiven ? cfg.gpuMemoryUtilization : vllmTraits(version).defaultGpuMemoryUtilization,
+    gpuMemoryUtilization: cfg.gpuMemoryUtilizationGiven
+      ? cfg.gpuMemoryUtilization
+      : vllmTraits(version).defaultGpuMemoryUtilization,
     warnings: kv.warning ? [...cfg.warnings, kv.warning] : cfg.warnings,
   });
 }

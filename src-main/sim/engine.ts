@@ -233,7 +233,8 @@ export class Engine {
         if (remaining > 0) {
           this.flush();
           // Sleep most of the wait; spin the last millisecond only for steps long enough to matter.
-          if (remaining > 1.2) this.wake = setTimeout(() => this.loop(), remaining - (this.current.wallMs >= 2 ? 1 : 0));
+          if (remaining > 1.2)
+            this.wake = setTimeout(() => this.loop(), remaining - (this.current.wallMs >= 2 ? 1 : 0));
           else if (this.current.wallMs >= 2) this.wake = setImmediate(() => this.loop());
           else this.wake = setTimeout(() => this.loop(), remaining);
           return;
@@ -372,7 +373,10 @@ export class Engine {
       req.computed += tokens;
       if (!decode) {
         this.prefillComputed += tokens;
-        const fullBlocks = Math.min(Math.floor(Math.min(req.computed, req.promptTokens) / this.o.blockSize), req.hashes.length);
+        const fullBlocks = Math.min(
+          Math.floor(Math.min(req.computed, req.promptTokens) / this.o.blockSize),
+          req.hashes.length,
+        );
         while (req.cachedBlocks.length < fullBlocks && this.pool.promote(req, req.hashes[req.cachedBlocks.length]));
       }
       if (req.computed < req.promptTokens + req.generated) continue;

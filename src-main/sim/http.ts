@@ -102,14 +102,27 @@ export class SimHttp {
         return;
       }
       if (e instanceof HttpError) this.sendError(res, e);
-      else this.sendError(res, new HttpError(500, `Internal server error: ${(e as Error).message}`, 'InternalServerError'));
+      else
+        this.sendError(
+          res,
+          new HttpError(500, `Internal server error: ${(e as Error).message}`, 'InternalServerError'),
+        );
     });
   }
 
   private access(req: IncomingMessage, res: ServerResponse): void {
     const addr = `${req.socket.remoteAddress ?? '127.0.0.1'}:${req.socket.remotePort ?? 0}`.replace(/^::ffff:/, '');
     const status = res.statusCode;
-    const phrase = { 200: 'OK', 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error', 503: 'Service Unavailable' }[status] ?? '';
+    const phrase =
+      {
+        200: 'OK',
+        400: 'Bad Request',
+        401: 'Unauthorized',
+        404: 'Not Found',
+        405: 'Method Not Allowed',
+        500: 'Internal Server Error',
+        503: 'Service Unavailable',
+      }[status] ?? '';
     this.d.logger.uvicorn(`${addr} - "${req.method} ${req.url} HTTP/${req.httpVersion}" ${status} ${phrase}`);
   }
 
@@ -147,7 +160,17 @@ export class SimHttp {
         return;
       case '/version':
         // sim_gpu: the profile's GPU, so a client attached by URL records the simulated hardware.
-        return this.sendJson(res, 200, JSON.stringify({ version: this.d.profile.vllmVersion, simulated: true, sim_speed: this.d.cfg.sim.speed, sim_profile: this.d.profile.name, sim_gpu: { name: this.d.profile.gpu.name, memory_gib: this.d.profile.gpu.memoryGiB } }));
+        return this.sendJson(
+          res,
+          200,
+          JSON.stringify({
+            version: this.d.profile.vllmVersion,
+            simulated: true,
+            sim_speed: this.d.cfg.sim.speed,
+            sim_profile: this.d.profile.name,
+            sim_gpu: { name: this.d.profile.gpu.name, memory_gib: this.d.profile.gpu.memoryGiB },
+          }),
+        );
       case '/load':
         return this.sendJson(res, 200, JSON.stringify({ server_load: this.d.engine.inFlight }));
       case '/v1/models':
@@ -167,7 +190,11 @@ export class SimHttp {
       case '/sim/requests':
         if (method === 'DELETE') this.forgetFinished();
         this.refreshTruth();
-        return this.sendJson(res, 200, JSON.stringify({ now_ms: epochMs(), speed: this.d.cfg.sim.speed, requests: this.truth }));
+        return this.sendJson(
+          res,
+          200,
+          JSON.stringify({ now_ms: epochMs(), speed: this.d.cfg.sim.speed, requests: this.truth }),
+        );
     }
   }
 
@@ -196,7 +223,11 @@ export class SimHttp {
       throw new HttpError(400, `JSON decode error: ${(e as Error).message}`, 'BadRequestError');
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw new HttpError(400, 'Input should be a valid dictionary or object to extract fields from', 'BadRequestError');
+      throw new HttpError(
+        400,
+        'Input should be a valid dictionary or object to extract fields from',
+        'BadRequestError',
+      );
     }
     return parsed as Record<string, unknown>;
   }
@@ -249,14 +280,24 @@ export class SimHttp {
     if (typeof p === 'string') return encode(p);
     if (Array.isArray(p) && p.every((x) => Number.isInteger(x))) return p as number[];
     if (Array.isArray(p) && p.length === 1 && typeof p[0] === 'string') return encode(p[0]);
-    if (Array.isArray(p) && p.length > 1) throw new HttpError(400, 'The simulator serves one prompt per request; send prompts separately.', 'BadRequestError', 'prompt');
+    if (Array.isArray(p) && p.length > 1)
+      throw new HttpError(
+        400,
+        'The simulator serves one prompt per request; send prompts separately.',
+        'BadRequestError',
+        'prompt',
+      );
     throw new HttpError(400, 'prompt: Field required (a string or a list of token ids)', 'BadRequestError', 'prompt');
   }
 
   private tokenize(res: ServerResponse, body: Record<string, unknown>): void {
     if (body.model !== undefined) this.checkModel(body);
     const ids = body.messages !== undefined ? this.promptIds('chat', body) : this.promptIds('completion', body);
-    this.sendJson(res, 200, JSON.stringify({ count: ids.length, max_model_len: this.d.plan.maxModelLen, tokens: ids, token_strs: null }));
+    this.sendJson(
+      res,
+      200,
+      JSON.stringify({ count: ids.length, max_model_len: this.d.plan.maxModelLen, tokens: ids, token_strs: null }),
+    );
   }
 
   private detokenize(res: ServerResponse, body: Record<string, unknown>): void {
@@ -271,8 +312,10 @@ export class SimHttp {
   private intField(body: Record<string, unknown>, name: string, min: number): number | undefined {
     const v = body[name];
     if (v === undefined || v === null) return undefined;
-    if (!Number.isInteger(v)) throw new HttpError(400, `${name}: Input should be a valid integer`, 'BadRequestError', name);
-    if ((v as number) < min) throw new HttpError(400, `${name} must be at least ${min}, got ${v}.`, 'BadRequestError', name);
+    if (!Number.isInteger(v))
+      throw new HttpError(400, `${name}: Input should be a valid integer`, 'BadRequestError', name);
+    if ((v as number) < min)
+      throw new HttpError(400, `${name} must be at least ${min}, got ${v}.`, 'BadRequestError', name);
     return v as number;
   }
 
@@ -292,10 +335,19 @@ export class SimHttp {
     return Math.max(16, Math.min(8 * median, Math.round(median * Math.exp(0.6 * z))));
   }
 
-  private completion(res: ServerResponse, kind: 'chat' | 'completion', body: Record<string, unknown>, received: number): void {
+  private completion(
+    res: ServerResponse,
+    kind: 'chat' | 'completion',
+    body: Record<string, unknown>,
+    received: number,
+  ): void {
     const model = this.checkModel(body);
     if (!this.d.healthy()) {
-      throw new HttpError(500, 'EngineCore encountered an issue. See stack trace (above) for the root cause.', 'EngineDeadError');
+      throw new HttpError(
+        500,
+        'EngineCore encountered an issue. See stack trace (above) for the root cause.',
+        'EngineDeadError',
+      );
     }
     if (this.fault500()) {
       throw new HttpError(500, 'Simulated internal server error (--sim-500-share).', 'InternalServerError');
@@ -304,8 +356,18 @@ export class SimHttp {
     const maxLen = this.d.plan.maxModelLen;
     const stream = body.stream === true;
     const so = body.stream_options as { include_usage?: unknown; continuous_usage_stats?: unknown } | undefined | null;
-    if (so && !stream) throw new HttpError(400, 'Stream options can only be defined when `stream=True`.', 'BadRequestError', 'stream_options');
-    const asked = this.intField(body, kind === 'chat' && body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens', 1);
+    if (so && !stream)
+      throw new HttpError(
+        400,
+        'Stream options can only be defined when `stream=True`.',
+        'BadRequestError',
+        'stream_options',
+      );
+    const asked = this.intField(
+      body,
+      kind === 'chat' && body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens',
+      1,
+    );
     const minTokens = this.intField(body, 'min_tokens', 0) ?? 0;
     if (ids.length >= maxLen) {
       throw new HttpError(
@@ -323,7 +385,12 @@ export class SimHttp {
     }
     const maxTokens = asked ?? maxLen - ids.length;
     if (minTokens > maxTokens) {
-      throw new HttpError(400, `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${minTokens}.`, 'BadRequestError', 'min_tokens');
+      throw new HttpError(
+        400,
+        `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${minTokens}.`,
+        'BadRequestError',
+        'min_tokens',
+      );
     }
     const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomBytes(16).toString('hex')}`;
     const ignoreEos = body.ignore_eos === true;
@@ -390,12 +457,24 @@ export class SimHttp {
     const readyAt = this.apiFreeAt + (frontendSeconds(this.d.profile, ids.length) * 1000) / speed - serialMs;
     const delay = readyAt - performance.now();
     this.inFrontend++;
-    let frontend: NodeJS.Timeout | undefined = setTimeout(() => {
-      frontend = undefined;
-      this.inFrontend--;
-      ereq = engine.add({ id, promptIds: ids, maxTokens, minTokens, ignoreEos, naturalLength, sink, receivedAt: received });
-      if (truth) this.liveTruth.set(truth, ereq);
-    }, Math.max(0, delay));
+    let frontend: NodeJS.Timeout | undefined = setTimeout(
+      () => {
+        frontend = undefined;
+        this.inFrontend--;
+        ereq = engine.add({
+          id,
+          promptIds: ids,
+          maxTokens,
+          minTokens,
+          ignoreEos,
+          naturalLength,
+          sink,
+          receivedAt: received,
+        });
+        if (truth) this.liveTruth.set(truth, ereq);
+      },
+      Math.max(0, delay),
+    );
     res.once('close', () => {
       if (frontend) {
         clearTimeout(frontend);
@@ -451,11 +530,19 @@ export class SimHttp {
       'KV-cache usage. 1 means 100 percent usage.',
       engine.pool.usage,
     );
-    e.counter('vllm:num_preemptions', 'Cumulative number of preemption from the engine.', [{ value: engine.preemptionsTotal }]);
-    e.counter('vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.', [{ value: engine.prefixQueries }]);
-    e.counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.', [{ value: engine.prefixHits }]);
+    e.counter('vllm:num_preemptions', 'Cumulative number of preemption from the engine.', [
+      { value: engine.preemptionsTotal },
+    ]);
+    e.counter('vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.', [
+      { value: engine.prefixQueries },
+    ]);
+    e.counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.', [
+      { value: engine.prefixHits },
+    ]);
     e.counter('vllm:prompt_tokens', 'Number of prefill tokens processed.', [{ value: engine.promptTokensTotal }]);
-    e.counter('vllm:generation_tokens', 'Number of generation tokens processed.', [{ value: engine.generationTokensTotal }]);
+    e.counter('vllm:generation_tokens', 'Number of generation tokens processed.', [
+      { value: engine.generationTokensTotal },
+    ]);
     e.counter(
       'vllm:request_success',
       'Count of successfully processed requests.',
@@ -466,9 +553,21 @@ export class SimHttp {
     e.histogram('vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', engine.h.ttft);
     e.histogram('vllm:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', engine.h.itl);
     e.histogram('vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', engine.h.e2e);
-    e.histogram('vllm:request_queue_time_seconds', 'Histogram of time spent in WAITING phase for request.', engine.h.queue);
-    e.histogram('vllm:request_prefill_time_seconds', 'Histogram of time spent in PREFILL phase for request.', engine.h.prefill);
-    e.histogram('vllm:request_decode_time_seconds', 'Histogram of time spent in DECODE phase for request.', engine.h.decode);
+    e.histogram(
+      'vllm:request_queue_time_seconds',
+      'Histogram of time spent in WAITING phase for request.',
+      engine.h.queue,
+    );
+    e.histogram(
+      'vllm:request_prefill_time_seconds',
+      'Histogram of time spent in PREFILL phase for request.',
+      engine.h.prefill,
+    );
+    e.histogram(
+      'vllm:request_decode_time_seconds',
+      'Histogram of time spent in DECODE phase for request.',
+      engine.h.decode,
+    );
     const info: Record<string, string> = {
       block_size: String(plan.blockSize),
       cache_dtype: cfg.kvCacheDtype,

@@ -36,7 +36,10 @@ export interface KvPlanError {
 export const fmtGiB = (bytes: number): string => (bytes / GiB).toFixed(2);
 
 /** Work out the KV cache the way vLLM does, or the error vLLM would print. */
-export function planKv(profile: Profile, input: KvPlanInput): { ok: true; plan: KvPlan } | { ok: false; error: KvPlanError } {
+export function planKv(
+  profile: Profile,
+  input: KvPlanInput,
+): { ok: true; plan: KvPlan } | { ok: false; error: KvPlanError } {
   const derived = profile.model.maxModelLen;
   const maxModelLen = input.maxModelLen === 'auto' ? derived : input.maxModelLen;
   const err = (...lines: string[]) => ({ ok: false as const, error: { lines } });
@@ -64,7 +67,9 @@ export function planKv(profile: Profile, input: KvPlanInput): { ok: true; plan: 
   const kvBytes = requested - weights - profile.memory.nonKvGiB * GiB * tp;
   const numGpuBlocks = Math.max(0, Math.floor(kvBytes / (bytesPerToken * input.blockSize)));
   if (kvBytes <= 0 || numGpuBlocks === 0) {
-    return err('ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.');
+    return err(
+      'ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.',
+    );
   }
   const kvCacheTokens = numGpuBlocks * input.blockSize;
   if (kvCacheTokens < maxModelLen) {
@@ -155,7 +160,12 @@ export function kvBytesPerToken(profile: Profile, kvCacheDtype = 'auto'): number
  * on a memory-bound card every running request's cache is read once per step, at the card's bandwidth times the
  * attention kernel's efficiency, which a small batch cannot reach (B / (B + halfBatch) of it).
  */
-export function kvReadSeconds(profile: Profile, batch: number, totalContext: number, bytesPerToken = kvBytesPerToken(profile)): number {
+export function kvReadSeconds(
+  profile: Profile,
+  batch: number,
+  totalContext: number,
+  bytesPerToken = kvBytesPerToken(profile),
+): number {
   const eff = profile.decode.attentionEfficiency;
   const bandwidth = profile.gpu.memoryBandwidthBytesPerSecond;
   if (!eff || !bandwidth || batch <= 0) return 0;
@@ -167,11 +177,19 @@ export function kvReadSeconds(profile: Profile, batch: number, totalContext: num
  * Seconds of one decode step for `batch` sequences holding `totalContext` tokens of KV together: a fitted part
  * (weights, per-sequence work, and an empirical context term) plus the KV read (`kvReadSeconds`).
  */
-export function decodeStepSeconds(profile: Profile, batch: number, totalContext: number, bytesPerToken = kvBytesPerToken(profile)): number {
+export function decodeStepSeconds(
+  profile: Profile,
+  batch: number,
+  totalContext: number,
+  bytesPerToken = kvBytesPerToken(profile),
+): number {
   if (batch <= 0) return 0;
   const d = profile.decode;
   const ms =
-    d.baseMs + d.perSeqMs * batch + d.perSeqSquaredMs * batch * batch + d.perKiloTokenMs * (totalContext / 1000) * batch ** d.batchExponent;
+    d.baseMs +
+    d.perSeqMs * batch +
+    d.perSeqSquaredMs * batch * batch +
+    d.perKiloTokenMs * (totalContext / 1000) * batch ** d.batchExponent;
   return ms / 1000 + kvReadSeconds(profile, batch, totalContext, bytesPerToken);
 }
 
@@ -206,12 +224,22 @@ export function predict(profile: Profile, context: number, concurrency: number, 
   const maxOutput = opts.maxOutput ?? 4096;
   let budget = opts.kvBudgetTokens;
   if (budget === undefined) {
-    const r = planKv(profile, { maxModelLen: 'auto', gpuMemoryUtilization: 0.9, kvCacheDtype: opts.kvCacheDtype ?? 'auto', blockSize: 16 });
+    const r = planKv(profile, {
+      maxModelLen: 'auto',
+      gpuMemoryUtilization: 0.9,
+      kvCacheDtype: opts.kvCacheDtype ?? 'auto',
+      blockSize: 16,
+    });
     budget = r.ok ? r.plan.kvCacheTokens : 0;
   }
   const n = Math.max(1, context);
   const ttft = frontendSeconds(profile, n) + prefillSeconds(profile, 0, n);
-  const step = decodeStepSeconds(profile, concurrency, concurrency * (context + maxOutput / 2), kvBytesPerToken(profile, opts.kvCacheDtype));
+  const step = decodeStepSeconds(
+    profile,
+    concurrency,
+    concurrency * (context + maxOutput / 2),
+    kvBytesPerToken(profile, opts.kvCacheDtype),
+  );
   const perStep = profile.scheduler.tokensPerStep;
   const total = step > 0 ? (concurrency * perStep) / step : Infinity;
   return {

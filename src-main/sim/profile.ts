@@ -78,8 +78,10 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
   if (!p.model || typeof p.model.name !== 'string') return bad('model.name', 'a string');
   if (!num(p.model.maxModelLen) || p.model.maxModelLen < 16) return bad('model.maxModelLen', 'a token count');
   if (!num(p.model.weightsGiB) || p.model.weightsGiB < 0) return bad('model.weightsGiB', 'GiB (0 or more)');
-  if (!num(p.model.kvElementsPerToken) || p.model.kvElementsPerToken <= 0) return bad('model.kvElementsPerToken', 'a number above 0');
-  if (kvDtypeBytes(p.model.kvAutoDtype ?? '') === undefined) return bad('model.kvAutoDtype', 'bfloat16, float16, fp8 or int4');
+  if (!num(p.model.kvElementsPerToken) || p.model.kvElementsPerToken <= 0)
+    return bad('model.kvElementsPerToken', 'a number above 0');
+  if (kvDtypeBytes(p.model.kvAutoDtype ?? '') === undefined)
+    return bad('model.kvAutoDtype', 'bfloat16, float16, fp8 or int4');
   if (!p.memory || !num(p.memory.nonKvGiB)) return bad('memory.nonKvGiB', 'GiB');
   if (!p.startup || !num(p.startup.loadSeconds)) return bad('startup.loadSeconds', 'seconds');
   const s = p.scheduler;
@@ -87,32 +89,48 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
     return bad('scheduler', '{maxNumBatchedTokens, streamInterval, tokensPerStep} each at least 1');
   }
   const c = p.prefill?.curve;
-  if (!Array.isArray(c) || c.length === 0 || !c.every((pt) => Array.isArray(pt) && num(pt[0]) && num(pt[1]) && pt[1] > 0)) {
+  if (
+    !Array.isArray(c) ||
+    c.length === 0 ||
+    !c.every((pt) => Array.isArray(pt) && num(pt[0]) && num(pt[1]) && pt[1] > 0)
+  ) {
     return bad('prefill.curve', 'a list of [tokens, tok/s] pairs');
   }
-  for (let i = 1; i < c.length; i++) if (c[i][0] <= c[i - 1][0]) return bad('prefill.curve', 'sorted by tokens, ascending');
+  for (let i = 1; i < c.length; i++)
+    if (c[i][0] <= c[i - 1][0]) return bad('prefill.curve', 'sorted by tokens, ascending');
   if (p.frontend !== undefined && !p.cachedPrompt && (!num(p.frontend.baseMs) || !num(p.frontend.perKiloTokenMs))) {
     return bad('frontend', '{baseMs, perKiloTokenMs} (or give cachedPrompt.ttft)');
   }
-  if (p.frontend && [p.frontend.serialBaseMs, p.frontend.serialPerKiloTokenMs].some((v) => v !== undefined && !num(v))) {
+  if (
+    p.frontend &&
+    [p.frontend.serialBaseMs, p.frontend.serialPerKiloTokenMs].some((v) => v !== undefined && !num(v))
+  ) {
     return bad('frontend.serialBaseMs/serialPerKiloTokenMs', 'numbers');
   }
   const cached = p.cachedPrompt?.ttft;
   if (p.cachedPrompt !== undefined) {
-    if (!Array.isArray(cached) || cached.length === 0 || !cached.every((pt) => Array.isArray(pt) && num(pt[0]) && num(pt[1]) && pt[1] >= 0)) {
+    if (
+      !Array.isArray(cached) ||
+      cached.length === 0 ||
+      !cached.every((pt) => Array.isArray(pt) && num(pt[0]) && num(pt[1]) && pt[1] >= 0)
+    ) {
       return bad('cachedPrompt.ttft', 'a list of [tokens, seconds] pairs');
     }
-    for (let i = 1; i < cached.length; i++) if (cached[i][0] <= cached[i - 1][0]) return bad('cachedPrompt.ttft', 'sorted by tokens, ascending');
+    for (let i = 1; i < cached.length; i++)
+      if (cached[i][0] <= cached[i - 1][0]) return bad('cachedPrompt.ttft', 'sorted by tokens, ascending');
   }
   const d = p.decode;
   for (const k of ['baseMs', 'perSeqMs', 'perSeqSquaredMs', 'perKiloTokenMs', 'batchExponent'] as const) {
     if (!d || !num(d[k])) return bad(`decode.${k}`, 'a number');
   }
   if (d.attentionEfficiency !== undefined) {
-    if (!num(d.attentionEfficiency) || d.attentionEfficiency <= 0 || d.attentionEfficiency > 1) return bad('decode.attentionEfficiency', 'a share above 0, at most 1');
-    if (!num(p.gpu.memoryBandwidthBytesPerSecond) || p.gpu.memoryBandwidthBytesPerSecond <= 0) return bad('gpu.memoryBandwidthBytesPerSecond', 'bytes per second above 0 (decode.attentionEfficiency needs it)');
+    if (!num(d.attentionEfficiency) || d.attentionEfficiency <= 0 || d.attentionEfficiency > 1)
+      return bad('decode.attentionEfficiency', 'a share above 0, at most 1');
+    if (!num(p.gpu.memoryBandwidthBytesPerSecond) || p.gpu.memoryBandwidthBytesPerSecond <= 0)
+      return bad('gpu.memoryBandwidthBytesPerSecond', 'bytes per second above 0 (decode.attentionEfficiency needs it)');
   }
-  if (d.attentionHalfBatch !== undefined && (!num(d.attentionHalfBatch) || d.attentionHalfBatch < 0)) return bad('decode.attentionHalfBatch', 'a number of requests, 0 or more');
+  if (d.attentionHalfBatch !== undefined && (!num(d.attentionHalfBatch) || d.attentionHalfBatch < 0))
+    return bad('decode.attentionHalfBatch', 'a number of requests, 0 or more');
   if (!p.output || !(p.output.naturalMedianTokens >= 1)) return bad('output.naturalMedianTokens', 'a token count');
   return ok({
     ...p,
@@ -136,7 +154,9 @@ export const BUILTIN_PROFILES: Record<string, Profile> = Object.fromEntries(
 export function loadProfile(nameOrFile: string): Result<Profile> {
   if (BUILTIN_PROFILES[nameOrFile]) return ok(BUILTIN_PROFILES[nameOrFile]);
   if (!existsSync(nameOrFile)) {
-    return fail(`unknown simulator profile '${nameOrFile}': give one of ${Object.keys(BUILTIN_PROFILES).join(', ')} or the path of a profile JSON file`);
+    return fail(
+      `unknown simulator profile '${nameOrFile}': give one of ${Object.keys(BUILTIN_PROFILES).join(', ')} or the path of a profile JSON file`,
+    );
   }
   let raw: unknown;
   try {

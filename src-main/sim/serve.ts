@@ -28,14 +28,26 @@ function pyRepr(v: unknown): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
-  if (v && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`)
+      .join(', ')}}`;
   return 'None';
 }
 
 const ROUTES: [string, string][] = [
-  ['/openapi.json', 'GET, HEAD'], ['/docs', 'GET, HEAD'], ['/health', 'GET'], ['/load', 'GET'], ['/ping', 'POST, GET'],
-  ['/tokenize', 'POST'], ['/detokenize', 'POST'], ['/v1/models', 'GET'], ['/version', 'GET'],
-  ['/v1/chat/completions', 'POST'], ['/v1/completions', 'POST'], ['/metrics', 'GET'],
+  ['/openapi.json', 'GET, HEAD'],
+  ['/docs', 'GET, HEAD'],
+  ['/health', 'GET'],
+  ['/load', 'GET'],
+  ['/ping', 'POST, GET'],
+  ['/tokenize', 'POST'],
+  ['/detokenize', 'POST'],
+  ['/v1/models', 'GET'],
+  ['/version', 'GET'],
+  ['/v1/chat/completions', 'POST'],
+  ['/v1/completions', 'POST'],
+  ['/metrics', 'GET'],
 ];
 
 class Server_ {
@@ -63,7 +75,9 @@ class Server_ {
 
   /** A failure message as the profile's release words it (the device is named from December 2025). */
   private inVersionWords(message: string): string {
-    return vllmTraits(this.profile.vllmVersion).freeMemoryNamesDevice ? message.replace('Free memory on device (', 'Free memory on device cuda:0 (') : message;
+    return vllmTraits(this.profile.vllmVersion).freeMemoryNamesDevice
+      ? message.replace('Free memory on device (', 'Free memory on device cuda:0 (')
+      : message;
   }
 
   /** A startup failure: the root cause in vLLM's shape, then exit 1. */
@@ -71,9 +85,15 @@ class Server_ {
     const src = 'core.py:708';
     this.log.engine('ERROR', src, 'EngineCore failed to start.');
     this.log.engine('ERROR', src, 'Traceback (most recent call last):');
-    this.log.engine('ERROR', src, '  File "/usr/lib/python3/site-packages/vllm/v1/engine/core.py", line 699, in run_engine_core');
+    this.log.engine(
+      'ERROR',
+      src,
+      '  File "/usr/lib/python3/site-packages/vllm/v1/engine/core.py", line 699, in run_engine_core',
+    );
     this.log.engine('ERROR', src, message);
-    this.err(`Process EngineCore_DP0:\nTraceback (most recent call last):\n  File "/usr/lib/python3/site-packages/vllm/v1/engine/core.py", line 712, in run_engine_core\n    raise e\n${message}\n`);
+    this.err(
+      `Process EngineCore_DP0:\nTraceback (most recent call last):\n  File "/usr/lib/python3/site-packages/vllm/v1/engine/core.py", line 712, in run_engine_core\n    raise e\n${message}\n`,
+    );
     this.apiFailure('RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}');
   }
 
@@ -87,7 +107,9 @@ class Server_ {
 
   private spawnChild(): void {
     // From source: tsx. Built: the bundle that runs this server (its chunks may live elsewhere than sim.js).
-    const cmd = __filename.endsWith('.ts') ? nodeProgram('sim') : { command: process.execPath, args: [process.argv[1]], env: {} };
+    const cmd = __filename.endsWith('.ts')
+      ? nodeProgram('sim')
+      : { command: process.execPath, args: [process.argv[1]], env: {} };
     this.child = spawn(cmd.command, [...cmd.args, 'engine-core', '--parent-pid', String(process.pid)], {
       env: { ...process.env, ...cmd.env },
       stdio: 'ignore',
@@ -120,7 +142,11 @@ class Server_ {
     switch (this.cfg.sim.logStyle) {
       case 1:
         this.log.engine('INFO', 'gpu_executor.py:122', `# GPU blocks: ${plan.numGpuBlocks}, # CPU blocks: 2048`);
-        this.log.engine('INFO', 'gpu_executor.py:126', `Maximum concurrency for ${plan.maxModelLen} tokens per request: ${plan.maxConcurrency.toFixed(2)}x`);
+        this.log.engine(
+          'INFO',
+          'gpu_executor.py:126',
+          `Maximum concurrency for ${plan.maxModelLen} tokens per request: ${plan.maxConcurrency.toFixed(2)}x`,
+        );
         break;
       case 2:
         this.log.engine('INFO', src, `GPU KV cache size: ${thousands(plan.kvCacheTokens)} tokens`);
@@ -155,7 +181,13 @@ class Server_ {
     log.api('INFO', 'utils.py:328', `non-default args: ${pyRepr(cfg.nonDefault)}`);
     if (!(await this.portFree())) this.portBusy();
 
-    const r = planKv(profile, { maxModelLen: cfg.maxModelLen, gpuMemoryUtilization: cfg.gpuMemoryUtilization, kvCacheDtype: cfg.kvCacheDtype, blockSize: cfg.blockSize, tensorParallelSize: cfg.tensorParallelSize });
+    const r = planKv(profile, {
+      maxModelLen: cfg.maxModelLen,
+      gpuMemoryUtilization: cfg.gpuMemoryUtilization,
+      kvCacheDtype: cfg.kvCacheDtype,
+      blockSize: cfg.blockSize,
+      tensorParallelSize: cfg.tensorParallelSize,
+    });
     const failure = r.ok ? undefined : this.inVersionWords(r.error.lines.join('\n'));
     if (failure?.includes('derived max_model_len')) this.apiFailure(failure);
     const maxLen = r.ok ? r.plan.maxModelLen : cfg.maxModelLen === 'auto' ? profile.model.maxModelLen : cfg.maxModelLen;
@@ -176,7 +208,11 @@ class Server_ {
     const tLoad = performance.now();
     await sleep(load * 0.5);
     if (failure?.startsWith('torch.OutOfMemoryError')) this.engineFailure(failure);
-    log.engine('INFO', 'gpu_model_runner.py:1985', `Model loading took ${profile.model.weightsGiB.toFixed(2)} GiB memory and ${((performance.now() - tLoad) / 1000).toFixed(1)} seconds`);
+    log.engine(
+      'INFO',
+      'gpu_model_runner.py:1985',
+      `Model loading took ${profile.model.weightsGiB.toFixed(2)} GiB memory and ${((performance.now() - tLoad) / 1000).toFixed(1)} seconds`,
+    );
     await sleep(load * 0.25);
     if (!r.ok) this.engineFailure(failure!);
     const plan = r.plan;
@@ -184,8 +220,16 @@ class Server_ {
     this.kvLines(plan);
     const tGraph = performance.now();
     await sleep(load * 0.15);
-    log.engine('INFO', 'gpu_model_runner.py:2767', `Graph capturing finished in ${Math.round((performance.now() - tGraph) / 1000)} secs, took 0.45 GiB`);
-    log.engine('INFO', 'core.py:218', `init engine (profile, create kv cache, warmup model) took ${((performance.now() - t0) / 1000).toFixed(2)} seconds`);
+    log.engine(
+      'INFO',
+      'gpu_model_runner.py:2767',
+      `Graph capturing finished in ${Math.round((performance.now() - tGraph) / 1000)} secs, took 0.45 GiB`,
+    );
+    log.engine(
+      'INFO',
+      'core.py:218',
+      `init engine (profile, create kv cache, warmup model) took ${((performance.now() - t0) / 1000).toFixed(2)} seconds`,
+    );
     if (this.stopping) return;
 
     const f = cfg.sim.faults;
@@ -232,7 +276,9 @@ class Server_ {
     });
     this.http = server;
     await new Promise<void>((resolve) => {
-      server.once('error', (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' ? this.portBusy() : this.apiFailure(`OSError: ${e.message}`)));
+      server.once('error', (e: NodeJS.ErrnoException) =>
+        e.code === 'EADDRINUSE' ? this.portBusy() : this.apiFailure(`OSError: ${e.message}`),
+      );
       server.listen(cfg.port, cfg.host, () => resolve());
     });
     log.uvicorn(`Started server process [${process.pid}]`);
@@ -240,7 +286,10 @@ class Server_ {
     log.uvicorn('Application startup complete.');
 
     if (f.crashAfterSeconds !== undefined) {
-      setTimeout(() => this.crash(`after ${f.crashAfterSeconds} s (--sim-crash-after-seconds)`), f.crashAfterSeconds * 1000).unref();
+      setTimeout(
+        () => this.crash(`after ${f.crashAfterSeconds} s (--sim-crash-after-seconds)`),
+        f.crashAfterSeconds * 1000,
+      ).unref();
     }
     if (cfg.logStats) this.startStats(engine);
   }
@@ -250,7 +299,14 @@ class Server_ {
     let last = { t: performance.now(), prompt: 0, gen: 0, q: 0, h: 0, pre: 0 };
     this.statsTimer = setInterval(() => {
       const now = performance.now();
-      const cur = { t: now, prompt: engine.prefillComputed, gen: engine.generationTokensTotal, q: engine.prefixQueries, h: engine.prefixHits, pre: engine.preemptionsTotal };
+      const cur = {
+        t: now,
+        prompt: engine.prefillComputed,
+        gen: engine.generationTokensTotal,
+        q: engine.prefixQueries,
+        h: engine.prefixHits,
+        pre: engine.preemptionsTotal,
+      };
       const busy = engine.inFlight > 0 || cur.gen !== last.gen || cur.prompt !== last.prompt;
       if (busy) {
         const s = (now - last.t) / 1000;

@@ -63,7 +63,10 @@ class TextCursor {
   private pos: number;
   private loopPos = 0;
   looping = false;
-  constructor(private readonly corpus: Corpus, start: number) {
+  constructor(
+    private readonly corpus: Corpus,
+    start: number,
+  ) {
     this.pos = start % corpus.text.length;
   }
   take(n: number, json: boolean): string {
@@ -195,13 +198,18 @@ export class StreamSink extends BaseSink {
       out += this.chunk(this.text(n, true), last ? this.reason : undefined, this.sent + n);
       this.sent += n;
       written += n;
-      if (f.malformedChunkAfterTokens !== undefined && !this.malformedFired && this.sent >= f.malformedChunkAfterTokens) {
+      if (
+        f.malformedChunkAfterTokens !== undefined &&
+        !this.malformedFired &&
+        this.sent >= f.malformedChunkAfterTokens
+      ) {
         this.malformedFired = true;
         out += `${this.head}"delta":{"content":"\\u00\n\n`;
       }
     }
     if (this.reason) {
-      if (this.c.includeUsage) out += `data: {"id":"${this.c.id}","object":"${this.c.kind === 'chat' ? 'chat.completion.chunk' : 'text_completion'}","created":${this.c.created},"model":${JSON.stringify(this.c.model)},"choices":[],"usage":${usageJson(this.c.promptTokens, this.sent)}}\n\n`;
+      if (this.c.includeUsage)
+        out += `data: {"id":"${this.c.id}","object":"${this.c.kind === 'chat' ? 'chat.completion.chunk' : 'text_completion'}","created":${this.c.created},"model":${JSON.stringify(this.c.model)},"choices":[],"usage":${usageJson(this.c.promptTokens, this.sent)}}\n\n`;
       out += 'data: [DONE]\n\n';
     }
     this.write(out, written);

@@ -100,7 +100,8 @@ function contentText(content: unknown): { text: string; extraTokens: number } {
   let text = '';
   let extra = 0;
   for (const part of content) {
-    if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') text += (part as { text: string }).text;
+    if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string')
+      text += (part as { text: string }).text;
     else if (part && typeof part === 'object' && /image/.test(String((part as { type?: unknown }).type))) extra += 256;
   }
   return { text, extraTokens: extra };
@@ -125,9 +126,11 @@ export function encodeChat(messages: ChatMessage[]): number[] {
 
 /** Validate the messages array of a chat request; returns an error sentence or undefined. */
 export function checkMessages(messages: unknown): string | undefined {
-  if (!Array.isArray(messages) || messages.length === 0) return 'messages: Field required (a non-empty list of {role, content})';
+  if (!Array.isArray(messages) || messages.length === 0)
+    return 'messages: Field required (a non-empty list of {role, content})';
   for (const [i, m] of messages.entries()) {
-    if (!m || typeof m !== 'object' || typeof (m as ChatMessage).role !== 'string') return `messages.${i}.role: Field required`;
+    if (!m || typeof m !== 'object' || typeof (m as ChatMessage).role !== 'string')
+      return `messages.${i}.role: Field required`;
   }
   return undefined;
 }

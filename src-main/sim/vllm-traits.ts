@@ -27,7 +27,11 @@ export function vllmTraits(version: string): VllmTraits {
     versionLine: before('0.15.0') ? 'api-server' : 'logo',
     freeMemoryNamesDevice: !before('0.14.0'),
     statsPreemptions: !before('0.12.0'),
-    reasoningFields: before('0.12.0') ? ['reasoning_content'] : before('0.16.0') ? ['reasoning', 'reasoning_content'] : ['reasoning'],
+    reasoningFields: before('0.12.0')
+      ? ['reasoning_content']
+      : before('0.16.0')
+        ? ['reasoning', 'reasoning_content']
+        : ['reasoning'],
     guardedPrefixes: before('0.22.0') ? ['/v1'] : ['/v1', '/v2', '/inference'],
   };
 }
@@ -49,7 +53,8 @@ export function kvCacheDtypeChoices(version: string): string[] {
 }
 
 /** Shapes of quantized KV cache dtypes newer vLLM releases add. */
-const NEWER_KV_DTYPE = /^(?:(?:int|fp|nvfp|mxfp)\d+(?:_e\dm\d)?_per_token(?:_head)?|turboquant_\w+|nvfp4|mxfp[468]\w*)$/;
+const NEWER_KV_DTYPE =
+  /^(?:(?:int|fp|nvfp|mxfp)\d+(?:_e\dm\d)?_per_token(?:_head)?|turboquant_\w+|nvfp4|mxfp[468]\w*)$/;
 
 export type KvDtypeCheck = { ok: true; warning?: string } | { ok: false; error: string };
 
@@ -57,7 +62,13 @@ export function checkKvCacheDtype(value: string, version: string): KvDtypeCheck 
   const choices = kvCacheDtypeChoices(version);
   if (choices.includes(value)) return { ok: true };
   if (NEWER_KV_DTYPE.test(value)) {
-    return { ok: true, warning: `--kv-cache-dtype ${value} is not a choice of vLLM ${version} (the profile's version); simulated by its bits per element, as a newer vLLM would store it.` };
+    return {
+      ok: true,
+      warning: `--kv-cache-dtype ${value} is not a choice of vLLM ${version} (the profile's version); simulated by its bits per element, as a newer vLLM would store it.`,
+    };
   }
-  return { ok: false, error: `argument --kv-cache-dtype: invalid choice: '${value}' (choose from ${choices.map((d) => `'${d}'`).join(', ')})` };
+  return {
+    ok: false,
+    error: `argument --kv-cache-dtype: invalid choice: '${value}' (choose from ${choices.map((d) => `'${d}'`).join(', ')})`,
+  };
 }

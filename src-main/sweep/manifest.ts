@@ -42,7 +42,14 @@ export type SweepManifest = z.infer<typeof SweepManifestSchema>;
 export type VariantState = z.infer<typeof VariantStateSchema>;
 
 export function variantState(v: Variant): VariantState {
-  return { label: v.label, slug: v.slug, settings: v.settings, file: `${v.slug}${SESSION_EXTENSION}`, state: 'pending', failure: null };
+  return {
+    label: v.label,
+    slug: v.slug,
+    settings: v.settings,
+    file: `${v.slug}${SESSION_EXTENSION}`,
+    state: 'pending',
+    failure: null,
+  };
 }
 
 export async function readManifest(dir: string): Promise<Result<SweepManifest>> {
@@ -52,7 +59,11 @@ export async function readManifest(dir: string): Promise<Result<SweepManifest>> 
     text = await readFile(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return fail(code === 'ENOENT' ? `${dir} is not a sweep folder: it has no ${SWEEP_MANIFEST}.` : `Could not read ${file}: ${(e as Error).message}`);
+    return fail(
+      code === 'ENOENT'
+        ? `${dir} is not a sweep folder: it has no ${SWEEP_MANIFEST}.`
+        : `Could not read ${file}: ${(e as Error).message}`,
+    );
   }
   let json: unknown;
   try {

@@ -32,7 +32,8 @@ export interface SweepRunOptions {
 
 export type SweepOutcome = 'completed' | 'cancelled';
 
-const label = (i: number, v: VariantState, n: number) => `Variant ${String.fromCharCode(65 + i)} (${i + 1}/${n}) ${v.label || '(as given)'}`;
+const label = (i: number, v: VariantState, n: number) =>
+  `Variant ${String.fromCharCode(65 + i)} (${i + 1}/${n}) ${v.label || '(as given)'}`;
 
 export class SweepRun {
   private stopped = false;
@@ -73,7 +74,16 @@ export class SweepRun {
     const sessionFile = join(this.o.dir, v.file);
     this.o.say(`${name}: starting the server...`);
     this.supervisor = new Supervisor();
-    const started = await launchServer(this.o.launchFor(v), { readyTimeoutMs: this.o.readyTimeoutMs, userKvTokens: this.o.config.kvBudgetTokens, registry: this.o.registry, onRestart: this.o.say }, this.supervisor);
+    const started = await launchServer(
+      this.o.launchFor(v),
+      {
+        readyTimeoutMs: this.o.readyTimeoutMs,
+        userKvTokens: this.o.config.kvBudgetTokens,
+        registry: this.o.registry,
+        onRestart: this.o.say,
+      },
+      this.supervisor,
+    );
     if (!started.ok) {
       if (this.stopped) return;
       const f = started.error;

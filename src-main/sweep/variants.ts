@@ -32,7 +32,8 @@ export function parseVary(spec: string): VaryAxis {
   const eq = spec.indexOf('=');
   if (eq <= 0) throw new VaryError(`"${spec}" is not FLAG=V1,V2 (${EXAMPLE})`);
   const name = spec.slice(0, eq).trim().replace(/^-+/, '');
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(name)) throw new VaryError(`"${spec.slice(0, eq)}" is not a flag name (${EXAMPLE})`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(name))
+    throw new VaryError(`"${spec.slice(0, eq)}" is not a flag name (${EXAMPLE})`);
   const values = spec
     .slice(eq + 1)
     .split(',')
@@ -49,9 +50,11 @@ const slugPart = (s: string): string => s.replace(/^-+/, '').replace(/[^A-Za-z0-
 /** Every combination of the axes, the first axis varying slowest. */
 export function variantsOf(axes: readonly VaryAxis[]): Variant[] {
   const flags = axes.map((a) => a.flag);
-  if (new Set(flags).size !== flags.length) throw new VaryError('each flag can be varied once; list all its values in one --vary');
+  if (new Set(flags).size !== flags.length)
+    throw new VaryError('each flag can be varied once; list all its values in one --vary');
   let combos: Setting[][] = [[]];
-  for (const axis of axes) combos = combos.flatMap((c) => axis.values.map((value) => [...c, { flag: axis.flag, value }]));
+  for (const axis of axes)
+    combos = combos.flatMap((c) => axis.values.map((value) => [...c, { flag: axis.flag, value }]));
   return combos.map((settings) => ({
     settings,
     label: settings.map((s) => `${s.flag}=${s.value}`).join(' '),

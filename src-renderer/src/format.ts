@@ -2,7 +2,15 @@
  * Display text for the renderer. Numbers come from report/format.ts (the same formatting as
  * the reports); this adds the labels a screen needs, and every number leaves with its unit.
  */
-import { NONE, fmtContext, fmtDuration, fmtMsPrecise, fmtOneDecimal, fmtSeconds, fmtTokPerSec } from '@shared/report/format';
+import {
+  NONE,
+  fmtContext,
+  fmtDuration,
+  fmtMsPrecise,
+  fmtOneDecimal,
+  fmtSeconds,
+  fmtTokPerSec,
+} from '@shared/report/format';
 import { LEGEND } from '@shared/report/report-model';
 import type { CellStatus } from '@shared/session/schema';
 import { STATUS_WORDS } from '@shared/session/status-words';

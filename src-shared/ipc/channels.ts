@@ -74,7 +74,8 @@ export type SpeedMatrixBridge = {
 };
 
 // Every channel has a bridge method: a channel added to the contract without one fails here.
-type Unbridged = Exclude<InvokeChannel, MethodTable[keyof MethodTable]> | Exclude<EventChannel, EventTable[keyof EventTable]>;
+type Unbridged =
+  Exclude<InvokeChannel, MethodTable[keyof MethodTable]> | Exclude<EventChannel, EventTable[keyof EventTable]>;
 export const EVERY_CHANNEL_BRIDGED: [Unbridged] extends [never] ? true : Unbridged = true;
 
 /** Channel prefixes the preload namespaces with, so a page cannot reach other ipc channels. */
@@ -82,4 +83,3 @@ export const IPC_PREFIX = 'speedmatrix:';
 
 /** Links the app may open in the user's browser; everything else is refused. */
 export const EXTERNAL_ALLOWLIST = ['https://github.com/', 'https://docs.vllm.ai/', 'https://huggingface.co/'];
-

@@ -265,7 +265,6 @@ export interface SessionView {
 export const CellRefSchema = z.object({ context: tokens, concurrency: z.number().int().positive() });
 export type CellRef = z.infer<typeof CellRefSchema>;
 
-
 export interface Notice {
   level: 'info' | 'warn' | 'error';
   message: string;
@@ -273,7 +272,16 @@ export interface Notice {
   detail?: string | null;
 }
 
-export type MenuCommand = 'open' | 'save' | 'save-as' | 'export-markdown' | 'export-pdf' | 'view-hardware' | 'view-server' | 'view-run' | 'view-results';
+export type MenuCommand =
+  | 'open'
+  | 'save'
+  | 'save-as'
+  | 'export-markdown'
+  | 'export-pdf'
+  | 'view-hardware'
+  | 'view-server'
+  | 'view-run'
+  | 'view-results';
 
 // ---------- the channel maps ----------
 
@@ -365,13 +373,19 @@ export interface EventPayloads {
 export type EventChannel = keyof EventPayloads;
 
 /** Parse untrusted arguments for a channel; the error names the channel and the field. */
-export function parseArgs<C extends InvokeChannel>(channel: C, args: unknown): Result<z.output<(typeof invokeArgs)[C]>> {
+export function parseArgs<C extends InvokeChannel>(
+  channel: C,
+  args: unknown,
+): Result<z.output<(typeof invokeArgs)[C]>> {
   const schema = invokeArgs[channel];
   if (!schema) return { ok: false, error: `Unknown channel ${String(channel)}.` };
   const parsed = schema.safeParse(args);
   if (parsed.success) return { ok: true, data: parsed.data as z.output<(typeof invokeArgs)[C]> };
   const issue = parsed.error.issues[0];
-  return { ok: false, error: `Bad arguments for ${channel}: ${issue.path.join('.') || '(arguments)'}: ${issue.message}.` };
+  return {
+    ok: false,
+    error: `Bad arguments for ${channel}: ${issue.path.join('.') || '(arguments)'}: ${issue.message}.`,
+  };
 }
 
 /** The error text when the person closed a file dialog: nothing to report. */
@@ -379,4 +393,3 @@ export const CANCELLED = 'Cancelled.';
 
 export type { CellStatus };
 export * from './channels';
-

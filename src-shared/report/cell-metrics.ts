@@ -33,8 +33,10 @@ export interface CellMetricDef {
   format: (v: number | null) => string;
 }
 
-const finite = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : v);
-const positive = (v: number | null | undefined): number | null => (finite(v) !== null && (v as number) > 0 ? (v as number) : null);
+const finite = (v: number | null | undefined): number | null =>
+  v === null || v === undefined || !Number.isFinite(v) ? null : v;
+const positive = (v: number | null | undefined): number | null =>
+  finite(v) !== null && (v as number) > 0 ? (v as number) : null;
 const grouped2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const grouped3 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
 
@@ -111,7 +113,8 @@ export function metricContextOf(session: Session, gpuPricePerHour: number | null
 export function metricUnavailable(session: Session, metric: CellMetric, ctx: MetricContext): string | null {
   const def = CELL_METRIC_DEFS[metric];
   if (session.cells.some((c) => def.value(c, ctx) !== null)) return null;
-  if (metric === 'cost-per-million' && positive(ctx.gpuPricePerHour) === null) return 'Give a GPU price per hour to see cost.';
+  if (metric === 'cost-per-million' && positive(ctx.gpuPricePerHour) === null)
+    return 'Give a GPU price per hour to see cost.';
   if (metric === 'joules-per-token' || metric === 'tokens-per-watt') {
     return 'This session has no GPU power telemetry (simulated, remote or imported runs have none).';
   }

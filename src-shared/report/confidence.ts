@@ -7,8 +7,8 @@ import { fmtTokPerSec, fmtTokPerSecInterval } from './format';
 
 /** Two-sided 95% Student's t quantiles (t at 0.975) for 1..30 degrees of freedom. */
 const T975 = [
-  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12,
-  2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
+  2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
 ];
 const Z975 = 1.959964;
 
@@ -49,7 +49,16 @@ export function meanInterval(values: readonly number[]): MeanInterval | null {
   const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
   const halfWidth = (tQuantile95(n - 1) * sd) / Math.sqrt(n);
   const cv = mean === 0 ? null : sd / Math.abs(mean);
-  return { n, mean, sd, halfWidth, low: mean - halfWidth, high: mean + halfWidth, cv, unstable: cv !== null && cv > UNSTABLE_CV };
+  return {
+    n,
+    mean,
+    sd,
+    halfWidth,
+    low: mean - halfWidth,
+    high: mean + halfWidth,
+    cv,
+    unstable: cv !== null && cv > UNSTABLE_CV,
+  };
 }
 
 export interface Difference {

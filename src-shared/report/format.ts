@@ -47,7 +47,9 @@ export function withFailed(figure: string, failed: number | null | undefined): s
 }
 
 /** A decode cell's queue evidence: "waiting in 7% of 30 checks (at most 1 in a row), 16.0 running on average". */
-export function fmtQueueEvidence(q: { scrapes: number; waitingShare: number; longestWaitingRun: number; avgRunning: number } | null | undefined): string {
+export function fmtQueueEvidence(
+  q: { scrapes: number; waitingShare: number; longestWaitingRun: number; avgRunning: number } | null | undefined,
+): string {
   if (!q) return NONE;
   return `waiting in ${Math.round(q.waitingShare * 100)}% of ${grouped(q.scrapes, 0)} checks (at most ${grouped(q.longestWaitingRun, 0)} in a row), ${grouped(q.avgRunning, 1)} running on average`;
 }

@@ -70,23 +70,55 @@ export function cellIndex(cells: readonly DecodeCell[]): Map<string, DecodeCell>
   return map;
 }
 
-export function cellView(context: number, concurrency: number, cell: DecodeCell | undefined, view: MatrixView = TOTAL_VIEW): MatrixCellView {
+export function cellView(
+  context: number,
+  concurrency: number,
+  cell: DecodeCell | undefined,
+  view: MatrixView = TOTAL_VIEW,
+): MatrixCellView {
   const where = `${fmtContext(context)} context × ${concurrency} at once`;
   const missesTargets = !!(cell && view.targets && !meetsTargets(cell, view.targets.set, view.targets.medians));
   if (!cell) {
-    return { context, concurrency, status: null, value: null, ttftSeconds: null, text: NONE, detail: '', flag: null, title: `${where}: not measured`, missesTargets };
+    return {
+      context,
+      concurrency,
+      status: null,
+      value: null,
+      ttftSeconds: null,
+      text: NONE,
+      detail: '',
+      flag: null,
+      title: `${where}: not measured`,
+      missesTargets,
+    };
   }
   const word = STATUS_WORDS[cell.status];
   if (!HAS_FIGURES.has(cell.status) || cell.totalTokensPerSecond === null) {
     const why = cell.reason ? `: ${cell.reason}` : '';
-    return { context, concurrency, status: cell.status, value: null, ttftSeconds: null, text: word, detail: '', flag: null, title: `${where}: ${word}${why}`, missesTargets };
+    return {
+      context,
+      concurrency,
+      status: cell.status,
+      value: null,
+      ttftSeconds: null,
+      text: word,
+      detail: '',
+      flag: null,
+      title: `${where}: ${word}${why}`,
+      missesTargets,
+    };
   }
   const def = CELL_METRIC_DEFS[view.metric];
   const value = def.value(cell, view.ctx);
   const ttft = cell.ttft?.p50 ?? null;
   // Total tok/s is written without its unit, as the reference report's heatmap does.
   const text = withFailed(view.metric === 'total' ? fmtCellThroughput(cell) : def.format(value), cell.failedRequests);
-  const detail = view.metric === 'ttft' ? `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s total` : ttft === null ? '' : `${fmtMs(ttft)} TTFT`;
+  const detail =
+    view.metric === 'ttft'
+      ? `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s total`
+      : ttft === null
+        ? ''
+        : `${fmtMs(ttft)} TTFT`;
   const what = view.metric === 'total' ? 'tok/s total' : def.label;
   const flag = cell.status === 'valid' ? null : word;
   const missNote = missesTargets ? ', misses the targets' : '';
@@ -107,7 +139,9 @@ export function cellView(context: number, concurrency: number, cell: DecodeCell 
 export function buildDecodeMatrix(session: Session, view: MatrixView = TOTAL_VIEW): DecodeMatrixModel {
   const { contexts, concurrency } = matrixAxes(session);
   const index = cellIndex(session.cells);
-  const rows = contexts.map((ctx) => concurrency.map((c) => cellView(ctx, c, index.get(cellKey({ context: ctx, concurrency: c })), view)));
+  const rows = contexts.map((ctx) =>
+    concurrency.map((c) => cellView(ctx, c, index.get(cellKey({ context: ctx, concurrency: c })), view)),
+  );
   const maxValue = Math.max(0, ...rows.flat().map((v) => v.value ?? 0));
   return { contexts, concurrency, rows, maxValue, metric: view.metric };
 }
@@ -124,7 +158,12 @@ export function buildPrefillSeries(prefill: readonly PrefillResult[]): PrefillPo
   return [...prefill]
     .filter((p) => HAS_FIGURES.has(p.status) && p.tokensPerSecond !== null)
     .sort((a, b) => a.context - b.context)
-    .map((p) => ({ context: p.context, promptTokens: p.promptTokens, tokensPerSecond: p.tokensPerSecond as number, ttftSeconds: p.ttftSeconds }));
+    .map((p) => ({
+      context: p.context,
+      promptTokens: p.promptTokens,
+      tokensPerSecond: p.tokensPerSecond as number,
+      ttftSeconds: p.ttftSeconds,
+    }));
 }
 
 /** Prefill results sorted by context (every status). */

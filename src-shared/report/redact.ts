@@ -6,7 +6,8 @@ import { shellQuote as quoteForShell } from '../shell-quote';
 import { REDACTED } from '../session/secrets';
 
 const SECRET_FLAG = /(--(?:api-key|hf-token|token|password))(=|\s+)("[^"]*"|'[^']*'|\S+)/g;
-const SECRET_ENV = /(^|\s)([A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)[A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\S+)/gi;
+const SECRET_ENV =
+  /(^|\s)([A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)[A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\S+)/gi;
 const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g;
 
 export function redactCommandLine(text: string): string {

@@ -207,7 +207,9 @@ function concurrencyRange(levels: readonly number[]): string {
 }
 
 export function prefillContextsOf(session: Session): number[] {
-  return [...new Set([...session.runConfig.prefillContexts, ...session.prefill.map((p) => p.context)])].sort((a, b) => a - b);
+  return [...new Set([...session.runConfig.prefillContexts, ...session.prefill.map((p) => p.context)])].sort(
+    (a, b) => a - b,
+  );
 }
 
 function engineLineOf(session: Session): string {
@@ -239,7 +241,11 @@ function originOf(session: Session): string | null {
 
 function osText(os: Session['hardware']['os']): string {
   if (!os) return NONE;
-  const details = [[os.distro, os.release].filter(Boolean).join(' '), os.kernel ? `kernel ${os.kernel}` : '', os.arch ?? ''].filter(Boolean);
+  const details = [
+    [os.distro, os.release].filter(Boolean).join(' '),
+    os.kernel ? `kernel ${os.kernel}` : '',
+    os.arch ?? '',
+  ].filter(Boolean);
   return details.length ? `${os.platform} (${details.join(', ')})` : os.platform;
 }
 
@@ -248,7 +254,11 @@ function hardwareBlock(session: Session): InfoBlock {
   const gpus = hw.gpus;
   const first = gpus[0];
   const sameName = gpus.every((g) => g.name === first?.name);
-  const gpuName = !first ? NONE : sameName ? `${gpus.length > 1 ? `${gpus.length} × ` : ''}${first.name}` : gpus.map((g) => g.name).join(', ');
+  const gpuName = !first
+    ? NONE
+    : sameName
+      ? `${gpus.length > 1 ? `${gpus.length} × ` : ''}${first.name}`
+      : gpus.map((g) => g.name).join(', ');
   const vram = !first?.vramBytes ? NONE : `${fmtGigabytes(first.vramBytes)}${gpus.length > 1 ? ' each' : ''}`;
   const os = osText(hw.os);
   const rows: InfoRow[] = [
@@ -262,7 +272,9 @@ function hardwareBlock(session: Session): InfoBlock {
   if (first?.cuda) rows.push({ label: 'CUDA', value: first.cuda });
   if (first?.powerLimitWatts) rows.push({ label: 'Power limit', value: fmtWatts(first.powerLimitWatts) });
   if (hw.cpu) {
-    const threads = hw.cpu.cores ? ` (${hw.cpu.cores} cores${hw.cpu.threads ? `, ${hw.cpu.threads} threads` : ''})` : '';
+    const threads = hw.cpu.cores
+      ? ` (${hw.cpu.cores} cores${hw.cpu.threads ? `, ${hw.cpu.threads} threads` : ''})`
+      : '';
     rows.push({ label: 'CPU', value: `${hw.cpu.model}${threads}` });
   }
   if (hw.ramBytes) rows.push({ label: 'RAM', value: fmtGigabytes(hw.ramBytes) });
@@ -283,11 +295,19 @@ function engineBlock(session: Session): InfoBlock {
     { label: 'Commit', value: orNone(e.commit) },
   ];
   const empty = (e.name === 'unknown' || !e.name) && !e.version;
-  return { title: 'Engine', rows, missing: empty ? 'This session does not record which inference engine served the model.' : null };
+  return {
+    title: 'Engine',
+    rows,
+    missing: empty ? 'This session does not record which inference engine served the model.' : null,
+  };
 }
 
-const DECODE_MODE_WORDS: Record<Session['runConfig']['decodeTestMode'], string> = { 'fixed-duration': 'Fixed duration' };
-const PREFILL_MODE_WORDS: Record<Session['runConfig']['prefillMode'], string> = { 'during-decode-warmup': 'Measured during decode warm-up' };
+const DECODE_MODE_WORDS: Record<Session['runConfig']['decodeTestMode'], string> = {
+  'fixed-duration': 'Fixed duration',
+};
+const PREFILL_MODE_WORDS: Record<Session['runConfig']['prefillMode'], string> = {
+  'during-decode-warmup': 'Measured during decode warm-up',
+};
 
 /** Where a KV budget came from, in words (the app's Server view and the reports' Run block). */
 export const KV_SOURCE_WORDS: Record<Session['kvBudget']['source'], string> = {
@@ -313,7 +333,8 @@ function runBlock(session: Session): InfoBlock {
   ];
   if (s.maxModelLen) rows.push({ label: 'Max model length', value: `${fmtCount(s.maxModelLen)} tokens` });
   const kv = session.kvBudget;
-  if (kv.tokens !== null) rows.push({ label: 'KV cache', value: `${fmtCount(kv.tokens)} tokens (${KV_SOURCE_WORDS[kv.source]})` });
+  if (kv.tokens !== null)
+    rows.push({ label: 'KV cache', value: `${fmtCount(kv.tokens)} tokens (${KV_SOURCE_WORDS[kv.source]})` });
   return { title: 'Run', rows, missing: null };
 }
 
@@ -341,7 +362,11 @@ function prefillTable(session: Session): TableModel | null {
     header: [...PREFILL_COLUMNS],
     rows: sortedPrefill(session.prefill).map((p) => {
       const figures = p.status === 'valid' || p.status === 'queued';
-      return [fmtContext(p.context), figures ? fmtTokPerSec(p.tokensPerSecond) : STATUS_WORDS[p.status], figures ? fmtMs(p.ttftSeconds) : NONE];
+      return [
+        fmtContext(p.context),
+        figures ? fmtTokPerSec(p.tokensPerSecond) : STATUS_WORDS[p.status],
+        figures ? fmtMs(p.ttftSeconds) : NONE,
+      ];
     }),
   };
 }
@@ -378,34 +403,56 @@ export function measurementRows(session: Session): MeasurementRow[] {
       key: `p${p.context}`,
       phase: PHASE_PREFILL,
       cellKey: null,
-      sort: { context: p.context, concurrency: 1, status: p.status, total: p.tokensPerSecond, perRequest: null, ttft: p.ttftSeconds, tbt: null, active: null, completed, output: null, window: null },
-      text: [PHASE_PREFILL, fmtContext(p.context), '1', STATUS_WORDS[p.status], fmtTokPerSec(p.tokensPerSecond), NONE, fmtMs(p.ttftSeconds), NONE, NONE, completed === null ? NONE : String(completed), NONE, NONE],
+      sort: {
+        context: p.context,
+        concurrency: 1,
+        status: p.status,
+        total: p.tokensPerSecond,
+        perRequest: null,
+        ttft: p.ttftSeconds,
+        tbt: null,
+        active: null,
+        completed,
+        output: null,
+        window: null,
+      },
+      text: [
+        PHASE_PREFILL,
+        fmtContext(p.context),
+        '1',
+        STATUS_WORDS[p.status],
+        fmtTokPerSec(p.tokensPerSecond),
+        NONE,
+        fmtMs(p.ttftSeconds),
+        NONE,
+        NONE,
+        completed === null ? NONE : String(completed),
+        NONE,
+        NONE,
+      ],
     };
   });
-  const decode = sortedCells(session).map(
-    (c): MeasurementRow => ({
-      key: `d${cellKey(c)}`,
-      phase: PHASE_DECODE,
-      cellKey: cellKey(c),
-      sort: {
-        context: c.context,
-        concurrency: c.concurrency,
-        status: c.status,
-        total: c.totalTokensPerSecond,
-        perRequest: c.perRequestTokensPerSecond,
-        ttft: c.ttft?.p50 ?? null,
-        tbt: c.timeBetweenTokens?.p50 ?? null,
-        active: c.avgActiveRequests,
-        completed: c.completedRequests,
-        output: c.outputTokens,
-        window: c.windowSeconds,
-      },
-      text: decodeMeasurementRow(c),
-    }),
-  );
+  const decode = sortedCells(session).map((c): MeasurementRow => ({
+    key: `d${cellKey(c)}`,
+    phase: PHASE_DECODE,
+    cellKey: cellKey(c),
+    sort: {
+      context: c.context,
+      concurrency: c.concurrency,
+      status: c.status,
+      total: c.totalTokensPerSecond,
+      perRequest: c.perRequestTokensPerSecond,
+      ttft: c.ttft?.p50 ?? null,
+      tbt: c.timeBetweenTokens?.p50 ?? null,
+      active: c.avgActiveRequests,
+      completed: c.completedRequests,
+      output: c.outputTokens,
+      window: c.windowSeconds,
+    },
+    text: decodeMeasurementRow(c),
+  }));
   return [...prefill, ...decode];
 }
-
 
 function sortedCells(session: Session): DecodeCell[] {
   return [...cellIndex(session.cells).values()].sort((a, b) => a.context - b.context || a.concurrency - b.concurrency);
@@ -420,7 +467,9 @@ function energyTable(session: Session): TableModel | null {
     header: ['Context', ...concurrency.map(String)],
     rows: contexts.map((ctx) => [
       fmtContext(ctx),
-      ...concurrency.map((c) => fmtJoulesPerToken(index.get(cellKey({ context: ctx, concurrency: c }))?.telemetry?.energyPerTokenJoules)),
+      ...concurrency.map((c) =>
+        fmtJoulesPerToken(index.get(cellKey({ context: ctx, concurrency: c }))?.telemetry?.energyPerTokenJoules),
+      ),
     ]),
   };
 }
@@ -429,7 +478,17 @@ function telemetryTable(session: Session): TableModel | null {
   const cells = sortedCells(session).filter((c) => c.telemetry);
   if (cells.length === 0) return null;
   return {
-    header: ['Context', 'Requests at once', 'GPU busy', 'Average power', 'SM clock', 'Memory used', 'Temperature', 'Throttling', 'Energy per token'],
+    header: [
+      'Context',
+      'Requests at once',
+      'GPU busy',
+      'Average power',
+      'SM clock',
+      'Memory used',
+      'Temperature',
+      'Throttling',
+      'Energy per token',
+    ],
     rows: cells.map((c) => {
       const t = c.telemetry!;
       return [
@@ -452,7 +511,10 @@ const EXCERPT_CHARS = 160;
 function cellNotesOf(session: Session): string[] {
   const notes: string[] = [];
   for (const p of sortedPrefill(session.prefill)) {
-    if (p.reason) notes.push(`Prefill at ${fmtContext(p.context)}: ${STATUS_WORDS[p.status]}: ${p.reason.trim().replace(/\.$/, '')}.`);
+    if (p.reason)
+      notes.push(
+        `Prefill at ${fmtContext(p.context)}: ${STATUS_WORDS[p.status]}: ${p.reason.trim().replace(/\.$/, '')}.`,
+      );
   }
   for (const c of sortedCells(session)) {
     const ev = c.evidence;
@@ -462,7 +524,9 @@ function cellNotesOf(session: Session): string[] {
     const waited = c.status === 'queued' && c.readinessTimedOut ? ' The start-up wait timed out.' : '';
     if (c.reason || excerpt || waited) {
       const reason = c.reason ? `: ${c.reason.trim().replace(/\.$/, '')}` : '';
-      notes.push(`${fmtContext(c.context)} context × ${c.concurrency} at once: ${STATUS_WORDS[c.status]}${reason}.${excerpt}${waited}`);
+      notes.push(
+        `${fmtContext(c.context)} context × ${c.concurrency} at once: ${STATUS_WORDS[c.status]}${reason}.${excerpt}${waited}`,
+      );
     }
   }
   return notes;
@@ -472,7 +536,8 @@ function missingOf(session: Session, decode: DecodeMatrixModel): string[] {
   const out: string[] = [];
   const hw = session.hardware;
   if (hw.gpus.length === 0 && !hw.cpu && !hw.os) out.push('Hardware: not recorded.');
-  if ((session.engine.name === 'unknown' || !session.engine.name) && !session.engine.version) out.push('Engine: not recorded.');
+  if ((session.engine.name === 'unknown' || !session.engine.name) && !session.engine.version)
+    out.push('Engine: not recorded.');
   if (!session.server.display.trim() && session.server.argv.length === 0) out.push('Launch command: not recorded.');
   if (session.prefill.length === 0) out.push('Prefill: no measurements.');
   if (session.cells.length === 0) out.push('Sustained decode: no measurements.');
@@ -490,7 +555,16 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const decode = buildDecodeMatrix(session, { metric, ctx, targets });
   const rows = measurementRows(session);
   const present = new Set(session.cells.map((c) => c.status));
-  const legendStatuses: CellStatus[] = ['looped', 'over-capacity', 'queued', 'stalled', 'too-long', 'error', 'cancelled', 'skipped'];
+  const legendStatuses: CellStatus[] = [
+    'looped',
+    'over-capacity',
+    'queued',
+    'stalled',
+    'too-long',
+    'error',
+    'cancelled',
+    'skipped',
+  ];
   const legend = legendStatuses
     .filter((s) => s === 'looped' || s === 'over-capacity' || s === 'queued' || present.has(s))
     .map((s) => LEGEND[s]);

@@ -55,7 +55,10 @@ function parseLimit(metric: TargetMetric, text: string, part: string): number {
 
 /** Parse "ttft-p90<=2s,tbt-p90<=50ms,per-request>=20" into targets; throws TargetSpecError. */
 export function parseTargets(spec: string): TargetSet {
-  const parts = spec.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (parts.length === 0) throw new TargetSpecError(`no targets given (${EXAMPLE})`);
   const targets = parts.map((part): Target => {
     const m = /^([a-z0-9-]+)\s*(<=|>=)\s*(.+)$/i.exec(part);

@@ -46,9 +46,7 @@ export const HardwareSchema = z.object({
   /** e.g. "Discrete GPU", "Integrated GPU", "Simulated GPU", as the reference report's Type line. */
   gpuType: maybeStr.default(null),
   gpus: z.array(GpuSchema),
-  cpu: z
-    .object({ model: z.string(), cores: count.nullable(), threads: count.nullable() })
-    .nullable(),
+  cpu: z.object({ model: z.string(), cores: count.nullable(), threads: count.nullable() }).nullable(),
   ramBytes: maybeNum,
   os: z
     .object({
@@ -74,14 +72,7 @@ export const EngineSchema = z.object({
   repository: maybeStr.default(null),
 });
 
-export const ServerKindSchema = z.enum([
-  'vllm-native',
-  'vllm-docker',
-  'custom',
-  'simulator',
-  'attach',
-  'imported',
-]);
+export const ServerKindSchema = z.enum(['vllm-native', 'vllm-docker', 'custom', 'simulator', 'attach', 'imported']);
 
 export const ServerLaunchSchema = z.object({
   kind: ServerKindSchema,
@@ -165,20 +156,23 @@ export const PrefillResultSchema = z.object({
 // still reported with its index ("cells[3].requests.sentAt[5]: expected a finite number").
 const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-const isOutcome = (v: unknown): v is 'done' | 'cancelled' | 'error' => v === 'done' || v === 'cancelled' || v === 'error';
+const isOutcome = (v: unknown): v is 'done' | 'cancelled' | 'error' =>
+  v === 'done' || v === 'cancelled' || v === 'error';
 const orNull =
   <T>(is: (v: unknown) => v is T) =>
   (v: unknown): v is T | null =>
     v === null || is(v);
 function column<T>(is: (v: unknown) => v is T, what: string) {
-  return z.custom<T[]>((v) => Array.isArray(v), { message: 'expected an array' }).superRefine((arr, ctx) => {
-    for (let i = 0; i < arr.length; i++) {
-      if (!is(arr[i])) {
-        ctx.addIssue({ code: 'custom', message: `expected ${what}`, path: [i] });
-        return;
+  return z
+    .custom<T[]>((v) => Array.isArray(v), { message: 'expected an array' })
+    .superRefine((arr, ctx) => {
+      for (let i = 0; i < arr.length; i++) {
+        if (!is(arr[i])) {
+          ctx.addIssue({ code: 'custom', message: `expected ${what}`, path: [i] });
+          return;
+        }
       }
-    }
-  });
+    });
 }
 
 /**
@@ -198,10 +192,7 @@ export const RequestSamplesSchema = z
     outcome: column(isOutcome, '"done", "cancelled" or "error"'),
   })
   .refine(
-    (s) =>
-      [s.firstTokenAt, s.lastTokenAt, s.outputTokens, s.outcome].every(
-        (a) => a.length === s.sentAt.length,
-      ),
+    (s) => [s.firstTokenAt, s.lastTokenAt, s.outputTokens, s.outcome].every((a) => a.length === s.sentAt.length),
     { message: 'every column of requests must have the same length as sentAt' },
   );
 

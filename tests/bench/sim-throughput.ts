@@ -31,28 +31,32 @@ function worker(url: string, deadline: number, maxTokens: number): Promise<numbe
         ignore_eos: true,
         stream_options: { include_usage: true, continuous_usage_stats: true },
       });
-      const req = request(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        let last = 0;
-        let tail = '';
-        res.setEncoding('latin1');
-        res.on('data', (d: string) => {
-          // Only the newest cumulative usage matters: look at the end of each read.
-          const s = tail + d;
-          const i = s.lastIndexOf('"completion_tokens":');
-          if (i >= 0) {
-            const m = /^"completion_tokens":(\d+)/.exec(s.slice(i));
-            if (m) last = Number(m[1]);
-          }
-          tail = s.slice(-40);
-          if (Date.now() >= deadline) req.destroy();
-        });
-        const done = () => {
-          total += last;
-          next();
-        };
-        res.on('end', done);
-        res.on('close', () => (res.complete ? undefined : (total += last, resolve(total))));
-      });
+      const req = request(
+        `${url}/v1/chat/completions`,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          let last = 0;
+          let tail = '';
+          res.setEncoding('latin1');
+          res.on('data', (d: string) => {
+            // Only the newest cumulative usage matters: look at the end of each read.
+            const s = tail + d;
+            const i = s.lastIndexOf('"completion_tokens":');
+            if (i >= 0) {
+              const m = /^"completion_tokens":(\d+)/.exec(s.slice(i));
+              if (m) last = Number(m[1]);
+            }
+            tail = s.slice(-40);
+            if (Date.now() >= deadline) req.destroy();
+          });
+          const done = () => {
+            total += last;
+            next();
+          };
+          res.on('end', done);
+          res.on('close', () => (res.complete ? undefined : ((total += last), resolve(total))));
+        },
+      );
       req.on('error', () => resolve(total));
       req.end(body);
     };
@@ -69,8 +73,16 @@ export interface SimThroughput {
 }
 
 /** One firehose run at `concurrency` streams for `seconds`; prints a line and returns the figures (npm run bench reuses it). */
-export async function run(label: string, extra: string[], concurrency: number, seconds = SECONDS): Promise<SimThroughput> {
-  const sim = await startSim({ profile: 'firehose', args: ['--disable-uvicorn-access-log', '--disable-log-stats', ...extra] });
+export async function run(
+  label: string,
+  extra: string[],
+  concurrency: number,
+  seconds = SECONDS,
+): Promise<SimThroughput> {
+  const sim = await startSim({
+    profile: 'firehose',
+    args: ['--disable-uvicorn-access-log', '--disable-log-stats', ...extra],
+  });
   try {
     const cpu0 = cpuSeconds(sim.pid);
     const t0 = performance.now();
@@ -81,7 +93,9 @@ export async function run(label: string, extra: string[], concurrency: number, s
     const tokens = counts.reduce((a, b) => a + b, 0);
     const perCpu = tokens / Math.max(cpu, 1e-3);
     console.log(
-      `${label.padEnd(34)} C=${String(concurrency).padStart(3)}  ${Math.round(tokens / wall).toLocaleString('en-US').padStart(10)} tok/s wall  ` +
+      `${label.padEnd(34)} C=${String(concurrency).padStart(3)}  ${Math.round(tokens / wall)
+        .toLocaleString('en-US')
+        .padStart(10)} tok/s wall  ` +
         `${Math.round(perCpu).toLocaleString('en-US').padStart(10)} tok per sim CPU-second  (sim CPU ${((cpu / wall) * 100).toFixed(0)}% of one core, ${tokens.toLocaleString('en-US')} tokens in ${wall.toFixed(1)} s)`,
     );
     return { tokensPerSecond: tokens / wall, tokensPerCpuSecond: perCpu, cpuShare: cpu / wall };
@@ -96,7 +110,10 @@ export async function run(label: string, extra: string[], concurrency: number, s
  */
 async function timing(concurrency: number): Promise<void> {
   const profile = BUILTIN_PROFILES['rtx-pro-6000-fara-4b-bf16'];
-  const sim = await startSim({ debug: true, args: ['--disable-uvicorn-access-log', '--max-model-len', '262144', '--gpu-memory-utilization', '0.83'] });
+  const sim = await startSim({
+    debug: true,
+    args: ['--disable-uvicorn-access-log', '--max-model-len', '262144', '--gpu-memory-utilization', '0.83'],
+  });
   try {
     const prompt = ' abc'.repeat(8192);
     const cpu0 = cpuSeconds(sim.pid);
@@ -112,7 +129,9 @@ async function timing(concurrency: number): Promise<void> {
     );
     const wall = (performance.now() - t0) / 1000;
     const cpu = cpuSeconds(sim.pid) - cpu0;
-    const recs = (await (await fetch(`${sim.url}/sim/requests`)).json()).requests as { emissions: [number, number][] }[];
+    const recs = (await (await fetch(`${sim.url}/sim/requests`)).json()).requests as {
+      emissions: [number, number][];
+    }[];
     // Steady part: from the moment the last request got its first token to the first request's end.
     const from = Math.max(...recs.map((r) => r.emissions[0][0]));
     const to = Math.min(...recs.map((r) => r.emissions.at(-1)![0]));
@@ -140,7 +159,9 @@ async function timing(concurrency: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`simulator throughput, firehose profile, ${SECONDS} s per line (goal: >= 100,000 tok per sim CPU-second)`);
+  console.log(
+    `simulator throughput, firehose profile, ${SECONDS} s per line (goal: >= 100,000 tok per sim CPU-second)`,
+  );
   for (const c of [1, 8, 64]) await run('8 tokens per chunk (profile default)', [], c);
   for (const c of [1, 64]) await run('1 token per chunk (--stream-interval 1)', ['--stream-interval', '1'], c);
   for (const c of [1, 64]) await timing(c);

@@ -70,7 +70,10 @@ describe.skipIf(!hasElectronBinary)(`Electron app (${hasElectronBinary ? 'electr
     await page.getByTestId('start-server').click();
     await page.locator('[data-testid="server-status"][data-state="ready"]').waitFor({ timeout: 60_000 });
     await page.locator('nav button', { hasText: 'Run' }).click();
-    for (const [field, values] of [['contexts', ['8k', '16k']], ['concurrency', ['1', '2', '4']]] as const) {
+    for (const [field, values] of [
+      ['contexts', ['8k', '16k']],
+      ['concurrency', ['1', '2', '4']],
+    ] as const) {
       const chips = page.getByTestId(`chips-${field}`);
       while ((await chips.locator('li.chip').count()) > 0) await chips.locator('li.chip button').first().click();
       for (const v of values) {
@@ -80,7 +83,9 @@ describe.skipIf(!hasElectronBinary)(`Electron app (${hasElectronBinary ? 'electr
     }
     await page.locator('#run-seconds').fill('20');
     await page.locator('#run-maxout').fill('2048');
-    await expect.poll(() => page.getByTestId('plan-summary').textContent(), { timeout: 10_000 }).toMatch(/^5 of 6 cells/);
+    await expect
+      .poll(() => page.getByTestId('plan-summary').textContent(), { timeout: 10_000 })
+      .toMatch(/^5 of 6 cells/);
     await page.getByTestId('start-run').click();
     await page.locator('[data-testid="run-phase"][data-phase="done"]').waitFor({ timeout: 150_000 });
     const heat = page.getByTestId('heatmap');

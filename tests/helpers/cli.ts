@@ -9,7 +9,10 @@ export interface CliResult {
 }
 
 /** Run the real `speedmatrix` CLI (src-main/cli/bin.cjs) as a separate process. */
-export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], {
       cwd: opts.cwd ?? ROOT,

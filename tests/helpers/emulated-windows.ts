@@ -14,11 +14,26 @@ export interface EmulatedWindows {
   commands: string[];
 }
 
-const result = (status: CommandResult['status'], code: number | null, stdout: string, stderr = ''): CommandResult => ({ status, code, stdout, stderr, ms: 1 });
+const result = (status: CommandResult['status'], code: number | null, stdout: string, stderr = ''): CommandResult => ({
+  status,
+  code,
+  stdout,
+  stderr,
+  ms: 1,
+});
 
 /** Win32_Process rows as `ConvertTo-Json -Compress` prints them. */
 export function win32ProcessJson(ps: readonly ProcInfo[]): string {
-  const rows = ps.map((p) => ({ ProcessId: p.pid, ParentProcessId: p.ppid, CommandLine: p.command.startsWith('[') ? null : p.command, Name: p.command.split(/[\\/ ]/).filter(Boolean).pop() ?? '' }));
+  const rows = ps.map((p) => ({
+    ProcessId: p.pid,
+    ParentProcessId: p.ppid,
+    CommandLine: p.command.startsWith('[') ? null : p.command,
+    Name:
+      p.command
+        .split(/[\\/ ]/)
+        .filter(Boolean)
+        .pop() ?? '',
+  }));
   return JSON.stringify(rows.length === 1 ? rows[0] : rows);
 }
 
@@ -36,7 +51,8 @@ export function emulatedWindows(opts: { powershell?: boolean; consoleRefusesClos
     const tree = table.ok ? descendants(table.processes, pid, true).filter((p) => p.state !== 'Z') : [];
     if (tree.length === 0) return result('failed', 128, '', `ERROR: The process "${pid}" not found.`);
     if (!force && opts.consoleRefusesClose) {
-      const why = (p: ProcInfo) => `ERROR: The process with PID ${p.pid} (child process of PID ${p.ppid}) could not be terminated.\r\nReason: This process can only be terminated forcefully (with /F option).`;
+      const why = (p: ProcInfo) =>
+        `ERROR: The process with PID ${p.pid} (child process of PID ${p.ppid}) could not be terminated.\r\nReason: This process can only be terminated forcefully (with /F option).`;
       return result('failed', 1, '', tree.map(why).join('\r\n'));
     }
     const lines: string[] = [];
@@ -55,7 +71,9 @@ export function emulatedWindows(opts: { powershell?: boolean; consoleRefusesClos
     if (command === 'taskkill') return taskkill(args);
     if (command === 'powershell.exe' && opts.powershell !== false) {
       const t = await linux.list();
-      return t.ok ? result('ok', 0, win32ProcessJson(t.processes.filter((p) => p.state !== 'Z'))) : result('failed', 1, '');
+      return t.ok
+        ? result('ok', 0, win32ProcessJson(t.processes.filter((p) => p.state !== 'Z')))
+        : result('failed', 1, '');
     }
     return result('not-found', null, '');
   };

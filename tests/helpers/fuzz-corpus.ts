@@ -32,7 +32,9 @@ export function baseSession(): Session {
   const s = sampleSession();
   return {
     ...s,
-    cells: s.cells.map((c) => (c.status === 'looped' ? { ...c, evidence: { ...c.evidence!, logLines: ['ERROR something failed'] } } : c)),
+    cells: s.cells.map((c) =>
+      c.status === 'looped' ? { ...c, evidence: { ...c.evidence!, logLines: ['ERROR something failed'] } } : c,
+    ),
   };
 }
 
@@ -81,7 +83,9 @@ export function hostileSession(): Session {
 
 /** How many string fields hostileSession() filled (so a test can show the corpus reaches them). */
 export function hostileStringCount(s: Session): number {
-  return leaves(JSON.parse(JSON.stringify(s)) as Json).filter((l) => typeof l.value === 'string' && HOSTILE_STRINGS.some((h) => (l.value as string).includes(h))).length;
+  return leaves(JSON.parse(JSON.stringify(s)) as Json).filter(
+    (l) => typeof l.value === 'string' && HOSTILE_STRINGS.some((h) => (l.value as string).includes(h)),
+  ).length;
 }
 
 /** Offsets in the serialized file where each section (a key at depth 1 or 2) begins. */
@@ -108,13 +112,32 @@ export function fuzzCorpus(): FuzzCase[] {
 
   // Wrong types: every leaf swapped for a value of another type.
   for (const { path, value } of leaves(doc)) {
-    const swapped: Json = typeof value === 'number' ? String(value) : typeof value === 'string' ? 12345 : typeof value === 'boolean' ? 'yes' : { wrong: true };
-    cases.push({ name: `wrong type at ${path.join('.')}`, data: JSON.stringify(setAt(doc, path, swapped)), expect: path[0] === 'format' || path[0] === 'formatVersion' ? 'error' : 'any' });
+    const swapped: Json =
+      typeof value === 'number'
+        ? String(value)
+        : typeof value === 'string'
+          ? 12345
+          : typeof value === 'boolean'
+            ? 'yes'
+            : { wrong: true };
+    cases.push({
+      name: `wrong type at ${path.join('.')}`,
+      data: JSON.stringify(setAt(doc, path, swapped)),
+      expect: path[0] === 'format' || path[0] === 'formatVersion' ? 'error' : 'any',
+    });
   }
   // Whole sections of the wrong shape.
   for (const key of Object.keys(doc as object)) {
-    cases.push({ name: `section ${key} is a string`, data: JSON.stringify(setAt(doc, [key], '<script>1</script>')), expect: 'any' });
-    cases.push({ name: `section ${key} is an array`, data: JSON.stringify(setAt(doc, [key], [1, 2, 3])), expect: 'any' });
+    cases.push({
+      name: `section ${key} is a string`,
+      data: JSON.stringify(setAt(doc, [key], '<script>1</script>')),
+      expect: 'any',
+    });
+    cases.push({
+      name: `section ${key} is an array`,
+      data: JSON.stringify(setAt(doc, [key], [1, 2, 3])),
+      expect: 'any',
+    });
   }
 
   // Huge numbers and NaN strings in every numeric field.
@@ -130,7 +153,11 @@ export function fuzzCorpus(): FuzzCase[] {
   }
 
   // Deep nesting inside a field and as the whole document.
-  cases.push({ name: 'deep nesting in serverLog (100,000 arrays)', data: text.replace('"serverLog": {', `"deep": ${'['.repeat(100_000)}${']'.repeat(100_000)}, "serverLog": {`), expect: 'any' });
+  cases.push({
+    name: 'deep nesting in serverLog (100,000 arrays)',
+    data: text.replace('"serverLog": {', `"deep": ${'['.repeat(100_000)}${']'.repeat(100_000)}, "serverLog": {`),
+    expect: 'any',
+  });
   cases.push({ name: 'deep nesting unclosed', data: '['.repeat(200_000), expect: 'error' });
   cases.push({ name: 'deep objects', data: '{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000), expect: 'error' });
 
@@ -143,16 +170,36 @@ export function fuzzCorpus(): FuzzCase[] {
     ['truncated 3-byte sequence', [0xe2, 0x82]],
     ['0xff byte', [0xff]],
   ] as const) {
-    cases.push({ name: `invalid UTF-8: ${label}`, data: Buffer.concat([bytes.subarray(0, model), Buffer.from(bad), bytes.subarray(model)]), expect: 'error' });
+    cases.push({
+      name: `invalid UTF-8: ${label}`,
+      data: Buffer.concat([bytes.subarray(0, model), Buffer.from(bad), bytes.subarray(model)]),
+      expect: 'error',
+    });
   }
 
   // Duplicate keys: JSON.parse keeps the last one, which is then validated like any other.
-  cases.push({ name: 'duplicate format key (last is foreign)', data: text.replace('{\n', '{\n  "format": "speedmatrix-session",\n').replace(/\n}\s*$/, ',\n  "format": "evil"\n}'), expect: 'error' });
-  cases.push({ name: 'duplicate cells key (last is markup)', data: text.replace(/\n}\s*$/, ',\n  "cells": "<script>window.__pwned=1</script>"\n}'), expect: 'error' });
-  cases.push({ name: 'duplicate engine key (last is valid)', data: text.replace(/\n}\s*$/, `,\n  "engine": ${JSON.stringify(base.engine)}\n}`), expect: 'any' });
+  cases.push({
+    name: 'duplicate format key (last is foreign)',
+    data: text.replace('{\n', '{\n  "format": "speedmatrix-session",\n').replace(/\n}\s*$/, ',\n  "format": "evil"\n}'),
+    expect: 'error',
+  });
+  cases.push({
+    name: 'duplicate cells key (last is markup)',
+    data: text.replace(/\n}\s*$/, ',\n  "cells": "<script>window.__pwned=1</script>"\n}'),
+    expect: 'error',
+  });
+  cases.push({
+    name: 'duplicate engine key (last is valid)',
+    data: text.replace(/\n}\s*$/, `,\n  "engine": ${JSON.stringify(base.engine)}\n}`),
+    expect: 'any',
+  });
 
   // Not a session at all, and markup in every string field (which must open and render as text).
-  cases.push({ name: 'HTML page', data: '<!doctype html><html><body><script>window.__pwned=1</script></body></html>', expect: 'error' });
+  cases.push({
+    name: 'HTML page',
+    data: '<!doctype html><html><body><script>window.__pwned=1</script></body></html>',
+    expect: 'error',
+  });
   cases.push({ name: 'a JSON string', data: '"<script>alert(1)</script>"', expect: 'error' });
   cases.push({ name: 'markup in every string field', data: serializeSession(hostileSession()), expect: 'any' });
   return cases;

@@ -21,7 +21,10 @@ export async function readResults(page: Page): Promise<ResultsOnScreen> {
     const text = (e: Element | null) => (e?.textContent ?? '').trim();
     const blocks = [...document.querySelectorAll('[data-testid^="block-"]')].map((b) => ({
       title: text(b.querySelector('h3')),
-      rows: [...b.querySelectorAll('.row')].map((r) => ({ label: text(r.querySelector('dt')), value: text(r.querySelector('dd')) })),
+      rows: [...b.querySelectorAll('.row')].map((r) => ({
+        label: text(r.querySelector('dt')),
+        value: text(r.querySelector('dd')),
+      })),
     }));
     const table = document.querySelector('[data-testid="measurements"]');
     return {
@@ -37,7 +40,8 @@ export async function readResults(page: Page): Promise<ResultsOnScreen> {
 /** The session the core holds now, as the page received it. */
 export async function coreSession(core: AppCore): Promise<Session> {
   const r = await core.invoke('session:get', []);
-  if (!r.ok || !r.data.session) throw new Error(`the core holds no session: ${r.ok ? 'none open' : JSON.stringify(r.error)}`);
+  if (!r.ok || !r.data.session)
+    throw new Error(`the core holds no session: ${r.ok ? 'none open' : JSON.stringify(r.error)}`);
   return r.data.session;
 }
 

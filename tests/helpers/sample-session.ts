@@ -114,10 +114,18 @@ export function sampleSession(): Session {
         perRequestTokensPerSecond: null,
         ttft: null,
         timeBetweenTokens: null,
-        evidence: { loopExcerpt: 'and the river kept running, ', loopPeriodChars: 212, loopStream: 'content', logLines: [] },
+        evidence: {
+          loopExcerpt: 'and the river kept running, ',
+          loopPeriodChars: 212,
+          loopStream: 'content',
+          logLines: [],
+        },
       }),
     ],
-    serverLog: { lines: ['(APIServer pid=1) INFO 08-19 14:58:41 [api_server.py:1639] vLLM API server version 0.30.1'], truncated: false },
+    serverLog: {
+      lines: ['(APIServer pid=1) INFO 08-19 14:58:41 [api_server.py:1639] vLLM API server version 0.30.1'],
+      truncated: false,
+    },
     events: [{ at: '2026-11-29T10:00:00.000Z', level: 'info', message: 'run started' }],
   });
 }

@@ -17,13 +17,28 @@ export const hasChromium = existsSync(CHROMIUM) || Boolean(process.env.CI);
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
 }
 
 /** A page that records console errors and CSP violations, so a test can assert there were none. */
-export async function openPage(browser: Browser, url: string, opts: { colorScheme?: 'light' | 'dark' } = {}): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme: opts.colorScheme ?? 'light' });
+export async function openPage(
+  browser: Browser,
+  url: string,
+  opts: { colorScheme?: 'light' | 'dark' } = {},
+): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({
+    viewport: { width: 1400, height: 1000 },
+    colorScheme: opts.colorScheme ?? 'light',
+  });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (m: ConsoleMessage) => {

@@ -22,9 +22,14 @@ function session() {
       windowRequests: 40,
       fairShareTokensPerSecond: 154.3,
       queueEvidence: { scrapes: 30, waitingShare: 0.1, longestWaitingRun: 1, avgRunning: 8 },
-      reason: '2 of 40 requests in the window failed and were replaced (the figure stands up to 10%); the first: HTTP 500',
+      reason:
+        '2 of 40 requests in the window failed and were replaced (the figure stands up to 10%); the first: HTTP 500',
     }),
-    sampleCell(8192, 16, { status: 'stalled', reason: 'a stream produced nothing for 4.2 s inside the window', stall: { gapSeconds: 4.2, endedAtSeconds: 27, thresholdSeconds: 2 } }),
+    sampleCell(8192, 16, {
+      status: 'stalled',
+      reason: 'a stream produced nothing for 4.2 s inside the window',
+      stall: { gapSeconds: 4.2, endedAtSeconds: 27, thresholdSeconds: 2 },
+    }),
   ];
   return s;
 }
@@ -44,7 +49,13 @@ describe.skipIf(!hasChromium)('failed requests and stalls in Chromium', () => {
   it('shows the count beside the figure in the heatmap, the table and the detail', async () => {
     const { page } = await openPage(browser, bridge.url);
     await page.waitForSelector('[data-app-state="ready"]');
-    expect((await bridge.core.invoke('session:open-data', [{ name: 'failed.speedmatrix.json', text: serializeSession(session()) }])).ok).toBe(true);
+    expect(
+      (
+        await bridge.core.invoke('session:open-data', [
+          { name: 'failed.speedmatrix.json', text: serializeSession(session()) },
+        ])
+      ).ok,
+    ).toBe(true);
     await page.locator('nav button', { hasText: 'Results' }).click();
     await page.getByTestId('report').waitFor({ timeout: 10_000 });
     const heat = page.getByTestId('heatmap');
@@ -62,6 +73,8 @@ describe.skipIf(!hasChromium)('failed requests and stalls in Chromium', () => {
     expect(text).toMatch(/waiting in 10% of 30 checks \(at most 1 in a row\), 8\.0 running on average/);
     await shot(page, 'failed-requests-detail');
     await heat.locator('[data-cell="8192x16"]').click();
-    await expect.poll(async () => page.getByTestId('cell-detail').innerText()).toMatch(/Longest stall\s+4\.2 s \(over 2\.0 s\)/);
+    await expect
+      .poll(async () => page.getByTestId('cell-detail').innerText())
+      .toMatch(/Longest stall\s+4\.2 s \(over 2\.0 s\)/);
   }, 60_000);
 });

@@ -30,7 +30,6 @@ async function pickFile(page: Page, name: string, text: string): Promise<void> {
 }
 
 describe.skipIf(!hasChromium)('session files in Chromium', () => {
-
   it('opens a session by path and lays it out like the reference report', async ({ bridge, browser }) => {
     const file = join(bridge.dialogs.saveDir, 'reference.speedmatrix.json');
     writeFileSync(file, serializeSession(referenceSession()));
@@ -42,19 +41,33 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     // Opening through the core (the test's "dialog" answers with the file), as the app's File > Open does.
     expect((await bridge.core.invoke('session:open', [])).ok).toBe(true);
     await page.getByTestId('report').waitFor({ timeout: 10_000 });
-    await expect.poll(() => page.getByTestId('report-title').textContent()).toBe('Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB');
+    await expect
+      .poll(() => page.getByTestId('report-title').textContent())
+      .toBe('Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB');
     await expect.poll(() => page.getByTestId('file-title').textContent()).toBe('reference.speedmatrix.json');
     await expectResultsMatchReport(page, await coreSession(bridge.core));
     const heat = page.getByTestId('heatmap');
     expect(await heat.locator('[data-cell="8192x32"]').innerText()).toMatch(/2,646\.7 tok\/s\s+247 ms TTFT/);
     expect(await heat.locator('[data-cell="8192x16"]').innerText()).toBe('Looped');
     expect(await heat.locator('[data-cell="16384x128"]').innerText()).toBe('Over capacity');
-    expect(await page.getByTestId('heatmap-legend').innerText()).toMatch(/Looped: the model kept repeating the same text.*Over capacity: not run because/s);
+    expect(await page.getByTestId('heatmap-legend').innerText()).toMatch(
+      /Looped: the model kept repeating the same text.*Over capacity: not run because/s,
+    );
     await page.getByTestId('prefill-chart').locator('svg').first().waitFor();
     const table = page.getByTestId('measurements');
     expect(await table.locator('thead th').allInnerTexts()).toEqual([
-      'Phase', 'Context', 'Requests at once', 'Status', 'Total tok/s', 'Per request tok/s', 'TTFT', 'Time between tokens',
-      'Average active requests', 'Completed requests', 'Output tokens', 'Measured for',
+      'Phase',
+      'Context',
+      'Requests at once',
+      'Status',
+      'Total tok/s',
+      'Per request tok/s',
+      'TTFT',
+      'Time between tokens',
+      'Average active requests',
+      'Completed requests',
+      'Output tokens',
+      'Measured for',
     ]);
     expect(await table.locator('tbody tr').count()).toBe(7 + 48);
     await table.locator('thead button', { hasText: 'Total tok/s' }).click();
@@ -125,7 +138,18 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
       server: { ...s.server, model: HOSTILE_IMG, servedModel: HOSTILE_IMG, display: `vllm serve ${HOSTILE_SCRIPT}` },
       hardware: { ...s.hardware, gpus: s.hardware.gpus.map((g) => ({ ...g, name: HOSTILE_SCRIPT })) },
       cells: s.cells.map((c, i) =>
-        i === looped ? { ...c, reason: HOSTILE_IMG, evidence: { loopExcerpt: `${HOSTILE_SCRIPT}${HOSTILE_IMG}`, loopPeriodChars: 10, loopStream: 'content', logLines: [HOSTILE_IMG] } } : c,
+        i === looped
+          ? {
+              ...c,
+              reason: HOSTILE_IMG,
+              evidence: {
+                loopExcerpt: `${HOSTILE_SCRIPT}${HOSTILE_IMG}`,
+                loopPeriodChars: 10,
+                loopStream: 'content',
+                logLines: [HOSTILE_IMG],
+              },
+            }
+          : c,
       ),
     };
     const { page } = await openPage(browser, bridge.url);

@@ -34,7 +34,9 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
   let problems: string[];
   beforeAll(async () => {
     // GPU detection and telemetry replay the real H200 captures through the fake nvidia-smi.
-    bridge = await startBridgeServer({ core: { stopTimeoutMs: 8000, nvidiaSmi: FAKE_NVIDIA_SMI, telemetryIntervalMs: 250 } });
+    bridge = await startBridgeServer({
+      core: { stopTimeoutMs: 8000, nvidiaSmi: FAKE_NVIDIA_SMI, telemetryIntervalMs: 250 },
+    });
     browser = await launchChromium();
     ({ page, problems } = await openPage(browser, bridge.url));
     await page.waitForSelector('[data-app-state="ready"]');
@@ -56,7 +58,11 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     // Loop switch: from the 150th token (late enough that every request of a cell is in flight), requests at 8K × 2 repeat a passage.
     await fill(page, 'srv-simFlags', '--sim-loop-after 150\n--sim-loop-contexts 8K\n--sim-loop-concurrency 2');
     const preview = page.getByTestId('command-preview');
-    await expect.poll(() => preview.textContent()).toMatch(/speedmatrix sim serve microsoft\/Fara1\.5-4B .*--max-model-len 32768 .*--api-key '?<redacted>'? .*--sim-speed 10/);
+    await expect
+      .poll(() => preview.textContent())
+      .toMatch(
+        /speedmatrix sim serve microsoft\/Fara1\.5-4B .*--max-model-len 32768 .*--api-key '?<redacted>'? .*--sim-speed 10/,
+      );
     expect(await preview.textContent()).not.toContain('sk-test-secret-123');
     await page.getByTestId('start-server').click();
     await page.locator('[data-testid="server-status"][data-state="starting"]').waitFor();
@@ -81,7 +87,9 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     expect(text).toMatch(/Compute capability\s+9\.0/);
     expect(text).toMatch(/Power limit\s+700 W/);
     await card.getByTestId('telemetry').waitFor({ timeout: 20_000 });
-    expect(await card.getByTestId('telemetry').innerText()).toMatch(/Utilization \d+%[\s\S]*Power \d+ W[\s\S]*Temperature \d+ °C/);
+    expect(await card.getByTestId('telemetry').innerText()).toMatch(
+      /Utilization \d+%[\s\S]*Power \d+ W[\s\S]*Temperature \d+ °C/,
+    );
     await shot(page, '21b-hardware-telemetry');
   });
 
@@ -92,12 +100,16 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     await fill(page, 'run-seconds', '20');
     await fill(page, 'run-maxout', '2048');
     const summary = page.getByTestId('plan-summary');
-    await expect.poll(() => summary.textContent(), { timeout: 10_000 }).toMatch(/^5 of 6 cells to run · prefill at 8K, 16K · about .+ in total$/);
+    await expect
+      .poll(() => summary.textContent(), { timeout: 10_000 })
+      .toMatch(/^5 of 6 cells to run · prefill at 8K, 16K · about .+ in total$/);
     const over = page.locator('[data-testid="heatmap"] [data-cell="16384x4"]');
     expect(await over.getAttribute('data-status')).toBe('over-capacity');
     expect(await over.innerText()).toBe('Over capacity');
     expect(await over.locator('.hm-btn').getAttribute('title')).toMatch(/exceeds the KV cache budget/);
-    expect(await page.getByTestId('plan-reasons').innerText()).toMatch(/16K × 4: Over capacity — 4 × \(16384 \+ 2048\) = 73728 tokens exceeds the KV cache budget/);
+    expect(await page.getByTestId('plan-reasons').innerText()).toMatch(
+      /16K × 4: Over capacity — 4 × \(16384 \+ 2048\) = 73728 tokens exceeds the KV cache budget/,
+    );
     await shot(page, '22-run-plan');
   });
 
@@ -114,7 +126,9 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     expect(await heat.locator('[data-kind="value"]').count()).toBe(4);
     expect(await heat.locator('[data-cell="8192x2"]').innerText()).toBe('Looped');
     expect(await heat.locator('[data-cell="16384x4"]').innerText()).toBe('Over capacity');
-    expect(await heat.locator('[data-cell="8192x1"]').innerText()).toMatch(/^[\d,.K]+ tok\/s\s+[\d,]+ ms TTFT(\s+Requests queued)?$/);
+    expect(await heat.locator('[data-cell="8192x1"]').innerText()).toMatch(
+      /^[\d,.K]+ tok\/s\s+[\d,]+ ms TTFT(\s+Requests queued)?$/,
+    );
     expect(await page.getByTestId('heatmap-legend').innerText()).toMatch(/Looped: the model kept repeating/);
     expect(await page.getByTestId('run-progress').innerText()).toMatch(/5 of 5 cells \(100%\)/);
     await page.getByTestId('prefill-chart').locator('svg').first().waitFor();
@@ -143,7 +157,9 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
       asked = d.message();
       void d.dismiss();
     });
-    await page.getByTestId('file-input').setInputFiles({ name: 'other.json', mimeType: 'application/json', buffer: Buffer.from('{}') });
+    await page
+      .getByTestId('file-input')
+      .setInputFiles({ name: 'other.json', mimeType: 'application/json', buffer: Buffer.from('{}') });
     await expect.poll(() => asked).toMatch(/The open results are not saved\. Open other\.json anyway\?/);
     expect(await page.getByTestId('open-error').count()).toBe(0);
     expect(await page.getByTestId('file-title').textContent()).toBe('Unsaved session •');
@@ -162,7 +178,9 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     expect(readFileSync(saved, 'utf8')).not.toContain('sk-test-secret-123');
 
     // Reopen: forget it by opening another file, then pick it from the recent list.
-    await page.getByTestId('file-input').setInputFiles({ name: 'other.json', mimeType: 'application/json', buffer: Buffer.from('{}') });
+    await page
+      .getByTestId('file-input')
+      .setInputFiles({ name: 'other.json', mimeType: 'application/json', buffer: Buffer.from('{}') });
     await page.getByTestId('open-error').waitFor();
     await page.locator('summary', { hasText: 'Open recent' }).click();
     await page.getByTestId('recent-files').locator('button', { hasText: name }).click();

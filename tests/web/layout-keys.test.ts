@@ -19,7 +19,10 @@ async function heatmapClipped(page: Page): Promise<{ hidden: number; lastColumn:
     if (!wrap || !last) return { hidden: -1, lastColumn: '' };
     const box = wrap.getBoundingClientRect();
     const col = last.getBoundingClientRect();
-    return { hidden: Math.max(0, wrap.scrollWidth - wrap.clientWidth, col.right - Math.min(box.right, window.innerWidth)), lastColumn: last.textContent ?? '' };
+    return {
+      hidden: Math.max(0, wrap.scrollWidth - wrap.clientWidth, col.right - Math.min(box.right, window.innerWidth)),
+      lastColumn: last.textContent ?? '',
+    };
   });
 }
 
@@ -42,7 +45,11 @@ describe.skipIf(!hasChromium)('layout and keyboard in Chromium', () => {
     it(`shows every column of the 6 × 8 seed matrix at ${width} px wide`, async () => {
       await page.setViewportSize({ width, height: 900 });
       await page.locator('nav button', { hasText: 'Run' }).click();
-      await page.getByTestId('run-heatmap').locator('[data-cell="262144x128"], [data-cell="257024x128"]').first().waitFor({ timeout: 10_000 });
+      await page
+        .getByTestId('run-heatmap')
+        .locator('[data-cell="262144x128"], [data-cell="257024x128"]')
+        .first()
+        .waitFor({ timeout: 10_000 });
       const clip = await heatmapClipped(page);
       expect(clip.lastColumn).toMatch(/128/);
       expect(clip.hidden).toBe(0);
@@ -70,14 +77,22 @@ describe.skipIf(!hasChromium)('layout and keyboard in Chromium', () => {
     await chips.locator('li.chip button').nth(1).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => chips.locator('li.chip').count()).toBe(before - 1);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName)).toMatch(/^Remove \d+$/);
+    await expect
+      .poll(() =>
+        page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName),
+      )
+      .toMatch(/^Remove \d+$/);
     // The focused button is the chip that moved into the removed one's place.
     const inPlace = await chips.locator('li.chip button').nth(1).getAttribute('aria-label');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(inPlace);
   });
 
   it('closes the cell detail with Escape', async () => {
-    await page.getByTestId('file-input').setInputFiles({ name: 'sample.speedmatrix.json', mimeType: 'application/json', buffer: Buffer.from(serializeSession(sampleSession())) });
+    await page.getByTestId('file-input').setInputFiles({
+      name: 'sample.speedmatrix.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(serializeSession(sampleSession())),
+    });
     await page.getByTestId('report').waitFor({ timeout: 10_000 });
     const cell = page.getByTestId('heatmap').locator('[data-cell] button').first();
     await cell.click();

@@ -15,7 +15,9 @@ const previous = process.env.SIM_ENGINE_ORPHAN_SECONDS;
 
 /** pid -> process group of every live process, through the supervisor's own process table (throws where it cannot be read). */
 async function groups(): Promise<Map<number, number>> {
-  return new Map((await listProcesses()).filter((p) => p.state !== 'Z' && p.pgid !== null).map((p) => [p.pid, p.pgid!]));
+  return new Map(
+    (await listProcesses()).filter((p) => p.state !== 'Z' && p.pgid !== null).map((p) => [p.pid, p.pgid!]),
+  );
 }
 
 /** The command line of a live process, from the same table. */

@@ -29,7 +29,10 @@ async function openReference(page: Page, bridge: BridgeServer): Promise<void> {
 const cellText = (page: Page, key: string) => page.getByTestId('heatmap').locator(`[data-cell="${key}"]`).innerText();
 
 describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium', () => {
-  it('switches the metric: TTFT cells in ms, energy says why it is missing, cost needs a price it remembers', async ({ bridge, browser }) => {
+  it('switches the metric: TTFT cells in ms, energy says why it is missing, cost needs a price it remembers', async ({
+    bridge,
+    browser,
+  }) => {
     const { page, problems } = await openPage(browser, bridge.url);
     await openReference(page, bridge);
     expect(await cellText(page, '8192x32')).toMatch(/^2,646\.7 tok\/s\s+247 ms TTFT/);
@@ -58,7 +61,10 @@ describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium',
     expect(problems).toEqual([]);
   });
 
-  it('greys cells that miss the targets and shows the capacity within them; a bad spec is marked at the field', async ({ bridge, browser }) => {
+  it('greys cells that miss the targets and shows the capacity within them; a bad spec is marked at the field', async ({
+    bridge,
+    browser,
+  }) => {
     const { page, problems } = await openPage(browser, bridge.url);
     await page.setViewportSize({ width: 1440, height: 1000 });
     await openReference(page, bridge);
@@ -67,7 +73,9 @@ describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium',
     await field.fill('ttft-p90<=500ms,per-request>=60');
     const capacity = page.getByTestId('capacity-table');
     await capacity.waitFor();
-    const rows = await capacity.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as HTMLElement).innerText)));
+    const rows = await capacity
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as HTMLElement).innerText)));
     expect(rows.map((r) => r.slice(0, 2))).toEqual([
       ['8K', '64'],
       ['16K', '32'],
@@ -84,7 +92,9 @@ describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium',
     await shot(page, '40-results-targets-1440');
     await field.fill('ttft-p90<=fast');
     await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator('#slo-targets-error').innerText()).toMatch(/"ttft-p90<=fast": "fast" is not a number with a unit/);
+    expect(await page.locator('#slo-targets-error').innerText()).toMatch(
+      /"ttft-p90<=fast": "fast" is not a number with a unit/,
+    );
     expect(await page.getByTestId('capacity').count()).toBe(0);
     expect(problems).toEqual([]);
   });

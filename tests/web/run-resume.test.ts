@@ -28,7 +28,9 @@ describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () =>
     bridge = await startBridgeServer({ core: { stopTimeoutMs: 8000 } });
     const d = await bridge.core.invoke('server:defaults', []);
     if (!d.ok) throw new Error(d.error);
-    const started = await bridge.core.invoke('server:start', [{ ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16k', gpuMemoryUtilization: '0.3' }]);
+    const started = await bridge.core.invoke('server:start', [
+      { ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16k', gpuMemoryUtilization: '0.3' },
+    ]);
     if (!started.ok) throw new Error(started.error);
     browser = await launchChromium();
     ({ page } = await openPage(browser, bridge.url));
@@ -47,7 +49,9 @@ describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () =>
     await page.locator('#run-seconds').fill('20');
     await page.locator('#run-maxout').fill('512');
     const summary = page.getByTestId('plan-summary');
-    await expect.poll(() => summary.innerText(), { timeout: 10_000 }).toMatch(/^3 of 3 cells to run · prefill at 4K · about/);
+    await expect
+      .poll(() => summary.innerText(), { timeout: 10_000 })
+      .toMatch(/^3 of 3 cells to run · prefill at 4K · about/);
     expect(await page.getByTestId('chips-prefill').innerText()).toMatch(/4K/);
     expect(await page.getByTestId('chips-prefill').innerText()).not.toMatch(/256K/);
   });
@@ -75,8 +79,14 @@ describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () =>
     await page.reload();
     await page.waitForSelector('[data-app-state="ready"]');
     await page.keyboard.press('Control+3');
-    await expect.poll(() => page.getByTestId('chips-contexts').locator('li.chip').allInnerTexts()).toEqual([expect.stringMatching(/^4K/)]);
-    expect((await page.getByTestId('chips-concurrency').locator('li.chip').allInnerTexts()).map((t) => t.replace('×', '').trim())).toEqual(['1', '2', '4']);
+    await expect
+      .poll(() => page.getByTestId('chips-contexts').locator('li.chip').allInnerTexts())
+      .toEqual([expect.stringMatching(/^4K/)]);
+    expect(
+      (await page.getByTestId('chips-concurrency').locator('li.chip').allInnerTexts()).map((t) =>
+        t.replace('×', '').trim(),
+      ),
+    ).toEqual(['1', '2', '4']);
     expect(await page.locator('#run-seconds').inputValue()).toBe('20');
   });
 
@@ -84,13 +94,20 @@ describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () =>
     const before = await measured(page).count();
     expect(before).toBeGreaterThan(0);
     await page.getByTestId('resume-run').click();
-    await page.locator('[data-testid="run-phase"][data-phase="decode"], [data-testid="run-phase"][data-phase="prefill"], [data-testid="run-phase"][data-phase="starting"]').first().waitFor();
+    await page
+      .locator(
+        '[data-testid="run-phase"][data-phase="decode"], [data-testid="run-phase"][data-phase="prefill"], [data-testid="run-phase"][data-phase="starting"]',
+      )
+      .first()
+      .waitFor();
     // While it runs, nothing measured before disappears, and the prefill chart keeps its point.
     for (let i = 0; i < 6; i++) {
       expect(await measured(page).count()).toBeGreaterThanOrEqual(before);
       await page.waitForTimeout(300);
     }
-    await expect.poll(() => page.locator('.run-prefill').innerText(), { timeout: 20_000 }).not.toMatch(/No prefill points yet/);
+    await expect
+      .poll(() => page.locator('.run-prefill').innerText(), { timeout: 20_000 })
+      .not.toMatch(/No prefill points yet/);
     const progress = await page.getByTestId('run-progress').innerText();
     expect(progress).toMatch(new RegExp(`^${before} of 3 cells|^[${before}-3] of 3 cells`));
     await shot(page, '61-run-resumed', false);

@@ -17,14 +17,27 @@ import { ROOT } from '../helpers/paths';
 import { hasChromium, launchChromium, openPage, shot } from './browser';
 
 /** Anything in the DOM that could only have come from markup in a file. */
-async function injected(page: Page): Promise<{ pwned: unknown; onAttrs: string[]; jsLinks: number; frames: number; stray: number; inlineScripts: number }> {
+async function injected(page: Page): Promise<{
+  pwned: unknown;
+  onAttrs: string[];
+  jsLinks: number;
+  frames: number;
+  stray: number;
+  inlineScripts: number;
+}> {
   return page.evaluate(() => {
     const all = [...document.querySelectorAll('*')];
     return {
       pwned: (window as unknown as { __pwned?: unknown }).__pwned ?? null,
       // Event handlers, or a URL-bearing attribute holding a file's string (a title or aria-label holding one is plain text).
       onAttrs: all.flatMap((el) =>
-        [...el.attributes].filter((a) => /^on/i.test(a.name) || (/^(href|src|srcdoc|action|formaction|xlink:href|style)$/i.test(a.name) && a.value.includes('__pwned'))).map((a) => `${el.tagName}[${a.name}]`),
+        [...el.attributes]
+          .filter(
+            (a) =>
+              /^on/i.test(a.name) ||
+              (/^(href|src|srcdoc|action|formaction|xlink:href|style)$/i.test(a.name) && a.value.includes('__pwned')),
+          )
+          .map((a) => `${el.tagName}[${a.name}]`),
       ),
       jsLinks: document.querySelectorAll('a[href^="javascript:" i], [src^="javascript:" i]').length,
       frames: document.querySelectorAll('iframe, frame, object, embed').length,
@@ -116,7 +129,12 @@ describe.skipIf(!hasChromium)('security in Chromium', () => {
       // File names are strings from outside too (no slash: a name cannot hold one).
       const name = `case-${i}-<img src=x onerror="window.__pwned=1">.speedmatrix.json`;
       await pickFile(page, name, c.data);
-      await expect.poll(() => err.textContent({ timeout: 2_000 }).catch(() => 'no open-error shown'), { message: c.name, timeout: 10_000 }).toContain(name);
+      await expect
+        .poll(() => err.textContent({ timeout: 2_000 }).catch(() => 'no open-error shown'), {
+          message: c.name,
+          timeout: 10_000,
+        })
+        .toContain(name);
       if (c.name.startsWith('invalid UTF-8')) expect(await err.textContent()).toContain('is not valid UTF-8 text');
       expect(await injected(page), c.name).toEqual(CLEAN);
     }
@@ -124,7 +142,9 @@ describe.skipIf(!hasChromium)('security in Chromium', () => {
   });
 
   it('an imported file (llm-inference-bench JSON) with markup in its strings renders as text', async () => {
-    const seed = JSON.parse(readFileSync(join(ROOT, 'tests/unit/importers/fixtures/fara-benchmark_results.json'), 'utf8'));
+    const seed = JSON.parse(
+      readFileSync(join(ROOT, 'tests/unit/importers/fixtures/fara-benchmark_results.json'), 'utf8'),
+    );
     seed.metadata.model = HOSTILE_STRINGS[0];
     seed.metadata.engine = HOSTILE_STRINGS[1];
     seed.metadata.server = HOSTILE_STRINGS[2];
@@ -139,7 +159,13 @@ describe.skipIf(!hasChromium)('security in Chromium', () => {
 
   it('the exported HTML and PDF of the hostile session carry the payloads only as text', async () => {
     const core = bridge.core;
-    expect((await core.invoke('session:open-data', [{ name: 'hostile.speedmatrix.json', text: serializeSession(hostileSession()) }])).ok).toBe(true);
+    expect(
+      (
+        await core.invoke('session:open-data', [
+          { name: 'hostile.speedmatrix.json', text: serializeSession(hostileSession()) },
+        ])
+      ).ok,
+    ).toBe(true);
     const html = await core.invoke('report:export', ['html']);
     if (!html.ok) throw new Error(html.error);
     const { page } = await openPage(browser, pathToFileURL(html.data.file).href);

@@ -43,7 +43,9 @@ describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', (
     await page.locator('#srv-port').fill(String(busy.port));
     await page.getByTestId('start-server').click();
     await page.locator('[data-testid="server-status"][data-state="failed"]').waitFor({ timeout: 10_000 });
-    expect(await page.getByTestId('server-failure').innerText()).toMatch(new RegExp(`${busy.port}.*(in use|busy)|(in use|busy).*${busy.port}`, 'i'));
+    expect(await page.getByTestId('server-failure').innerText()).toMatch(
+      new RegExp(`${busy.port}.*(in use|busy)|(in use|busy).*${busy.port}`, 'i'),
+    );
     // It stays failed: the start request's late reply does not put it back to "Starting".
     await page.waitForTimeout(500);
     expect(await page.getByTestId('server-status').getAttribute('data-state')).toBe('failed');
@@ -103,7 +105,9 @@ describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', (
     await expect.poll(() => warnings.count()).toBe(2);
     const text = (await warnings.allInnerTexts()).join('\n');
     expect(text).toMatch(/Max model length 32k is 32,000 tokens/);
-    expect(text).toMatch(/--attention-backend needs vLLM 0\.13 or newer; for v0\.11\.0 it is passed as VLLM_ATTENTION_BACKEND=FLASHINFER instead\./);
+    expect(text).toMatch(
+      /--attention-backend needs vLLM 0\.13 or newer; for v0\.11\.0 it is passed as VLLM_ATTENTION_BACKEND=FLASHINFER instead\./,
+    );
     const preview = await page.getByTestId('command-preview').textContent();
     expect(preview).toMatch(/--entrypoint vllm vllm\/vllm-openai:v0\.11\.0 serve /);
     expect(preview).toMatch(/--max-model-len 32000\b/);

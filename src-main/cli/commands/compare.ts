@@ -4,21 +4,26 @@ import type { Session } from '../../../src-shared/session/schema';
 export function registerCompare(program: Command): void {
   program
     .command('compare')
-    .description('Compare two or more sessions: prefill curves, B / A decode ratios, deltas and the settings that differ. The first file is the baseline (A).')
-    .argument('<files...>', 'session files (or other tools\' results); at least two')
+    .description(
+      'Compare two or more sessions: prefill curves, B / A decode ratios, deltas and the settings that differ. The first file is the baseline (A).',
+    )
+    .argument('<files...>', "session files (or other tools' results); at least two")
     .addOption(new Option('-f, --format <format>', 'output format').choices(['md', 'html']).default('md'))
     .option('-o, --out <path>', 'where to write it (default: print to the terminal)')
     .action(async (files: string[], opts: { format: 'md' | 'html'; out?: string }) => {
       if (files.length < 2) {
-        process.stderr.write('speedmatrix compare: give at least two files to compare, e.g. speedmatrix compare a.speedmatrix.json b.speedmatrix.json\n');
+        process.stderr.write(
+          'speedmatrix compare: give at least two files to compare, e.g. speedmatrix compare a.speedmatrix.json b.speedmatrix.json\n',
+        );
         process.exitCode = 2;
         return;
       }
-      const [{ openSessionOrImport }, { renderCompareHtml, renderCompareMarkdown }, { writeFileAtomic }] = await Promise.all([
-        import('../../importers/open'),
-        import('../../report/compare'),
-        import('../../session/write'),
-      ]);
+      const [{ openSessionOrImport }, { renderCompareHtml, renderCompareMarkdown }, { writeFileAtomic }] =
+        await Promise.all([
+          import('../../importers/open'),
+          import('../../report/compare'),
+          import('../../session/write'),
+        ]);
       const sessions: Session[] = [];
       for (const f of files) {
         const s = await openSessionOrImport(f);

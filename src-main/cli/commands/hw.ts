@@ -3,8 +3,10 @@ import type { Command } from 'commander';
 export function registerHw(program: Command): void {
   program
     .command('hw')
-    .description('Detect this machine: GPUs (nvidia-smi, amd-smi, Apple), CPU, RAM and OS, as the report\'s Hardware block.')
-    .option('--json', 'print the session\'s hardware object (plus what each source saw) as JSON')
+    .description(
+      "Detect this machine: GPUs (nvidia-smi, amd-smi, Apple), CPU, RAM and OS, as the report's Hardware block.",
+    )
+    .option('--json', "print the session's hardware object (plus what each source saw) as JSON")
     .option('--timeout <seconds>', 'deadline for each external command such as nvidia-smi', '10')
     .action(async (o: { json?: boolean; timeout: string }) => {
       const timeoutS = Number(o.timeout);
@@ -13,9 +15,15 @@ export function registerHw(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const [{ detectHardware }, { formatHardware }] = await Promise.all([import('../../hardware/detect'), import('../../hardware/format-hw')]);
+      const [{ detectHardware }, { formatHardware }] = await Promise.all([
+        import('../../hardware/detect'),
+        import('../../hardware/format-hw'),
+      ]);
       const r = await detectHardware({ timeoutMs: timeoutS * 1000 });
-      if (o.json) process.stdout.write(`${JSON.stringify({ hardware: r.hardware, seen: r.seen, noGpuMessage: r.noGpuMessage }, null, 2)}\n`);
+      if (o.json)
+        process.stdout.write(
+          `${JSON.stringify({ hardware: r.hardware, seen: r.seen, noGpuMessage: r.noGpuMessage }, null, 2)}\n`,
+        );
       else process.stdout.write(formatHardware(r.hardware));
     });
 }

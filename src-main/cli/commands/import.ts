@@ -14,7 +14,9 @@ export function defaultImportPath(input: string): string {
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description('Turn llm-inference-bench results (benchmark_results.json) or the text of a speed test matrix report into a session file.')
+    .description(
+      'Turn llm-inference-bench results (benchmark_results.json) or the text of a speed test matrix report into a session file.',
+    )
     .argument('<file>', 'file to import; its kind is recognised from its content')
     .option('-o, --out <path>', `session file to write (default: next to the input, ending ${SESSION_EXTENSION})`)
     .option('--force', 'replace the output file if it exists')
@@ -32,7 +34,9 @@ export function registerImport(program: Command): void {
       }
       const out = opts.out ?? defaultImportPath(file);
       if (existsSync(out) && !opts.force) {
-        process.stderr.write(`speedmatrix import: ${out} already exists; choose another --out or add --force to replace it.\n`);
+        process.stderr.write(
+          `speedmatrix import: ${out} already exists; choose another --out or add --force to replace it.\n`,
+        );
         process.exitCode = 1;
         return;
       }

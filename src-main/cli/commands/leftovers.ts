@@ -5,10 +5,16 @@
 import { createInterface } from 'node:readline/promises';
 import { describeLaunched, type LaunchedRegistry } from '../../server/launched-registry';
 
-export async function offerToEndLeftovers(registry: LaunchedRegistry, yes: boolean, say: (t: string) => void): Promise<void> {
+export async function offerToEndLeftovers(
+  registry: LaunchedRegistry,
+  yes: boolean,
+  say: (t: string) => void,
+): Promise<void> {
   const left = await registry.leftovers();
   if (left.length === 0) return;
-  say(`An earlier SpeedMatrix run was killed and left ${left.length === 1 ? 'a server' : `${left.length} servers`} running:`);
+  say(
+    `An earlier SpeedMatrix run was killed and left ${left.length === 1 ? 'a server' : `${left.length} servers`} running:`,
+  );
   for (const e of left) say(`  ${describeLaunched(e)}`);
   let end = yes;
   if (!end && process.stdin.isTTY) {
@@ -19,6 +25,10 @@ export async function offerToEndLeftovers(registry: LaunchedRegistry, yes: boole
     say('They are left running (they may hold GPU memory and ports). Add --yes to end them.');
   }
   if (!end) return;
-  for (const e of left) say((await registry.end(e)) ? `Ended process group ${e.pgid}.` : `Could not end process group ${e.pgid}; end it by hand (kill -- -${e.pgid}).`);
+  for (const e of left)
+    say(
+      (await registry.end(e))
+        ? `Ended process group ${e.pgid}.`
+        : `Could not end process group ${e.pgid}; end it by hand (kill -- -${e.pgid}).`,
+    );
 }
-

@@ -11,7 +11,12 @@ import { ProgressPrinter } from '../../bench/progress';
 import { loadForResume } from '../../bench/start-run';
 import type { RunConfigInput } from '../../bench/types';
 import { detectHardware } from '../../hardware/detect';
-import { RunRefused, startOrchestratedRun, type OrchestratedRun, type ServerSide } from '../../orchestrator/orchestrator';
+import {
+  RunRefused,
+  startOrchestratedRun,
+  type OrchestratedRun,
+  type ServerSide,
+} from '../../orchestrator/orchestrator';
 import { readHardwareFile } from '../../orchestrator/server-hardware';
 import { attachServer, launchServer } from '../../orchestrator/server-side';
 import { fmtCount } from '../../../src-shared/report/format';
@@ -38,7 +43,11 @@ export const DEMO_CONFIG: RunConfigInput = {
   secondsPerMeasurement: 30,
 };
 
-const safeName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'model';
+const safeName = (s: string) =>
+  s
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60) || 'model';
 
 /** Default session file: ./speedmatrix-<model>-<date>.speedmatrix.json */
 export function defaultSessionFile(model: string, simulated: boolean, now = new Date()): string {
@@ -68,7 +77,10 @@ function checkWritableFolder(flag: string, file: string): void {
   try {
     accessSync(dir, constants.W_OK);
   } catch {
-    throw new Refusal(`${flag}: cannot write in ${dir} (permission denied or a read-only file system); choose another place.`, EXIT.usage);
+    throw new Refusal(
+      `${flag}: cannot write in ${dir} (permission denied or a read-only file system); choose another place.`,
+      EXIT.usage,
+    );
   }
 }
 
@@ -79,7 +91,11 @@ function checkOutputs(flags: RunFlags): void {
   } else if (flags.out) {
     const file = resolve(flags.out);
     checkWritableFolder('--out', file);
-    if (existsSync(file)) throw new Refusal(`--out: ${file} already exists; choose another --out, or continue it with --resume ${file}.`, EXIT.usage);
+    if (existsSync(file))
+      throw new Refusal(
+        `--out: ${file} already exists; choose another --out, or continue it with --resume ${file}.`,
+        EXIT.usage,
+      );
   } else {
     checkWritableFolder('the session file (add --out FILE to choose)', join(process.cwd(), 'session'));
   }
@@ -99,7 +115,9 @@ export function apiKeyFrom(flags: RunFlags, warn: (t: string) => void): string |
     }
   }
   if (flags.apiKey) {
-    warn('warning: a key given with --api-key shows in the process list and shell history, and npx writes it to npm’s debug log. Set SPEEDMATRIX_API_KEY or use --api-key-file instead.');
+    warn(
+      'warning: a key given with --api-key shows in the process list and shell history, and npx writes it to npm’s debug log. Set SPEEDMATRIX_API_KEY or use --api-key-file instead.',
+    );
     return flags.apiKey;
   }
   return process.env.SPEEDMATRIX_API_KEY || undefined;
@@ -108,9 +126,12 @@ export function apiKeyFrom(flags: RunFlags, warn: (t: string) => void): string |
 function usageProblem(cmd: string[], flags: RunFlags): string | null {
   const modes = [flags.url, flags.launch, flags.demo].filter(Boolean).length;
   if (modes > 1) return 'choose one of --url, --launch and --demo.';
-  if (modes === 0 && !flags.resume) return 'say which server to benchmark: --url URL, --launch -- CMD..., or --demo (try `speedmatrix run --demo` first).';
-  if (flags.launch && cmd.length === 0) return '--launch needs the server command after --, e.g. speedmatrix run --launch -- vllm serve MODEL --port 8000';
-  if (!flags.launch && cmd.length > 0) return `unexpected arguments: ${cmd.join(' ')} (a server command goes after --launch ... --).`;
+  if (modes === 0 && !flags.resume)
+    return 'say which server to benchmark: --url URL, --launch -- CMD..., or --demo (try `speedmatrix run --demo` first).';
+  if (flags.launch && cmd.length === 0)
+    return '--launch needs the server command after --, e.g. speedmatrix run --launch -- vllm serve MODEL --port 8000';
+  if (!flags.launch && cmd.length > 0)
+    return `unexpected arguments: ${cmd.join(' ')} (a server command goes after --launch ... --).`;
   if (flags.apiKey && flags.apiKeyFile) return 'give the key one way: --api-key-file or --api-key.';
   return null;
 }
@@ -166,7 +187,9 @@ async function readInputs(cmd: string[], flags: RunFlags): Promise<RunInputs> {
   let inputs: RunInputs;
   try {
     const config = configFromFlags(flags);
-    const readyTimeoutMs = flags.readyTimeout ? positiveNumber('--ready-timeout', flags.readyTimeout) * 1000 : undefined;
+    const readyTimeoutMs = flags.readyTimeout
+      ? positiveNumber('--ready-timeout', flags.readyTimeout) * 1000
+      : undefined;
     const apiKey = apiKeyFrom(flags, (t) => process.stderr.write(`${t}\n`));
     checkOutputs(flags);
     let launch: LaunchOptions | null = null;
@@ -192,7 +215,12 @@ async function readInputs(cmd: string[], flags: RunFlags): Promise<RunInputs> {
 }
 
 /** The server to measure: launched through `supervisor` (demo, --launch) or attached (--url, or the resumed session's URL). */
-async function getServer(flags: RunFlags, inputs: RunInputs, supervisor: Supervisor | null, say: (t: string) => void): Promise<ServerSide> {
+async function getServer(
+  flags: RunFlags,
+  inputs: RunInputs,
+  supervisor: Supervisor | null,
+  say: (t: string) => void,
+): Promise<ServerSide> {
   const { config } = inputs;
   let side: ServerSide;
   if (supervisor) {
@@ -201,33 +229,64 @@ async function getServer(flags: RunFlags, inputs: RunInputs, supervisor: Supervi
     if (flags.demo) {
       inputs.config = { ...DEMO_CONFIG, ...config, simSpeed: config.simSpeed ?? DEMO_SPEED };
       inputs.launch = demoLaunch(await freePort(), inputs.apiKey, inputs.config.simSpeed as number);
-      say(`Demo: a SIMULATED vLLM server (profile ${DEMO_PROFILE}, clock ${inputs.config.simSpeed}x faster; figures are in simulated seconds).`);
+      say(
+        `Demo: a SIMULATED vLLM server (profile ${DEMO_PROFILE}, clock ${inputs.config.simSpeed}x faster; figures are in simulated seconds).`,
+      );
     }
     say('Launching the server...');
-    const started = await launchServer(inputs.launch as LaunchOptions, { readyTimeoutMs: inputs.readyTimeoutMs, userKvTokens: config.kvBudgetTokens, registry, onRestart: say }, supervisor);
+    const started = await launchServer(
+      inputs.launch as LaunchOptions,
+      { readyTimeoutMs: inputs.readyTimeoutMs, userKvTokens: config.kvBudgetTokens, registry, onRestart: say },
+      supervisor,
+    );
     if (!started.ok) {
       const f = started.error;
-      throw new Refusal([`the server did not start: ${f.message}`, ...f.rootCauseLines.map((l) => `  root cause: ${l}`), f.advice ? `  advice: ${f.advice}` : ''].filter(Boolean).join('\n'), EXIT.failed);
+      throw new Refusal(
+        [
+          `the server did not start: ${f.message}`,
+          ...f.rootCauseLines.map((l) => `  root cause: ${l}`),
+          f.advice ? `  advice: ${f.advice}` : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+        EXIT.failed,
+      );
     }
     side = started.data;
   } else {
     const url = flags.url ?? inputs.resumeSession?.server.url;
     if (!url) throw new Refusal('the session does not say which URL it measured; give --url.', EXIT.failed);
-    const attached = await attachServer({ url, apiKey: inputs.apiKey, model: flags.model ?? inputs.resumeSession?.server.servedModel ?? undefined, userKvTokens: config.kvBudgetTokens });
+    const attached = await attachServer({
+      url,
+      apiKey: inputs.apiKey,
+      model: flags.model ?? inputs.resumeSession?.server.servedModel ?? undefined,
+      userKvTokens: config.kvBudgetTokens,
+    });
     if (!attached.ok) throw new Refusal(attached.error, EXIT.failed);
     side = attached.data;
   }
-  if (flags.model && side.target.model !== flags.model) throw new Refusal(`the model "${flags.model}" is not what the server serves ("${side.target.model}").`, EXIT.failed);
+  if (flags.model && side.target.model !== flags.model)
+    throw new Refusal(
+      `the model "${flags.model}" is not what the server serves ("${side.target.model}").`,
+      EXIT.failed,
+    );
   return side;
 }
 
 /** After the run: the report if asked, the summary, where everything is; returns the exit code. */
-async function finish(run: OrchestratedRun, flags: RunFlags, printer: ProgressPrinter, json: boolean, say: (t: string) => void): Promise<number> {
+async function finish(
+  run: OrchestratedRun,
+  flags: RunFlags,
+  printer: ProgressPrinter,
+  json: boolean,
+  say: (t: string) => void,
+): Promise<number> {
   const session = await run.handle.done;
   const outcome = run.handle.outcome();
   const file = run.handle.sessionFile();
   let reportFile: string | null = null;
-  const wantReport = flags.report ?? (flags.demo ? file.replace(/\.speedmatrix\.json$|\.json$/, '') + '.md' : undefined);
+  const wantReport =
+    flags.report ?? (flags.demo ? file.replace(/\.speedmatrix\.json$|\.json$/, '') + '.md' : undefined);
   if (wantReport) {
     const r = await writeReport(resolve(wantReport), session);
     reportFile = r.file;
@@ -237,10 +296,13 @@ async function finish(run: OrchestratedRun, flags: RunFlags, printer: ProgressPr
     printer.line('');
     printer.line(summarizeSession(session));
   }
-  say(`${outcome === 'cancelled' ? 'Cancelled; saved what was measured' : 'Done'}${session.simulated ? ' (SIMULATED)' : ''}.`);
+  say(
+    `${outcome === 'cancelled' ? 'Cancelled; saved what was measured' : 'Done'}${session.simulated ? ' (SIMULATED)' : ''}.`,
+  );
   say(`Session file: ${file}`);
   if (reportFile) say(`Report: ${reportFile}`);
-  if (outcome === 'cancelled') say(`Continue later with: speedmatrix run --resume ${file}${flags.url ? ` --url ${flags.url}` : ''}`);
+  if (outcome === 'cancelled')
+    say(`Continue later with: speedmatrix run --resume ${file}${flags.url ? ` --url ${flags.url}` : ''}`);
   return outcome === 'cancelled' ? EXIT.cancelled : outcome === 'failed' ? EXIT.failed : EXIT.ok;
 }
 
@@ -253,7 +315,10 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
     return EXIT.usage;
   }
   const mode = flags.jsonProgress ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
-  const printer = new ProgressPrinter(mode, { write: (t) => process.stdout.write(t), columns: () => process.stdout.columns });
+  const printer = new ProgressPrinter(mode, {
+    write: (t) => process.stdout.write(t),
+    columns: () => process.stdout.columns,
+  });
   const say = (t: string) => (mode === 'json' ? process.stderr.write(`${t}\n`) : printer.line(t));
   let inputs: RunInputs;
   try {
@@ -281,8 +346,14 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
   process.on('SIGTERM', onSignal);
   try {
     const side = await getServer(flags, inputs, supervisor, say);
-    const sessionFile = flags.resume ? resolve(flags.resume) : resolve(flags.out ?? defaultSessionFile(side.target.model, side.target.simulated));
-    if (!flags.resume && existsSync(sessionFile)) throw new Refusal(`${sessionFile} already exists; choose another --out, or continue it with --resume ${sessionFile}.`, EXIT.failed);
+    const sessionFile = flags.resume
+      ? resolve(flags.resume)
+      : resolve(flags.out ?? defaultSessionFile(side.target.model, side.target.simulated));
+    if (!flags.resume && existsSync(sessionFile))
+      throw new Refusal(
+        `${sessionFile} already exists; choose another --out, or continue it with --resume ${sessionFile}.`,
+        EXIT.failed,
+      );
     say(serverLine(side));
     const run = await startOrchestratedRun({
       server: side,

@@ -15,7 +15,10 @@ import { offerToEndLeftovers } from './leftovers';
 
 /** The ready line: URL, model, max_model_len, KV budget and its source. */
 export function readyLine(t: ServerTarget): string {
-  const kv = t.kvBudget.tokens !== null ? `${fmtCount(t.kvBudget.tokens)} tokens (from ${t.kvBudget.source}${t.kvBudget.detail ? `: ${t.kvBudget.detail}` : ''})` : 'unknown';
+  const kv =
+    t.kvBudget.tokens !== null
+      ? `${fmtCount(t.kvBudget.tokens)} tokens (from ${t.kvBudget.source}${t.kvBudget.detail ? `: ${t.kvBudget.detail}` : ''})`
+      : 'unknown';
   const mml = t.maxModelLen !== null ? `${fmtCount(t.maxModelLen)} tokens` : 'unknown';
   return `READY  ${t.baseUrl}  model ${t.model}  max_model_len ${mml}  KV budget ${kv}  engine ${t.engine.name} ${t.engine.version ?? ''}`.trimEnd();
 }
@@ -72,19 +75,32 @@ export async function serveCommand(cmd: string[], o: ServeFlags): Promise<number
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   sup.on('crashed', (c) => {
-    out('crashed', `CRASHED  the server exited (${c.signal ?? `code ${c.exitCode}`}) while ready${c.orphans.length ? `; killed ${c.orphans.length} orphaned process(es)` : ''}. Last lines:\n${c.lastLines.slice(-15).map((l) => `  | ${l}`).join('\n')}`, {
-      exitCode: c.exitCode,
-      signal: c.signal,
-      lastLines: c.lastLines,
-      orphans: c.orphans,
-    });
+    out(
+      'crashed',
+      `CRASHED  the server exited (${c.signal ?? `code ${c.exitCode}`}) while ready${c.orphans.length ? `; killed ${c.orphans.length} orphaned process(es)` : ''}. Last lines:\n${c.lastLines
+        .slice(-15)
+        .map((l) => `  | ${l}`)
+        .join('\n')}`,
+      {
+        exitCode: c.exitCode,
+        signal: c.signal,
+        lastLines: c.lastLines,
+        orphans: c.orphans,
+      },
+    );
   });
   out('launch', `Launching: ${buildLaunch(launch).display}`, { command: buildLaunch(launch).display });
   const started = await sup.start(launch, { readyTimeoutMs, stopTimeoutMs, logFile: o.logFile });
   if (!started.ok) {
     const f = started.error;
     if (!interrupted) {
-      out('failed', [`FAILED  ${f.message}`, ...f.rootCauseLines.map((l) => `  root cause: ${l}`), `  advice: ${f.advice}`].join('\n'), { failure: f });
+      out(
+        'failed',
+        [`FAILED  ${f.message}`, ...f.rootCauseLines.map((l) => `  root cause: ${l}`), `  advice: ${f.advice}`].join(
+          '\n',
+        ),
+        { failure: f },
+      );
     }
     const rep = stopReport ? await stopReport : await sup.stop();
     out('stopped', rep.summary, { report: rep });

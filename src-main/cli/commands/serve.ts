@@ -11,7 +11,9 @@ export interface ServeFlags {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('Run any server command under the supervisor: progress, the ready line (URL, model, max_model_len, KV budget), a clean stop on Ctrl-C.')
+    .description(
+      'Run any server command under the supervisor: progress, the ready line (URL, model, max_model_len, KV budget), a clean stop on Ctrl-C.',
+    )
     .usage('[options] -- CMD...')
     .argument('<cmd...>', 'the server command, after --, e.g. -- vllm serve Qwen/Qwen3-0.6B --port 8000')
     .option('--ready-timeout <seconds>', 'startup deadline', '1200')

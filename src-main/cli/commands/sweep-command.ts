@@ -28,22 +28,36 @@ import { offerToEndLeftovers } from './leftovers';
 import { Refusal, apiKeyFrom } from './run-command';
 
 /** A new sweep's index from the flags, or the stopped sweep's to resume. */
-async function manifestFrom(cmd: string[], flags: SweepFlags, config: RunConfigInput): Promise<{ dir: string; manifest: SweepManifest }> {
+async function manifestFrom(
+  cmd: string[],
+  flags: SweepFlags,
+  config: RunConfigInput,
+): Promise<{ dir: string; manifest: SweepManifest }> {
   if (flags.resume) {
-    if (cmd.length || flags.vary.length) throw new Refusal('--resume takes the command and the variants from the sweep folder: give neither.', EXIT.usage);
+    if (cmd.length || flags.vary.length)
+      throw new Refusal('--resume takes the command and the variants from the sweep folder: give neither.', EXIT.usage);
     const dir = resolve(flags.resume);
     const m = await readManifest(dir);
     if (!m.ok) throw new Refusal(m.error, EXIT.failed);
     return { dir, manifest: m.data };
   }
-  if (!flags.outDir) throw new Refusal('say where the sweep goes: --out-dir DIR (or --resume DIR to finish one).', EXIT.usage);
-  if (cmd.length === 0) throw new Refusal('give the server command after --, e.g. speedmatrix sweep --vary --max-num-seqs=64,128 --out-dir sweep -- vllm serve MODEL --port 8000', EXIT.usage);
-  if (flags.vary.length === 0) throw new Refusal('give at least one --vary FLAG=V1,V2 (e.g. --vary --max-num-seqs=64,128).', EXIT.usage);
+  if (!flags.outDir)
+    throw new Refusal('say where the sweep goes: --out-dir DIR (or --resume DIR to finish one).', EXIT.usage);
+  if (cmd.length === 0)
+    throw new Refusal(
+      'give the server command after --, e.g. speedmatrix sweep --vary --max-num-seqs=64,128 --out-dir sweep -- vllm serve MODEL --port 8000',
+      EXIT.usage,
+    );
+  if (flags.vary.length === 0)
+    throw new Refusal('give at least one --vary FLAG=V1,V2 (e.g. --vary --max-num-seqs=64,128).', EXIT.usage);
   const axes = flags.vary.map(parseVary);
   const variants = variantsOf(axes);
   const dir = resolve(flags.outDir);
   if (existsSync(dir) && readdirSync(dir).length > 0) {
-    throw new Refusal(`--out-dir: ${dir} is not empty; choose a new folder, or finish the sweep in it with --resume ${dir}.`, EXIT.usage);
+    throw new Refusal(
+      `--out-dir: ${dir} is not empty; choose a new folder, or finish the sweep in it with --resume ${dir}.`,
+      EXIT.usage,
+    );
   }
   try {
     mkdirSync(dir, { recursive: true });
@@ -82,7 +96,12 @@ async function writeSweepReports(dir: string, m: SweepManifest): Promise<void> {
   for (const v of m.variants) {
     const file = join(dir, v.file);
     const read = existsSync(file) ? await readSessionFile(file) : null;
-    entries.push({ variant: { settings: v.settings, label: v.label, slug: v.slug }, file: v.file, session: read?.ok ? read.data : null, failure: v.failure });
+    entries.push({
+      variant: { settings: v.settings, label: v.label, slug: v.slug },
+      file: v.file,
+      session: read?.ok ? read.data : null,
+      failure: v.failure,
+    });
   }
   await writeFile(join(dir, 'sweep.md'), renderSweepMarkdown(entries));
   await writeFile(join(dir, 'sweep.html'), renderSweepHtml(entries));
@@ -91,7 +110,10 @@ async function writeSweepReports(dir: string, m: SweepManifest): Promise<void> {
 export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise<number> {
   const err = (t: string) => process.stderr.write(`speedmatrix sweep: ${t}\n`);
   const mode = flags.jsonProgress ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
-  const printer = new ProgressPrinter(mode, { write: (t) => process.stdout.write(t), columns: () => process.stdout.columns });
+  const printer = new ProgressPrinter(mode, {
+    write: (t) => process.stdout.write(t),
+    columns: () => process.stdout.columns,
+  });
   const say = (t: string) => (mode === 'json' ? process.stderr.write(`${t}\n`) : printer.line(t));
 
   let dir: string;
@@ -136,7 +158,12 @@ export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise
     launchFor,
     readyTimeoutMs,
     registry,
-    hardware: { detectLocal: () => (local ??= detectHardware({ timeoutMs: 8000 }).then((h) => h.hardware).catch(() => undefined)) },
+    hardware: {
+      detectLocal: () =>
+        (local ??= detectHardware({ timeoutMs: 8000 })
+          .then((h) => h.hardware)
+          .catch(() => undefined)),
+    },
     say,
     onEvent: (_i, e) => printer.handle(e),
   });
@@ -154,9 +181,12 @@ export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise
     const outcome = await sweep.done;
     await writeSweepReports(dir, manifest);
     const failed = manifest.variants.filter((v) => v.state === 'failed').length;
-    say(`${outcome === 'cancelled' ? 'Stopped; saved what was measured' : 'Sweep done'}: ${manifest.variants.filter((v) => v.state === 'done').length} of ${manifest.variants.length} variants measured${failed ? `, ${failed} did not start` : ''}.`);
+    say(
+      `${outcome === 'cancelled' ? 'Stopped; saved what was measured' : 'Sweep done'}: ${manifest.variants.filter((v) => v.state === 'done').length} of ${manifest.variants.length} variants measured${failed ? `, ${failed} did not start` : ''}.`,
+    );
     say(`Report: ${join(dir, 'sweep.md')} and sweep.html`);
-    if (outcome === 'cancelled' || manifest.variants.some((v) => v.state === 'partial')) say(`Finish it with: speedmatrix sweep --resume ${dir}`);
+    if (outcome === 'cancelled' || manifest.variants.some((v) => v.state === 'partial'))
+      say(`Finish it with: speedmatrix sweep --resume ${dir}`);
     return outcome === 'cancelled' ? EXIT.cancelled : EXIT.ok;
   } finally {
     process.off('SIGINT', onSignal);

@@ -15,10 +15,17 @@ export interface SweepFlags extends RunFlags {
 export function registerSweep(program: Command): void {
   const sweep = program
     .command('sweep')
-    .description('Run the same matrix for every combination of launch settings: which settings are fastest for this load.')
+    .description(
+      'Run the same matrix for every combination of launch settings: which settings are fastest for this load.',
+    )
     .usage('--vary FLAG=V1,V2 [--vary ...] [options] --out-dir DIR -- CMD... | --resume DIR')
     .argument('[cmd...]', 'the server command after --, e.g. -- vllm serve Qwen/Qwen3-8B --port 8000')
-    .option('--vary <FLAG=V1,V2>', 'a launch flag and its values, e.g. --vary --max-num-seqs=64,128,256 (repeat for more flags)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option(
+      '--vary <FLAG=V1,V2>',
+      'a launch flag and its values, e.g. --vary --max-num-seqs=64,128,256 (repeat for more flags)',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
     .option('--out-dir <dir>', 'the sweep folder: one session file per variant, sweep.md, sweep.html, sweep.json')
     .option('--resume <dir>', 'finish a stopped sweep: variants not done are run (partly measured ones resume)');
   addMatrixOptions(sweep)

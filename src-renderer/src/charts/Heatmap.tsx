@@ -21,7 +21,10 @@ export function Heatmap(props: {
   return (
     <div className="heatmap-wrap">
       <table className="heatmap" data-testid="heatmap">
-        <caption>{model.metric === 'total' ? 'total tok/s' : CELL_METRIC_DEFS[model.metric].label} · rows are context length, columns are simultaneous requests</caption>
+        <caption>
+          {model.metric === 'total' ? 'total tok/s' : CELL_METRIC_DEFS[model.metric].label} · rows are context length,
+          columns are simultaneous requests
+        </caption>
         <thead>
           <tr>
             <th scope="col">Context</th>
@@ -37,7 +40,13 @@ export function Heatmap(props: {
             <tr key={model.contexts[i]}>
               <th scope="row">{fmtContext(model.contexts[i])}</th>
               {row.map((cell) => (
-                <HeatmapCell key={cell.key} cell={cell} live={cell.key === liveKey ? (live ?? null) : null} selected={props.selected === cell.key} onSelect={props.onSelect} />
+                <HeatmapCell
+                  key={cell.key}
+                  cell={cell}
+                  live={cell.key === liveKey ? (live ?? null) : null}
+                  selected={props.selected === cell.key}
+                  onSelect={props.onSelect}
+                />
               ))}
             </tr>
           ))}
@@ -68,17 +77,31 @@ export function Heatmap(props: {
  * One cell, memoized: a live update changes one cell's props (the live one), so React leaves
  * the others, and the browser's style and layout work stays with that cell.
  */
-const HeatmapCell = memo(function HeatmapCell(props: { cell: HeatCell; live: LiveCell | null; selected: boolean; onSelect?: (key: string) => void }) {
+const HeatmapCell = memo(function HeatmapCell(props: {
+  cell: HeatCell;
+  live: LiveCell | null;
+  selected: boolean;
+  onSelect?: (key: string) => void;
+}) {
   const { cell, live } = props;
   const isLive = live !== null && cell.kind !== 'value';
-  const cls = ['hm-cell', `hm-${cell.kind}`, cell.status ? `st-${cell.status}` : '', isLive ? 'hm-live' : '', props.selected ? 'hm-selected' : '', cell.missesTargets ? 'hm-miss' : '']
+  const cls = [
+    'hm-cell',
+    `hm-${cell.kind}`,
+    cell.status ? `st-${cell.status}` : '',
+    isLive ? 'hm-live' : '',
+    props.selected ? 'hm-selected' : '',
+    cell.missesTargets ? 'hm-miss' : '',
+  ]
     .filter(Boolean)
     .join(' ');
   const content =
     isLive && live ? (
       <>
         <span className="l1">{tokPerSec(live.tokensPerSecond)}</span>
-        <span className="l2">{live.activeRequests != null ? `${live.activeRequests} active · ${live.stage}` : live.stage}</span>
+        <span className="l2">
+          {live.activeRequests != null ? `${live.activeRequests} active · ${live.stage}` : live.stage}
+        </span>
       </>
     ) : (
       <>
@@ -89,9 +112,22 @@ const HeatmapCell = memo(function HeatmapCell(props: { cell: HeatCell; live: Liv
     );
   const title = cell.reason ?? (cell.status ? statusWord(cell.status) : undefined);
   return (
-    <td className={cls} style={cell.background ? { background: cell.background, color: cell.foreground ?? undefined } : undefined} data-cell={cell.key} data-status={isLive ? 'running' : (cell.status ?? cell.kind)} data-kind={cell.kind} data-targets={cell.missesTargets ? 'missed' : undefined}>
+    <td
+      className={cls}
+      style={cell.background ? { background: cell.background, color: cell.foreground ?? undefined } : undefined}
+      data-cell={cell.key}
+      data-status={isLive ? 'running' : (cell.status ?? cell.kind)}
+      data-kind={cell.kind}
+      data-targets={cell.missesTargets ? 'missed' : undefined}
+    >
       {props.onSelect && cell.cell ? (
-        <button type="button" className="hm-btn" title={title} onClick={() => props.onSelect?.(cell.key)} aria-label={`${fmtContext(cell.context)} × ${cell.concurrency}: ${[cell.line1, cell.line2, cell.flag].filter(Boolean).join(', ')}`}>
+        <button
+          type="button"
+          className="hm-btn"
+          title={title}
+          onClick={() => props.onSelect?.(cell.key)}
+          aria-label={`${fmtContext(cell.context)} × ${cell.concurrency}: ${[cell.line1, cell.line2, cell.flag].filter(Boolean).join(', ')}`}
+        >
           {content}
         </button>
       ) : (

@@ -23,5 +23,14 @@ export function Plot(props: { data: Trace[]; layout: Layout; height: number; lab
       if (el) void drawing.current.then(() => setTimeout(() => Plotly.purge(el), 0));
     };
   }, []);
-  return <div ref={ref} className="plot" role="img" aria-label={props.label} data-testid={props.testId} style={{ minHeight: props.height }} />;
+  return (
+    <div
+      ref={ref}
+      className="plot"
+      role="img"
+      aria-label={props.label}
+      data-testid={props.testId}
+      style={{ minHeight: props.height }}
+    />
+  );
 }

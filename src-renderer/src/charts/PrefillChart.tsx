@@ -11,7 +11,13 @@ import { fmtContext, fmtMs, fmtTokPerSec } from '../format';
 import { Plot } from './Plot';
 import { chartColors, useDarkTheme } from './theme';
 
-export const PrefillChart = memo(function PrefillChart({ points, height = 300 }: { points: PrefillResult[]; height?: number }) {
+export const PrefillChart = memo(function PrefillChart({
+  points,
+  height = 300,
+}: {
+  points: PrefillResult[];
+  height?: number;
+}) {
   const dark = useDarkTheme();
   // Memoized: a new array each render would make Plotly redraw on every render of the parent.
   const valid = useMemo(() => buildPrefillSeries(points), [points]);
@@ -59,13 +65,39 @@ export const PrefillChart = memo(function PrefillChart({ points, height = 300 }:
         font: { color: c.text, size: 13 },
         margin: { l: 70, r: 70, t: 10, b: 50 },
         legend: { orientation: 'h', y: 1.12, x: 0 },
-        xaxis: { ...axis, type: 'log', title: { text: 'Context (tokens, log scale)' }, tickvals: x, ticktext: tickText },
-        yaxis: { ...axis, title: { text: 'Prompt tok/s' }, ...ticks(Math.max(0, ...valid.map((p) => p.tokensPerSecond))) },
-        yaxis2: { ...axis, title: { text: 'TTFT (ms)' }, overlaying: 'y', side: 'right', showgrid: false, ...ticks(Math.max(0, ...ttftMs)) },
+        xaxis: {
+          ...axis,
+          type: 'log',
+          title: { text: 'Context (tokens, log scale)' },
+          tickvals: x,
+          ticktext: tickText,
+        },
+        yaxis: {
+          ...axis,
+          title: { text: 'Prompt tok/s' },
+          ...ticks(Math.max(0, ...valid.map((p) => p.tokensPerSecond))),
+        },
+        yaxis2: {
+          ...axis,
+          title: { text: 'TTFT (ms)' },
+          overlaying: 'y',
+          side: 'right',
+          showgrid: false,
+          ...ticks(Math.max(0, ...ttftMs)),
+        },
         hovermode: 'closest',
       },
     };
   }, [valid, dark]);
-  if (valid.length === 0) return <p className="empty">No prefill points yet: they appear as the run measures each context.</p>;
-  return <Plot data={data} layout={layout} height={height} label={`Prefill chart: ${valid.length} contexts`} testId="prefill-chart" />;
+  if (valid.length === 0)
+    return <p className="empty">No prefill points yet: they appear as the run measures each context.</p>;
+  return (
+    <Plot
+      data={data}
+      layout={layout}
+      height={height}
+      label={`Prefill chart: ${valid.length} contexts`}
+      testId="prefill-chart"
+    />
+  );
 });

@@ -6,7 +6,9 @@ export function Sparkline(props: { values: (number | null)[]; max?: number; labe
   const finite = vals.filter((v): v is number => v != null);
   const max = props.max ?? Math.max(1, ...finite);
   const pts = vals
-    .map((v, i) => (v == null ? null : `${(i / Math.max(1, vals.length - 1)) * w},${h - (Math.min(v, max) / max) * (h - 2) - 1}`))
+    .map((v, i) =>
+      v == null ? null : `${(i / Math.max(1, vals.length - 1)) * w},${h - (Math.min(v, max) / max) * (h - 2) - 1}`,
+    )
     .filter(Boolean)
     .join(' ');
   return (

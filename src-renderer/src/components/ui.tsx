@@ -22,7 +22,11 @@ export const fieldErrorId = (id: string): string => `${id}-error`;
 /** The ARIA attributes of an input whose field may be invalid. */
 export function invalidProps(id: string, error: string | null | undefined) {
   return error
-    ? { 'aria-invalid': true as const, 'aria-errormessage': fieldErrorId(id), 'aria-describedby': `${fieldErrorId(id)} ${id}-help` }
+    ? {
+        'aria-invalid': true as const,
+        'aria-errormessage': fieldErrorId(id),
+        'aria-describedby': `${fieldErrorId(id)} ${id}-help`,
+      }
     : { 'aria-describedby': `${id}-help` };
 }
 

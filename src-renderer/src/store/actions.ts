@@ -219,12 +219,14 @@ export async function openSessionFile(file: File): Promise<void> {
     // Strict, as the core reads files from disk: a bad byte is refused, not turned into U+FFFD.
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    await afterOpen({ ok: false, error: `${file.name} is not valid UTF-8 text, so it is not a session file.` }, file.name);
+    await afterOpen(
+      { ok: false, error: `${file.name} is not valid UTF-8 text, so it is not a session file.` },
+      file.name,
+    );
     return;
   }
   await afterOpen(await call(bridgeOrThrow().openSessionData({ name: file.name, text })), file.name);
 }
-
 
 export async function saveSession(as = false): Promise<void> {
   const b = bridgeOrThrow();
@@ -249,7 +251,13 @@ export async function copyText(text: string): Promise<boolean> {
   const r = await call(bridgeOrThrow().writeClipboard(text));
   if (r.ok) return true;
   // The browser test harness has no main process: the page's own clipboard, where the browser allows it.
-  if (await navigator.clipboard?.writeText(text).then(() => true, () => false)) return true;
+  if (
+    await navigator.clipboard?.writeText(text).then(
+      () => true,
+      () => false,
+    )
+  )
+    return true;
   st().pushNotice({ level: 'error', message: `Could not copy: ${r.error}` });
   return false;
 }

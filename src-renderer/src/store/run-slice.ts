@@ -4,7 +4,6 @@ import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } fr
 import type { DecodeCell, PrefillResult, Session } from '@shared/session/schema';
 import type { SliceCreator } from './types';
 
-
 export interface RunPreset {
   id: string;
   label: string;
@@ -21,7 +20,12 @@ export const RUN_PRESETS: RunPreset[] = [
     concurrency: [1, 2, 4, 8, 16, 32, 64, 128],
   },
   { id: 'quick', label: 'Quick: 8K–32K × 1–8', contexts: [8 * K, 16 * K, 32 * K], concurrency: [1, 2, 4, 8] },
-  { id: 'long', label: 'Long context: 64K–251K × 1–8', contexts: [64 * K, 128 * K, 251 * K], concurrency: [1, 2, 4, 8] },
+  {
+    id: 'long',
+    label: 'Long context: 64K–251K × 1–8',
+    contexts: [64 * K, 128 * K, 251 * K],
+    concurrency: [1, 2, 4, 8],
+  },
 ];
 
 export const DEFAULT_RUN_FORM: RunForm = {
@@ -65,7 +69,19 @@ export interface RunSlice {
   resetLiveRun(): void;
 }
 
-type RunState = Pick<RunSlice, 'runPhase' | 'plan' | 'live' | 'progress' | 'runMessage' | 'runError' | 'liveCells' | 'livePrefill' | 'runId' | 'runSeq'>;
+type RunState = Pick<
+  RunSlice,
+  | 'runPhase'
+  | 'plan'
+  | 'live'
+  | 'progress'
+  | 'runMessage'
+  | 'runError'
+  | 'liveCells'
+  | 'livePrefill'
+  | 'runId'
+  | 'runSeq'
+>;
 
 /**
  * One update onto the run state. Finished cells and prefill points keep their object when an
@@ -131,7 +147,8 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
       const p = RUN_PRESETS.find((x) => x.id === id);
       return p ? { runForm: { ...s.runForm, contexts: p.contexts, concurrency: p.concurrency } } : {};
     }),
-  setPrefillChips: (values) => set((s) => ({ runForm: { ...s.runForm, prefillContexts: values === null ? [] : sortedUnique(values) } })),
+  setPrefillChips: (values) =>
+    set((s) => ({ runForm: { ...s.runForm, prefillContexts: values === null ? [] : sortedUnique(values) } })),
   setPlan: (plan, planError) => set({ plan, planError, planLoading: false }),
   setPlanLoading: () => set({ planLoading: true }),
   applyRunUpdate: (u) => set((s) => foldRunUpdate(s, u)),
@@ -142,12 +159,15 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
       return next;
     }),
   setRunError: (runError) => set({ runError }),
-  resetLiveRun: () => set({ liveCells: {}, livePrefill: [], live: null, progress: null, runPhase: 'idle', runMessage: null }),
+  resetLiveRun: () =>
+    set({ liveCells: {}, livePrefill: [], live: null, progress: null, runPhase: 'idle', runMessage: null }),
 });
 
 /** The form a session's run was made with: what a reload or a resume shows. */
 export function formFromRunConfig(rc: Session['runConfig']): RunForm {
-  const samePrefill = rc.prefillContexts.length === rc.contexts.filter((c) => c > 0).length && rc.prefillContexts.every((c) => rc.contexts.includes(c));
+  const samePrefill =
+    rc.prefillContexts.length === rc.contexts.filter((c) => c > 0).length &&
+    rc.prefillContexts.every((c) => rc.contexts.includes(c));
   return {
     contexts: rc.contexts,
     concurrency: rc.concurrency,
@@ -165,8 +185,10 @@ export function cellsLeft(session: Session | null): number {
   const rc = session.runConfig;
   const measured = new Set(session.cells.filter((c) => c.status !== 'cancelled').map(cellKey));
   let left = 0;
-  for (const context of rc.contexts) for (const concurrency of rc.concurrency) if (!measured.has(cellKey({ context, concurrency }))) left++;
+  for (const context of rc.contexts)
+    for (const concurrency of rc.concurrency) if (!measured.has(cellKey({ context, concurrency }))) left++;
   return left;
 }
 
-export const isRunning = (phase: RunPhase): boolean => phase === 'starting' || phase === 'prefill' || phase === 'decode';
+export const isRunning = (phase: RunPhase): boolean =>
+  phase === 'starting' || phase === 'prefill' || phase === 'decode';

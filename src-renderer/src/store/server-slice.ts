@@ -63,17 +63,27 @@ export const createServerSlice: SliceCreator<ServerSlice> = (set) => ({
       if (!s.serverForm) return {};
       // Another engine: the last start's failure panel is about the old one.
       const switched = patch.kind !== undefined && patch.kind !== s.serverForm.kind;
-      return { serverForm: { ...s.serverForm, ...patch }, ...(switched ? { failureHiddenUpTo: s.server.seq, serverError: null } : {}) };
+      return {
+        serverForm: { ...s.serverForm, ...patch },
+        ...(switched ? { failureHiddenUpTo: s.server.seq, serverError: null } : {}),
+      };
     }),
   setPreview: (preview, previewError) => set({ preview, previewError }),
   setServerSnapshot: (server) =>
     // A reply that arrives after a newer event is older news: keep the newer state.
     // A new start clears the previous run's log in the view.
-    set((s) => server.seq < s.server.seq ? {} : ({
-      server,
-      serverError: null,
-      serverLog: server.state === 'starting' && s.server.state !== 'starting' && s.server.startedAt !== server.startedAt ? [] : s.serverLog,
-    })),
+    set((s) =>
+      server.seq < s.server.seq
+        ? {}
+        : {
+            server,
+            serverError: null,
+            serverLog:
+              server.state === 'starting' && s.server.state !== 'starting' && s.server.startedAt !== server.startedAt
+                ? []
+                : s.serverLog,
+          },
+    ),
   setServerError: (serverError) => set({ serverError }),
   appendServerLog: (lines) =>
     set((s) => (lines.length ? { serverLog: [...s.serverLog, ...lines].slice(-LOG_LIMIT) } : {})),

@@ -3,7 +3,14 @@ import type { Notice, SessionMeta, SessionView } from '@shared/ipc/contract';
 import type { Session } from '@shared/session/schema';
 import type { SliceCreator } from './types';
 
-export const EMPTY_META: SessionMeta = { file: null, sourceName: null, dirty: false, revision: 0, saveError: null, hasSession: false };
+export const EMPTY_META: SessionMeta = {
+  file: null,
+  sourceName: null,
+  dirty: false,
+  revision: 0,
+  saveError: null,
+  hasSession: false,
+};
 
 export type SortColumn =
   | 'context'
@@ -55,7 +62,10 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (set) => ({
   selectCell: (selectedCell) => set({ selectedCell }),
   toggleSort: (column) =>
     set((s) => ({
-      sort: s.sort?.column === column ? { column, descending: !s.sort.descending } : { column, descending: column !== 'context' && column !== 'concurrency' },
+      sort:
+        s.sort?.column === column
+          ? { column, descending: !s.sort.descending }
+          : { column, descending: column !== 'context' && column !== 'concurrency' },
     })),
   setLastExport: (lastExport) => set({ lastExport }),
 });

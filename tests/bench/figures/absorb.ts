@@ -106,7 +106,10 @@ async function absorbRaw(http: BenchHttp, c: number, seconds: number): Promise<O
 
 export async function absorbFigure(): Promise<Row[]> {
   const rows: Row[] = [];
-  const fire = await startSim({ profile: 'firehose', args: ['--served-model-name', 'firehose', '--disable-uvicorn-access-log', '--disable-log-stats'] });
+  const fire = await startSim({
+    profile: 'firehose',
+    args: ['--served-model-name', 'firehose', '--disable-uvicorn-access-log', '--disable-log-stats'],
+  });
   try {
     const t = await probeServer({ baseUrl: fire.url });
     if (!t.ok) throw new Error(t.error);
@@ -132,8 +135,27 @@ export async function absorbFigure(): Promise<Row[]> {
       }
       const f = '1 Client absorb';
       const at128 = c === 128;
-      rows.push(row(f, `C=${c}: tokens absorbed`, spread(rate), 'tok/s', 0, at128 ? { text: '≥ 200,000 tok/s', ok: (v) => v >= 200_000 } : undefined));
-      rows.push(row(f, `C=${c}: client CPU per token`, spread(cpu), 'µs', 2, at128 ? { text: '≤ 5 µs', ok: (v) => v <= 5 } : undefined, `raw reader ${spread(rawCpu).median.toFixed(2)} µs/token`));
+      rows.push(
+        row(
+          f,
+          `C=${c}: tokens absorbed`,
+          spread(rate),
+          'tok/s',
+          0,
+          at128 ? { text: '≥ 200,000 tok/s', ok: (v) => v >= 200_000 } : undefined,
+        ),
+      );
+      rows.push(
+        row(
+          f,
+          `C=${c}: client CPU per token`,
+          spread(cpu),
+          'µs',
+          2,
+          at128 ? { text: '≤ 5 µs', ok: (v) => v <= 5 } : undefined,
+          `raw reader ${spread(rawCpu).median.toFixed(2)} µs/token`,
+        ),
+      );
       rows.push(row(f, `C=${c}: client / raw byte reader rate`, spread(ratio), '×', 2));
     }
     await http.agent.close();

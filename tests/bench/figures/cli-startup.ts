@@ -13,7 +13,9 @@ import { spread } from '../lib/stats';
 import { row, type Row } from '../lib/table';
 
 const BIN = join(ROOT, 'src-main/cli/bin.cjs');
-const { freshBuiltCli } = createRequire(__filename)(join(ROOT, 'src-main/cli/built-entry.cjs')) as { freshBuiltCli: () => string | null };
+const { freshBuiltCli } = createRequire(__filename)(join(ROOT, 'src-main/cli/built-entry.cjs')) as {
+  freshBuiltCli: () => string | null;
+};
 
 function timeMs(args: string[], env: NodeJS.ProcessEnv = {}): number {
   const t0 = performance.now();
@@ -27,7 +29,8 @@ export async function cliStartupFigure(): Promise<Row[]> {
   let note: string | undefined;
   if (!freshBuiltCli()) {
     const b = spawnSync('npx', ['electron-vite', 'build'], { cwd: ROOT, stdio: 'ignore' });
-    if (b.status !== 0 || !freshBuiltCli()) throw new Error('the compiled CLI could not be built (npx electron-vite build)');
+    if (b.status !== 0 || !freshBuiltCli())
+      throw new Error('the compiled CLI could not be built (npx electron-vite build)');
     note = 'built first';
   }
   const n = BENCH.quick ? 7 : 15;
@@ -50,6 +53,14 @@ export async function cliStartupFigure(): Promise<Row[]> {
     row(f, '`--version` / bare node (run by run)', ratio(version), '×', 2, { text: '≤ 4 ×', ok: (v) => v <= 4 }),
     row(f, '`speedmatrix --help` (compiled)', spread(help), 'ms', 0),
     row(f, '`--help` / bare node (run by run)', ratio(help), '×', 2, { text: '≤ 5 ×', ok: (v) => v <= 5 }),
-    row(f, '`--version` from the sources (tsx), for comparison', spread(sourceVersion), 'ms', 0, undefined, `${(spread(sourceVersion).median / base).toFixed(1)} × bare node`),
+    row(
+      f,
+      '`--version` from the sources (tsx), for comparison',
+      spread(sourceVersion),
+      'ms',
+      0,
+      undefined,
+      `${(spread(sourceVersion).median / base).toFixed(1)} × bare node`,
+    ),
   ];
 }

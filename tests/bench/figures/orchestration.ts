@@ -15,7 +15,17 @@ const CONTEXTS = [8192, 16384, 32768];
 const CONCURRENCY = [1, 4, 16];
 
 export async function orchestrationFigure(): Promise<Row[]> {
-  const sim = await startSim({ args: ['--served-model-name', 'fara', '--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'] });
+  const sim = await startSim({
+    args: [
+      '--served-model-name',
+      'fara',
+      '--max-model-len',
+      '262144',
+      '--gpu-memory-utilization',
+      '0.83',
+      '--disable-uvicorn-access-log',
+    ],
+  });
   try {
     const t = await probeServer({ baseUrl: sim.url });
     if (!t.ok) throw new Error(t.error);
@@ -47,7 +57,15 @@ export async function orchestrationFigure(): Promise<Row[]> {
     const f = '3 Orchestration';
     const s = (name: string) => spent.get(name) ?? 0;
     const rows: Row[] = [
-      row(f, `3×3 matrix, ${W} s windows: wall / sum of windows`, spread([wall / windows]), '×', 3, { text: '≤ 1.15', ok: (v) => v <= 1.15 }, `${wall.toFixed(1)} s wall, ${windows.toFixed(1)} s of windows`),
+      row(
+        f,
+        `3×3 matrix, ${W} s windows: wall / sum of windows`,
+        spread([wall / windows]),
+        '×',
+        3,
+        { text: '≤ 1.15', ok: (v) => v <= 1.15 },
+        `${wall.toFixed(1)} s wall, ${windows.toFixed(1)} s of windows`,
+      ),
     ];
     // A prefill step emits prefill-start, then 'calibration' while its prompt is sized, then nothing
     // until prefill-done: the scout request's own time (its TTFT, max_tokens 1) is split off that.
@@ -58,9 +76,15 @@ export async function orchestrationFigure(): Promise<Row[]> {
       ['prefill scouts (their TTFT)', scouts],
       ['readiness gate (streams ramp to steady)', s('readiness')],
       ['drain (cancel, wait for idle) + idle gate', s('cooldown') + s('idle-gate')],
-      ['worker start, saves, between steps', s('worker start and plan') + s('between steps (save, next)') + s('finish and save')],
+      [
+        'worker start, saves, between steps',
+        s('worker start and plan') + s('between steps (save, next)') + s('finish and save'),
+      ],
     ];
-    for (const [name, sec] of parts) rows.push(row(f, `  ${name}`, spread([sec]), 's', 1, undefined, `${((sec / windows) * 100).toFixed(1)} % of windows`));
+    for (const [name, sec] of parts)
+      rows.push(
+        row(f, `  ${name}`, spread([sec]), 's', 1, undefined, `${((sec / windows) * 100).toFixed(1)} % of windows`),
+      );
     return rows;
   } finally {
     await sim.stop();

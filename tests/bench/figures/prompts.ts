@@ -25,7 +25,17 @@ function counted(http: BenchHttp): { http: BenchHttp; calls: () => number } {
 
 export async function promptsFigure(): Promise<Row[]> {
   // A fresh port is a fresh calibration key: the first pass starts cold.
-  const sim = await startSim({ args: ['--served-model-name', 'fara', '--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'] });
+  const sim = await startSim({
+    args: [
+      '--served-model-name',
+      'fara',
+      '--max-model-len',
+      '262144',
+      '--gpu-memory-utilization',
+      '0.83',
+      '--disable-uvicorn-access-log',
+    ],
+  });
   try {
     const t = await probeServer({ baseUrl: sim.url });
     if (!t.ok) throw new Error(t.error);
@@ -48,7 +58,9 @@ export async function promptsFigure(): Promise<Row[]> {
       }
       const range = `${fmtContext(BENCH.promptContexts[0])}–${fmtContext(BENCH.promptContexts[BENCH.promptContexts.length - 1])}`;
       rows.push(row(f, `${range}, calibration ${pass}: /tokenize calls`, spread([totalCalls]), 'calls', 0));
-      rows.push(row(f, `${range}, calibration ${pass}: total time`, spread([totalSeconds]), 's', 2, undefined, per.join('; ')));
+      rows.push(
+        row(f, `${range}, calibration ${pass}: total time`, spread([totalSeconds]), 's', 2, undefined, per.join('; ')),
+      );
     }
     await http.agent.close();
     return rows;

@@ -44,7 +44,12 @@ function liveUpdates(): string[] {
     contexts: BIG_CONTEXTS,
     concurrency: BIG_CONCURRENCY,
     prefillContexts: [],
-    cells: session.cells.map((c) => ({ context: c.context, concurrency: c.concurrency, status: 'run' as const, reason: null })),
+    cells: session.cells.map((c) => ({
+      context: c.context,
+      concurrency: c.concurrency,
+      status: 'run' as const,
+      reason: null,
+    })),
     etaSeconds: 3600,
     kvBudget: session.kvBudget,
     maxModelLen: 262144,
@@ -59,7 +64,15 @@ function liveUpdates(): string[] {
     const u: RunUpdate = {
       phase: 'decode',
       plan: i === 0 ? (plan as RunUpdate['plan']) : null,
-      live: { context: cell.context, concurrency: cell.concurrency, stage: 'measuring', tokensPerSecond: 100 + i, activeRequests: cell.concurrency, outputTokens: i * 100, elapsedSeconds: (i % perCell) * 0.1 },
+      live: {
+        context: cell.context,
+        concurrency: cell.concurrency,
+        stage: 'measuring',
+        tokensPerSecond: 100 + i,
+        activeRequests: cell.concurrency,
+        outputTokens: i * 100,
+        elapsedSeconds: (i % perCell) * 0.1,
+      },
       cells: finished ? [cell] : [],
       prefill: [],
       progress: { done: k + (finished ? 1 : 0), total: session.cells.length, etaSeconds: 3600 - i },
@@ -121,7 +134,10 @@ const DELIVER_AND_TIME_FRAMES = `async ({ messages, spacing }) => {
 export async function rendererFigure(): Promise<Row[]> {
   if (!hasChromium) throw new Error(`no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
   build();
-  const gz = jsFiles(join(ROOT, 'out', 'renderer')).reduce((a, f) => a + gzipSync(readFileSync(f), { level: 9 }).length, 0);
+  const gz = jsFiles(join(ROOT, 'out', 'renderer')).reduce(
+    (a, f) => a + gzipSync(readFileSync(f), { level: 9 }).length,
+    0,
+  );
   const bridge = await startBridgeServer();
   const browser = await launchChromium();
   try {
@@ -164,7 +180,17 @@ export async function rendererFigure(): Promise<Row[]> {
     const page = await newPage(bridge.url);
     await page.locator('nav button', { hasText: 'Run' }).click();
     const args = JSON.stringify({ messages: liveUpdates(), spacing: EVENT_SPACING_MS });
-    const { gaps: frames, at, longestTask, longTasks } = (await page.evaluate(`(${DELIVER_AND_TIME_FRAMES})(${args})`)) as { gaps: number[]; at: number[]; longestTask: number; longTasks: number };
+    const {
+      gaps: frames,
+      at,
+      longestTask,
+      longTasks,
+    } = (await page.evaluate(`(${DELIVER_AND_TIME_FRAMES})(${args})`)) as {
+      gaps: number[];
+      at: number[];
+      longestTask: number;
+      longTasks: number;
+    };
     const longestAt = at[frames.indexOf(Math.max(...frames))];
     const drawn = await page.locator('[data-testid="heatmap"] [data-kind="value"]').count();
     await page.context().close();
@@ -172,8 +198,24 @@ export async function rendererFigure(): Promise<Row[]> {
     const sorted = [...frames].sort((a, b) => a - b);
     const f = '5 Renderer';
     return [
-      row(f, 'open 60-cell, 100,000-sample session and draw the heatmap', spread(openMs), 'ms', 0, { text: '≤ 500 ms', ok: (v) => v <= 500 }, `of it: core opens the file ${spread(coreMs).median.toFixed(0)} ms; page draws ${spread(pageMs).median.toFixed(0)} ms after the session view (no per-request samples) arrives`),
-      row(f, `${EVENTS} live progress events (every ${EVENT_SPACING_MS} ms): longest frame`, spread([sorted[sorted.length - 1]]), 'ms', 1, { text: 'no frame > 50 ms', ok: (v) => v <= 50 }, `${frames.length} frames, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(1)} ms, longest after event ${longestAt}; ${longTasks} main-thread tasks over 50 ms (longest ${longestTask.toFixed(0)} ms); ${drawn} cells drawn`),
+      row(
+        f,
+        'open 60-cell, 100,000-sample session and draw the heatmap',
+        spread(openMs),
+        'ms',
+        0,
+        { text: '≤ 500 ms', ok: (v) => v <= 500 },
+        `of it: core opens the file ${spread(coreMs).median.toFixed(0)} ms; page draws ${spread(pageMs).median.toFixed(0)} ms after the session view (no per-request samples) arrives`,
+      ),
+      row(
+        f,
+        `${EVENTS} live progress events (every ${EVENT_SPACING_MS} ms): longest frame`,
+        spread([sorted[sorted.length - 1]]),
+        'ms',
+        1,
+        { text: 'no frame > 50 ms', ok: (v) => v <= 50 },
+        `${frames.length} frames, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(1)} ms, longest after event ${longestAt}; ${longTasks} main-thread tasks over 50 ms (longest ${longestTask.toFixed(0)} ms); ${drawn} cells drawn`,
+      ),
       row(f, 'built renderer JavaScript, gzipped', spread([gz / 1024]), 'KiB', 1),
     ];
   } finally {

@@ -28,11 +28,15 @@ export async function sessionFileFigure(): Promise<Row[]> {
       const r = await readSessionFile(file);
       open.push(performance.now() - t0);
       if (!r.ok) throw new Error(r.error.message);
-      if (r.data.cells.reduce((a, c) => a + (c.requests?.sentAt.length ?? 0), 0) !== 100_000) throw new Error('the session lost samples on the way');
+      if (r.data.cells.reduce((a, c) => a + (c.requests?.sentAt.length ?? 0), 0) !== 100_000)
+        throw new Error('the session lost samples on the way');
     }
     const f = '6 Session file';
     return [
-      row(f, '60 cells, 100,000 request samples: file size', spread([statSync(file).size / 1e6]), 'MB', 2, { text: '< 20 MB', ok: (v) => v < 20 }),
+      row(f, '60 cells, 100,000 request samples: file size', spread([statSync(file).size / 1e6]), 'MB', 2, {
+        text: '< 20 MB',
+        ok: (v) => v < 20,
+      }),
       row(f, 'save (serialize, schema check, atomic write)', spread(save), 'ms', 0),
       row(f, 'open (read, parse, schema check)', spread(open), 'ms', 0),
     ];

@@ -15,7 +15,9 @@ import { row, type Row } from '../lib/table';
 const MiB = 1024 * 1024;
 
 export async function soakFigure(): Promise<Row[]> {
-  const sim = await startSim({ args: ['--served-model-name', 'fara', '--disable-uvicorn-access-log', '--disable-log-stats'] });
+  const sim = await startSim({
+    args: ['--served-model-name', 'fara', '--disable-uvicorn-access-log', '--disable-log-stats'],
+  });
   let pid = 0;
   let inWindow = false;
   const samples: Array<{ rss: number; peak: number; fds: number }> = [];
@@ -32,7 +34,14 @@ export async function soakFigure(): Promise<Row[]> {
     if (!t.ok) throw new Error(t.error);
     const run = await runThroughEngine(
       t.data,
-      { contexts: [0], concurrency: [128], prefillContexts: [], secondsPerMeasurement: BENCH.soakSeconds, simSpeed: 1, warmup: false },
+      {
+        contexts: [0],
+        concurrency: [128],
+        prefillContexts: [],
+        secondsPerMeasurement: BENCH.soakSeconds,
+        simSpeed: 1,
+        warmup: false,
+      },
       {
         onPid: (p) => (pid = p),
         onEvent: ({ event: e }) => {
@@ -54,9 +63,33 @@ export async function soakFigure(): Promise<Row[]> {
     const f = '7 Worker soak';
     const note = `C=128, ${BENCH.soakSeconds} s window, ${(cell.outputTokens ?? 0).toLocaleString('en-US')} tokens, cell ${cell.status}; RSS ${(first.rss / MiB).toFixed(1)} → ${(last.rss / MiB).toFixed(1)} MiB`;
     return [
-      row(f, 'worker peak RSS (VmHWM)', spread([Math.max(...samples.map((s) => s.peak)) / MiB]), 'MiB', 1, undefined, note),
-      row(f, 'worker RSS peak, last quarter of window', spread([lastQuarter]), 'MiB', 1, { text: 'flat (≤ 2nd quarter + 10 %)', ok: (v) => v <= secondQuarter * 1.1 }, `2nd quarter ${secondQuarter.toFixed(1)} MiB`),
-      row(f, 'worker open fds at window end', spread([last.fds]), 'fds', 0, { text: 'flat (≤ start + 2)', ok: (v) => v <= first.fds + 2 }, `start ${first.fds} fds`),
+      row(
+        f,
+        'worker peak RSS (VmHWM)',
+        spread([Math.max(...samples.map((s) => s.peak)) / MiB]),
+        'MiB',
+        1,
+        undefined,
+        note,
+      ),
+      row(
+        f,
+        'worker RSS peak, last quarter of window',
+        spread([lastQuarter]),
+        'MiB',
+        1,
+        { text: 'flat (≤ 2nd quarter + 10 %)', ok: (v) => v <= secondQuarter * 1.1 },
+        `2nd quarter ${secondQuarter.toFixed(1)} MiB`,
+      ),
+      row(
+        f,
+        'worker open fds at window end',
+        spread([last.fds]),
+        'fds',
+        0,
+        { text: 'flat (≤ start + 2)', ok: (v) => v <= first.fds + 2 },
+        `start ${first.fds} fds`,
+      ),
     ];
   } finally {
     clearInterval(timer);

@@ -48,17 +48,42 @@ export async function truthFigure(): Promise<Row[]> {
       { c: 128, busy: true },
     ];
     // Warm the path first, as a run's warm-up does (a fresh process's first request pays for JIT).
-    await new Promise<ChatStream>((onEnd) => new ChatStream(http, { body: JSON.stringify({ model: http.model, messages: buildMessages('truth warm-up', 0), max_tokens: 64, stream: true }), onEnd }));
+    await new Promise<ChatStream>(
+      (onEnd) =>
+        new ChatStream(http, {
+          body: JSON.stringify({
+            model: http.model,
+            messages: buildMessages('truth warm-up', 0),
+            max_tokens: 64,
+            stream: true,
+          }),
+          onEnd,
+        }),
+    );
     for (const { c, busy } of cases) {
       const results: CaseResult[] = [];
       for (let rep = 0; rep < BENCH.repeats; rep++) results.push(await oneCase(sim.url, http, c, busy));
       const label = `C=${c}${busy ? ', other core busy' : ''}`;
       const f = '2 Timing truth';
       const pick = (k: keyof Omit<CaseResult, 'note'>) => spread(results.map((r) => r[k]));
-      rows.push(row(f, `${label}: TBT median abs error`, pick('tbtMedian'), 'ms', 4, { text: '≤ 0.1 ms', ok: (v) => v <= 0.1 }));
+      rows.push(
+        row(f, `${label}: TBT median abs error`, pick('tbtMedian'), 'ms', 4, { text: '≤ 0.1 ms', ok: (v) => v <= 0.1 }),
+      );
       rows.push(row(f, `${label}: TBT p99 abs error`, pick('tbtP99'), 'ms', 4, { text: '≤ 1 ms', ok: (v) => v <= 1 }));
-      rows.push(row(f, `${label}: TTFT median error`, pick('ttftMedian'), 'ms', 3, { text: '≤ 1 ms', ok: (v) => v <= 1 }));
-      rows.push(row(f, `${label}: total tok/s error`, pick('totalErrorPct'), '%', 3, { text: '≤ 0.5 %', ok: (v) => v <= 0.5 }, results[results.length - 1].note));
+      rows.push(
+        row(f, `${label}: TTFT median error`, pick('ttftMedian'), 'ms', 3, { text: '≤ 1 ms', ok: (v) => v <= 1 }),
+      );
+      rows.push(
+        row(
+          f,
+          `${label}: total tok/s error`,
+          pick('totalErrorPct'),
+          '%',
+          3,
+          { text: '≤ 0.5 %', ok: (v) => v <= 0.5 },
+          results[results.length - 1].note,
+        ),
+      );
     }
     await http.agent.close();
   } finally {
@@ -119,7 +144,8 @@ async function oneCase(simUrl: string, http: BenchHttp, c: number, busy: boolean
   }
   const w = out.window;
   let truthTokens = 0;
-  if (w) for (const r of truth) for (const [at, k] of r.emissions) if (at >= w.startMs && at <= w.endMs) truthTokens += k;
+  if (w)
+    for (const r of truth) for (const [at, k] of r.emissions) if (at >= w.startMs && at <= w.endMs) truthTokens += k;
   const mine = out.cell.outputTokens ?? 0;
   const note = `${tbtErr.length} requests; ${mine.toLocaleString('en-US')} / ${truthTokens.toLocaleString('en-US')} window tokens (client / truth); cell ${out.cell.status}`;
   return {

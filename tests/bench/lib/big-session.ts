@@ -49,7 +49,11 @@ export function bigSession(): Session {
         promptTokens.push(context + 40);
         outcome.push(last >= 30 ? 'cancelled' : 'done');
       }
-      cells.push(sampleCell(context, c, { requests: { sentAt, firstTokenAt, lastTokenAt, outputTokens, windowTokens, promptTokens, outcome } }));
+      cells.push(
+        sampleCell(context, c, {
+          requests: { sentAt, firstTokenAt, lastTokenAt, outputTokens, windowTokens, promptTokens, outcome },
+        }),
+      );
     }
   }
   const base = sampleSession();

@@ -27,5 +27,8 @@ export const BENCH = {
   /** Prompt sizes for the prompt-preparation figure. */
   promptContexts: quick ? [8192, 32768, 131072] : [8192, 16384, 32768, 65536, 131072, 262144],
   /** Comma-separated figure ids to run (default all). */
-  only: (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+  only: (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
 };

@@ -55,7 +55,10 @@ export async function runThroughEngine(
     });
     const session = await handle.done;
     const failed = events.find((e) => e.event.type === 'error');
-    if (handle.outcome() !== 'completed') throw new Error(`the run ended ${handle.outcome()}${failed && failed.event.type === 'error' ? `: ${failed.event.message}` : ''}`);
+    if (handle.outcome() !== 'completed')
+      throw new Error(
+        `the run ended ${handle.outcome()}${failed && failed.event.type === 'error' ? `: ${failed.event.message}` : ''}`,
+      );
     return { session, events, startedAt, endedAt: performance.now() };
   } finally {
     rmSync(dir, { recursive: true, force: true });

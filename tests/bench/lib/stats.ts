@@ -19,7 +19,12 @@ export interface Spread {
 
 export function spread(xs: readonly number[]): Spread {
   const f = xs.filter((x) => Number.isFinite(x));
-  return { median: median(f), min: f.length ? Math.min(...f) : Number.NaN, max: f.length ? Math.max(...f) : Number.NaN, n: f.length };
+  return {
+    median: median(f),
+    min: f.length ? Math.min(...f) : Number.NaN,
+    max: f.length ? Math.max(...f) : Number.NaN,
+    n: f.length,
+  };
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -25,8 +25,25 @@ export interface Row {
   note?: string;
 }
 
-export function row(figure: string, measurement: string, value: Spread, unit: string, digits: number, goal?: { text: string; ok: (v: number) => boolean }, note?: string): Row {
-  return { figure, measurement, value, unit, digits, goal: goal?.text ?? '', met: goal ? goal.ok(value.median) : null, note };
+export function row(
+  figure: string,
+  measurement: string,
+  value: Spread,
+  unit: string,
+  digits: number,
+  goal?: { text: string; ok: (v: number) => boolean },
+  note?: string,
+): Row {
+  return {
+    figure,
+    measurement,
+    value,
+    unit,
+    digits,
+    goal: goal?.text ?? '',
+    met: goal ? goal.ok(value.median) : null,
+    note,
+  };
 }
 
 const num = (v: number, d: number): string =>
@@ -35,7 +52,8 @@ const num = (v: number, d: number): string =>
 function cells(r: Row): string[] {
   const unit = r.unit ? ` ${r.unit}` : '';
   const med = `${num(r.value.median, r.digits)}${unit}`;
-  const spreadText = r.value.n > 1 ? `${num(r.value.min, r.digits)} – ${num(r.value.max, r.digits)} (n=${r.value.n})` : 'n=1';
+  const spreadText =
+    r.value.n > 1 ? `${num(r.value.min, r.digits)} – ${num(r.value.max, r.digits)} (n=${r.value.n})` : 'n=1';
   const met = r.met === null ? '' : r.met ? 'yes' : 'NO';
   return [r.figure, r.measurement, med, spreadText, r.goal, met, r.note ?? ''];
 }
@@ -52,7 +70,14 @@ export function toMarkdown(rows: readonly Row[]): string {
 export function toText(rows: readonly Row[]): string {
   const all = [HEAD, ...rows.map(cells)];
   const widths = HEAD.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  return all.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return all
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function commit(): string {

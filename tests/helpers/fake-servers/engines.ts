@@ -32,18 +32,30 @@ export async function serveRoutes(routes: Routes): Promise<FakeEngine> {
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-const models = (id: string, owner: string, extra: Record<string, unknown> = {}) => () => ({
-  json: { object: 'list', data: [{ id, object: 'model', created: 1, owned_by: owner, ...extra }] },
-});
+const models =
+  (id: string, owner: string, extra: Record<string, unknown> = {}) =>
+  () => ({
+    json: { object: 'list', data: [{ id, object: 'model', created: 1, owned_by: owner, ...extra }] },
+  });
 
 /** SGLang: /get_server_info with max_total_num_tokens (KV budget) and context_length. */
 export const sglang = () =>
   serveRoutes({
     '/v1/models': models('Qwen/Qwen3-8B', 'sglang', { root: 'Qwen/Qwen3-8B', max_model_len: 40960 }),
     '/health': () => ({ text: '' }),
-    '/get_server_info': () => ({ json: { version: '0.4.9.post2', max_total_num_tokens: 612345, max_running_requests: 4096, context_length: 40960, server_args: { model_path: 'Qwen/Qwen3-8B' } } }),
+    '/get_server_info': () => ({
+      json: {
+        version: '0.4.9.post2',
+        max_total_num_tokens: 612345,
+        max_running_requests: 4096,
+        context_length: 40960,
+        server_args: { model_path: 'Qwen/Qwen3-8B' },
+      },
+    }),
     '/version': () => ({ json: { version: '0.4.9.post2' } }),
-    '/metrics': () => ({ text: 'sglang:num_running_reqs{model_name="Qwen/Qwen3-8B"} 0.0\nsglang:num_queue_reqs{model_name="Qwen/Qwen3-8B"} 0.0\n' }),
+    '/metrics': () => ({
+      text: 'sglang:num_running_reqs{model_name="Qwen/Qwen3-8B"} 0.0\nsglang:num_queue_reqs{model_name="Qwen/Qwen3-8B"} 0.0\n',
+    }),
   });
 
 /** llama.cpp llama-server: /props with per-slot n_ctx and total_slots; /health {"status":"ok"}. */
@@ -51,7 +63,14 @@ export const llamacpp = () =>
   serveRoutes({
     '/v1/models': models('qwen3-8b-q4_k_m.gguf', 'llamacpp'),
     '/health': () => ({ json: { status: 'ok' } }),
-    '/props': () => ({ json: { default_generation_settings: { n_ctx: 8192, params: {} }, total_slots: 4, model_path: '/models/qwen3-8b-q4_k_m.gguf', build_info: 'b6000-abcdef12' } }),
+    '/props': () => ({
+      json: {
+        default_generation_settings: { n_ctx: 8192, params: {} },
+        total_slots: 4,
+        model_path: '/models/qwen3-8b-q4_k_m.gguf',
+        build_info: 'b6000-abcdef12',
+      },
+    }),
   });
 
 /** TGI: /info with max_total_tokens and max_batch_total_tokens. */
@@ -60,7 +79,14 @@ export const tgi = () =>
     '/v1/models': models('meta-llama/Llama-3.1-8B-Instruct', 'tgi'),
     '/health': () => ({ text: '' }),
     '/info': () => ({
-      json: { model_id: 'meta-llama/Llama-3.1-8B-Instruct', max_total_tokens: 8192, max_input_tokens: 8191, max_batch_total_tokens: 262144, version: '3.3.4', sha: '9f38d9305f3bd0d1ad1ef0b7a8a1dd7a0e8b1c2d' },
+      json: {
+        model_id: 'meta-llama/Llama-3.1-8B-Instruct',
+        max_total_tokens: 8192,
+        max_input_tokens: 8191,
+        max_batch_total_tokens: 262144,
+        version: '3.3.4',
+        sha: '9f38d9305f3bd0d1ad1ef0b7a8a1dd7a0e8b1c2d',
+      },
     }),
     '/metrics': () => ({ text: 'tgi_queue_size 0\ntgi_batch_current_size 0\n' }),
   });
@@ -69,7 +95,14 @@ export const tgi = () =>
 export const vllmTp = (apiKey?: string) =>
   serveRoutes({
     '/v1/models': () =>
-      apiKey ? { status: 401, json: { error: 'Unauthorized' } } : { json: { object: 'list', data: [{ id: 'llama', object: 'model', owned_by: 'vllm', root: '/models/llama', max_model_len: 131072 }] } },
+      apiKey
+        ? { status: 401, json: { error: 'Unauthorized' } }
+        : {
+            json: {
+              object: 'list',
+              data: [{ id: 'llama', object: 'model', owned_by: 'vllm', root: '/models/llama', max_model_len: 131072 }],
+            },
+          },
     '/health': () => ({ text: '' }),
     '/version': () => ({ json: { version: '0.9.2+rocm631' } }),
     '/metrics': () => ({

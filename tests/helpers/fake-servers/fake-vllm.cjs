@@ -54,7 +54,9 @@ function raw(text, err = true) {
 }
 
 if (scenario === 'echo-argv') {
-  process.stdout.write(`${JSON.stringify({ argv, env: { CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? null, VLLM_API_KEY_SET: Boolean(process.env.VLLM_API_KEY) } })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ argv, env: { CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? null, VLLM_API_KEY_SET: Boolean(process.env.VLLM_API_KEY) } })}\n`,
+  );
   process.exit(0);
 }
 
@@ -70,10 +72,15 @@ const engineCode = `
     if (orphanedAt && Date.now() - orphanedAt > 60000) process.exit(0);
   }, 200);
 `;
-const engine = spawn(process.execPath, ['-e', engineCode, 'fake-engine-core', `--leader=${process.pid}`], { stdio: 'ignore' });
+const engine = spawn(process.execPath, ['-e', engineCode, 'fake-engine-core', `--leader=${process.pid}`], {
+  stdio: 'ignore',
+});
 
 if (!noVersion) log(`vLLM API server version ${VERSION}`, { file: 'api_server.py:1805' });
-log(`non-default args: {'model': '${model}', 'host': '${host}', 'port': ${port}, 'max_model_len': ${maxModelLen}, 'enable_prefix_caching': True}`, { file: 'utils.py:326' });
+log(
+  `non-default args: {'model': '${model}', 'host': '${host}', 'port': ${port}, 'max_model_len': ${maxModelLen}, 'enable_prefix_caching': True}`,
+  { file: 'utils.py:326' },
+);
 log(`Using max model len ${maxModelLen}`, { who: 'EngineCore_DP0', file: 'config.py:1604' });
 
 function die(lines, code = 1) {
@@ -88,15 +95,25 @@ function die(lines, code = 1) {
 }
 
 const FAILURES = {
-  'no-kv-memory': ['ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.'],
+  'no-kv-memory': [
+    'ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.',
+  ],
   'max-seq-len': [
     "ValueError: To serve at least one request with the models's max seq len (262144), (16.0 GiB KV cache is needed, which is larger than the available KV cache memory (9.6 GiB). Based on the available memory, the estimated maximum model length is 157216. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
   ],
-  'free-memory': ['ValueError: Free memory on device (37.95/79.25 GiB) on startup is less than desired GPU memory utilization (0.9, 71.33 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.'],
-  'max-model-len-limit': ["ValueError: User-specified max_model_len (262144) is greater than the derived max_model_len (max_position_embeddings=131072 or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1."],
-  'cuda-oom': ['torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.25 GiB of which 1.02 GiB is free.'],
+  'free-memory': [
+    'ValueError: Free memory on device (37.95/79.25 GiB) on startup is less than desired GPU memory utilization (0.9, 71.33 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.',
+  ],
+  'max-model-len-limit': [
+    "ValueError: User-specified max_model_len (262144) is greater than the derived max_model_len (max_position_embeddings=131072 or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.",
+  ],
+  'cuda-oom': [
+    'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.25 GiB of which 1.02 GiB is free.',
+  ],
   'unknown-model': [`ValueError: Invalid repository ID or local directory specified: '${model}'.`],
-  'gated-model': [`huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/${model}/resolve/main/config.json.`],
+  'gated-model': [
+    `huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/${model}/resolve/main/config.json.`,
+  ],
 };
 
 if (FAILURES[scenario]) {
@@ -111,19 +128,34 @@ if (FAILURES[scenario]) {
 }
 
 function kvLines() {
-  log('Model loading took 2.05 GiB memory and 27.2 seconds', { who: 'EngineCore_DP0', file: 'gpu_model_runner.py:1892' });
+  log('Model loading took 2.05 GiB memory and 27.2 seconds', {
+    who: 'EngineCore_DP0',
+    file: 'gpu_model_runner.py:1892',
+  });
   log('Available KV cache memory: 33.31 GiB', { who: 'EngineCore_DP0', file: 'gpu_worker.py:276' });
   if (logStyle === '1') {
     log(`# GPU blocks: ${KV[1].blocks}, # CPU blocks: 512`, { who: 'EngineCore_DP0', file: 'executor_base.py:113' });
-    log('Maximum concurrency for 2048 tokens per request: 10.79x', { who: 'EngineCore_DP0', file: 'executor_base.py:118' });
+    log('Maximum concurrency for 2048 tokens per request: 10.79x', {
+      who: 'EngineCore_DP0',
+      file: 'executor_base.py:118',
+    });
   } else if (logStyle === '2') {
     log('GPU KV cache size: 1,587,648 tokens', { who: 'EngineCore_DP0', file: 'kv_cache_utils.py:849' });
-    log('Maximum concurrency for 2,048 tokens per request: 775.22x', { who: 'EngineCore_DP0', file: 'kv_cache_utils.py:853' });
+    log('Maximum concurrency for 2,048 tokens per request: 775.22x', {
+      who: 'EngineCore_DP0',
+      file: 'kv_cache_utils.py:853',
+    });
   } else {
-    log('GPU KV cache size: 302,945 tokens, Maximum concurrency for 262,144 tokens per request: 1.16x', { who: 'EngineCore_DP0', file: 'kv_cache_utils.py:1087' });
+    log('GPU KV cache size: 302,945 tokens, Maximum concurrency for 262,144 tokens per request: 1.16x', {
+      who: 'EngineCore_DP0',
+      file: 'kv_cache_utils.py:1087',
+    });
   }
   log('Graph capturing finished in 7 secs, took 0.52 GiB', { who: 'EngineCore_DP0', file: 'gpu_model_runner.py:2567' });
-  log('init engine (profile, create kv cache, warmup model) took 25.99 seconds', { who: 'EngineCore_DP0', file: 'core.py:214' });
+  log('init engine (profile, create kv cache, warmup model) took 25.99 seconds', {
+    who: 'EngineCore_DP0',
+    file: 'core.py:214',
+  });
 }
 
 function metricsText() {
@@ -138,9 +170,13 @@ function metricsText() {
   ];
   const blocks = kv.blocks ?? Math.floor(kv.tokens / 16);
   if (metricsMode === 'tokens') {
-    out.push(`vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="0",gpu_memory_utilization="0.9",kv_cache_max_concurrency="1.16",kv_cache_size_tokens="${kv.tokens}",num_gpu_blocks="${blocks}"} 1.0`);
+    out.push(
+      `vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="0",gpu_memory_utilization="0.9",kv_cache_max_concurrency="1.16",kv_cache_size_tokens="${kv.tokens}",num_gpu_blocks="${blocks}"} 1.0`,
+    );
   } else if (metricsMode === 'blocks') {
-    out.push(`vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="0",gpu_memory_utilization="0.9",num_gpu_blocks="${blocks}"} 1.0`);
+    out.push(
+      `vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="0",gpu_memory_utilization="0.9",num_gpu_blocks="${blocks}"} 1.0`,
+    );
   }
   return `${out.join('\n')}\n`;
 }
@@ -153,11 +189,26 @@ function startServing() {
       res.writeHead(code, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (url.startsWith('/v1') && apiKey && req.headers.authorization !== `Bearer ${apiKey}`) return json(401, { error: 'Unauthorized' });
+    if (url.startsWith('/v1') && apiKey && req.headers.authorization !== `Bearer ${apiKey}`)
+      return json(401, { error: 'Unauthorized' });
     if (url === '/health' || url === '/ping') return res.end();
     if (url === '/version' && !noVersion) return json(200, { version: VERSION });
     if (url === '/v1/models') {
-      return json(200, { object: 'list', data: [{ id: served, object: 'model', created: 1, owned_by: 'vllm', root: model, parent: null, max_model_len: maxModelLen, permission: [] }] });
+      return json(200, {
+        object: 'list',
+        data: [
+          {
+            id: served,
+            object: 'model',
+            created: 1,
+            owned_by: 'vllm',
+            root: model,
+            parent: null,
+            max_model_len: maxModelLen,
+            permission: [],
+          },
+        ],
+      });
     }
     if (url === '/metrics' && metricsMode !== 'absent') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
@@ -168,7 +219,10 @@ function startServing() {
       req.on('data', (d) => (body += d));
       req.on('end', () => {
         const prompt = JSON.parse(body || '{}').prompt ?? '';
-        const tokens = prompt.split(/\s+/).filter(Boolean).map((_, i) => i + 1);
+        const tokens = prompt
+          .split(/\s+/)
+          .filter(Boolean)
+          .map((_, i) => i + 1);
         json(200, { count: tokens.length, max_model_len: maxModelLen, tokens });
       });
       return;
@@ -176,7 +230,9 @@ function startServing() {
     json(404, { detail: 'Not Found' });
   });
   server.on('error', () => {
-    raw(`ERROR ${ts()} [launcher.py:100] [Errno 98] error while attempting to bind on address ('${host}', ${port}): address already in use`);
+    raw(
+      `ERROR ${ts()} [launcher.py:100] [Errno 98] error while attempting to bind on address ('${host}', ${port}): address already in use`,
+    );
     raw(`OSError: [Errno 98] Address already in use`);
     engine.kill('SIGTERM');
     process.exit(1);
@@ -191,11 +247,20 @@ function startServing() {
     raw('INFO:     Waiting for application startup.', false);
     raw('INFO:     Application startup complete.', false);
     if (argv.includes('--fake-stats')) {
-      setTimeout(() => log('Engine 000: Avg prompt throughput: 1,024.5 tokens/s, Avg generation throughput: 180.0 tokens/s, Running: 3 reqs, Waiting: 1 reqs, GPU KV cache usage: 4.2%, Prefix cache hit rate: 50.0%', { file: 'loggers.py:123' }), 200);
+      setTimeout(
+        () =>
+          log(
+            'Engine 000: Avg prompt throughput: 1,024.5 tokens/s, Avg generation throughput: 180.0 tokens/s, Running: 3 reqs, Waiting: 1 reqs, GPU KV cache usage: 4.2%, Prefix cache hit rate: 50.0%',
+            { file: 'loggers.py:123' },
+          ),
+        200,
+      );
     }
     if (scenario === 'crash-after-ready') {
       setTimeout(() => {
-        raw('ERROR 11-30 00:00:00 [core_client.py:564] Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.');
+        raw(
+          'ERROR 11-30 00:00:00 [core_client.py:564] Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.',
+        );
         process.exit(1);
       }, 1500);
     }

@@ -22,11 +22,28 @@ export function freePort(): Promise<number> {
 }
 
 /** Launch options that run the fake vLLM with a scenario (a 'custom' launch, argv as typed). */
-export function fakeVllmLaunch(port: number, scenario: string, extra: string[] = [], o: Partial<LaunchOptions> = {}): LaunchOptions {
+export function fakeVllmLaunch(
+  port: number,
+  scenario: string,
+  extra: string[] = [],
+  o: Partial<LaunchOptions> = {},
+): LaunchOptions {
   const model = o.model ?? 'org/fake-model';
   return {
     engineKind: 'custom',
-    customArgv: [process.execPath, FAKE_VLLM, 'serve', model, '--host', '127.0.0.1', '--port', String(port), '--fake-scenario', scenario, ...extra],
+    customArgv: [
+      process.execPath,
+      FAKE_VLLM,
+      'serve',
+      model,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--fake-scenario',
+      scenario,
+      ...extra,
+    ],
     model,
     host: '127.0.0.1',
     port,

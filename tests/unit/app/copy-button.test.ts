@@ -40,7 +40,11 @@ describe.skipIf(!hasChromium)('the Copy button of the launch command', () => {
   it('says why when nothing could copy, instead of doing nothing', async () => {
     const { page } = await openPage(browser, without.url);
     // The page's own clipboard refuses too, as the app's session refuses every permission.
-    await page.evaluate(() => Object.defineProperty(navigator, 'clipboard', { value: { writeText: () => Promise.reject(new Error('denied')) } }));
+    await page.evaluate(() =>
+      Object.defineProperty(navigator, 'clipboard', {
+        value: { writeText: () => Promise.reject(new Error('denied')) },
+      }),
+    );
     await page.locator('nav button', { hasText: 'Server' }).click();
     const button = page.locator('.preview-head button');
     await button.click();

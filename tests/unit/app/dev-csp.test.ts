@@ -19,7 +19,12 @@ describe.skipIf(!hasChromium)('the Vite dev server page in Chromium', () => {
   beforeAll(async () => {
     const port = await freePort();
     const renderer = (config as { renderer: Record<string, unknown> }).renderer;
-    server = await createServer({ ...renderer, configFile: false, logLevel: 'silent', server: { host: 'localhost', port, strictPort: true } });
+    server = await createServer({
+      ...renderer,
+      configFile: false,
+      logLevel: 'silent',
+      server: { host: 'localhost', port, strictPort: true },
+    });
     await server.listen();
     // What electron-vite hands main as ELECTRON_RENDERER_URL.
     url = `http://localhost:${port}`;

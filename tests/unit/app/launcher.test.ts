@@ -24,11 +24,19 @@ const L = launcher as {
   installFailure(stderr: string, code: number): string;
   electronViteArgs(args: string[], cwd: string): string[];
   main(argv: string[], root: string): Promise<number>;
-  ensureElectron(o: { electronDir: string; nodeVersion?: string; env?: NodeJS.ProcessEnv; cliMinimumNode?: string | null }): Promise<{ ok: true } | { ok: false; message: string }>;
+  ensureElectron(o: {
+    electronDir: string;
+    nodeVersion?: string;
+    env?: NodeJS.ProcessEnv;
+    cliMinimumNode?: string | null;
+  }): Promise<{ ok: true } | { ok: false; message: string }>;
 };
 
 const REAL_ELECTRON = join(ROOT, 'node_modules/electron');
-const electronPkg = JSON.parse(readFileSync(join(REAL_ELECTRON, 'package.json'), 'utf8')) as { version: string; engines: { node: string } };
+const electronPkg = JSON.parse(readFileSync(join(REAL_ELECTRON, 'package.json'), 'utf8')) as {
+  version: string;
+  engines: { node: string };
+};
 const tmp = mkdtempSync(join(tmpdir(), 'speedmatrix-launch-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -36,7 +44,10 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 function freshElectronDir(name: string, installer: string): string {
   const dir = join(tmp, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'electron', version: electronPkg.version, engines: electronPkg.engines }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'electron', version: electronPkg.version, engines: electronPkg.engines }),
+  );
   writeFileSync(join(dir, 'install.js'), installer);
   return dir;
 }
@@ -71,13 +82,21 @@ describe('version checks', () => {
 it('passes electron-vite its options and the app its files, resolved from where npm start was typed', () => {
   expect(L.electronViteArgs([], '/home/me')).toEqual([]);
   expect(L.electronViteArgs(['--noSandbox'], '/home/me')).toEqual(['--noSandbox']);
-  expect(L.electronViteArgs(['runs/a.speedmatrix.json', '--noSandbox', '/tmp/b.json'], '/home/me')).toEqual(['--noSandbox', '--', '/home/me/runs/a.speedmatrix.json', '/tmp/b.json']);
+  expect(L.electronViteArgs(['runs/a.speedmatrix.json', '--noSandbox', '/tmp/b.json'], '/home/me')).toEqual([
+    '--noSandbox',
+    '--',
+    '/home/me/runs/a.speedmatrix.json',
+    '/tmp/b.json',
+  ]);
 });
 
 it('before npm install: one paragraph saying to run it, exit 1', async () => {
   const root = join(tmp, 'no-install');
   mkdirSync(root, { recursive: true });
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'speedmatrix', engines: { node: '^20.19.0 || >=22.12.0' } }));
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({ name: 'speedmatrix', engines: { node: '^20.19.0 || >=22.12.0' } }),
+  );
   const written: string[] = [];
   const write = process.stderr.write;
   process.stderr.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
@@ -120,11 +139,15 @@ describe('a missing binary', () => {
   });
 
   it('sums up an installer stack trace in one line', () => {
-    const stack = 'TypeError: fetch failed\n    at node:internal/deps/undici/undici:14976:13\n    at async FetchDownloader.download (file:///x/FetchDownloader.js:46:30)\n';
+    const stack =
+      'TypeError: fetch failed\n    at node:internal/deps/undici/undici:14976:13\n    at async FetchDownloader.download (file:///x/FetchDownloader.js:46:30)\n';
     expect(L.installFailure(stack, 1)).toBe('no connection to the download server (fetch failed)');
-    expect(L.installFailure('HTTPError: Response code 404 (Not Found) for http://m/v45.5.0/electron-v45.5.0-linux-x64.zip\n    at x\n', 1)).toBe(
-      'Response code 404 (Not Found) for http://m/v45.5.0/electron-v45.5.0-linux-x64.zip',
-    );
+    expect(
+      L.installFailure(
+        'HTTPError: Response code 404 (Not Found) for http://m/v45.5.0/electron-v45.5.0-linux-x64.zip\n    at x\n',
+        1,
+      ),
+    ).toBe('Response code 404 (Not Found) for http://m/v45.5.0/electron-v45.5.0-linux-x64.zip');
     expect(L.installFailure('', 3)).toBe('the installer exited with code 3');
   });
 });
@@ -144,7 +167,11 @@ describe.skipIf(hasElectronBinary)('Electron’s real installer, offline (no bin
     await new Promise((r) => probe.close(r));
   });
   afterAll(() => new Promise((r) => mirror.close(r)));
-  const env = (mirror: string) => ({ ...process.env, ELECTRON_MIRROR: mirror, electron_config_cache: join(tmp, 'cache') });
+  const env = (mirror: string) => ({
+    ...process.env,
+    ELECTRON_MIRROR: mirror,
+    electron_config_cache: join(tmp, 'cache'),
+  });
 
   it.each([
     ['no connection', () => refusing, 'no connection to the download server (fetch failed)'],
@@ -160,24 +187,32 @@ describe.skipIf(hasElectronBinary)('Electron’s real installer, offline (no bin
     expect(existsSync(join(REAL_ELECTRON, 'path.txt'))).toBe(false);
   });
 
-  it.each(['start', 'run dev'])('`npm %s` on this machine ends within a minute with the paragraph and exit 1, before building anything', async (script) => {
-    const started = Date.now();
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      // The offline mirror makes the outcome the same on a machine with a network.
-      const child = spawn('npm', script.split(' '), { cwd: ROOT, env: { ...env(refusing) }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-    expect(Date.now() - started).toBeLessThan(60_000);
-    expect(r.code).toBe(1);
-    const paragraph = r.stderr.split('\n').filter((l) => l.startsWith('SpeedMatrix cannot open'));
-    expect(paragraph).toHaveLength(1);
-    isOneParagraph(paragraph[0]);
-    expect(r.stderr + r.stdout).not.toMatch(/\n\s+at |Electron uninstall|building|vite v/);
-  }, 70_000);
+  it.each(['start', 'run dev'])(
+    '`npm %s` on this machine ends within a minute with the paragraph and exit 1, before building anything',
+    async (script) => {
+      const started = Date.now();
+      const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        // The offline mirror makes the outcome the same on a machine with a network.
+        const child = spawn('npm', script.split(' '), {
+          cwd: ROOT,
+          env: { ...env(refusing) },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(r.code).toBe(1);
+      const paragraph = r.stderr.split('\n').filter((l) => l.startsWith('SpeedMatrix cannot open'));
+      expect(paragraph).toHaveLength(1);
+      isOneParagraph(paragraph[0]);
+      expect(r.stderr + r.stdout).not.toMatch(/\n\s+at |Electron uninstall|building|vite v/);
+    },
+    70_000,
+  );
 });
 
 it('the scripts hand over to electron-vite once: start is preview (which builds), dev is dev', () => {

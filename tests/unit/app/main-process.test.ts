@@ -17,7 +17,14 @@ import { readSessionFile } from '../../../src-main/session/read';
 import { serializeSession } from '../../../src-main/session/write';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { type SimHandle, startSim } from '../../helpers/sim';
-import { MAIN_BUNDLE, type MainProcess, type Recorded, bootMain, hasMainBundle, menuItem } from './electron-standin/boot';
+import {
+  MAIN_BUNDLE,
+  type MainProcess,
+  type Recorded,
+  bootMain,
+  hasMainBundle,
+  menuItem,
+} from './electron-standin/boot';
 
 /** What src-main/ipc/handlers.ts answers a sender it does not trust (that module needs the real electron). */
 const REFUSED = 'Refused: this message did not come from the SpeedMatrix window.';
@@ -33,7 +40,9 @@ beforeAll(() => {
 });
 
 let n = 0;
-function boot(opts: { argv?: string[]; env?: Record<string, string>; userData?: string; recent?: string[] } = {}): MainProcess {
+function boot(
+  opts: { argv?: string[]; env?: Record<string, string>; userData?: string; recent?: string[] } = {},
+): MainProcess {
   const userData = opts.userData ?? join(tmp, `user-${++n}`);
   if (opts.recent) {
     mkdirSync(join(userData, 'core'), { recursive: true });
@@ -44,11 +53,19 @@ function boot(opts: { argv?: string[]; env?: Record<string, string>; userData?: 
   return m;
 }
 
-const started = (m: MainProcess) => m.waitFor((s) => s.windows.length > 0 && s.applicationMenus.length > 0, 'the window and the menu');
+const started = (m: MainProcess) =>
+  m.waitFor((s) => s.windows.length > 0 && s.applicationMenus.length > 0, 'the window and the menu');
 const lastMenu = (s: Recorded) => s.applicationMenus.at(-1);
-const sentOn = (s: Recorded, channel: string) => s.sent.filter((x) => x.channel === `speedmatrix:${channel}`).map((x) => x.args[0]);
+const sentOn = (s: Recorded, channel: string) =>
+  s.sent.filter((x) => x.channel === `speedmatrix:${channel}`).map((x) => x.args[0]);
 const openBoxes = (s: Recorded) => s.messageBoxes.filter((d) => d.answer === null);
-const directives = (csp: string) => new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v.join(' ')]));
+const directives = (csp: string) =>
+  new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([k, ...v]) => [k, v.join(' ')]),
+  );
 
 function sessionFile(name: string): string {
   const file = join(tmp, name);
@@ -59,13 +76,21 @@ function sessionFile(name: string): string {
 
 /** Unsaved results: another tool's report imported, as a person would drop it on the window. */
 async function importUnsaved(m: MainProcess): Promise<void> {
-  const r = await m.call<{ ok: boolean; data: { dirty: boolean } }>('invoke', { channel: 'session:open-data', args: [{ name: 'reference.txt', text: readFileSync(REFERENCE_REPORT, 'utf8') }] });
+  const r = await m.call<{ ok: boolean; data: { dirty: boolean } }>('invoke', {
+    channel: 'session:open-data',
+    args: [{ name: 'reference.txt', text: readFileSync(REFERENCE_REPORT, 'utf8') }],
+  });
   expect(r.ok).toBe(true);
   expect(r.data.dirty).toBe(true);
 }
 
-async function openSessionMeta(m: MainProcess): Promise<{ file: string | null; sourceName: string | null; dirty: boolean }> {
-  const r = await m.call<{ ok: boolean; data: { meta: { file: string | null; sourceName: string | null; dirty: boolean } } }>('invoke', { channel: 'session:get' });
+async function openSessionMeta(
+  m: MainProcess,
+): Promise<{ file: string | null; sourceName: string | null; dirty: boolean }> {
+  const r = await m.call<{
+    ok: boolean;
+    data: { meta: { file: string | null; sourceName: string | null; dirty: boolean } };
+  }>('invoke', { channel: 'session:get' });
   return r.data.meta;
 }
 
@@ -73,14 +98,25 @@ describe('a plain start', () => {
   it('opens one secure window and an application menu with File, Edit, View, Window and Help', async () => {
     const s = await started(boot());
     expect(s.windows).toHaveLength(1);
-    expect(s.windows[0].options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true });
+    expect(s.windows[0].options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+    });
     expect(s.windows[0].loaded).toEqual([expect.stringMatching(/^file:\/\/.*out\/renderer\/index\.html$/)]);
     const menu = lastMenu(s)!;
     expect(menu.map((i) => i.label)).toEqual(['File', 'Edit', 'View', 'Window', 'Help']);
     const edit = menuItem(menu, 'Edit')!;
     expect(edit.role).toBe('editMenu');
     const roles = Object.fromEntries(edit.submenu!.filter((i) => i.role).map((i) => [i.role, i.accelerator]));
-    expect(roles).toMatchObject({ undo: 'CommandOrControl+Z', cut: 'CommandOrControl+X', copy: 'CommandOrControl+C', paste: 'CommandOrControl+V', selectAll: 'CommandOrControl+A' });
+    expect(roles).toMatchObject({
+      undo: 'CommandOrControl+Z',
+      cut: 'CommandOrControl+X',
+      copy: 'CommandOrControl+C',
+      paste: 'CommandOrControl+V',
+      selectAll: 'CommandOrControl+A',
+    });
     expect(menuItem(menu, 'Window')!.role).toBe('windowMenu');
     expect(menuItem(menu, 'File', 'quit')).toBeDefined();
     // Nothing open yet: Save and Export wait for a session.
@@ -120,7 +156,9 @@ describe('a plain start', () => {
     await started(m);
     const text = 'vllm serve Qwen/Qwen3-8B --api-key <redacted> --port 8000';
     expect(await m.call('invoke', { channel: 'clipboard:write-text', args: [text] })).toEqual({ ok: true, data: true });
-    expect(await m.call('invoke', { channel: 'clipboard:write-text', args: ['from a child frame'], from: 'child' })).toEqual({ ok: false, error: REFUSED });
+    expect(
+      await m.call('invoke', { channel: 'clipboard:write-text', args: ['from a child frame'], from: 'child' }),
+    ).toEqual({ ok: false, error: REFUSED });
     expect((await m.state()).clipboard).toEqual([{ text, type: 'clipboard' }]);
     for (const permission of ['clipboard-sanitized-write', 'clipboard-read', 'media', 'notifications']) {
       expect(await m.call('permission', { permission }), permission).toEqual({ granted: false, check: false });
@@ -131,14 +169,26 @@ describe('a plain start', () => {
     const m = boot();
     await started(m);
     expect(await m.call('invoke', { channel: 'app:info' })).toMatchObject({ ok: true, data: { host: 'electron' } });
-    for (const from of ['child', 'url-twin']) expect(await m.call('invoke', { channel: 'app:info', from }), from).toEqual({ ok: false, error: REFUSED });
+    for (const from of ['child', 'url-twin'])
+      expect(await m.call('invoke', { channel: 'app:info', from }), from).toEqual({ ok: false, error: REFUSED });
   });
 
   it('right-click in a text field shows Cut, Copy, Paste and Select All; on selected text, Copy; elsewhere nothing', async () => {
     const m = boot();
     await started(m);
-    const flags = { canUndo: false, canRedo: false, canCut: true, canCopy: true, canPaste: true, canDelete: true, canSelectAll: true, canEditRichly: false };
-    const field = await m.call<{ items: { role: string | null; enabled: boolean; label: string }[] }>('contextMenu', { params: { x: 5, y: 5, isEditable: true, selectionText: 'abc', editFlags: flags, linkURL: '', mediaType: 'none' } });
+    const flags = {
+      canUndo: false,
+      canRedo: false,
+      canCut: true,
+      canCopy: true,
+      canPaste: true,
+      canDelete: true,
+      canSelectAll: true,
+      canEditRichly: false,
+    };
+    const field = await m.call<{ items: { role: string | null; enabled: boolean; label: string }[] }>('contextMenu', {
+      params: { x: 5, y: 5, isEditable: true, selectionText: 'abc', editFlags: flags, linkURL: '', mediaType: 'none' },
+    });
     expect(field.items.filter((i) => i.role).map((i) => [i.role, i.enabled])).toEqual([
       ['undo', false],
       ['redo', false],
@@ -147,15 +197,29 @@ describe('a plain start', () => {
       ['paste', true],
       ['selectAll', true],
     ]);
-    const selection = await m.call<{ items: { role: string | null }[] }>('contextMenu', { params: { isEditable: false, selectionText: '34.6K tok/s', editFlags: { ...flags, canCut: false, canPaste: false }, mediaType: 'none' } });
+    const selection = await m.call<{ items: { role: string | null }[] }>('contextMenu', {
+      params: {
+        isEditable: false,
+        selectionText: '34.6K tok/s',
+        editFlags: { ...flags, canCut: false, canPaste: false },
+        mediaType: 'none',
+      },
+    });
     expect(selection.items.map((i) => i.role)).toEqual(['copy']);
-    expect(await m.call('contextMenu', { params: { isEditable: false, selectionText: '', editFlags: flags, mediaType: 'none' } })).toBeNull();
+    expect(
+      await m.call('contextMenu', {
+        params: { isEditable: false, selectionText: '', editFlags: flags, mediaType: 'none' },
+      }),
+    ).toBeNull();
   });
 
-  it('production CSP on every response: script-src \'self\', nothing inline', async () => {
+  it("production CSP on every response: script-src 'self', nothing inline", async () => {
     const m = boot();
     await started(m);
-    const r = await m.call<{ responseHeaders: Record<string, string[]> }>('headers', { url: 'file:///x/index.html', responseHeaders: { 'Content-Type': ['text/html'] } });
+    const r = await m.call<{ responseHeaders: Record<string, string[]> }>('headers', {
+      url: 'file:///x/index.html',
+      responseHeaders: { 'Content-Type': ['text/html'] },
+    });
     expect(r.responseHeaders['Content-Security-Policy']).toEqual([CSP]);
     expect(r.responseHeaders['Content-Type']).toEqual(['text/html']);
     expect(directives(CSP).get('script-src')).toBe("'self'");
@@ -177,7 +241,10 @@ describe('development (npm run dev)', () => {
     const m = boot({ env: { ELECTRON_RENDERER_URL: 'http://localhost:5173' } });
     const s = await started(m);
     expect(s.windows[0].loaded).toEqual(['http://localhost:5173']);
-    const r = await m.call<{ responseHeaders: Record<string, string[]> }>('headers', { url: 'http://localhost:5173/', responseHeaders: {} });
+    const r = await m.call<{ responseHeaders: Record<string, string[]> }>('headers', {
+      url: 'http://localhost:5173/',
+      responseHeaders: {},
+    });
     const dev = r.responseHeaders['Content-Security-Policy'][0];
     expect(dev).toBe(devCsp('http://localhost:5173'));
     const [prod, d] = [directives(CSP), directives(dev)];
@@ -259,20 +326,39 @@ describe('a run in progress when quitting', () => {
   afterAll(() => sim?.stop());
 
   // Windows of 30 simulated seconds (1.5 s at speed 20): the run cannot end while the test waits on the question.
-  const form = { contexts: [0], concurrency: [1, 2, 4, 8, 16, 32], prefillContexts: [], secondsPerMeasurement: 30, maxOutputTokens: 1024, tokenTargeting: 'estimate' };
-  const runOf = (m: MainProcess) => async () => (await m.call<{ data: { phase: string; progress: { done: number } | null } }>('invoke', { channel: 'run:snapshot' })).data;
+  const form = {
+    contexts: [0],
+    concurrency: [1, 2, 4, 8, 16, 32],
+    prefillContexts: [],
+    secondsPerMeasurement: 30,
+    maxOutputTokens: 1024,
+    tokenTargeting: 'estimate',
+  };
+  const runOf = (m: MainProcess) => async () =>
+    (
+      await m.call<{ data: { phase: string; progress: { done: number } | null } }>('invoke', {
+        channel: 'run:snapshot',
+      })
+    ).data;
 
   /** Attaches to the simulator and starts a run through the page's IPC; returns once a cell is done. */
   async function runningApp(userData: string): Promise<MainProcess> {
     const m = boot({ userData });
     await started(m);
     const d = await m.call<{ ok: boolean; data: Record<string, unknown> }>('invoke', { channel: 'server:defaults' });
-    expect(await m.call('invoke', { channel: 'server:start', args: [{ ...d.data, kind: 'attach', url: sim.url, model: '' }] })).toMatchObject({ ok: true });
-    const snap = async () => (await m.call<{ data: { state: string } }>('invoke', { channel: 'server:snapshot' })).data.state;
+    expect(
+      await m.call('invoke', {
+        channel: 'server:start',
+        args: [{ ...d.data, kind: 'attach', url: sim.url, model: '' }],
+      }),
+    ).toMatchObject({ ok: true });
+    const snap = async () =>
+      (await m.call<{ data: { state: string } }>('invoke', { channel: 'server:snapshot' })).data.state;
     for (let i = 0; i < 200 && (await snap()) !== 'ready'; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await m.call('invoke', { channel: 'run:start', args: [form] })).toMatchObject({ ok: true });
     const run = runOf(m);
-    for (let i = 0; i < 600 && ((await run()).progress?.done ?? 0) < 1; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 600 && ((await run()).progress?.done ?? 0) < 1; i++)
+      await new Promise((r) => setTimeout(r, 100));
     return m;
   }
 
@@ -304,7 +390,9 @@ describe('a run in progress when quitting', () => {
     expect(saved.ok).toBe(true);
     const cells = saved.ok ? saved.data.cells : [];
     const measured = cells.filter((c) => c.status !== 'cancelled' && c.status !== 'skipped').length;
-    expect(measured, JSON.stringify(cells.map((c) => [c.concurrency, c.status]))).toBeGreaterThanOrEqual(during.progress!.done);
+    expect(measured, JSON.stringify(cells.map((c) => [c.concurrency, c.status]))).toBeGreaterThanOrEqual(
+      during.progress!.done,
+    );
     // Stopped, not run to the end.
     expect(measured).toBeLessThan(form.concurrency.length);
     // The full file is on disk, so the journal is gone.
@@ -362,7 +450,11 @@ describe('files opened from main', () => {
     const m = boot();
     await started(m);
     expect(await m.call('invoke', { channel: 'session:open', args: [file] })).toMatchObject({ ok: true });
-    const s = await m.waitFor((x) => menuItem(lastMenu(x), 'File', 'Open Recent', 'first-time.speedmatrix.json') !== undefined, 'the file in Open Recent', 5_000);
+    const s = await m.waitFor(
+      (x) => menuItem(lastMenu(x), 'File', 'Open Recent', 'first-time.speedmatrix.json') !== undefined,
+      'the file in Open Recent',
+      5_000,
+    );
     expect(menuItem(lastMenu(s), 'File', 'Open Recent')!.submenu!.map((i) => i.toolTip)).toEqual([file]);
   });
 
@@ -372,7 +464,10 @@ describe('files opened from main', () => {
     await started(m);
     await importUnsaved(m);
     const launchedFrom = join(tmp, 'second');
-    await m.call('emitApp', { name: 'second-instance', args: [['/opt/SpeedMatrix/speedmatrix', '--no-sandbox', 'sub/other.speedmatrix.json'], launchedFrom, {}] });
+    await m.call('emitApp', {
+      name: 'second-instance',
+      args: [['/opt/SpeedMatrix/speedmatrix', '--no-sandbox', 'sub/other.speedmatrix.json'], launchedFrom, {}],
+    });
     await m.waitFor((x) => openBoxes(x).length === 1, 'the question');
     await m.call('answer', { kind: 'message', answer: { response: 1 } });
     const s = await m.waitFor((x) => sentOn(x, 'menu').includes('view-results'), 'the Results view');
@@ -385,9 +480,15 @@ describe('files opened from main', () => {
     const late = sessionFile('finder/late.speedmatrix.json');
     const m = boot({ env: { STANDIN_OPEN_FILE_BEFORE_READY: early } });
     await started(m);
-    await m.waitFor((x) => sentOn(x, 'notice').some((n) => (n as { message: string }).message === `Opened ${early}`), 'the early file');
+    await m.waitFor(
+      (x) => sentOn(x, 'notice').some((n) => (n as { message: string }).message === `Opened ${early}`),
+      'the early file',
+    );
     expect(await m.call('emitApp', { name: 'open-file', args: [late] })).toEqual({ defaultPrevented: true });
-    await m.waitFor((x) => sentOn(x, 'notice').some((n) => (n as { message: string }).message === `Opened ${late}`), 'the late file');
+    await m.waitFor(
+      (x) => sentOn(x, 'notice').some((n) => (n as { message: string }).message === `Opened ${late}`),
+      'the late file',
+    );
     expect(await openSessionMeta(m)).toMatchObject({ file: late });
   });
 

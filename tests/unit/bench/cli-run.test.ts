@@ -16,7 +16,25 @@ describe('speedmatrix run --demo', () => {
   it('launches the simulator, runs a compact matrix, writes the session and a Markdown report, labelled simulated', async () => {
     const dir = tempDir();
     const out = join(dir, 'demo.speedmatrix.json');
-    const r = await runCli(['run', '--demo', '--contexts', '8k', '--concurrency', '1,2', '--prefill-contexts', '8k', '--duration', '5', '--sim-speed', '20', '--out', out], { timeoutMs: 90_000, cwd: dir });
+    const r = await runCli(
+      [
+        'run',
+        '--demo',
+        '--contexts',
+        '8k',
+        '--concurrency',
+        '1,2',
+        '--prefill-contexts',
+        '8k',
+        '--duration',
+        '5',
+        '--sim-speed',
+        '20',
+        '--out',
+        out,
+      ],
+      { timeoutMs: 90_000, cwd: dir },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/SIMULATED/);
@@ -47,8 +65,30 @@ describe('speedmatrix run --url', () => {
   it('prints one JSON event per line, then Ctrl-C cancels (exit 130) and --resume finishes the matrix', async () => {
     const dir = tempDir();
     const out = join(dir, 'r.speedmatrix.json');
-    const args = ['run', '--url', sim.url, '--api-key', 'sk-test-key-123', '--contexts', '0', '--concurrency', '1,2', '--prefill-contexts', 'none', '--duration', '5', '--sim-speed', '20', '--json-progress', '--out', out];
-    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [
+      'run',
+      '--url',
+      sim.url,
+      '--api-key',
+      'sk-test-key-123',
+      '--contexts',
+      '0',
+      '--concurrency',
+      '1,2',
+      '--prefill-contexts',
+      'none',
+      '--duration',
+      '5',
+      '--sim-speed',
+      '20',
+      '--json-progress',
+      '--out',
+      out,
+    ];
+    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let interrupted = false;
     child.stdout.on('data', (d: Buffer) => {
@@ -60,14 +100,20 @@ describe('speedmatrix run --url', () => {
     });
     const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
     expect(code).toBe(130);
-    const events = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string });
+    const events = stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { type: string });
     expect(events[0].type).toBe('plan');
     expect(events.some((e) => e.type === 'sample')).toBe(true);
     expect(events.at(-1)?.type).toBe('run-done');
     expect(stdout).not.toContain('sk-test-key-123');
     expect(readFileSync(out, 'utf8')).not.toContain('sk-test-key-123');
 
-    const again = await runCli(['run', '--resume', out, '--api-key', 'sk-test-key-123', '--sim-speed', '20'], { timeoutMs: 60_000, cwd: dir });
+    const again = await runCli(['run', '--resume', out, '--api-key', 'sk-test-key-123', '--sim-speed', '20'], {
+      timeoutMs: 60_000,
+      cwd: dir,
+    });
     expect(again.code).toBe(0);
     const s = await readSessionFile(out);
     expect(s.ok && s.data.cells.map((c) => c.status)).toEqual(['valid', 'valid']);
@@ -78,7 +124,9 @@ describe('speedmatrix run --url', () => {
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toMatch(/refused the API key/);
     expect(wrongKey.stderr).not.toContain('nope-nope');
-    const model = await runCli(['run', '--url', sim.url, '--api-key', 'sk-test-key-123', '--model', 'other'], { timeoutMs: 30_000 });
+    const model = await runCli(['run', '--url', sim.url, '--api-key', 'sk-test-key-123', '--model', 'other'], {
+      timeoutMs: 30_000,
+    });
     expect(model.code).toBe(1);
     expect(model.stderr).toMatch(/"other" is not served/);
     const refused = await runCli(['run', '--url', `http://127.0.0.1:${await freePort()}`], { timeoutMs: 30_000 });
@@ -93,11 +141,29 @@ describe('speedmatrix run --url', () => {
     const dir = tempDir();
     const out = join(dir, 'none.speedmatrix.json');
     // 250K + 20,000 output tokens is over the simulator's max_model_len 262,144; 250K + 4,096 would fit.
-    const args = ['run', '--url', sim.url, '--api-key', 'sk-test-key-123', '--contexts', '250k', '--concurrency', '1', '--prefill-contexts', 'none', '--max-output', '20000', '--out', out];
+    const args = [
+      'run',
+      '--url',
+      sim.url,
+      '--api-key',
+      'sk-test-key-123',
+      '--contexts',
+      '250k',
+      '--concurrency',
+      '1',
+      '--prefill-contexts',
+      'none',
+      '--max-output',
+      '20000',
+      '--out',
+      out,
+    ];
     const r = await runCli(args, { timeoutMs: 30_000, cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toMatch(/250K context \+ 20000 output tokens exceeds max_model_len 262144/);
-    expect(r.stderr).toMatch(/nothing to measure: of 1 cells, 1 too long for max_model_len 262144 with 20000 output tokens/);
+    expect(r.stderr).toMatch(
+      /nothing to measure: of 1 cells, 1 too long for max_model_len 262144 with 20000 output tokens/,
+    );
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 
@@ -120,8 +186,33 @@ describe('speedmatrix run --launch', () => {
     const out = join(dir, 'launch.speedmatrix.json');
     const port = await freePort();
     const r = await runCli(
-      ['run', '--launch', '--contexts', '0', '--concurrency', '1', '--prefill-contexts', 'none', '--duration', '3', '--sim-speed', '20', '--out', out, '--',
-        'sim', 'serve', '--port', String(port), '--sim-speed', '20', '--sim-load-seconds', '0.2', '--served-model-name', 'fara'],
+      [
+        'run',
+        '--launch',
+        '--contexts',
+        '0',
+        '--concurrency',
+        '1',
+        '--prefill-contexts',
+        'none',
+        '--duration',
+        '3',
+        '--sim-speed',
+        '20',
+        '--out',
+        out,
+        '--',
+        'sim',
+        'serve',
+        '--port',
+        String(port),
+        '--sim-speed',
+        '20',
+        '--sim-load-seconds',
+        '0.2',
+        '--served-model-name',
+        'fara',
+      ],
       { timeoutMs: 90_000, cwd: dir },
     );
     expect(r.stderr).toBe('');

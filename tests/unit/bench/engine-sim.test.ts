@@ -22,11 +22,22 @@ describe('sustained decode against the simulator (profile a, speed 5)', () => {
   let sim: SimHandle;
   let result: Awaited<ReturnType<typeof runBench>>;
   beforeAll(async () => {
-    sim = await startSim({ speed: TRUTH_SPEED, debug: true, args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'] });
+    sim = await startSim({
+      speed: TRUTH_SPEED,
+      debug: true,
+      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'],
+    });
     const target = await targetOf(sim.url);
     result = await runBench(
       target,
-      { contexts: [0, 8 * K], concurrency: [1, 4], prefillContexts: [8 * K], secondsPerMeasurement: 10, simSpeed: TRUTH_SPEED, warmup: false },
+      {
+        contexts: [0, 8 * K],
+        concurrency: [1, 4],
+        prefillContexts: [8 * K],
+        secondsPerMeasurement: 10,
+        simSpeed: TRUTH_SPEED,
+        warmup: false,
+      },
       join(tempDir(), 'small.speedmatrix.json'),
     );
   }, 120_000);
@@ -34,7 +45,12 @@ describe('sustained decode against the simulator (profile a, speed 5)', () => {
 
   it('measures every cell Valid and saves the session (no journal left behind)', async () => {
     const { session, file } = result;
-    expect(session.cells.map((c) => `${c.context}x${c.concurrency}:${c.status}`)).toEqual(['0x1:valid', '0x4:valid', '8192x1:valid', '8192x4:valid']);
+    expect(session.cells.map((c) => `${c.context}x${c.concurrency}:${c.status}`)).toEqual([
+      '0x1:valid',
+      '0x4:valid',
+      '8192x1:valid',
+      '8192x4:valid',
+    ]);
     const saved = await readSessionFile(file);
     expect(saved.ok).toBe(true);
     if (saved.ok) expect(saved.data.cells.length).toBe(4);
@@ -110,7 +126,9 @@ describe('prompts of an exact size (POST /tokenize)', () => {
   afterAll(async () => sim?.stop());
 
   it('lands within max(64 tokens, 0.5%) at or below every target, tagged by run and context', async () => {
-    sim = await startSim({ args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'] });
+    sim = await startSim({
+      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'],
+    });
     const http = createHttp(await targetOf(sim.url));
     try {
       for (const target of [1000, 20_000, 100_000, 250_000]) {
@@ -133,14 +151,37 @@ describe('queueing and over capacity', () => {
   afterAll(async () => sim?.stop());
 
   it('gives Requests queued when --max-num-seqs is below C, and Over capacity from the KV budget', async () => {
-    sim = await startSim({ speed: SPEED, args: ['--max-num-seqs', '2', '--max-model-len', '32768', '--gpu-memory-utilization', '0.2', '--served-model-name', 'fara'] });
+    sim = await startSim({
+      speed: SPEED,
+      args: [
+        '--max-num-seqs',
+        '2',
+        '--max-model-len',
+        '32768',
+        '--gpu-memory-utilization',
+        '0.2',
+        '--served-model-name',
+        'fara',
+      ],
+    });
     const target = await targetOf(sim.url);
     expect(target.kvBudget.tokens).not.toBeNull();
     const budget = target.kvBudget.tokens!;
     // Choose a context so that C=4 fits the budget and C=64 does not.
     const ctx = 2 * K;
     expect(4 * (ctx + 4096)).toBeLessThanOrEqual(budget);
-    const r = await runBench(target, { contexts: [ctx], concurrency: [1, 4, 64], prefillContexts: [], secondsPerMeasurement: 6, simSpeed: SPEED, warmup: false }, join(tempDir(), 'q.speedmatrix.json'));
+    const r = await runBench(
+      target,
+      {
+        contexts: [ctx],
+        concurrency: [1, 4, 64],
+        prefillContexts: [],
+        secondsPerMeasurement: 6,
+        simSpeed: SPEED,
+        warmup: false,
+      },
+      join(tempDir(), 'q.speedmatrix.json'),
+    );
     const cells = cellsOf(r.session);
     expect(cells[`${ctx}x1`].status).toBe('valid');
     expect(cells[`${ctx}x4`].status).toBe('queued');

@@ -9,7 +9,15 @@ import { type SimHandle, startSim } from '../../helpers/sim';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
 
 const SPEED = 20;
-const small: RunConfigInput = { contexts: [0], concurrency: [1, 2], prefillContexts: [], secondsPerMeasurement: 5, simSpeed: SPEED, warmup: false, stallSeconds: 10 };
+const small: RunConfigInput = {
+  contexts: [0],
+  concurrency: [1, 2],
+  prefillContexts: [],
+  secondsPerMeasurement: 5,
+  simSpeed: SPEED,
+  warmup: false,
+  stallSeconds: 10,
+};
 
 let sim: SimHandle | null = null;
 afterEach(async () => {
@@ -28,7 +36,10 @@ async function runWith(args: string[], config: RunConfigInput = small, outcome =
 
 describe('fault switches give the right status and the run goes on', () => {
   it('loop switch -> Looped, with the repeating passage as evidence (only at the chosen concurrency)', async () => {
-    const r = await runWith(['--sim-loop-after', '20', '--sim-loop-concurrency', '2'], { ...small, secondsPerMeasurement: 10 });
+    const r = await runWith(['--sim-loop-after', '20', '--sim-loop-concurrency', '2'], {
+      ...small,
+      secondsPerMeasurement: 10,
+    });
     const c = cellsOf(r.session);
     expect(c['0x1'].status).toBe('valid');
     const looped = c['0x2'];
@@ -68,7 +79,12 @@ describe('fault switches give the right status and the run goes on', () => {
 
   it('hang -> Error "no token for N s", and the next cells still run', async () => {
     // 0x1 makes ~1,900 tokens in its 13 s (ramp + window); the hang comes early in 0x2.
-    const r = await runWith(['--sim-hang-after-tokens', '2500'], { ...small, concurrency: [1, 2, 4], secondsPerMeasurement: 10, stallSeconds: 3 });
+    const r = await runWith(['--sim-hang-after-tokens', '2500'], {
+      ...small,
+      concurrency: [1, 2, 4],
+      secondsPerMeasurement: 10,
+      stallSeconds: 3,
+    });
     const c = cellsOf(r.session);
     expect(c['0x1'].status).toBe('valid');
     expect(c['0x2'].status).toBe('error');
@@ -78,7 +94,11 @@ describe('fault switches give the right status and the run goes on', () => {
   });
 
   it('crash of an attached server -> Error (connection lost), then the run stops cleanly, later cells left for a resume', async () => {
-    const r = await runWith(['--sim-crash-after-tokens', '2500'], { ...small, concurrency: [1, 2, 4], secondsPerMeasurement: 10 }, 'failed');
+    const r = await runWith(
+      ['--sim-crash-after-tokens', '2500'],
+      { ...small, concurrency: [1, 2, 4], secondsPerMeasurement: 10 },
+      'failed',
+    );
     const c = cellsOf(r.session);
     expect(c['0x1'].status).toBe('valid');
     expect(c['0x2'].status).toBe('error');

@@ -13,10 +13,13 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
 });
 
-const reply = (body: string) => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const reply = (body: string) =>
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
 /** A raw HTTP/1.1 server; `onRequest` gets the socket and the request's number on it. */
-async function rawServer(onRequest: (s: Socket, nth: number, connection: number) => void): Promise<{ url: string; connections: Socket[]; clientClosed: boolean[] }> {
+async function rawServer(
+  onRequest: (s: Socket, nth: number, connection: number) => void,
+): Promise<{ url: string; connections: Socket[]; clientClosed: boolean[] }> {
   const connections: Socket[] = [];
   const clientClosed: boolean[] = [];
   const server = createServer((s) => {

@@ -5,7 +5,8 @@ import { fillerText } from '../../../src-main/bench/prompts';
 // Varied prose that never repeats a 64-character window: numbered sentences.
 const varied = (chars: number) => {
   let s = '';
-  for (let i = 0; s.length < chars; i++) s += `Sentence ${i} tells of harbour ${i * 7} and the ${i % 13} gulls over quay ${i * 31}. `;
+  for (let i = 0; s.length < chars; i++)
+    s += `Sentence ${i} tells of harbour ${i * 7} and the ${i % 13} gulls over quay ${i * 31}. `;
   return s.slice(0, chars);
 };
 

@@ -47,7 +47,11 @@ describe('a server without /metrics and /tokenize', () => {
     const target = await targetOf(url);
     expect(target.metricsAvailable).toBe(false);
     expect(target.tokenizeAvailable).toBe(false);
-    const r = await runBench(target, { contexts: [8192], concurrency: [1, 4], prefillContexts: [8192], secondsPerMeasurement: 6, simSpeed: 10 }, join(tempDir(), 'nm.speedmatrix.json'));
+    const r = await runBench(
+      target,
+      { contexts: [8192], concurrency: [1, 4], prefillContexts: [8192], secondsPerMeasurement: 6, simSpeed: 10 },
+      join(tempDir(), 'nm.speedmatrix.json'),
+    );
     const cells = cellsOf(r.session);
     expect(cells['8192x1'].status).toBe('valid');
     expect(cells['8192x4'].status).toBe('valid');

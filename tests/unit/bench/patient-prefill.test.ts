@@ -18,14 +18,24 @@ describe('patient prefill on a slow card', () => {
   let sim: SimHandle;
   let target: ServerTarget;
   beforeAll(async () => {
-    sim = await startSim({ profile: 'consumer-12gb-4b-int4', speed: SPEED, args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.94', '--max-num-seqs', '128'] });
+    sim = await startSim({
+      profile: 'consumer-12gb-4b-int4',
+      speed: SPEED,
+      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.94', '--max-num-seqs', '128'],
+    });
     target = await targetOf(sim.url);
   }, 60_000);
   afterAll(async () => sim?.stop());
 
   it('the 256K scout gets a deadline from the 16K and 64K prefills and is measured, with its expected time shown', async () => {
-    const r = await runBench(target, { contexts: [], concurrency: [1], prefillContexts: [16 * K, 64 * K, 256 * K], simSpeed: SPEED }, join(tempDir(), 'slow.speedmatrix.json'));
-    const starts = r.events.filter((e): e is Extract<BenchEvent, { type: 'prefill-start' }> => e.type === 'prefill-start');
+    const r = await runBench(
+      target,
+      { contexts: [], concurrency: [1], prefillContexts: [16 * K, 64 * K, 256 * K], simSpeed: SPEED },
+      join(tempDir(), 'slow.speedmatrix.json'),
+    );
+    const starts = r.events.filter(
+      (e): e is Extract<BenchEvent, { type: 'prefill-start' }> => e.type === 'prefill-start',
+    );
     const at256 = starts.find((e) => e.context === 256 * K)!;
     const prefill = new Map(r.session.prefill.map((p) => [p.context, p]));
     const p256 = prefill.get(256 * K)!;

@@ -5,17 +5,28 @@ import { ProgressPrinter } from '../../../src-main/bench/progress';
 import type { BenchEvent } from '../../../src-main/bench/types';
 import type { DecodeCell } from '../../../src-shared/session/schema';
 
-const plan = planRun({ contexts: [8192], concurrency: [1, 2] }, {
-  maxModelLen: 32768,
-  kvBudget: { tokens: 1_000_000, source: 'user', detail: null, maxConcurrency: null, tokensPerRequest: null },
-});
+const plan = planRun(
+  { contexts: [8192], concurrency: [1, 2] },
+  {
+    maxModelLen: 32768,
+    kvBudget: { tokens: 1_000_000, source: 'user', detail: null, maxConcurrency: null, tokensPerRequest: null },
+  },
+);
 const valid: DecodeCell = {
   ...unmeasuredCell(8192, 2, 'valid', null),
   totalTokensPerSecond: 2646.7,
   perRequestTokensPerSecond: 1323.35,
   ttft: { p50: 0.247, p90: 0.3, p99: 0.4, mean: 0.25 },
   timeBetweenTokens: { p50: 0.0121, p90: 0.013, p99: 0.014, mean: 0.0122 },
-  requests: { sentAt: [0], firstTokenAt: [0.2], lastTokenAt: [30], outputTokens: [100], windowTokens: [100], promptTokens: [8192], outcome: ['cancelled'] },
+  requests: {
+    sentAt: [0],
+    firstTokenAt: [0.2],
+    lastTokenAt: [30],
+    outputTokens: [100],
+    windowTokens: [100],
+    promptTokens: [8192],
+    outcome: ['cancelled'],
+  },
 };
 
 function print(mode: 'plain' | 'json', events: BenchEvent[]): string {
@@ -30,11 +41,29 @@ describe('progress output', () => {
     const out = print('plain', [
       { type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] },
       { type: 'cell-start', context: 8192, concurrency: 2, index: 2, total: 2, etaSeconds: 40 },
-      { type: 'sample', context: 8192, concurrency: 2, stage: 'window', tokensPerSecond: 2600, activeRequests: 2, waitingRequests: 0, tokens: 100, elapsedSeconds: 1 },
+      {
+        type: 'sample',
+        context: 8192,
+        concurrency: 2,
+        stage: 'window',
+        tokensPerSecond: 2600,
+        activeRequests: 2,
+        waitingRequests: 0,
+        tokens: 100,
+        elapsedSeconds: 1,
+      },
       { type: 'cell-done', cell: valid, index: 2, total: 2, etaSeconds: 0 },
-      { type: 'cell-done', cell: unmeasuredCell(8192, 4, 'looped', 'the model kept repeating the same text'), index: 3, total: 3, etaSeconds: 0 },
+      {
+        type: 'cell-done',
+        cell: unmeasuredCell(8192, 4, 'looped', 'the model kept repeating the same text'),
+        index: 3,
+        total: 3,
+        etaSeconds: 0,
+      },
     ]);
-    expect(out).toMatch(/^Plan: 2 cells \(2 to run, 0 over capacity, 0 too long, 0 skipped\), prefill at 8K, about \d+ min \d+ s\.\n/);
+    expect(out).toMatch(
+      /^Plan: 2 cells \(2 to run, 0 over capacity, 0 too long, 0 skipped\), prefill at 8K, about \d+ min \d+ s\.\n/,
+    );
     expect(out).toMatch(/\.\.\. 8K × 2  \(cell 2\/2, ETA (\d+ min )?\d+ s\)/);
     expect(out).toContain('cell 2/2  8K × 2  Valid  2,646.7 tok/s  TTFT 247 ms  between tokens 12.1 ms');
     expect(out).toContain('cell 3/3  8K × 4  Looped  (the model kept repeating the same text)');

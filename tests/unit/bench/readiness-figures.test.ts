@@ -1,8 +1,19 @@
 /** The readiness gate and a cell's figures, judged from plain observations and stream timings. */
 import { describe, expect, it } from 'vitest';
 import { ServerClock } from '../../../src-main/bench/clock';
-import { failureCount, perRequestRate, stallInWindow, type StreamTimes, timeBetweenTokens } from '../../../src-main/bench/figures';
-import { READINESS_START, type ReadinessObservation, readinessStep, readinessTimeoutSeconds } from '../../../src-main/bench/readiness';
+import {
+  failureCount,
+  perRequestRate,
+  stallInWindow,
+  type StreamTimes,
+  timeBetweenTokens,
+} from '../../../src-main/bench/figures';
+import {
+  READINESS_START,
+  type ReadinessObservation,
+  readinessStep,
+  readinessTimeoutSeconds,
+} from '../../../src-main/bench/readiness';
 
 const K = 1024;
 
@@ -20,7 +31,9 @@ function gate(obsAt: (t: number) => Omit<ReadinessObservation, 't'>, concurrency
 
 describe('readiness gate', () => {
   it('deadlines by context: 60 s below 64K, 120 s from 64K, 180 s from 128K', () => {
-    expect([0, 32 * K, 64 * K - 1, 64 * K, 100 * K, 128 * K - 1, 128 * K, 257_984].map(readinessTimeoutSeconds)).toEqual([60, 60, 60, 120, 120, 120, 180, 180]);
+    expect(
+      [0, 32 * K, 64 * K - 1, 64 * K, 100 * K, 128 * K - 1, 128 * K, 257_984].map(readinessTimeoutSeconds),
+    ).toEqual([60, 60, 60, 120, 120, 120, 180, 180]);
   });
 
   it('opens after 2 s and 3 steady seconds once every worker has a token', () => {
@@ -30,15 +43,24 @@ describe('readiness gate', () => {
 
   it('a request waiting one scrape at turnover does not restart the steady time', () => {
     // Every 1.5 s one scrape sees the new request waiting and one fewer running.
-    const r = gate((t) => ({ everyWorkerHasToken: true, server: t % 1.5 === 0.5 ? { running: 15, waiting: 1 } : { running: 16, waiting: 0 } }));
+    const r = gate((t) => ({
+      everyWorkerHasToken: true,
+      server: t % 1.5 === 0.5 ? { running: 15, waiting: 1 } : { running: 16, waiting: 0 },
+    }));
     expect(r.decision).toBe('open');
     expect(r.t).toBeLessThanOrEqual(3.5);
   });
 
   it('waiting that persists for a second restarts it, and a server that never runs C times out', () => {
-    const persistent = gate((t) => ({ everyWorkerHasToken: true, server: t >= 2 && t < 4 ? { running: 14, waiting: 2 } : { running: 16, waiting: 0 } }));
+    const persistent = gate((t) => ({
+      everyWorkerHasToken: true,
+      server: t >= 2 && t < 4 ? { running: 14, waiting: 2 } : { running: 16, waiting: 0 },
+    }));
     expect(persistent).toEqual({ t: 7, decision: 'open' }); // steady again from 4 s
-    expect(gate(() => ({ everyWorkerHasToken: true, server: { running: 8, waiting: 8 } }), 16, 60)).toEqual({ t: 60, decision: 'timed-out' });
+    expect(gate(() => ({ everyWorkerHasToken: true, server: { running: 8, waiting: 8 } }), 16, 60)).toEqual({
+      t: 60,
+      decision: 'timed-out',
+    });
   });
 
   it('without /metrics the client-side view decides alone', () => {
@@ -67,7 +89,11 @@ function stream(p: Partial<StreamTimes> & { first: number; tbtMs: number; tokens
 
 describe('figures', () => {
   it('per request tok/s is the median of each request’s own rate, not total / C', () => {
-    const streams = [stream({ first: 0, tbtMs: 20, tokens: 500 }), stream({ first: 0, tbtMs: 25, tokens: 400 }), stream({ first: 0, tbtMs: 40, tokens: 250 })];
+    const streams = [
+      stream({ first: 0, tbtMs: 20, tokens: 500 }),
+      stream({ first: 0, tbtMs: 25, tokens: 400 }),
+      stream({ first: 0, tbtMs: 40, tokens: 250 }),
+    ];
     expect(perRequestRate(streams, clock)).toBeCloseTo(40, 6); // 1 / 25 ms
     expect(timeBetweenTokens(streams, clock)?.p50).toBeCloseTo(0.025, 9);
   });
@@ -88,12 +114,20 @@ describe('figures', () => {
     const w = { startMs: 0, endMs: 30_000 };
     const steady = stream({ first: 0, tbtMs: 10, tokens: 2900 });
     const gap = stream({ first: 0, tbtMs: 10, tokens: 2000, longestGapMs: 4_500, longestGapEndedAt: 26_000 });
-    expect(stallInWindow([steady, gap], w, 0.01, 30, clock)).toEqual({ gapSeconds: 4.5, endedAtSeconds: 26, thresholdSeconds: 2 });
+    expect(stallInWindow([steady, gap], w, 0.01, 30, clock)).toEqual({
+      gapSeconds: 4.5,
+      endedAtSeconds: 26,
+      thresholdSeconds: 2,
+    });
     expect(stallInWindow([steady], w, 0.01, 30, clock)).toBeNull();
     expect(stallInWindow([steady, gap], w, 0.01, 4, clock)).toBeNull();
     // Still silent when the window closed (late in the window).
     const open = stream({ first: 0, tbtMs: 10, tokens: 2600, gapAtCloseMs: 3_200 });
-    expect(stallInWindow([steady, open], w, 0.01, 30, clock)).toEqual({ gapSeconds: 3.2, endedAtSeconds: 30, thresholdSeconds: 2 });
+    expect(stallInWindow([steady, open], w, 0.01, 30, clock)).toEqual({
+      gapSeconds: 3.2,
+      endedAtSeconds: 30,
+      thresholdSeconds: 2,
+    });
     // 20× the median decides when it is above 2 s.
     expect(stallInWindow([gap], w, 0.3, 30, clock)).toBeNull();
     // Against a simulator at speed 20, 4.5 s of server time is 225 ms of wall time: machine noise, not a stall.

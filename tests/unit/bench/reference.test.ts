@@ -21,17 +21,36 @@ const NEEDED: Array<[number, number]> = [
   [64 * K, 8],
   [128 * K, 16],
 ];
-const CONTEXT_LABELS: Record<string, number> = { '8K': 8 * K, '16K': 16 * K, '32K': 32 * K, '64K': 64 * K, '128K': 128 * K, '251K': 257_984 };
+const CONTEXT_LABELS: Record<string, number> = {
+  '8K': 8 * K,
+  '16K': 16 * K,
+  '32K': 32 * K,
+  '64K': 64 * K,
+  '128K': 128 * K,
+  '251K': 257_984,
+};
 
 const figure = (text: string): number | null => (text.trim() === '—' ? null : Number(text.replace(/,/g, '')));
 
 /** The reference report's "All measurements" decode rows: context label, C, status, total and per request tok/s. */
-function referenceRows(): Array<{ context: number; c: number; status: string; total: number | null; perRequest: number | null }> {
+function referenceRows(): Array<{
+  context: number;
+  c: number;
+  status: string;
+  total: number | null;
+  perRequest: number | null;
+}> {
   const rows = [];
   for (const line of readFileSync(REFERENCE_REPORT, 'utf8').split('\n')) {
     const m = /^\| Sustained decode \| (\w+) \| (\d+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \|/.exec(line);
     if (!m) continue;
-    rows.push({ context: CONTEXT_LABELS[m[1]], c: Number(m[2]), status: m[3].trim(), total: figure(m[4]), perRequest: figure(m[5]) });
+    rows.push({
+      context: CONTEXT_LABELS[m[1]],
+      c: Number(m[2]),
+      status: m[3].trim(),
+      total: figure(m[4]),
+      perRequest: figure(m[5]),
+    });
   }
   return rows;
 }
@@ -40,7 +59,10 @@ describe('reference report (profile a, --max-model-len 262144 --gpu-memory-utili
   let sim: SimHandle;
   let target: ServerTarget;
   beforeAll(async () => {
-    sim = await startSim({ speed: SPEED, args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'] });
+    sim = await startSim({
+      speed: SPEED,
+      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'],
+    });
     target = await targetOf(sim.url);
   }, 60_000);
   afterAll(async () => sim?.stop());
@@ -51,14 +73,26 @@ describe('reference report (profile a, --max-model-len 262144 --gpu-memory-utili
     const plan = planRun({}, target);
     expect(plan.config.contexts.slice(1)).toEqual(Object.values(CONTEXT_LABELS));
     const planned = new Map(plan.cells.map((c) => [`${c.context}x${c.concurrency}`, c.action]));
-    for (const r of ref) expect([`${r.context}x${r.c}`, planned.get(`${r.context}x${r.c}`) === 'over-capacity']).toEqual([`${r.context}x${r.c}`, r.status === 'Over capacity']);
+    for (const r of ref)
+      expect([`${r.context}x${r.c}`, planned.get(`${r.context}x${r.c}`) === 'over-capacity']).toEqual([
+        `${r.context}x${r.c}`,
+        r.status === 'Over capacity',
+      ]);
   });
 
   it('measures the named cells Valid and within 15% of the reference figures', async () => {
     const contexts = [8 * K, 64 * K, 128 * K];
     const concurrency = [1, 8, 16, 64];
-    const skip = contexts.flatMap((context) => concurrency.filter((c) => !NEEDED.some(([x, y]) => x === context && y === c)).map((c) => ({ context, concurrency: c })));
-    const r = await runBench(target, { contexts, concurrency, skip, prefillContexts: [], secondsPerMeasurement: 15, simSpeed: SPEED }, join(tempDir(), 'ref.speedmatrix.json'));
+    const skip = contexts.flatMap((context) =>
+      concurrency
+        .filter((c) => !NEEDED.some(([x, y]) => x === context && y === c))
+        .map((c) => ({ context, concurrency: c })),
+    );
+    const r = await runBench(
+      target,
+      { contexts, concurrency, skip, prefillContexts: [], secondsPerMeasurement: 15, simSpeed: SPEED },
+      join(tempDir(), 'ref.speedmatrix.json'),
+    );
     const cells = cellsOf(r.session);
     const ref = referenceRows();
     for (const [context, c] of NEEDED) {
@@ -66,10 +100,14 @@ describe('reference report (profile a, --max-model-len 262144 --gpu-memory-utili
       const theirs = ref.find((x) => x.context === context && x.c === c)!;
       expect([context, c, mine.status, mine.reason]).toEqual([context, c, 'valid', null]);
       const err = Math.abs(mine.totalTokensPerSecond! - theirs.total!) / theirs.total!;
-      expect(`${context}x${c}: ${mine.totalTokensPerSecond?.toFixed(1)} vs ${theirs.total} tok/s, ${err < 0.15 ? 'within' : 'NOT within'} 15%`).toMatch(/ within 15%$/);
+      expect(
+        `${context}x${c}: ${mine.totalTokensPerSecond?.toFixed(1)} vs ${theirs.total} tok/s, ${err < 0.15 ? 'within' : 'NOT within'} 15%`,
+      ).toMatch(/ within 15%$/);
       // Per request: the median of each request's own rate, as the reference column holds it.
       const perErr = Math.abs(mine.perRequestTokensPerSecond! - theirs.perRequest!) / theirs.perRequest!;
-      expect(`${context}x${c}: ${mine.perRequestTokensPerSecond?.toFixed(1)} vs ${theirs.perRequest} per request, ${perErr < 0.15 ? 'within' : 'NOT within'} 15%`).toMatch(/ within 15%$/);
+      expect(
+        `${context}x${c}: ${mine.perRequestTokensPerSecond?.toFixed(1)} vs ${theirs.perRequest} per request, ${perErr < 0.15 ? 'within' : 'NOT within'} 15%`,
+      ).toMatch(/ within 15%$/);
       expect(mine.fairShareTokensPerSecond).toBeCloseTo(mine.totalTokensPerSecond! / c, 6);
     }
     expect(r.session.cells.filter((c) => c.status === 'skipped').length).toBe(8);

@@ -17,7 +17,11 @@ const CELLS = [1, 8];
 
 let sim: SimHandle;
 beforeAll(async () => {
-  sim = await startSim({ speed: SPEED, debug: true, args: ['--max-model-len', '32768', '--served-model-name', 'fara'] });
+  sim = await startSim({
+    speed: SPEED,
+    debug: true,
+    args: ['--max-model-len', '32768', '--served-model-name', 'fara'],
+  });
 });
 afterAll(async () => {
   await sim?.stop();
@@ -35,7 +39,16 @@ async function measure(seconds: number): Promise<Measured> {
   const target = await targetOf(sim.url);
   const r = await runBench(
     target,
-    { contexts: [CONTEXT], concurrency: CELLS, prefillContexts: [], warmup: false, simSpeed: SPEED, secondsPerMeasurement: seconds, maxOutputTokens: 2048, repeat: 3 },
+    {
+      contexts: [CONTEXT],
+      concurrency: CELLS,
+      prefillContexts: [],
+      warmup: false,
+      simSpeed: SPEED,
+      secondsPerMeasurement: seconds,
+      maxOutputTokens: 2048,
+      repeat: 3,
+    },
     join(tempDir(), 'repeat.speedmatrix.json'),
   );
   const reqs = await simRequests(sim.url);
@@ -60,16 +73,29 @@ describe('--repeat against the simulator', () => {
 
   it('measures every cell three times, in interleaved passes, and its interval holds the true rate', async () => {
     short = await measure(2);
-    expect(short.doneEvents.map((e) => `${e.cell.concurrency}#${e.repetition}`)).toEqual(['1#1', '8#1', '1#2', '8#2', '1#3', '8#3']);
+    expect(short.doneEvents.map((e) => `${e.cell.concurrency}#${e.repetition}`)).toEqual([
+      '1#1',
+      '8#1',
+      '1#2',
+      '8#2',
+      '1#3',
+      '8#3',
+    ]);
     for (const c of CELLS) {
       const key = `${CONTEXT}x${c}`;
       const cell = short.cells[key];
-      expect(cell.repetitions?.map((r) => [r.repetition, r.status])).toEqual([[1, 'valid'], [2, 'valid'], [3, 'valid']]);
+      expect(cell.repetitions?.map((r) => [r.repetition, r.status])).toEqual([
+        [1, 'valid'],
+        [2, 'valid'],
+        [3, 'valid'],
+      ]);
       expect(cell.status).toBe('valid');
       const ci = short.intervals[key];
       expect(ci.n).toBe(3);
       expect(cell.totalTokensPerSecond).toBeCloseTo(ci.mean, 6);
-      console.log(`${key} 2 s window: ${ci.mean.toFixed(1)} ± ${ci.halfWidth!.toFixed(2)} tok/s (cv ${(ci.cv! * 100).toFixed(2)}%), truth ${short.truth[key].toFixed(1)}`);
+      console.log(
+        `${key} 2 s window: ${ci.mean.toFixed(1)} ± ${ci.halfWidth!.toFixed(2)} tok/s (cv ${(ci.cv! * 100).toFixed(2)}%), truth ${short.truth[key].toFixed(1)}`,
+      );
       expect(ci.low!).toBeLessThanOrEqual(short.truth[key]);
       expect(ci.high!).toBeGreaterThanOrEqual(short.truth[key]);
     }
@@ -79,13 +105,19 @@ describe('--repeat against the simulator', () => {
     long = await measure(20);
     // Relative half-width over the matrix's cells: three repetitions give a rough spread per cell,
     // so one cell's width alone is a coin toss between two lucky or unlucky triples.
-    const width = (m: Measured) => CELLS.reduce((a, c) => a + m.intervals[`${CONTEXT}x${c}`].halfWidth! / m.intervals[`${CONTEXT}x${c}`].mean, 0) / CELLS.length;
-    console.log(`relative half-width: ${(width(short) * 100).toFixed(2)}% at 2 s, ${(width(long) * 100).toFixed(2)}% at 20 s`);
+    const width = (m: Measured) =>
+      CELLS.reduce((a, c) => a + m.intervals[`${CONTEXT}x${c}`].halfWidth! / m.intervals[`${CONTEXT}x${c}`].mean, 0) /
+      CELLS.length;
+    console.log(
+      `relative half-width: ${(width(short) * 100).toFixed(2)}% at 2 s, ${(width(long) * 100).toFixed(2)}% at 20 s`,
+    );
     expect(width(long)).toBeLessThan(width(short));
     for (const c of CELLS) {
       const key = `${CONTEXT}x${c}`;
       const ci = long.intervals[key];
-      console.log(`${key} 20 s window: ${ci.mean.toFixed(1)} ± ${ci.halfWidth!.toFixed(2)} tok/s (cv ${(ci.cv! * 100).toFixed(2)}%), truth ${long.truth[key].toFixed(1)}`);
+      console.log(
+        `${key} 20 s window: ${ci.mean.toFixed(1)} ± ${ci.halfWidth!.toFixed(2)} tok/s (cv ${(ci.cv! * 100).toFixed(2)}%), truth ${long.truth[key].toFixed(1)}`,
+      );
       expect(ci.low!).toBeLessThanOrEqual(long.truth[key]);
       expect(ci.high!).toBeGreaterThanOrEqual(long.truth[key]);
     }
@@ -94,9 +126,22 @@ describe('--repeat against the simulator', () => {
   it('resumes a stopped repeated run without measuring any repetition twice', async () => {
     const target = await targetOf(sim.url);
     const file = join(tempDir(), 'resume.speedmatrix.json');
-    const config = { contexts: [CONTEXT], concurrency: CELLS, prefillContexts: [], warmup: false, simSpeed: SPEED, secondsPerMeasurement: 2, maxOutputTokens: 1024, repeat: 2 };
+    const config = {
+      contexts: [CONTEXT],
+      concurrency: CELLS,
+      prefillContexts: [],
+      warmup: false,
+      simSpeed: SPEED,
+      secondsPerMeasurement: 2,
+      maxOutputTokens: 1024,
+      repeat: 2,
+    };
     const doneOf = (events: BenchEvent[]) =>
-      events.flatMap((e) => (e.type === 'cell-done' && e.cell.repetitions?.find((r) => r.repetition === e.repetition)?.status === 'valid' ? [`${e.cell.concurrency}#${e.repetition}`] : []));
+      events.flatMap((e) =>
+        e.type === 'cell-done' && e.cell.repetitions?.find((r) => r.repetition === e.repetition)?.status === 'valid'
+          ? [`${e.cell.concurrency}#${e.repetition}`]
+          : [],
+      );
     let stopping = false;
     const first = await runBench(target, config, file, {
       onEventAlso: (e, stop) => {
@@ -114,10 +159,15 @@ describe('--repeat against the simulator', () => {
     const second = await runBench(target, config, file, { resume: true });
     expect(doneOf(second.events)).toEqual(['1#2', '8#2']);
     for (const c of Object.values(cellsOf(second.session))) {
-      expect(c.repetitions?.map((r) => [r.repetition, r.status])).toEqual([[1, 'valid'], [2, 'valid']]);
+      expect(c.repetitions?.map((r) => [r.repetition, r.status])).toEqual([
+        [1, 'valid'],
+        [2, 'valid'],
+      ]);
       expect(c.status).toBe('valid');
     }
     // The first pass's figures survive untouched.
-    expect(cellsOf(second.session)[`${CONTEXT}x8`].repetitions![0]).toEqual(cellsOf(first.session)[`${CONTEXT}x8`].repetitions![0]);
+    expect(cellsOf(second.session)[`${CONTEXT}x8`].repetitions![0]).toEqual(
+      cellsOf(first.session)[`${CONTEXT}x8`].repetitions![0],
+    );
   }, 240_000);
 });

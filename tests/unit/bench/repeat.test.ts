@@ -8,11 +8,21 @@ import { sampleSession } from '../../helpers/sample-session';
 
 const target: PlanTarget = {
   maxModelLen: 262_144,
-  kvBudget: { tokens: 2_200_000, source: 'metrics-cache-config', detail: null, maxConcurrency: null, tokensPerRequest: null },
+  kvBudget: {
+    tokens: 2_200_000,
+    source: 'metrics-cache-config',
+    detail: null,
+    maxConcurrency: null,
+    tokensPerRequest: null,
+  },
 };
 
 const label = (s: ReturnType<typeof planRun>['steps'][number]): string =>
-  s.kind === 'warmup' ? 'W' : s.kind === 'prefill' ? `P${s.context / K}${s.measured ? '' : 'r'}` : `D${s.context / K}x${s.concurrency}#${s.repetition}`;
+  s.kind === 'warmup'
+    ? 'W'
+    : s.kind === 'prefill'
+      ? `P${s.context / K}${s.measured ? '' : 'r'}`
+      : `D${s.context / K}x${s.concurrency}#${s.repetition}`;
 
 function measured(total: number, status: CellStatus = 'valid', reason: string | null = null): DecodeCell {
   return {
@@ -33,9 +43,25 @@ describe('repeated runs in the plan', () => {
   it('visits the same decode cells again in later passes, in the same order, each context re-warmed first', () => {
     const plan = planRun({ contexts: [0, 8 * K], concurrency: [1, 2], prefillContexts: [8 * K], repeat: 3 }, target);
     expect(plan.steps.map(label)).toEqual([
-      'W', 'D0x1#1', 'P8', 'D8x1#1', 'D0x2#1', 'P8r', 'D8x2#1',
-      'D0x1#2', 'P8r', 'D8x1#2', 'D0x2#2', 'P8r', 'D8x2#2',
-      'D0x1#3', 'P8r', 'D8x1#3', 'D0x2#3', 'P8r', 'D8x2#3',
+      'W',
+      'D0x1#1',
+      'P8',
+      'D8x1#1',
+      'D0x2#1',
+      'P8r',
+      'D8x2#1',
+      'D0x1#2',
+      'P8r',
+      'D8x1#2',
+      'D0x2#2',
+      'P8r',
+      'D8x2#2',
+      'D0x1#3',
+      'P8r',
+      'D8x1#3',
+      'D0x2#3',
+      'P8r',
+      'D8x2#3',
     ]);
     expect(plan.config.repeat).toBe(3);
     expect(measurementsToRun(plan)).toBe(12);
@@ -61,7 +87,11 @@ describe('folding repetitions into a cell', () => {
     let cell = foldRepetition(undefined, measured(1000), 1, 3);
     cell = foldRepetition(cell, measured(1100), 2, 3);
     cell = foldRepetition(cell, measured(1200), 3, 3);
-    expect(cell.repetitions?.map((r) => [r.repetition, r.totalTokensPerSecond])).toEqual([[1, 1000], [2, 1100], [3, 1200]]);
+    expect(cell.repetitions?.map((r) => [r.repetition, r.totalTokensPerSecond])).toEqual([
+      [1, 1000],
+      [2, 1100],
+      [3, 1200],
+    ]);
     expect(cell.totalTokensPerSecond).toBeCloseTo(1100, 9);
     expect(cell.perRequestTokensPerSecond).toBeCloseTo(275, 9);
     expect(cell.fairShareTokensPerSecond).toBeCloseTo(275, 9);

@@ -16,7 +16,14 @@ import { readSessionFile } from '../../../src-main/session/read';
 import { runBench, targetOf, tempDir } from './bench-helpers';
 
 const SPEED = 20;
-const config: RunConfigInput = { contexts: [0, 2048], concurrency: [1, 2], prefillContexts: [2048], secondsPerMeasurement: 5, simSpeed: SPEED, warmup: false };
+const config: RunConfigInput = {
+  contexts: [0, 2048],
+  concurrency: [1, 2],
+  prefillContexts: [2048],
+  secondsPerMeasurement: 5,
+  simSpeed: SPEED,
+  warmup: false,
+};
 const doneKeys = (events: BenchEvent[]) =>
   events.flatMap((e) => (e.type === 'cell-done' && e.cell.status !== 'cancelled' ? [cellKey(e.cell)] : []));
 
@@ -105,7 +112,9 @@ describe('a disk that cannot be written', () => {
     const wanted = join(blocker, name);
     const r = await runBench(target, { ...config, contexts: [0], concurrency: [1], prefillContexts: [] }, wanted);
     expect(r.file).toBe(join(tmpdir(), name));
-    const warn = r.events.find((e) => e.type === 'log' && e.level === 'warn' && e.message.startsWith(`Could not save ${wanted}`));
+    const warn = r.events.find(
+      (e) => e.type === 'log' && e.level === 'warn' && e.message.startsWith(`Could not save ${wanted}`),
+    );
     expect(warn && warn.type === 'log' ? warn.message : '').toMatch(/Saving to .* instead; nothing measured is lost/);
     const saved = await readSessionFile(r.file);
     expect(saved.ok && saved.data.cells.map((c) => c.status)).toEqual(['valid']);
@@ -130,14 +139,22 @@ describe('a supervised server that crashes mid-run', () => {
     if (!started.ok) throw new Error(started.error.message);
     const s = sup;
     let restarts = 0;
-    const r = await runBench(started.data, { ...config, contexts: [0], concurrency: [1, 2, 4, 8] }, join(tempDir(), 'sup.speedmatrix.json'), {
-      onServerCrash: async () => {
-        restarts++;
-        await s.stop();
-        const again = await s.start({ ...launch, simArgs: ['--sim-load-seconds', '0.2'] }, { readyTimeoutMs: 45_000, stopTimeoutMs: 5_000 });
-        return again.ok ? again.data : null;
+    const r = await runBench(
+      started.data,
+      { ...config, contexts: [0], concurrency: [1, 2, 4, 8] },
+      join(tempDir(), 'sup.speedmatrix.json'),
+      {
+        onServerCrash: async () => {
+          restarts++;
+          await s.stop();
+          const again = await s.start(
+            { ...launch, simArgs: ['--sim-load-seconds', '0.2'] },
+            { readyTimeoutMs: 45_000, stopTimeoutMs: 5_000 },
+          );
+          return again.ok ? again.data : null;
+        },
       },
-    });
+    );
     expect(restarts).toBe(1);
     const statuses = r.session.cells.map((c) => c.status);
     const died = r.session.cells.findIndex((c) => c.status === 'error');

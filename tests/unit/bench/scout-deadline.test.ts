@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { planRun } from '../../../src-main/bench/plan';
 import { configFromFlags } from '../../../src-main/cli/commands/run';
-import { DEFAULT_SCOUT_DEADLINE, expectedPrefillSeconds, scoutDeadline, type PrefillPoint } from '../../../src-main/bench/scout-deadline';
+import {
+  DEFAULT_SCOUT_DEADLINE,
+  expectedPrefillSeconds,
+  scoutDeadline,
+  type PrefillPoint,
+} from '../../../src-main/bench/scout-deadline';
 import { predict } from '../../../src-main/sim/model';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
 
@@ -31,14 +36,20 @@ describe('scoutDeadline', () => {
   it('a fast card keeps the floor; a card slower than the cap allows stops at the cap', () => {
     const fast = measuredOn('rtx-pro-6000-fara-4b-bf16', [8 * K, 16 * K, 128 * K]);
     expect(scoutDeadline(256 * K, fast).deadlineSeconds).toBe(DEFAULT_SCOUT_DEADLINE.floorSeconds);
-    const glacial: PrefillPoint[] = [{ tokens: 8 * K, seconds: 100 }, { tokens: 16 * K, seconds: 400 }];
+    const glacial: PrefillPoint[] = [
+      { tokens: 8 * K, seconds: 100 },
+      { tokens: 16 * K, seconds: 400 },
+    ];
     expect(scoutDeadline(256 * K, glacial).deadlineSeconds).toBe(DEFAULT_SCOUT_DEADLINE.capSeconds);
   });
 
   it('the user’s floor and cap are honoured', () => {
     const points = measuredOn('consumer-12gb-4b-int4', [64 * K, 128 * K]);
     expect(scoutDeadline(256 * K, points, { floorSeconds: 60, capSeconds: 900 }).deadlineSeconds).toBe(900);
-    expect(scoutDeadline(8 * K, measuredOn('consumer-12gb-4b-int4', [2 * K]), { floorSeconds: 600, capSeconds: 3600 }).deadlineSeconds).toBe(600);
+    expect(
+      scoutDeadline(8 * K, measuredOn('consumer-12gb-4b-int4', [2 * K]), { floorSeconds: 600, capSeconds: 3600 })
+        .deadlineSeconds,
+    ).toBe(600);
     // A floor above the cap wins: the user asked for at least that long.
     expect(scoutDeadline(256 * K, points, { floorSeconds: 1200, capSeconds: 900 }).deadlineSeconds).toBe(1200);
   });
@@ -50,23 +61,43 @@ describe('scoutDeadline', () => {
   });
 
   it('with nothing measured below it, the deadline is the cap and nothing is expected', () => {
-    expect(scoutDeadline(8 * K, [])).toEqual({ expectedSeconds: null, deadlineSeconds: DEFAULT_SCOUT_DEADLINE.capSeconds });
-    expect(scoutDeadline(8 * K, measuredOn('consumer-12gb-4b-int4', [16 * K]))).toEqual({ expectedSeconds: null, deadlineSeconds: DEFAULT_SCOUT_DEADLINE.capSeconds });
+    expect(scoutDeadline(8 * K, [])).toEqual({
+      expectedSeconds: null,
+      deadlineSeconds: DEFAULT_SCOUT_DEADLINE.capSeconds,
+    });
+    expect(scoutDeadline(8 * K, measuredOn('consumer-12gb-4b-int4', [16 * K]))).toEqual({
+      expectedSeconds: null,
+      deadlineSeconds: DEFAULT_SCOUT_DEADLINE.capSeconds,
+    });
   });
 });
 
 describe('the plan', () => {
-  const target = { maxModelLen: 262144, kvBudget: { tokens: 653_600, source: 'user' as const, detail: null, maxConcurrency: null, tokensPerRequest: null } };
+  const target = {
+    maxModelLen: 262144,
+    kvBudget: { tokens: 653_600, source: 'user' as const, detail: null, maxConcurrency: null, tokensPerRequest: null },
+  };
   it('takes the scout deadline limits from the run config, with defaults', () => {
     expect(planRun({}, target).config.scoutDeadline).toEqual(DEFAULT_SCOUT_DEADLINE);
-    expect(planRun({ scoutDeadline: { capSeconds: 7200 } }, target).config.scoutDeadline).toEqual({ floorSeconds: 120, capSeconds: 7200 });
+    expect(planRun({ scoutDeadline: { capSeconds: 7200 } }, target).config.scoutDeadline).toEqual({
+      floorSeconds: 120,
+      capSeconds: 7200,
+    });
   });
   it('the CLI sets the floor and the cap; a bad value is a usage error naming the flag', () => {
-    expect(configFromFlags({ scoutDeadlineFloor: '60', scoutDeadlineCap: '7200' }).scoutDeadline).toEqual({ floorSeconds: 60, capSeconds: 7200 });
-    expect(() => configFromFlags({ scoutDeadlineCap: 'soon' })).toThrow(/--scout-deadline-cap must be a positive number/);
+    expect(configFromFlags({ scoutDeadlineFloor: '60', scoutDeadlineCap: '7200' }).scoutDeadline).toEqual({
+      floorSeconds: 60,
+      capSeconds: 7200,
+    });
+    expect(() => configFromFlags({ scoutDeadlineCap: 'soon' })).toThrow(
+      /--scout-deadline-cap must be a positive number/,
+    );
   });
   it('shows each scout’s expected time, longer for longer prompts', () => {
-    const plan = planRun({ contexts: [8 * K, 64 * K], concurrency: [1], prefillContexts: [8 * K, 64 * K, 256 * K] }, target);
+    const plan = planRun(
+      { contexts: [8 * K, 64 * K], concurrency: [1], prefillContexts: [8 * K, 64 * K, 256 * K] },
+      target,
+    );
     const byContext = new Map(plan.prefill.map((p) => [p.context, p.expectedSeconds]));
     expect(byContext.get(8 * K)).toBeGreaterThan(0);
     expect(byContext.get(256 * K)).toBeGreaterThan(byContext.get(64 * K)!);

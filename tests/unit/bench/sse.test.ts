@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ChatStreamParser, type ChatStreamSink } from '../../../src-main/bench/sse';
 
-type Ev = ['chunk', number, number, string | null, string | null] | ['done'] | ['error', string] | ['malformed', string];
+type Ev =
+  ['chunk', number, number, string | null, string | null] | ['done'] | ['error', string] | ['malformed', string];
 
 function collect(): { sink: ChatStreamSink; events: Ev[] } {
   const events: Ev[] = [];
@@ -17,12 +18,16 @@ function collect(): { sink: ChatStreamSink; events: Ev[] } {
 }
 
 // Chunks exactly as vLLM streams them with include_usage + continuous_usage_stats (VLLM.md).
-const role = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"fara","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":15,"total_tokens":15,"completion_tokens":0}}';
+const role =
+  '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"fara","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":15,"total_tokens":15,"completion_tokens":0}}';
 const tok = (text: string, n: number) =>
   `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"fara","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":15,"total_tokens":${15 + n},"completion_tokens":${n}}}`;
-const usage = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"fara","choices":[],"usage":{"prompt_tokens":15,"total_tokens":18,"completion_tokens":3}}';
+const usage =
+  '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"fara","choices":[],"usage":{"prompt_tokens":15,"total_tokens":18,"completion_tokens":3}}';
 
-const stream = [role, tok('Hello', 1), tok(' "world"\n', 2), tok('é€', 3), usage].map((d) => `data: ${d}\n\n`).join('') + 'data: [DONE]\n\n';
+const stream =
+  [role, tok('Hello', 1), tok(' "world"\n', 2), tok('é€', 3), usage].map((d) => `data: ${d}\n\n`).join('') +
+  'data: [DONE]\n\n';
 
 describe('ChatStreamParser', () => {
   it('reads vLLM chunks: usage counters, delta text with escapes and UTF-8, [DONE]', () => {
@@ -67,7 +72,11 @@ describe('ChatStreamParser', () => {
   it('reads reasoning deltas (reasoning_content and reasoning) separately from content', () => {
     const { sink, events } = collect();
     const p = new ChatStreamParser(sink);
-    p.push(Buffer.from(`data: {"choices":[{"delta":{"reasoning_content":"think"}}]}\n\ndata: {"choices":[{"delta":{"reasoning":"more","content":null}}]}\n\n`));
+    p.push(
+      Buffer.from(
+        `data: {"choices":[{"delta":{"reasoning_content":"think"}}]}\n\ndata: {"choices":[{"delta":{"reasoning":"more","content":null}}]}\n\n`,
+      ),
+    );
     expect(events).toEqual([
       ['chunk', -1, -1, null, 'think'],
       ['chunk', -1, -1, null, 'more'],

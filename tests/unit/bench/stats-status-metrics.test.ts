@@ -8,7 +8,12 @@ describe('latency stats', () => {
     const xs = Array.from({ length: 101 }, (_, i) => i / 100);
     expect(percentile(xs, 0.5)).toBeCloseTo(0.5);
     expect(percentile(xs, 0.99)).toBeCloseTo(0.99);
-    expect(latencyStats([0.3, 0.1, 0.2])).toEqual({ p50: 0.2, p90: expect.closeTo(0.28, 9), p99: expect.closeTo(0.298, 9), mean: expect.closeTo(0.2, 9) });
+    expect(latencyStats([0.3, 0.1, 0.2])).toEqual({
+      p50: 0.2,
+      p90: expect.closeTo(0.28, 9),
+      p99: expect.closeTo(0.298, 9),
+      mean: expect.closeTo(0.2, 9),
+    });
     expect(latencyStats([])).toBeNull();
   });
 });
@@ -16,21 +21,38 @@ describe('latency stats', () => {
 describe('status rules', () => {
   const none = { windowRequests: 40, failed: 0, firstError: null };
   const calm = { scrapes: 10, waitingShare: 0, longestWaitingRun: 0, avgRunning: 16 };
-  const base = { cancelled: false, fatalError: null, failures: none, looped: false, concurrency: 16, avgActiveRequests: 16, queue: calm, readinessTimedOut: false, stall: null };
+  const base = {
+    cancelled: false,
+    fatalError: null,
+    failures: none,
+    looped: false,
+    concurrency: 16,
+    avgActiveRequests: 16,
+    queue: calm,
+    readinessTimedOut: false,
+    stall: null,
+  };
   it('Valid when none of the rules fire', () => expect(decideStatus(base)).toEqual({ status: 'valid', reason: null }));
   it('Requests queued: average active < 0.95 C, waiting in two scrapes in a row, or a readiness timeout', () => {
     expect(decideStatus({ ...base, avgActiveRequests: 15.1 }).status).toBe('queued');
     expect(decideStatus({ ...base, avgActiveRequests: 15.2 }).status).toBe('valid');
-    expect(decideStatus({ ...base, queue: { ...calm, waitingShare: 0.2, longestWaitingRun: 2 } }).reason).toMatch(/waiting in 20% of the once-a-second checks, up to 2 checks in a row/);
+    expect(decideStatus({ ...base, queue: { ...calm, waitingShare: 0.2, longestWaitingRun: 2 } }).reason).toMatch(
+      /waiting in 20% of the once-a-second checks, up to 2 checks in a row/,
+    );
     expect(decideStatus({ ...base, readinessTimedOut: true }).reason).toMatch(/readiness/);
   });
   it('a request waiting in single scrapes (request turnover) is not queueing', () => {
     expect(decideStatus({ ...base, queue: { ...calm, waitingShare: 0.3, longestWaitingRun: 1 } }).status).toBe('valid');
   });
   it('failed requests keep the figure up to 10% of the window, Error above', () => {
-    expect(decideStatus({ ...base, failures: { windowRequests: 40, failed: 4, firstError: 'HTTP 500' } }).status).toBe('valid');
+    expect(decideStatus({ ...base, failures: { windowRequests: 40, failed: 4, firstError: 'HTTP 500' } }).status).toBe(
+      'valid',
+    );
     const over = decideStatus({ ...base, failures: { windowRequests: 40, failed: 5, firstError: 'HTTP 500: boom' } });
-    expect(over).toEqual({ status: 'error', reason: '5 of 40 requests in the window failed (more than 10%); the first: HTTP 500: boom' });
+    expect(over).toEqual({
+      status: 'error',
+      reason: '5 of 40 requests in the window failed (more than 10%); the first: HTTP 500: boom',
+    });
     expect(tooManyFailed({ windowRequests: 2, failed: 1, firstError: null })).toBe(true);
     expect(tooManyFailed({ windowRequests: 10, failed: 1, firstError: null })).toBe(false);
   });
@@ -50,7 +72,12 @@ describe('status rules', () => {
 describe('queue evidence from once-a-second scrapes', () => {
   it('counts the share with waiting, the longest run, and the mean running', () => {
     const q = (running: number, waiting: number) => ({ running, waiting });
-    expect(queueEvidence([q(16, 0), q(15, 1), q(16, 0), q(14, 2), q(14, 2), q(16, 0)])).toEqual({ scrapes: 6, waitingShare: 0.5, longestWaitingRun: 2, avgRunning: 91 / 6 });
+    expect(queueEvidence([q(16, 0), q(15, 1), q(16, 0), q(14, 2), q(14, 2), q(16, 0)])).toEqual({
+      scrapes: 6,
+      waitingShare: 0.5,
+      longestWaitingRun: 2,
+      avgRunning: 91 / 6,
+    });
     expect(queueEvidence([])).toBeNull();
   });
 });
@@ -74,9 +101,15 @@ describe('metrics', () => {
     const tp = 'vllm:num_requests_running{engine="0",rank="0"} 8\nvllm:num_requests_running{engine="0",rank="1"} 8\n';
     expect(metricValue(tp, 'vllm:num_requests_running')).toBe(8);
   });
-  it("reads SGLang, llama.cpp and TGI names, and finds the engine when it is unknown", () => {
-    expect(queueSample('sglang:num_running_reqs{name="m"} 3\nsglang:num_queue_reqs{name="m"} 2\n', 'sglang')).toEqual({ running: 3, waiting: 2 });
-    expect(queueSample('llamacpp:requests_processing 2\nllamacpp:requests_deferred 0\n', 'unknown')).toEqual({ running: 2, waiting: 0 });
+  it('reads SGLang, llama.cpp and TGI names, and finds the engine when it is unknown', () => {
+    expect(queueSample('sglang:num_running_reqs{name="m"} 3\nsglang:num_queue_reqs{name="m"} 2\n', 'sglang')).toEqual({
+      running: 3,
+      waiting: 2,
+    });
+    expect(queueSample('llamacpp:requests_processing 2\nllamacpp:requests_deferred 0\n', 'unknown')).toEqual({
+      running: 2,
+      waiting: 0,
+    });
     expect(queueSample('tgi_batch_current_size 5\ntgi_queue_size 1\n', 'tgi')).toEqual({ running: 5, waiting: 1 });
     expect(queueSample('something_else 1\n', 'unknown')).toBeNull();
   });

@@ -23,14 +23,25 @@ afterEach(async () => {
 async function measure(args: string[], config: RunConfigInput, speed = SPEED) {
   sim = await startSim({ speed, args });
   const target = await targetOf(sim.url);
-  return { target, ...(await runBench(target, { prefillContexts: [], warmup: false, simSpeed: speed, ...config }, join(tempDir(), 's.speedmatrix.json'))) };
+  return {
+    target,
+    ...(await runBench(
+      target,
+      { prefillContexts: [], warmup: false, simSpeed: speed, ...config },
+      join(tempDir(), 's.speedmatrix.json'),
+    )),
+  };
 }
 
 describe('Requests queued only when requests really wait', () => {
   it('request turnover at a short max output on a server with room to spare is Valid, with the queue evidence kept', async () => {
     // At the simulator's real-time clock, as against a real server: at a sped-up clock each worker's
     // turnover (a few wall milliseconds on a busy machine) would weigh several times more.
-    const r = await measure(PROFILE_A, { contexts: [8 * K], concurrency: [16], maxOutputTokens: 1024, secondsPerMeasurement: 10 }, 1);
+    const r = await measure(
+      PROFILE_A,
+      { contexts: [8 * K], concurrency: [16], maxOutputTokens: 1024, secondsPerMeasurement: 10 },
+      1,
+    );
     const c = cellsOf(r.session)[`${8 * K}x16`];
     expect([c.status, c.reason]).toEqual(['valid', null]);
     // Requests did turn over: many more than 16 were sent, and some finished inside the window.
@@ -43,19 +54,33 @@ describe('Requests queued only when requests really wait', () => {
   }, 120_000);
 
   it('--max-num-seqs below C is Requests queued, with the waiting scrapes as evidence and the figure kept', async () => {
-    const r = await measure(['--max-num-seqs', '4', ...PROFILE_A], { contexts: [2 * K], concurrency: [8], secondsPerMeasurement: 8 });
+    const r = await measure(['--max-num-seqs', '4', ...PROFILE_A], {
+      contexts: [2 * K],
+      concurrency: [8],
+      secondsPerMeasurement: 8,
+    });
     const c = cellsOf(r.session)[`${2 * K}x8`];
     expect(c.status).toBe('queued');
     expect(c.queueEvidence!.longestWaitingRun).toBeGreaterThanOrEqual(2);
     expect(c.queueEvidence!.waitingShare).toBeGreaterThan(0.5);
     expect(c.queueEvidence!.avgRunning).toBeLessThanOrEqual(4);
-    expect(c.reason).toMatch(/average active requests 4\.0 is below 95% of 8; requests were waiting in \d+% of the once-a-second checks/);
+    expect(c.reason).toMatch(
+      /average active requests 4\.0 is below 95% of 8; requests were waiting in \d+% of the once-a-second checks/,
+    );
     expect(c.totalTokensPerSecond).toBeGreaterThan(0);
   }, 120_000);
 
   it('a KV cache too small for C requests is Requests queued', async () => {
     // Without prefix caching each request holds its own prompt's blocks.
-    const args = ['--max-model-len', '131072', '--gpu-memory-utilization', '0.2', '--no-enable-prefix-caching', '--served-model-name', 'fara'];
+    const args = [
+      '--max-model-len',
+      '131072',
+      '--gpu-memory-utilization',
+      '0.2',
+      '--no-enable-prefix-caching',
+      '--served-model-name',
+      'fara',
+    ];
     sim = await startSim({ speed: SPEED, args });
     const target = await targetOf(sim.url);
     const budget = target.kvBudget.tokens!;
@@ -64,7 +89,15 @@ describe('Requests queued only when requests really wait', () => {
     expect(context + 4096).toBeLessThanOrEqual(131072);
     const r = await runBench(
       target,
-      { contexts: [context], concurrency: [4], prefillContexts: [], warmup: false, simSpeed: SPEED, secondsPerMeasurement: 8, kvBudgetTokens: 10 * budget },
+      {
+        contexts: [context],
+        concurrency: [4],
+        prefillContexts: [],
+        warmup: false,
+        simSpeed: SPEED,
+        secondsPerMeasurement: 8,
+        kvBudgetTokens: 10 * budget,
+      },
       join(tempDir(), 'kv.speedmatrix.json'),
     );
     const c = cellsOf(r.session)[`${context}x4`];
@@ -94,7 +127,9 @@ describe('failed requests', () => {
     // Eight stay in flight: every failure was replaced at once.
     expect(c.avgActiveRequests).toBeGreaterThanOrEqual(0.95 * 8);
     const md = renderMarkdownReport(r.session);
-    expect(md).toMatch(new RegExp(`\\| Sustained decode \\| 0 \\| 8 \\| Valid \\| [\\d,.]+ \\(${c.failedRequests} failed\\) \\|`));
+    expect(md).toMatch(
+      new RegExp(`\\| Sustained decode \\| 0 \\| 8 \\| Valid \\| [\\d,.]+ \\(${c.failedRequests} failed\\) \\|`),
+    );
   }, 120_000);
 
   it('HTTP 500 on 30% of requests: Error, with the count and the server’s message', async () => {
@@ -116,7 +151,14 @@ describe('a stream that goes silent late in the window', () => {
     // seconds) from 1 s into the window, under the 30 s stall limit.
     const r = await runBench(
       target,
-      { contexts: [0], concurrency: [2], prefillContexts: [], warmup: false, simSpeed: SPEED, secondsPerMeasurement: 30 },
+      {
+        contexts: [0],
+        concurrency: [2],
+        prefillContexts: [],
+        warmup: false,
+        simSpeed: SPEED,
+        secondsPerMeasurement: 30,
+      },
       join(tempDir(), 'stall.speedmatrix.json'),
       {
         onEventAlso: (e) => {

@@ -23,7 +23,19 @@ describe('GPU telemetry per cell', () => {
     const target = await targetOf(sim.url);
     telemetry = new GpuTelemetry({ nvidiaSmi: FAKE_NVIDIA_SMI, intervalMs: 100 });
     telemetry.start();
-    const r = await runBench(target, { contexts: [0], concurrency: [1, 2], prefillContexts: [], secondsPerMeasurement: 10, simSpeed: 10, warmup: false }, join(tempDir(), 't.speedmatrix.json'), { telemetry });
+    const r = await runBench(
+      target,
+      {
+        contexts: [0],
+        concurrency: [1, 2],
+        prefillContexts: [],
+        secondsPerMeasurement: 10,
+        simSpeed: 10,
+        warmup: false,
+      },
+      join(tempDir(), 't.speedmatrix.json'),
+      { telemetry },
+    );
     telemetry.stop();
     for (const cell of r.session.cells) {
       expect(cell.status).toBe('valid');

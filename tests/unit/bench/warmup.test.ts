@@ -16,11 +16,22 @@ describe('warm-ups before the first measurement', () => {
   afterAll(async () => sim?.stop());
 
   it('short decode, 8K prefill, then the largest runnable context: cold scout and about 3 s of decode at C=1', async () => {
-    sim = await startSim({ speed: SPEED, debug: true, args: ['--max-model-len', '65536', '--served-model-name', 'fara'] });
+    sim = await startSim({
+      speed: SPEED,
+      debug: true,
+      args: ['--max-model-len', '65536', '--served-model-name', 'fara'],
+    });
     const target = await targetOf(sim.url);
     const r = await runBench(
       target,
-      { contexts: [8 * K, 32 * K], concurrency: [1], prefillContexts: [8 * K, 32 * K], secondsPerMeasurement: 5, simSpeed: SPEED, maxOutputTokens: 1024 },
+      {
+        contexts: [8 * K, 32 * K],
+        concurrency: [1],
+        prefillContexts: [8 * K, 32 * K],
+        secondsPerMeasurement: 5,
+        simSpeed: SPEED,
+        maxOutputTokens: 1024,
+      },
       join(tempDir(), 'w.speedmatrix.json'),
     );
     expect(r.session.cells.map((c) => c.status)).toEqual(['valid', 'valid']);

@@ -24,16 +24,44 @@ describe('the launched-server registry', () => {
     const gone = spawn('true', [], { stdio: 'ignore' });
     await new Promise((r) => gone.on('exit', r));
     const startedAt = new Date().toISOString();
-    reg.add({ pgid: server.pid!, command: 'sleep 60', port: 8000, startedAt, launcherPid: gone.pid!, launcherStart: null });
-    reg.add({ pgid: 999_999_0, command: 'long gone', port: null, startedAt, launcherPid: gone.pid!, launcherStart: null });
+    reg.add({
+      pgid: server.pid!,
+      command: 'sleep 60',
+      port: 8000,
+      startedAt,
+      launcherPid: gone.pid!,
+      launcherStart: null,
+    });
+    reg.add({
+      pgid: 999_999_0,
+      command: 'long gone',
+      port: null,
+      startedAt,
+      launcherPid: gone.pid!,
+      launcherStart: null,
+    });
     expect((await reg.leftovers()).map((e) => e.pgid)).toEqual([server.pid]);
     expect(reg.list().map((e) => e.pgid)).toEqual([server.pid]);
     const ownStart = await processStartTime(process.pid);
     expect(ownStart).not.toBeNull();
-    reg.add({ pgid: server.pid!, command: 'sleep 60', port: 8000, startedAt, launcherPid: process.pid, launcherStart: ownStart });
+    reg.add({
+      pgid: server.pid!,
+      command: 'sleep 60',
+      port: 8000,
+      startedAt,
+      launcherPid: process.pid,
+      launcherStart: ownStart,
+    });
     expect(await reg.leftovers()).toEqual([]);
     // The launcher's pid now belongs to a newer process (pids are reused): the server is a leftover.
-    reg.add({ pgid: server.pid!, command: 'sleep 60', port: 8000, startedAt, launcherPid: process.pid, launcherStart: `${ownStart}0` });
+    reg.add({
+      pgid: server.pid!,
+      command: 'sleep 60',
+      port: 8000,
+      startedAt,
+      launcherPid: process.pid,
+      launcherStart: `${ownStart}0`,
+    });
     expect(await reg.end((await reg.leftovers())[0], 2000)).toBe(true);
     expect(await groupAlive(server.pid!)).toBe(false);
     expect(reg.list()).toEqual([]);
@@ -45,7 +73,26 @@ describe('run --launch killed with SIGKILL', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sm-data-'));
     const work = mkdtempSync(join(tmpdir(), 'sm-work-'));
     const env = { ...process.env, SPEEDMATRIX_DATA_DIR: dataDir };
-    const cli = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'run', '--demo', '--contexts', '8k', '--concurrency', '1', '--prefill-contexts', 'none', '--duration', '60', '--json-progress', '--out', join(work, 'a.speedmatrix.json')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const cli = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'src-main/cli/bin.cjs'),
+        'run',
+        '--demo',
+        '--contexts',
+        '8k',
+        '--concurrency',
+        '1',
+        '--prefill-contexts',
+        'none',
+        '--duration',
+        '60',
+        '--json-progress',
+        '--out',
+        join(work, 'a.speedmatrix.json'),
+      ],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     cli.stdout.on('data', (d) => (out += d));
     await new Promise<void>((resolve, reject) => {
@@ -54,7 +101,11 @@ describe('run --launch killed with SIGKILL', () => {
     });
     cli.kill('SIGKILL');
     await new Promise((r) => cli.on('exit', r));
-    const [entry] = JSON.parse(readFileSync(join(dataDir, 'launched-servers.json'), 'utf8')) as Array<{ pgid: number; command: string; port: number }>;
+    const [entry] = JSON.parse(readFileSync(join(dataDir, 'launched-servers.json'), 'utf8')) as Array<{
+      pgid: number;
+      command: string;
+      port: number;
+    }>;
     expect(entry.command).toMatch(/sim/);
     expect(await groupAlive(entry.pgid)).toBe(true);
 
@@ -62,12 +113,32 @@ describe('run --launch killed with SIGKILL', () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect(await groupAlive(entry.pgid)).toBe(true);
     // Without --yes and no terminal to ask on: listed, left running, with the way to end it.
-    const ask = await runCli(['serve', '--ready-timeout', '5', '--', '/nonexistent/vllm', 'serve', 'm', '--port', String(entry.port)], { env: { SPEEDMATRIX_DATA_DIR: dataDir } });
-    expect(ask.stderr).toContain(`An earlier SpeedMatrix run was killed and left a server running:\n  process group ${entry.pgid}, port ${entry.port}`);
+    const ask = await runCli(
+      ['serve', '--ready-timeout', '5', '--', '/nonexistent/vllm', 'serve', 'm', '--port', String(entry.port)],
+      { env: { SPEEDMATRIX_DATA_DIR: dataDir } },
+    );
+    expect(ask.stderr).toContain(
+      `An earlier SpeedMatrix run was killed and left a server running:\n  process group ${entry.pgid}, port ${entry.port}`,
+    );
     expect(ask.stderr).toContain('Add --yes to end them.');
     expect(await groupAlive(entry.pgid)).toBe(true);
 
-    const yes = await runCli(['run', '--yes', '--launch', '--ready-timeout', '5', '--out', join(work, 'b.speedmatrix.json'), '--', '/nonexistent/vllm', 'serve', 'm'], { env: { SPEEDMATRIX_DATA_DIR: dataDir }, timeoutMs: 60_000 });
+    const yes = await runCli(
+      [
+        'run',
+        '--yes',
+        '--launch',
+        '--ready-timeout',
+        '5',
+        '--out',
+        join(work, 'b.speedmatrix.json'),
+        '--',
+        '/nonexistent/vllm',
+        'serve',
+        'm',
+      ],
+      { env: { SPEEDMATRIX_DATA_DIR: dataDir }, timeoutMs: 60_000 },
+    );
     expect(yes.stdout).toContain(`Ended process group ${entry.pgid}.`);
     expect(await groupAlive(entry.pgid)).toBe(false);
     expect(new LaunchedRegistry(dataDir).list()).toEqual([]);

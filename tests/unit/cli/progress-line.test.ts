@@ -23,10 +23,23 @@ function tty(columns: number, events: BenchEvent[], stop = false): string[] {
   return stripAnsi(out).split('\n').filter(Boolean);
 }
 
-const plan = planRun({ contexts: [8192, 32768], concurrency: [1, 4, 16], prefillContexts: [] }, { maxModelLen: 65536, kvBudget: kv });
+const plan = planRun(
+  { contexts: [8192, 32768], concurrency: [1, 4, 16], prefillContexts: [] },
+  { maxModelLen: 65536, kvBudget: kv },
+);
 const planned: BenchEvent = { type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] };
 const start: BenchEvent = { type: 'cell-start', context: 32768, concurrency: 16, index: 2, total: 6, etaSeconds: 754 };
-const sample: BenchEvent = { type: 'sample', context: 32768, concurrency: 16, stage: 'window', tokensPerSecond: 2412.5, activeRequests: 16, waitingRequests: 0, tokens: 100, elapsedSeconds: 1 };
+const sample: BenchEvent = {
+  type: 'sample',
+  context: 32768,
+  concurrency: 16,
+  stage: 'window',
+  tokensPerSecond: 2412.5,
+  activeRequests: 16,
+  waitingRequests: 0,
+  tokens: 100,
+  elapsedSeconds: 1,
+};
 
 describe('the progress bar line', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['Date'] }));
@@ -49,13 +62,24 @@ describe('the progress bar line', () => {
   });
 
   it('the normal end of a cell reads "finishing"; after a stop it reads "cancelling"', () => {
-    const cooldown: BenchEvent = { type: 'phase', phase: 'cooldown', message: 'cooldown', context: 32768, concurrency: 16 };
+    const cooldown: BenchEvent = {
+      type: 'phase',
+      phase: 'cooldown',
+      message: 'cooldown',
+      context: 32768,
+      concurrency: 16,
+    };
     expect(tty(120, [start, cooldown]).pop()).toMatch(/ finishing  ETA/);
     expect(tty(120, [start, cooldown], true).pop()).toMatch(/ cancelling  ETA/);
   });
 
   it('one cell: a singular word', () => {
-    const one = planRun({ contexts: [8192], concurrency: [1], prefillContexts: [8192] }, { maxModelLen: 32768, kvBudget: kv });
-    expect(tty(120, [{ type: 'plan', plan: one, alreadyDone: 0, doneCells: [], donePrefill: [] }])[0]).toMatch(/^Plan: 1 cell \(1 to run, /);
+    const one = planRun(
+      { contexts: [8192], concurrency: [1], prefillContexts: [8192] },
+      { maxModelLen: 32768, kvBudget: kv },
+    );
+    expect(tty(120, [{ type: 'plan', plan: one, alreadyDone: 0, doneCells: [], donePrefill: [] }])[0]).toMatch(
+      /^Plan: 1 cell \(1 to run, /,
+    );
   });
 });

@@ -23,14 +23,27 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => sim?.stop());
 
-const small = ['--contexts', '0', '--concurrency', '1', '--prefill-contexts', 'none', '--duration', '5', '--sim-speed', '20'];
+const small = [
+  '--contexts',
+  '0',
+  '--concurrency',
+  '1',
+  '--prefill-contexts',
+  'none',
+  '--duration',
+  '5',
+  '--sim-speed',
+  '20',
+];
 
 describe('the API key', () => {
   it('from --api-key-file: no warning; the session records the simulator’s profile GPU, and the title names it', async () => {
     const dir = temp();
     writeFileSync(join(dir, 'key'), `${KEY}\n`);
     const out = join(dir, 'a.speedmatrix.json');
-    const r = await runCli(['run', '--url', sim.url, '--api-key-file', join(dir, 'key'), ...small, '--out', out], { timeoutMs: 90_000 });
+    const r = await runCli(['run', '--url', sim.url, '--api-key-file', join(dir, 'key'), ...small, '--out', out], {
+      timeoutMs: 90_000,
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     const s = await readSessionFile(out);
@@ -43,7 +56,10 @@ describe('the API key', () => {
 
   it('on the command line: works, with one warning naming the safer ways', async () => {
     const dir = temp();
-    const r = await runCli(['run', '--url', sim.url, '--api-key', KEY, ...small, '--out', join(dir, 'b.speedmatrix.json')], { timeoutMs: 90_000 });
+    const r = await runCli(
+      ['run', '--url', sim.url, '--api-key', KEY, ...small, '--out', join(dir, 'b.speedmatrix.json')],
+      { timeoutMs: 90_000 },
+    );
     expect(r.code).toBe(0);
     expect(r.stderr.match(/warning: a key given with --api-key/g)).toHaveLength(1);
     expect(r.stderr).toMatch(/SPEEDMATRIX_API_KEY or use --api-key-file/);
@@ -56,11 +72,33 @@ describe('Ctrl-C in a terminal', () => {
     const dir = temp();
     const out = join(dir, 'c.speedmatrix.json');
     // Its own process group, as a terminal's foreground job: the SIGINT goes to every process in it.
-    const cli = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'run', '--url', sim.url, '--contexts', '0', '--concurrency', '1,2', '--prefill-contexts', 'none', '--duration', '20', '--sim-speed', '20', '--json-progress', '--out', out], {
-      detached: true,
-      env: { ...process.env, SPEEDMATRIX_API_KEY: KEY },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const cli = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'src-main/cli/bin.cjs'),
+        'run',
+        '--url',
+        sim.url,
+        '--contexts',
+        '0',
+        '--concurrency',
+        '1,2',
+        '--prefill-contexts',
+        'none',
+        '--duration',
+        '20',
+        '--sim-speed',
+        '20',
+        '--json-progress',
+        '--out',
+        out,
+      ],
+      {
+        detached: true,
+        env: { ...process.env, SPEEDMATRIX_API_KEY: KEY },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     let sent = false;
@@ -79,6 +117,8 @@ describe('Ctrl-C in a terminal', () => {
     const s = await readSessionFile(out);
     if (!s.ok) throw new Error(s.error.message);
     // The worker itself cancelled the cell (it was not killed by the SIGINT): its own words.
-    expect(s.data.cells.filter((c) => c.status === 'cancelled').map((c) => c.reason)).toEqual(['the run was stopped during this cell']);
+    expect(s.data.cells.filter((c) => c.status === 'cancelled').map((c) => c.reason)).toEqual([
+      'the run was stopped during this cell',
+    ]);
   }, 120_000);
 });

@@ -24,7 +24,9 @@ describe('usage errors', () => {
   it('an unknown command names the top-level --help', async () => {
     const r = await runCli(['frobnicate']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^speedmatrix: unknown command 'frobnicate'\nRun 'speedmatrix --help' for the options\.\n$/);
+    expect(r.stderr).toMatch(
+      /^speedmatrix: unknown command 'frobnicate'\nRun 'speedmatrix --help' for the options\.\n$/,
+    );
   });
 
   it('--concurrency 0 gives a concurrency example, not a context one', async () => {
@@ -69,7 +71,14 @@ describe('the output is checked before anything runs', () => {
 
   it('--report in a folder that does not exist: exit 2', async () => {
     const dir = temp();
-    const r = await runCli(['run', '--demo', '--out', join(dir, 'a.speedmatrix.json'), '--report', join(dir, 'nope', 'a.md')]);
+    const r = await runCli([
+      'run',
+      '--demo',
+      '--out',
+      join(dir, 'a.speedmatrix.json'),
+      '--report',
+      join(dir, 'nope', 'a.md'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`--report: the folder ${join(dir, 'nope')} does not exist`);
   });
@@ -78,15 +87,27 @@ describe('the output is checked before anything runs', () => {
     const dir = temp();
     const hw = join(dir, 'hw.json');
     writeFileSync(hw, JSON.stringify({ hardware: { gpus: 'many' } }));
-    const r = await runCli(['run', '--url', 'http://127.0.0.1:9', '--out', join(dir, 'a.speedmatrix.json'), '--hardware', hw]);
+    const r = await runCli([
+      'run',
+      '--url',
+      'http://127.0.0.1:9',
+      '--out',
+      join(dir, 'a.speedmatrix.json'),
+      '--hardware',
+      hw,
+    ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--hardware: The hardware file .*hw\.json is not what `speedmatrix hw --json` writes: gpus: /);
+    expect(r.stderr).toMatch(
+      /--hardware: The hardware file .*hw\.json is not what `speedmatrix hw --json` writes: gpus: /,
+    );
   });
 });
 
 describe('a pipe closed early (`speedmatrix help | head`)', () => {
   it('exits quietly: no EPIPE stack trace', async () => {
-    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'run', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'run', '--help'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));

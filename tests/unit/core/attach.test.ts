@@ -6,14 +6,22 @@ import { afterAll, describe, expect } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
 import { simTest } from '../../helpers/fixtures';
 
-const it = simTest.override('simOptions', { scope: 'file' }, {
-  apiKey: 'sk-attach-key',
-  args: ['--served-model-name', 'fara', '--max-model-len', '32768', '--gpu-memory-utilization', '0.2'],
-});
+const it = simTest.override(
+  'simOptions',
+  { scope: 'file' },
+  {
+    apiKey: 'sk-attach-key',
+    args: ['--served-model-name', 'fara', '--max-model-len', '32768', '--gpu-memory-utilization', '0.2'],
+  },
+);
 
 describe('attach to a running server', () => {
   const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-attach-'));
-  const core = createAppCore({ host: 'bridge', dataDir: dir, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
+  const core = createAppCore({
+    host: 'bridge',
+    dataDir: dir,
+    detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }),
+  });
   afterAll(async () => {
     await core.dispose();
     rmSync(dir, { recursive: true, force: true });
@@ -24,14 +32,25 @@ describe('attach to a running server', () => {
     if (!d.ok) throw new Error(d.error);
     const preview = await core.invoke('server:preview', [{ ...d.data, kind: 'attach', url: sim.url }]);
     expect(preview.ok && preview.data.display).toBe(`attach ${sim.url}`);
-    const r = await core.invoke('server:start', [{ ...d.data, kind: 'attach', url: sim.url, apiKey: 'sk-attach-key', model: '' }]);
+    const r = await core.invoke('server:start', [
+      { ...d.data, kind: 'attach', url: sim.url, apiKey: 'sk-attach-key', model: '' },
+    ]);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.data.state).toBe('ready');
     expect(r.data.ready).toMatchObject({ model: 'fara', maxModelLen: 32768 });
     expect(r.data.ready?.kvBudget.source).toBe('metrics-cache-config');
     expect(r.data.ready?.kvBudget.tokens).toBeGreaterThan(0);
-    const plan = await core.invoke('run:plan', [{ contexts: [8192, 65536], concurrency: [1], prefillContexts: [], secondsPerMeasurement: 5, maxOutputTokens: 512, tokenTargeting: 'estimate' }]);
+    const plan = await core.invoke('run:plan', [
+      {
+        contexts: [8192, 65536],
+        concurrency: [1],
+        prefillContexts: [],
+        secondsPerMeasurement: 5,
+        maxOutputTokens: 512,
+        tokenTargeting: 'estimate',
+      },
+    ]);
     expect(plan.ok && plan.data.cells.map((c) => c.status)).toEqual(['run', 'too-long']);
     // Detaching stops nothing: the server started elsewhere keeps running.
     const off = await core.invoke('server:stop', []);

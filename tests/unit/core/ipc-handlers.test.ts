@@ -21,7 +21,6 @@ vi.mock('electron', () => ({
   },
 }));
 
-
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-ipc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const RENDERER = 'file:///C:/Program%20Files/SpeedMatrix/resources/app/out/renderer/index.html';
@@ -32,11 +31,20 @@ const win = { isDestroyed: () => false, webContents };
 const ours = { sender: webContents, senderFrame: mainFrame };
 
 describe('registerIpc', () => {
-  const core = createAppCore({ host: 'electron', dataDir: dir, allowWritePaths: false, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
+  const core = createAppCore({
+    host: 'electron',
+    dataDir: dir,
+    allowWritePaths: false,
+    detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }),
+  });
   registerIpc(core, () => win as never);
 
   it('handles every invoke channel of the contract, namespaced', () => {
-    expect([...handlers.keys()].sort()).toEqual(Object.keys(invokeArgs).map((c) => IPC_PREFIX + c).sort());
+    expect([...handlers.keys()].sort()).toEqual(
+      Object.keys(invokeArgs)
+        .map((c) => IPC_PREFIX + c)
+        .sort(),
+    );
   });
 
   it('answers our page with the core result', async () => {
@@ -46,8 +54,17 @@ describe('registerIpc', () => {
   });
 
   it.each([
-    ['a child frame with the same URL', { sender: webContents, senderFrame: { url: RENDERER, processId: 4, frameToken: 'child', parent: mainFrame } }],
-    ['a web page frame', { sender: webContents, senderFrame: { url: 'https://example.com/', processId: 9, frameToken: 'x', parent: null } }],
+    [
+      'a child frame with the same URL',
+      { sender: webContents, senderFrame: { url: RENDERER, processId: 4, frameToken: 'child', parent: mainFrame } },
+    ],
+    [
+      'a web page frame',
+      {
+        sender: webContents,
+        senderFrame: { url: 'https://example.com/', processId: 9, frameToken: 'x', parent: null },
+      },
+    ],
     ['another window showing our page', { sender: { mainFrame }, senderFrame: mainFrame }],
     ['no frame', { sender: webContents, senderFrame: null }],
   ])('refuses %s', async (_name, event) => {
@@ -56,14 +73,24 @@ describe('registerIpc', () => {
   });
 
   it('trusts the main frame by identity, whatever its URL spells (drive-letter case on Windows)', () => {
-    const sameFrameOtherSpelling = { url: RENDERER.replace('C:', 'c:'), processId: 4, frameToken: 'main-token', parent: null };
-    expect(isTrustedSender({ sender: webContents, senderFrame: sameFrameOtherSpelling } as never, win as never)).toBe(true);
+    const sameFrameOtherSpelling = {
+      url: RENDERER.replace('C:', 'c:'),
+      processId: 4,
+      frameToken: 'main-token',
+      parent: null,
+    };
+    expect(isTrustedSender({ sender: webContents, senderFrame: sameFrameOtherSpelling } as never, win as never)).toBe(
+      true,
+    );
     expect(isTrustedSender(ours as never, null)).toBe(false);
     expect(isTrustedSender(ours as never, { ...win, isDestroyed: () => true } as never)).toBe(false);
   });
 
   it('validates arguments against the contract', async () => {
-    const r = (await handlers.get(`${IPC_PREFIX}run:plan`)!(ours, { contexts: 'all' })) as { ok: boolean; error: string };
+    const r = (await handlers.get(`${IPC_PREFIX}run:plan`)!(ours, { contexts: 'all' })) as {
+      ok: boolean;
+      error: string;
+    };
     expect(r.ok).toBe(false);
     expect(r.error).toMatch(/^Bad arguments for run:plan: 0\.contexts: /);
     const e = (await handlers.get(`${IPC_PREFIX}shell:open-external`)!(ours, 'javascript:alert(1)')) as { ok: boolean };
@@ -71,10 +98,16 @@ describe('registerIpc', () => {
   });
 
   it('forwards core events to the window', async () => {
-    const bad = (await handlers.get(`${IPC_PREFIX}session:open-data`)!(ours, { name: 'x.json', text: '{' })) as { ok: boolean; error: string };
+    const bad = (await handlers.get(`${IPC_PREFIX}session:open-data`)!(ours, { name: 'x.json', text: '{' })) as {
+      ok: boolean;
+      error: string;
+    };
     expect(bad.error).toMatch(/x\.json is not valid JSON/);
     expect(sent).toEqual([]);
-    const good = (await handlers.get(`${IPC_PREFIX}session:open-data`)!(ours, { name: 'y.json', text: serializeSession(createSession()) })) as { ok: boolean };
+    const good = (await handlers.get(`${IPC_PREFIX}session:open-data`)!(ours, {
+      name: 'y.json',
+      text: serializeSession(createSession()),
+    })) as { ok: boolean };
     expect(good.ok).toBe(true);
     expect(sent.map(([ch]) => ch)).toEqual([`${IPC_PREFIX}session:meta`]);
     expect(sent[0][1]).toMatchObject({ hasSession: true, dirty: false, file: null, sourceName: 'y.json' });

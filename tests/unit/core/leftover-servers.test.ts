@@ -19,10 +19,24 @@ describe('leftover launched servers at app start', () => {
     const server = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
     const launcher = spawn('true', [], { stdio: 'ignore' });
     await new Promise((r) => launcher.on('exit', r));
-    new LaunchedRegistry(serversDir).add({ pgid: server.pid!, command: 'vllm serve Qwen/Qwen3-8B --port 8000', port: 8000, startedAt: new Date().toISOString(), launcherPid: launcher.pid!, launcherStart: null });
-    const core = createAppCore({ host: 'bridge', dataDir: dir, launchedServersDir: serversDir, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
+    new LaunchedRegistry(serversDir).add({
+      pgid: server.pid!,
+      command: 'vllm serve Qwen/Qwen3-8B --port 8000',
+      port: 8000,
+      startedAt: new Date().toISOString(),
+      launcherPid: launcher.pid!,
+      launcherStart: null,
+    });
+    const core = createAppCore({
+      host: 'bridge',
+      dataDir: dir,
+      launchedServersDir: serversDir,
+      detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }),
+    });
     try {
-      expect((await core.leftoverServers()).map((e) => [e.pgid, e.command, e.port])).toEqual([[server.pid, 'vllm serve Qwen/Qwen3-8B --port 8000', 8000]]);
+      expect((await core.leftoverServers()).map((e) => [e.pgid, e.command, e.port])).toEqual([
+        [server.pid, 'vllm serve Qwen/Qwen3-8B --port 8000', 8000],
+      ]);
       expect(await core.endLeftoverServer(server.pid!)).toBe(true);
       expect(await findGroupProcesses(server.pid!)).toEqual([]);
       expect(await core.leftoverServers()).toEqual([]);

@@ -29,7 +29,9 @@ describe('app core: stop and resume a run against the simulator', () => {
     core.on('run:update', (u) => updates.push(u));
     const d = await core.invoke('server:defaults', []);
     if (!d.ok) throw new Error(d.error);
-    const started = await core.invoke('server:start', [{ ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16K', gpuMemoryUtilization: '0.3' }]);
+    const started = await core.invoke('server:start', [
+      { ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16K', gpuMemoryUtilization: '0.3' },
+    ]);
     expect(started.ok).toBe(true);
     let state = 'starting';
     while (state === 'starting') {
@@ -45,7 +47,14 @@ describe('app core: stop and resume a run against the simulator', () => {
   });
 
   it('stops after the first cell, keeping it; resume measures only the rest', async () => {
-    const form = { contexts: [4096], concurrency: [1, 2, 4], prefillContexts: [], secondsPerMeasurement: 25, maxOutputTokens: 1024, tokenTargeting: 'estimate' as const };
+    const form = {
+      contexts: [4096],
+      concurrency: [1, 2, 4],
+      prefillContexts: [],
+      secondsPerMeasurement: 25,
+      maxOutputTokens: 1024,
+      tokenTargeting: 'estimate' as const,
+    };
     const started = await core.invoke('run:start', [form]);
     expect(started.ok).toBe(true);
     await until(() => updates.some((u) => u.cells.length > 0), 90_000);
@@ -68,7 +77,12 @@ describe('app core: stop and resume a run against the simulator', () => {
     await until(() => updates.slice(resumeFrom).some((u) => u.progress !== null && u.cells.length > 0), 60_000);
     const shown = updates.slice(resumeFrom).flatMap((u) => u.cells.map((c) => `${c.context}x${c.concurrency}`));
     for (const key of startedAt.keys()) expect(shown).toContain(key);
-    expect(updates.slice(resumeFrom).flatMap((u) => u.prefill).map((p) => p.context)).toContain(4096);
+    expect(
+      updates
+        .slice(resumeFrom)
+        .flatMap((u) => u.prefill)
+        .map((p) => p.context),
+    ).toContain(4096);
     // The ETA counts only the cells left, and a stopped cell is not counted as done.
     const firstProgress = updates.slice(resumeFrom).find((u) => u.progress !== null)?.progress;
     expect(firstProgress?.done).toBe(done.length);
@@ -86,11 +100,19 @@ describe('app core: stop and resume a run against the simulator', () => {
     expect(cells.map((c) => c.concurrency).sort()).toEqual([1, 2, 4]);
     expect(cells.every((c) => c.status === 'valid' || c.status === 'queued')).toBe(true);
     // The cells measured before the stop were not measured again.
-    for (const [key, at] of startedAt) expect(cells.find((c) => `${c.context}x${c.concurrency}` === key)?.startedAt).toBe(at);
+    for (const [key, at] of startedAt)
+      expect(cells.find((c) => `${c.context}x${c.concurrency}` === key)?.startedAt).toBe(at);
   }, 240_000);
 
   it('estimates a run close to the time it takes, and within 20% once the first cell has been measured', async () => {
-    const form = { contexts: [4096, 8192], concurrency: [1, 4], prefillContexts: [], secondsPerMeasurement: 15, maxOutputTokens: 1024, tokenTargeting: 'estimate' as const };
+    const form = {
+      contexts: [4096, 8192],
+      concurrency: [1, 4],
+      prefillContexts: [],
+      secondsPerMeasurement: 15,
+      maxOutputTokens: 1024,
+      tokenTargeting: 'estimate' as const,
+    };
     const planned = await core.invoke('run:plan', [form]);
     if (!planned.ok) throw new Error(planned.error);
     const from = updates.length;
@@ -102,7 +124,9 @@ describe('app core: stop and resume a run against the simulator', () => {
     await until(() => updates.slice(from).some((u) => u.phase === 'done'), 180_000);
     const actual = (Date.now() - t0) / 1000;
     const rest = (Date.now() - refinedAt) / 1000;
-    console.log(`ETA check, whole run: ${planned.data.etaSeconds.toFixed(1)} s planned, ${actual.toFixed(1)} s taken; after the first cell ${refined.toFixed(1)} s estimated, ${rest.toFixed(1)} s taken`);
+    console.log(
+      `ETA check, whole run: ${planned.data.etaSeconds.toFixed(1)} s planned, ${actual.toFixed(1)} s taken; after the first cell ${refined.toFixed(1)} s estimated, ${rest.toFixed(1)} s taken`,
+    );
     // Measured cells refine the estimate: it absorbs how fast this machine really is right now.
     expect(Math.abs(refined - rest) / rest).toBeLessThan(0.2);
     // Before anything ran, the phase model alone (a busy shared machine stretches wall time).

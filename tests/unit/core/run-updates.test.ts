@@ -7,10 +7,30 @@ import { RunUpdates } from '../../../src-main/core/run-updates';
 import type { DecodeCell, Session } from '../../../src-shared/session/schema';
 
 const K = 1024;
-const kv = { tokens: 100_000, source: 'metrics-cache-config' as const, detail: null, maxConcurrency: null, tokensPerRequest: null };
-const plan = planRun({ contexts: [8 * K, 16 * K], concurrency: [1, 8], maxOutputTokens: 2048, secondsPerMeasurement: 10 }, { maxModelLen: 32768, kvBudget: kv });
-const cell = (context: number, concurrency: number) => ({ context, concurrency, status: 'valid', totalTokensPerSecond: 100 }) as DecodeCell;
-const sample = (n: number): BenchEvent => ({ type: 'sample', context: 8 * K, concurrency: 1, stage: 'window', tokensPerSecond: n, activeRequests: 1, waitingRequests: 0, tokens: n, elapsedSeconds: 1 });
+const kv = {
+  tokens: 100_000,
+  source: 'metrics-cache-config' as const,
+  detail: null,
+  maxConcurrency: null,
+  tokensPerRequest: null,
+};
+const plan = planRun(
+  { contexts: [8 * K, 16 * K], concurrency: [1, 8], maxOutputTokens: 2048, secondsPerMeasurement: 10 },
+  { maxModelLen: 32768, kvBudget: kv },
+);
+const cell = (context: number, concurrency: number) =>
+  ({ context, concurrency, status: 'valid', totalTokensPerSecond: 100 }) as DecodeCell;
+const sample = (n: number): BenchEvent => ({
+  type: 'sample',
+  context: 8 * K,
+  concurrency: 1,
+  stage: 'window',
+  tokensPerSecond: n,
+  activeRequests: 1,
+  waitingRequests: 0,
+  tokens: n,
+  elapsedSeconds: 1,
+});
 
 let updates: RunUpdates | null = null;
 afterEach(() => updates?.dispose());
@@ -22,7 +42,12 @@ describe('RunUpdates', () => {
     updates.push({ type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] });
     updates.flush();
     const p = out[0].plan;
-    expect(p?.cells.map((c) => `${c.context}x${c.concurrency}:${c.status}`)).toEqual(['8192x1:run', '8192x8:run', '16384x1:run', '16384x8:over-capacity']);
+    expect(p?.cells.map((c) => `${c.context}x${c.concurrency}:${c.status}`)).toEqual([
+      '8192x1:run',
+      '8192x8:run',
+      '16384x1:run',
+      '16384x8:over-capacity',
+    ]);
     expect(p?.cells[3].reason).toMatch(/exceeds the KV cache budget of 100000 tokens/);
     expect(out[0].progress).toMatchObject({ done: 0, total: 3 });
     expect(out[0].progress?.etaSeconds).toBeCloseTo(plan.etaSeconds, 0);
@@ -32,7 +57,11 @@ describe('RunUpdates', () => {
     const out: RunUpdate[] = [];
     // The session owner (SessionControl in the app) holds the one copy of the cells.
     const session = { cells: [] as DecodeCell[], prefill: [] } as unknown as Session;
-    updates = new RunUpdates((u) => out.push(u), 50, () => session);
+    updates = new RunUpdates(
+      (u) => out.push(u),
+      50,
+      () => session,
+    );
     updates.begin();
     updates.push({ type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] });
     updates.push({ type: 'session', session: { ...session, cells: [] } });
@@ -59,7 +88,17 @@ describe('RunUpdates', () => {
     const out: RunUpdate[] = [];
     updates = new RunUpdates((u) => out.push(u), 10_000);
     updates.begin();
-    updates.push({ type: 'run-done', outcome: 'cancelled', session: { cells: [cell(8 * K, 1)] } as never, sessionFile: null, counts: {} });
-    expect(out.at(-1)).toMatchObject({ phase: 'cancelled', live: null, message: 'The run was stopped; finished cells are kept.' });
+    updates.push({
+      type: 'run-done',
+      outcome: 'cancelled',
+      session: { cells: [cell(8 * K, 1)] } as never,
+      sessionFile: null,
+      counts: {},
+    });
+    expect(out.at(-1)).toMatchObject({
+      phase: 'cancelled',
+      live: null,
+      message: 'The run was stopped; finished cells are kept.',
+    });
   });
 });

@@ -23,7 +23,9 @@ describe('formToLaunch', () => {
 
   it('refuses decimals with a binary suffix, as vLLM does', () => {
     const r = formToLaunch(form({ maxModelLen: '25.6K' }), 8000);
-    expect(!r.ok && r.error).toMatch(/not a token count; write it like 262144, 256K \(= 262,144\) or 256k \(= 256,000\)/);
+    expect(!r.ok && r.error).toMatch(
+      /not a token count; write it like 262144, 256K \(= 262,144\) or 256k \(= 256,000\)/,
+    );
   });
 
   it.each([
@@ -40,17 +42,33 @@ describe('formToLaunch', () => {
   });
 
   it('passes the simulator its speed, load time and switches as separate arguments', () => {
-    const r = formToLaunch(form({ simSpeed: 20, simLoadSeconds: 1, simFlags: '--sim-loop-after 10\n--sim-loop-contexts 8K' }), 9001);
+    const r = formToLaunch(
+      form({ simSpeed: 20, simLoadSeconds: 1, simFlags: '--sim-loop-after 10\n--sim-loop-contexts 8K' }),
+      9001,
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.data).toMatchObject({ engineKind: 'simulator', port: 9001, simSpeed: 20, simArgs: ['--sim-load-seconds', '1', '--sim-loop-after', '10', '--sim-loop-contexts', '8K'] });
-    expect(buildLaunch(r.data).display).toMatch(/^speedmatrix sim serve microsoft\/Fara1\.5-4B .*--sim-speed 20 --sim-load-seconds 1 --sim-loop-after 10/);
+    expect(r.data).toMatchObject({
+      engineKind: 'simulator',
+      port: 9001,
+      simSpeed: 20,
+      simArgs: ['--sim-load-seconds', '1', '--sim-loop-after', '10', '--sim-loop-contexts', '8K'],
+    });
+    expect(buildLaunch(r.data).display).toMatch(
+      /^speedmatrix sim serve microsoft\/Fara1\.5-4B .*--sim-speed 20 --sim-load-seconds 1 --sim-loop-after 10/,
+    );
   });
 
   it('splits a docker image into image and tag, and custom commands into argv without a shell', () => {
-    const d = formToLaunch(form({ kind: 'vllm-docker', dockerImage: 'registry.local:5000/vllm/vllm-openai:v0.11.0' }), 8000);
+    const d = formToLaunch(
+      form({ kind: 'vllm-docker', dockerImage: 'registry.local:5000/vllm/vllm-openai:v0.11.0' }),
+      8000,
+    );
     expect(d.ok && [d.data.dockerImage, d.data.dockerTag]).toEqual(['registry.local:5000/vllm/vllm-openai', 'v0.11.0']);
-    const c = formToLaunch(form({ kind: 'custom', customCommand: 'llama-server\n-m\nmodel with spaces.gguf; rm -rf /' }), 8000);
+    const c = formToLaunch(
+      form({ kind: 'custom', customCommand: 'llama-server\n-m\nmodel with spaces.gguf; rm -rf /' }),
+      8000,
+    );
     expect(c.ok && c.data.customArgv).toEqual(['llama-server', '-m', 'model with spaces.gguf; rm -rf /']);
   });
 
@@ -70,7 +88,12 @@ describe('formWarnings: before launching', () => {
   });
 
   it('--attention-backend on an image older than 0.13 goes into VLLM_ATTENTION_BACKEND, and says so', () => {
-    const old = form({ kind: 'vllm-docker', dockerImage: 'vllm/vllm-openai:v0.11.0', maxModelLen: '', extraArgs: '--attention-backend\nFLASHINFER' });
+    const old = form({
+      kind: 'vllm-docker',
+      dockerImage: 'vllm/vllm-openai:v0.11.0',
+      maxModelLen: '',
+      extraArgs: '--attention-backend\nFLASHINFER',
+    });
     const r = formToLaunch(old, 8000);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -78,16 +101,34 @@ describe('formWarnings: before launching', () => {
     expect(b.argv).not.toContain('--attention-backend');
     expect(b.env.VLLM_ATTENTION_BACKEND).toBe('FLASHINFER');
     expect(b.argv).toEqual(expect.arrayContaining(['-e', 'VLLM_ATTENTION_BACKEND']));
-    expect(formWarnings(old)).toEqual(['--attention-backend needs vLLM 0.13 or newer; for v0.11.0 it is passed as VLLM_ATTENTION_BACKEND=FLASHINFER instead.']);
-    const now = form({ kind: 'vllm-docker', dockerImage: 'vllm/vllm-openai:v0.13.0', maxModelLen: '', extraArgs: '--attention-backend=FLASHINFER' });
+    expect(formWarnings(old)).toEqual([
+      '--attention-backend needs vLLM 0.13 or newer; for v0.11.0 it is passed as VLLM_ATTENTION_BACKEND=FLASHINFER instead.',
+    ]);
+    const now = form({
+      kind: 'vllm-docker',
+      dockerImage: 'vllm/vllm-openai:v0.13.0',
+      maxModelLen: '',
+      extraArgs: '--attention-backend=FLASHINFER',
+    });
     const n = formToLaunch(now, 8000);
     expect(n.ok && buildLaunch(n.data).argv.slice(-2)).toEqual(['--attention-backend', 'FLASHINFER']);
     expect(formWarnings(now)).toEqual([]);
   });
 
   it('a flag newer than the image, with no older spelling: choose a newer image', () => {
-    const f = form({ kind: 'vllm-docker', dockerImage: 'vllm/vllm-openai:v0.9.2', maxModelLen: '', extraArgs: '-dcp\n4' });
-    expect(formWarnings(f)).toEqual(['-dcp needs vLLM 0.10.2 or newer, and this launch runs v0.9.2: choose a newer image.']);
-    expect(formWarnings(form({ kind: 'vllm-docker', dockerImage: 'vllm/vllm-openai:latest', maxModelLen: '', extraArgs: '-dcp\n4' }))).toEqual([]);
+    const f = form({
+      kind: 'vllm-docker',
+      dockerImage: 'vllm/vllm-openai:v0.9.2',
+      maxModelLen: '',
+      extraArgs: '-dcp\n4',
+    });
+    expect(formWarnings(f)).toEqual([
+      '-dcp needs vLLM 0.10.2 or newer, and this launch runs v0.9.2: choose a newer image.',
+    ]);
+    expect(
+      formWarnings(
+        form({ kind: 'vllm-docker', dockerImage: 'vllm/vllm-openai:latest', maxModelLen: '', extraArgs: '-dcp\n4' }),
+      ),
+    ).toEqual([]);
   });
 });

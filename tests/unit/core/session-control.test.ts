@@ -17,16 +17,25 @@ describe('session files through the core', () => {
   const core = createAppCore({ host: 'bridge', dataDir: join(dir, 'app'), detectHardware: noGpu });
 
   it('keeps the results in memory and says so when a save fails, then saves elsewhere', async () => {
-    const opened = await core.invoke('session:open-data', [{ name: 'a.speedmatrix.json', text: serializeSession(createSession({ simulated: true })) }]);
+    const opened = await core.invoke('session:open-data', [
+      { name: 'a.speedmatrix.json', text: serializeSession(createSession({ simulated: true })) },
+    ]);
     expect(opened.ok).toBe(true);
     const bad = await core.invoke('session:save', [join(dir, 'no-such-folder', 'x.speedmatrix.json')]);
     expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.error).toMatch(/Could not save .*x\.speedmatrix\.json: the folder does not exist\. Your results are still open here; use Save As/);
+    if (!bad.ok)
+      expect(bad.error).toMatch(
+        /Could not save .*x\.speedmatrix\.json: the folder does not exist\. Your results are still open here; use Save As/,
+      );
     const view = await core.invoke('session:get', []);
     expect(view.ok && view.data.session?.simulated).toBe(true);
     expect(view.ok && view.data.meta.saveError).toMatch(/folder does not exist/);
     const good = await core.invoke('session:save-as', [join(dir, 'kept')]);
-    expect(good.ok && good.data).toMatchObject({ file: join(dir, 'kept.speedmatrix.json'), dirty: false, saveError: null });
+    expect(good.ok && good.data).toMatchObject({
+      file: join(dir, 'kept.speedmatrix.json'),
+      dirty: false,
+      saveError: null,
+    });
     expect(JSON.parse(readFileSync(join(dir, 'kept.speedmatrix.json'), 'utf8')).format).toBe('speedmatrix-session');
     const recent = await core.invoke('session:recent', []);
     expect(recent.ok && recent.data[0]).toBe(join(dir, 'kept.speedmatrix.json'));
@@ -34,10 +43,21 @@ describe('session files through the core', () => {
 
   it('answers a closed file dialog with the result code cancelled, and keeps the session as it was', async () => {
     const closed = { chooseOpenPath: async () => null, chooseSavePath: async () => null };
-    const withDialogs = createAppCore({ host: 'bridge', dataDir: join(dir, 'app-dialogs'), detectHardware: noGpu, dialogs: closed });
+    const withDialogs = createAppCore({
+      host: 'bridge',
+      dataDir: join(dir, 'app-dialogs'),
+      detectHardware: noGpu,
+      dialogs: closed,
+    });
     try {
-      expect(await withDialogs.invoke('session:open', [])).toEqual({ ok: false, error: 'Cancelled.', code: 'cancelled' });
-      await withDialogs.invoke('session:open-data', [{ name: 'b.speedmatrix.json', text: serializeSession(createSession({ simulated: true })) }]);
+      expect(await withDialogs.invoke('session:open', [])).toEqual({
+        ok: false,
+        error: 'Cancelled.',
+        code: 'cancelled',
+      });
+      await withDialogs.invoke('session:open-data', [
+        { name: 'b.speedmatrix.json', text: serializeSession(createSession({ simulated: true })) },
+      ]);
       expect(await withDialogs.invoke('session:save-as', [])).toMatchObject({ ok: false, code: 'cancelled' });
       expect(await withDialogs.invoke('report:export', ['markdown'])).toMatchObject({ ok: false, code: 'cancelled' });
       const view = await withDialogs.invoke('session:get', []);
@@ -77,9 +97,11 @@ describe('session files through the core', () => {
     if (!pdf.ok) expect(pdf.error).toMatch(/PDF export is not available here/);
   });
 
-  it('sends the page a session without per-request samples, and one cell\'s samples when asked', async () => {
+  it("sends the page a session without per-request samples, and one cell's samples when asked", async () => {
     const big = bigSession();
-    expect((await core.invoke('session:open-data', [{ name: 'big.speedmatrix.json', text: serializeSession(big) }])).ok).toBe(true);
+    expect(
+      (await core.invoke('session:open-data', [{ name: 'big.speedmatrix.json', text: serializeSession(big) }])).ok,
+    ).toBe(true);
     const view = await core.invoke('session:get', []);
     if (!view.ok || !view.data.session) throw new Error('no session view');
     expect(view.data.session.cells.length).toBe(big.cells.length);

@@ -50,19 +50,25 @@ describe('detectHardware with a fake nvidia-smi on PATH', () => {
     expect(r.hardware.os?.platform).toBe(process.platform);
     expect(HardwareSchema.parse(r.hardware)).toEqual(r.hardware);
     const text = formatHardware(r.hardware);
-    expect(text.split('\n').slice(0, 5).join('\n')).toMatch(/^Hardware\n  Type: +Discrete GPU\n  GPU: +H200\n  VRAM: +140 GB\n  OS: +linux$/);
+    expect(text.split('\n').slice(0, 5).join('\n')).toMatch(
+      /^Hardware\n  Type: +Discrete GPU\n  GPU: +H200\n  VRAM: +140 GB\n  OS: +linux$/,
+    );
     expect(text).toMatch(/\n  Compute capability: +9\.0\n/);
   });
 
   it('several GPUs', async () => {
     const r = await detectWith('multi');
-    expect(r.hardware.gpus.map((g) => [g.index, g.name, g.computeCapability, g.vramBytes! / 1024 ** 2, g.powerLimitWatts])).toEqual([
+    expect(
+      r.hardware.gpus.map((g) => [g.index, g.name, g.computeCapability, g.vramBytes! / 1024 ** 2, g.powerLimitWatts]),
+    ).toEqual([
       [0, 'NVIDIA H100 80GB HBM3', '9.0', 81559, 700],
       [1, 'NVIDIA H100 80GB HBM3', '9.0', 81559, 700],
       [2, 'NVIDIA A100-SXM4-40GB', '8.0', 40960, 400],
       [3, 'NVIDIA A100-SXM4-40GB', '8.0', 40960, 400],
     ]);
-    expect(formatHardware(r.hardware)).toMatch(/\n  GPU: +2 x H100 80GB HBM3 \+ 2 x A100-SXM4-40GB\n  VRAM: +2 x 80 GB \+ 2 x 40 GB\n/);
+    expect(formatHardware(r.hardware)).toMatch(
+      /\n  GPU: +2 x H100 80GB HBM3 \+ 2 x A100-SXM4-40GB\n  VRAM: +2 x 80 GB \+ 2 x 40 GB\n/,
+    );
   });
 
   it('[N/A] values become null', async () => {
@@ -82,7 +88,12 @@ describe('detectHardware with a fake nvidia-smi on PATH', () => {
 
   it('an old driver that rejects compute_cap (exit 2) still gives the GPU, without compute capability', async () => {
     const r = await detectWith('old-driver');
-    expect(r.hardware.gpus[0]).toMatchObject({ name: 'NVIDIA H200', computeCapability: null, cuda: '11.0', vramBytes: 143771 * 1024 * 1024 });
+    expect(r.hardware.gpus[0]).toMatchObject({
+      name: 'NVIDIA H200',
+      computeCapability: null,
+      cuda: '11.0',
+      vramBytes: 143771 * 1024 * 1024,
+    });
     expect(r.seen.join('\n')).toMatch(/compute_cap: exit 2 \(Field "compute_cap" is not a valid field to query.\)/);
     expect(r.hardware.notes.join('\n')).toMatch(/compute capability unknown/);
   });
@@ -110,19 +121,23 @@ describe('detectHardware with a fake nvidia-smi on PATH', () => {
     try {
       const r = await detectWith('no-gpu');
       expect(r.noGpuMessage).toBeNull();
-      expect(r.hardware.gpus).toEqual([0, 1].map((i) => ({
-        index: i,
-        vendor: 'amd',
-        name: 'AMD Instinct MI300X',
-        uuid: `0x6F1F0A2B3C4D5E6${i}`,
-        vramBytes: 196592 * 1024 ** 2,
-        driver: '6.10.5',
-        cuda: null,
-        computeCapability: 'gfx942',
-        powerLimitWatts: 750,
-        busId: `0000:8${i}:00.0`,
-      })));
-      expect(formatHardware(r.hardware)).toMatch(/\n  GPU: +2 x Instinct MI300X\n  VRAM: +2 x 192 GB\n  OS: +linux\n  Driver: +6\.10\.5\n  GPU target: +gfx942\n/);
+      expect(r.hardware.gpus).toEqual(
+        [0, 1].map((i) => ({
+          index: i,
+          vendor: 'amd',
+          name: 'AMD Instinct MI300X',
+          uuid: `0x6F1F0A2B3C4D5E6${i}`,
+          vramBytes: 196592 * 1024 ** 2,
+          driver: '6.10.5',
+          cuda: null,
+          computeCapability: 'gfx942',
+          powerLimitWatts: 750,
+          busId: `0000:8${i}:00.0`,
+        })),
+      );
+      expect(formatHardware(r.hardware)).toMatch(
+        /\n  GPU: +2 x Instinct MI300X\n  VRAM: +2 x 192 GB\n  OS: +linux\n  Driver: +6\.10\.5\n  GPU target: +gfx942\n/,
+      );
       expect(r.seen).toContain('amd-smi: 2 GPU(s)');
     } finally {
       delete process.env.FAKE_AMD_SMI;
@@ -139,10 +154,19 @@ describe('speedmatrix hw (CLI, separate process)', () => {
   const bin = join(ROOT, 'src-main/cli/bin.cjs');
 
   it('on this machine (no GPU): says no supported GPU found next to what it saw', async () => {
-    const env = { ...process.env, PATH: (realPath ?? '').split(':').filter((d) => !d.includes('fake-bin')).join(':') };
+    const env = {
+      ...process.env,
+      PATH: (realPath ?? '')
+        .split(':')
+        .filter((d) => !d.includes('fake-bin'))
+        .join(':'),
+    };
     const { stdout } = await run(process.execPath, [bin, 'hw', '--json'], { env, cwd: ROOT });
     const j = JSON.parse(stdout);
-    const hasSmi = await run('sh', ['-c', 'command -v nvidia-smi'], { env }).then(() => true, () => false);
+    const hasSmi = await run('sh', ['-c', 'command -v nvidia-smi'], { env }).then(
+      () => true,
+      () => false,
+    );
     if (hasSmi) {
       expect(j.hardware.gpus.length).toBeGreaterThan(0);
     } else {
@@ -160,6 +184,8 @@ describe('speedmatrix hw (CLI, separate process)', () => {
   it('with the fake nvidia-smi on PATH (H200 capture) prints the H200 block', async () => {
     const env = { ...process.env, PATH: `${FAKE_BIN}:${realPath}`, FAKE_NVIDIA_SMI_SCENARIO: 'h200' };
     const { stdout } = await run(process.execPath, [bin, 'hw'], { env, cwd: ROOT });
-    expect(stdout).toMatch(/^Hardware\n  Type: +Discrete GPU\n  GPU: +H200\n  VRAM: +140 GB\n  OS: +linux\n  Driver: +580\.159\.04\n  CUDA: +13\.0\n/);
+    expect(stdout).toMatch(
+      /^Hardware\n  Type: +Discrete GPU\n  GPU: +H200\n  VRAM: +140 GB\n  OS: +linux\n  Driver: +580\.159\.04\n  CUDA: +13\.0\n/,
+    );
   });
 });

@@ -45,14 +45,46 @@ describe('the H200 fixture host', () => {
 describe('other machines, from what systeminformation and lspci report', () => {
   it('Apple silicon: an integrated GPU sharing system memory', () => {
     const ram = 64 * 1024 ** 3;
-    const gpus = appleGpusFromSi([{ vendor: 'Apple', model: 'Apple M2 Max' }, { vendor: 'Intel', model: 'UHD 630' }], ram);
-    expect(gpus).toEqual([{ index: 0, vendor: 'apple', name: 'Apple M2 Max', uuid: null, vramBytes: ram, driver: null, cuda: null, computeCapability: null, powerLimitWatts: null, busId: null }]);
-    const hw: Hardware = { gpuType: 'Integrated GPU', gpus, cpu: null, ramBytes: ram, os: { platform: 'darwin', distro: 'macOS', release: '15.1', kernel: null, arch: 'arm64' }, notes: [] };
-    expect(formatHardware(hw)).toMatch(/^Hardware\n  Type: +Integrated GPU\n  GPU: +Apple M2 Max\n  VRAM: +64 GB\n  OS: +darwin\n/);
+    const gpus = appleGpusFromSi(
+      [
+        { vendor: 'Apple', model: 'Apple M2 Max' },
+        { vendor: 'Intel', model: 'UHD 630' },
+      ],
+      ram,
+    );
+    expect(gpus).toEqual([
+      {
+        index: 0,
+        vendor: 'apple',
+        name: 'Apple M2 Max',
+        uuid: null,
+        vramBytes: ram,
+        driver: null,
+        cuda: null,
+        computeCapability: null,
+        powerLimitWatts: null,
+        busId: null,
+      },
+    ]);
+    const hw: Hardware = {
+      gpuType: 'Integrated GPU',
+      gpus,
+      cpu: null,
+      ramBytes: ram,
+      os: { platform: 'darwin', distro: 'macOS', release: '15.1', kernel: null, arch: 'arm64' },
+      notes: [],
+    };
+    expect(formatHardware(hw)).toMatch(
+      /^Hardware\n  Type: +Integrated GPU\n  GPU: +Apple M2 Max\n  VRAM: +64 GB\n  OS: +darwin\n/,
+    );
   });
 
   it('lspci display controllers', () => {
-    expect(parseLspciDisplays('00:02.0 VGA compatible controller: Cirrus Logic GD 5446\n00:03.0 Ethernet controller: Red Hat virtio\n65:00.0 3D controller: NVIDIA Corporation GH100 [H200 SXM 141GB] (rev a1)\n')).toEqual([
+    expect(
+      parseLspciDisplays(
+        '00:02.0 VGA compatible controller: Cirrus Logic GD 5446\n00:03.0 Ethernet controller: Red Hat virtio\n65:00.0 3D controller: NVIDIA Corporation GH100 [H200 SXM 141GB] (rev a1)\n',
+      ),
+    ).toEqual([
       'VGA compatible controller: Cirrus Logic GD 5446',
       '3D controller: NVIDIA Corporation GH100 [H200 SXM 141GB] (rev a1)',
     ]);

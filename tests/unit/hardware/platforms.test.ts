@@ -10,20 +10,34 @@ import { findNvidiaSmi } from '../../../src-main/hardware/nvidia-smi-path';
 import { emulatedWindows } from '../../helpers/emulated-windows';
 import { alive } from '../../helpers/fake-servers';
 
-const WIN_ENV = { Path: 'C:\\Windows\\system32;C:\\Windows', SystemRoot: 'C:\\Windows', ProgramFiles: 'C:\\Program Files', PATHEXT: '.COM;.EXE;.BAT;.CMD' };
-const winSmi = (files: string[], env: NodeJS.ProcessEnv = WIN_ENV) => findNvidiaSmi({ platform: 'win32', env, isFile: (p) => files.includes(p) });
+const WIN_ENV = {
+  Path: 'C:\\Windows\\system32;C:\\Windows',
+  SystemRoot: 'C:\\Windows',
+  ProgramFiles: 'C:\\Program Files',
+  PATHEXT: '.COM;.EXE;.BAT;.CMD',
+};
+const winSmi = (files: string[], env: NodeJS.ProcessEnv = WIN_ENV) =>
+  findNvidiaSmi({ platform: 'win32', env, isFile: (p) => files.includes(p) });
 
 describe('findNvidiaSmi', () => {
   it('Windows: PATH first, then System32 (DCH drivers), then Program Files\\NVIDIA Corporation\\NVSMI', () => {
     expect(winSmi(['C:\\Windows\\system32\\nvidia-smi.exe'])).toBe('C:\\Windows\\system32\\nvidia-smi.exe');
     const notOnPath = { ...WIN_ENV, Path: 'C:\\Users\\me\\bin', SystemRoot: 'D:\\Win' };
     expect(winSmi(['D:\\Win\\System32\\nvidia-smi.exe'], notOnPath)).toBe('D:\\Win\\System32\\nvidia-smi.exe');
-    expect(winSmi(['C:\\Program Files\\NVIDIA Corporation\\NVSMI\\nvidia-smi.exe'], notOnPath)).toBe('C:\\Program Files\\NVIDIA Corporation\\NVSMI\\nvidia-smi.exe');
+    expect(winSmi(['C:\\Program Files\\NVIDIA Corporation\\NVSMI\\nvidia-smi.exe'], notOnPath)).toBe(
+      'C:\\Program Files\\NVIDIA Corporation\\NVSMI\\nvidia-smi.exe',
+    );
     expect(winSmi([], notOnPath)).toBe('nvidia-smi');
   });
   it('macOS and Linux: PATH only', () => {
     expect(findNvidiaSmi({ platform: 'darwin', env: { PATH: '/usr/bin' }, isFile: () => false })).toBe('nvidia-smi');
-    expect(findNvidiaSmi({ platform: 'linux', env: { PATH: '/usr/local/bin:/usr/bin' }, isFile: (p) => p === '/usr/bin/nvidia-smi' })).toBe('/usr/bin/nvidia-smi');
+    expect(
+      findNvidiaSmi({
+        platform: 'linux',
+        env: { PATH: '/usr/local/bin:/usr/bin' },
+        isFile: (p) => p === '/usr/bin/nvidia-smi',
+      }),
+    ).toBe('/usr/bin/nvidia-smi');
   });
 });
 
@@ -32,7 +46,9 @@ describe('no GPU: what detection saw', () => {
   for (const platform of ['win32', 'darwin'] as const) {
     it(`${platform}: the message and the sources name no lspci`, async () => {
       const r = await detectHardware({ ...none, platform });
-      expect(r.noGpuMessage).toMatch(/^No supported GPU found \(no NVIDIA GPU via nvidia-smi, no AMD GPU via amd-smi, no Apple GPU\); systeminformation saw /);
+      expect(r.noGpuMessage).toMatch(
+        /^No supported GPU found \(no NVIDIA GPU via nvidia-smi, no AMD GPU via amd-smi, no Apple GPU\); systeminformation saw /,
+      );
       expect(r.noGpuMessage).not.toMatch(/lspci/);
       expect(r.seen.join('\n')).not.toMatch(/lspci/);
     });
@@ -46,7 +62,18 @@ describe('no GPU: what detection saw', () => {
 describe('a systeminformation call past its deadline on Windows', () => {
   it('gives up at the deadline and ends the PowerShell it started with taskkill /T /F', async () => {
     // A child of this process whose command line names powershell.exe, as systeminformation's is.
-    const ps = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', 'powershell.exe', '-NoProfile', '-Command', 'Get-CimInstance Win32_VideoController'], { stdio: 'ignore' });
+    const ps = spawn(
+      process.execPath,
+      [
+        '-e',
+        'setTimeout(() => {}, 60000)',
+        'powershell.exe',
+        '-NoProfile',
+        '-Command',
+        'Get-CimInstance Win32_VideoController',
+      ],
+      { stdio: 'ignore' },
+    );
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', 'not-a-shell'], { stdio: 'ignore' });
     try {
       await new Promise((r) => setTimeout(r, 300));

@@ -19,7 +19,13 @@ const s = (t: number, gpu: number, power: number | null, util: number, reasons: 
 
 describe('summarizeCellTelemetry', () => {
   it('averages inside the window and gives energy per output token = avg power x window / tokens', () => {
-    const samples = [s(0, 0, 100, 0.1), s(1000, 0, 600, 1, ['sw_power_cap']), s(2000, 0, 700, 1, ['gpu_idle']), s(3000, 0, 650, 0.9), s(4000, 0, 100, 0)];
+    const samples = [
+      s(0, 0, 100, 0.1),
+      s(1000, 0, 600, 1, ['sw_power_cap']),
+      s(2000, 0, 700, 1, ['gpu_idle']),
+      s(3000, 0, 650, 0.9),
+      s(4000, 0, 100, 0),
+    ];
     const c = summarizeCellTelemetry(samples, 1000, 3000, 3900);
     expect(c.avgPowerWatts).toBeCloseTo(650);
     expect(c.avgGpuUtilization).toBeCloseTo(0.9667, 3);
@@ -56,7 +62,10 @@ describe('summarizeCellTelemetry', () => {
 
 describe('toTelemetrySeries', () => {
   it('columnar, t in seconds from the origin, valid against the session schema', () => {
-    const series = toTelemetrySeries([s(10_500, 0, 300, 1, ['sw_power_cap', 'hw_slowdown']), s(11_500, 0, null, 0.5, null)], { originMs: 10_000 });
+    const series = toTelemetrySeries(
+      [s(10_500, 0, 300, 1, ['sw_power_cap', 'hw_slowdown']), s(11_500, 0, null, 0.5, null)],
+      { originMs: 10_000 },
+    );
     expect(series.t).toEqual([0.5, 1.5]);
     expect(series.powerWatts).toEqual([300, null]);
     expect(series.throttleReasons).toEqual(['sw_power_cap,hw_slowdown', null]);

@@ -34,7 +34,16 @@ describe('GpuTelemetry with the fake nvidia-smi replaying the torch-load capture
     expect(seen.length).toBe(s.length);
     // Rows 1..6 of the capture: 3 %, 47 %, 100 %, 100 %, 100 %, 99 % utilization.
     expect(s.slice(0, 6).map((x) => x.utilization)).toEqual([0.03, 0.47, 1, 1, 1, 0.99]);
-    expect(s[2]).toMatchObject({ gpu: 0, powerWatts: 303.3, powerLimitWatts: 700, smClockHz: 1515e6, memClockHz: 3201e6, temperatureC: 60, pstate: 'P0', throttleReasons: ['sw_power_cap'] });
+    expect(s[2]).toMatchObject({
+      gpu: 0,
+      powerWatts: 303.3,
+      powerLimitWatts: 700,
+      smClockHz: 1515e6,
+      memClockHz: 3201e6,
+      temperatureC: 60,
+      pstate: 'P0',
+      throttleReasons: ['sw_power_cap'],
+    });
     expect(s[0].throttleReasons).toEqual(['gpu_idle']);
     const from = s[2].t;
     const to = s[5].t;
@@ -84,6 +93,8 @@ describe('GpuTelemetry with the fake nvidia-smi replaying the torch-load capture
     t.on('unavailable', (m) => msgs.push(m));
     t.start();
     await until(() => msgs.length > 0);
-    expect(msgs).toEqual([expect.stringMatching(/^no GPU telemetry: nvidia-smi keeps exiting \(NVIDIA-SMI has failed/)]);
+    expect(msgs).toEqual([
+      expect.stringMatching(/^no GPU telemetry: nvidia-smi keeps exiting \(NVIDIA-SMI has failed/),
+    ]);
   });
 });

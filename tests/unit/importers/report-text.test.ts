@@ -28,19 +28,39 @@ describe('import: text of a speed test matrix web page', () => {
     expect(s.kvBudget.source).toBe('imported');
     expect(s.hardware.gpuType).toBe('Discrete GPU');
     expect(s.hardware.gpus).toHaveLength(1);
-    expect(s.hardware.gpus[0]).toMatchObject({ name: 'RTX PRO 6000 Blackwell Server Edition', vendor: 'nvidia', vramBytes: 96 * 1024 ** 3 });
+    expect(s.hardware.gpus[0]).toMatchObject({
+      name: 'RTX PRO 6000 Blackwell Server Edition',
+      vendor: 'nvidia',
+      vramBytes: 96 * 1024 ** 3,
+    });
     expect(s.hardware.os?.platform).toBe('linux');
     expect(s.engine).toMatchObject({
-      name: 'vllm', version: '0.30.1rc1.dev452+g73a583112', quantization: 'BF16', backend: 'cuda',
-      repository: 'github.com/vllm-project/vllm', build: 'cuda-13.2', commit: '73a5831127a9', dtype: 'bfloat16',
+      name: 'vllm',
+      version: '0.30.1rc1.dev452+g73a583112',
+      quantization: 'BF16',
+      backend: 'cuda',
+      repository: 'github.com/vllm-project/vllm',
+      build: 'cuda-13.2',
+      commit: '73a5831127a9',
+      dtype: 'bfloat16',
     });
-    expect(s.server).toMatchObject({ kind: 'imported', model: 'microsoft/Fara1.5-4B', servedModel: 'fara', revision: 'main', maxModelLen: 262144 });
+    expect(s.server).toMatchObject({
+      kind: 'imported',
+      model: 'microsoft/Fara1.5-4B',
+      servedModel: 'fara',
+      revision: 'main',
+      maxModelLen: 262144,
+    });
     expect(s.server.env).toEqual({ MAX_JOBS: '2', FLASHINFER_NVCC_THREADS: '1', TORCHINDUCTOR_COMPILE_THREADS: '1' });
     expect(s.server.argv.slice(1, 3)).toEqual(['serve', 'microsoft/Fara1.5-4B']);
     expect(s.server.argv[s.server.argv.indexOf('--api-key') + 1]).toBe('<redacted>');
     expect(s.server.argv[s.server.argv.length - 1]).toBe('{"image":10}');
     expect(s.server.display.endsWith(`--limit-mm-per-prompt '{"image":10}'`)).toBe(true);
-    expect(s.runConfig).toMatchObject({ secondsPerMeasurement: 30, maxOutputTokens: 4096, benchmarkTool: 'llm-inference-bench v0.7.6' });
+    expect(s.runConfig).toMatchObject({
+      secondsPerMeasurement: 30,
+      maxOutputTokens: 4096,
+      benchmarkTool: 'llm-inference-bench v0.7.6',
+    });
   });
 
   it('reads every row of All measurements into prefill results and decode cells', () => {
@@ -54,11 +74,25 @@ describe('import: text of a speed test matrix web page', () => {
     expect(s.runConfig.prefillContexts).toEqual([8192, 16384, 32768, 65536, 131072, 257984, 262144]);
     expect(s.prefill[0]).toMatchObject({ context: 8192, status: 'valid', tokensPerSecond: 34_600, ttftSeconds: 0.236 });
     const c = s.cells.find((x) => x.context === 8192 && x.concurrency === 128)!;
-    expect(c).toMatchObject({ status: 'valid', totalTokensPerSecond: 4786.2, perRequestTokensPerSecond: 37.1, avgActiveRequests: 128, completedRequests: 0, outputTokens: 143_488, windowSeconds: 30 });
+    expect(c).toMatchObject({
+      status: 'valid',
+      totalTokensPerSecond: 4786.2,
+      perRequestTokensPerSecond: 37.1,
+      avgActiveRequests: 128,
+      completedRequests: 0,
+      outputTokens: 143_488,
+      windowSeconds: 30,
+    });
     expect(c.ttft?.p50).toBeCloseTo(0.862, 9);
     expect(c.timeBetweenTokens?.p50).toBeCloseTo(0.0269, 9);
     const looped = s.cells.find((x) => x.context === 8192 && x.concurrency === 16)!;
-    expect(looped).toMatchObject({ status: 'looped', totalTokensPerSecond: null, completedRequests: 0, outputTokens: 0, windowSeconds: null });
+    expect(looped).toMatchObject({
+      status: 'looped',
+      totalTokensPerSecond: null,
+      completedRequests: 0,
+      outputTokens: 0,
+      windowSeconds: null,
+    });
     const over = s.cells.find((x) => x.context === 16384 && x.concurrency === 128)!;
     expect(over).toMatchObject({ status: 'over-capacity', completedRequests: null, outputTokens: null });
     expect(s.checksUnavailable.join(' ')).toMatch(/only medians/);
@@ -115,7 +149,8 @@ describe('import: text of a speed test matrix web page', () => {
 
     const b = importText(text.replace('| 8K | 16 | Looped |', '| 8K | 16 | Wobbly |'), 'odd.txt');
     expect(b.ok).toBe(false);
-    if (!b.ok) expect(b.error).toMatch(/odd\.txt, All measurements row \d+ .*unknown status "Wobbly"; expected one of Valid, /);
+    if (!b.ok)
+      expect(b.error).toMatch(/odd\.txt, All measurements row \d+ .*unknown status "Wobbly"; expected one of Valid, /);
 
     const c = importText(text.replace('| Time between tokens |', '| Gap |'), 'cols.txt');
     expect(c.ok).toBe(false);

@@ -29,7 +29,11 @@ describe('import: llm-inference-bench benchmark_results.json', () => {
     expect(s.origin).toEqual({ kind: 'imported-seed-json', file: 'fara-benchmark_results.json' });
     expect(s.engine.name).toBe('vllm');
     expect(s.server).toMatchObject({ kind: 'imported', url: 'http://127.0.0.1:8000', servedModel: 'fara' });
-    expect(s.runConfig).toMatchObject({ secondsPerMeasurement: 30, maxOutputTokens: 4096, benchmarkTool: 'llm-inference-bench v0.7.6' });
+    expect(s.runConfig).toMatchObject({
+      secondsPerMeasurement: 30,
+      maxOutputTokens: 4096,
+      benchmarkTool: 'llm-inference-bench v0.7.6',
+    });
     expect(s.runConfig.contexts).toEqual([8192, 16384, 32768, 65536, 131072, 257984]);
     expect(s.kvBudget).toMatchObject({ tokens: 2_199_552, source: 'imported' });
     expect(s.createdAt).toBe('2026-08-19T15:02:11.412Z');
@@ -37,7 +41,14 @@ describe('import: llm-inference-bench benchmark_results.json', () => {
     expect(s.prefill[0]).toMatchObject({ context: 8192, promptTokens: 8173, ttftSeconds: 0.2362 });
     expect(countByStatus(s)).toEqual({ valid: 29, looped: 6, 'over-capacity': 13 });
     const c = s.cells.find((x) => x.context === 8192 && x.concurrency === 1)!;
-    expect(c).toMatchObject({ totalTokensPerSecond: 141.43, perRequestTokensPerSecond: 142.02, avgActiveRequests: 0.998, completedRequests: 1, outputTokens: 4243, windowSeconds: 30.004 });
+    expect(c).toMatchObject({
+      totalTokensPerSecond: 141.43,
+      perRequestTokensPerSecond: 142.02,
+      avgActiveRequests: 0.998,
+      completedRequests: 1,
+      outputTokens: 4243,
+      windowSeconds: 30.004,
+    });
     expect(c.ttft).toMatchObject({ p50: 0.0372, p99: 0.0484, mean: 0.0387 });
     expect(c.ttft?.p90).toBe(0.0372); // not recorded by the tool: repeats the median
     const looped = s.cells.find((x) => x.context === 8192 && x.concurrency === 16)!;
@@ -56,13 +67,22 @@ describe('import: llm-inference-bench benchmark_results.json', () => {
     const s = await load(OLD);
     expect(s.engine.name).toBe('sglang');
     expect(s.runConfig.benchmarkTool).toBe('llm-inference-bench');
-    expect(s.hardware.gpus[0]).toMatchObject({ name: 'NVIDIA GeForce RTX 4090', vramBytes: 24 * 1024 ** 3, vendor: 'nvidia' });
+    expect(s.hardware.gpus[0]).toMatchObject({
+      name: 'NVIDIA GeForce RTX 4090',
+      vramBytes: 24 * 1024 ** 3,
+      vendor: 'nvidia',
+    });
     expect(s.runConfig.contexts).toEqual([0, 16384]);
     expect(s.prefill[0]).toMatchObject({ context: 16384, promptTokens: null, tokensPerSecond: 8569 });
     const at = (ctx: number, c: number) => s.cells.find((x) => x.context === ctx && x.concurrency === c)!;
     // 16 x (16384 + 2048) = 294,912 > 250,000 tokens: the tool left it out; it is over capacity.
     expect(at(16384, 16).status).toBe('over-capacity');
-    expect(at(16384, 4)).toMatchObject({ status: 'queued', totalTokensPerSecond: 268.2, avgActiveRequests: 3.4, maxWaitingSeen: 1 });
+    expect(at(16384, 4)).toMatchObject({
+      status: 'queued',
+      totalTokensPerSecond: 268.2,
+      avgActiveRequests: 3.4,
+      maxWaitingSeen: 1,
+    });
     expect(at(0, 1)).toMatchObject({ status: 'valid', windowSeconds: 20, timeBetweenTokens: null });
     expect(s.cells).toHaveLength(6);
   });
@@ -84,7 +104,15 @@ describe('import: llm-inference-bench benchmark_results.json', () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const st = Object.fromEntries(r.data.cells.filter((c) => c.context === 8192).map((c) => [c.concurrency, c.status]));
-    expect(st).toEqual({ 1: 'skipped', 2: 'error', 4: 'looped', 8: 'over-capacity', 16: 'queued', 32: 'looped', 64: 'valid' });
+    expect(st).toEqual({
+      1: 'skipped',
+      2: 'error',
+      4: 'looped',
+      8: 'over-capacity',
+      16: 'queued',
+      32: 'looped',
+      64: 'valid',
+    });
     expect(r.data.cells.find((c) => c.concurrency === 2)?.reason).toBe('HTTP 500: engine dead');
     // The tool's count of failed requests comes along, and shows beside the kept figure.
     const kept = r.data.cells.find((c) => c.context === 8192 && c.concurrency === 64)!;
@@ -112,7 +140,10 @@ describe('import: llm-inference-bench benchmark_results.json', () => {
 
     const other = importText(JSON.stringify({ name: 'speedmatrix', version: '0.1.0' }), 'package.json');
     expect(other.ok).toBe(false);
-    if (!other.ok) expect(other.error).toMatch(/package\.json is JSON but not llm-inference-bench results.*"metadata", "prefill" and "results"/);
+    if (!other.ok)
+      expect(other.error).toMatch(
+        /package\.json is JSON but not llm-inference-bench results.*"metadata", "prefill" and "results"/,
+      );
 
     const session = importText(serializeSession(sampleSession()), 'run.speedmatrix.json');
     expect(session.ok).toBe(false);
@@ -122,7 +153,8 @@ describe('import: llm-inference-bench benchmark_results.json', () => {
     d.results[3].concurrency = 'four';
     const bad = importText(JSON.stringify(d), 'x.json');
     expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.error).toBe('x.json: results[3].concurrency: expected a whole number of at least 1, got "four".');
+    if (!bad.ok)
+      expect(bad.error).toBe('x.json: results[3].concurrency: expected a whole number of at least 1, got "four".');
 
     const empty = importText('   ', 'empty.json');
     expect(empty.ok).toBe(false);

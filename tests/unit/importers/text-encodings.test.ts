@@ -20,9 +20,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The bytes each Windows tool writes for `text`. */
 const ENCODINGS: Record<string, (text: string) => Buffer> = {
-  'UTF-16LE with BOM (PowerShell 5 Out-File, Notepad "Unicode")': (t) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(t, 'utf16le')]),
-  'UTF-16BE with BOM (Notepad "Unicode big endian")': (t) => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(t, 'utf16le').swap16()]),
-  'UTF-8 with BOM (Notepad "UTF-8 with BOM", PowerShell -Encoding utf8)': (t) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(t, 'utf8')]),
+  'UTF-16LE with BOM (PowerShell 5 Out-File, Notepad "Unicode")': (t) =>
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(t, 'utf16le')]),
+  'UTF-16BE with BOM (Notepad "Unicode big endian")': (t) =>
+    Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(t, 'utf16le').swap16()]),
+  'UTF-8 with BOM (Notepad "UTF-8 with BOM", PowerShell -Encoding utf8)': (t) =>
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(t, 'utf8')]),
 };
 const write = (name: string, bytes: Buffer): string => {
   const f = join(dir, name);
@@ -33,7 +36,10 @@ const write = (name: string, bytes: Buffer): string => {
 describe('text encodings of files from Windows', () => {
   const session = sampleSession();
   const seed = readFileSync(join(__dirname, 'fixtures/fara-benchmark_results.json'), 'utf8');
-  const profile = JSON.stringify({ ...JSON.parse(readFileSync(join(__dirname, '../../../src-main/sim/profiles/firehose.json'), 'utf8')), name: 'from-windows' });
+  const profile = JSON.stringify({
+    ...JSON.parse(readFileSync(join(__dirname, '../../../src-main/sim/profiles/firehose.json'), 'utf8')),
+    name: 'from-windows',
+  });
   let n = 0;
   for (const [label, encode] of Object.entries(ENCODINGS)) {
     it(`${label}: a session opens with every field`, async () => {
@@ -55,7 +61,13 @@ describe('text encodings of files from Windows', () => {
 
   it('a UTF-16 BOM followed by bytes that are not UTF-16 is refused with that reason', async () => {
     const f = write('broken.json', Buffer.from([0xff, 0xfe, 0x7b, 0x00, 0x00, 0xd8]));
-    expect(await readSessionFile(f)).toMatchObject({ ok: false, error: { message: 'broken.json is not valid UTF-16LE text (it starts with a UTF-16LE byte order mark), so it is not a session file.' } });
+    expect(await readSessionFile(f)).toMatchObject({
+      ok: false,
+      error: {
+        message:
+          'broken.json is not valid UTF-16LE text (it starts with a UTF-16LE byte order mark), so it is not a session file.',
+      },
+    });
     expect(decodeText(Buffer.from([0xc3, 0x28]))).toEqual({ ok: false, error: 'not valid UTF-8 text' });
   });
 

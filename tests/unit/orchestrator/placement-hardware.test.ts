@@ -9,34 +9,64 @@ import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isThisMachine, serverPlacement } from '../../../src-main/orchestrator/placement';
-import { hardwareOfServer, readHardwareFile, REMOTE_NOT_RECORDED } from '../../../src-main/orchestrator/server-hardware';
+import {
+  hardwareOfServer,
+  readHardwareFile,
+  REMOTE_NOT_RECORDED,
+} from '../../../src-main/orchestrator/server-hardware';
 import type { Hardware } from '../../../src-shared/session/schema';
 import { ROOT } from '../../helpers/paths';
 import { startSim } from '../../helpers/sim';
 
-const attachLaunch = { kind: 'attach' as const, url: null, argv: [], env: {}, display: '', model: null, servedModel: null, revision: null, maxModelLen: null };
+const attachLaunch = {
+  kind: 'attach' as const,
+  url: null,
+  argv: [],
+  env: {},
+  display: '',
+  model: null,
+  servedModel: null,
+  revision: null,
+  maxModelLen: null,
+};
 const target = (baseUrl: string, simulated = false) => ({ baseUrl, simulated, launch: attachLaunch });
 
 describe('is the server on this machine', () => {
   it('loopback, "any", localhost, this host’s name and its own interface addresses are this machine', async () => {
-    const own = Object.values(networkInterfaces()).flatMap((l) => l ?? []).map((i) => i.address);
-    for (const h of ['127.0.0.1', '127.0.1.1', '::1', '0.0.0.0', 'localhost', 'LOCALHOST', hostname(), ...own]) expect(await isThisMachine(h), h).toBe(true);
+    const own = Object.values(networkInterfaces())
+      .flatMap((l) => l ?? [])
+      .map((i) => i.address);
+    for (const h of ['127.0.0.1', '127.0.1.1', '::1', '0.0.0.0', 'localhost', 'LOCALHOST', hostname(), ...own])
+      expect(await isThisMachine(h), h).toBe(true);
   });
 
   it('other addresses, and names that do not resolve here, are remote', async () => {
-    for (const h of ['192.0.2.10', '10.255.255.1', '2001:db8::1', 'gpu-box.invalid']) expect(await isThisMachine(h), h).toBe(false);
+    for (const h of ['192.0.2.10', '10.255.255.1', '2001:db8::1', 'gpu-box.invalid'])
+      expect(await isThisMachine(h), h).toBe(false);
   });
 
   it('a simulator is "simulated" wherever it listens; a launched server is on this machine', async () => {
     expect(await serverPlacement(target('http://192.0.2.10:8000', true))).toBe('simulated');
-    expect(await serverPlacement({ ...target('http://192.0.2.10:8000'), launch: { ...attachLaunch, kind: 'vllm-native', argv: ['vllm', 'serve', 'm'] } })).toBe('this-machine');
+    expect(
+      await serverPlacement({
+        ...target('http://192.0.2.10:8000'),
+        launch: { ...attachLaunch, kind: 'vllm-native', argv: ['vllm', 'serve', 'm'] },
+      }),
+    ).toBe('this-machine');
     expect(await serverPlacement(target('http://[::1]:8000'))).toBe('this-machine');
     expect(await serverPlacement(target('http://192.0.2.10:8000'))).toBe('remote');
   });
 });
 
 describe('whose hardware the session records', () => {
-  const local: Hardware = { gpuType: 'Discrete GPU', gpus: [], cpu: { model: 'Laptop CPU', cores: 8, threads: 16 }, ramBytes: 16e9, os: { platform: 'darwin', distro: null, release: null, kernel: null, arch: 'arm64' }, notes: [] };
+  const local: Hardware = {
+    gpuType: 'Discrete GPU',
+    gpus: [],
+    cpu: { model: 'Laptop CPU', cores: 8, threads: 16 },
+    ramBytes: 16e9,
+    os: { platform: 'darwin', distro: null, release: null, kernel: null, arch: 'arm64' },
+    notes: [],
+  };
   const detectLocal = async () => local;
 
   it('remote: not recorded (never this machine’s CPU, RAM or OS), unless given', async () => {
@@ -68,7 +98,10 @@ describe('a hardware file', () => {
   it('takes `speedmatrix hw --json` output as written on the other host', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-hw-'));
     const file = join(dir, 'hw.json');
-    writeFileSync(file, execFileSync(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'hw', '--json'], { encoding: 'utf8' }));
+    writeFileSync(
+      file,
+      execFileSync(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'hw', '--json'], { encoding: 'utf8' }),
+    );
     const r = await readHardwareFile(file);
     expect(r.ok).toBe(true);
     if (r.ok) expect(r.data.os?.platform).toBe(process.platform);

@@ -29,8 +29,24 @@ const oneCellWorker: WorkerLauncher = {
         if (m.type !== 'start') return;
         setTimeout(() => {
           const endMs = Date.now();
-          const cell = { ...unmeasuredCell(0, 1, 'valid', null), totalTokensPerSecond: 100, completedRequests: 3, outputTokens: 350, windowSeconds: WINDOW_MS / 1000 };
-          emit({ type: 'event', event: { type: 'cell-done', cell, index: 1, total: 1, etaSeconds: 0, window: { startMs: endMs - WINDOW_MS, endMs } } });
+          const cell = {
+            ...unmeasuredCell(0, 1, 'valid', null),
+            totalTokensPerSecond: 100,
+            completedRequests: 3,
+            outputTokens: 350,
+            windowSeconds: WINDOW_MS / 1000,
+          };
+          emit({
+            type: 'event',
+            event: {
+              type: 'cell-done',
+              cell,
+              index: 1,
+              total: 1,
+              etaSeconds: 0,
+              window: { startMs: endMs - WINDOW_MS, endMs },
+            },
+          });
           emit({ type: 'finished', cancelled: false, serverLost: null, checksUnavailable: [], notes: [] });
           exit(0, null);
         }, WINDOW_MS + 500);
@@ -48,11 +64,30 @@ function target(baseUrl: string): ServerTarget {
     model: 'm',
     maxModelLen: 32768,
     kvBudget: { tokens: 1_000_000, source: 'user', detail: null, maxConcurrency: null, tokensPerRequest: null },
-    engine: { name: 'vllm', version: '0.11.0', commit: null, quantization: null, dtype: null, backend: null, build: null, repository: null },
+    engine: {
+      name: 'vllm',
+      version: '0.11.0',
+      commit: null,
+      quantization: null,
+      dtype: null,
+      backend: null,
+      build: null,
+      repository: null,
+    },
     engineKind: 'vllm',
     metricsAvailable: false,
     tokenizeAvailable: false,
-    launch: { kind: 'attach', url: baseUrl, argv: [], env: {}, display: `attach ${baseUrl}`, model: null, servedModel: 'm', revision: null, maxModelLen: 32768 },
+    launch: {
+      kind: 'attach',
+      url: baseUrl,
+      argv: [],
+      env: {},
+      display: `attach ${baseUrl}`,
+      model: null,
+      servedModel: 'm',
+      revision: null,
+      maxModelLen: 32768,
+    },
     simulated: false,
   };
 }
@@ -67,7 +102,14 @@ async function runAgainst(baseUrl: string) {
     hardware: {
       detectLocal: async () => {
         detected++;
-        return { gpuType: 'Discrete GPU', gpus: [], cpu: { model: 'This laptop', cores: 8, threads: 8 }, ramBytes: 1e9, os: null, notes: [] };
+        return {
+          gpuType: 'Discrete GPU',
+          gpus: [],
+          cpu: { model: 'This laptop', cores: 8, threads: 8 },
+          ramBytes: 1e9,
+          os: null,
+          notes: [],
+        };
       },
     },
     nvidiaSmi: FAKE_NVIDIA_SMI,
@@ -96,7 +138,13 @@ describe('GPU telemetry and energy follow the server’s placement', () => {
     expect(session.cells[0].telemetry).toBeNull();
     expect(session.telemetry ?? null).toBeNull();
     expect(session.checksUnavailable.filter((c) => /telemetry/i.test(c))).toEqual([]);
-    expect(session.hardware).toMatchObject({ gpus: [], cpu: null, ramBytes: null, os: null, notes: [REMOTE_NOT_RECORDED] });
+    expect(session.hardware).toMatchObject({
+      gpus: [],
+      cpu: null,
+      ramBytes: null,
+      os: null,
+      notes: [REMOTE_NOT_RECORDED],
+    });
     expect(run.notes.join('\n')).toMatch(/not on this machine: this machine's GPU is not sampled/);
   }, 30_000);
 });

@@ -52,9 +52,13 @@ function childrenOf(pid: number): number[] {
 const key = (c: { context: number; concurrency: number }) => `${c.context}x${c.concurrency}`;
 
 describe('the app killed with SIGKILL mid-run', () => {
-  it("Resume restores every finished cell from the journal and measures only the rest", async () => {
+  it('Resume restores every finished cell from the journal and measures only the rest', async () => {
     const tsx = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx')).href;
-    const child = spawn(process.execPath, ['--import', tsx, join(__dirname, 'fixtures/core-run-child.ts'), dir, sim.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', tsx, join(__dirname, 'fixtures/core-run-child.ts'), dir, sim.url],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     let buf = '';
@@ -62,7 +66,10 @@ describe('the app killed with SIGKILL mid-run', () => {
     child.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
       // Each update carries the cells finished since the one before.
-      const finished = buf.split('\n').filter((l) => l.startsWith('{')).reduce((n, l) => n + (JSON.parse(l) as { cells: number }).cells, 0);
+      const finished = buf
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .reduce((n, l) => n + (JSON.parse(l) as { cells: number }).cells, 0);
       if (finished >= 2 && !child.killed) {
         workers.push(...childrenOf(child.pid!).filter((p) => cmdline(p).includes('worker-main')));
         child.kill('SIGKILL');
@@ -83,11 +90,17 @@ describe('the app killed with SIGKILL mid-run', () => {
     const before = new Map(recovered.cells.filter((c) => c.status === 'valid').map((c) => [key(c), c.startedAt]));
     expect(before.size).toBeGreaterThanOrEqual(2);
 
-    const core = createAppCore({ host: 'bridge', dataDir: dir, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
+    const core = createAppCore({
+      host: 'bridge',
+      dataDir: dir,
+      detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }),
+    });
     try {
       const d = await core.invoke('server:defaults', []);
       if (!d.ok) throw new Error(d.error);
-      expect((await core.invoke('server:start', [{ ...d.data, kind: 'attach', url: sim.url, model: '' }])).ok).toBe(true);
+      expect((await core.invoke('server:start', [{ ...d.data, kind: 'attach', url: sim.url, model: '' }])).ok).toBe(
+        true,
+      );
       for (let i = 0; i < 300; i++) {
         const snap = await core.invoke('server:snapshot', []);
         if (snap.ok && snap.data.state === 'ready') break;

@@ -34,16 +34,42 @@ interface Ev {
   concurrency?: number;
   cell?: { context: number; concurrency: number; status: string };
 }
-const events = (out: string): Ev[] => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Ev);
-const startedKeys = (evs: Ev[]) => evs.filter((e) => e.type === 'cell-start').map((e) => cellKey(e as { context: number; concurrency: number }));
+const events = (out: string): Ev[] =>
+  out
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Ev);
+const startedKeys = (evs: Ev[]) =>
+  evs.filter((e) => e.type === 'cell-start').map((e) => cellKey(e as { context: number; concurrency: number }));
 const doneKeys = (evs: Ev[]) => evs.flatMap((e) => (e.type === 'cell-done' && e.cell ? [cellKey(e.cell)] : []));
 
 describe('speedmatrix run killed with SIGKILL', () => {
   it('the journal keeps every finished cell; --resume measures only the rest; the key is in no output', async () => {
     const out = join(dir, 'killed.speedmatrix.json');
-    const args = ['run', '--url', sim.url, '--contexts', '0', '--concurrency', '1,2,4,8', '--prefill-contexts', 'none', '--duration', '3', '--sim-speed', '20', '--json-progress', '--out', out];
+    const args = [
+      'run',
+      '--url',
+      sim.url,
+      '--contexts',
+      '0',
+      '--concurrency',
+      '1,2,4,8',
+      '--prefill-contexts',
+      'none',
+      '--duration',
+      '3',
+      '--sim-speed',
+      '20',
+      '--json-progress',
+      '--out',
+      out,
+    ];
     const env = { ...process.env, SPEEDMATRIX_API_KEY: KEY };
-    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let killed = false;
@@ -56,7 +82,9 @@ describe('speedmatrix run killed with SIGKILL', () => {
         child.kill('SIGKILL');
       }
     });
-    const [code, signal] = await new Promise<[number | null, string | null]>((res) => child.on('close', (c, s) => res([c, s])));
+    const [code, signal] = await new Promise<[number | null, string | null]>((res) =>
+      child.on('close', (c, s) => res([c, s])),
+    );
     expect(signal).toBe('SIGKILL');
     const firstDone = doneKeys(events(stdout));
     expect(firstDone.length).toBeGreaterThanOrEqual(2);
@@ -68,22 +96,36 @@ describe('speedmatrix run killed with SIGKILL', () => {
     const journalText = readFileSync(journal, 'utf8');
     const recovered = recoverFromJournal(journal);
     expect(recovered).not.toBeNull();
-    const recoveredDone = recovered!.cells.filter((c) => c.status === 'valid').map((c) => `${c.context}x${c.concurrency}`);
+    const recoveredDone = recovered!.cells
+      .filter((c) => c.status === 'valid')
+      .map((c) => `${c.context}x${c.concurrency}`);
     expect(recoveredDone.sort()).toEqual([...firstDone].sort());
 
-    const again = await runCli(['run', '--resume', out, '--sim-speed', '20', '--json-progress'], { cwd: dir, env: { SPEEDMATRIX_API_KEY: KEY }, timeoutMs: 120_000 });
+    const again = await runCli(['run', '--resume', out, '--sim-speed', '20', '--json-progress'], {
+      cwd: dir,
+      env: { SPEEDMATRIX_API_KEY: KEY },
+      timeoutMs: 120_000,
+    });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toMatch(/error|warn/i);
     const secondStarted = startedKeys(events(again.stdout));
     expect(secondStarted.filter((k) => firstDone.includes(k))).toEqual([]);
     expect([...firstDone, ...doneKeys(events(again.stdout))].sort()).toEqual([...CELLS].sort());
     const s = await readSessionFile(out);
-    expect(s.ok && s.data.cells.map((c) => `${c.context}x${c.concurrency}:${c.status}`).sort()).toEqual(CELLS.map((k) => `${k}:valid`).sort());
+    expect(s.ok && s.data.cells.map((c) => `${c.context}x${c.concurrency}:${c.status}`).sort()).toEqual(
+      CELLS.map((k) => `${k}:valid`).sort(),
+    );
     expect(existsSync(journal)).toBe(false);
 
     // Reports from the finished session, then every output searched for the key.
-    const md = await runCli(['report', out, '--format', 'md', '--out', join(dir, 'killed.md')], { cwd: dir, timeoutMs: 60_000 });
-    const html = await runCli(['report', out, '--format', 'html', '--out', join(dir, 'killed.html')], { cwd: dir, timeoutMs: 60_000 });
+    const md = await runCli(['report', out, '--format', 'md', '--out', join(dir, 'killed.md')], {
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
+    const html = await runCli(['report', out, '--format', 'html', '--out', join(dir, 'killed.html')], {
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect([md.code, html.code]).toEqual([0, 0]);
     expect(s.ok && s.data.events.length).toBeGreaterThan(0);
     const outputs: [string, string][] = [

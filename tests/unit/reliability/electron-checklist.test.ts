@@ -18,7 +18,12 @@ interface FakeWebContents {
 const m = vi.hoisted(() => ({
   windows: [] as { options: Record<string, unknown>; loaded: string[]; wc: FakeWebContents }[],
   external: [] as string[],
-  headers: null as null | ((d: { responseHeaders: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void),
+  headers: null as
+    | null
+    | ((
+        d: { responseHeaders: Record<string, string[]> },
+        cb: (r: { responseHeaders: Record<string, string[]> }) => void,
+      ) => void),
   permission: null as null | ((wc: unknown, p: string, cb: (ok: boolean) => void) => void),
   permissionCheck: null as null | (() => boolean),
   ipc: new Map<string, (event: unknown, ...args: unknown[]) => unknown>(),
@@ -87,14 +92,27 @@ beforeEach(() => {
 });
 
 function directives(csp: string): Map<string, string[]> {
-  return new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([k, ...v]) => [k, v]));
+  return new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([k, ...v]) => [k, v]),
+  );
 }
 
 describe('the window (window.ts)', () => {
-  it("context isolation, sandbox, no Node integration, webSecurity on, no webview, no insecure content", () => {
+  it('context isolation, sandbox, no Node integration, webSecurity on, no webview, no insecure content', () => {
     createMainWindow();
     const prefs = m.windows.at(-1)!.options.webPreferences as Record<string, unknown>;
-    expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false, allowRunningInsecureContent: false });
+    expect(prefs).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      webviewTag: false,
+      allowRunningInsecureContent: false,
+    });
     expect(prefs.nodeIntegrationInWorker).not.toBe(true);
     expect(prefs.nodeIntegrationInSubFrames).not.toBe(true);
     expect(prefs.experimentalFeatures).not.toBe(true);
@@ -112,7 +130,17 @@ describe('the window (window.ts)', () => {
     createMainWindow();
     const open = m.windows.at(-1)!.wc.openHandler!;
     m.external.length = 0;
-    const tries = ['https://github.com/vllm-project/vllm', 'https://docs.vllm.ai/en/latest/', 'javascript:alert(1)', 'file:///etc/passwd', 'http://github.com/', 'https://github.com.evil.example/', 'https://evil.example/https://github.com/', 'data:text/html,<script>1</script>', 'about:blank'];
+    const tries = [
+      'https://github.com/vllm-project/vllm',
+      'https://docs.vllm.ai/en/latest/',
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      'http://github.com/',
+      'https://github.com.evil.example/',
+      'https://evil.example/https://github.com/',
+      'data:text/html,<script>1</script>',
+      'about:blank',
+    ];
     for (const url of tries) expect(open({ url })).toEqual({ action: 'deny' });
     expect(m.external).toEqual(['https://github.com/vllm-project/vllm', 'https://docs.vllm.ai/en/latest/']);
     for (const p of EXTERNAL_ALLOWLIST) expect(p).toMatch(/^https:\/\/[a-z.]+\/$/);
@@ -176,7 +204,8 @@ describe('the session and the CSP', () => {
       const meta = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html);
       expect(meta?.[1], page).toBe(CSP);
       // No remote script or style: every src/href is local.
-      for (const [, url] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(url, page).toMatch(/^(\.?\/|data:,|[a-zA-Z0-9_-]+\/|\/)/);
+      for (const [, url] of html.matchAll(/(?:src|href)="([^"]+)"/g))
+        expect(url, page).toMatch(/^(\.?\/|data:,|[a-zA-Z0-9_-]+\/|\/)/);
     }
   });
 
@@ -190,7 +219,20 @@ describe('the session and the CSP', () => {
       }
     };
     for (const d of ['src-main', 'src-preload', 'src-renderer']) walk(join(ROOT, d));
-    const banned = [/webSecurity:\s*false/, /nodeIntegration:\s*true/, /contextIsolation:\s*false/, /sandbox:\s*false/, /@electron\/remote/, /enableRemoteModule/, /allowRunningInsecureContent:\s*true/, /dangerouslySetInnerHTML/, /\.innerHTML\s*=/, /insertAdjacentHTML/, /\beval\(/, /new Function\(/];
+    const banned = [
+      /webSecurity:\s*false/,
+      /nodeIntegration:\s*true/,
+      /contextIsolation:\s*false/,
+      /sandbox:\s*false/,
+      /@electron\/remote/,
+      /enableRemoteModule/,
+      /allowRunningInsecureContent:\s*true/,
+      /dangerouslySetInnerHTML/,
+      /\.innerHTML\s*=/,
+      /insertAdjacentHTML/,
+      /\beval\(/,
+      /new Function\(/,
+    ];
     for (const f of files) {
       const text = readFileSync(f, 'utf8');
       for (const re of banned) expect(re.test(text), `${re} in ${f}`).toBe(false);
@@ -204,9 +246,13 @@ describe('the preload surface', () => {
     await import('../../../src-preload/index');
     expect([...m.exposed.keys()]).toEqual(['speedmatrix']);
     const api = m.exposed.get('speedmatrix')!;
-    expect(Object.keys(api).sort()).toEqual([...Object.keys(bridgeMethods), ...Object.keys(bridgeEvents), 'pathForFile'].sort());
+    expect(Object.keys(api).sort()).toEqual(
+      [...Object.keys(bridgeMethods), ...Object.keys(bridgeEvents), 'pathForFile'].sort(),
+    );
     for (const v of Object.values(api)) expect(typeof v).toBe('function');
-    expect(Object.values(api).some((v) => (v as { invoke?: unknown }).invoke || (v as { send?: unknown }).send)).toBe(false);
+    expect(Object.values(api).some((v) => (v as { invoke?: unknown }).invoke || (v as { send?: unknown }).send)).toBe(
+      false,
+    );
     // Each method reaches exactly its own namespaced channel.
     m.invoked.length = 0;
     for (const [method, channel] of Object.entries(bridgeMethods)) {
@@ -219,9 +265,20 @@ describe('the preload surface', () => {
 
 describe('every IPC handler', () => {
   const RENDERER = 'file:///opt/SpeedMatrix/resources/app/out/renderer/index.html';
-  const core = createAppCore({ host: 'electron', dataDir: dir, allowWritePaths: false, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
+  const core = createAppCore({
+    host: 'electron',
+    dataDir: dir,
+    allowWritePaths: false,
+    detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }),
+  });
   const seen: string[] = [];
-  const spy = { ...core, invoke: ((ch: string, args: unknown[]) => (seen.push(ch), core.invoke(ch as never, args as never))) as typeof core.invoke };
+  const spy = {
+    ...core,
+    invoke: ((ch: string, args: unknown[]) => (
+      seen.push(ch),
+      core.invoke(ch as never, args as never)
+    )) as typeof core.invoke,
+  };
   const mainFrame = { url: RENDERER, processId: 7, frameToken: 'main', parent: null };
   const wc = { mainFrame, send: () => undefined };
   registerIpc(spy, () => ({ isDestroyed: () => false, webContents: wc }) as never);
@@ -246,7 +303,11 @@ describe('every IPC handler', () => {
 
   it.each(channels)('%s validates its arguments against the contract schema', async (ch) => {
     const ours = { sender: wc, senderFrame: mainFrame };
-    const bad: unknown[][] = [[{ evil: '<script>' }, 1, 2, 3, 4], [Symbol.for('x')], [{ toString: 'x', __proto__: { polluted: true } }, 'a'.repeat(10), null, null, null]];
+    const bad: unknown[][] = [
+      [{ evil: '<script>' }, 1, 2, 3, 4],
+      [Symbol.for('x')],
+      [{ toString: 'x', __proto__: { polluted: true } }, 'a'.repeat(10), null, null, null],
+    ];
     for (const [i, args] of bad.entries()) {
       const r = (await m.ipc.get(IPC_PREFIX + ch)!(ours, ...args)) as { ok: boolean; error?: string };
       expect(r.ok, `${ch} accepted bad arguments #${i}`).toBe(false);

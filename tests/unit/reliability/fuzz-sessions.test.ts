@@ -18,7 +18,16 @@ const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-fuzz-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Raw markup that would become an element or a live URL if a string slipped through unescaped. */
-const RAW_MARKUP = [/<script>window/i, /<img src=x/i, /<svg onload/i, /<iframe/i, /<a href="javascript:/i, /<b>bold/i, /\]\(javascript:/i, /<[^>]+=\s*"?javascript:/i];
+const RAW_MARKUP = [
+  /<script>window/i,
+  /<img src=x/i,
+  /<svg onload/i,
+  /<iframe/i,
+  /<a href="javascript:/i,
+  /<b>bold/i,
+  /\]\(javascript:/i,
+  /<[^>]+=\s*"?javascript:/i,
+];
 
 /** Element names in an HTML document, so a hostile session's report can be compared with a clean one's. */
 const tagNames = (html: string) => new Set([...html.matchAll(/<([a-zA-Z][\w-]*)/g)].map((m) => m[1].toLowerCase()));
@@ -76,14 +85,20 @@ describe('fuzz corpus of session files', () => {
     }
     const utf = corpus.filter((c) => c.name.startsWith('invalid UTF-8'));
     expect(utf.length).toBe(4);
-    for (const c of utf) expect(parseSessionText(c.data as Uint8Array, 'u.json')).toMatchObject({ ok: false, error: { message: 'u.json is not valid UTF-8 text, so it is not a session file.' } });
+    for (const c of utf)
+      expect(parseSessionText(c.data as Uint8Array, 'u.json')).toMatchObject({
+        ok: false,
+        error: { message: 'u.json is not valid UTF-8 text, so it is not a session file.' },
+      });
   });
 
   it('the hostile session renders every payload as escaped text in both report formats', () => {
     const s = hostileSession();
     const html = renderHtmlReport(s);
     expect(html).toContain('&lt;script&gt;window.__pwned=&quot;script&quot;&lt;/script&gt;');
-    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="[^"]*script-src 'none'|default-src 'none'/);
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="[^"]*script-src 'none'|default-src 'none'/,
+    );
     const md = renderMarkdownReport(s);
     expect(md).toMatch(/&lt;script&gt;|\\<script\\>|`[^`]*<script>/);
   });
@@ -107,13 +122,20 @@ describe('a 200 MB file', () => {
     ftruncateSync(fd, 200 * 1024 * 1024); // sparse: no 200 MB written to the disk
     closeSync(fd);
     const r = await readSessionFile(big);
-    expect(!r.ok && r.error.message).toBe('huge.speedmatrix.json is 200.0 MB; SpeedMatrix opens session files up to 64 MB. It is probably not a session file.');
+    expect(!r.ok && r.error.message).toBe(
+      'huge.speedmatrix.json is 200.0 MB; SpeedMatrix opens session files up to 64 MB. It is probably not a session file.',
+    );
     const i = await importFile(big);
     expect(!i.ok && i.error).toMatch(/^Cannot import huge\.speedmatrix\.json: it is 200\.0 MB/);
   });
 
   it('dropped onto the window (text in memory) is refused with the same size message, and the app keeps going', async () => {
-    const core = createAppCore({ host: 'bridge', dataDir: dir, allowWritePaths: false, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
+    const core = createAppCore({
+      host: 'bridge',
+      dataDir: dir,
+      allowWritePaths: false,
+      detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }),
+    });
     const text = `{"format":"speedmatrix-session","pad":"${'x'.repeat(200 * 1024 * 1024)}"}`;
     const r = await core.invoke('session:open-data', [{ name: 'dropped.json', text }]);
     expect(r.ok).toBe(false);

@@ -26,7 +26,9 @@ afterAll(() => {
 
 /** pid -> process group of every live process, through the supervisor's own process table (throws where it cannot be read). */
 async function groups(): Promise<Map<number, number>> {
-  return new Map((await listProcesses()).filter((p) => p.state !== 'Z' && p.pgid !== null).map((p) => [p.pid, p.pgid!]));
+  return new Map(
+    (await listProcesses()).filter((p) => p.state !== 'Z' && p.pgid !== null).map((p) => [p.pid, p.pgid!]),
+  );
 }
 
 /** The command line of a live process, from the same table. */
@@ -37,7 +39,13 @@ async function commandOf(pid: number): Promise<string> {
 async function startAndKillLeader(core: AppCore): Promise<{ leader: number; engine: number }> {
   const d = await core.invoke('server:defaults', []);
   if (!d.ok) throw new Error(d.error);
-  expect((await core.invoke('server:start', [{ ...d.data, kind: 'simulator', servedModelName: MARK, simSpeed: 20, simLoadSeconds: 0.2 }])).ok).toBe(true);
+  expect(
+    (
+      await core.invoke('server:start', [
+        { ...d.data, kind: 'simulator', servedModelName: MARK, simSpeed: 20, simLoadSeconds: 0.2 },
+      ])
+    ).ok,
+  ).toBe(true);
   let state = 'starting';
   for (let i = 0; i < 600 && state === 'starting'; i++) {
     await new Promise((r) => setTimeout(r, 100));
@@ -56,7 +64,12 @@ async function startAndKillLeader(core: AppCore): Promise<{ leader: number; engi
 }
 
 function newCore(): AppCore {
-  return createAppCore({ host: 'bridge', dataDir: dir, detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }), stopTimeoutMs: 5_000 });
+  return createAppCore({
+    host: 'bridge',
+    dataDir: dir,
+    detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }),
+    stopTimeoutMs: 5_000,
+  });
 }
 
 describe('the server leader killed under the app', () => {
@@ -74,10 +87,16 @@ describe('the server leader killed under the app', () => {
       for (let i = 0; i < 300 && !failure; i++) {
         await new Promise((r) => setTimeout(r, 100));
         const snap = await core.invoke('server:snapshot', []);
-        if (snap.ok && snap.data.state === 'failed') failure = `${snap.data.failure?.message} ${snap.data.failure?.advice}`;
+        if (snap.ok && snap.data.state === 'failed')
+          failure = `${snap.data.failure?.message} ${snap.data.failure?.advice}`;
       }
-      expect(failure).toMatch(new RegExp(`signal SIGKILL.*It left 1 process\\(es\\) running: pid ${engine} \\(VLLM::EngineCore\\)`));
-      expect(notices.some((n) => n.level === 'error' && n.message.includes(`pid ${engine}`)), JSON.stringify(notices)).toBe(true);
+      expect(failure).toMatch(
+        new RegExp(`signal SIGKILL.*It left 1 process\\(es\\) running: pid ${engine} \\(VLLM::EngineCore\\)`),
+      );
+      expect(
+        notices.some((n) => n.level === 'error' && n.message.includes(`pid ${engine}`)),
+        JSON.stringify(notices),
+      ).toBe(true);
       expect(orphanEvents).toEqual([{ orphans: [{ pid: engine, command: 'VLLM::EngineCore', gpuMemoryBytes: null }] }]);
       // Nobody has answered yet: it is still running.
       await new Promise((r) => setTimeout(r, 1000));
@@ -93,7 +112,10 @@ describe('the server leader killed under the app', () => {
       expect(ended).toEqual({ ok: true, data: [{ pid: engine, command: 'VLLM::EngineCore', gpuMemoryBytes: null }] });
       expect(alive(engine)).toBe(false);
       expect(orphanEvents.at(-1)).toEqual({ orphans: [] });
-      expect(notices.at(-1)).toMatchObject({ level: 'info', message: `Ended 1 process(es): pid ${engine} (VLLM::EngineCore).` });
+      expect(notices.at(-1)).toMatchObject({
+        level: 'info',
+        message: `Ended 1 process(es): pid ${engine} (VLLM::EngineCore).`,
+      });
       const again = await core.invoke('server:end-orphans', []);
       expect(again).toEqual({ ok: false, error: 'No processes are left running by a crashed server.' });
 
@@ -118,7 +140,9 @@ describe('the server leader killed under the app', () => {
       expect(orphanEvents[0]?.orphans.map((o) => o.pid)).toEqual([engine]);
       const d = await core.invoke('server:defaults', []);
       if (!d.ok) throw new Error(d.error);
-      expect((await core.invoke('server:start', [{ ...d.data, kind: 'simulator', simSpeed: 20, simLoadSeconds: 0.2 }])).ok).toBe(true);
+      expect(
+        (await core.invoke('server:start', [{ ...d.data, kind: 'simulator', simSpeed: 20, simLoadSeconds: 0.2 }])).ok,
+      ).toBe(true);
       expect(alive(engine)).toBe(true);
     } finally {
       await core.dispose();

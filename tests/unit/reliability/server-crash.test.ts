@@ -30,9 +30,30 @@ describe('a server that crashes mid-cell', () => {
     sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', '--sim-crash-after-tokens', '3600'] });
     const dir = tempDir();
     const out = join(dir, 'crash.speedmatrix.json');
-    const r = await runCli(['run', '--url', sim.url, '--contexts', '0', '--concurrency', '1,2,4', '--prefill-contexts', 'none', '--duration', '10', '--sim-speed', String(SPEED), '--out', out], { cwd: dir, timeoutMs: 150_000 });
+    const r = await runCli(
+      [
+        'run',
+        '--url',
+        sim.url,
+        '--contexts',
+        '0',
+        '--concurrency',
+        '1,2,4',
+        '--prefill-contexts',
+        'none',
+        '--duration',
+        '10',
+        '--sim-speed',
+        String(SPEED),
+        '--out',
+        out,
+      ],
+      { cwd: dir, timeoutMs: 150_000 },
+    );
     expect(r.code).toBe(1);
-    expect(r.stderr + r.stdout).toMatch(/The run stopped: the server went down and was not restarted\. Every finished cell is saved; resume the run once the server is back\./);
+    expect(r.stderr + r.stdout).toMatch(
+      /The run stopped: the server went down and was not restarted\. Every finished cell is saved; resume the run once the server is back\./,
+    );
     const s = await readSessionFile(out);
     if (!s.ok) throw new Error(s.error.message);
     const c = cellsOf(s.data);
@@ -57,14 +78,29 @@ describe('a server that crashes mid-cell', () => {
     const started = await sup.start(launch, { readyTimeoutMs: 45_000, stopTimeoutMs: 5_000 });
     if (!started.ok) throw new Error(started.error.message);
     const s = sup;
-    const r = await runBench(started.data, { contexts: [0], concurrency: [1, 2, 4], prefillContexts: [], secondsPerMeasurement: 10, simSpeed: SPEED, warmup: false }, join(tempDir(), 'sup.speedmatrix.json'), {
-      serverLogLines: () => s.logTail(500),
-      onServerCrash: async () => {
-        await s.stop();
-        const again = await s.start({ ...launch, simArgs: ['--sim-load-seconds', '0.2'] }, { readyTimeoutMs: 45_000, stopTimeoutMs: 5_000 });
-        return again.ok ? again.data : null;
+    const r = await runBench(
+      started.data,
+      {
+        contexts: [0],
+        concurrency: [1, 2, 4],
+        prefillContexts: [],
+        secondsPerMeasurement: 10,
+        simSpeed: SPEED,
+        warmup: false,
       },
-    });
+      join(tempDir(), 'sup.speedmatrix.json'),
+      {
+        serverLogLines: () => s.logTail(500),
+        onServerCrash: async () => {
+          await s.stop();
+          const again = await s.start(
+            { ...launch, simArgs: ['--sim-load-seconds', '0.2'] },
+            { readyTimeoutMs: 45_000, stopTimeoutMs: 5_000 },
+          );
+          return again.ok ? again.data : null;
+        },
+      },
+    );
     const c = cellsOf(r.session);
     expect(c['0x1'].status).toBe('valid');
     expect(c['0x2'].status).toBe('error');

@@ -22,7 +22,19 @@ const marker = (n: string) => join(dir, `pwned-${n}`);
 const HOSTILE = {
   model: `org/model; touch ${marker('model')}`,
   served: `$(touch ${marker('served')})`,
-  args: [`--x=\`touch ${marker('tick')}\``, `a && touch ${marker('and')}`, `| tee ${marker('pipe')}`, `> ${marker('redir')}`, '*', '~', '$HOME', "it's \"quoted\"", 'two\nlines', '{a,b}', ''],
+  args: [
+    `--x=\`touch ${marker('tick')}\``,
+    `a && touch ${marker('and')}`,
+    `| tee ${marker('pipe')}`,
+    `> ${marker('redir')}`,
+    '*',
+    '~',
+    '$HOME',
+    'it\'s "quoted"',
+    'two\nlines',
+    '{a,b}',
+    '',
+  ],
   env: { SM_META_A: `$(touch ${marker('env')})`, SM_META_B: '`id`; echo $PATH | cat *' },
 };
 const KEY = 'sk-META-KEY-7f3a9c';
@@ -76,7 +88,11 @@ describe('shell metacharacters in launch options', () => {
 
   it('the app core Server form: the same literal argv, and the preview and log never show the key', async () => {
     const out = join(dir, 'core.json');
-    const core = createAppCore({ host: 'bridge', dataDir: join(dir, 'app'), detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }) });
+    const core = createAppCore({
+      host: 'bridge',
+      dataDir: join(dir, 'app'),
+      detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }),
+    });
     try {
       const d = await core.invoke('server:defaults', []);
       if (!d.ok) throw new Error(d.error);

@@ -27,7 +27,15 @@ async function survivors(groups: Set<number>): Promise<string[]> {
 }
 
 async function simLaunch(simArgs: string[]): Promise<LaunchOptions> {
-  return { engineKind: 'simulator', model: 'microsoft/Fara1.5-4B', servedModelName: MARK, host: '127.0.0.1', port: await freePort(), simSpeed: 20, simArgs };
+  return {
+    engineKind: 'simulator',
+    model: 'microsoft/Fara1.5-4B',
+    servedModelName: MARK,
+    host: '127.0.0.1',
+    port: await freePort(),
+    simSpeed: 20,
+    simArgs,
+  };
 }
 
 describe('the simulator started and stopped again and again', () => {
@@ -36,7 +44,10 @@ describe('the simulator started and stopped again and again', () => {
     const groups = new Set<number>();
     let fdsAfterFirst = 0;
     for (let i = 0; i < CYCLES; i++) {
-      const r = await sup.start(await simLaunch(['--sim-load-seconds', '0']), { readyTimeoutMs: 60_000, stopTimeoutMs: 10_000 });
+      const r = await sup.start(await simLaunch(['--sim-load-seconds', '0']), {
+        readyTimeoutMs: 60_000,
+        stopTimeoutMs: 10_000,
+      });
       if (!r.ok) throw new Error(`cycle ${i}: ${r.error.message}`);
       const leader = sup.pid!;
       groups.add(leader);
@@ -56,14 +67,18 @@ describe('the simulator started and stopped again and again', () => {
   it('a start slower than its deadline fails at the deadline, saying so, and the process group is gone', async () => {
     const sup = new Supervisor();
     const t0 = Date.now();
-    const r = await sup.start(await simLaunch(['--sim-slow-start', '120']), { readyTimeoutMs: 4_000, stopTimeoutMs: 5_000 });
+    const r = await sup.start(await simLaunch(['--sim-slow-start', '120']), {
+      readyTimeoutMs: 4_000,
+      stopTimeoutMs: 5_000,
+    });
     const took = Date.now() - t0;
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error.kind).toBe('ready-timeout');
     expect(!r.ok && r.error.message).toMatch(/not ready after 4 s/);
     expect(took).toBeLessThan(30_000);
     const leader = sup.pid!;
-    for (let i = 0; i < 100 && (await findGroupProcesses(leader)).length > 0; i++) await new Promise((res) => setTimeout(res, 100));
+    for (let i = 0; i < 100 && (await findGroupProcesses(leader)).length > 0; i++)
+      await new Promise((res) => setTimeout(res, 100));
     expect(await findGroupProcesses(leader)).toEqual([]);
     expect(await survivors(new Set([leader]))).toEqual([]);
     await sup.stop();

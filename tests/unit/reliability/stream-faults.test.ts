@@ -47,29 +47,58 @@ const FAULTS: [string, string[], string[], RegExp][] = [
   ['malformed chunk', ['--sim-malformed-chunk-after-tokens', '20'], [], /Malformed stream/],
   ['mid-stream error event', ['--sim-error-event-after-tokens', '20'], [], /error in the stream: .+/],
   // Every second request fails; short requests, so that the failures fall inside the window (over 10% of its requests).
-  ['HTTP 500 on half the requests', ['--sim-500-share', '0.5'], ['--max-output', '64'], /requests (in the window )?failed.*HTTP 500/],
+  [
+    'HTTP 500 on half the requests',
+    ['--sim-500-share', '0.5'],
+    ['--max-output', '64'],
+    /requests (in the window )?failed.*HTTP 500/,
+  ],
 ];
 
 describe('stream faults through `speedmatrix run`', () => {
-  it.each(FAULTS)('%s: Error with its reason, within the time limits, no worker left', async (_name, args, flags, reason) => {
-    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', ...args] });
-    const dir = tempDir();
-    const out = join(dir, 'f.speedmatrix.json');
-    const tag = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    const t0 = Date.now();
-    // --duration 5 at speed 20; a stalled stream is given up after the default stall limit.
-    const r = await runCli(['run', '--url', sim.url, '--contexts', '0', '--concurrency', '2', '--prefill-contexts', 'none', '--duration', '5', '--sim-speed', String(SPEED), ...flags, '--out', out], { cwd: dir, timeoutMs: 120_000, env: { SM_TEST_RUN: tag } });
-    const wall = (Date.now() - t0) / 1000;
-    expect(r.code, r.stderr).toBe(0);
-    const s = await readSessionFile(out);
-    if (!s.ok) throw new Error(s.error.message);
-    expect(s.data.cells.map((c) => c.status)).toEqual(['error']);
-    expect(s.data.cells[0].reason).toMatch(reason);
-    // Ramp + window + stall limit, with a wide margin for a loaded machine; a stuck stream would hit the 120 s kill.
-    const cellSeconds = (Date.parse(s.data.cells[0].finishedAt!) - Date.parse(s.data.cells[0].startedAt!)) / 1000;
-    expect(cellSeconds).toBeLessThan(60);
-    expect(wall).toBeLessThan(110);
-    // The CLI has exited; its worker must be gone too (give a loaded machine a moment to reap it).
-    await expect.poll(() => workersOf(tag), { timeout: 5_000, interval: 100 }).toEqual([]);
-  }, 150_000);
+  it.each(FAULTS)(
+    '%s: Error with its reason, within the time limits, no worker left',
+    async (_name, args, flags, reason) => {
+      sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', ...args] });
+      const dir = tempDir();
+      const out = join(dir, 'f.speedmatrix.json');
+      const tag = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+      const t0 = Date.now();
+      // --duration 5 at speed 20; a stalled stream is given up after the default stall limit.
+      const r = await runCli(
+        [
+          'run',
+          '--url',
+          sim.url,
+          '--contexts',
+          '0',
+          '--concurrency',
+          '2',
+          '--prefill-contexts',
+          'none',
+          '--duration',
+          '5',
+          '--sim-speed',
+          String(SPEED),
+          ...flags,
+          '--out',
+          out,
+        ],
+        { cwd: dir, timeoutMs: 120_000, env: { SM_TEST_RUN: tag } },
+      );
+      const wall = (Date.now() - t0) / 1000;
+      expect(r.code, r.stderr).toBe(0);
+      const s = await readSessionFile(out);
+      if (!s.ok) throw new Error(s.error.message);
+      expect(s.data.cells.map((c) => c.status)).toEqual(['error']);
+      expect(s.data.cells[0].reason).toMatch(reason);
+      // Ramp + window + stall limit, with a wide margin for a loaded machine; a stuck stream would hit the 120 s kill.
+      const cellSeconds = (Date.parse(s.data.cells[0].finishedAt!) - Date.parse(s.data.cells[0].startedAt!)) / 1000;
+      expect(cellSeconds).toBeLessThan(60);
+      expect(wall).toBeLessThan(110);
+      // The CLI has exited; its worker must be gone too (give a loaded machine a moment to reap it).
+      await expect.poll(() => workersOf(tag), { timeout: 5_000, interval: 100 }).toEqual([]);
+    },
+    150_000,
+  );
 });

@@ -1,6 +1,14 @@
 /** The renderer's display text: the reference report's spellings, and a unit on every number. */
 import { describe, expect, it } from 'vitest';
-import { fmtContext, fmtMs, fmtSeconds, fmtTokPerSec, legendText, tokPerSec, cellName } from '../../../src-renderer/src/format';
+import {
+  fmtContext,
+  fmtMs,
+  fmtSeconds,
+  fmtTokPerSec,
+  legendText,
+  tokPerSec,
+  cellName,
+} from '../../../src-renderer/src/format';
 import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
 import { textColorOn, throughputColor } from '../../../src-shared/report/matrix-model';
 import { measurementRows, sortRows } from '../../../src-renderer/src/features/results/measurements';
@@ -55,8 +63,12 @@ describe('renderer formatting', () => {
   });
 
   it('explains each status in the legend words of the reports', () => {
-    expect(legendText('looped')).toBe('the model kept repeating the same text, so the benchmark discarded this measurement.');
-    expect(legendText('over-capacity')).toBe("not run because this many requests at this context would exceed the server's KV cache.");
+    expect(legendText('looped')).toBe(
+      'the model kept repeating the same text, so the benchmark discarded this measurement.',
+    );
+    expect(legendText('over-capacity')).toBe(
+      "not run because this many requests at this context would exceed the server's KV cache.",
+    );
   });
 });
 
@@ -86,8 +98,17 @@ describe('heatmap model', () => {
   });
 
   it('keeps the figures of a queued cell, flagged with its word', () => {
-    const q = buildHeatmap([8 * K], [8], [cell(8 * K, 8, { status: 'queued', totalTokensPerSecond: 880.5, ttft: stats(0.1) })]);
-    expect(q.rows[0][0]).toMatchObject({ kind: 'value', line1: '880.5 tok/s', line2: '100 ms TTFT', flag: 'Requests queued' });
+    const q = buildHeatmap(
+      [8 * K],
+      [8],
+      [cell(8 * K, 8, { status: 'queued', totalTokensPerSecond: 880.5, ttft: stats(0.1) })],
+    );
+    expect(q.rows[0][0]).toMatchObject({
+      kind: 'value',
+      line1: '880.5 tok/s',
+      line2: '100 ms TTFT',
+      flag: 'Requests queued',
+    });
     expect(q.statusesShown).toEqual(['queued']);
   });
 
@@ -102,7 +123,11 @@ describe('heatmap model', () => {
   });
 
   it('gives figures a few percent apart nearly the same colour, not opposite ends of the scale', () => {
-    const close = buildHeatmap([8 * K], [1, 2], [cell(8 * K, 1, { totalTokensPerSecond: 127.8 }), cell(8 * K, 2, { totalTokensPerSecond: 137.4 })]);
+    const close = buildHeatmap(
+      [8 * K],
+      [1, 2],
+      [cell(8 * K, 1, { totalTokensPerSecond: 127.8 }), cell(8 * K, 2, { totalTokensPerSecond: 137.4 })],
+    );
     const [lo, hi] = close.rows[0].map((c) => c.background);
     expect(lo).toBe(throughputColor(127.8, 137.4));
     expect(hi).toBe(throughputColor(137.4, 137.4));
@@ -116,18 +141,79 @@ describe('All measurements rows', () => {
   const s = createSession({
     prefill: [{ context: 8 * K, status: 'valid', promptTokens: 8192, ttftSeconds: 0.236, tokensPerSecond: 34_600 }],
     cells: [
-      cell(8 * K, 32, { totalTokensPerSecond: 2646.7, perRequestTokensPerSecond: 82.9, ttft: stats(0.247), timeBetweenTokens: stats(0.0121), avgActiveRequests: 32, outputTokens: 79_392 }),
-      cell(8 * K, 1, { totalTokensPerSecond: 141.4, perRequestTokensPerSecond: 142, outputTokens: 4243, completedRequests: 1 }),
-      cell(16 * K, 128, { status: 'over-capacity', totalTokensPerSecond: null, perRequestTokensPerSecond: null, ttft: null, timeBetweenTokens: null, avgActiveRequests: null, completedRequests: null, outputTokens: null, windowSeconds: null }),
+      cell(8 * K, 32, {
+        totalTokensPerSecond: 2646.7,
+        perRequestTokensPerSecond: 82.9,
+        ttft: stats(0.247),
+        timeBetweenTokens: stats(0.0121),
+        avgActiveRequests: 32,
+        outputTokens: 79_392,
+      }),
+      cell(8 * K, 1, {
+        totalTokensPerSecond: 141.4,
+        perRequestTokensPerSecond: 142,
+        outputTokens: 4243,
+        completedRequests: 1,
+      }),
+      cell(16 * K, 128, {
+        status: 'over-capacity',
+        totalTokensPerSecond: null,
+        perRequestTokensPerSecond: null,
+        ttft: null,
+        timeBetweenTokens: null,
+        avgActiveRequests: null,
+        completedRequests: null,
+        outputTokens: null,
+        windowSeconds: null,
+      }),
     ],
   });
   const rows = measurementRows(s);
 
   it('has the reference columns and units, prefill first then decode in matrix order', () => {
     expect(rows[0].text).toEqual(['Prefill', '8K', '1', 'Valid', '34.6K', '—', '236 ms', '—', '—', '1', '—', '—']);
-    expect(rows[1].text).toEqual(['Sustained decode', '8K', '1', 'Valid', '141.4', '142.0', '50 ms', '7.0 ms', '1.0', '1', '4,243', '30.0 s']);
-    expect(rows[2].text).toEqual(['Sustained decode', '8K', '32', 'Valid', '2,646.7', '82.9', '247 ms', '12.1 ms', '32.0', '0', '79,392', '30.0 s']);
-    expect(rows[3].text).toEqual(['Sustained decode', '16K', '128', 'Over capacity', '—', '—', '—', '—', '—', '—', '—', '—']);
+    expect(rows[1].text).toEqual([
+      'Sustained decode',
+      '8K',
+      '1',
+      'Valid',
+      '141.4',
+      '142.0',
+      '50 ms',
+      '7.0 ms',
+      '1.0',
+      '1',
+      '4,243',
+      '30.0 s',
+    ]);
+    expect(rows[2].text).toEqual([
+      'Sustained decode',
+      '8K',
+      '32',
+      'Valid',
+      '2,646.7',
+      '82.9',
+      '247 ms',
+      '12.1 ms',
+      '32.0',
+      '0',
+      '79,392',
+      '30.0 s',
+    ]);
+    expect(rows[3].text).toEqual([
+      'Sustained decode',
+      '16K',
+      '128',
+      'Over capacity',
+      '—',
+      '—',
+      '—',
+      '—',
+      '—',
+      '—',
+      '—',
+      '—',
+    ]);
   });
 
   it('sorts by a column either way, missing values last', () => {

@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
 import { importText } from '../../../src-main/importers';
 import { metricContextOf } from '../../../src-shared/report/cell-metrics';
-import { MISSED_TARGET_FILL, matrixAxes, metricColor, sequentialColor, throughputColor } from '../../../src-shared/report/matrix-model';
+import {
+  MISSED_TARGET_FILL,
+  matrixAxes,
+  metricColor,
+  sequentialColor,
+  throughputColor,
+} from '../../../src-shared/report/matrix-model';
 import { medianOnly, parseTargets } from '../../../src-shared/report/slo';
 import { SHARED } from '../../helpers/paths';
 
@@ -54,7 +60,11 @@ describe('heatmap in a chosen metric', () => {
 
   it('greys the measured cells that miss the targets and leaves those that meet them coloured', () => {
     const set = parseTargets('ttft-p90<=500ms,per-request>=60');
-    const m = buildHeatmap(contexts, concurrency, s.cells, [], { metric: 'total', ctx: metricContextOf(s, null), targets: { set, medians: medianOnly(s) } });
+    const m = buildHeatmap(contexts, concurrency, s.cells, [], {
+      metric: 'total',
+      ctx: metricContextOf(s, null),
+      targets: { set, medians: medianOnly(s) },
+    });
     expect(at(m, 8 * K, 64).missesTargets).toBe(false);
     expect(at(m, 8 * K, 64).background).not.toBe(MISSED_TARGET_FILL);
     const tooMany = at(m, 8 * K, 128);

@@ -9,7 +9,18 @@ import { TELEMETRY_WINDOW } from '../../../src-renderer/src/store/hardware-slice
 const K = 1024;
 let seq = 0;
 /** Updates of run 1 unless told, numbered in the order made (as main numbers them). */
-const update = (u: Partial<RunUpdate>): RunUpdate => ({ phase: 'decode', plan: null, live: null, cells: [], prefill: [], progress: null, message: null, run: 1, seq: ++seq, ...u });
+const update = (u: Partial<RunUpdate>): RunUpdate => ({
+  phase: 'decode',
+  plan: null,
+  live: null,
+  cells: [],
+  prefill: [],
+  progress: null,
+  message: null,
+  run: 1,
+  seq: ++seq,
+  ...u,
+});
 const done = (context: number, concurrency: number, status: DecodeCell['status'] = 'valid') =>
   ({ context, concurrency, status, totalTokensPerSecond: status === 'valid' ? 100 : null }) as DecodeCell;
 
@@ -23,7 +34,11 @@ describe('app slice', () => {
       s.getState().pushNotice({ level: 'info', message: 'Saved b.json' });
       s.getState().pushNotice({ level: 'info', message: 'Saved c.json' });
       // Three at most; the oldest informational one made room, the error stayed.
-      expect(s.getState().notices.map((n) => n.message)).toEqual(['Could not save: disk full.', 'Saved b.json', 'Saved c.json']);
+      expect(s.getState().notices.map((n) => n.message)).toEqual([
+        'Could not save: disk full.',
+        'Saved b.json',
+        'Saved c.json',
+      ]);
       vi.advanceTimersByTime(6000);
       expect(s.getState().notices.map((n) => n.message)).toEqual(['Could not save: disk full.']);
       vi.advanceTimersByTime(60_000);
@@ -38,7 +53,13 @@ describe('app slice', () => {
   it('is loading until the bridge answered, then ready with the version', () => {
     const s = createAppStore();
     expect(s.getState().appState).toBe('loading');
-    s.getState().setAppInfo({ name: 'SpeedMatrix', version: '0.1.0', platform: 'linux', host: 'bridge', simProfiles: [] });
+    s.getState().setAppInfo({
+      name: 'SpeedMatrix',
+      version: '0.1.0',
+      platform: 'linux',
+      host: 'bridge',
+      simProfiles: [],
+    });
     expect(s.getState().appState).toBe('ready');
     expect(s.getState().appInfo?.version).toBe('0.1.0');
   });
@@ -72,8 +93,23 @@ describe('run slice', () => {
   it('accumulates finished cells from merged updates and forgets them when a new run starts', () => {
     const s = createAppStore();
     s.getState().applyRunUpdate(update({ phase: 'starting' }));
-    s.getState().applyRunUpdate(update({ cells: [done(8 * K, 1)], live: { context: 8 * K, concurrency: 2, stage: 'measuring', tokensPerSecond: 250, activeRequests: 2, outputTokens: 10, elapsedSeconds: 1 } }));
-    s.getState().applyRunUpdate(update({ cells: [done(8 * K, 2), done(8 * K, 16, 'looped')], progress: { done: 3, total: 4, etaSeconds: 10 } }));
+    s.getState().applyRunUpdate(
+      update({
+        cells: [done(8 * K, 1)],
+        live: {
+          context: 8 * K,
+          concurrency: 2,
+          stage: 'measuring',
+          tokensPerSecond: 250,
+          activeRequests: 2,
+          outputTokens: 10,
+          elapsedSeconds: 1,
+        },
+      }),
+    );
+    s.getState().applyRunUpdate(
+      update({ cells: [done(8 * K, 2), done(8 * K, 16, 'looped')], progress: { done: 3, total: 4, etaSeconds: 10 } }),
+    );
     expect(Object.keys(s.getState().liveCells).sort()).toEqual(['8192x1', '8192x16', '8192x2']);
     expect(s.getState().live?.tokensPerSecond).toBe(250);
     expect(s.getState().progress).toEqual({ done: 3, total: 4, etaSeconds: 10 });
@@ -97,9 +133,22 @@ describe('run slice', () => {
     expect(s.getState().runPhase).toBe('starting');
   });
 
-  it('applies a frame\'s batch of updates as the same updates one by one, in one store change', () => {
-    const live = (tps: number) => ({ context: 8 * K, concurrency: 2, stage: 'measuring' as const, tokensPerSecond: tps, activeRequests: 2, outputTokens: 10, elapsedSeconds: 1 });
-    const batch = [update({ phase: 'starting' }), update({ cells: [done(8 * K, 1)], live: live(1) }), update({ live: live(2), progress: { done: 1, total: 4, etaSeconds: 9 } }), update({ phase: 'done', message: 'Finished.' })];
+  it("applies a frame's batch of updates as the same updates one by one, in one store change", () => {
+    const live = (tps: number) => ({
+      context: 8 * K,
+      concurrency: 2,
+      stage: 'measuring' as const,
+      tokensPerSecond: tps,
+      activeRequests: 2,
+      outputTokens: 10,
+      elapsedSeconds: 1,
+    });
+    const batch = [
+      update({ phase: 'starting' }),
+      update({ cells: [done(8 * K, 1)], live: live(1) }),
+      update({ live: live(2), progress: { done: 1, total: 4, etaSeconds: 9 } }),
+      update({ phase: 'done', message: 'Finished.' }),
+    ];
     const one = createAppStore();
     for (const u of batch) one.getState().applyRunUpdate(u);
     const batched = createAppStore();
@@ -107,7 +156,13 @@ describe('run slice', () => {
     batched.subscribe(() => changes++);
     batched.getState().applyRunUpdates(batch);
     expect(changes).toBe(1);
-    const pick = (s: ReturnType<typeof one.getState>) => ({ phase: s.runPhase, live: s.live, progress: s.progress, cells: s.liveCells, message: s.runMessage });
+    const pick = (s: ReturnType<typeof one.getState>) => ({
+      phase: s.runPhase,
+      live: s.live,
+      progress: s.progress,
+      cells: s.liveCells,
+      message: s.runMessage,
+    });
     expect(pick(batched.getState())).toEqual(pick(one.getState()));
   });
 
@@ -115,14 +170,34 @@ describe('run slice', () => {
     const s = createAppStore();
     s.getState().applyRunUpdate(update({ cells: [done(8 * K, 1)] }));
     const { liveCells, livePrefill } = s.getState();
-    s.getState().applyRunUpdate(update({ live: { context: 8 * K, concurrency: 2, stage: 'measuring', tokensPerSecond: 5, activeRequests: 2, outputTokens: 1, elapsedSeconds: 1 } }));
+    s.getState().applyRunUpdate(
+      update({
+        live: {
+          context: 8 * K,
+          concurrency: 2,
+          stage: 'measuring',
+          tokensPerSecond: 5,
+          activeRequests: 2,
+          outputTokens: 1,
+          elapsedSeconds: 1,
+        },
+      }),
+    );
     expect(s.getState().liveCells).toBe(liveCells);
     expect(s.getState().livePrefill).toBe(livePrefill);
   });
 
   it('keeps prefill points sorted by context, a repeat replacing the earlier one', () => {
     const s = createAppStore();
-    const p = (context: number, tps: number) => ({ context, status: 'valid' as const, reason: null, promptTokens: context, ttftSeconds: 1, tokensPerSecond: tps, measuredAt: null });
+    const p = (context: number, tps: number) => ({
+      context,
+      status: 'valid' as const,
+      reason: null,
+      promptTokens: context,
+      ttftSeconds: 1,
+      tokensPerSecond: tps,
+      measuredAt: null,
+    });
     s.getState().applyRunUpdate(update({ phase: 'prefill', prefill: [p(16 * K, 2)] }));
     s.getState().applyRunUpdate(update({ prefill: [p(8 * K, 1), p(16 * K, 3)] }));
     expect(s.getState().livePrefill.map((x) => [x.context, x.tokensPerSecond])).toEqual([
@@ -140,7 +215,16 @@ describe('run slice', () => {
 
 describe('server slice', () => {
   let seq = 0;
-  const snap = (state: ServerSnapshot['state'], startedAt: number | null = 1): ServerSnapshot => ({ state, kind: 'simulator', display: 'speedmatrix sim serve m', startedAt, progress: null, ready: null, failure: null, seq: ++seq });
+  const snap = (state: ServerSnapshot['state'], startedAt: number | null = 1): ServerSnapshot => ({
+    state,
+    kind: 'simulator',
+    display: 'speedmatrix sim serve m',
+    startedAt,
+    progress: null,
+    ready: null,
+    failure: null,
+    seq: ++seq,
+  });
 
   it('keeps the newest state when an older snapshot arrives after it', () => {
     const s = createAppStore();
@@ -179,7 +263,15 @@ describe('server slice', () => {
 describe('hardware slice', () => {
   it('keeps a rolling telemetry window per GPU', () => {
     const s = createAppStore();
-    const sample = (gpu: number, at: number) => ({ at, gpu, utilization: 0.5, memoryUsedBytes: 1, memoryTotalBytes: 2, powerWatts: 300, temperatureC: 60 });
+    const sample = (gpu: number, at: number) => ({
+      at,
+      gpu,
+      utilization: 0.5,
+      memoryUsedBytes: 1,
+      memoryTotalBytes: 2,
+      powerWatts: 300,
+      temperatureC: 60,
+    });
     s.getState().addTelemetry(Array.from({ length: TELEMETRY_WINDOW + 5 }, (_, i) => sample(0, i)));
     s.getState().addTelemetry([sample(1, 0)]);
     expect(s.getState().telemetry[0]).toHaveLength(TELEMETRY_WINDOW);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CELL_METRICS, CELL_METRIC_DEFS, costPerMillionTokens, metricUnavailable } from '../../../src-shared/report/cell-metrics';
+import {
+  CELL_METRICS,
+  CELL_METRIC_DEFS,
+  costPerMillionTokens,
+  metricUnavailable,
+} from '../../../src-shared/report/cell-metrics';
 import type { DecodeCell, Session } from '../../../src-shared/session/schema';
 import { sampleSession } from '../../helpers/sample-session';
 
@@ -22,7 +27,9 @@ describe('heatmap metrics', () => {
       timeBetweenTokens: { p50: 0.0269, p90: 0.03, p99: 0.031, mean: 0.027 },
       telemetry: { avgPowerWatts: 300, energyPerTokenJoules: 0.0627 },
     } as unknown as DecodeCell;
-    const shown = Object.fromEntries(CELL_METRICS.map((m) => [m, CELL_METRIC_DEFS[m].format(CELL_METRIC_DEFS[m].value(cell, ctx))]));
+    const shown = Object.fromEntries(
+      CELL_METRICS.map((m) => [m, CELL_METRIC_DEFS[m].format(CELL_METRIC_DEFS[m].value(cell, ctx))]),
+    );
     expect(shown).toEqual({
       total: '4,786.2',
       'per-request': '37.1',
@@ -38,7 +45,9 @@ describe('heatmap metrics', () => {
     const s: Session = sampleSession();
     const noTelemetry = { ...s, cells: s.cells.map((c) => ({ ...c, telemetry: null })) };
     expect(metricUnavailable(noTelemetry, 'joules-per-token', ctx)).toMatch(/no GPU power telemetry/);
-    expect(metricUnavailable(s, 'cost-per-million', { gpuPricePerHour: null, gpuCount: 1 })).toMatch(/GPU price per hour/);
+    expect(metricUnavailable(s, 'cost-per-million', { gpuPricePerHour: null, gpuCount: 1 })).toMatch(
+      /GPU price per hour/,
+    );
     expect(metricUnavailable(s, 'total', ctx)).toBeNull();
   });
 });

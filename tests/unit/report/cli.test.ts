@@ -3,7 +3,17 @@
  * process, real files, real Chromium for the PDF.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,10 +32,15 @@ interface Run {
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 150_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...process.env, ...env }, timeout: 150_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -82,7 +97,9 @@ describe('speedmatrix report', () => {
     const md = await cli(['report', join(dir, 'ref.speedmatrix.json')]);
     expect(md.code).toBe(0);
     expect(md.stdout).toBe(`Wrote the Markdown report to ${join(dir, 'ref.md')}\n`);
-    expect(readFileSync(join(dir, 'ref.md'), 'utf8')).toContain('# Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB');
+    expect(readFileSync(join(dir, 'ref.md'), 'utf8')).toContain(
+      '# Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB',
+    );
     const html = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'html']);
     expect(html.code).toBe(0);
     expect(readFileSync(join(dir, 'ref.html'), 'utf8')).toContain('<svg ');
@@ -91,7 +108,9 @@ describe('speedmatrix report', () => {
   it('reports straight from another tool’s results', async () => {
     const r = await cli(['report', join(dir, 'benchmark_results.json'), '--out', join(dir, 'seed.md')]);
     expect(r.code).toBe(0);
-    expect(readFileSync(join(dir, 'seed.md'), 'utf8')).toContain('| Sustained decode | 8K | 128 | Valid | 4,786.2 | 37.1 | 862 ms | 26.9 ms | 128.0 | 0 | 143,488 | 30.0 s |');
+    expect(readFileSync(join(dir, 'seed.md'), 'utf8')).toContain(
+      '| Sustained decode | 8K | 128 | Valid | 4,786.2 | 37.1 | 862 ms | 26.9 ms | 128.0 | 0 | 143,488 | 30.0 s |',
+    );
   });
 
   it('fails cleanly: bad format (2), unreadable input (1), unwritable output (1, nothing left behind)', async () => {
@@ -110,7 +129,9 @@ describe('speedmatrix report', () => {
     const before = readdirSync(dir).sort();
     const w = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', join(dir, 'fara.txt', 'r.md')]);
     expect(w.code).toBe(1);
-    expect(w.stderr).toMatch(/^speedmatrix report: Could not save .*fara\.txt\/r\.md: .*Choose another place with --out\.\n$/);
+    expect(w.stderr).toMatch(
+      /^speedmatrix report: Could not save .*fara\.txt\/r\.md: .*Choose another place with --out\.\n$/,
+    );
     expect(readdirSync(dir).sort()).toEqual(before);
     const missing = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', join(dir, 'no/such/dir/r.md')]);
     expect(missing.code).toBe(1);
@@ -118,7 +139,9 @@ describe('speedmatrix report', () => {
   });
 
   it('says how to get Chromium when there is none', async () => {
-    const r = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'pdf'], { SPEEDMATRIX_CHROMIUM: join(dir, 'no-chromium') });
+    const r = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'pdf'], {
+      SPEEDMATRIX_CHROMIUM: join(dir, 'no-chromium'),
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('SPEEDMATRIX_CHROMIUM is set to');
     expect(r.stderr).toContain('sudo apt-get install chromium');
@@ -135,19 +158,41 @@ describe('speedmatrix report', () => {
     expect(text).toContain('Fara1.5-4B on RTX PRO 6000 Blackwell Server');
     expect(text).toContain('microsoft/Fara1.5-4B');
     expect(text).toContain('All measurements');
-    expect(text).toMatch(/Sustained decode\s+8K\s+128\s+Valid\s+4,786\.2\s+37\.1\s+862 ms\s+26\.9 ms\s+128\.0\s+0\s+143,488\s+30\.0 s/);
+    expect(text).toMatch(
+      /Sustained decode\s+8K\s+128\s+Valid\s+4,786\.2\s+37\.1\s+862 ms\s+26\.9 ms\s+128\.0\s+0\s+143,488\s+30\.0 s/,
+    );
     expect(text).toMatch(/Prefill\s+256K\s+1\s+Valid\s+12\.5K/);
     const info = await run('pdfinfo', [pdf]);
     expect(info).toMatch(/Page size:\s+595\.\d+ x 84[12]\.\d+ pts \(A4\)/);
     // Page 1 as a picture for a person to look at.
     mkdirSync(ARTIFACTS, { recursive: true });
-    await run('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', pdf, join(ARTIFACTS, 'report-reference-page1')]);
+    await run('pdftoppm', [
+      '-png',
+      '-r',
+      '60',
+      '-f',
+      '1',
+      '-l',
+      '1',
+      '-singlefile',
+      pdf,
+      join(ARTIFACTS, 'report-reference-page1'),
+    ]);
     expect(statSync(join(ARTIFACTS, 'report-reference-page1.png')).size).toBeGreaterThan(20_000);
   });
 
   it('prints on Letter paper too', async () => {
     const pdf = join(dir, 'ref-letter.pdf');
-    const r = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'pdf', '--paper', 'letter', '--out', pdf]);
+    const r = await cli([
+      'report',
+      join(dir, 'ref.speedmatrix.json'),
+      '--format',
+      'pdf',
+      '--paper',
+      'letter',
+      '--out',
+      pdf,
+    ]);
     expect(r.code).toBe(0);
     expect(await run('pdfinfo', [pdf])).toMatch(/Page size:\s+612 x 792 pts \(letter\)/);
     // Tables fit the narrower page: the last column's values are on the page.

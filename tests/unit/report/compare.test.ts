@@ -16,7 +16,10 @@ async function reference(): Promise<Session> {
 async function faster(): Promise<Session> {
   const b = structuredClone(await reference());
   b.engine.version = '0.31.0';
-  b.server.display = b.server.display.replace('--gpu-memory-utilization 0.83', '--gpu-memory-utilization 0.90 --enable-chunked-prefill');
+  b.server.display = b.server.display.replace(
+    '--gpu-memory-utilization 0.83',
+    '--gpu-memory-utilization 0.90 --enable-chunked-prefill',
+  );
   b.server.argv = [];
   for (const c of b.cells) if (c.totalTokensPerSecond !== null) c.totalTokensPerSecond *= 1.1;
   for (const p of b.prefill) if (p.tokensPerSecond !== null) p.tokensPerSecond *= 1.2;
@@ -62,14 +65,36 @@ describe('compare', () => {
     expect(d.changes[1]).toBeCloseTo(0.1, 9);
     const md = renderCompareMarkdown([await reference(), await faster()]);
     const rows = tableAfter(md.slice(md.indexOf('## Deltas')), 'Context');
-    expect(rows[0]).toEqual(['Context', 'Requests at once', 'A status', 'B status', 'A total tok/s', 'B total tok/s', 'B vs A', 'A TTFT', 'B TTFT']);
-    expect(rows.find((r) => r[0] === '8K' && r[1] === '128')).toEqual(['8K', '128', 'Valid', 'Valid', '4,786.2', '5,264.8', '+10.0%', '862 ms', '862 ms']);
+    expect(rows[0]).toEqual([
+      'Context',
+      'Requests at once',
+      'A status',
+      'B status',
+      'A total tok/s',
+      'B total tok/s',
+      'B vs A',
+      'A TTFT',
+      'B TTFT',
+    ]);
+    expect(rows.find((r) => r[0] === '8K' && r[1] === '128')).toEqual([
+      '8K',
+      '128',
+      'Valid',
+      'Valid',
+      '4,786.2',
+      '5,264.8',
+      '+10.0%',
+      '862 ms',
+      '862 ms',
+    ]);
   });
 
   it('Markdown form: differences in bold, prefill side by side, the ratio matrix', async () => {
     const md = renderCompareMarkdown([await reference(), await faster()]);
     expect(md).toContain('| **Engine** | **Version** | **0.30.1rc1.dev452+g73a583112** | **0.31.0** | **≠** |');
-    expect(md).toContain('| Hardware | GPU | RTX PRO 6000 Blackwell Server Edition 96GB | RTX PRO 6000 Blackwell Server Edition 96GB |  |');
+    expect(md).toContain(
+      '| Hardware | GPU | RTX PRO 6000 Blackwell Server Edition 96GB | RTX PRO 6000 Blackwell Server Edition 96GB |  |',
+    );
     const prefill = tableAfter(md.slice(md.indexOf('## Prefill')), 'Context');
     expect(prefill[1]).toEqual(['8K', '34.6K', '41.5K', '1.20×', '236 ms', '236 ms']);
     const ratio = tableAfter(md.slice(md.indexOf('## Sustained decode: B / A')), 'Context');

@@ -16,7 +16,11 @@ function sessionWithFailures() {
   const s = sampleSession();
   s.cells = [
     sampleCell(8192, 8, { totalTokensPerSecond: 1234.5, failedRequests: 2, windowRequests: 40 }),
-    sampleCell(8192, 16, { status: 'stalled', reason: 'a stream produced nothing for 4.2 s inside the window', stall: { gapSeconds: 4.2, endedAtSeconds: 27, thresholdSeconds: 2 } }),
+    sampleCell(8192, 16, {
+      status: 'stalled',
+      reason: 'a stream produced nothing for 4.2 s inside the window',
+      stall: { gapSeconds: 4.2, endedAtSeconds: 27, thresholdSeconds: 2 },
+    }),
   ];
   s.runConfig.concurrency = [8, 16];
   s.runConfig.contexts = [8192];
@@ -63,9 +67,12 @@ describe('failed requests beside the figure', () => {
     const s = sampleSession();
     s.cells = [sampleCell(8192, 8, { totalTokensPerSecond: 1234.5 })];
     const json = JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
-    for (const c of json.cells as Array<Record<string, unknown>>) for (const k of ['failedRequests', 'windowRequests', 'fairShareTokensPerSecond', 'queueEvidence', 'stall']) delete c[k];
+    for (const c of json.cells as Array<Record<string, unknown>>)
+      for (const k of ['failedRequests', 'windowRequests', 'fairShareTokensPerSecond', 'queueEvidence', 'stall'])
+        delete c[k];
     const parsed = parseSessionText(JSON.stringify(json));
     expect(parsed.ok).toBe(true);
-    if (parsed.ok) expect(renderMarkdownReport(parsed.data)).toContain('| Sustained decode | 8K | 8 | Valid | 1,234.5 |');
+    if (parsed.ok)
+      expect(renderMarkdownReport(parsed.data)).toContain('| Sustained decode | 8K | 8 | Valid | 1,234.5 |');
   });
 });

@@ -3,7 +3,13 @@ import { importFile } from '../../../src-main/importers/index';
 import { renderCompareHtml } from '../../../src-main/report/compare';
 import { renderHtmlReport } from '../../../src-main/report/html';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { buildDecodeMatrix, decodeHeatmap, divergingColor, sequentialColor, textColorOn } from '../../../src-shared/report/matrix-model';
+import {
+  buildDecodeMatrix,
+  decodeHeatmap,
+  divergingColor,
+  sequentialColor,
+  textColorOn,
+} from '../../../src-shared/report/matrix-model';
 import type { Session } from '../../../src-shared/session/schema';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { sampleSession } from '../../helpers/sample-session';
@@ -16,9 +22,42 @@ async function referenceSession(): Promise<Session> {
 }
 
 const ALLOWED_TAGS = new Set([
-  'html', 'head', 'meta', 'title', 'style', 'body', 'main', 'p', 'h1', 'h2', 'h3', 'div', 'section', 'dl', 'dt', 'dd',
-  'ul', 'li', 'strong', 'pre', 'code', 'figure', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'footer',
-  'svg', 'g', 'rect', 'line', 'polyline', 'circle', 'text',
+  'html',
+  'head',
+  'meta',
+  'title',
+  'style',
+  'body',
+  'main',
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'div',
+  'section',
+  'dl',
+  'dt',
+  'dd',
+  'ul',
+  'li',
+  'strong',
+  'pre',
+  'code',
+  'figure',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'footer',
+  'svg',
+  'g',
+  'rect',
+  'line',
+  'polyline',
+  'circle',
+  'text',
 ]);
 
 /**
@@ -56,7 +95,8 @@ describe('HTML report', () => {
   it('has the report sections plus the prefill chart and the decode heatmap as inline SVG', async () => {
     const html = renderHtmlReport(await referenceSession());
     expect(html).toContain('<h1>Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB</h1>');
-    for (const h of ['Launch command', 'Prefill', 'Sustained decode', 'All measurements']) expect(html).toContain(`<h2>${h}</h2>`);
+    for (const h of ['Launch command', 'Prefill', 'Sustained decode', 'All measurements'])
+      expect(html).toContain(`<h2>${h}</h2>`);
     for (const h of ['Hardware', 'Engine', 'Run']) expect(html).toContain(`<h3>${h}</h3>`);
     expect(html.match(/<svg /g)).toHaveLength(2);
     const prefillSvg = html.slice(html.indexOf('<svg '), html.indexOf('</svg>'));

@@ -14,17 +14,26 @@ describe('launch lines', () => {
   });
 
   it('reads env assignments, the model and the flags', () => {
-    const p = parseLaunchLine(`env MAX_JOBS=2 A='x y' vllm serve org/M --max-model-len=8192 --enforce-eager --dtype bfloat16`);
+    const p = parseLaunchLine(
+      `env MAX_JOBS=2 A='x y' vllm serve org/M --max-model-len=8192 --enforce-eager --dtype bfloat16`,
+    );
     expect(p.env).toEqual({ MAX_JOBS: '2', A: 'x y' });
     expect(p.argv[0]).toBe('vllm');
     expect(p.model).toBe('org/M');
-    expect(Object.fromEntries(p.flags)).toEqual({ '--max-model-len': '8192', '--enforce-eager': 'true', '--dtype': 'bfloat16' });
+    expect(Object.fromEntries(p.flags)).toEqual({
+      '--max-model-len': '8192',
+      '--enforce-eager': 'true',
+      '--dtype': 'bfloat16',
+    });
   });
 
   it.each([
     ['vllm serve m --api-key sk-123456789', 'vllm serve m --api-key <redacted>'],
     ['vllm serve m --api-key=sk-123456789 --port 1', 'vllm serve m --api-key=<redacted> --port 1'],
-    [`HF_TOKEN=hf_x1y2z3 VLLM_API_KEY='a b' MAX_JOBS=2 vllm`, 'HF_TOKEN=<redacted> VLLM_API_KEY=<redacted> MAX_JOBS=2 vllm'],
+    [
+      `HF_TOKEN=hf_x1y2z3 VLLM_API_KEY='a b' MAX_JOBS=2 vllm`,
+      'HF_TOKEN=<redacted> VLLM_API_KEY=<redacted> MAX_JOBS=2 vllm',
+    ],
     ['curl -H "Authorization: Bearer abcdefgh12345"', 'curl -H "Authorization: Bearer <redacted>"'],
     ['vllm serve m --api-key <redacted>', 'vllm serve m --api-key <redacted>'],
   ])('redacts secrets in %s', (line, want) => {
@@ -32,9 +41,12 @@ describe('launch lines', () => {
   });
 
   it('builds the one-line form from argv and env, quoted and redacted', () => {
-    expect(commandLineOf(['vllm', 'serve', 'm', '--api-key', 'sk-secret99', '--limit-mm-per-prompt', '{"image":10}'], { HF_TOKEN: 'hf_abc123', MAX_JOBS: '2' })).toBe(
-      `env HF_TOKEN=<redacted> MAX_JOBS=2 vllm serve m --api-key <redacted> --limit-mm-per-prompt '{"image":10}'`,
-    );
+    expect(
+      commandLineOf(['vllm', 'serve', 'm', '--api-key', 'sk-secret99', '--limit-mm-per-prompt', '{"image":10}'], {
+        HF_TOKEN: 'hf_abc123',
+        MAX_JOBS: '2',
+      }),
+    ).toBe(`env HF_TOKEN=<redacted> MAX_JOBS=2 vllm serve m --api-key <redacted> --limit-mm-per-prompt '{"image":10}'`);
   });
 });
 

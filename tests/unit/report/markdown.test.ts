@@ -30,7 +30,9 @@ describe('Markdown report, section by section against the reference', () => {
     const engineLine = lines[3];
     const matrixLine = lines[4];
     expect(engineLine).toBe('vllm · 0.30.1rc1.dev452+g73a583112 · BF16');
-    expect(matrixLine).toBe('6 contexts (8K–251K) × 8 concurrency levels (1–128) · prefill at 8K, 16K, 32K, 64K, 128K, 251K, 256K');
+    expect(matrixLine).toBe(
+      '6 contexts (8K–251K) × 8 concurrency levels (1–128) · prefill at 8K, 16K, 32K, 64K, 128K, 251K, 256K',
+    );
     expect(ref[2]).toBe(engineLine + matrixLine);
   });
 
@@ -45,7 +47,12 @@ describe('Markdown report, section by section against the reference', () => {
   it('Hardware, Engine and Run blocks hold the reference rows, in order', async () => {
     const md = renderMarkdownReport(await referenceSession());
     const hw = referenceBlock('Hardware', 'Engine');
-    expect(hw).toEqual([['Type', 'Discrete GPU'], ['GPU', 'RTX PRO 6000 Blackwell Server Edition'], ['VRAM', '96 GB'], ['OS', 'linux']]);
+    expect(hw).toEqual([
+      ['Type', 'Discrete GPU'],
+      ['GPU', 'RTX PRO 6000 Blackwell Server Edition'],
+      ['VRAM', '96 GB'],
+      ['OS', 'linux'],
+    ]);
     expect(markdownBlock(md, 'Hardware')).toEqual(hw);
     expect(markdownBlock(md, 'Engine')).toEqual(referenceBlock('Engine', 'Run'));
     const run = referenceBlock('Run', 'Launch command');
@@ -109,8 +116,18 @@ describe('Markdown report, section by section against the reference', () => {
     const ref = tableAfter(referenceText(), 'Phase');
     const ours = tableAfter(section, 'Phase');
     expect(ours[0]).toEqual([
-      'Phase', 'Context', 'Requests at once', 'Status', 'Total tok/s', 'Per request tok/s', 'TTFT',
-      'Time between tokens', 'Average active requests', 'Completed requests', 'Output tokens', 'Measured for',
+      'Phase',
+      'Context',
+      'Requests at once',
+      'Status',
+      'Total tok/s',
+      'Per request tok/s',
+      'TTFT',
+      'Time between tokens',
+      'Average active requests',
+      'Completed requests',
+      'Output tokens',
+      'Measured for',
     ]);
     expect(ours[0]).toEqual(ref[0]);
     expect(ours.length).toBe(ref.length);
@@ -123,7 +140,17 @@ describe('Markdown report: formats, labels, missing parts and escaping', () => {
     const s = sampleSession();
     s.runConfig.contexts = [257984];
     s.runConfig.concurrency = [4];
-    s.prefill = [{ context: 8192, status: 'valid', reason: null, promptTokens: 8192, ttftSeconds: 1.0534, tokensPerSecond: 34_567, measuredAt: null }];
+    s.prefill = [
+      {
+        context: 8192,
+        status: 'valid',
+        reason: null,
+        promptTokens: 8192,
+        ttftSeconds: 1.0534,
+        tokensPerSecond: 34_567,
+        measuredAt: null,
+      },
+    ];
     s.cells = [
       sampleCell(257984, 4, {
         totalTokensPerSecond: 2646.66,
@@ -138,7 +165,20 @@ describe('Markdown report: formats, labels, missing parts and escaping', () => {
     ];
     const rows = tableAfter(renderMarkdownReport(s), 'Phase');
     expect(rows[1]).toEqual(['Prefill', '8K', '1', 'Valid', '34.6K', '—', '1,053 ms', '—', '—', '1', '—', '—']);
-    expect(rows[2]).toEqual(['Sustained decode', '251K', '4', 'Valid', '2,646.7', '661.7', '236 ms', '7.0 ms', '4.0', '0', '79,392', '30.0 s']);
+    expect(rows[2]).toEqual([
+      'Sustained decode',
+      '251K',
+      '4',
+      'Valid',
+      '2,646.7',
+      '661.7',
+      '236 ms',
+      '7.0 ms',
+      '4.0',
+      '0',
+      '79,392',
+      '30.0 s',
+    ]);
   });
 
   it('labels a simulated session near the title', () => {
@@ -189,7 +229,15 @@ describe('Markdown report: formats, labels, missing parts and escaping', () => {
     const s = sampleSession();
     s.cells[0] = {
       ...s.cells[0],
-      telemetry: { avgGpuUtilization: 0.97, avgPowerWatts: 412.4, avgSmClockHz: 2.1e9, avgMemoryUsedBytes: 80 * 1024 ** 3, avgTemperatureC: 71, throttleReasons: ['sw_power_cap'], energyPerTokenJoules: 2.917 },
+      telemetry: {
+        avgGpuUtilization: 0.97,
+        avgPowerWatts: 412.4,
+        avgSmClockHz: 2.1e9,
+        avgMemoryUsedBytes: 80 * 1024 ** 3,
+        avgTemperatureC: 71,
+        throttleReasons: ['sw_power_cap'],
+        energyPerTokenJoules: 2.917,
+      },
     };
     const md = renderMarkdownReport(s);
     const energy = tableAfter(sectionOf(md, 'Energy per token'), 'Context');

@@ -10,7 +10,12 @@ import { importFile } from '../../../src-main/importers/index';
 import { renderHtmlReport } from '../../../src-main/report/html';
 import { writeSessionFile } from '../../../src-main/session/write';
 import { metricOptions } from '../../../src-main/cli/commands/report';
-import { MISSED_TARGET_FILL, decodeHeatmap, metricColor, sequentialColor } from '../../../src-shared/report/matrix-model';
+import {
+  MISSED_TARGET_FILL,
+  decodeHeatmap,
+  metricColor,
+  sequentialColor,
+} from '../../../src-shared/report/matrix-model';
 import { buildReportModel } from '../../../src-shared/report/report-model';
 import { parseTargets } from '../../../src-shared/report/slo';
 import type { Session } from '../../../src-shared/session/schema';
@@ -54,7 +59,9 @@ describe('report model in a metric', () => {
     expect(heat.cells[row][col].fill).toBe(metricColor(c.value as number, r.decode.maxValue, 'lower'));
     expect(heat.key).toMatch(/darker is lower \(better\)$/);
     // The key's steps run dark to light: 0 ms (left) is the best end.
-    const swatches = [...renderHtmlReport(ref, { metric: 'ttft' }).matchAll(/width="10" height="10" fill="(#[0-9a-f]{6})"/g)].map((m) => m[1]);
+    const swatches = [
+      ...renderHtmlReport(ref, { metric: 'ttft' }).matchAll(/width="10" height="10" fill="(#[0-9a-f]{6})"/g),
+    ].map((m) => m[1]);
     expect(swatches[0]).toBe(sequentialColor(1));
     expect(swatches[swatches.length - 1]).toBe(sequentialColor(0));
   });
@@ -64,7 +71,9 @@ describe('report model in a metric', () => {
     // 3.6 per hour = 0.001 per second; a million tokens at 2,646.7 tok/s take 377.8 s.
     expect(at(cost.decode, 8192, 32).text).toBe('0.38');
     expect(cost.decodeUnavailable).toBeNull();
-    expect(buildReportModel(ref, { metric: 'cost-per-million' }).decodeUnavailable).toBe('Give a GPU price per hour to see cost.');
+    expect(buildReportModel(ref, { metric: 'cost-per-million' }).decodeUnavailable).toBe(
+      'Give a GPU price per hour to see cost.',
+    );
     expect(buildReportModel(ref, { metric: 'joules-per-token' }).decodeUnavailable).toMatch(/no GPU power telemetry/);
   });
 
@@ -88,14 +97,34 @@ describe('report model in a metric', () => {
 describe('speedmatrix report --metric', () => {
   it('checks the metric and the price', () => {
     expect(metricOptions('ttft', undefined)).toEqual({ ok: true, data: { metric: 'ttft', gpuPricePerHour: null } });
-    expect(metricOptions('latency', undefined)).toMatchObject({ ok: false, error: expect.stringMatching(/"latency" is not a metric; use one of total, per-request, ttft/) });
-    expect(metricOptions('cost-per-million', undefined)).toMatchObject({ ok: false, error: expect.stringMatching(/needs --gpu-price/) });
-    expect(metricOptions('cost-per-million', '-1')).toMatchObject({ ok: false, error: expect.stringMatching(/--gpu-price: "-1" is not a price/) });
+    expect(metricOptions('latency', undefined)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/"latency" is not a metric; use one of total, per-request, ttft/),
+    });
+    expect(metricOptions('cost-per-million', undefined)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/needs --gpu-price/),
+    });
+    expect(metricOptions('cost-per-million', '-1')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/--gpu-price: "-1" is not a price/),
+    });
   });
 
   it('draws the HTML heatmap in the metric through the real CLI', async () => {
     const out = join(dir, 'cost.html');
-    const r = await cli(['report', file, '--format', 'html', '--metric', 'cost-per-million', '--gpu-price', '3.6', '--out', out]);
+    const r = await cli([
+      'report',
+      file,
+      '--format',
+      'html',
+      '--metric',
+      'cost-per-million',
+      '--gpu-price',
+      '3.6',
+      '--out',
+      out,
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const html = readFileSync(out, 'utf8');

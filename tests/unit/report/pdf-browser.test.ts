@@ -10,17 +10,24 @@ import { describe, expect, it } from 'vitest';
 import { chromiumHelp, findChromium, htmlToPdf } from '../../../src-main/report/pdf';
 import { removeTempDir } from '../../../src-main/runtime/temp';
 
-const WIN_ENV = { LOCALAPPDATA: 'C:\\Users\\me\\AppData\\Local', ProgramFiles: 'C:\\Program Files', 'ProgramFiles(x86)': 'C:\\Program Files (x86)' };
+const WIN_ENV = {
+  LOCALAPPDATA: 'C:\\Users\\me\\AppData\\Local',
+  ProgramFiles: 'C:\\Program Files',
+  'ProgramFiles(x86)': 'C:\\Program Files (x86)',
+};
 const EDGE = 'C:\\Program Files (x86)\\Microsoft\\Edge\\Application\\msedge.exe';
 const USER_CHROME = 'C:\\Users\\me\\AppData\\Local\\Google\\Chrome\\Application\\chrome.exe';
-const on = (platform: NodeJS.Platform, files: string[], env: NodeJS.ProcessEnv = {}) => findChromium({ platform, env, home: '/Users/me', exists: (p) => files.includes(p) });
+const on = (platform: NodeJS.Platform, files: string[], env: NodeJS.ProcessEnv = {}) =>
+  findChromium({ platform, env, home: '/Users/me', exists: (p) => files.includes(p) });
 
 describe('findChromium on Windows', () => {
   it('finds Edge where Windows installs it', () => {
     expect(on('win32', [EDGE], WIN_ENV)).toEqual({ ok: true, data: EDGE });
   });
   it('prefers Chrome (a per-user install first) over Edge', () => {
-    expect(on('win32', [EDGE, USER_CHROME, 'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe'], WIN_ENV)).toEqual({ ok: true, data: USER_CHROME });
+    expect(
+      on('win32', [EDGE, USER_CHROME, 'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe'], WIN_ENV),
+    ).toEqual({ ok: true, data: USER_CHROME });
   });
   it('none: Windows help, not apt-get', () => {
     const r = on('win32', [], WIN_ENV);
@@ -35,8 +42,14 @@ describe('findChromium on Windows', () => {
 
 describe('findChromium on macOS', () => {
   it('finds Chrome, Chromium or Edge in /Applications or ~/Applications', () => {
-    expect(on('darwin', ['/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge'])).toEqual({ ok: true, data: '/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge' });
-    expect(on('darwin', ['/Users/me/Applications/Google Chrome.app/Contents/MacOS/Google Chrome'])).toEqual({ ok: true, data: '/Users/me/Applications/Google Chrome.app/Contents/MacOS/Google Chrome' });
+    expect(on('darwin', ['/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge'])).toEqual({
+      ok: true,
+      data: '/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge',
+    });
+    expect(on('darwin', ['/Users/me/Applications/Google Chrome.app/Contents/MacOS/Google Chrome'])).toEqual({
+      ok: true,
+      data: '/Users/me/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+    });
   });
   it('none: macOS help', () => {
     const r = on('darwin', []);
@@ -46,7 +59,7 @@ describe('findChromium on macOS', () => {
 });
 
 describe('findChromium on Linux, and SPEEDMATRIX_CHROMIUM everywhere', () => {
-  it('finds this machine\'s Chromium, which prints a real PDF', async () => {
+  it("finds this machine's Chromium, which prints a real PDF", async () => {
     const r = findChromium({ platform: 'linux' });
     expect(r.ok).toBe(true);
     const pdf = await htmlToPdf('<h1>hello</h1>');
@@ -54,7 +67,10 @@ describe('findChromium on Linux, and SPEEDMATRIX_CHROMIUM everywhere', () => {
   }, 120_000);
   it('a SPEEDMATRIX_CHROMIUM that does not exist is named, with the OS help', () => {
     const r = on('win32', [EDGE], { ...WIN_ENV, SPEEDMATRIX_CHROMIUM: 'D:\\chrome.exe' });
-    expect(r).toEqual({ ok: false, error: `SPEEDMATRIX_CHROMIUM is set to D:\\chrome.exe, but there is no such file. ${chromiumHelp('win32')}` });
+    expect(r).toEqual({
+      ok: false,
+      error: `SPEEDMATRIX_CHROMIUM is set to D:\\chrome.exe, but there is no such file. ${chromiumHelp('win32')}`,
+    });
   });
 });
 

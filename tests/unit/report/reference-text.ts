@@ -37,7 +37,10 @@ export function referenceBlock(from: string, to: string): [string, string][] {
   const lines = referenceLines();
   const a = lines.indexOf(from);
   const b = lines.indexOf(to, a + 1);
-  const items = lines.slice(a + 1, b).map((l) => l.replace(/^- /, '').trim()).filter(Boolean);
+  const items = lines
+    .slice(a + 1, b)
+    .map((l) => l.replace(/^- /, '').trim())
+    .filter(Boolean);
   const pairs: [string, string][] = [];
   for (let i = 0; i + 1 < items.length; i += 2) pairs.push([items[i], items[i + 1]]);
   return pairs;

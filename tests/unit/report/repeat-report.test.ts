@@ -39,7 +39,9 @@ describe('repeated cells in reports', () => {
     // s = 100 on a mean of 1000: a coefficient of variation of 10%, above 5%.
     expect(m.rows[0][1].text).toBe('1,000.0 ± 248.4 unstable');
     const model = buildReportModel(a);
-    expect(model.legend.some((l) => l.includes('95% confidence interval') && l.includes('"unstable"') && l.includes('5%'))).toBe(true);
+    expect(
+      model.legend.some((l) => l.includes('95% confidence interval') && l.includes('"unstable"') && l.includes('5%')),
+    ).toBe(true);
     const md = renderMarkdownReport(a);
     expect(md).toContain('| 1,000.0 ± 24.8 |');
     expect(md).toContain('1,000.0 ± 248.4 unstable');
@@ -61,7 +63,9 @@ describe('repeated cells in reports', () => {
     expect(row(16384, 1).significance[1]).toBe('no significant difference');
     expect(row(8192, 1).totalTexts).toEqual(['1,000.0 ± 24.8', '1,031.0 ± 22.4']);
     const slower = compareSessions([b, a]);
-    expect(slower.deltas.find((d) => d.context === 8192 && d.concurrency === 1)!.significance[1]).toBe('B is 3.0% slower, 95% CI 0.6–5.4%');
+    expect(slower.deltas.find((d) => d.context === 8192 && d.concurrency === 1)!.significance[1]).toBe(
+      'B is 3.0% slower, 95% CI 0.6–5.4%',
+    );
     const md = renderCompareMarkdown([a, b]);
     expect(md).toContain('B is 3.1% faster, 95% CI 0.6–5.6%');
     expect(md).toContain('no significant difference');

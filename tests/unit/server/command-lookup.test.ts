@@ -19,8 +19,12 @@ const WIN_FILES = new Set([
   'C:\\venv\\Scripts\\vllm.exe',
   'C:\\tools\\serve.bat',
 ]);
-const winEnv = { Path: 'C:\\Windows\\system32;C:\\Program Files\\nodejs;C:\\venv\\Scripts', PATHEXT: '.COM;.EXE;.BAT;.CMD;.VBS;.JS' };
-const win = (cmd: string, env: NodeJS.ProcessEnv = winEnv) => resolveCommand(cmd, { platform: 'win32', env, isFile: (p) => WIN_FILES.has(p) });
+const winEnv = {
+  Path: 'C:\\Windows\\system32;C:\\Program Files\\nodejs;C:\\venv\\Scripts',
+  PATHEXT: '.COM;.EXE;.BAT;.CMD;.VBS;.JS',
+};
+const win = (cmd: string, env: NodeJS.ProcessEnv = winEnv) =>
+  resolveCommand(cmd, { platform: 'win32', env, isFile: (p) => WIN_FILES.has(p) });
 
 describe('resolveCommand on Windows (PATH and PATHEXT)', () => {
   it('finds npx as the batch file npx.cmd (not the extensionless shell script beside it)', () => {
@@ -35,21 +39,31 @@ describe('resolveCommand on Windows (PATH and PATHEXT)', () => {
     expect(win('C:\\tools\\serve.bat')).toEqual({ path: 'C:\\tools\\serve.bat', batch: true });
     expect(win('C:/tools/serve')).toEqual({ path: null, batch: false });
   });
-  it('without PATHEXT uses Windows\' default .COM;.EXE;.BAT;.CMD', () => {
-    expect(win('npx', { Path: 'C:\\Program Files\\nodejs' })).toEqual({ path: 'C:\\Program Files\\nodejs\\npx.cmd', batch: true });
+  it("without PATHEXT uses Windows' default .COM;.EXE;.BAT;.CMD", () => {
+    expect(win('npx', { Path: 'C:\\Program Files\\nodejs' })).toEqual({
+      path: 'C:\\Program Files\\nodejs\\npx.cmd',
+      batch: true,
+    });
   });
 });
 
 describe('resolveCommand on macOS and Linux', () => {
   it('searches PATH with ":" and no extensions; nothing is a batch file', () => {
     const files = new Set(['/opt/homebrew/bin/vllm', '/usr/bin/npx.cmd']);
-    const mac = (cmd: string) => resolveCommand(cmd, { platform: 'darwin', env: { PATH: '/opt/homebrew/bin:/usr/bin' }, isFile: (p) => files.has(p) });
+    const mac = (cmd: string) =>
+      resolveCommand(cmd, {
+        platform: 'darwin',
+        env: { PATH: '/opt/homebrew/bin:/usr/bin' },
+        isFile: (p) => files.has(p),
+      });
     expect(mac('vllm')).toEqual({ path: '/opt/homebrew/bin/vllm', batch: false });
     expect(mac('npx.cmd')).toEqual({ path: '/usr/bin/npx.cmd', batch: false });
     expect(mac('missing')).toEqual({ path: null, batch: false });
   });
   it('finds a real program on this machine', () => {
-    expect(resolveCommand('node', { platform: 'linux', env: { PATH: join(process.execPath, '..') } }).path).toBe(process.execPath);
+    expect(resolveCommand('node', { platform: 'linux', env: { PATH: join(process.execPath, '..') } }).path).toBe(
+      process.execPath,
+    );
   });
 });
 
@@ -68,7 +82,16 @@ describe('the supervisor refuses what cannot be spawned, and fails instead of st
     running.push(sup);
     const states: string[] = [];
     sup.on('state', (s) => states.push(s));
-    const r = await sup.start({ engineKind: 'custom', customArgv: [bat, 'Qwen/Qwen3-8B'], model: 'm', host: '127.0.0.1', port: await freePort() }, { control });
+    const r = await sup.start(
+      {
+        engineKind: 'custom',
+        customArgv: [bat, 'Qwen/Qwen3-8B'],
+        model: 'm',
+        host: '127.0.0.1',
+        port: await freePort(),
+      },
+      { control },
+    );
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error.kind).toBe('executable-not-found');

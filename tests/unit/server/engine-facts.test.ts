@@ -2,9 +2,19 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { backendFromVersion, buildOf, commitFromVersion, quantizationLabel, readLocalModelConfig } from '../../../src-main/server/engine-facts';
+import {
+  backendFromVersion,
+  buildOf,
+  commitFromVersion,
+  quantizationLabel,
+  readLocalModelConfig,
+} from '../../../src-main/server/engine-facts';
 import { defaultHfCacheDir } from '../../../src-main/server/launch';
-import { kvFromCacheConfigBlocks, kvFromCacheConfigTokens, parsePrometheus } from '../../../src-main/server/metrics-parse';
+import {
+  kvFromCacheConfigBlocks,
+  kvFromCacheConfigTokens,
+  parsePrometheus,
+} from '../../../src-main/server/metrics-parse';
 import { FAKE_BIN } from '../../helpers/fake-servers';
 
 describe('engine facts', () => {
@@ -27,7 +37,10 @@ describe('engine facts', () => {
 
   it("a local model folder's config.json (top level and text_config)", () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-model-'));
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ torch_dtype: 'bfloat16', quantization_config: { quant_method: 'awq', bits: 4 } }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ torch_dtype: 'bfloat16', quantization_config: { quant_method: 'awq', bits: 4 } }),
+    );
     expect(readLocalModelConfig(dir)).toEqual({ quantMethod: 'awq', torchDtype: 'bfloat16' });
     const mm = join(dir, 'mm');
     mkdirSync(mm);
@@ -37,9 +50,15 @@ describe('engine facts', () => {
   });
 
   it('build: image tag, or the Python environment holding vllm', () => {
-    expect(buildOf({ engineKind: 'vllm-docker', dockerTag: 'v0.11.0', model: 'm', host: 'h', port: 1 })).toBe('vllm/vllm-openai:v0.11.0');
-    expect(buildOf({ engineKind: 'vllm-native', executable: join(FAKE_BIN, 'vllm'), model: 'm', host: 'h', port: 1 })).toBe(join(FAKE_BIN, '..'));
-    expect(buildOf({ engineKind: 'vllm-native', executable: '/nope/bin/vllm', model: 'm', host: 'h', port: 1 })).toBeNull();
+    expect(buildOf({ engineKind: 'vllm-docker', dockerTag: 'v0.11.0', model: 'm', host: 'h', port: 1 })).toBe(
+      'vllm/vllm-openai:v0.11.0',
+    );
+    expect(
+      buildOf({ engineKind: 'vllm-native', executable: join(FAKE_BIN, 'vllm'), model: 'm', host: 'h', port: 1 }),
+    ).toBe(join(FAKE_BIN, '..'));
+    expect(
+      buildOf({ engineKind: 'vllm-native', executable: '/nope/bin/vllm', model: 'm', host: 'h', port: 1 }),
+    ).toBeNull();
   });
 
   it('default Hugging Face cache', () => {
@@ -50,12 +69,18 @@ describe('engine facts', () => {
 
 describe('Prometheus text', () => {
   it('labels with escapes, exponent values, comments skipped', () => {
-    const s = parsePrometheus('# HELP x y\nvllm:cache_config_info{block_size="16",model="a\\"b",num_gpu_blocks="57656"} 1.0\nvllm:prompt_tokens_total{engine="0"} 1.048576e+06\n');
+    const s = parsePrometheus(
+      '# HELP x y\nvllm:cache_config_info{block_size="16",model="a\\"b",num_gpu_blocks="57656"} 1.0\nvllm:prompt_tokens_total{engine="0"} 1.048576e+06\n',
+    );
     expect(s).toEqual([
       { name: 'vllm:cache_config_info', labels: { block_size: '16', model: 'a"b', num_gpu_blocks: '57656' }, value: 1 },
       { name: 'vllm:prompt_tokens_total', labels: { engine: '0' }, value: 1048576 },
     ]);
-    expect(kvFromCacheConfigBlocks(s)).toEqual({ tokens: 57656 * 16, detail: 'vllm:cache_config_info num_gpu_blocks 57656 x block_size 16', maxConcurrency: null });
+    expect(kvFromCacheConfigBlocks(s)).toEqual({
+      tokens: 57656 * 16,
+      detail: 'vllm:cache_config_info num_gpu_blocks 57656 x block_size 16',
+      maxConcurrency: null,
+    });
     expect(kvFromCacheConfigTokens(s)).toBeNull();
     expect(kvFromCacheConfigBlocks([])).toBeNull();
   });

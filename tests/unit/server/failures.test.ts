@@ -35,11 +35,31 @@ describe('recognizeStartupFailure', () => {
       /262144 is above the model's own limit of 131072/,
       /Lower --max-model-len to at most 131072/,
     ],
-    ['cuda-out-of-memory', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.', /ran out of memory/, /--tensor-parallel-size/],
-    ['unknown-model', "ValueError: Invalid repository ID or local directory specified: 'foo/bar'.", /'foo\/bar' was not found/, /Check the model id/],
-    ['gated-model', 'huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/meta-llama/x.', /gated/, /HF_TOKEN/],
+    [
+      'cuda-out-of-memory',
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.',
+      /ran out of memory/,
+      /--tensor-parallel-size/,
+    ],
+    [
+      'unknown-model',
+      "ValueError: Invalid repository ID or local directory specified: 'foo/bar'.",
+      /'foo\/bar' was not found/,
+      /Check the model id/,
+    ],
+    [
+      'gated-model',
+      'huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/meta-llama/x.',
+      /gated/,
+      /HF_TOKEN/,
+    ],
     ['port-in-use', 'OSError: [Errno 98] Address already in use', /Port 8123 is already in use/, /another --port/],
-    ['docker-unavailable', 'docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?', /Docker is not available/, /Start Docker/],
+    [
+      'docker-unavailable',
+      'docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?',
+      /Docker is not available/,
+      /Start Docker/,
+    ],
   ];
   for (const [kind, root, message, advice] of cases) {
     it(kind, () => {
@@ -63,29 +83,52 @@ describe('recognizeStartupFailure', () => {
   it('docker without a GPU for the container: the advice fits the platform', () => {
     const line = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].';
     const on = (platform: string) => recognizeStartupFailure([line], { platform });
-    expect(on('linux')).toMatchObject({ kind: 'docker-unavailable', advice: expect.stringMatching(/NVIDIA Container Toolkit/) });
+    expect(on('linux')).toMatchObject({
+      kind: 'docker-unavailable',
+      advice: expect.stringMatching(/NVIDIA Container Toolkit/),
+    });
     expect(on('darwin').advice).toMatch(/macOS cannot give a container an NVIDIA GPU/);
     expect(on('darwin').advice).not.toMatch(/Container Toolkit/);
     expect(on('win32').advice).toMatch(/WSL 2/);
   });
 
   it('Docker daemon not running: systemctl only on Linux, Docker Desktop on macOS and Windows (its pipe error too)', () => {
-    const unix = 'Cannot connect to the Docker daemon at unix:///Users/me/.docker/run/docker.sock. Is the docker daemon running?';
+    const unix =
+      'Cannot connect to the Docker daemon at unix:///Users/me/.docker/run/docker.sock. Is the docker daemon running?';
     expect(recognizeStartupFailure([unix], { platform: 'linux' }).advice).toMatch(/systemctl start docker/);
-    expect(recognizeStartupFailure([unix], { platform: 'darwin' }).advice).toMatch(/^Start Docker Desktop \(open -a Docker\)/);
+    expect(recognizeStartupFailure([unix], { platform: 'darwin' }).advice).toMatch(
+      /^Start Docker Desktop \(open -a Docker\)/,
+    );
     const pipe =
       'docker: error during connect: Head "http://%2F%2F.%2Fpipe%2FdockerDesktopLinuxEngine/_ping": open //./pipe/dockerDesktopLinuxEngine: The system cannot find the file specified.';
     const w = recognizeStartupFailure([pipe], { platform: 'win32' });
     expect(w.kind).toBe('docker-unavailable');
     expect(w.advice).toMatch(/Start Docker Desktop/);
     expect(w.advice).not.toMatch(/systemctl/);
-    expect(recognizeStartupFailure(['error during connect: this error may indicate that the docker daemon is not running: open //./pipe/docker_engine: The system cannot find the file specified.'], { platform: 'win32' }).kind).toBe('docker-unavailable');
+    expect(
+      recognizeStartupFailure(
+        [
+          'error during connect: this error may indicate that the docker daemon is not running: open //./pipe/docker_engine: The system cannot find the file specified.',
+        ],
+        { platform: 'win32' },
+      ).kind,
+    ).toBe('docker-unavailable');
   });
 
-  it('a busy port: how to find its owner on each platform, Windows\' own error too', () => {
-    expect(recognizeStartupFailure(['OSError: [Errno 98] Address already in use'], { port: 8000, platform: 'linux' }).advice).toMatch(/ss -ltnp 'sport = :8000'/);
-    expect(recognizeStartupFailure(['OSError: [Errno 48] Address already in use'], { port: 8000, platform: 'darwin' }).advice).toMatch(/lsof -nP -iTCP:8000/);
-    const w = recognizeStartupFailure(['OSError: [WinError 10048] Only one usage of each socket address (protocol/network address/port) is normally permitted'], { port: 8000, platform: 'win32' });
+  it("a busy port: how to find its owner on each platform, Windows' own error too", () => {
+    expect(
+      recognizeStartupFailure(['OSError: [Errno 98] Address already in use'], { port: 8000, platform: 'linux' }).advice,
+    ).toMatch(/ss -ltnp 'sport = :8000'/);
+    expect(
+      recognizeStartupFailure(['OSError: [Errno 48] Address already in use'], { port: 8000, platform: 'darwin' })
+        .advice,
+    ).toMatch(/lsof -nP -iTCP:8000/);
+    const w = recognizeStartupFailure(
+      [
+        'OSError: [WinError 10048] Only one usage of each socket address (protocol/network address/port) is normally permitted',
+      ],
+      { port: 8000, platform: 'win32' },
+    );
     expect(w).toMatchObject({ kind: 'port-in-use', advice: expect.stringMatching(/netstat -ano \| findstr :8000/) });
     expect(portBusy('127.0.0.1', 8000, 'darwin').advice).toMatch(/lsof/);
   });
@@ -104,21 +147,36 @@ describe('recognizeStartupFailure', () => {
   });
 
   it('failures found before any log', () => {
-    expect(executableNotFound('vllm', 'vllm-native', 'linux')).toMatchObject({ kind: 'executable-not-found', advice: expect.stringMatching(/pip install vllm/) });
-    expect(executableNotFound('docker', 'vllm-docker', 'linux')).toMatchObject({ kind: 'docker-unavailable', advice: expect.stringMatching(/NVIDIA Container Toolkit/) });
-    expect(portBusy('127.0.0.1', 8000, 'linux').message).toMatch(/Port 8000 on 127.0.0.1 is already in use; nothing was started/);
+    expect(executableNotFound('vllm', 'vllm-native', 'linux')).toMatchObject({
+      kind: 'executable-not-found',
+      advice: expect.stringMatching(/pip install vllm/),
+    });
+    expect(executableNotFound('docker', 'vllm-docker', 'linux')).toMatchObject({
+      kind: 'docker-unavailable',
+      advice: expect.stringMatching(/NVIDIA Container Toolkit/),
+    });
+    expect(portBusy('127.0.0.1', 8000, 'linux').message).toMatch(
+      /Port 8000 on 127.0.0.1 is already in use; nothing was started/,
+    );
   });
 });
 
 describe('advice for the platform the user is on', () => {
   it('vLLM not installed: pip on Linux, WSL 2 on Windows, no CUDA build on macOS', () => {
-    expect(executableNotFound('vllm', 'vllm-native', 'win32').advice).toMatch(/does not run natively on Windows: install it inside WSL 2/);
+    expect(executableNotFound('vllm', 'vllm-native', 'win32').advice).toMatch(
+      /does not run natively on Windows: install it inside WSL 2/,
+    );
     expect(executableNotFound('vllm', 'vllm-native', 'darwin').advice).toMatch(/no CUDA build for macOS/);
   });
 
   it('Docker not installed: Docker Desktop on macOS and Windows, the toolkit only on Linux', () => {
-    expect(executableNotFound('docker', 'vllm-docker', 'darwin').advice).toMatch(/^Install Docker Desktop; note that containers on macOS get no NVIDIA GPU/);
-    expect(executableNotFound('docker', 'vllm-docker', 'win32').advice).toMatch(/Docker Desktop with the WSL 2 based engine/);
-    for (const p of ['darwin', 'win32']) expect(executableNotFound('docker', 'vllm-docker', p).advice).not.toMatch(/Container Toolkit|systemctl/);
+    expect(executableNotFound('docker', 'vllm-docker', 'darwin').advice).toMatch(
+      /^Install Docker Desktop; note that containers on macOS get no NVIDIA GPU/,
+    );
+    expect(executableNotFound('docker', 'vllm-docker', 'win32').advice).toMatch(
+      /Docker Desktop with the WSL 2 based engine/,
+    );
+    for (const p of ['darwin', 'win32'])
+      expect(executableNotFound('docker', 'vllm-docker', p).advice).not.toMatch(/Container Toolkit|systemctl/);
   });
 });

@@ -5,7 +5,13 @@ import { shellQuote, shellSplit } from '../../../src-shared/shell-quote';
 const base: LaunchOptions = { engineKind: 'vllm-native', model: 'Qwen/Qwen3-8B', host: '127.0.0.1', port: 8000 };
 
 describe('buildLaunch: vllm-native', () => {
-  const cases: Array<{ name: string; o: Partial<LaunchOptions>; argv: string[]; env?: Record<string, string>; display: string }> = [
+  const cases: Array<{
+    name: string;
+    o: Partial<LaunchOptions>;
+    argv: string[];
+    env?: Record<string, string>;
+    display: string;
+  }> = [
     {
       name: 'minimal',
       o: {},
@@ -34,28 +40,86 @@ describe('buildLaunch: vllm-native', () => {
         extraArgs: ['--limit-mm-per-prompt', '{"image": 0}', '--language-model-only'],
       },
       argv: [
-        '/opt/venv/bin/vllm', 'serve', 'Qwen/Qwen3-8B', '--host', '127.0.0.1', '--port', '8000', '--served-model-name', 'qwen',
-        '--revision', 'main', '--dtype', 'bfloat16', '--quantization', 'fp8', '--max-model-len', '32768',
-        '--gpu-memory-utilization', '0.85', '--max-num-seqs', '256', '--max-num-batched-tokens', '8192',
-        '--tensor-parallel-size', '2', '--pipeline-parallel-size', '1', '--data-parallel-size', '1', '--kv-cache-dtype', 'fp8',
-        '--no-enable-prefix-caching', '--attention-backend', 'FLASHINFER', '--trust-remote-code',
-        '--limit-mm-per-prompt', '{"image": 0}', '--language-model-only',
+        '/opt/venv/bin/vllm',
+        'serve',
+        'Qwen/Qwen3-8B',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '8000',
+        '--served-model-name',
+        'qwen',
+        '--revision',
+        'main',
+        '--dtype',
+        'bfloat16',
+        '--quantization',
+        'fp8',
+        '--max-model-len',
+        '32768',
+        '--gpu-memory-utilization',
+        '0.85',
+        '--max-num-seqs',
+        '256',
+        '--max-num-batched-tokens',
+        '8192',
+        '--tensor-parallel-size',
+        '2',
+        '--pipeline-parallel-size',
+        '1',
+        '--data-parallel-size',
+        '1',
+        '--kv-cache-dtype',
+        'fp8',
+        '--no-enable-prefix-caching',
+        '--attention-backend',
+        'FLASHINFER',
+        '--trust-remote-code',
+        '--limit-mm-per-prompt',
+        '{"image": 0}',
+        '--language-model-only',
       ],
       display:
-        "/opt/venv/bin/vllm serve Qwen/Qwen3-8B --host 127.0.0.1 --port 8000 --served-model-name qwen --revision main --dtype bfloat16 --quantization fp8 --max-model-len 32768 --gpu-memory-utilization 0.85 --max-num-seqs 256 --max-num-batched-tokens 8192 --tensor-parallel-size 2 --pipeline-parallel-size 1 --data-parallel-size 1 --kv-cache-dtype fp8 --no-enable-prefix-caching --attention-backend FLASHINFER --trust-remote-code --limit-mm-per-prompt '{\"image\": 0}' --language-model-only",
+        '/opt/venv/bin/vllm serve Qwen/Qwen3-8B --host 127.0.0.1 --port 8000 --served-model-name qwen --revision main --dtype bfloat16 --quantization fp8 --max-model-len 32768 --gpu-memory-utilization 0.85 --max-num-seqs 256 --max-num-batched-tokens 8192 --tensor-parallel-size 2 --pipeline-parallel-size 1 --data-parallel-size 1 --kv-cache-dtype fp8 --no-enable-prefix-caching --attention-backend FLASHINFER --trust-remote-code --limit-mm-per-prompt \'{"image": 0}\' --language-model-only',
     },
     {
       name: 'API key travels in VLLM_API_KEY, shown redacted; GPUs and extra env in front',
-      o: { apiKey: 'sk-secret-123', cudaVisibleDevices: '0,1', extraEnv: { HF_HOME: '/data/hf cache', VLLM_LOGGING_LEVEL: 'DEBUG' }, enablePrefixCaching: true },
+      o: {
+        apiKey: 'sk-secret-123',
+        cudaVisibleDevices: '0,1',
+        extraEnv: { HF_HOME: '/data/hf cache', VLLM_LOGGING_LEVEL: 'DEBUG' },
+        enablePrefixCaching: true,
+      },
       argv: ['vllm', 'serve', 'Qwen/Qwen3-8B', '--host', '127.0.0.1', '--port', '8000', '--enable-prefix-caching'],
-      env: { CUDA_VISIBLE_DEVICES: '0,1', HF_HOME: '/data/hf cache', VLLM_LOGGING_LEVEL: 'DEBUG', VLLM_API_KEY: 'sk-secret-123' },
-      display: "CUDA_VISIBLE_DEVICES=0,1 HF_HOME='/data/hf cache' VLLM_LOGGING_LEVEL=DEBUG VLLM_API_KEY='<redacted>' vllm serve Qwen/Qwen3-8B --host 127.0.0.1 --port 8000 --enable-prefix-caching",
+      env: {
+        CUDA_VISIBLE_DEVICES: '0,1',
+        HF_HOME: '/data/hf cache',
+        VLLM_LOGGING_LEVEL: 'DEBUG',
+        VLLM_API_KEY: 'sk-secret-123',
+      },
+      display:
+        "CUDA_VISIBLE_DEVICES=0,1 HF_HOME='/data/hf cache' VLLM_LOGGING_LEVEL=DEBUG VLLM_API_KEY='<redacted>' vllm serve Qwen/Qwen3-8B --host 127.0.0.1 --port 8000 --enable-prefix-caching",
     },
     {
       name: 'multi-node with Ray',
       o: { host: '0.0.0.0', tensorParallelSize: 8, pipelineParallelSize: 2, distributedExecutorBackend: 'ray' },
-      argv: ['vllm', 'serve', 'Qwen/Qwen3-8B', '--host', '0.0.0.0', '--port', '8000', '--tensor-parallel-size', '8', '--pipeline-parallel-size', '2', '--distributed-executor-backend', 'ray'],
-      display: 'vllm serve Qwen/Qwen3-8B --host 0.0.0.0 --port 8000 --tensor-parallel-size 8 --pipeline-parallel-size 2 --distributed-executor-backend ray',
+      argv: [
+        'vllm',
+        'serve',
+        'Qwen/Qwen3-8B',
+        '--host',
+        '0.0.0.0',
+        '--port',
+        '8000',
+        '--tensor-parallel-size',
+        '8',
+        '--pipeline-parallel-size',
+        '2',
+        '--distributed-executor-backend',
+        'ray',
+      ],
+      display:
+        'vllm serve Qwen/Qwen3-8B --host 0.0.0.0 --port 8000 --tensor-parallel-size 8 --pipeline-parallel-size 2 --distributed-executor-backend ray',
     },
     {
       name: 'model with spaces, quotes and ;',
@@ -66,7 +130,17 @@ describe('buildLaunch: vllm-native', () => {
     {
       name: 'served name with double quotes and $',
       o: { servedModelName: 'say "hi" $HOME `x`' },
-      argv: ['vllm', 'serve', 'Qwen/Qwen3-8B', '--host', '127.0.0.1', '--port', '8000', '--served-model-name', 'say "hi" $HOME `x`'],
+      argv: [
+        'vllm',
+        'serve',
+        'Qwen/Qwen3-8B',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '8000',
+        '--served-model-name',
+        'say "hi" $HOME `x`',
+      ],
       display: `vllm serve Qwen/Qwen3-8B --host 127.0.0.1 --port 8000 --served-model-name 'say "hi" $HOME \`x\`'`,
     },
   ];
@@ -78,7 +152,9 @@ describe('buildLaunch: vllm-native', () => {
       expect(b.display).toBe(c.display);
       // The display is a faithful shell line: splitting it gives the argv back (env assignments aside).
       const words = shellSplit(b.display);
-      expect(words.slice(words.length - b.argv.length)).toEqual(b.argv.map((a) => (a === c.o.apiKey ? '<redacted>' : a)));
+      expect(words.slice(words.length - b.argv.length)).toEqual(
+        b.argv.map((a) => (a === c.o.apiKey ? '<redacted>' : a)),
+      );
       if (c.o.apiKey) expect(b.display).not.toContain(c.o.apiKey);
     });
   }
@@ -97,9 +173,33 @@ describe('buildLaunch: docker, custom, simulator', () => {
       maxModelLen: 8192,
     });
     expect(b.argv).toEqual([
-      'docker', 'run', '--rm', '--name', 'speedmatrix-vllm-8000', '--gpus', '"device=2,3"', '--ipc=host', '-p', '127.0.0.1:8000:8000',
-      '-v', '/home/me/.cache/huggingface:/root/.cache/huggingface', '-e', 'HF_TOKEN', '-e', 'VLLM_API_KEY',
-      '--entrypoint', 'vllm', 'vllm/vllm-openai:v0.11.0', 'serve', 'Qwen/Qwen3-8B', '--host', '0.0.0.0', '--port', '8000', '--max-model-len', '8192',
+      'docker',
+      'run',
+      '--rm',
+      '--name',
+      'speedmatrix-vllm-8000',
+      '--gpus',
+      '"device=2,3"',
+      '--ipc=host',
+      '-p',
+      '127.0.0.1:8000:8000',
+      '-v',
+      '/home/me/.cache/huggingface:/root/.cache/huggingface',
+      '-e',
+      'HF_TOKEN',
+      '-e',
+      'VLLM_API_KEY',
+      '--entrypoint',
+      'vllm',
+      'vllm/vllm-openai:v0.11.0',
+      'serve',
+      'Qwen/Qwen3-8B',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '8000',
+      '--max-model-len',
+      '8192',
     ]);
     expect(b.env).toEqual({ CUDA_VISIBLE_DEVICES: '2,3', HF_TOKEN: 'hf_abcdef', VLLM_API_KEY: 'sk-docker-key' });
     expect(b.argv.join(' ')).not.toMatch(/sk-docker-key|hf_abcdef/);
@@ -110,29 +210,81 @@ describe('buildLaunch: docker, custom, simulator', () => {
 
   it('docker on all interfaces publishes the port without an address, all GPUs', () => {
     const b = buildLaunch({ ...base, engineKind: 'vllm-docker', host: '0.0.0.0' });
-    expect(b.argv.slice(0, 10)).toEqual(['docker', 'run', '--rm', '--name', 'speedmatrix-vllm-8000', '--gpus', 'all', '--ipc=host', '-p', '8000:8000']);
+    expect(b.argv.slice(0, 10)).toEqual([
+      'docker',
+      'run',
+      '--rm',
+      '--name',
+      'speedmatrix-vllm-8000',
+      '--gpus',
+      'all',
+      '--ipc=host',
+      '-p',
+      '8000:8000',
+    ]);
   });
 
   it('custom: argv passes through untouched, a key in it is redacted in display', () => {
-    const b = buildLaunch({ ...base, engineKind: 'custom', customArgv: ['python', '-m', 'sglang.launch_server', '--api-key', 'k3y-value', '--model-path', 'a b'], apiKey: 'k3y-value' });
+    const b = buildLaunch({
+      ...base,
+      engineKind: 'custom',
+      customArgv: ['python', '-m', 'sglang.launch_server', '--api-key', 'k3y-value', '--model-path', 'a b'],
+      apiKey: 'k3y-value',
+    });
     expect(b.argv).toEqual(['python', '-m', 'sglang.launch_server', '--api-key', 'k3y-value', '--model-path', 'a b']);
     expect(b.display).toBe("python -m sglang.launch_server --api-key '<redacted>' --model-path 'a b'");
     expect(() => buildLaunch({ ...base, engineKind: 'custom' })).toThrow(/needs a command/);
   });
 
   it('simulator: node program + serve MODEL + vllm flags + sim flags; display reads speedmatrix sim serve', () => {
-    const b = buildLaunch({ ...base, engineKind: 'simulator', model: 'fara 4b', apiKey: 'sim-key-1', maxModelLen: 262144, simProfile: 'rtx-pro-6000-fara-4b-bf16', simSpeed: 50, simArgs: ['--sim-load-seconds', '0.2'] });
+    const b = buildLaunch({
+      ...base,
+      engineKind: 'simulator',
+      model: 'fara 4b',
+      apiKey: 'sim-key-1',
+      maxModelLen: 262144,
+      simProfile: 'rtx-pro-6000-fara-4b-bf16',
+      simSpeed: 50,
+      simArgs: ['--sim-load-seconds', '0.2'],
+    });
     expect(b.argv[0]).toBe(process.execPath);
     expect(b.argv.some((a) => a.endsWith('src-main/sim/main.ts'))).toBe(true);
     const tail = b.argv.slice(b.argv.indexOf('serve'));
-    expect(tail).toEqual(['serve', 'fara 4b', '--host', '127.0.0.1', '--port', '8000', '--max-model-len', '262144', '--api-key', 'sim-key-1', '--sim-profile', 'rtx-pro-6000-fara-4b-bf16', '--sim-speed', '50', '--sim-load-seconds', '0.2']);
-    expect(b.display).toBe("speedmatrix sim serve 'fara 4b' --host 127.0.0.1 --port 8000 --max-model-len 262144 --api-key '<redacted>' --sim-profile rtx-pro-6000-fara-4b-bf16 --sim-speed 50 --sim-load-seconds 0.2");
+    expect(tail).toEqual([
+      'serve',
+      'fara 4b',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '8000',
+      '--max-model-len',
+      '262144',
+      '--api-key',
+      'sim-key-1',
+      '--sim-profile',
+      'rtx-pro-6000-fara-4b-bf16',
+      '--sim-speed',
+      '50',
+      '--sim-load-seconds',
+      '0.2',
+    ]);
+    expect(b.display).toBe(
+      "speedmatrix sim serve 'fara 4b' --host 127.0.0.1 --port 8000 --max-model-len 262144 --api-key '<redacted>' --sim-profile rtx-pro-6000-fara-4b-bf16 --sim-speed 50 --sim-load-seconds 0.2",
+    );
   });
 });
 
 describe('toServerLaunch', () => {
   it('redacts argv and env, keeps model facts', () => {
-    const o: LaunchOptions = { ...base, engineKind: 'simulator', apiKey: 'sim-key-1', servedModelName: 'm', revision: 'r1', maxModelLen: 4096, extraEnv: { HF_TOKEN: 'hf_x', HF_HOME: '/h' } };
+    const o: LaunchOptions = {
+      ...base,
+      engineKind: 'simulator',
+      apiKey: 'sim-key-1',
+      servedModelName: 'm',
+      revision: 'r1',
+      maxModelLen: 4096,
+      extraEnv: { HF_TOKEN: 'hf_x', HF_HOME: '/h' },
+    };
     const s = toServerLaunch(o, buildLaunch(o));
     expect(s.kind).toBe('simulator');
     expect(s.url).toBe('http://127.0.0.1:8000');
@@ -140,7 +292,9 @@ describe('toServerLaunch', () => {
     expect(s.argv).toContain('<redacted>');
     expect(s.env).toEqual({ HF_TOKEN: '<redacted>', HF_HOME: '/h' });
     expect([s.model, s.servedModel, s.revision, s.maxModelLen]).toEqual(['Qwen/Qwen3-8B', 'm', 'r1', 4096]);
-    expect(toServerLaunch({ ...base, host: '0.0.0.0' }, buildLaunch({ ...base, host: '0.0.0.0' })).url).toBe('http://127.0.0.1:8000');
+    expect(toServerLaunch({ ...base, host: '0.0.0.0' }, buildLaunch({ ...base, host: '0.0.0.0' })).url).toBe(
+      'http://127.0.0.1:8000',
+    );
   });
 });
 

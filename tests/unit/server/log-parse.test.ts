@@ -16,18 +16,38 @@ describe('log lines', () => {
       `${P}Using max model len 8192`,
     ]);
     expect(f.version).toBe('0.10.1.1');
-    expect(f.nonDefaultArgs).toEqual({ model: 'Qwen/Qwen3-8B', max_model_len: 8192, enable_prefix_caching: false, block_size: 32, limit_mm_per_prompt: { image: 0 }, served_model_name: ['q'], x: null });
+    expect(f.nonDefaultArgs).toEqual({
+      model: 'Qwen/Qwen3-8B',
+      max_model_len: 8192,
+      enable_prefix_caching: false,
+      block_size: 32,
+      limit_mm_per_prompt: { image: 0 },
+      served_model_name: ['q'],
+      x: null,
+    });
     expect(f.maxModelLen).toBe(8192);
   });
 
   it('python dict with tuples and quotes inside strings', () => {
-    expect(parsePythonDict(`{'a': (1, 2), 'b': "it's", 'c': 'True story'}`)).toEqual({ a: [1, 2], b: "it's", c: 'True story' });
+    expect(parsePythonDict(`{'a': (1, 2), 'b': "it's", 'c': 'True story'}`)).toEqual({
+      a: [1, 2],
+      b: "it's",
+      c: 'True story',
+    });
     expect(parsePythonDict('{not a dict')).toBeNull();
   });
 
   it('KV shape 1: GPU blocks then max concurrency (x block size 16, or --block-size)', () => {
-    const f = parseLog([`${P}# GPU blocks: 1381, # CPU blocks: 512`, `${P}Maximum concurrency for 2048 tokens per request: 10.79x`]);
-    expect(logKvBudget(f)).toEqual({ tokens: 22096, detail: 'startup log "# GPU blocks: 1381" x block size 16', maxConcurrency: 10.79, tokensPerRequest: 2048 });
+    const f = parseLog([
+      `${P}# GPU blocks: 1381, # CPU blocks: 512`,
+      `${P}Maximum concurrency for 2048 tokens per request: 10.79x`,
+    ]);
+    expect(logKvBudget(f)).toEqual({
+      tokens: 22096,
+      detail: 'startup log "# GPU blocks: 1381" x block size 16',
+      maxConcurrency: 10.79,
+      tokensPerRequest: 2048,
+    });
     const g = parseLog([`${A}non-default args: {'block_size': 32}`, `${P}# GPU blocks: 1381`]);
     expect(logKvBudget(g)?.tokens).toBe(1381 * 32);
   });
@@ -43,12 +63,18 @@ describe('log lines', () => {
   });
 
   it('KV shape 3: one line', () => {
-    const events = parseLogLine(`${P}GPU KV cache size: 302,945 tokens, Maximum concurrency for 262,144 tokens per request: 1.16x`);
+    const events = parseLogLine(
+      `${P}GPU KV cache size: 302,945 tokens, Maximum concurrency for 262,144 tokens per request: 1.16x`,
+    );
     expect(events).toEqual([
       { kind: 'kv-cache-size', tokens: 302945, engine: '0' },
       { kind: 'max-concurrency', tokensPerRequest: 262144, concurrency: 1.16 },
     ]);
-    expect(logKvBudget(parseLog([`${P}GPU KV cache size: 302,945 tokens, Maximum concurrency for 262,144 tokens per request: 1.16x`]))).toEqual({
+    expect(
+      logKvBudget(
+        parseLog([`${P}GPU KV cache size: 302,945 tokens, Maximum concurrency for 262,144 tokens per request: 1.16x`]),
+      ),
+    ).toEqual({
       tokens: 302945,
       detail: 'startup log "GPU KV cache size: 302,945 tokens"',
       maxConcurrency: 1.16,
@@ -74,7 +100,9 @@ describe('log lines', () => {
     expect(f.availableKvGib).toBe(33.31);
     expect(f.phase).toBe('waiting for /health');
     expect(parseLog([`${A}Starting vLLM server on http://127.0.0.1:9000`]).serverUrl).toBe('http://127.0.0.1:9000');
-    expect(parseLog([`${P}Loading safetensors checkpoint shards:  50% Completed | 1/2`]).phase).toBe('loading model weights');
+    expect(parseLog([`${P}Loading safetensors checkpoint shards:  50% Completed | 1/2`]).phase).toBe(
+      'loading model weights',
+    );
   });
 
   it('periodic stats lines, newer and older wording', () => {
@@ -83,12 +111,24 @@ describe('log lines', () => {
     );
     expect(e).toEqual({
       kind: 'stats',
-      stats: { promptTokensPerSecond: 512.3, generationTokensPerSecond: 1180, running: 3, waiting: 0, kvCacheUsage: 0.042, prefixCacheHitRate: 0, preemptions: null, deferred: null },
+      stats: {
+        promptTokensPerSecond: 512.3,
+        generationTokensPerSecond: 1180,
+        running: 3,
+        waiting: 0,
+        kvCacheUsage: 0.042,
+        prefixCacheHitRate: 0,
+        preemptions: null,
+        deferred: null,
+      },
     });
     const [old] = parseLogLine(
       'INFO 05-01 10:00:00 metrics.py:455] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 44.9 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 2 reqs, GPU KV cache usage: 0.1%, CPU KV cache usage: 0.0%.',
     );
-    expect(old).toMatchObject({ kind: 'stats', stats: { generationTokensPerSecond: 44.9, running: 1, waiting: 2, kvCacheUsage: 0.001 } });
+    expect(old).toMatchObject({
+      kind: 'stats',
+      stats: { generationTokensPerSecond: 44.9, running: 1, waiting: 2, kvCacheUsage: 0.001 },
+    });
   });
 
   it('ignores unrelated lines', () => {
@@ -102,7 +142,9 @@ describe('engine config line', () => {
       "(EngineCore_DP0 pid=7) INFO 11-30 00:19:27 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: model='Qwen/Qwen3-8B-FP8', speculative_config=None, tokenizer='Qwen/Qwen3-8B-FP8', dtype=torch.bfloat16, max_seq_len=32768, quantization=fp8, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda",
     ]);
     expect([f.engineDtype, f.engineQuantization]).toEqual(['bfloat16', 'fp8']);
-    const g = parseLog(["INFO [llm_engine.py:234] Initializing an LLM engine (v0.6.3) with config: model='m', dtype=torch.float16, quantization=None, kv_cache_dtype=auto"]);
+    const g = parseLog([
+      "INFO [llm_engine.py:234] Initializing an LLM engine (v0.6.3) with config: model='m', dtype=torch.float16, quantization=None, kv_cache_dtype=auto",
+    ]);
     expect([g.engineDtype, g.engineQuantization]).toEqual(['float16', null]);
   });
 });

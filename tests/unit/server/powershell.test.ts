@@ -12,7 +12,11 @@ import { shellLine } from '../../../src-shared/shell-quote';
 
 describe('PowerShell quoting', () => {
   it('leaves plain words, single-quotes what PowerShell reads specially', () => {
-    expect(['vllm', '--port', '8000', 'Qwen/Qwen3-8B', 'C:\\venv\\Scripts\\vllm.exe', '--gpu-memory-utilization=0.9'].map(powershellQuote)).toEqual([
+    expect(
+      ['vllm', '--port', '8000', 'Qwen/Qwen3-8B', 'C:\\venv\\Scripts\\vllm.exe', '--gpu-memory-utilization=0.9'].map(
+        powershellQuote,
+      ),
+    ).toEqual([
       'vllm',
       '--port',
       '8000',
@@ -33,13 +37,21 @@ describe('PowerShell quoting', () => {
   });
 
   it('environment as $env: assignments, a quoted program through the call operator', () => {
-    expect(powershellLine(['C:\\Program Files\\vllm\\vllm.exe', 'serve', 'm'], { CUDA_VISIBLE_DEVICES: '0,1', VLLM_API_KEY: '<redacted>' })).toBe(
+    expect(
+      powershellLine(['C:\\Program Files\\vllm\\vllm.exe', 'serve', 'm'], {
+        CUDA_VISIBLE_DEVICES: '0,1',
+        VLLM_API_KEY: '<redacted>',
+      }),
+    ).toBe(
       "$env:CUDA_VISIBLE_DEVICES = '0,1'; $env:VLLM_API_KEY = '<redacted>'; & 'C:\\Program Files\\vllm\\vllm.exe' serve m",
     );
   });
 
   it('turns the displayed launch line into the same words for PowerShell', () => {
-    const display = shellLine(['vllm', 'serve', 'Qwen/Qwen3-8B', '--served-model-name', "o'brien model", '--port', '8000'], { CUDA_VISIBLE_DEVICES: '0,1', HF_HOME: 'C:\\hf cache' });
+    const display = shellLine(
+      ['vllm', 'serve', 'Qwen/Qwen3-8B', '--served-model-name', "o'brien model", '--port', '8000'],
+      { CUDA_VISIBLE_DEVICES: '0,1', HF_HOME: 'C:\\hf cache' },
+    );
     expect(displayAsPowerShell(display)).toBe(
       "$env:CUDA_VISIBLE_DEVICES = '0,1'; $env:HF_HOME = 'C:\\hf cache'; vllm serve Qwen/Qwen3-8B --served-model-name 'o''brien model' --port 8000",
     );
@@ -51,24 +63,36 @@ describe('what a local launch can do on each OS', () => {
     expect(localLaunchNote('vllm-native', 'win32')).toBe(
       'vLLM does not run natively on Windows, so it cannot be launched here (only inside WSL 2). Run vLLM on a Linux GPU machine and benchmark it from here with "Attach to URL" (in the CLI: speedmatrix run --url).',
     );
-    expect(localLaunchNote('vllm-docker', 'win32')).toMatch(/^vLLM's Docker image needs NVIDIA GPUs under Linux: on Windows only Docker Desktop with the WSL 2 backend .*"Attach to URL"/);
+    expect(localLaunchNote('vllm-docker', 'win32')).toMatch(
+      /^vLLM's Docker image needs NVIDIA GPUs under Linux: on Windows only Docker Desktop with the WSL 2 backend .*"Attach to URL"/,
+    );
     expect(localLaunchNote('simulator', 'win32')).toBeNull();
     expect(localLaunchNote('custom', 'win32')).toBeNull();
   });
   it('macOS: no GPU vLLM; Linux: no note', () => {
     expect(localLaunchNote('vllm-native', 'darwin')).toMatch(/^vLLM has no GPU support on macOS .*"Attach to URL"/);
     expect(localLaunchNote('vllm-docker', 'darwin')).toMatch(/^Docker on macOS has no access to NVIDIA GPUs/);
-    for (const k of ['vllm-native', 'vllm-docker', 'simulator', 'custom', 'attach'] as const) expect(localLaunchNote(k, 'linux')).toBeNull();
+    for (const k of ['vllm-native', 'vllm-docker', 'simulator', 'custom', 'attach'] as const)
+      expect(localLaunchNote(k, 'linux')).toBeNull();
   });
 });
 
 describe('the Server form preview carries the note and the PowerShell line', () => {
-  const form = { ...FORM_DEFAULTS, kind: 'vllm-native' as const, model: 'Qwen/Qwen3-8B', gpus: '0,1', apiKey: 'sk-test-abcdef123456', port: 8000 };
+  const form = {
+    ...FORM_DEFAULTS,
+    kind: 'vllm-native' as const,
+    model: 'Qwen/Qwen3-8B',
+    gpus: '0,1',
+    apiKey: 'sk-test-abcdef123456',
+    port: 8000,
+  };
   it('on Windows', async () => {
     const p = await new ServerControl(new CoreEvents(), { platform: 'win32' }).preview(form);
     expect(p.platformNote).toBe(localLaunchNote('vllm-native', 'win32'));
     expect(p.powershell).toBe(displayAsPowerShell(p.display));
-    expect(p.powershell).toMatch(/^\$env:CUDA_VISIBLE_DEVICES = '0,1'; \$env:VLLM_API_KEY = '<redacted>'; .*vllm serve Qwen\/Qwen3-8B .*--port 8000/);
+    expect(p.powershell).toMatch(
+      /^\$env:CUDA_VISIBLE_DEVICES = '0,1'; \$env:VLLM_API_KEY = '<redacted>'; .*vllm serve Qwen\/Qwen3-8B .*--port 8000/,
+    );
     expect(p.powershell).not.toContain('sk-test-abcdef123456');
   });
   it('on macOS and Linux: no PowerShell; the note on macOS only', async () => {
@@ -84,7 +108,13 @@ describe('a running server on Windows', () => {
   it('its snapshot carries the running command as PowerShell, for Copy while it runs', async () => {
     const control = new ServerControl(new CoreEvents(), { platform: 'win32', stopTimeoutMs: 5000 });
     try {
-      const snap = await control.start({ ...FORM_DEFAULTS, kind: 'simulator', simSpeed: 20, simLoadSeconds: 0.2, port: null });
+      const snap = await control.start({
+        ...FORM_DEFAULTS,
+        kind: 'simulator',
+        simSpeed: 20,
+        simLoadSeconds: 0.2,
+        port: null,
+      });
       expect(snap.display).toMatch(/^speedmatrix sim serve /);
       expect(snap.powershell).toBe(displayAsPowerShell(snap.display));
       expect(snap.powershell).toMatch(/^speedmatrix sim serve /);

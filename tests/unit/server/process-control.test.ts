@@ -8,7 +8,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { CommandResult } from '../../../src-main/os/run-command';
-import { findGroupProcesses, findLeftovers, processTree, ProcessTableUnavailable } from '../../../src-main/server/orphans';
+import {
+  findGroupProcesses,
+  findLeftovers,
+  processTree,
+  ProcessTableUnavailable,
+} from '../../../src-main/server/orphans';
 import { ProcessControl, parseWin32Processes, type ProcInfo } from '../../../src-main/os/process-control';
 import { Supervisor, TRANSITIONS, type CrashInfo } from '../../../src-main/server/supervisor';
 import { emulatedWindows } from '../../helpers/emulated-windows';
@@ -38,8 +43,18 @@ const okOut = (stdout: string): CommandResult => ({ status: 'ok', code: 0, stdou
 // What `Get-CimInstance Win32_Process | Select-Object ... | ConvertTo-Json -Compress` prints (shortened table).
 const WIN32_TABLE = JSON.stringify([
   { ProcessId: 0, ParentProcessId: 0, CommandLine: null, Name: 'System Idle Process' },
-  { ProcessId: 4120, ParentProcessId: 3900, CommandLine: 'C:\\venv\\Scripts\\vllm.exe serve Qwen/Qwen3-8B --port 8000', Name: 'vllm.exe' },
-  { ProcessId: 4188, ParentProcessId: 4120, CommandLine: '"C:\\venv\\Scripts\\python.exe" -c "from multiprocessing.spawn import spawn_main"', Name: 'python.exe' },
+  {
+    ProcessId: 4120,
+    ParentProcessId: 3900,
+    CommandLine: 'C:\\venv\\Scripts\\vllm.exe serve Qwen/Qwen3-8B --port 8000',
+    Name: 'vllm.exe',
+  },
+  {
+    ProcessId: 4188,
+    ParentProcessId: 4120,
+    CommandLine: '"C:\\venv\\Scripts\\python.exe" -c "from multiprocessing.spawn import spawn_main"',
+    Name: 'python.exe',
+  },
   { ProcessId: 4200, ParentProcessId: 4188, CommandLine: null, Name: 'conhost.exe' },
   { ProcessId: 5000, ParentProcessId: 3900, CommandLine: 'C:\\Windows\\explorer.exe', Name: 'explorer.exe' },
 ]);
@@ -57,12 +72,16 @@ describe('Windows (win32)', () => {
       [5000, 3900, null, 'C:\\Windows\\explorer.exe'],
     ]);
     // One matching process comes out as an object, not a list.
-    expect(parseWin32Processes('{"ProcessId":7,"ParentProcessId":1,"CommandLine":"x.exe","Name":"x.exe"}')).toEqual([{ pid: 7, ppid: 1, pgid: null, state: 'R', command: 'x.exe' }]);
+    expect(parseWin32Processes('{"ProcessId":7,"ParentProcessId":1,"CommandLine":"x.exe","Name":"x.exe"}')).toEqual([
+      { pid: 7, ppid: 1, pgid: null, state: 'R', command: 'x.exe' },
+    ]);
   });
 
   it('a server "group" is its tree by parent id, even after the leader died', async () => {
     const { control } = recorder('win32', { 'powershell.exe': okOut(WIN32_TABLE) });
-    const withoutLeader = JSON.stringify(JSON.parse(WIN32_TABLE).filter((r: { ProcessId: number }) => r.ProcessId !== 4120));
+    const withoutLeader = JSON.stringify(
+      JSON.parse(WIN32_TABLE).filter((r: { ProcessId: number }) => r.ProcessId !== 4120),
+    );
     const dead = recorder('win32', { 'powershell.exe': okOut(withoutLeader) }).control;
     expect((await findGroupProcesses(4120, [], control)).map((p) => p.pid)).toEqual([4120, 4188, 4200]);
     expect((await findGroupProcesses(4120, [], dead)).map((p) => p.pid)).toEqual([4188, 4200]);
@@ -74,7 +93,12 @@ describe('Windows (win32)', () => {
     expect(await control.killGroup(4120)).toBe(true);
     await control.killProcess(4188);
     control.killGroupSync(4120);
-    expect(commands).toEqual(['taskkill /PID 4120 /T', 'taskkill /PID 4120 /T /F', 'taskkill /PID 4188 /T /F', '(sync) taskkill /PID 4120 /T /F']);
+    expect(commands).toEqual([
+      'taskkill /PID 4120 /T',
+      'taskkill /PID 4120 /T /F',
+      'taskkill /PID 4188 /T /F',
+      '(sync) taskkill /PID 4120 /T /F',
+    ]);
     expect(signals).toEqual([]);
     expect(control.spawnOptions()).toEqual({ detached: false, windowsHide: true });
   });
@@ -91,7 +115,11 @@ describe('Windows (win32)', () => {
 
 describe('macOS (darwin)', () => {
   it('lists with ps -A -o pid=,ppid=,pgid=,stat=,args= and signals the process group', async () => {
-    const { control, commands, signals } = recorder('darwin', { ps: okOut('  501     1   501 Ss   vllm serve m --port 8000\n  502   501   501 S    python -m engine\n  600     1   600 S    other\n') });
+    const { control, commands, signals } = recorder('darwin', {
+      ps: okOut(
+        '  501     1   501 Ss   vllm serve m --port 8000\n  502   501   501 S    python -m engine\n  600     1   600 S    other\n',
+      ),
+    });
     const t = await control.list();
     expect(commands).toEqual(['ps -A -o pid=,ppid=,pgid=,stat=,args=']);
     expect(t.ok && control.groupMembers(t.processes, 501).map((p) => p.pid)).toEqual([501, 502]);
@@ -104,7 +132,9 @@ describe('macOS (darwin)', () => {
 
   it('where ps fails, nothing is claimed', async () => {
     const { control } = recorder('darwin', { ps: { status: 'timeout', code: null, stdout: '', stderr: '', ms: 5000 } });
-    expect((await findLeftovers(501, [], { control, nvidiaSmi: '/nonexistent/nvidia-smi' })).unchecked).toBe('ps did not answer in time');
+    expect((await findLeftovers(501, [], { control, nvidiaSmi: '/nonexistent/nvidia-smi' })).unchecked).toBe(
+      'ps did not answer in time',
+    );
   });
 });
 
@@ -160,7 +190,11 @@ describe('the supervisor with Windows process tools (emulated over real processe
     const win = emulatedWindows({ consoleRefusesClose: true });
     const sup = new Supervisor();
     running.push(sup);
-    const r = await sup.start(fakeVllmLaunch(await freePort(), 'ok'), { control: win.control, nvidiaSmi: FAKE_NVIDIA_SMI, stopTimeoutMs: 30_000 });
+    const r = await sup.start(fakeVllmLaunch(await freePort(), 'ok'), {
+      control: win.control,
+      nvidiaSmi: FAKE_NVIDIA_SMI,
+      stopTimeoutMs: 30_000,
+    });
     expect(r.ok).toBe(true);
     const leader = sup.pid!;
     const rep = await sup.stop();
@@ -170,14 +204,23 @@ describe('the supervisor with Windows process tools (emulated over real processe
     for (const c of taskkills.slice(2)) expect(c).toMatch(/^taskkill \/PID \d+ \/T \/F$/);
     expect(rep.durationMs).toBeLessThan(15_000);
     expect(rep.graceful).toBe(false);
-    expect(rep.summary).toMatch(/^Did not stop on taskkill \/T; killed after \d+\.\d s; killed 1 leftover process\(es\): pid \d+ \(fake-engine-core\); nothing was left behind\.$/);
+    expect(rep.summary).toMatch(
+      /^Did not stop on taskkill \/T; killed after \d+\.\d s; killed 1 leftover process\(es\): pid \d+ \(fake-engine-core\); nothing was left behind\.$/,
+    );
   });
 
   it('a crash where the process table cannot be read: the log says leftovers could not be checked', async () => {
     const win = emulatedWindows({ powershell: false });
     const sup = new Supervisor();
     running.push(sup);
-    expect((await sup.start(fakeVllmLaunch(await freePort(), 'crash-after-ready'), { control: win.control, nvidiaSmi: FAKE_NVIDIA_SMI })).ok).toBe(true);
+    expect(
+      (
+        await sup.start(fakeVllmLaunch(await freePort(), 'crash-after-ready'), {
+          control: win.control,
+          nvidiaSmi: FAKE_NVIDIA_SMI,
+        })
+      ).ok,
+    ).toBe(true);
     const tree = await processTree(sup.pid!, new ProcessControl({ platform: 'linux' }));
     onTestFinished(() => tree.forEach((p) => alive(p.pid) && process.kill(p.pid, 'SIGKILL')));
     const crash = await new Promise<CrashInfo>((r) => sup.once('crashed', r));
@@ -192,7 +235,11 @@ describe('the supervisor with Windows process tools (emulated over real processe
     const sup = new Supervisor();
     running.push(sup);
     const port = await freePort();
-    const r = await sup.start(fakeVllmLaunch(port, 'ignore-sigterm'), { control: win.control, nvidiaSmi: FAKE_NVIDIA_SMI, stopTimeoutMs: 1000 });
+    const r = await sup.start(fakeVllmLaunch(port, 'ignore-sigterm'), {
+      control: win.control,
+      nvidiaSmi: FAKE_NVIDIA_SMI,
+      stopTimeoutMs: 1000,
+    });
     expect(r.ok).toBe(true);
     // This machine's own view of the tree (by parent link: on "Windows" the server has no group of its own).
     const tree = await processTree(sup.pid!, new ProcessControl({ platform: 'linux' }));
@@ -201,7 +248,9 @@ describe('the supervisor with Windows process tools (emulated over real processe
     expect(win.commands).toContain(`taskkill /PID ${sup.pid} /T /F`);
     expect(rep.unchecked).toBe('PowerShell (Get-CimInstance Win32_Process) is not available');
     expect(rep.summary).not.toContain('nothing was left behind');
-    expect(rep.summary).toMatch(/could not check for leftover processes \(PowerShell \(Get-CimInstance Win32_Process\) is not available\)/);
+    expect(rep.summary).toMatch(
+      /could not check for leftover processes \(PowerShell \(Get-CimInstance Win32_Process\) is not available\)/,
+    );
     for (const p of tree) await expect.poll(() => alive(p.pid), { timeout: 5000 }).toBe(false);
   });
 });

@@ -31,16 +31,42 @@ function serve(args: string[]) {
 describe('speedmatrix serve -- CMD', () => {
   it('simulator: progress, the ready line with KV budget and source, Ctrl-C stops cleanly (JSON events)', async () => {
     const port = await freePort();
-    const s = serve(['--json', '--', 'speedmatrix', 'sim', 'serve', 'fara-4b', '--host', '127.0.0.1', '--port', String(port), '--sim-speed', '20', '--sim-load-seconds', '0.5', '--sim-log-style', '1']);
+    const s = serve([
+      '--json',
+      '--',
+      'speedmatrix',
+      'sim',
+      'serve',
+      'fara-4b',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--sim-speed',
+      '20',
+      '--sim-load-seconds',
+      '0.5',
+      '--sim-log-style',
+      '1',
+    ]);
     await s.waitFor(/"event":"ready"/);
     s.p.kill('SIGINT');
     expect(await s.exited).toBe(0);
-    const events = s.out().trim().split('\n').map((l) => JSON.parse(l));
+    const events = s
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const kinds = events.map((e) => e.event);
     expect(kinds[0]).toBe('launch');
     expect(kinds).toContain('progress');
     const ready = events.find((e) => e.event === 'ready');
-    expect(ready.target).toMatchObject({ baseUrl: `http://127.0.0.1:${port}`, model: 'fara-4b', simulated: true, kvBudget: { source: 'startup-log' } });
+    expect(ready.target).toMatchObject({
+      baseUrl: `http://127.0.0.1:${port}`,
+      model: 'fara-4b',
+      simulated: true,
+      kvBudget: { source: 'startup-log' },
+    });
     expect(ready.target.kvBudget.tokens).toBeGreaterThan(0);
     const stopped = events.find((e) => e.event === 'stopped');
     expect(stopped.report.leftBehind).toEqual([]);
@@ -50,9 +76,29 @@ describe('speedmatrix serve -- CMD', () => {
 
   it('text mode: READY line with URL, model, max_model_len and KV budget; leaves nothing behind', async () => {
     const port = await freePort();
-    const s = serve(['--', process.execPath, FAKE_VLLM, 'serve', 'org/m', '--host', '127.0.0.1', '--port', String(port), '--fake-scenario', 'ok', '--fake-metrics', 'none', '--fake-log-style', '2', '--max-model-len', '8192']);
+    const s = serve([
+      '--',
+      process.execPath,
+      FAKE_VLLM,
+      'serve',
+      'org/m',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--fake-scenario',
+      'ok',
+      '--fake-metrics',
+      'none',
+      '--fake-log-style',
+      '2',
+      '--max-model-len',
+      '8192',
+    ]);
     await s.waitFor(/Press Ctrl-C/);
-    expect(s.out()).toContain(`READY  http://127.0.0.1:${port}  model org/m  max_model_len 8,192 tokens  KV budget 1,587,648 tokens (from startup-log: startup log "GPU KV cache size: 1,587,648 tokens")`);
+    expect(s.out()).toContain(
+      `READY  http://127.0.0.1:${port}  model org/m  max_model_len 8,192 tokens  KV budget 1,587,648 tokens (from startup-log: startup log "GPU KV cache size: 1,587,648 tokens")`,
+    );
     expect(s.err()).toContain('  | INFO:     Application startup complete.');
     s.p.kill('SIGTERM');
     expect(await s.exited).toBe(0);
@@ -61,7 +107,19 @@ describe('speedmatrix serve -- CMD', () => {
 
   it('a server that ignores SIGTERM: a second Ctrl-C kills it at once', async () => {
     const port = await freePort();
-    const s = serve(['--', process.execPath, FAKE_VLLM, 'serve', 'org/m', '--host', '127.0.0.1', '--port', String(port), '--fake-scenario', 'ignore-sigterm']);
+    const s = serve([
+      '--',
+      process.execPath,
+      FAKE_VLLM,
+      'serve',
+      'org/m',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--fake-scenario',
+      'ignore-sigterm',
+    ]);
     await s.waitFor(/Press Ctrl-C/);
     const t0 = Date.now();
     s.p.kill('SIGINT');
@@ -70,14 +128,30 @@ describe('speedmatrix serve -- CMD', () => {
     s.p.kill('SIGINT');
     expect(await s.exited).toBe(0);
     expect(Date.now() - t0).toBeLessThan(20_000);
-    expect(s.out()).toMatch(/Killing the server now \(SIGKILL to its process group\)\.\.\.\nDid not stop on SIGTERM; killed after \d+\.\d s; nothing was left behind\.\n$/);
+    expect(s.out()).toMatch(
+      /Killing the server now \(SIGKILL to its process group\)\.\.\.\nDid not stop on SIGTERM; killed after \d+\.\d s; nothing was left behind\.\n$/,
+    );
   });
 
   it('a startup failure: message, root cause, advice; exit 1', async () => {
     const port = await freePort();
-    const s = serve(['--', process.execPath, FAKE_VLLM, 'serve', 'org/m', '--host', '127.0.0.1', '--port', String(port), '--fake-scenario', 'max-seq-len']);
+    const s = serve([
+      '--',
+      process.execPath,
+      FAKE_VLLM,
+      'serve',
+      'org/m',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--fake-scenario',
+      'max-seq-len',
+    ]);
     expect(await s.exited).toBe(1);
-    expect(s.out()).toMatch(/FAILED  The KV cache cannot hold even one request at the model's max length \(262144 tokens\)\.\n  root cause: ValueError: To serve at least one request .*\n  advice: Lower --max-model-len to at most 157216 or raise --gpu-memory-utilization\./);
+    expect(s.out()).toMatch(
+      /FAILED  The KV cache cannot hold even one request at the model's max length \(262144 tokens\)\.\n  root cause: ValueError: To serve at least one request .*\n  advice: Lower --max-model-len to at most 157216 or raise --gpu-memory-utilization\./,
+    );
   });
 
   it('usage errors exit 2', async () => {

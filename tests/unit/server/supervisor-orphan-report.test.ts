@@ -26,7 +26,14 @@ async function crashedSim(): Promise<{ sup: Supervisor; leader: number; c: Crash
   running.push(sup);
   const port = await freePort();
   const result = await sup.start(
-    { engineKind: 'simulator', model: 'fara-4b', host: '127.0.0.1', port, simSpeed: 20, simArgs: ['--sim-load-seconds', '0.3'] },
+    {
+      engineKind: 'simulator',
+      model: 'fara-4b',
+      host: '127.0.0.1',
+      port,
+      simSpeed: 20,
+      simArgs: ['--sim-load-seconds', '0.3'],
+    },
     { readyTimeoutMs: 45_000, nvidiaSmi: '/nonexistent/nvidia-smi', orphanPolicy: 'report' },
   );
   expect(result.ok).toBe(true);

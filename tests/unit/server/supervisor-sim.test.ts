@@ -35,7 +35,10 @@ async function sim(extra: Partial<LaunchOptions> = {}, simArgs: string[] = []) {
 describe('Supervisor + simulator', () => {
   for (const style of [1, 2, 3]) {
     it(`log style ${style}: ready, KV budget from the startup log, and the metrics' blocks x block size agree`, async () => {
-      const { sup, result, port } = await sim({ maxModelLen: 262144, gpuMemoryUtilization: 0.83 }, ['--sim-log-style', String(style)]);
+      const { sup, result, port } = await sim({ maxModelLen: 262144, gpuMemoryUtilization: 0.83 }, [
+        '--sim-log-style',
+        String(style),
+      ]);
       expect(result.ok).toBe(true);
       if (!result.ok) return;
       const t = result.data;
@@ -50,9 +53,16 @@ describe('Supervisor + simulator', () => {
       expect(fromLog?.tokens).toBe(t.kvBudget.tokens);
       expect(fromLog?.detail).toMatch(style === 1 ? /# GPU blocks/ : /GPU KV cache size/);
       expect(fromLog?.maxConcurrency).toBeGreaterThan(0);
-      expect(t.engine).toMatchObject({ name: 'vllm (simulated)', backend: 'simulated', dtype: 'bfloat16', quantization: 'BF16' });
+      expect(t.engine).toMatchObject({
+        name: 'vllm (simulated)',
+        backend: 'simulated',
+        dtype: 'bfloat16',
+        quantization: 'BF16',
+      });
       expect(t.engine.commit).toBe(/\+g([0-9a-f]+)/.exec(t.engine.version ?? '')?.[1] ?? null);
-      expect(t.launch.display).toMatch(/^speedmatrix sim serve fara-4b --host 127\.0\.0\.1 --port \d+ --max-model-len 262144 --gpu-memory-utilization 0\.83 --sim-speed 20 --sim-load-seconds 0\.3 --sim-log-style \d$/);
+      expect(t.launch.display).toMatch(
+        /^speedmatrix sim serve fara-4b --host 127\.0\.0\.1 --port \d+ --max-model-len 262144 --gpu-memory-utilization 0\.83 --sim-speed 20 --sim-load-seconds 0\.3 --sim-log-style \d$/,
+      );
       expect(t.metricsAvailable && t.tokenizeAvailable).toBe(true);
       const pid = sup.pid!;
       const rep = await sup.stop();
@@ -71,10 +81,30 @@ describe('Supervisor + simulator', () => {
   });
 
   const failures: Array<[string, Partial<LaunchOptions>, string, RegExp]> = [
-    ['max_model_len above the model', { simProfile: 'h200-8b-bf16', maxModelLen: 262144 }, 'max-model-len-above-model-limit', /^Lower --max-model-len to at most 131072/],
-    ['no memory left for KV', { gpuMemoryUtilization: 0.1 }, 'no-kv-memory', /Raise --gpu-memory-utilization \(now 0.1\)/],
-    ['utilization above free memory', { gpuMemoryUtilization: 0.99 }, 'free-memory-below-utilization', /lower --gpu-memory-utilization to at most 0\.\d+/],
-    ['max seq len above KV cache', { gpuMemoryUtilization: 0.2, maxModelLen: 262144 }, 'max-seq-len-exceeds-kv', /^Lower --max-model-len to at most \d+ or raise --gpu-memory-utilization\.$/],
+    [
+      'max_model_len above the model',
+      { simProfile: 'h200-8b-bf16', maxModelLen: 262144 },
+      'max-model-len-above-model-limit',
+      /^Lower --max-model-len to at most 131072/,
+    ],
+    [
+      'no memory left for KV',
+      { gpuMemoryUtilization: 0.1 },
+      'no-kv-memory',
+      /Raise --gpu-memory-utilization \(now 0.1\)/,
+    ],
+    [
+      'utilization above free memory',
+      { gpuMemoryUtilization: 0.99 },
+      'free-memory-below-utilization',
+      /lower --gpu-memory-utilization to at most 0\.\d+/,
+    ],
+    [
+      'max seq len above KV cache',
+      { gpuMemoryUtilization: 0.2, maxModelLen: 262144 },
+      'max-seq-len-exceeds-kv',
+      /^Lower --max-model-len to at most \d+ or raise --gpu-memory-utilization\.$/,
+    ],
   ];
   for (const [name, extra, kind, advice] of failures) {
     it(`startup failure from the simulator: ${name}`, async () => {
@@ -102,7 +132,9 @@ describe('Supervisor + simulator', () => {
     }
     const rep = await sup.stop();
     expect(rep.orphansKilled.map((o) => o.pid)).toEqual(c.orphans.map((o) => o.pid));
-    expect(rep.summary).toMatch(/^The server had already exited; killed \d leftover process\(es\): pid \d+ .*; nothing was left behind\.$/);
+    expect(rep.summary).toMatch(
+      /^The server had already exited; killed \d leftover process\(es\): pid \d+ .*; nothing was left behind\.$/,
+    );
   });
 
   it('crash while running (--sim-crash-after-seconds, late enough to be ready first on a loaded machine): crashed event with the last log lines', async () => {

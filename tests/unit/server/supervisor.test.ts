@@ -37,7 +37,9 @@ describe('Supervisor with the scripted fake vLLM', () => {
     sup.on('state', (s) => states.push(s));
     sup.on('progress', (p) => phases.push(p.phase));
     sup.on('log', (l) => lines.push(l));
-    const r = await sup.start(fakeVllmLaunch(port, 'ok', ['--fake-log-style', '3', '--max-model-len', '262144']), { logFile: join(dir, 'server.log') });
+    const r = await sup.start(fakeVllmLaunch(port, 'ok', ['--fake-log-style', '3', '--max-model-len', '262144']), {
+      logFile: join(dir, 'server.log'),
+    });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const t = r.data;
@@ -45,8 +47,18 @@ describe('Supervisor with the scripted fake vLLM', () => {
     expect(t.model).toBe('org/fake-model');
     expect(t.maxModelLen).toBe(262144);
     expect(t.engineKind).toBe('vllm');
-    expect(t.engine).toMatchObject({ name: 'vllm', version: '0.10.1.1+g1da94e673', commit: '1da94e673', repository: 'github.com/vllm-project/vllm' });
-    expect(t.kvBudget).toMatchObject({ tokens: 302945, source: 'metrics-cache-config', detail: 'vllm:cache_config_info kv_cache_size_tokens 302945', maxConcurrency: 1.16 });
+    expect(t.engine).toMatchObject({
+      name: 'vllm',
+      version: '0.10.1.1+g1da94e673',
+      commit: '1da94e673',
+      repository: 'github.com/vllm-project/vllm',
+    });
+    expect(t.kvBudget).toMatchObject({
+      tokens: 302945,
+      source: 'metrics-cache-config',
+      detail: 'vllm:cache_config_info kv_cache_size_tokens 302945',
+      maxConcurrency: 1.16,
+    });
     expect(t.metricsAvailable).toBe(true);
     expect(t.tokenizeAvailable).toBe(true);
     expect(t.launch.kind).toBe('custom');
@@ -55,7 +67,12 @@ describe('Supervisor with the scripted fake vLLM', () => {
     expect(phases[0]).toBe('starting process');
     expect(lines.some((l) => l.includes('\x1b'))).toBe(false);
     expect(lines).toContain('INFO:     Application startup complete.');
-    expect(sup.logFacts).toMatchObject({ version: '0.10.1.1+g1da94e673', maxModelLen: 262144, kvCacheTokensByEngine: { '0': 302945 }, startupComplete: true });
+    expect(sup.logFacts).toMatchObject({
+      version: '0.10.1.1+g1da94e673',
+      maxModelLen: 262144,
+      kvCacheTokensByEngine: { '0': 302945 },
+      startupComplete: true,
+    });
     expect(sup.logTail(1)).toEqual(['INFO:     Application startup complete.']);
     const file = readFileSync(join(dir, 'server.log'), 'utf8');
     expect(file).toContain('(APIServer pid=');
@@ -86,13 +103,21 @@ describe('Supervisor with the scripted fake vLLM', () => {
 
   it("the log's GPU KV cache size comes before num_gpu_blocks x block_size when the engine states no token count", async () => {
     const port = await freePort();
-    const r = await supervisor().start(fakeVllmLaunch(port, 'ok', ['--fake-log-style', '2', '--fake-metrics', 'blocks']));
-    expect(r.ok && r.data.kvBudget).toMatchObject({ tokens: 1587648, source: 'startup-log', detail: 'startup log "GPU KV cache size: 1,587,648 tokens"' });
+    const r = await supervisor().start(
+      fakeVllmLaunch(port, 'ok', ['--fake-log-style', '2', '--fake-metrics', 'blocks']),
+    );
+    expect(r.ok && r.data.kvBudget).toMatchObject({
+      tokens: 1587648,
+      source: 'startup-log',
+      detail: 'startup log "GPU KV cache size: 1,587,648 tokens"',
+    });
   });
 
   it('no /metrics at all: log KV budget, metrics unavailable', async () => {
     const port = await freePort();
-    const r = await supervisor().start(fakeVllmLaunch(port, 'ok', ['--fake-log-style', '1', '--fake-metrics', 'absent']));
+    const r = await supervisor().start(
+      fakeVllmLaunch(port, 'ok', ['--fake-log-style', '1', '--fake-metrics', 'absent']),
+    );
     expect(r.ok && r.data.metricsAvailable).toBe(false);
     expect(r.ok && r.data.kvBudget.source).toBe('startup-log');
   });
@@ -136,8 +161,10 @@ describe('Supervisor with the scripted fake vLLM', () => {
       expect(event).toEqual(r.error);
       expect(r.error.rootCauseLines.join('\n')).toMatch(root);
       expect(r.error.advice.length).toBeGreaterThan(10);
-      if (scenario === 'max-seq-len') expect(r.error.advice).toBe('Lower --max-model-len to at most 157216 or raise --gpu-memory-utilization.');
-      if (scenario === 'exit-silently') expect(r.error.message).toBe('The server exited with code 3 before it was ready.');
+      if (scenario === 'max-seq-len')
+        expect(r.error.advice).toBe('Lower --max-model-len to at most 157216 or raise --gpu-memory-utilization.');
+      if (scenario === 'exit-silently')
+        expect(r.error.message).toBe('The server exited with code 3 before it was ready.');
       expect(sup.state).toBe('failed');
       expect(await findGroupProcesses(sup.pid!)).toEqual([]);
     });
@@ -162,9 +189,25 @@ describe('Supervisor with the scripted fake vLLM', () => {
 
   it('executable not found (native vllm, custom command)', async () => {
     const port = await freePort();
-    const r = await supervisor().start({ engineKind: 'vllm-native', executable: '/nonexistent/venv/bin/vllm', model: 'm', host: '127.0.0.1', port });
-    expect(!r.ok && r.error).toMatchObject({ kind: 'executable-not-found', message: 'The program "/nonexistent/venv/bin/vllm" was not found.', advice: expect.stringMatching(/pip install vllm/) });
-    const c = await supervisor().start({ engineKind: 'custom', customArgv: ['no-such-server-binary-xyz'], model: 'm', host: '127.0.0.1', port });
+    const r = await supervisor().start({
+      engineKind: 'vllm-native',
+      executable: '/nonexistent/venv/bin/vllm',
+      model: 'm',
+      host: '127.0.0.1',
+      port,
+    });
+    expect(!r.ok && r.error).toMatchObject({
+      kind: 'executable-not-found',
+      message: 'The program "/nonexistent/venv/bin/vllm" was not found.',
+      advice: expect.stringMatching(/pip install vllm/),
+    });
+    const c = await supervisor().start({
+      engineKind: 'custom',
+      customArgv: ['no-such-server-binary-xyz'],
+      model: 'm',
+      host: '127.0.0.1',
+      port,
+    });
     expect(!c.ok && c.error.kind).toBe('executable-not-found');
   });
 
@@ -174,10 +217,17 @@ describe('Supervisor with the scripted fake vLLM', () => {
     try {
       process.env.PATH = '/nonexistent-bin';
       const r = await supervisor().start({ engineKind: 'vllm-docker', model: 'm', host: '127.0.0.1', port });
-      expect(!r.ok && r.error).toMatchObject({ kind: 'docker-unavailable', message: expect.stringMatching(/Docker is not installed/) });
+      expect(!r.ok && r.error).toMatchObject({
+        kind: 'docker-unavailable',
+        message: expect.stringMatching(/Docker is not installed/),
+      });
       process.env.PATH = `${FAKE_BIN}:${realPath}`;
       const d = await supervisor().start({ engineKind: 'vllm-docker', model: 'm', host: '127.0.0.1', port });
-      expect(!d.ok && d.error).toMatchObject({ kind: 'docker-unavailable', message: expect.stringMatching(/daemon is not running/), rootCauseLines: [expect.stringMatching(/Cannot connect to the Docker daemon/)] });
+      expect(!d.ok && d.error).toMatchObject({
+        kind: 'docker-unavailable',
+        message: expect.stringMatching(/daemon is not running/),
+        rootCauseLines: [expect.stringMatching(/Cannot connect to the Docker daemon/)],
+      });
     } finally {
       process.env.PATH = realPath;
     }
@@ -217,14 +267,25 @@ describe('Supervisor with the scripted fake vLLM', () => {
       process.kill(sup.pid!, 'SIGKILL');
       const c = await crashed;
       expect(c.signal).toBe('SIGKILL');
-      expect(c.orphans).toEqual([{ pid: engine.pid, command: expect.stringContaining('fake-engine-core'), gpuMemoryBytes: 1234 * 1024 * 1024, seenIn: 'nvidia-smi' }]);
+      expect(c.orphans).toEqual([
+        {
+          pid: engine.pid,
+          command: expect.stringContaining('fake-engine-core'),
+          gpuMemoryBytes: 1234 * 1024 * 1024,
+          seenIn: 'nvidia-smi',
+        },
+      ]);
       expect(c.lastLines.at(-1)).toBe('INFO:     Application startup complete.');
       expect(sup.state).toBe('failed');
       await waitFor(() => !alive(engine.pid));
       const rep = await sup.stop();
       expect(rep.orphansKilled.map((o) => o.pid)).toEqual([engine.pid]);
       expect(rep.leftBehind).toEqual([]);
-      expect(rep.summary).toMatch(new RegExp(`killed 1 leftover process\\(es\\): pid ${engine.pid} \\(.*fake-engine-core.*1\\.2 GiB GPU memory\\); nothing was left behind`));
+      expect(rep.summary).toMatch(
+        new RegExp(
+          `killed 1 leftover process\\(es\\): pid ${engine.pid} \\(.*fake-engine-core.*1\\.2 GiB GPU memory\\); nothing was left behind`,
+        ),
+      );
     } finally {
       delete process.env.FAKE_NVIDIA_SMI_APPS_MATCH;
     }
@@ -257,7 +318,16 @@ describe('Supervisor with the scripted fake vLLM', () => {
     const sup = supervisor();
     const stats = new Promise<unknown>((resolve) => sup.once('stats', resolve));
     expect((await sup.start(fakeVllmLaunch(port, 'ok', ['--fake-stats']))).ok).toBe(true);
-    expect(await stats).toEqual({ promptTokensPerSecond: 1024.5, generationTokensPerSecond: 180, running: 3, waiting: 1, kvCacheUsage: 0.042, prefixCacheHitRate: 0.5, preemptions: null, deferred: null });
+    expect(await stats).toEqual({
+      promptTokensPerSecond: 1024.5,
+      generationTokensPerSecond: 180,
+      running: 3,
+      waiting: 1,
+      kvCacheUsage: 0.042,
+      prefixCacheHitRate: 0.5,
+      preemptions: null,
+      deferred: null,
+    });
   });
 
   it('restart: stops and starts again with the same options', async () => {
@@ -303,9 +373,19 @@ describe('Supervisor: a native vllm launch (fake vllm executable)', () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.data.maxModelLen).toBe(4096);
-    expect(r.data.engine).toMatchObject({ name: 'vllm', version: '0.9.1+cu126', commit: null, backend: 'cuda', dtype: 'float16', quantization: 'FP16', build: join(FAKE_BIN, '..') });
+    expect(r.data.engine).toMatchObject({
+      name: 'vllm',
+      version: '0.9.1+cu126',
+      commit: null,
+      backend: 'cuda',
+      dtype: 'float16',
+      quantization: 'FP16',
+      build: join(FAKE_BIN, '..'),
+    });
     expect(r.data.launch).toMatchObject({ kind: 'vllm-native', model: 'org/native-model', maxModelLen: 4096 });
-    expect(r.data.launch.display).toBe(`${join(FAKE_BIN, 'vllm')} serve org/native-model --host 127.0.0.1 --port ${port} --dtype float16 --max-model-len 4096 --fake-scenario ok --fake-no-version`);
+    expect(r.data.launch.display).toBe(
+      `${join(FAKE_BIN, 'vllm')} serve org/native-model --host 127.0.0.1 --port ${port} --dtype float16 --max-model-len 4096 --fake-scenario ok --fake-no-version`,
+    );
   });
 });
 
@@ -314,9 +394,19 @@ describe('Supervisor: healthy but unusable', () => {
     const port = await freePort();
     const sup = supervisor();
     const t0 = Date.now();
-    const r = await sup.start({ engineKind: 'vllm-native', executable: join(FAKE_BIN, 'vllm'), model: 'org/asked', servedModelName: 'asked', host: '127.0.0.1', port, extraArgs: ['--fake-scenario', 'ok', '--served-model-name', 'other'] });
+    const r = await sup.start({
+      engineKind: 'vllm-native',
+      executable: join(FAKE_BIN, 'vllm'),
+      model: 'org/asked',
+      servedModelName: 'asked',
+      host: '127.0.0.1',
+      port,
+      extraArgs: ['--fake-scenario', 'ok', '--served-model-name', 'other'],
+    });
     expect(!r.ok && r.error.kind).toBe('probe-failed');
-    expect(!r.ok && r.error.message).toBe(`The server answers /health but cannot be used: The model "asked" is not served at http://127.0.0.1:${port}; it serves: other.`);
+    expect(!r.ok && r.error.message).toBe(
+      `The server answers /health but cannot be used: The model "asked" is not served at http://127.0.0.1:${port}; it serves: other.`,
+    );
     expect(Date.now() - t0).toBeLessThan(40_000);
     expect(await findGroupProcesses(sup.pid!)).toEqual([]);
   });
@@ -331,7 +421,13 @@ describe('Supervisor: edges', () => {
     writeFileSync(file, '');
     const r = await sup.start(fakeVllmLaunch(port, 'ok'), { logFile: join(file, 'logs', 'server.log') });
     expect(r.ok).toBe(true);
-    expect(sup.logTail(500).some((l) => l.startsWith(`[speedmatrix] cannot write the log file ${join(file, 'logs', 'server.log')}: ENOTDIR`))).toBe(true);
+    expect(
+      sup
+        .logTail(500)
+        .some((l) =>
+          l.startsWith(`[speedmatrix] cannot write the log file ${join(file, 'logs', 'server.log')}: ENOTDIR`),
+        ),
+    ).toBe(true);
   });
 
   it('stop() before anything ran, and stop() during the port check', async () => {

@@ -8,7 +8,8 @@
 
 /** Process prefixes as vLLM colours them even when piped (vllm/logger.py, since 2025-08). */
 export const API = '\x1b[1;36m(APIServer pid=1234)\x1b[0;0m INFO 05-24 08:14:51 [api_server.py:1639] ';
-export const ENGINE = (dp = 0) => `\x1b[1;33m(EngineCore_DP${dp} pid=${4242 + dp})\x1b[0;0m INFO 05-24 08:14:51 [kv_cache_utils.py:1734] `;
+export const ENGINE = (dp = 0) =>
+  `\x1b[1;33m(EngineCore_DP${dp} pid=${4242 + dp})\x1b[0;0m INFO 05-24 08:14:51 [kv_cache_utils.py:1734] `;
 /** Before process prefixes (v0.8-v0.10). */
 export const BARE = 'INFO 03-19 10:00:00 [loggers.py:80] ';
 
@@ -69,9 +70,11 @@ export const FAILURE_LINES = {
     '    For further information visit https://errors.pydantic.dev/2.11/v/value_error',
   ],
   /** vllm/v1/core/kv_cache_utils.py @8ee90c83f (2025-12-23, --max-model-len auto) to @28be48fa9. */
-  autoFit: 'ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`.',
+  autoFit:
+    'ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`.',
   /** vllm/model_executor/models/registry.py @28be48fa9. */
-  architecture: "ValueError: Model architectures ['Glm4MoeLiteForCausalLM'] are not supported for now. Supported architectures: dict_keys(['AquilaModel', 'LlamaForCausalLM'])",
+  architecture:
+    "ValueError: Model architectures ['Glm4MoeLiteForCausalLM'] are not supported for now. Supported architectures: dict_keys(['AquilaModel', 'LlamaForCausalLM'])",
   /** vllm/transformers_utils/config.py @28be48fa9: a gated repo re-raised as "Invalid repository ID" (raise ... from e). */
   gated: [
     'huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-6650c0a1-0d1e)',
@@ -107,5 +110,6 @@ export const CACHE_CONFIG_INFO = {
     'vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="1",gpu_memory_utilization="0.92",num_gpu_blocks="60000",num_gpu_blocks_override="None"} 1.0',
   ].join('\n'),
   /** A hybrid (attention + mamba) model: the label's block_size is the attention group's, not the pool's tokens per block. */
-  hybrid: 'vllm:cache_config_info{block_size="16",cache_dtype="auto",engine="0",mamba_block_size="None",num_gpu_blocks="3000"} 1.0',
+  hybrid:
+    'vllm:cache_config_info{block_size="16",cache_dtype="auto",engine="0",mamba_block_size="None",num_gpu_blocks="3000"} 1.0',
 };

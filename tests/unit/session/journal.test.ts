@@ -16,7 +16,10 @@ describe('session journal', () => {
     journal.append({ kind: 'cell', cell: sampleCell(8192, 1) });
     journal.append({ kind: 'cell', cell: sampleCell(8192, 2, { status: 'error', reason: 'HTTP 500' }) });
     journal.append({ kind: 'cell', cell: sampleCell(8192, 2) });
-    journal.append({ kind: 'event', event: { at: '2026-11-29T10:01:00Z', level: 'warn', message: 'server restarted' } });
+    journal.append({
+      kind: 'event',
+      event: { at: '2026-11-29T10:01:00Z', level: 'warn', message: 'server restarted' },
+    });
     appendFileSync(journal.path, '{"kind":"cell","cell":{"context":16384,"concu'); // the crash
 
     const recovered = recoverFromJournal(journal.path);

@@ -77,7 +77,9 @@ describe('session file format v1', () => {
     const read = await readSessionFile(file);
     expect(read.ok).toBe(false);
     if (read.ok) return;
-    expect(read.error.message).toMatch(/huge\.speedmatrix\.json is 100\.0 MB; SpeedMatrix opens session files up to 64 MB/);
+    expect(read.error.message).toMatch(
+      /huge\.speedmatrix\.json is 100\.0 MB; SpeedMatrix opens session files up to 64 MB/,
+    );
   });
 
   it('keeps a <script> string as plain data (it is shown as text, never as HTML)', async () => {
@@ -99,7 +101,15 @@ describe('session file format v1', () => {
 
   it('never writes an API key, whatever the caller passed', async () => {
     const session = sampleSession();
-    session.server.argv = ['vllm', 'serve', 'm', '--api-key', 'sk-live-SECRET123', '--x=1', '--api-key=sk-live-SECRET456'];
+    session.server.argv = [
+      'vllm',
+      'serve',
+      'm',
+      '--api-key',
+      'sk-live-SECRET123',
+      '--x=1',
+      '--api-key=sk-live-SECRET456',
+    ];
     session.server.env = { HF_TOKEN: 'hf_SECRET789', VLLM_LOGGING_LEVEL: 'INFO' };
     const file = join(dir, 'secret.speedmatrix.json');
     expect((await writeSessionFile(file, session)).ok).toBe(true);

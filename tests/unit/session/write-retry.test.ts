@@ -21,7 +21,11 @@ function lockedFor(times: number, code: string) {
   const calls: string[] = [];
   const fn = async (from: string, to: string) => {
     calls.push(to);
-    if (calls.length <= times) throw Object.assign(new Error(`${code}: operation not permitted, rename '${from}' -> '${to}'`), { code, syscall: 'rename' });
+    if (calls.length <= times)
+      throw Object.assign(new Error(`${code}: operation not permitted, rename '${from}' -> '${to}'`), {
+        code,
+        syscall: 'rename',
+      });
     await rename(from, to);
   };
   return { fn, calls };
@@ -32,7 +36,11 @@ describe('atomic save with a briefly locked file', () => {
   it('EPERM twice, then the save goes through: the file is complete and no temp file is left', async () => {
     const file = join(dir, 'run.speedmatrix.json');
     const lock = lockedFor(2, 'EPERM');
-    const saved = await writeSessionFile(file, sampleSession(), { platform: 'win32', rename: lock.fn, retryDelaysMs: [10, 20, 40] });
+    const saved = await writeSessionFile(file, sampleSession(), {
+      platform: 'win32',
+      rename: lock.fn,
+      retryDelaysMs: [10, 20, 40],
+    });
     expect(saved).toEqual({ ok: true, data: file });
     expect(lock.calls).toHaveLength(3);
     expect((await readSessionFile(file)).ok).toBe(true);
@@ -44,20 +52,38 @@ describe('atomic save with a briefly locked file', () => {
     writeFileSync(file, 'old contents');
     const lock = lockedFor(99, 'EBUSY');
     const t0 = Date.now();
-    const saved = await writeFileAtomic(file, 'new contents', { platform: 'win32', rename: lock.fn, retryDelaysMs: [10, 20, 40] });
+    const saved = await writeFileAtomic(file, 'new contents', {
+      platform: 'win32',
+      rename: lock.fn,
+      retryDelaysMs: [10, 20, 40],
+    });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(70);
     expect(lock.calls).toHaveLength(4);
-    expect(saved).toEqual({ ok: false, error: `Could not save ${file}: another program keeps the file open (antivirus, OneDrive or the search indexer often do for a moment); try again.` });
+    expect(saved).toEqual({
+      ok: false,
+      error: `Could not save ${file}: another program keeps the file open (antivirus, OneDrive or the search indexer often do for a moment); try again.`,
+    });
     expect(readFileSync(file, 'utf8')).toBe('old contents');
     expect(tmpFiles()).toEqual([]);
   });
 
   it('EACCES is a brief lock on Windows but a real refusal elsewhere (not retried)', async () => {
     const onLinux = lockedFor(1, 'EACCES');
-    expect((await writeFileAtomic(join(dir, 'a.json'), 'x', { platform: 'linux', rename: onLinux.fn, retryDelaysMs: [10] })).ok).toBe(false);
+    expect(
+      (await writeFileAtomic(join(dir, 'a.json'), 'x', { platform: 'linux', rename: onLinux.fn, retryDelaysMs: [10] }))
+        .ok,
+    ).toBe(false);
     expect(onLinux.calls).toHaveLength(1);
     const onWindows = lockedFor(1, 'EACCES');
-    expect((await writeFileAtomic(join(dir, 'b.json'), 'x', { platform: 'win32', rename: onWindows.fn, retryDelaysMs: [10] })).ok).toBe(true);
+    expect(
+      (
+        await writeFileAtomic(join(dir, 'b.json'), 'x', {
+          platform: 'win32',
+          rename: onWindows.fn,
+          retryDelaysMs: [10],
+        })
+      ).ok,
+    ).toBe(true);
     expect(onWindows.calls).toHaveLength(2);
     expect(readFileSync(join(dir, 'b.json'), 'utf8')).toBe('x');
   });

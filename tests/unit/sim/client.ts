@@ -23,43 +23,50 @@ export function post(
 ): Promise<StreamResult> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...opts.headers } }, (res) => {
-      const events: SseEvent[] = [];
-      let buf = '';
-      let raw = '';
-      const done = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, events, body: raw });
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        raw += d;
-        buf += d;
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          if (!block.startsWith('data: ')) continue;
-          const data = block.slice(6);
-          let json: Record<string, any> | undefined;
-          try {
-            json = data === '[DONE]' ? undefined : JSON.parse(data);
-          } catch {
-            json = undefined;
+    const req = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', ...opts.headers } },
+      (res) => {
+        const events: SseEvent[] = [];
+        let buf = '';
+        let raw = '';
+        const done = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, events, body: raw });
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          raw += d;
+          buf += d;
+          let i: number;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            if (!block.startsWith('data: ')) continue;
+            const data = block.slice(6);
+            let json: Record<string, any> | undefined;
+            try {
+              json = data === '[DONE]' ? undefined : JSON.parse(data);
+            } catch {
+              json = undefined;
+            }
+            events.push({ data, json, at: performance.timeOrigin + performance.now() });
+            if (opts.abortAfterEvents !== undefined && events.length >= opts.abortAfterEvents) {
+              req.destroy();
+              done();
+            }
           }
-          events.push({ data, json, at: performance.timeOrigin + performance.now() });
-          if (opts.abortAfterEvents !== undefined && events.length >= opts.abortAfterEvents) {
-            req.destroy();
-            done();
-          }
-        }
-      });
-      res.on('end', done);
-      res.on('error', () => done());
-    });
+        });
+        res.on('end', done);
+        res.on('error', () => done());
+      },
+    );
     req.on('error', (e) => (opts.abortAfterEvents !== undefined ? undefined : reject(e)));
     req.end(payload);
   });
 }
 
-export async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
+export async function getJson(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; text: string }> {
   const res = await fetch(url, { headers });
   const text = await res.text();
   let json: any;
@@ -119,13 +126,21 @@ export function detectLoop(text: string): boolean {
   for (let end = 256; end <= text.length; end += 256) {
     const s = text.slice(0, end);
     const anchor = s.slice(-64);
-    for (let idx = s.lastIndexOf(anchor, s.length - 65); idx >= 0; idx = idx === 0 ? -1 : s.lastIndexOf(anchor, idx - 1)) {
+    for (
+      let idx = s.lastIndexOf(anchor, s.length - 65);
+      idx >= 0;
+      idx = idx === 0 ? -1 : s.lastIndexOf(anchor, idx - 1)
+    ) {
       const period = s.length - 64 - idx;
       if (period > 32768) break;
       const unit = s.slice(-period);
       if (unit.trim() === '') continue;
       let reps = 1;
-      while ((reps + 1) * period <= s.length && s.slice(s.length - (reps + 1) * period, s.length - reps * period) === unit) reps++;
+      while (
+        (reps + 1) * period <= s.length &&
+        s.slice(s.length - (reps + 1) * period, s.length - reps * period) === unit
+      )
+        reps++;
       if (reps >= 4 && reps * period >= 4096) return true;
     }
   }

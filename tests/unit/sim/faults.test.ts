@@ -31,9 +31,19 @@ describe('loop', () => {
   });
 
   it('--sim-loop-contexts picks requests by prompt size', async () => {
-    const h = await sim({ profile: 'firehose', debug: true, args: ['--sim-loop-after', '50', '--sim-loop-contexts', '8K'] });
-    const big = await post(`${h.url}/v1/chat/completions`, chatBody(filler(8150), { max_tokens: 1900, ignore_eos: true }));
-    const small = await post(`${h.url}/v1/chat/completions`, chatBody(filler(100), { max_tokens: 1900, ignore_eos: true }));
+    const h = await sim({
+      profile: 'firehose',
+      debug: true,
+      args: ['--sim-loop-after', '50', '--sim-loop-contexts', '8K'],
+    });
+    const big = await post(
+      `${h.url}/v1/chat/completions`,
+      chatBody(filler(8150), { max_tokens: 1900, ignore_eos: true }),
+    );
+    const small = await post(
+      `${h.url}/v1/chat/completions`,
+      chatBody(filler(100), { max_tokens: 1900, ignore_eos: true }),
+    );
     expect(loops(text(big))).toBe(true);
     expect(loops(text(small))).toBe(false);
     const truth = (await getJson(`${h.url}/sim/requests`)).json.requests;
@@ -43,7 +53,11 @@ describe('loop', () => {
   it('--sim-loop-concurrency picks by requests in flight when token N is reached', async () => {
     // Speed 8: token 200 comes ~180 ms after the start, long after both requests of the pair arrived.
     const h = await sim({ speed: 8, args: ['--sim-loop-after', '200', '--sim-loop-concurrency', '2'] });
-    const pair = await Promise.all([0, 1].map((i) => post(`${h.url}/v1/chat/completions`, chatBody(`pair ${i}`, { max_tokens: 1900, ignore_eos: true }))));
+    const pair = await Promise.all(
+      [0, 1].map((i) =>
+        post(`${h.url}/v1/chat/completions`, chatBody(`pair ${i}`, { max_tokens: 1900, ignore_eos: true })),
+      ),
+    );
     const alone = await post(`${h.url}/v1/chat/completions`, chatBody('alone', { max_tokens: 1900, ignore_eos: true }));
     expect(pair.map((r) => loops(text(r)))).toEqual([true, true]);
     expect(loops(text(alone))).toBe(false);
@@ -73,7 +87,9 @@ describe('crash, hang, slow start', () => {
 
   it('--sim-hang-after-tokens: tokens stop, the connection stays open, /health stays 200', async () => {
     const h = await sim({ speed: 20, debug: true, args: ['--sim-hang-after-tokens', '30'] });
-    const pending = post(`${h.url}/v1/chat/completions`, chatBody('go', { max_tokens: 500, ignore_eos: true }), { abortAfterEvents: 1000 });
+    const pending = post(`${h.url}/v1/chat/completions`, chatBody('go', { max_tokens: 500, ignore_eos: true }), {
+      abortAfterEvents: 1000,
+    });
     await new Promise((r) => setTimeout(r, 1500));
     expect((await fetch(`${h.url}/health`)).status).toBe(200);
     const rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0];
@@ -93,7 +109,10 @@ describe('crash, hang, slow start', () => {
 
 describe('stream faults', () => {
   it('--sim-error-event-after-tokens: one error event, then [DONE], status 200', async () => {
-    const h = await sim({ profile: 'firehose', args: ['--sim-error-event-after-tokens', '20', '--stream-interval', '1'] });
+    const h = await sim({
+      profile: 'firehose',
+      args: ['--sim-error-event-after-tokens', '20', '--stream-interval', '1'],
+    });
     const r = await post(`${h.url}/v1/chat/completions`, chatBody('go', { max_tokens: 100, ignore_eos: true }));
     expect(r.status).toBe(200);
     expect(r.events.at(-1)!.data).toBe('[DONE]');

@@ -11,7 +11,14 @@ import { countTokens, decode, encode, encodeChat, pieces } from '../../../src-ma
 import { REFERENCE_REPORT } from '../../helpers/paths';
 
 const fara = BUILTIN_PROFILES['rtx-pro-6000-fara-4b-bf16'];
-const CONTEXTS: Record<string, number> = { '8K': 8192, '16K': 16384, '32K': 32768, '64K': 65536, '128K': 131072, '251K': 257984 };
+const CONTEXTS: Record<string, number> = {
+  '8K': 8192,
+  '16K': 16384,
+  '32K': 32768,
+  '64K': 65536,
+  '128K': 131072,
+  '251K': 257984,
+};
 
 /** The reference report's rows "| Sustained decode | CTX | C | STATUS | TOTAL | ..." and "| Prefill | CTX | 1 | Valid | 34.6K |". */
 function reference() {
@@ -21,7 +28,8 @@ function reference() {
   const num = (s: string) => (s.endsWith('K') ? parseFloat(s) * 1000 : parseFloat(s.replace(/,/g, '')));
   for (const line of text.split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
-    if (cells[1] === 'Sustained decode') decode.set(`${cells[2]}x${cells[3]}`, { status: cells[4], total: num(cells[5]) });
+    if (cells[1] === 'Sustained decode')
+      decode.set(`${cells[2]}x${cells[3]}`, { status: cells[4], total: num(cells[5]) });
     if (cells[1] === 'Prefill') prefill.set(cells[2], num(cells[5]));
   }
   return { decode, prefill };
@@ -35,7 +43,13 @@ describe('profile (a) rtx-pro-6000-fara-4b-bf16 against the reference report', (
 
   it('decode-cell TTFT of cached prompts grows with concurrency like the report (within 30 %)', () => {
     // The report's TTFT column (ms) of sustained-decode cells: serial frontend work queues on one API-server loop.
-    const cells: [number, number, number][] = [[8192, 1, 37], [8192, 32, 247], [8192, 128, 862], [65536, 8, 403], [131072, 16, 1558]];
+    const cells: [number, number, number][] = [
+      [8192, 1, 37],
+      [8192, 32, 247],
+      [8192, 128, 862],
+      [65536, 8, 403],
+      [131072, 16, 1558],
+    ];
     for (const [context, c, ms] of cells) {
       const got = predict(fara, context, c).concurrentCachedTtftSeconds * 1000;
       expect(got, `${context} x ${c}`).toBeGreaterThan(ms * 0.7);
@@ -80,13 +94,16 @@ describe('profile (a) rtx-pro-6000-fara-4b-bf16 against the reference report', (
     expect(Math.abs(p.decodeTotalTokPerSec - want) / want).toBeLessThan(0.15);
   });
 
-  it.each(['8K', '16K', '64K', '128K', '251K'])('TTFT of a cached prompt alone at %s (decode cell, C=1) within 25 percent of the report', (ctx) => {
-    const text = readFileSync(REFERENCE_REPORT, 'utf8');
-    const row = text.split('\n').find((l) => l.startsWith(`| Sustained decode | ${ctx} | 1 |`))!;
-    const want = parseFloat(row.split('|')[7].replace(/,/g, '')) / 1000;
-    const got = predict(fara, CONTEXTS[ctx], 1, { kvBudgetTokens: budget }).cachedTtftSeconds;
-    expect(Math.abs(got - want) / want).toBeLessThan(0.25);
-  });
+  it.each(['8K', '16K', '64K', '128K', '251K'])(
+    'TTFT of a cached prompt alone at %s (decode cell, C=1) within 25 percent of the report',
+    (ctx) => {
+      const text = readFileSync(REFERENCE_REPORT, 'utf8');
+      const row = text.split('\n').find((l) => l.startsWith(`| Sustained decode | ${ctx} | 1 |`))!;
+      const want = parseFloat(row.split('|')[7].replace(/,/g, '')) / 1000;
+      const got = predict(fara, CONTEXTS[ctx], 1, { kvBudgetTokens: budget }).cachedTtftSeconds;
+      expect(Math.abs(got - want) / want).toBeLessThan(0.25);
+    },
+  );
 
   it('every valid decode cell of the report is within 20% (the model is not only fitted to four points)', () => {
     for (const [key, { status, total }] of ref.decode) {
@@ -155,20 +172,37 @@ describe('profile (b) consumer-12gb-4b-int4 matches the figures its profile docu
 
 describe('planKv errors in vLLM’s words', () => {
   it('max model len above the derived one', () => {
-    const r = planKv(BUILTIN_PROFILES['h200-8b-bf16'], { maxModelLen: 262144, gpuMemoryUtilization: 0.9, kvCacheDtype: 'auto', blockSize: 16 });
-    expect(!r.ok && r.error.lines[0]).toMatch(/User-specified max_model_len \(262144\) is greater than the derived max_model_len/);
+    const r = planKv(BUILTIN_PROFILES['h200-8b-bf16'], {
+      maxModelLen: 262144,
+      gpuMemoryUtilization: 0.9,
+      kvCacheDtype: 'auto',
+      blockSize: 16,
+    });
+    expect(!r.ok && r.error.lines[0]).toMatch(
+      /User-specified max_model_len \(262144\) is greater than the derived max_model_len/,
+    );
   });
   it('utilization above free memory', () => {
     const r = planKv(fara, { maxModelLen: 8192, gpuMemoryUtilization: 0.995, kvCacheDtype: 'auto', blockSize: 16 });
-    expect(!r.ok && r.error.lines[0]).toMatch(/^ValueError: Free memory on device \(94\.50\/95\.59 GiB\) on startup is less than desired GPU memory utilization \(0\.995, /);
+    expect(!r.ok && r.error.lines[0]).toMatch(
+      /^ValueError: Free memory on device \(94\.50\/95\.59 GiB\) on startup is less than desired GPU memory utilization \(0\.995, /,
+    );
   });
   it('one request at max model len does not fit', () => {
     const r = planKv(fara, { maxModelLen: 262144, gpuMemoryUtilization: 0.15, kvCacheDtype: 'auto', blockSize: 16 });
-    expect(!r.ok && r.error.lines[0]).toMatch(/To serve at least one request with the models's max seq len \(262144\).*estimated maximum model length is \d+/);
+    expect(!r.ok && r.error.lines[0]).toMatch(
+      /To serve at least one request with the models's max seq len \(262144\).*estimated maximum model length is \d+/,
+    );
   });
   it('-tp N adds up the memory of N cards', () => {
     const one = planKv(fara, { maxModelLen: 262144, gpuMemoryUtilization: 0.83, kvCacheDtype: 'auto', blockSize: 16 });
-    const two = planKv(fara, { maxModelLen: 262144, gpuMemoryUtilization: 0.83, kvCacheDtype: 'auto', blockSize: 16, tensorParallelSize: 2 });
+    const two = planKv(fara, {
+      maxModelLen: 262144,
+      gpuMemoryUtilization: 0.83,
+      kvCacheDtype: 'auto',
+      blockSize: 16,
+      tensorParallelSize: 2,
+    });
     expect(one.ok && two.ok && two.plan.kvCacheTokens > 2 * one.plan.kvCacheTokens).toBe(true);
   });
   it('no memory left for the cache', () => {
@@ -208,7 +242,12 @@ describe('tokenizer', () => {
   });
   it('chat template adds a fixed overhead per message', () => {
     const one = encodeChat([{ role: 'user', content: 'abc' }]).length - encode('abc').length;
-    const two = encodeChat([{ role: 'user', content: 'abc' }, { role: 'user', content: 'abc' }]).length - 2 * encode('abc').length;
+    const two =
+      encodeChat([
+        { role: 'user', content: 'abc' },
+        { role: 'user', content: 'abc' },
+      ]).length -
+      2 * encode('abc').length;
     expect(one).toBe(10);
     expect(two - one).toBe(5);
   });
@@ -216,7 +255,24 @@ describe('tokenizer', () => {
 
 describe('serve argv', () => {
   it('accepts vLLM spellings and warns on unknown flags', () => {
-    const r = parseServeArgs(['org/model', '--max-model-len', '256K', '-tp', '2', '--weird', 'x', '--flag=1', '--served-model-name', 'a', 'b', '--api-key', 'k'], {});
+    const r = parseServeArgs(
+      [
+        'org/model',
+        '--max-model-len',
+        '256K',
+        '-tp',
+        '2',
+        '--weird',
+        'x',
+        '--flag=1',
+        '--served-model-name',
+        'a',
+        'b',
+        '--api-key',
+        'k',
+      ],
+      {},
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.data.model).toBe('org/model');
@@ -250,16 +306,36 @@ describe('serve argv', () => {
 
 describe('profiles', () => {
   it('a cached-prompt TTFT curve out of order is refused with the field named', () => {
-    const bad = { ...structuredClone(fara), cachedPrompt: { ttft: [[16384, 1.3], [0, 0.085]] } };
-    expect(checkProfile(bad, 'x.json')).toEqual({ ok: false, error: expect.stringMatching(/field cachedPrompt\.ttft must be sorted/) });
+    const bad = {
+      ...structuredClone(fara),
+      cachedPrompt: {
+        ttft: [
+          [16384, 1.3],
+          [0, 0.085],
+        ],
+      },
+    };
+    expect(checkProfile(bad, 'x.json')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/field cachedPrompt\.ttft must be sorted/),
+    });
     const noBandwidth = structuredClone(BUILTIN_PROFILES['consumer-12gb-4b-int4']);
     delete noBandwidth.gpu.memoryBandwidthBytesPerSecond;
-    expect(checkProfile(noBandwidth, 'y.json')).toEqual({ ok: false, error: expect.stringMatching(/field gpu\.memoryBandwidthBytesPerSecond/) });
+    expect(checkProfile(noBandwidth, 'y.json')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/field gpu\.memoryBandwidthBytesPerSecond/),
+    });
   });
   it('every built-in profile passes the checks and a bad file gets a clear error', () => {
     for (const p of Object.values(BUILTIN_PROFILES)) expect(checkProfile(p, p.name).ok).toBe(true);
-    expect(checkProfile({ name: 'x' }, 'x.json')).toEqual({ ok: false, error: expect.stringMatching(/field gpu\.memoryGiB/) });
-    expect(loadProfile('no-such-profile')).toEqual({ ok: false, error: expect.stringMatching(/unknown simulator profile/) });
+    expect(checkProfile({ name: 'x' }, 'x.json')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/field gpu\.memoryGiB/),
+    });
+    expect(loadProfile('no-such-profile')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/unknown simulator profile/),
+    });
   });
 });
 

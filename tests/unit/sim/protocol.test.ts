@@ -56,7 +56,13 @@ describe('plain routes', () => {
     expect(r.status).toBe(200);
     expect(r.json.object).toBe('list');
     expect(r.json.data.map((m: any) => m.id)).toEqual(['fara', 'fara-alias']);
-    expect(r.json.data[0]).toMatchObject({ object: 'model', owned_by: 'vllm', root: 'microsoft/Fara1.5-4B', parent: null, max_model_len: 16384 });
+    expect(r.json.data[0]).toMatchObject({
+      object: 'model',
+      owned_by: 'vllm',
+      root: 'microsoft/Fara1.5-4B',
+      parent: null,
+      max_model_len: 16384,
+    });
   });
 });
 
@@ -92,42 +98,78 @@ describe('tokenizer endpoints', () => {
     const msgs = [{ role: 'user', content: filler(500) }];
     const c = JSON.parse((await post(`${sim.url}/tokenize`, { model: 'fara', messages: msgs })).body).count;
     expect(c).toBe(510);
-    const r = await post(`${sim.url}/v1/chat/completions`, { model: 'fara', messages: msgs, max_tokens: 3 }, { headers: AUTH });
-    expect(JSON.parse(r.body).usage).toEqual({ prompt_tokens: 510, total_tokens: 513, completion_tokens: 3, prompt_tokens_details: null });
+    const r = await post(
+      `${sim.url}/v1/chat/completions`,
+      { model: 'fara', messages: msgs, max_tokens: 3 },
+      { headers: AUTH },
+    );
+    expect(JSON.parse(r.body).usage).toEqual({
+      prompt_tokens: 510,
+      total_tokens: 513,
+      completion_tokens: 3,
+      prompt_tokens_details: null,
+    });
   });
 });
 
 describe('errors', () => {
   const err = (r: { status: number; body: string }) => ({ status: r.status, ...JSON.parse(r.body) });
   it('prompt + max_tokens over max_model_len: 400 before any stream', async () => {
-    const r = err(await post(`${sim.url}/v1/chat/completions`, chatBody(filler(9000), { max_tokens: 8192 }), { headers: AUTH }));
+    const r = err(
+      await post(`${sim.url}/v1/chat/completions`, chatBody(filler(9000), { max_tokens: 8192 }), { headers: AUTH }),
+    );
     expect(r.status).toBe(400);
     expect(r.error.type).toBe('BadRequestError');
     expect(r.error.code).toBe(400);
-    expect(r.error.message).toMatch(/maximum context length is 16384 tokens\. However, you requested 8192 output tokens and your prompt contains at least 9010 input tokens/);
+    expect(r.error.message).toMatch(
+      /maximum context length is 16384 tokens\. However, you requested 8192 output tokens and your prompt contains at least 9010 input tokens/,
+    );
   });
   it('prompt alone over the limit', async () => {
     const r = err(await post(`${sim.url}/v1/completions`, { prompt: filler(17000), max_tokens: 1 }, { headers: AUTH }));
     expect(r.status).toBe(400);
-    expect(r.error.message).toMatch(/maximum context length is 16384 tokens\. However, your request has 17000 input tokens/);
+    expect(r.error.message).toMatch(
+      /maximum context length is 16384 tokens\. However, your request has 17000 input tokens/,
+    );
   });
   it('unknown model 404, bad JSON 400, bad max_tokens 400, stream_options without stream 400', async () => {
     const m = err(await post(`${sim.url}/v1/chat/completions`, chatBody('x', { model: 'other' }), { headers: AUTH }));
-    expect(m).toMatchObject({ status: 404, error: { type: 'NotFoundError', code: 404, message: 'The model `other` does not exist.' } });
-    const bad = await fetch(`${sim.url}/v1/completions`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{nope' });
+    expect(m).toMatchObject({
+      status: 404,
+      error: { type: 'NotFoundError', code: 404, message: 'The model `other` does not exist.' },
+    });
+    const bad = await fetch(`${sim.url}/v1/completions`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: '{nope',
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.type).toBe('BadRequestError');
-    expect(err(await post(`${sim.url}/v1/completions`, { prompt: 'x', max_tokens: 0 }, { headers: AUTH })).status).toBe(400);
-    expect(err(await post(`${sim.url}/v1/completions`, { prompt: 'x', max_tokens: 'many' }, { headers: AUTH })).status).toBe(400);
+    expect(err(await post(`${sim.url}/v1/completions`, { prompt: 'x', max_tokens: 0 }, { headers: AUTH })).status).toBe(
+      400,
+    );
+    expect(
+      err(await post(`${sim.url}/v1/completions`, { prompt: 'x', max_tokens: 'many' }, { headers: AUTH })).status,
+    ).toBe(400);
     expect(err(await post(`${sim.url}/v1/chat/completions`, { messages: [] }, { headers: AUTH })).status).toBe(400);
-    const so = err(await post(`${sim.url}/v1/completions`, { prompt: 'x', stream_options: { include_usage: true } }, { headers: AUTH }));
+    const so = err(
+      await post(
+        `${sim.url}/v1/completions`,
+        { prompt: 'x', stream_options: { include_usage: true } },
+        { headers: AUTH },
+      ),
+    );
     expect(so.status).toBe(400);
   });
 });
 
 describe('streaming chat', () => {
   it('role chunk first, content chunks, finish_reason on the last, usage chunk, [DONE]', async () => {
-    const r = await post(`${sim.url}/v1/chat/completions`, chatBody(filler(50), { model: 'fara-alias', max_tokens: 20, ignore_eos: true }), { headers: AUTH });
+    const r = await post(
+      `${sim.url}/v1/chat/completions`,
+      chatBody(filler(50), { model: 'fara-alias', max_tokens: 20, ignore_eos: true }),
+      { headers: AUTH },
+    );
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toMatch(/^text\/event-stream/);
     const ev = r.events;
@@ -136,7 +178,12 @@ describe('streaming chat', () => {
     expect(first.object).toBe('chat.completion.chunk');
     expect(first.model).toBe('fara-alias');
     expect(first.id).toMatch(/^chatcmpl-[0-9a-f]{32}$/);
-    expect(first.choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null });
+    expect(first.choices[0]).toEqual({
+      index: 0,
+      delta: { role: 'assistant', content: '' },
+      logprobs: null,
+      finish_reason: null,
+    });
     expect(first.usage).toEqual({ prompt_tokens: 60, total_tokens: 60, completion_tokens: 0 });
     const content = ev.slice(1, -2);
     expect(content).toHaveLength(20);
@@ -153,17 +200,29 @@ describe('streaming chat', () => {
   });
 
   it('include_usage without continuous stats: only the final usage chunk', async () => {
-    const r = await post(`${sim.url}/v1/chat/completions`, { ...chatBody('hello'), stream_options: { include_usage: true }, max_tokens: 5 }, { headers: AUTH });
+    const r = await post(
+      `${sim.url}/v1/chat/completions`,
+      { ...chatBody('hello'), stream_options: { include_usage: true }, max_tokens: 5 },
+      { headers: AUTH },
+    );
     const withUsage = r.events.filter((e) => e.json?.usage);
     expect(withUsage).toHaveLength(1);
     expect(withUsage[0].json!.choices).toEqual([]);
-    const plain = await post(`${sim.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'x' }], stream: true, max_tokens: 5 }, { headers: AUTH });
+    const plain = await post(
+      `${sim.url}/v1/chat/completions`,
+      { messages: [{ role: 'user', content: 'x' }], stream: true, max_tokens: 5 },
+      { headers: AUTH },
+    );
     expect(plain.events.filter((e) => e.json?.usage)).toHaveLength(0);
     expect(plain.events.at(-1)!.data).toBe('[DONE]');
   });
 
   it('without ignore_eos a request ends by itself with "stop"; min_tokens is honoured', async () => {
-    const r = await post(`${sim.url}/v1/chat/completions`, chatBody('Tell me a story', { max_tokens: 8000, min_tokens: 20 }), { headers: AUTH });
+    const r = await post(
+      `${sim.url}/v1/chat/completions`,
+      chatBody('Tell me a story', { max_tokens: 8000, min_tokens: 20 }),
+      { headers: AUTH },
+    );
     const last = r.events.at(-2)!.json!;
     const n = last.usage.completion_tokens;
     expect(n).toBeGreaterThanOrEqual(20);
@@ -172,7 +231,11 @@ describe('streaming chat', () => {
   });
 
   it('generated text is varied prose that the benchmark’s loop detector leaves alone', async () => {
-    const r = await post(`${sim.url}/v1/completions`, { prompt: 'Once', max_tokens: 4096, ignore_eos: true }, { headers: AUTH });
+    const r = await post(
+      `${sim.url}/v1/completions`,
+      { prompt: 'Once', max_tokens: 4096, ignore_eos: true },
+      { headers: AUTH },
+    );
     const text = JSON.parse(r.body).choices[0].text as string;
     const words = text.split(/\s+/).filter(Boolean);
     expect(new Set(words).size).toBeGreaterThan(150);
@@ -184,12 +247,21 @@ describe('streaming chat', () => {
 
 describe('completions', () => {
   it('streams text_completion chunks with usage', async () => {
-    const r = await post(`${sim.url}/v1/completions`, { prompt: filler(30), max_tokens: 6, stream: true, stream_options: { include_usage: true } }, { headers: AUTH });
+    const r = await post(
+      `${sim.url}/v1/completions`,
+      { prompt: filler(30), max_tokens: 6, stream: true, stream_options: { include_usage: true } },
+      { headers: AUTH },
+    );
     const chunks = r.events.filter((e) => e.json?.choices?.length);
     expect(chunks).toHaveLength(6);
     expect(chunks[0].json!.object).toBe('text_completion');
     expect(chunks[0].json!.id).toMatch(/^cmpl-/);
-    expect(chunks[0].json!.choices[0]).toMatchObject({ index: 0, logprobs: null, finish_reason: null, stop_reason: null });
+    expect(chunks[0].json!.choices[0]).toMatchObject({
+      index: 0,
+      logprobs: null,
+      finish_reason: null,
+      stop_reason: null,
+    });
     expect(chunks[5].json!.choices[0].finish_reason).toBe('length');
     expect(r.events.at(-2)!.json!.usage).toEqual({ prompt_tokens: 30, total_tokens: 36, completion_tokens: 6 });
   });
@@ -205,7 +277,9 @@ describe('completions', () => {
 describe('metrics and ground truth', () => {
   it('counters match what was served; cache_config_info carries the KV budget', async () => {
     const before = await scrape(sim.url);
-    await post(`${sim.url}/v1/chat/completions`, chatBody(filler(200), { max_tokens: 7, ignore_eos: true }), { headers: AUTH });
+    await post(`${sim.url}/v1/chat/completions`, chatBody(filler(200), { max_tokens: 7, ignore_eos: true }), {
+      headers: AUTH,
+    });
     const after = await scrape(sim.url);
     const d = (name: string, l = '') => metric(after, name, l)! - (metric(before, name, l) ?? 0);
     expect(d('vllm:generation_tokens_total')).toBe(7);
@@ -234,11 +308,25 @@ describe('metrics and ground truth', () => {
   });
 
   it('/sim/requests records every write; client timings agree with it', async () => {
-    const r = await post(`${sim.url}/v1/chat/completions`, chatBody(filler(64, 3), { max_tokens: 10, ignore_eos: true }), { headers: AUTH });
+    const r = await post(
+      `${sim.url}/v1/chat/completions`,
+      chatBody(filler(64, 3), { max_tokens: 10, ignore_eos: true }),
+      { headers: AUTH },
+    );
     const id = r.events[0].json!.id;
     const truth = (await getJson(`${sim.url}/sim/requests`)).json;
     const rec = truth.requests.find((x: any) => x.id === id);
-    expect(rec).toMatchObject({ endpoint: '/v1/chat/completions', stream: true, prompt_tokens: 74, max_tokens: 10, ignore_eos: true, finish_reason: 'length', completion_tokens: 10, preemptions: 0, looped: false });
+    expect(rec).toMatchObject({
+      endpoint: '/v1/chat/completions',
+      stream: true,
+      prompt_tokens: 74,
+      max_tokens: 10,
+      ignore_eos: true,
+      finish_reason: 'length',
+      completion_tokens: 10,
+      preemptions: 0,
+      looped: false,
+    });
     expect(rec.emissions.reduce((s: number, e: number[]) => s + e[1], 0)).toBe(10);
     expect(rec.first_token_ms).toBe(rec.emissions[0][0]);
     expect(rec.arrival_ms).toBeLessThanOrEqual(rec.scheduled_ms);
@@ -254,7 +342,11 @@ describe('metrics and ground truth', () => {
   });
 
   it('a client that disconnects aborts its request and frees its blocks', async () => {
-    const r = await post(`${sim.url}/v1/chat/completions`, chatBody(filler(2000, 9), { max_tokens: 10000, ignore_eos: true }), { headers: AUTH, abortAfterEvents: 3 });
+    const r = await post(
+      `${sim.url}/v1/chat/completions`,
+      chatBody(filler(2000, 9), { max_tokens: 10000, ignore_eos: true }),
+      { headers: AUTH, abortAfterEvents: 3 },
+    );
     expect(r.events.length).toBeGreaterThanOrEqual(3);
     const deadline = Date.now() + 5000;
     let m = await scrape(sim.url);
@@ -265,7 +357,9 @@ describe('metrics and ground truth', () => {
     expect(metric(m, 'vllm:num_requests_running')).toBe(0);
     expect(metric(m, 'vllm:kv_cache_usage_perc')).toBe(0);
     expect(metric(m, 'vllm:request_success_total', 'finished_reason="abort"')).toBeGreaterThanOrEqual(1);
-    const rec = (await getJson(`${sim.url}/sim/requests`)).json.requests.find((x: any) => x.id === r.events[0].json!.id);
+    const rec = (await getJson(`${sim.url}/sim/requests`)).json.requests.find(
+      (x: any) => x.id === r.events[0].json!.id,
+    );
     expect(rec.finish_reason).toBe('abort');
   });
 });

@@ -52,7 +52,11 @@ async function watch(url: string, done: Promise<unknown>) {
 describe('admission', () => {
   it('queues above --max-num-seqs', async () => {
     const h = await sim({ speed: 10, args: ['--max-num-seqs', '2', '--max-model-len', '32768'] });
-    const all = Promise.all([0, 1, 2, 3].map((i) => post(`${h.url}/v1/chat/completions`, chatBody(filler(100, i), { max_tokens: 300, ignore_eos: true }))));
+    const all = Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        post(`${h.url}/v1/chat/completions`, chatBody(filler(100, i), { max_tokens: 300, ignore_eos: true })),
+      ),
+    );
     const seen = await watch(h.url, all);
     const results = await all;
     expect(seen.running).toBe(2);
@@ -61,10 +65,19 @@ describe('admission', () => {
   });
 
   it('queues when the KV cache is full, preempts when it runs out mid-decode, and counts it', async () => {
-    const h = await sim({ speed: 20, debug: true, profile: tinyKvProfile(), args: ['--max-model-len', '4096', '--gpu-memory-utilization', '0.9'] });
+    const h = await sim({
+      speed: 20,
+      debug: true,
+      profile: tinyKvProfile(),
+      args: ['--max-model-len', '4096', '--gpu-memory-utilization', '0.9'],
+    });
     const info = [...(await scrape(h.url)).keys()].find((k) => k.startsWith('vllm:cache_config_info'))!;
     expect(info).toContain('num_gpu_blocks="256"');
-    const all = Promise.all([0, 1, 2, 3].map((i) => post(`${h.url}/v1/chat/completions`, chatBody(filler(1200, i), { max_tokens: 800, ignore_eos: true }))));
+    const all = Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        post(`${h.url}/v1/chat/completions`, chatBody(filler(1200, i), { max_tokens: 800, ignore_eos: true })),
+      ),
+    );
     const seen = await watch(h.url, all);
     const results = await all;
     expect(seen.waiting).toBeGreaterThanOrEqual(1);
@@ -90,7 +103,12 @@ describe('timing', () => {
     // Warm the path first (a fresh process's first request pays for JIT), as a run's warm-up does.
     await post(`${h.url}/v1/completions`, { prompt: filler(64, 9), max_tokens: 2 });
     await fetch(`${h.url}/sim/requests`, { method: 'DELETE' });
-    const r = await post(`${h.url}/v1/completions`, { prompt: filler(8192), max_tokens: 200, ignore_eos: true, stream: true });
+    const r = await post(`${h.url}/v1/completions`, {
+      prompt: filler(8192),
+      max_tokens: 200,
+      ignore_eos: true,
+      stream: true,
+    });
     expect(r.status).toBe(200);
     const rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0];
     const ttft = rec.first_token_ms - rec.arrival_ms;
@@ -115,7 +133,11 @@ describe('timing', () => {
   it('cached prompts sent together: TTFT grows with concurrency like the report, and the client agrees with the truth', async () => {
     // Speed 1: the modelled serial share (13 ms per 8K request) must outpace how fast a client can send 32 requests.
     const speed = 1;
-    const h = await sim({ debug: true, speed, args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'] });
+    const h = await sim({
+      debug: true,
+      speed,
+      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'],
+    });
     const body = { prompt: filler(8192 - 1), max_tokens: 8, ignore_eos: true, stream: true };
     await post(`${h.url}/v1/completions`, body); // the scout: the prompt is cached from now on
     await fetch(`${h.url}/sim/requests`, { method: 'DELETE' });
@@ -123,7 +145,9 @@ describe('timing', () => {
     const rs = await Promise.all(Array.from({ length: C }, () => post(`${h.url}/v1/completions`, body)));
     const recs = (await getJson(`${h.url}/sim/requests`)).json.requests;
     expect(recs).toHaveLength(C);
-    const ttfts = recs.map((r: any) => ((r.first_token_ms - r.arrival_ms) * speed) as number).sort((a: number, b: number) => a - b);
+    const ttfts = recs
+      .map((r: any) => ((r.first_token_ms - r.arrival_ms) * speed) as number)
+      .sort((a: number, b: number) => a - b);
     const median = ttfts[C >> 1];
     // The report's 8K x 32 cell: 247 ms (simulated ms); generous bounds for a busy machine.
     expect(median).toBeGreaterThan(247 * 0.7);
@@ -140,13 +164,19 @@ describe('timing', () => {
 
   it('64K cached prompts x 8 at speed 4: TTFT like the report (403 ms), every modelled part divided by the speed', async () => {
     const speed = 4;
-    const h = await sim({ debug: true, speed, args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'] });
+    const h = await sim({
+      debug: true,
+      speed,
+      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'],
+    });
     const body = { prompt: filler(65536 - 1, 3), max_tokens: 4, ignore_eos: true, stream: true };
     await post(`${h.url}/v1/completions`, body);
     await fetch(`${h.url}/sim/requests`, { method: 'DELETE' });
     await Promise.all(Array.from({ length: 8 }, () => post(`${h.url}/v1/completions`, body)));
     const recs = (await getJson(`${h.url}/sim/requests`)).json.requests;
-    const ttfts = recs.map((r: any) => ((r.first_token_ms - r.arrival_ms) * speed) as number).sort((a: number, b: number) => a - b);
+    const ttfts = recs
+      .map((r: any) => ((r.first_token_ms - r.arrival_ms) * speed) as number)
+      .sort((a: number, b: number) => a - b);
     expect(ttfts[4]).toBeGreaterThan(403 * 0.7);
     expect(ttfts[4]).toBeLessThan(403 * 1.5);
   });
@@ -154,7 +184,12 @@ describe('timing', () => {
   it('consumer card: a decode cell’s first batch after its 16K scout waits about 1.3 s, alone and eight together, as the model says', async () => {
     const speed = 4;
     const consumer = BUILTIN_PROFILES['consumer-12gb-4b-int4'];
-    const h = await sim({ profile: consumer.name, debug: true, speed, args: ['--max-model-len', '32768', '--disable-uvicorn-access-log'] });
+    const h = await sim({
+      profile: consumer.name,
+      debug: true,
+      speed,
+      args: ['--max-model-len', '32768', '--disable-uvicorn-access-log'],
+    });
     const body = { prompt: filler(16384 - 1, 5), max_tokens: 4, ignore_eos: true, stream: true };
     await post(`${h.url}/v1/completions`, body); // the scout
     const firstBatch = async (c: number) => {
@@ -162,7 +197,9 @@ describe('timing', () => {
       await Promise.all(Array.from({ length: c }, () => post(`${h.url}/v1/completions`, body)));
       const recs = (await getJson(`${h.url}/sim/requests`)).json.requests;
       expect(recs.every((r: any) => r.cached_prompt_tokens >= 16384 - 16)).toBe(true);
-      const ttfts = recs.map((r: any) => ((r.first_token_ms - r.arrival_ms) * speed) / 1000).sort((a: number, b: number) => a - b);
+      const ttfts = recs
+        .map((r: any) => ((r.first_token_ms - r.arrival_ms) * speed) / 1000)
+        .sort((a: number, b: number) => a - b);
       return ttfts[(c - 1) >> 1] as number;
     };
     for (const c of [1, 8]) {
@@ -176,7 +213,12 @@ describe('timing', () => {
 
   it('a long prefill is chunked and interleaved with decode, not blocking it', async () => {
     const h = await sim({ debug: true, speed: 5, args: ['--max-model-len', '131072'] });
-    const a = post(`${h.url}/v1/completions`, { prompt: filler(200, 1), max_tokens: 300, ignore_eos: true, stream: true });
+    const a = post(`${h.url}/v1/completions`, {
+      prompt: filler(200, 1),
+      max_tokens: 300,
+      ignore_eos: true,
+      stream: true,
+    });
     await new Promise((r) => setTimeout(r, 100));
     const b = await post(`${h.url}/v1/completions`, { prompt: filler(65536, 2), max_tokens: 1, stream: true });
     await a;
@@ -196,14 +238,19 @@ describe('timing', () => {
 describe('back-pressure', () => {
   it('firehose at C=256 with max_tokens 1M: a client that stops reading pauses only its own stream', async () => {
     const h = await sim({ profile: 'firehose', args: ['--disable-uvicorn-access-log', '--disable-log-stats'] });
-    const body = (i: number) => JSON.stringify({ prompt: `firehose ${i}`, max_tokens: 1_000_000, ignore_eos: true, stream: true });
+    const body = (i: number) =>
+      JSON.stringify({ prompt: `firehose ${i}`, max_tokens: 1_000_000, ignore_eos: true, stream: true });
     const open: ClientRequest[] = [];
     const bytes: number[] = [];
     const stream = (i: number, read: boolean) => {
-      const r = request(`${h.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        if (!read) return res.pause(); // never read: its socket fills up
-        res.on('data', (d: Buffer) => (bytes[i] = (bytes[i] ?? 0) + d.length));
-      });
+      const r = request(
+        `${h.url}/v1/completions`,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          if (!read) return res.pause(); // never read: its socket fills up
+          res.on('data', (d: Buffer) => (bytes[i] = (bytes[i] ?? 0) + d.length));
+        },
+      );
       r.on('error', () => undefined);
       r.end(body(i));
       open.push(r);
@@ -238,13 +285,21 @@ describe('abort on disconnect', () => {
     const chunk = consumer.scheduler.maxNumBatchedTokens;
     const h = await sim({ profile: consumer.name, debug: true, args: ['--max-model-len', '32768'] });
     const body = JSON.stringify(chatBody(filler(16000, 3), { max_tokens: 1 }));
-    const long = request(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const long = request(`${h.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     long.on('error', () => undefined);
     long.end(body);
     try {
       // Ground truth: when the engine scheduled the prompt; from the model, when each 2,048-token chunk ends.
       let rec: any;
-      await expect.poll(async () => (rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0])?.scheduled_ms ?? null, { timeout: 10_000, interval: 20 }).not.toBeNull();
+      await expect
+        .poll(async () => (rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0])?.scheduled_ms ?? null, {
+          timeout: 10_000,
+          interval: 20,
+        })
+        .not.toBeNull();
       const chunkEnd = (k: number) => rec.scheduled_ms + prefillSeconds(consumer, 0, (k + 1) * chunk) * 1000;
       const chunkMs = chunkEnd(3) - chunkEnd(2);
       expect(chunkMs).toBeGreaterThan(500); // long enough to leave in the middle of it and look (about 0.8 s here)

@@ -44,7 +44,11 @@ async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
 function runToExit(args: string[]): Promise<{ code: number | null; out: string }> {
   const cmd = nodeProgram('sim');
   return new Promise((resolve) => {
-    const p = spawn(cmd.command, [...cmd.args, 'serve', ...args], { cwd: ROOT, env: { ...process.env, ...cmd.env }, detached: true });
+    const p = spawn(cmd.command, [...cmd.args, 'serve', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...cmd.env },
+      detached: true,
+    });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (out += d));
@@ -59,13 +63,20 @@ function runToExit(args: string[]): Promise<{ code: number | null; out: string }
 
 describe('startup log', () => {
   it('has vLLM’s shape and order, ANSI prefix included (style 2 by default)', async () => {
-    const h = await sim({ args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--some-new-flag', '3'] });
+    const h = await sim({
+      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--some-new-flag', '3'],
+    });
     const raw = h.logs();
     // The profile claims a 2026 vLLM: the version comes in the logo (vllm/entrypoints/utils.py log_version_and_model).
-    // eslint-disable-next-line no-control-regex -- vLLM colours its log prefix
-    expect(raw).toMatch(/\x1b\[[0-9;]*m\(APIServer pid=\d+\)\x1b\[[0-9;]*m INFO \d\d-\d\d \d\d:\d\d:\d\d \[utils\.py:\d+\] \n/);
+    expect(raw).toMatch(
+      // eslint-disable-next-line no-control-regex -- vLLM colours its log prefix
+      /\x1b\[[0-9;]*m\(APIServer pid=\d+\)\x1b\[[0-9;]*m INFO \d\d-\d\d \d\d:\d\d:\d\d \[utils\.py:\d+\] \n/,
+    );
     const log = plain(raw);
-    expect(parseLog(log.split('\n'))).toMatchObject({ version: '0.30.1rc1.dev452+g73a583112', servedModel: 'microsoft/Fara1.5-4B' });
+    expect(parseLog(log.split('\n'))).toMatchObject({
+      version: '0.30.1rc1.dev452+g73a583112',
+      servedModel: 'microsoft/Fara1.5-4B',
+    });
     const order = [
       '█ ▀▄▀ █  version 0.30.1rc1.dev452+g73a583112',
       'non-default args: {',
@@ -104,8 +115,13 @@ describe('startup log', () => {
   });
 
   it('style 3: size and concurrency on one line; --kv-cache-dtype and --no-enable-prefix-caching reach cache_config_info', async () => {
-    const h = await sim({ args: ['--sim-log-style', '3', '--kv-cache-dtype', 'fp8', '--no-enable-prefix-caching'], profile: 'consumer-12gb-4b-int4' });
-    expect(plain(h.logs())).toMatch(/GPU KV cache size: [\d,]+ tokens, Maximum concurrency for 262,144 tokens per request: [\d.]+x/);
+    const h = await sim({
+      args: ['--sim-log-style', '3', '--kv-cache-dtype', 'fp8', '--no-enable-prefix-caching'],
+      profile: 'consumer-12gb-4b-int4',
+    });
+    expect(plain(h.logs())).toMatch(
+      /GPU KV cache size: [\d,]+ tokens, Maximum concurrency for 262,144 tokens per request: [\d.]+x/,
+    );
     const m = await (await fetch(`${h.url}/metrics`)).text();
     expect(m).toMatch(/cache_dtype="fp8"/);
     expect(m).toMatch(/enable_prefix_caching="False"/);
@@ -118,7 +134,16 @@ describe('startup log', () => {
   it('the launch line of a real 12 GB card (4-bit weights, int4 per-token-head KV cache) starts and serves', async () => {
     const h = await sim({
       profile: 'consumer-12gb-4b-int4',
-      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.94', '--max-num-seqs', '128', '--kv-cache-dtype', 'int4_per_token_head'],
+      args: [
+        '--max-model-len',
+        '262144',
+        '--gpu-memory-utilization',
+        '0.94',
+        '--max-num-seqs',
+        '128',
+        '--kv-cache-dtype',
+        'int4_per_token_head',
+      ],
     });
     const log = plain(h.logs());
     expect(log).not.toMatch(/Ignoring unknown argument|error:/);
@@ -142,9 +167,18 @@ describe('startup log', () => {
     writeFileSync(file, JSON.stringify({ ...BUILTIN_PROFILES.firehose, name: 'old', vllmVersion: '0.9.2' }));
     try {
       const h = await sim({ profile: file });
-      const r = await fetch(`${h.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ model: 'nope', prompt: 'x' }) });
+      const r = await fetch(`${h.url}/v1/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'nope', prompt: 'x' }),
+      });
       expect(r.status).toBe(404);
-      expect(await r.json()).toEqual({ object: 'error', message: 'The model `nope` does not exist.', type: 'NotFoundError', param: 'model', code: 404 });
+      expect(await r.json()).toEqual({
+        object: 'error',
+        message: 'The model `nope` does not exist.',
+        type: 'NotFoundError',
+        param: 'model',
+        code: 404,
+      });
       expect((await (await fetch(`${h.url}/version`)).json()).version).toBe('0.9.2');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -193,16 +227,34 @@ describe('startup errors exit 1 with vLLM’s words', () => {
   });
 
   it('memory too small for one request at max model len', async () => {
-    const r = await runToExit(['--port', String(await freePort()), '--max-model-len', '262144', '--gpu-memory-utilization', '0.15', '--sim-load-seconds', '0.1']);
+    const r = await runToExit([
+      '--port',
+      String(await freePort()),
+      '--max-model-len',
+      '262144',
+      '--gpu-memory-utilization',
+      '0.15',
+      '--sim-load-seconds',
+      '0.1',
+    ]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/ValueError: To serve at least one request with the models's max seq len \(262144\)/);
     expect(r.out).toContain('RuntimeError: Engine core initialization failed. See root cause above.');
   });
 
   it('utilization above free memory', async () => {
-    const r = await runToExit(['--port', String(await freePort()), '--gpu-memory-utilization', '0.999', '--sim-load-seconds', '0.1']);
+    const r = await runToExit([
+      '--port',
+      String(await freePort()),
+      '--gpu-memory-utilization',
+      '0.999',
+      '--sim-load-seconds',
+      '0.1',
+    ]);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/ValueError: Free memory on device cuda:0 \([\d.]+\/[\d.]+ GiB\) on startup is less than desired GPU memory utilization \(0\.999/);
+    expect(r.out).toMatch(
+      /ValueError: Free memory on device cuda:0 \([\d.]+\/[\d.]+ GiB\) on startup is less than desired GPU memory utilization \(0\.999/,
+    );
   });
 
   it('bad flag values are usage errors (exit 2)', async () => {
@@ -222,7 +274,13 @@ describe('shutdown', () => {
     expect(await h.exited).toBe(0);
     expect(Date.now() - t0).toBeLessThan(6000);
     const log = plain(h.logs());
-    for (const line of ['Shutting down FastAPI HTTP server.', 'INFO:     Shutting down', 'Waiting for application shutdown.', 'Application shutdown complete.', 'Finished server process [']) {
+    for (const line of [
+      'Shutting down FastAPI HTTP server.',
+      'INFO:     Shutting down',
+      'Waiting for application shutdown.',
+      'Application shutdown complete.',
+      'Finished server process [',
+    ]) {
       expect(log).toContain(line);
     }
     expect(await waitFor(() => !alive(engine), 3000)).toBe(true);
@@ -244,17 +302,42 @@ describe('speedmatrix sim (CLI)', () => {
     const { runCli } = await import('../../helpers/cli');
     const r = await runCli(['sim', 'serve', '--help']);
     expect(r.code).toBe(0);
-    for (const word of ['--sim-profile', '--sim-speed', '--sim-loop-after', '--sim-500-share', 'rtx-pro-6000-fara-4b-bf16', 'firehose']) {
+    for (const word of [
+      '--sim-profile',
+      '--sim-speed',
+      '--sim-loop-after',
+      '--sim-500-share',
+      'rtx-pro-6000-fara-4b-bf16',
+      'firehose',
+    ]) {
       expect(r.stdout).toContain(word);
     }
   });
 
   it('sim serve runs the same server in-process and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
-    const p = spawn(process.execPath, [`${ROOT}/src-main/cli/bin.cjs`, 'sim', 'serve', 'my/model', '--host', '127.0.0.1', '--port', String(port), '--sim-profile', 'firehose', '--sim-load-seconds', '0', '--odd-flag'], {
-      cwd: ROOT,
-      detached: true,
-    });
+    const p = spawn(
+      process.execPath,
+      [
+        `${ROOT}/src-main/cli/bin.cjs`,
+        'sim',
+        'serve',
+        'my/model',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--sim-profile',
+        'firehose',
+        '--sim-load-seconds',
+        '0',
+        '--odd-flag',
+      ],
+      {
+        cwd: ROOT,
+        detached: true,
+      },
+    );
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (out += d));

@@ -32,7 +32,7 @@ describe('--kv-cache-dtype by version', () => {
     expect(kvCacheDtypeChoices('0.9.2')).not.toContain('int8_per_token_head');
   });
 
-  it('a newer release\'s value (int4_per_token_head) is accepted with a warning, an unknown word is not', () => {
+  it("a newer release's value (int4_per_token_head) is accepted with a warning, an unknown word is not", () => {
     const r = parse(['--kv-cache-dtype', 'int4_per_token_head'], '0.11.0');
     expect(r.ok && r.data.warnings).toEqual([
       "--kv-cache-dtype int4_per_token_head is not a choice of vLLM 0.11.0 (the profile's version); simulated by its bits per element, as a newer vLLM would store it.",
@@ -43,7 +43,10 @@ describe('--kv-cache-dtype by version', () => {
 
 describe('defaults and behaviour by version', () => {
   it('--gpu-memory-utilization defaults to 0.9, and to 0.92 from April 2026; a given value stays', () => {
-    expect(parse([], '0.11.0').ok && (parse([], '0.11.0') as { data: { gpuMemoryUtilization: number } }).data.gpuMemoryUtilization).toBe(0.9);
+    expect(
+      parse([], '0.11.0').ok &&
+        (parse([], '0.11.0') as { data: { gpuMemoryUtilization: number } }).data.gpuMemoryUtilization,
+    ).toBe(0.9);
     const now = parse([], '0.30.1rc1.dev452+g73a583112');
     expect(now.ok && now.data.gpuMemoryUtilization).toBe(0.92);
     const given = parse(['--gpu-memory-utilization', '0.5'], '0.30.1');
@@ -57,8 +60,18 @@ describe('defaults and behaviour by version', () => {
   });
 
   it('version line, reasoning field and guarded paths', () => {
-    expect(vllmTraits('0.11.0')).toMatchObject({ versionLine: 'api-server', reasoningFields: ['reasoning_content'], guardedPrefixes: ['/v1'], statsPreemptions: false });
-    expect(vllmTraits('0.30.1rc1.dev452+g73a583112')).toMatchObject({ versionLine: 'logo', reasoningFields: ['reasoning'], guardedPrefixes: ['/v1', '/v2', '/inference'], statsPreemptions: true });
+    expect(vllmTraits('0.11.0')).toMatchObject({
+      versionLine: 'api-server',
+      reasoningFields: ['reasoning_content'],
+      guardedPrefixes: ['/v1'],
+      statsPreemptions: false,
+    });
+    expect(vllmTraits('0.30.1rc1.dev452+g73a583112')).toMatchObject({
+      versionLine: 'logo',
+      reasoningFields: ['reasoning'],
+      guardedPrefixes: ['/v1', '/v2', '/inference'],
+      statsPreemptions: true,
+    });
   });
 });
 
@@ -78,7 +91,16 @@ describe('the simulator process, by the version its profile claims', () => {
   it("starts with a real vLLM 0.32 launch line on the consumer profile (int4_per_token_head: a newer release's value, warned about)", async () => {
     const h = await sim({
       profile: 'consumer-12gb-4b-int4',
-      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.94', '--max-num-seqs', '128', '--kv-cache-dtype', 'int4_per_token_head'],
+      args: [
+        '--max-model-len',
+        '262144',
+        '--gpu-memory-utilization',
+        '0.94',
+        '--max-num-seqs',
+        '128',
+        '--kv-cache-dtype',
+        'int4_per_token_head',
+      ],
     });
     expect((await fetch(`${h.url}/health`)).status).toBe(200);
     const log = plain(h.logs());
@@ -105,7 +127,8 @@ describe('the simulator process, by the version its profile claims', () => {
   it('a 2026 profile: the logo, the reasoning field alone, and the key guards /v1, /v2 and /inference', async () => {
     const h = await sim({ apiKey: 'k', args: ['--max-model-len', '4096'] });
     expect(parseLog(plain(h.logs()).split('\n'))).toMatchObject({ version: '0.30.1rc1.dev452+g73a583112' });
-    for (const p of ['/v1/models', '/v2/models', '/inference/v1/generate']) expect((await fetch(`${h.url}${p}`)).status, p).toBe(401);
+    for (const p of ['/v1/models', '/v2/models', '/inference/v1/generate'])
+      expect((await fetch(`${h.url}${p}`)).status, p).toBe(401);
     expect((await fetch(`${h.url}/health`)).status).toBe(200);
     const res = await fetch(`${h.url}/v1/chat/completions`, {
       method: 'POST',
@@ -124,17 +147,28 @@ describe('the simulator process, by the version its profile claims', () => {
       p.gpu = { name: 'Tiny test card', memoryGiB: 12, freeGiB: 12 };
       p.memory = { nonKvGiB: 10.8 - 9 - 0.125 - 1e-9 };
       writeFileSync(join(dir, 'tiny.json'), JSON.stringify(p));
-      const h = await sim({ speed: 1, profile: join(dir, 'tiny.json'), args: ['--max-model-len', '4096', '--gpu-memory-utilization', '0.9'] });
+      const h = await sim({
+        speed: 1,
+        profile: join(dir, 'tiny.json'),
+        args: ['--max-model-len', '4096', '--gpu-memory-utilization', '0.9'],
+      });
       // Four requests that each want most of the pool keep preempting one another until the sim stops.
-      for (const i of [0, 1, 2, 3]) post(`${h.url}/v1/chat/completions`, chatBody(filler(1200, i), { max_tokens: 2800, ignore_eos: true })).catch(() => undefined);
+      for (const i of [0, 1, 2, 3])
+        post(`${h.url}/v1/chat/completions`, chatBody(filler(1200, i), { max_tokens: 2800, ignore_eos: true })).catch(
+          () => undefined,
+        );
       const deadline = Date.now() + 15_000;
       let stats: ReturnType<typeof parseLogLine> = [];
       while (Date.now() < deadline && stats.length === 0) {
         await new Promise((r) => setTimeout(r, 250));
-        stats = plain(h.logs()).split('\n').filter((l) => l.includes('Preemptions:')).flatMap(parseLogLine);
+        stats = plain(h.logs())
+          .split('\n')
+          .filter((l) => l.includes('Preemptions:'))
+          .flatMap(parseLogLine);
       }
       expect(stats[0]).toMatchObject({ kind: 'stats' });
-      const s = (stats[0] as { stats: { preemptions: number; kvCacheUsage: number; prefixCacheHitRate: number } }).stats;
+      const s = (stats[0] as { stats: { preemptions: number; kvCacheUsage: number; prefixCacheHitRate: number } })
+        .stats;
       expect(s.preemptions).toBeGreaterThan(0);
       expect(s.kvCacheUsage).toBeGreaterThan(0.5);
       expect(s.prefixCacheHitRate).not.toBeNull();

@@ -12,10 +12,35 @@ import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 import { freePort } from '../../helpers/sim';
 
-const MATRIX = ['--contexts', '8k', '--concurrency', '8', '--prefill-contexts', 'none', '--duration', '10', '--max-output', '2048', '--sim-speed', '10'];
+const MATRIX = [
+  '--contexts',
+  '8k',
+  '--concurrency',
+  '8',
+  '--prefill-contexts',
+  'none',
+  '--duration',
+  '10',
+  '--max-output',
+  '2048',
+  '--sim-speed',
+  '10',
+];
 const simCommand = (port: number, extra: string[] = []) => [
-  '--', 'speedmatrix', 'sim', 'serve', 'microsoft/Fara1.5-4B', '--sim-profile', 'rtx-pro-6000-fara-4b-bf16',
-  '--port', String(port), '--sim-speed', '10', '--max-model-len', '32768', ...extra,
+  '--',
+  'speedmatrix',
+  'sim',
+  'serve',
+  'microsoft/Fara1.5-4B',
+  '--sim-profile',
+  'rtx-pro-6000-fara-4b-bf16',
+  '--port',
+  String(port),
+  '--sim-speed',
+  '10',
+  '--max-model-len',
+  '32768',
+  ...extra,
 ];
 
 let root: string;
@@ -33,7 +58,10 @@ const cellOf = async (file: string) => {
 describe('speedmatrix sweep', () => {
   it('runs every variant through its own server: too few sequences are queued, enough are Valid, and the report names the best', async () => {
     const dir = join(mkdtempSync(join(root, 'seqs-')), 'sweep');
-    const r = await runCli(['sweep', '--vary', '--max-num-seqs=4,16', ...MATRIX, '--out-dir', dir, ...simCommand(await freePort())], { timeoutMs: 240_000 });
+    const r = await runCli(
+      ['sweep', '--vary', '--max-num-seqs=4,16', ...MATRIX, '--out-dir', dir, ...simCommand(await freePort())],
+      { timeoutMs: 240_000 },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Sweep plan: 2 of 2 variants to run \(2 server starts\), up to 1 cells each/);
@@ -54,20 +82,49 @@ describe('speedmatrix sweep', () => {
 
   it('records a variant whose server does not start, with its root cause, and goes on', async () => {
     const dir = join(mkdtempSync(join(root, 'fail-')), 'sweep');
-    const r = await runCli(['sweep', '--vary', '--max-model-len=99999999,32768', ...MATRIX, '--duration', '3', '--out-dir', dir, ...simCommand(await freePort()).filter((a, i, all) => a !== '--max-model-len' && all[i - 1] !== '--max-model-len')], { timeoutMs: 240_000 });
+    const r = await runCli(
+      [
+        'sweep',
+        '--vary',
+        '--max-model-len=99999999,32768',
+        ...MATRIX,
+        '--duration',
+        '3',
+        '--out-dir',
+        dir,
+        ...simCommand(await freePort()).filter(
+          (a, i, all) => a !== '--max-model-len' && all[i - 1] !== '--max-model-len',
+        ),
+      ],
+      { timeoutMs: 240_000 },
+    );
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Variant A \(1\/2\) --max-model-len=99999999: the server did not start: .*greater than the derived max_model_len/);
+    expect(r.stdout).toMatch(
+      /Variant A \(1\/2\) --max-model-len=99999999: the server did not start: .*greater than the derived max_model_len/,
+    );
     expect(r.stdout).toContain('Sweep done: 1 of 2 variants measured, 1 did not start.');
     const manifest = JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8'));
     expect(manifest.variants[0]).toMatchObject({ state: 'failed', failure: expect.stringContaining('max_model_len') });
     expect(manifest.variants[1].state).toBe('done');
-    expect(readFileSync(join(dir, 'sweep.md'), 'utf8')).toMatch(/\| A \| --max-model-len=99999999 \| — \| Did not start: /);
+    expect(readFileSync(join(dir, 'sweep.md'), 'utf8')).toMatch(
+      /\| A \| --max-model-len=99999999 \| — \| Did not start: /,
+    );
   });
 
   it('stops on Ctrl-C after saving, and --resume finishes only what is missing', async () => {
     const dir = join(mkdtempSync(join(root, 'resume-')), 'sweep');
-    const args = ['sweep', '--vary', '--max-num-seqs=8,16', ...MATRIX, '--out-dir', dir, ...simCommand(await freePort())];
-    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [
+      'sweep',
+      '--vary',
+      '--max-num-seqs=8,16',
+      ...MATRIX,
+      '--out-dir',
+      dir,
+      ...simCommand(await freePort()),
+    ];
+    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -91,7 +148,19 @@ describe('speedmatrix sweep', () => {
 
   it('refuses bad input before anything starts, exit 2', async () => {
     const port = String(await freePort());
-    const bad = await runCli(['sweep', '--vary', '--max-num-seqs', '--out-dir', join(root, 'x'), '--', 'sim', 'serve', 'm', '--port', port]);
+    const bad = await runCli([
+      'sweep',
+      '--vary',
+      '--max-num-seqs',
+      '--out-dir',
+      join(root, 'x'),
+      '--',
+      'sim',
+      'serve',
+      'm',
+      '--port',
+      port,
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"--max-num-seqs" is not FLAG=V1,V2');
     const noDir = await runCli(['sweep', '--vary', '--max-num-seqs=4,8', '--', 'sim', 'serve', 'm']);

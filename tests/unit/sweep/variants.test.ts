@@ -32,10 +32,32 @@ describe('sweep variants', () => {
   });
 
   it('replaces a flag already in the command, in either spelling, and appends a new one', () => {
-    const [v] = variantsOf([parseVary('--max-num-seqs=16'), parseVary('--gpu-memory-utilization=0.8'), parseVary('--kv-cache-dtype=fp8')]);
-    const argv = ['vllm', 'serve', 'Qwen/Qwen3-8B', '--max-num-seqs', '256', '--gpu-memory-utilization=0.9', '--port', '8000'];
+    const [v] = variantsOf([
+      parseVary('--max-num-seqs=16'),
+      parseVary('--gpu-memory-utilization=0.8'),
+      parseVary('--kv-cache-dtype=fp8'),
+    ]);
+    const argv = [
+      'vllm',
+      'serve',
+      'Qwen/Qwen3-8B',
+      '--max-num-seqs',
+      '256',
+      '--gpu-memory-utilization=0.9',
+      '--port',
+      '8000',
+    ];
     expect(applyVariant(argv, v)).toEqual([
-      'vllm', 'serve', 'Qwen/Qwen3-8B', '--max-num-seqs', '16', '--gpu-memory-utilization=0.8', '--port', '8000', '--kv-cache-dtype', 'fp8',
+      'vllm',
+      'serve',
+      'Qwen/Qwen3-8B',
+      '--max-num-seqs',
+      '16',
+      '--gpu-memory-utilization=0.8',
+      '--port',
+      '8000',
+      '--kv-cache-dtype',
+      'fp8',
     ]);
     expect(argv[4]).toBe('256');
   });

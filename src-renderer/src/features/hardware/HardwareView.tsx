@@ -33,7 +33,10 @@ export function HardwareView() {
       {!hw && loading && <p className="muted">Looking for GPUs, CPU, memory and OS…</p>}
       {hw && hw.gpus.length === 0 && (
         <Empty title="No supported GPU found" testId="no-gpu">
-          <p>SpeedMatrix measures NVIDIA GPUs through nvidia-smi, AMD GPUs through amd-smi and Apple GPUs through the system profiler.</p>
+          <p>
+            SpeedMatrix measures NVIDIA GPUs through nvidia-smi, AMD GPUs through amd-smi and Apple GPUs through the
+            system profiler.
+          </p>
           {hw.notes.length > 0 && (
             <>
               <p>What detection saw:</p>
@@ -65,9 +68,17 @@ export function HardwareView() {
             title="System"
             testId="system-block"
             rows={[
-              ['CPU', hw.cpu ? `${hw.cpu.model}${hw.cpu.cores ? ` · ${hw.cpu.cores} cores` : ''}${hw.cpu.threads ? ` · ${hw.cpu.threads} threads` : ''}` : NONE],
+              [
+                'CPU',
+                hw.cpu
+                  ? `${hw.cpu.model}${hw.cpu.cores ? ` · ${hw.cpu.cores} cores` : ''}${hw.cpu.threads ? ` · ${hw.cpu.threads} threads` : ''}`
+                  : NONE,
+              ],
               ['RAM', fmtGigabytes(hw.ramBytes)],
-              ['OS', hw.os ? [hw.os.distro ?? hw.os.platform, hw.os.release, hw.os.arch].filter(Boolean).join(' ') : NONE],
+              [
+                'OS',
+                hw.os ? [hw.os.distro ?? hw.os.platform, hw.os.release, hw.os.arch].filter(Boolean).join(' ') : NONE,
+              ],
               ['Kernel', hw.os?.kernel ?? NONE],
             ]}
           />
@@ -89,19 +100,57 @@ function GpuCard({ gpu }: { gpu: Gpu }) {
         GPU {gpu.index}: {gpu.name}
       </h2>
       <dl>
-        <div className="row"><dt>VRAM</dt><dd>{fmtGigabytes(gpu.vramBytes)}</dd></div>
-        <div className="row"><dt>Driver</dt><dd>{gpu.driver ?? NONE}</dd></div>
-        <div className="row"><dt>CUDA</dt><dd>{gpu.cuda ?? NONE}</dd></div>
-        <div className="row"><dt>Compute capability</dt><dd>{gpu.computeCapability ?? NONE}</dd></div>
-        <div className="row"><dt>Power limit</dt><dd>{fmtWatts(gpu.powerLimitWatts)}</dd></div>
-        <div className="row"><dt>Bus id</dt><dd>{gpu.busId ?? NONE}</dd></div>
+        <div className="row">
+          <dt>VRAM</dt>
+          <dd>{fmtGigabytes(gpu.vramBytes)}</dd>
+        </div>
+        <div className="row">
+          <dt>Driver</dt>
+          <dd>{gpu.driver ?? NONE}</dd>
+        </div>
+        <div className="row">
+          <dt>CUDA</dt>
+          <dd>{gpu.cuda ?? NONE}</dd>
+        </div>
+        <div className="row">
+          <dt>Compute capability</dt>
+          <dd>{gpu.computeCapability ?? NONE}</dd>
+        </div>
+        <div className="row">
+          <dt>Power limit</dt>
+          <dd>{fmtWatts(gpu.powerLimitWatts)}</dd>
+        </div>
+        <div className="row">
+          <dt>Bus id</dt>
+          <dd>{gpu.busId ?? NONE}</dd>
+        </div>
       </dl>
       {samples && samples.length > 0 ? (
         <div className="sparks" data-testid="telemetry">
-          <Sparkline label="Utilization" values={samples.map((s) => (s.utilization ?? 0) * 100)} max={100} current={fmtPercent(last?.utilization)} />
-          <Sparkline label="Memory" values={samples.map((s) => s.memoryUsedBytes)} max={last?.memoryTotalBytes ?? gpu.vramBytes ?? undefined} current={fmtGigabytes(last?.memoryUsedBytes)} />
-          <Sparkline label="Power" values={samples.map((s) => s.powerWatts)} max={gpu.powerLimitWatts ?? undefined} current={fmtWatts(last?.powerWatts)} />
-          <Sparkline label="Temperature" values={samples.map((s) => s.temperatureC)} max={100} current={fmtTemperature(last?.temperatureC)} />
+          <Sparkline
+            label="Utilization"
+            values={samples.map((s) => (s.utilization ?? 0) * 100)}
+            max={100}
+            current={fmtPercent(last?.utilization)}
+          />
+          <Sparkline
+            label="Memory"
+            values={samples.map((s) => s.memoryUsedBytes)}
+            max={last?.memoryTotalBytes ?? gpu.vramBytes ?? undefined}
+            current={fmtGigabytes(last?.memoryUsedBytes)}
+          />
+          <Sparkline
+            label="Power"
+            values={samples.map((s) => s.powerWatts)}
+            max={gpu.powerLimitWatts ?? undefined}
+            current={fmtWatts(last?.powerWatts)}
+          />
+          <Sparkline
+            label="Temperature"
+            values={samples.map((s) => s.temperatureC)}
+            max={100}
+            current={fmtTemperature(last?.temperatureC)}
+          />
         </div>
       ) : (
         <p className="muted">Live utilization, memory, power and temperature appear here while a server runs.</p>

@@ -24,7 +24,15 @@ export function CapacityTable({ section }: { section: CapacitySection }) {
           <tbody>
             {section.rows.map((r) => (
               <tr key={r[0]}>
-                {r.map((v, i) => (i === 0 ? <th key={i} scope="row">{v}</th> : <td key={i}>{v}</td>))}
+                {r.map((v, i) =>
+                  i === 0 ? (
+                    <th key={i} scope="row">
+                      {v}
+                    </th>
+                  ) : (
+                    <td key={i}>{v}</td>
+                  ),
+                )}
               </tr>
             ))}
           </tbody>

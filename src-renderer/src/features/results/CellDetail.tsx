@@ -36,7 +36,8 @@ export function requestDistributions(r: RequestSamples | null): { ttftMs: number
     const first = r.firstTokenAt[i];
     const last = r.lastTokenAt[i];
     if (first != null) ttftMs.push((first - r.sentAt[i]) * 1000);
-    if (first != null && last != null && r.outputTokens[i] > 1) tbtMs.push(((last - first) / (r.outputTokens[i] - 1)) * 1000);
+    if (first != null && last != null && r.outputTokens[i] > 1)
+      tbtMs.push(((last - first) / (r.outputTokens[i] - 1)) * 1000);
   }
   return { ttftMs, tbtMs };
 }
@@ -53,13 +54,27 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
     const histogram = (values: number[], color: string, title: string) => {
       const s = zeroScale(Math.max(0, ...values));
       return {
-        data: [{ type: 'histogram' as const, x: values, xbins: { start: 0, end: s.max, size: s.max / 40 }, marker: { color }, hovertemplate: '%{x} ms: %{y} requests<extra></extra>' }],
+        data: [
+          {
+            type: 'histogram' as const,
+            x: values,
+            xbins: { start: 0, end: s.max, size: s.max / 40 },
+            marker: { color },
+            hovertemplate: '%{x} ms: %{y} requests<extra></extra>',
+          },
+        ],
         layout: {
           paper_bgcolor: c.paper,
           plot_bgcolor: c.paper,
           font: { color: c.text, size: 12 },
           margin: { l: 50, r: 10, t: 10, b: 45 },
-          xaxis: { ...axis, title: { text: title }, range: [0, s.max], tickvals: s.ticks, ticktext: s.ticks.map(fmtTick) },
+          xaxis: {
+            ...axis,
+            title: { text: title },
+            range: [0, s.max],
+            tickvals: s.ticks,
+            ticktext: s.ticks.map(fmtTick),
+          },
           yaxis: { ...axis, title: { text: 'Requests' } },
           bargap: 0.05,
         },
@@ -96,9 +111,19 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
             ['Total', withFailed(tokPerSec(cell.totalTokensPerSecond), cell.failedRequests)],
             ['Per request', tokPerSec(cell.perRequestTokensPerSecond)],
             ['Fair share (total / requests)', tokPerSec(cell.fairShareTokensPerSecond)],
-            ['Failed requests', cell.failedRequests != null ? `${fmtCount(cell.failedRequests)} of ${fmtCount(cell.windowRequests)}` : NONE],
+            [
+              'Failed requests',
+              cell.failedRequests != null
+                ? `${fmtCount(cell.failedRequests)} of ${fmtCount(cell.windowRequests)}`
+                : NONE,
+            ],
             ['Queue (once a second)', fmtQueueEvidence(cell.queueEvidence)],
-            ['Longest stall', cell.stall ? `${fmtSeconds(cell.stall.gapSeconds)} (over ${fmtSeconds(cell.stall.thresholdSeconds)})` : NONE],
+            [
+              'Longest stall',
+              cell.stall
+                ? `${fmtSeconds(cell.stall.gapSeconds)} (over ${fmtSeconds(cell.stall.thresholdSeconds)})`
+                : NONE,
+            ],
             ['TTFT', stats(cell.ttft, fmtMs)],
             ['Time between tokens', stats(cell.timeBetweenTokens, fmtMsPrecise)],
             ['Completed requests', fmtCount(cell.completedRequests)],
@@ -127,17 +152,32 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
         <p className="error">Could not load the per-request timings: {samples.error}</p>
       ) : dist.ttftMs.length > 0 ? (
         <div className="two-col">
-          <Plot data={hist.ttft.data} layout={hist.ttft.layout} height={220} label={`TTFT distribution over ${dist.ttftMs.length} requests`} testId="ttft-hist" />
-          <Plot data={hist.tbt.data} layout={hist.tbt.layout} height={220} label={`Time between tokens over ${dist.tbtMs.length} requests`} testId="tbt-hist" />
+          <Plot
+            data={hist.ttft.data}
+            layout={hist.ttft.layout}
+            height={220}
+            label={`TTFT distribution over ${dist.ttftMs.length} requests`}
+            testId="ttft-hist"
+          />
+          <Plot
+            data={hist.tbt.data}
+            layout={hist.tbt.layout}
+            height={220}
+            label={`Time between tokens over ${dist.tbtMs.length} requests`}
+            testId="tbt-hist"
+          />
         </div>
       ) : (
-        <p className="muted">No per-request timings in this cell{cell.status === 'valid' ? '' : ': it was not measured'}.</p>
+        <p className="muted">
+          No per-request timings in this cell{cell.status === 'valid' ? '' : ': it was not measured'}.
+        </p>
       )}
       {cell.evidence?.loopExcerpt && (
         <section>
           <h4>Loop evidence</h4>
           <p className="muted">
-            Repeating passage{cell.evidence.loopPeriodChars ? ` (period ${fmtCount(cell.evidence.loopPeriodChars)} characters)` : ''}
+            Repeating passage
+            {cell.evidence.loopPeriodChars ? ` (period ${fmtCount(cell.evidence.loopPeriodChars)} characters)` : ''}
             {cell.evidence.loopStream ? ` in the ${cell.evidence.loopStream} stream` : ''}:
           </p>
           <pre className="evidence" data-testid="loop-evidence">
@@ -179,7 +219,9 @@ function useCellRequests(cell: DecodeCell): { data: RequestSamples | null; loadi
   if (state?.key === key) return { data: state.data, loading: false, error: state.error };
   // A newer revision of the same cell: keep showing the samples we have until it arrives.
   const sameCell = state?.key.split('@')[0] === key.split('@')[0];
-  return sameCell && state ? { data: state.data, loading: false, error: null } : { data: null, loading: true, error: null };
+  return sameCell && state
+    ? { data: state.data, loading: false, error: null }
+    : { data: null, loading: true, error: null };
 }
 
 /** How many session telemetry samples fall inside the cell's time span. */

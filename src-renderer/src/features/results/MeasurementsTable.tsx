@@ -17,11 +17,19 @@ export function MeasurementsTable(props: { rows: MeasurementRow[]; caption: stri
           <thead>
             <tr>
               {COLUMNS.map((c) => (
-                <th key={c.id} scope="col" aria-sort={sort && sort.column === c.id ? (sort.descending ? 'descending' : 'ascending') : undefined}>
+                <th
+                  key={c.id}
+                  scope="col"
+                  aria-sort={sort && sort.column === c.id ? (sort.descending ? 'descending' : 'ascending') : undefined}
+                >
                   {c.id === 'phase' ? (
                     c.label
                   ) : (
-                    <button type="button" className="sort" onClick={() => toggle(c.id as Exclude<typeof c.id, 'phase'>)}>
+                    <button
+                      type="button"
+                      className="sort"
+                      onClick={() => toggle(c.id as Exclude<typeof c.id, 'phase'>)}
+                    >
                       {c.label}
                       {sort?.column === c.id ? (sort.descending ? ' ▼' : ' ▲') : ''}
                     </button>
@@ -32,7 +40,11 @@ export function MeasurementsTable(props: { rows: MeasurementRow[]; caption: stri
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={r.key} className={r.cellKey ? 'clickable' : undefined} onClick={r.cellKey ? () => onSelect(r.cellKey as string) : undefined}>
+              <tr
+                key={r.key}
+                className={r.cellKey ? 'clickable' : undefined}
+                onClick={r.cellKey ? () => onSelect(r.cellKey as string) : undefined}
+              >
                 {r.text.map((t, i) => (
                   <td key={i} className={i >= 4 ? 'num' : undefined}>
                     {t}

@@ -42,10 +42,20 @@ export function ResultsView() {
         <button type="button" onClick={() => void saveSession(true)} disabled={!meta.hasSession} data-testid="save-as">
           Save as…
         </button>
-        <button type="button" onClick={() => void exportReport('markdown')} disabled={!meta.hasSession} data-testid="export-markdown">
+        <button
+          type="button"
+          onClick={() => void exportReport('markdown')}
+          disabled={!meta.hasSession}
+          data-testid="export-markdown"
+        >
           Export Markdown
         </button>
-        <button type="button" onClick={() => void exportReport('pdf')} disabled={!meta.hasSession} data-testid="export-pdf">
+        <button
+          type="button"
+          onClick={() => void exportReport('pdf')}
+          disabled={!meta.hasSession}
+          data-testid="export-pdf"
+        >
           Export PDF
         </button>
         {meta.saveError && <span className="error">{meta.saveError}</span>}
@@ -63,7 +73,10 @@ export function ResultsView() {
       )}
       {!session && (
         <Empty title="No results yet" testId="results-empty">
-          <p>Run a matrix from the Run view, or open a session file (Ctrl+O), or drop a .speedmatrix.json file onto this window.</p>
+          <p>
+            Run a matrix from the Run view, or open a session file (Ctrl+O), or drop a .speedmatrix.json file onto this
+            window.
+          </p>
           {recent.length > 0 && (
             <>
               <h3>Recent files</h3>
@@ -100,11 +113,22 @@ export function ResultsView() {
 }
 
 /** The report model (the same one as the Markdown, HTML and PDF exports), laid out for the screen. */
-function Report({ session, selected, onSelect }: { session: Session; selected: string | null; onSelect: (k: string | null) => void }) {
+function Report({
+  session,
+  selected,
+  onSelect,
+}: {
+  session: Session;
+  selected: string | null;
+  onSelect: (k: string | null) => void;
+}) {
   const [metric, setMetric] = useState<CellMetric>('total');
   const price = useGpuPrice();
   const targets = useTargets();
-  const report = useMemo(() => buildReportModel(session, { targets: targets.set ?? undefined }), [session, targets.set]);
+  const report = useMemo(
+    () => buildReportModel(session, { targets: targets.set ?? undefined }),
+    [session, targets.set],
+  );
   const ctx = useMemo(() => metricContextOf(session, price.price), [session, price.price]);
   const heat = useMemo(
     () =>
@@ -134,7 +158,12 @@ function Report({ session, selected, onSelect }: { session: Session; selected: s
       </header>
       <div className="blocks">
         {report.blocks.map((b) => (
-          <Block key={b.title} title={b.title} rows={b.rows.map((r): [string, string] => [r.label, r.value])} testId={`block-${b.title.toLowerCase()}`} />
+          <Block
+            key={b.title}
+            title={b.title}
+            rows={b.rows.map((r): [string, string] => [r.label, r.value])}
+            testId={`block-${b.title.toLowerCase()}`}
+          />
         ))}
       </div>
       <section className="block">

@@ -2,7 +2,12 @@
  * The All measurements table: the report model's rows (the same text as the Markdown, HTML and
  * PDF reports), sortable here by any column but Phase.
  */
-import { MEASUREMENT_COLUMNS, MEASUREMENT_SORT_KEYS, type MeasurementRow, type MeasurementSortKey } from '@shared/report/report-model';
+import {
+  MEASUREMENT_COLUMNS,
+  MEASUREMENT_SORT_KEYS,
+  type MeasurementRow,
+  type MeasurementSortKey,
+} from '@shared/report/report-model';
 
 export { measurementRows, type MeasurementRow } from '@shared/report/report-model';
 
@@ -12,7 +17,10 @@ export const COLUMNS: { id: MeasurementSortKey | 'phase'; label: string }[] = ME
 }));
 
 /** Sorted copy; missing values always go last, whatever the direction. */
-export function sortRows(rows: MeasurementRow[], sort: { column: MeasurementSortKey; descending: boolean } | null): MeasurementRow[] {
+export function sortRows(
+  rows: MeasurementRow[],
+  sort: { column: MeasurementSortKey; descending: boolean } | null,
+): MeasurementRow[] {
   if (!sort) return rows;
   const dir = sort.descending ? -1 : 1;
   return [...rows].sort((a, b) => {

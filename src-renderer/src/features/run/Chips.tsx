@@ -43,7 +43,12 @@ export function Chips(props: {
         {props.values.map((v, i) => (
           <li key={v} className="chip">
             {props.format(v)}
-            <button type="button" aria-label={`Remove ${props.format(v)}`} onClick={() => remove(v, i)} disabled={props.disabled}>
+            <button
+              type="button"
+              aria-label={`Remove ${props.format(v)}`}
+              onClick={() => remove(v, i)}
+              disabled={props.disabled}
+            >
               ×
             </button>
           </li>

@@ -5,7 +5,16 @@ import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
 import type { PlanView } from '@shared/ipc/contract';
-import { fmtContext, fmtDuration, fmtPercent, fmtSeconds, parseTokenCount, statusWord, tokPerSec, cellName } from '../../format';
+import {
+  fmtContext,
+  fmtDuration,
+  fmtPercent,
+  fmtSeconds,
+  parseTokenCount,
+  statusWord,
+  tokPerSec,
+  cellName,
+} from '../../format';
 import { useApp } from '../../store';
 import { refreshPlan, resumeRun, startRun, stopRun } from '../../store/actions';
 import { RUN_PRESETS, cellsLeft, isRunning } from '../../store/run-slice';
@@ -84,8 +93,26 @@ export function RunView() {
             ))}
           </select>
         </div>
-        <Chips id="contexts" label="Contexts" values={form.contexts} format={fmtContext} parse={parseTokenCount} onAdd={(v) => addChip('contexts', v)} onRemove={(v) => removeChip('contexts', v)} placeholder="e.g. 8k" />
-        <Chips id="concurrency" label="Requests at once" values={form.concurrency} format={String} parse={parseCount} onAdd={(v) => addChip('concurrency', v)} onRemove={(v) => removeChip('concurrency', v)} placeholder="e.g. 16" />
+        <Chips
+          id="contexts"
+          label="Contexts"
+          values={form.contexts}
+          format={fmtContext}
+          parse={parseTokenCount}
+          onAdd={(v) => addChip('contexts', v)}
+          onRemove={(v) => removeChip('contexts', v)}
+          placeholder="e.g. 8k"
+        />
+        <Chips
+          id="concurrency"
+          label="Requests at once"
+          values={form.concurrency}
+          format={String}
+          parse={parseCount}
+          onAdd={(v) => addChip('concurrency', v)}
+          onRemove={(v) => removeChip('concurrency', v)}
+          placeholder="e.g. 16"
+        />
         <Chips
           id="prefill"
           label="Prefill contexts"
@@ -106,17 +133,56 @@ export function RunView() {
           }
         />
         <div className="form-grid">
-          <Field id="run-seconds" label="Seconds per measurement" help="Length of each decode cell's measurement window. Default: 30 s.">
-            <input id="run-seconds" type="number" min={1} step="any" value={form.secondsPerMeasurement} onChange={(e) => update({ secondsPerMeasurement: Number(e.currentTarget.value) || 1 })} />
+          <Field
+            id="run-seconds"
+            label="Seconds per measurement"
+            help="Length of each decode cell's measurement window. Default: 30 s."
+          >
+            <input
+              id="run-seconds"
+              type="number"
+              min={1}
+              step="any"
+              value={form.secondsPerMeasurement}
+              onChange={(e) => update({ secondsPerMeasurement: Number(e.currentTarget.value) || 1 })}
+            />
           </Field>
           <Field id="run-maxout" label="Max output (tokens)" help="max_tokens for each request. Default: 4,096 tokens.">
-            <input id="run-maxout" type="number" min={1} value={form.maxOutputTokens} onChange={(e) => update({ maxOutputTokens: Math.max(1, Math.round(Number(e.currentTarget.value) || 1)) })} />
+            <input
+              id="run-maxout"
+              type="number"
+              min={1}
+              value={form.maxOutputTokens}
+              onChange={(e) => update({ maxOutputTokens: Math.max(1, Math.round(Number(e.currentTarget.value) || 1)) })}
+            />
           </Field>
-          <Field id="run-repeat" label="Repeat each cell" help="Measure every cell this many times, in passes over the whole matrix; figures are then means with a 95% interval. Default: 1.">
-            <input id="run-repeat" type="number" min={1} max={100} step={1} value={form.repeat} onChange={(e) => update({ repeat: Math.min(100, Math.max(1, Math.round(Number(e.currentTarget.value) || 1))) })} />
+          <Field
+            id="run-repeat"
+            label="Repeat each cell"
+            help="Measure every cell this many times, in passes over the whole matrix; figures are then means with a 95% interval. Default: 1."
+          >
+            <input
+              id="run-repeat"
+              type="number"
+              min={1}
+              max={100}
+              step={1}
+              value={form.repeat}
+              onChange={(e) =>
+                update({ repeat: Math.min(100, Math.max(1, Math.round(Number(e.currentTarget.value) || 1))) })
+              }
+            />
           </Field>
-          <Field id="run-targeting" label="Token targeting" help="Exact sizes prompts with the server's /tokenize; estimate skips that.">
-            <select id="run-targeting" value={form.tokenTargeting} onChange={(e) => update({ tokenTargeting: e.currentTarget.value as 'exact' | 'estimate' })}>
+          <Field
+            id="run-targeting"
+            label="Token targeting"
+            help="Exact sizes prompts with the server's /tokenize; estimate skips that."
+          >
+            <select
+              id="run-targeting"
+              value={form.tokenTargeting}
+              onChange={(e) => update({ tokenTargeting: e.currentTarget.value as 'exact' | 'estimate' })}
+            >
               <option value="exact">Exact (/tokenize)</option>
               <option value="estimate">Estimate</option>
             </select>
@@ -125,19 +191,33 @@ export function RunView() {
       </fieldset>
 
       <div className="actions">
-        <button type="button" className={resumeLeads ? undefined : 'primary'} onClick={() => void startRun()} disabled={!canStart} data-testid="start-run">
+        <button
+          type="button"
+          className={resumeLeads ? undefined : 'primary'}
+          onClick={() => void startRun()}
+          disabled={!canStart}
+          data-testid="start-run"
+        >
           {shownRun ? 'Start a new run' : 'Start run'}
         </button>
         <button type="button" onClick={() => void stopRun()} disabled={!running} data-testid="stop-run">
           Stop
         </button>
-        <button type="button" className={resumeLeads ? 'primary' : undefined} onClick={() => void resumeRun()} disabled={!canResume} data-testid="resume-run">
+        <button
+          type="button"
+          className={resumeLeads ? 'primary' : undefined}
+          onClick={() => void resumeRun()}
+          disabled={!canResume}
+          data-testid="resume-run"
+        >
           {left > 0 && meta.hasSession && !running ? `Resume (${left} cell${left === 1 ? '' : 's'} left)` : 'Resume'}
         </button>
         {plan && !running && (
           <span className="muted" data-testid="plan-summary">
             {shownRun ? 'A new run: ' : ''}
-            {runnable} of {plan.cells.length} cells to run{form.repeat > 1 ? `, ${form.repeat} times each` : ''} · prefill at {plan.prefillContexts.length ? plan.prefillContexts.map(fmtContext).join(', ') : 'no context'} · about {fmtDuration(plan.etaSeconds)} in total
+            {runnable} of {plan.cells.length} cells to run{form.repeat > 1 ? `, ${form.repeat} times each` : ''} ·
+            prefill at {plan.prefillContexts.length ? plan.prefillContexts.map(fmtContext).join(', ') : 'no context'} ·
+            about {fmtDuration(plan.etaSeconds)} in total
           </span>
         )}
       </div>
@@ -198,7 +278,8 @@ function RunProgressBar() {
     <div className="progress" data-testid="run-progress">
       <progress max={progress.total} value={progress.done} aria-label="Run progress" />
       <span>
-        {progress.done} of {progress.total} cells ({fmtPercent(progress.total ? progress.done / progress.total : 0)}){progress.etaSeconds != null && running ? ` · about ${fmtDuration(progress.etaSeconds)} left` : ''}
+        {progress.done} of {progress.total} cells ({fmtPercent(progress.total ? progress.done / progress.total : 0)})
+        {progress.etaSeconds != null && running ? ` · about ${fmtDuration(progress.etaSeconds)} left` : ''}
       </span>
     </div>
   );

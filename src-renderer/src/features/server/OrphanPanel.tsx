@@ -19,7 +19,9 @@ export function OrphanPanel() {
   }
   const known = orphans.filter((o) => o.gpuMemoryBytes !== null);
   const gpuBytes = known.reduce((sum, o) => sum + (o.gpuMemoryBytes ?? 0), 0);
-  const holding = known.length ? `, holding ${fmtGigabytes(gpuBytes)} of GPU memory` : ' (GPU memory held: unknown, nvidia-smi did not list them)';
+  const holding = known.length
+    ? `, holding ${fmtGigabytes(gpuBytes)} of GPU memory`
+    : ' (GPU memory held: unknown, nvidia-smi did not list them)';
   return (
     <section className="failure" role="alert" aria-labelledby="orphans-title" data-testid="orphan-panel">
       <h2 id="orphans-title">Processes left running</h2>
@@ -36,7 +38,13 @@ export function OrphanPanel() {
       </ul>
       {outcome && !outcome.ok && <p className="error">{outcome.message}</p>}
       <div className="actions">
-        <button type="button" className="primary" onClick={() => void endOrphans()} disabled={busy} data-testid="end-orphans">
+        <button
+          type="button"
+          className="primary"
+          onClick={() => void endOrphans()}
+          disabled={busy}
+          data-testid="end-orphans"
+        >
           {busy ? 'Ending…' : 'End them'}
         </button>
         <button type="button" onClick={leaveOrphans} disabled={busy} data-testid="leave-orphans">

@@ -20,13 +20,17 @@ export function ServerLog({ compact = false }: { compact?: boolean }) {
     <section className="log" aria-label="Server log">
       <div className="log-head">
         <h2>Server log</h2>
-        <input type="search" placeholder="Search the log" aria-label="Search the log" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} />
+        <input
+          type="search"
+          placeholder="Search the log"
+          aria-label="Search the log"
+          value={filter}
+          onChange={(e) => setFilter(e.currentTarget.value)}
+        />
         <label>
           <input type="checkbox" checked={auto} onChange={(e) => setAuto(e.currentTarget.checked)} /> Auto-scroll
         </label>
-        <span className="muted">
-          {filter ? `${shown.length} of ${lines.length} lines` : `${lines.length} lines`}
-        </span>
+        <span className="muted">{filter ? `${shown.length} of ${lines.length} lines` : `${lines.length} lines`}</span>
       </div>
       <pre ref={ref} className={compact ? 'log-body compact' : 'log-body'} data-testid="server-log" tabIndex={0}>
         {shown.length ? shown.join('\n') : 'No log yet: start a server to see its output here.'}

@@ -10,44 +10,170 @@ import { ServerLog } from './ServerLog';
 import { OrphanPanel } from './OrphanPanel';
 
 const KINDS: { id: ServerForm['kind']; label: string; help: string }[] = [
-  { id: 'simulator', label: 'Simulator', help: 'The built-in simulated vLLM: no GPU needed, same launch and measure path.' },
-  { id: 'vllm-native', label: 'vLLM (native)', help: 'The vllm executable on PATH or one you choose, e.g. inside a venv.' },
-  { id: 'vllm-docker', label: 'vLLM in Docker', help: 'docker run --gpus all vllm/vllm-openai with your HF cache mounted.' },
+  {
+    id: 'simulator',
+    label: 'Simulator',
+    help: 'The built-in simulated vLLM: no GPU needed, same launch and measure path.',
+  },
+  {
+    id: 'vllm-native',
+    label: 'vLLM (native)',
+    help: 'The vllm executable on PATH or one you choose, e.g. inside a venv.',
+  },
+  {
+    id: 'vllm-docker',
+    label: 'vLLM in Docker',
+    help: 'docker run --gpus all vllm/vllm-openai with your HF cache mounted.',
+  },
   { id: 'custom', label: 'Custom command', help: 'Any command that starts an OpenAI-compatible server.' },
   { id: 'attach', label: 'Attach to URL', help: 'A server already running elsewhere: SpeedMatrix only measures it.' },
 ];
 
 type TextKey = { [K in keyof ServerForm]: ServerForm[K] extends string ? K : never }[keyof ServerForm];
 
-const TEXT_FIELDS: { key: TextKey; label: string; help: string; kinds: ServerForm['kind'][]; multiline?: boolean; secret?: boolean }[] = [
-  { key: 'url', label: 'Server URL', help: 'Base URL of the running server, e.g. http://10.0.0.5:8000.', kinds: ['attach'] },
-  { key: 'executable', label: 'vllm executable', help: 'Leave empty to use vllm from PATH, or give the full path inside a venv.', kinds: ['vllm-native'] },
+const TEXT_FIELDS: {
+  key: TextKey;
+  label: string;
+  help: string;
+  kinds: ServerForm['kind'][];
+  multiline?: boolean;
+  secret?: boolean;
+}[] = [
+  {
+    key: 'url',
+    label: 'Server URL',
+    help: 'Base URL of the running server, e.g. http://10.0.0.5:8000.',
+    kinds: ['attach'],
+  },
+  {
+    key: 'executable',
+    label: 'vllm executable',
+    help: 'Leave empty to use vllm from PATH, or give the full path inside a venv.',
+    kinds: ['vllm-native'],
+  },
   { key: 'dockerImage', label: 'Image tag', help: 'vllm/vllm-openai tag.', kinds: ['vllm-docker'] },
-  { key: 'customCommand', label: 'Command', help: 'One argument per line; it is started directly, never through a shell.', kinds: ['custom'], multiline: true },
-  { key: 'model', label: 'Model', help: 'Hugging Face id or a local folder. For the simulator, the model name it reports.', kinds: ['simulator', 'vllm-native', 'vllm-docker', 'attach'] },
-  { key: 'servedModelName', label: 'Served model name', help: '--served-model-name: the id clients ask for.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
-  { key: 'simProfile', label: 'Simulated GPU profile', help: 'A built-in GPU and model profile the simulator behaves like.', kinds: ['simulator'] },
-  { key: 'maxModelLen', label: 'Max model length', help: '--max-model-len in tokens: 262144, 256K (= 262,144) or 256k (= 256,000), as vLLM reads them.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
-  { key: 'gpuMemoryUtilization', label: 'GPU memory utilization', help: '--gpu-memory-utilization, a fraction of VRAM (0–1).', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
-  { key: 'maxNumSeqs', label: 'Max sequences', help: '--max-num-seqs: requests run at once; more wait in the queue.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
-  { key: 'maxNumBatchedTokens', label: 'Max batched tokens', help: '--max-num-batched-tokens per scheduler step.', kinds: ['vllm-native', 'vllm-docker'] },
-  { key: 'tensorParallelSize', label: 'Tensor parallel size', help: '-tp: GPUs one model is split across.', kinds: ['vllm-native', 'vllm-docker'] },
+  {
+    key: 'customCommand',
+    label: 'Command',
+    help: 'One argument per line; it is started directly, never through a shell.',
+    kinds: ['custom'],
+    multiline: true,
+  },
+  {
+    key: 'model',
+    label: 'Model',
+    help: 'Hugging Face id or a local folder. For the simulator, the model name it reports.',
+    kinds: ['simulator', 'vllm-native', 'vllm-docker', 'attach'],
+  },
+  {
+    key: 'servedModelName',
+    label: 'Served model name',
+    help: '--served-model-name: the id clients ask for.',
+    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
+  },
+  {
+    key: 'simProfile',
+    label: 'Simulated GPU profile',
+    help: 'A built-in GPU and model profile the simulator behaves like.',
+    kinds: ['simulator'],
+  },
+  {
+    key: 'maxModelLen',
+    label: 'Max model length',
+    help: '--max-model-len in tokens: 262144, 256K (= 262,144) or 256k (= 256,000), as vLLM reads them.',
+    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
+  },
+  {
+    key: 'gpuMemoryUtilization',
+    label: 'GPU memory utilization',
+    help: '--gpu-memory-utilization, a fraction of VRAM (0–1).',
+    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
+  },
+  {
+    key: 'maxNumSeqs',
+    label: 'Max sequences',
+    help: '--max-num-seqs: requests run at once; more wait in the queue.',
+    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
+  },
+  {
+    key: 'maxNumBatchedTokens',
+    label: 'Max batched tokens',
+    help: '--max-num-batched-tokens per scheduler step.',
+    kinds: ['vllm-native', 'vllm-docker'],
+  },
+  {
+    key: 'tensorParallelSize',
+    label: 'Tensor parallel size',
+    help: '-tp: GPUs one model is split across.',
+    kinds: ['vllm-native', 'vllm-docker'],
+  },
   { key: 'dtype', label: 'dtype', help: '--dtype, e.g. bfloat16.', kinds: ['vllm-native', 'vllm-docker'] },
-  { key: 'quantization', label: 'Quantization', help: '--quantization, e.g. awq, fp8.', kinds: ['vllm-native', 'vllm-docker'] },
-  { key: 'kvCacheDtype', label: 'KV cache dtype', help: '--kv-cache-dtype, e.g. fp8.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
-  { key: 'revision', label: 'Revision', help: '--revision: branch, tag or commit of the model.', kinds: ['vllm-native', 'vllm-docker'] },
-  { key: 'host', label: 'Host', help: 'Address the server listens on.', kinds: ['simulator', 'vllm-native', 'vllm-docker'] },
-  { key: 'apiKey', label: 'API key', help: 'Sent as a bearer token; never saved, always shown as <redacted>.', kinds: ['simulator', 'vllm-native', 'vllm-docker', 'custom', 'attach'], secret: true },
-  { key: 'gpus', label: 'GPUs', help: 'CUDA_VISIBLE_DEVICES, e.g. 0,1. Empty: all.', kinds: ['vllm-native', 'vllm-docker', 'custom'] },
-  { key: 'extraEnv', label: 'Extra environment', help: 'KEY=VALUE per line (HF_HOME, VLLM_*).', kinds: ['vllm-native', 'vllm-docker', 'custom'], multiline: true },
-  { key: 'extraArgs', label: 'Extra arguments', help: 'One per line, passed through untouched.', kinds: ['vllm-native', 'vllm-docker'], multiline: true },
-  { key: 'simFlags', label: 'Simulator switches', help: 'Extra sim flags, one per line, e.g. --sim-loop-after 200 (see: speedmatrix sim serve --help).', kinds: ['simulator'], multiline: true },
+  {
+    key: 'quantization',
+    label: 'Quantization',
+    help: '--quantization, e.g. awq, fp8.',
+    kinds: ['vllm-native', 'vllm-docker'],
+  },
+  {
+    key: 'kvCacheDtype',
+    label: 'KV cache dtype',
+    help: '--kv-cache-dtype, e.g. fp8.',
+    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
+  },
+  {
+    key: 'revision',
+    label: 'Revision',
+    help: '--revision: branch, tag or commit of the model.',
+    kinds: ['vllm-native', 'vllm-docker'],
+  },
+  {
+    key: 'host',
+    label: 'Host',
+    help: 'Address the server listens on.',
+    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
+  },
+  {
+    key: 'apiKey',
+    label: 'API key',
+    help: 'Sent as a bearer token; never saved, always shown as <redacted>.',
+    kinds: ['simulator', 'vllm-native', 'vllm-docker', 'custom', 'attach'],
+    secret: true,
+  },
+  {
+    key: 'gpus',
+    label: 'GPUs',
+    help: 'CUDA_VISIBLE_DEVICES, e.g. 0,1. Empty: all.',
+    kinds: ['vllm-native', 'vllm-docker', 'custom'],
+  },
+  {
+    key: 'extraEnv',
+    label: 'Extra environment',
+    help: 'KEY=VALUE per line (HF_HOME, VLLM_*).',
+    kinds: ['vllm-native', 'vllm-docker', 'custom'],
+    multiline: true,
+  },
+  {
+    key: 'extraArgs',
+    label: 'Extra arguments',
+    help: 'One per line, passed through untouched.',
+    kinds: ['vllm-native', 'vllm-docker'],
+    multiline: true,
+  },
+  {
+    key: 'simFlags',
+    label: 'Simulator switches',
+    help: 'Extra sim flags, one per line, e.g. --sim-loop-after 200 (see: speedmatrix sim serve --help).',
+    kinds: ['simulator'],
+    multiline: true,
+  },
 ];
 
 /** The field a preview error is about: the core's messages begin with the field's label. */
 function fieldOfError(error: string | null, kind: ServerForm['kind']): TextKey | null {
   if (!error) return null;
-  const f = TEXT_FIELDS.find((x) => x.kinds.includes(kind) && (error.startsWith(`${x.label}:`) || error.startsWith(`${x.label} `)));
+  const f = TEXT_FIELDS.find(
+    (x) => x.kinds.includes(kind) && (error.startsWith(`${x.label}:`) || error.startsWith(`${x.label} `)),
+  );
   return f?.key ?? null;
 }
 
@@ -75,7 +201,8 @@ export function ServerView() {
   };
 
   const copy = async () => {
-    const text = busy && server.display ? (server.powershell ?? server.display) : (preview?.powershell ?? preview?.display);
+    const text =
+      busy && server.display ? (server.powershell ?? server.display) : (preview?.powershell ?? preview?.display);
     if (!text) return;
     if (!(await copyText(text))) return;
     setCopied(true);
@@ -92,7 +219,13 @@ export function ServerView() {
         <legend>Engine</legend>
         {KINDS.map((k) => (
           <label key={k.id} className={`kind${form.kind === k.id ? ' on' : ''}`} title={k.help}>
-            <input type="radio" name="kind" value={k.id} checked={form.kind === k.id} onChange={() => updateServerForm({ kind: k.id })} />
+            <input
+              type="radio"
+              name="kind"
+              value={k.id}
+              checked={form.kind === k.id}
+              onChange={() => updateServerForm({ kind: k.id })}
+            />
             <span>{k.label}</span>
           </label>
         ))}
@@ -112,68 +245,107 @@ export function ServerView() {
           focusInvalid();
         }}
       >
-      <fieldset className="form-grid" disabled={busy}>
-        <legend>Launch options</legend>
-        {TEXT_FIELDS.filter((f) => f.kinds.includes(form.kind)).map((f) => {
-          const id = `srv-${f.key}`;
-          const d = dflt(f.key);
-          const error = invalidKey === f.key ? previewError : null;
-          const props = {
-            id,
-            value: form[f.key],
-            placeholder: d,
-            ...invalidProps(id, error),
-            onChange: (e: { currentTarget: { value: string } }) => updateServerForm({ [f.key]: e.currentTarget.value }),
-          };
-          return (
-            <Field key={f.key} id={id} label={f.label} help={`${f.help}${d ? ` Default: ${d}.` : ''}`} error={error}>
-              {f.key === 'simProfile' ? (
-                <ProfileSelect {...props} profiles={simProfiles} />
-              ) : f.multiline ? (
-                <textarea rows={3} {...props} />
-              ) : (
-                <input type={f.secret ? 'password' : 'text'} autoComplete="off" spellCheck={false} {...props} />
-              )}
-            </Field>
-          );
-        })}
-        {form.kind !== 'attach' && (
-          <Field id="srv-port" label="Port" help="Empty: a free port is chosen (the command shows which). vLLM shares busy ports silently, so it is checked first.">
-            <input
+        <fieldset className="form-grid" disabled={busy}>
+          <legend>Launch options</legend>
+          {TEXT_FIELDS.filter((f) => f.kinds.includes(form.kind)).map((f) => {
+            const id = `srv-${f.key}`;
+            const d = dflt(f.key);
+            const error = invalidKey === f.key ? previewError : null;
+            const props = {
+              id,
+              value: form[f.key],
+              placeholder: d,
+              ...invalidProps(id, error),
+              onChange: (e: { currentTarget: { value: string } }) =>
+                updateServerForm({ [f.key]: e.currentTarget.value }),
+            };
+            return (
+              <Field key={f.key} id={id} label={f.label} help={`${f.help}${d ? ` Default: ${d}.` : ''}`} error={error}>
+                {f.key === 'simProfile' ? (
+                  <ProfileSelect {...props} profiles={simProfiles} />
+                ) : f.multiline ? (
+                  <textarea rows={3} {...props} />
+                ) : (
+                  <input type={f.secret ? 'password' : 'text'} autoComplete="off" spellCheck={false} {...props} />
+                )}
+              </Field>
+            );
+          })}
+          {form.kind !== 'attach' && (
+            <Field
               id="srv-port"
-              type="number"
-              min={1}
-              max={65535}
-              value={form.port ?? ''}
-              placeholder={preview && form.port === null ? `auto (${portOf(preview.argv) ?? 'free'})` : 'auto'}
-              onChange={(e) => updateServerForm({ port: e.currentTarget.value ? Number(e.currentTarget.value) : null })}
-            />
-          </Field>
-        )}
-        {form.kind === 'simulator' && (
-          <>
-            <Field id="srv-simSpeed" label="Simulator speed-up" help={`The simulated clock runs this many times faster; figures scale with it. Default: ${defaults?.simSpeed ?? 1}×.`}>
-              <input id="srv-simSpeed" type="number" min={0.1} step="any" value={form.simSpeed} onChange={(e) => updateServerForm({ simSpeed: Number(e.currentTarget.value) || 1 })} />
+              label="Port"
+              help="Empty: a free port is chosen (the command shows which). vLLM shares busy ports silently, so it is checked first."
+            >
+              <input
+                id="srv-port"
+                type="number"
+                min={1}
+                max={65535}
+                value={form.port ?? ''}
+                placeholder={preview && form.port === null ? `auto (${portOf(preview.argv) ?? 'free'})` : 'auto'}
+                onChange={(e) =>
+                  updateServerForm({ port: e.currentTarget.value ? Number(e.currentTarget.value) : null })
+                }
+              />
             </Field>
-            <Field id="srv-simLoad" label="Load time (s)" help="How long the simulated model takes to load before it answers.">
-              <input id="srv-simLoad" type="number" min={0} step="any" value={form.simLoadSeconds} onChange={(e) => updateServerForm({ simLoadSeconds: Number(e.currentTarget.value) || 0 })} />
-            </Field>
-          </>
-        )}
-        {(form.kind === 'vllm-native' || form.kind === 'vllm-docker' || form.kind === 'simulator') && (
-          <div className="checks">
-            <label>
-              <input type="checkbox" checked={form.enablePrefixCaching} onChange={(e) => updateServerForm({ enablePrefixCaching: e.currentTarget.checked })} /> Prefix caching
-            </label>
-            {form.kind !== 'simulator' && (
+          )}
+          {form.kind === 'simulator' && (
+            <>
+              <Field
+                id="srv-simSpeed"
+                label="Simulator speed-up"
+                help={`The simulated clock runs this many times faster; figures scale with it. Default: ${defaults?.simSpeed ?? 1}×.`}
+              >
+                <input
+                  id="srv-simSpeed"
+                  type="number"
+                  min={0.1}
+                  step="any"
+                  value={form.simSpeed}
+                  onChange={(e) => updateServerForm({ simSpeed: Number(e.currentTarget.value) || 1 })}
+                />
+              </Field>
+              <Field
+                id="srv-simLoad"
+                label="Load time (s)"
+                help="How long the simulated model takes to load before it answers."
+              >
+                <input
+                  id="srv-simLoad"
+                  type="number"
+                  min={0}
+                  step="any"
+                  value={form.simLoadSeconds}
+                  onChange={(e) => updateServerForm({ simLoadSeconds: Number(e.currentTarget.value) || 0 })}
+                />
+              </Field>
+            </>
+          )}
+          {(form.kind === 'vllm-native' || form.kind === 'vllm-docker' || form.kind === 'simulator') && (
+            <div className="checks">
               <label>
-                <input type="checkbox" checked={form.trustRemoteCode} onChange={(e) => updateServerForm({ trustRemoteCode: e.currentTarget.checked })} /> Trust remote code
+                <input
+                  type="checkbox"
+                  checked={form.enablePrefixCaching}
+                  onChange={(e) => updateServerForm({ enablePrefixCaching: e.currentTarget.checked })}
+                />{' '}
+                Prefix caching
               </label>
-            )}
-          </div>
-        )}
-      </fieldset>
-      <button type="submit" hidden tabIndex={-1} />
+              {form.kind !== 'simulator' && (
+                <label>
+                  <input
+                    type="checkbox"
+                    checked={form.trustRemoteCode}
+                    onChange={(e) => updateServerForm({ trustRemoteCode: e.currentTarget.checked })}
+                  />{' '}
+                  Trust remote code
+                </label>
+              )}
+            </div>
+          )}
+        </fieldset>
+        <button type="submit" hidden tabIndex={-1} />
       </form>
 
       {form.kind !== 'attach' && (
@@ -181,7 +353,11 @@ export function ServerView() {
           <div className="preview-head">
             <h2>{busy ? 'Running command' : 'Command'}</h2>
             <button type="button" onClick={() => void copy()} disabled={!preview && !server.display}>
-              {copied ? 'Copied' : (busy && server.display ? server.powershell : preview?.powershell) ? 'Copy as PowerShell' : 'Copy'}
+              {copied
+                ? 'Copied'
+                : (busy && server.display ? server.powershell : preview?.powershell)
+                  ? 'Copy as PowerShell'
+                  : 'Copy'}
             </button>
           </div>
           {busy && server.display ? (
@@ -202,10 +378,21 @@ export function ServerView() {
       )}
 
       <div className="actions">
-        <button type="button" className="primary" onClick={() => void startServer()} disabled={busy || invalid} data-testid="start-server">
+        <button
+          type="button"
+          className="primary"
+          onClick={() => void startServer()}
+          disabled={busy || invalid}
+          data-testid="start-server"
+        >
           {form.kind === 'attach' ? 'Attach' : 'Start server'}
         </button>
-        <button type="button" onClick={() => void stopServer()} disabled={server.state !== 'starting' && server.state !== 'ready'} data-testid="stop-server">
+        <button
+          type="button"
+          onClick={() => void stopServer()}
+          disabled={server.state !== 'starting' && server.state !== 'ready'}
+          data-testid="stop-server"
+        >
           {server.kind === 'attach' ? 'Detach' : 'Stop server'}
         </button>
         {server.state === 'starting' && <Elapsed since={server.startedAt} progress={server.progress} />}
@@ -231,7 +418,12 @@ export function ServerView() {
           rows={[
             ['URL', server.ready.url],
             ['Model', server.ready.model],
-            ['max_model_len', server.ready.maxModelLen != null ? `${fmtCount(server.ready.maxModelLen)} tokens (${fmtContext(server.ready.maxModelLen)})` : NONE],
+            [
+              'max_model_len',
+              server.ready.maxModelLen != null
+                ? `${fmtCount(server.ready.maxModelLen)} tokens (${fmtContext(server.ready.maxModelLen)})`
+                : NONE,
+            ],
             [
               'KV budget',
               server.ready.kvBudget.tokens != null
@@ -239,7 +431,9 @@ export function ServerView() {
                 : `unknown (${KV_SOURCE_WORDS[server.ready.kvBudget.source]})`,
             ],
             ['Engine', [server.ready.engine.name, server.ready.engine.version].filter(Boolean).join(' ') || NONE],
-            ...(server.ready.simulated ? ([['Note', 'Simulated server: figures are not real hardware.']] as [string, string][]) : []),
+            ...(server.ready.simulated
+              ? ([['Note', 'Simulated server: figures are not real hardware.']] as [string, string][])
+              : []),
           ]}
         />
       )}
@@ -255,7 +449,13 @@ function portOf(argv: string[]): string | null {
 }
 
 /** The simulator's built-in profiles as a list; a profile file typed elsewhere stays selectable. */
-function ProfileSelect(props: { id: string; value: string; profiles: { name: string; description: string }[]; onChange: (e: { currentTarget: { value: string } }) => void; 'aria-describedby'?: string }) {
+function ProfileSelect(props: {
+  id: string;
+  value: string;
+  profiles: { name: string; description: string }[];
+  onChange: (e: { currentTarget: { value: string } }) => void;
+  'aria-describedby'?: string;
+}) {
   const { profiles, ...rest } = props;
   const known = profiles.some((p) => p.name === props.value) || props.value === '';
   return (
@@ -273,7 +473,14 @@ function ProfileSelect(props: { id: string; value: string; profiles: { name: str
 
 export function StatusBadge() {
   const state = useApp((s) => s.server.state);
-  const words: Record<string, string> = { idle: 'Not running', starting: 'Starting', ready: 'Ready', stopping: 'Stopping', exited: 'Stopped', failed: 'Failed' };
+  const words: Record<string, string> = {
+    idle: 'Not running',
+    starting: 'Starting',
+    ready: 'Ready',
+    stopping: 'Stopping',
+    exited: 'Stopped',
+    failed: 'Failed',
+  };
   return (
     <span className={`badge st-server-${state}`} data-testid="server-status" data-state={state}>
       {words[state]}

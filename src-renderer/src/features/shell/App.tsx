@@ -26,7 +26,13 @@ export function App() {
   const [dragging, setDragging] = useState(false);
   const mainRef = useRef<HTMLElement>(null);
 
-  const fileName = meta.file ? basename(meta.file) : meta.sourceName ? `${meta.sourceName} (not saved here)` : meta.hasSession ? 'Unsaved session' : null;
+  const fileName = meta.file
+    ? basename(meta.file)
+    : meta.sourceName
+      ? `${meta.sourceName} (not saved here)`
+      : meta.hasSession
+        ? 'Unsaved session'
+        : null;
   useEffect(() => {
     document.title = `${fileName ? `${fileName}${meta.dirty ? ' •' : ''} — ` : ''}SpeedMatrix`;
   }, [fileName, meta.dirty]);
@@ -55,7 +61,8 @@ export function App() {
     const onKey = (e: KeyboardEvent) => {
       if (!(e.ctrlKey || e.metaKey)) return;
       const k = e.key.toLowerCase();
-      const cmd = k === 'o' ? 'open' : k === 's' ? (e.shiftKey ? 'save-as' : 'save') : k === 'e' ? 'export-markdown' : null;
+      const cmd =
+        k === 'o' ? 'open' : k === 's' ? (e.shiftKey ? 'save-as' : 'save') : k === 'e' ? 'export-markdown' : null;
       if (!cmd) return;
       e.preventDefault();
       if (cmd === 'open') openFilePicker();
@@ -94,7 +101,10 @@ export function App() {
     >
       <header className="topbar">
         <div className="brand">
-          <span className="logo" aria-hidden="true">▦</span> SpeedMatrix
+          <span className="logo" aria-hidden="true">
+            ▦
+          </span>{' '}
+          SpeedMatrix
           <span className="version" data-testid="app-version">
             {info ? `v${info.version}` : '…'}
           </span>
@@ -114,8 +124,12 @@ export function App() {
               }}
             >
               {v.label}
-              {v.id === 'server' && <span className={`dot st-server-${serverState}`} aria-label={`server ${serverState}`} />}
-              {v.id === 'run' && isRunning(runPhase) && <span className="dot st-server-starting" aria-label="running" />}
+              {v.id === 'server' && (
+                <span className={`dot st-server-${serverState}`} aria-label={`server ${serverState}`} />
+              )}
+              {v.id === 'run' && isRunning(runPhase) && (
+                <span className="dot st-server-starting" aria-label="running" />
+              )}
             </button>
           ))}
         </nav>

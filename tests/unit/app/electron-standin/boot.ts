@@ -24,13 +24,27 @@ export interface MenuItemData {
 export interface DialogData {
   id: number;
   window: number | null;
-  options: { message?: string; detail?: string; buttons?: string[]; cancelId?: number; defaultId?: number; defaultPath?: string };
+  options: {
+    message?: string;
+    detail?: string;
+    buttons?: string[];
+    cancelId?: number;
+    defaultId?: number;
+    defaultPath?: string;
+  };
   kind?: 'open' | 'save';
   answer: unknown;
 }
 
 export interface Recorded {
-  windows: { id: number; options: { webPreferences?: Record<string, unknown> }; loaded: string[]; shown: boolean; focused: number; destroyed: boolean }[];
+  windows: {
+    id: number;
+    options: { webPreferences?: Record<string, unknown> };
+    loaded: string[];
+    shown: boolean;
+    focused: number;
+    destroyed: boolean;
+  }[];
   applicationMenus: MenuItemData[][];
   popups: { window: number | null; items: MenuItemData[] }[];
   messageBoxes: DialogData[];
@@ -59,7 +73,12 @@ export interface MainProcess {
   kill(): void;
 }
 
-export function bootMain(opts: { userData: string; argv?: string[]; env?: Record<string, string>; cwd?: string }): MainProcess {
+export function bootMain(opts: {
+  userData: string;
+  argv?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}): MainProcess {
   const child: ChildProcess = fork(MAIN_BUNDLE, opts.argv ?? [], {
     cwd: opts.cwd ?? ROOT,
     execArgv: ['--require', DRIVER],
@@ -72,17 +91,21 @@ export function bootMain(opts: { userData: string; argv?: string[]; env?: Record
   let next = 1;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let last: Recorded | null = null;
-  child.on('message', (m: { type: string; id?: number; ok?: boolean; result?: unknown; error?: string; record?: Recorded }) => {
-    if (m.type === 'exit') last = { ...(m.record as Recorded), ready: true, openWindows: [] };
-    if (m.type !== 'reply' || m.id === undefined) return;
-    const w = waiting.get(m.id);
-    waiting.delete(m.id);
-    if (m.ok) w?.resolve(m.result);
-    else w?.reject(new Error(m.error));
-  });
+  child.on(
+    'message',
+    (m: { type: string; id?: number; ok?: boolean; result?: unknown; error?: string; record?: Recorded }) => {
+      if (m.type === 'exit') last = { ...(m.record as Recorded), ready: true, openWindows: [] };
+      if (m.type !== 'reply' || m.id === undefined) return;
+      const w = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (m.ok) w?.resolve(m.result);
+      else w?.reject(new Error(m.error));
+    },
+  );
   const exited = new Promise<{ code: number | null; record: Recorded | null }>((resolve) =>
     child.on('exit', (code) => {
-      for (const w of waiting.values()) w.reject(new Error(`main process exited (${code}) before answering; stderr:\n${stderr}`));
+      for (const w of waiting.values())
+        w.reject(new Error(`main process exited (${code}) before answering; stderr:\n${stderr}`));
       waiting.clear();
       resolve({ code, record: last });
     }),

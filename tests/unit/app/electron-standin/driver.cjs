@@ -55,12 +55,24 @@ function ipcEvent(from) {
   const wc = w.webContents;
   if (from === 'main') return { sender: wc, senderFrame: wc.mainFrame, processId: wc.mainFrame.processId, frameId: 1 };
   if (from === 'child') {
-    const child = { url: wc.mainFrame.url, processId: wc.mainFrame.processId, frameToken: 'child-frame', routingId: 2, parent: wc.mainFrame };
+    const child = {
+      url: wc.mainFrame.url,
+      processId: wc.mainFrame.processId,
+      frameToken: 'child-frame',
+      routingId: 2,
+      parent: wc.mainFrame,
+    };
     return { sender: wc, senderFrame: child, processId: child.processId, frameId: 2 };
   }
   if (from === 'url-twin') {
     // Same URL, but another frame object with another identity: e.g. a second page on our file.
-    const twin = { url: wc.mainFrame.url.replace(/^file:\/\/\/([a-z]):/, (_m, d) => `file:///${d.toUpperCase()}:`), processId: 999, frameToken: 'twin', routingId: 1, parent: null };
+    const twin = {
+      url: wc.mainFrame.url.replace(/^file:\/\/\/([a-z]):/, (_m, d) => `file:///${d.toUpperCase()}:`),
+      processId: 999,
+      frameToken: 'twin',
+      routingId: 1,
+      parent: null,
+    };
     return { sender: { id: 999, mainFrame: twin }, senderFrame: twin, processId: 999, frameId: 1 };
   }
   throw new Error(`Unknown sender ${from}`);
@@ -101,12 +113,22 @@ const commands = {
   headers: ({ url, responseHeaders }) => {
     const listener = session.defaultSession._headers;
     if (!listener) throw new Error('No onHeadersReceived listener');
-    return new Promise((done) => listener({ url, method: 'GET', resourceType: 'mainFrame', statusCode: 200, responseHeaders }, (r) => done(r)));
+    return new Promise((done) =>
+      listener({ url, method: 'GET', resourceType: 'mainFrame', statusCode: 200, responseHeaders }, (r) => done(r)),
+    );
   },
   permission: ({ permission }) => {
     const h = session.defaultSession._permission;
     const check = session.defaultSession._permissionCheck;
-    return new Promise((done) => h(mainWindow().webContents, permission, (granted) => done({ granted, check: check ? check(mainWindow().webContents, permission, 'file://', {}) : null }), { requestingUrl: 'file:///' }));
+    return new Promise((done) =>
+      h(
+        mainWindow().webContents,
+        permission,
+        (granted) =>
+          done({ granted, check: check ? check(mainWindow().webContents, permission, 'file://', {}) : null }),
+        { requestingUrl: 'file:///' },
+      ),
+    );
   },
   answer: ({ kind, answer }) => {
     s.answerDialog(kind, answer);
@@ -118,7 +140,12 @@ process.on('message', async (msg) => {
   if (!msg || typeof msg.id !== 'number') return;
   try {
     const result = await commands[msg.cmd](msg.args ?? {});
-    process.send({ type: 'reply', id: msg.id, ok: true, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) });
+    process.send({
+      type: 'reply',
+      id: msg.id,
+      ok: true,
+      result: result === undefined ? null : JSON.parse(JSON.stringify(result)),
+    });
   } catch (e) {
     process.send({ type: 'reply', id: msg.id, ok: false, error: String(e?.stack ?? e) });
   }

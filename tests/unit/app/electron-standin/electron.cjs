@@ -35,7 +35,12 @@ const record = {
 let onExit = (code) => process.exit(code);
 
 function electronEvent() {
-  const e = { defaultPrevented: false, preventDefault() { e.defaultPrevented = true; } };
+  const e = {
+    defaultPrevented: false,
+    preventDefault() {
+      e.defaultPrevented = true;
+    },
+  };
   return e;
 }
 
@@ -127,7 +132,15 @@ class WebContents extends EventEmitter {
     this._win = win;
     this._url = '';
     this._openHandler = null;
-    this.mainFrame = { url: '', processId: 100 + this.id, frameToken: `frame-${this.id}`, routingId: 1, parent: null, top: null, frames: [] };
+    this.mainFrame = {
+      url: '',
+      processId: 100 + this.id,
+      frameToken: `frame-${this.id}`,
+      routingId: 1,
+      parent: null,
+      top: null,
+      frames: [],
+    };
     this.mainFrame.top = this.mainFrame;
     this.session = session.defaultSession;
   }
@@ -151,7 +164,18 @@ class WebContents extends EventEmitter {
     throw new Error('printToPDF needs the Electron binary');
   }
 }
-for (const action of ['undo', 'redo', 'cut', 'copy', 'paste', 'pasteAndMatchStyle', 'delete', 'selectAll', 'reload', 'forceReload']) {
+for (const action of [
+  'undo',
+  'redo',
+  'cut',
+  'copy',
+  'paste',
+  'pasteAndMatchStyle',
+  'delete',
+  'selectAll',
+  'reload',
+  'forceReload',
+]) {
   WebContents.prototype[action] = function () {
     record.roleActions.push(action);
   };
@@ -166,7 +190,14 @@ class BrowserWindow extends EventEmitter {
     this._minimized = false;
     this.webContents = new WebContents(this);
     BrowserWindow._all.push(this);
-    this._rec = { id: this.id, options: JSON.parse(JSON.stringify(options)), loaded: [], shown: false, focused: 0, destroyed: false };
+    this._rec = {
+      id: this.id,
+      options: JSON.parse(JSON.stringify(options)),
+      loaded: [],
+      shown: false,
+      focused: 0,
+      destroyed: false,
+    };
     record.windows.push(this._rec);
   }
   static getAllWindows() {
@@ -239,7 +270,56 @@ BrowserWindow._all = [];
 
 // ---------- Menu ----------
 
-const ROLES = new Set(['undo', 'redo', 'cut', 'copy', 'paste', 'pasteAndMatchStyle', 'delete', 'selectAll', 'reload', 'forceReload', 'toggleDevTools', 'resetZoom', 'zoomIn', 'zoomOut', 'toggleSpellChecker', 'togglefullscreen', 'window', 'minimize', 'close', 'help', 'about', 'services', 'hide', 'hideOthers', 'unhide', 'quit', 'showSubstitutions', 'toggleSmartQuotes', 'toggleSmartDashes', 'toggleTextReplacement', 'startSpeaking', 'stopSpeaking', 'zoom', 'front', 'appMenu', 'fileMenu', 'editMenu', 'viewMenu', 'shareMenu', 'recentDocuments', 'toggleTabBar', 'selectNextTab', 'selectPreviousTab', 'showAllTabs', 'mergeAllWindows', 'clearRecentDocuments', 'moveTabToNewWindow', 'windowMenu']);
+const ROLES = new Set([
+  'undo',
+  'redo',
+  'cut',
+  'copy',
+  'paste',
+  'pasteAndMatchStyle',
+  'delete',
+  'selectAll',
+  'reload',
+  'forceReload',
+  'toggleDevTools',
+  'resetZoom',
+  'zoomIn',
+  'zoomOut',
+  'toggleSpellChecker',
+  'togglefullscreen',
+  'window',
+  'minimize',
+  'close',
+  'help',
+  'about',
+  'services',
+  'hide',
+  'hideOthers',
+  'unhide',
+  'quit',
+  'showSubstitutions',
+  'toggleSmartQuotes',
+  'toggleSmartDashes',
+  'toggleTextReplacement',
+  'startSpeaking',
+  'stopSpeaking',
+  'zoom',
+  'front',
+  'appMenu',
+  'fileMenu',
+  'editMenu',
+  'viewMenu',
+  'shareMenu',
+  'recentDocuments',
+  'toggleTabBar',
+  'selectNextTab',
+  'selectPreviousTab',
+  'showAllTabs',
+  'mergeAllWindows',
+  'clearRecentDocuments',
+  'moveTabToNewWindow',
+  'windowMenu',
+]);
 
 /** Electron's default label and accelerator of a role (lib/browser/api/menu-item-roles.ts), per platform. */
 function roleDefaults(role) {
@@ -283,10 +363,38 @@ function roleSubmenu(role) {
   const mac = config.platform === 'darwin';
   const sep = { type: 'separator' };
   if (role === 'editMenu') {
-    return [{ role: 'undo' }, { role: 'redo' }, sep, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, ...(mac ? [{ role: 'pasteAndMatchStyle' }, { role: 'delete' }, { role: 'selectAll' }, sep, { label: 'Speech', submenu: [{ role: 'startSpeaking' }, { role: 'stopSpeaking' }] }] : [{ role: 'delete' }, sep, { role: 'selectAll' }])];
+    return [
+      { role: 'undo' },
+      { role: 'redo' },
+      sep,
+      { role: 'cut' },
+      { role: 'copy' },
+      { role: 'paste' },
+      ...(mac
+        ? [
+            { role: 'pasteAndMatchStyle' },
+            { role: 'delete' },
+            { role: 'selectAll' },
+            sep,
+            { label: 'Speech', submenu: [{ role: 'startSpeaking' }, { role: 'stopSpeaking' }] },
+          ]
+        : [{ role: 'delete' }, sep, { role: 'selectAll' }]),
+    ];
   }
-  if (role === 'windowMenu') return [{ role: 'minimize' }, { role: 'zoom' }, ...(mac ? [sep, { role: 'front' }] : [{ role: 'close' }])];
-  if (role === 'appMenu') return [{ role: 'about' }, sep, { role: 'services' }, sep, { role: 'hide' }, { role: 'hideOthers' }, { role: 'unhide' }, sep, { role: 'quit' }];
+  if (role === 'windowMenu')
+    return [{ role: 'minimize' }, { role: 'zoom' }, ...(mac ? [sep, { role: 'front' }] : [{ role: 'close' }])];
+  if (role === 'appMenu')
+    return [
+      { role: 'about' },
+      sep,
+      { role: 'services' },
+      sep,
+      { role: 'hide' },
+      { role: 'hideOthers' },
+      { role: 'unhide' },
+      sep,
+      { role: 'quit' },
+    ];
   return null;
 }
 
@@ -354,7 +462,15 @@ Menu._lastPopup = null;
 /** A menu as plain data for the driver. */
 function describeMenu(menu) {
   if (!menu) return null;
-  return menu.items.map((i) => ({ label: i.label, role: i.role ?? null, type: i.type, accelerator: i.accelerator ?? null, enabled: i.enabled, toolTip: i.toolTip, submenu: i.submenu ? describeMenu(i.submenu) : null }));
+  return menu.items.map((i) => ({
+    label: i.label,
+    role: i.role ?? null,
+    type: i.type,
+    accelerator: i.accelerator ?? null,
+    enabled: i.enabled,
+    toolTip: i.toolTip,
+    submenu: i.submenu ? describeMenu(i.submenu) : null,
+  }));
 }
 
 // ---------- dialogs: pending until the person (the driver) answers ----------
@@ -376,18 +492,29 @@ const dialog = {
   showMessageBox(a, b) {
     const [win, options] = splitWindow(a, b);
     if (!options || !Array.isArray(options.buttons ?? [])) throw new TypeError('Invalid options');
-    return pendingDialog(record.messageBoxes, { window: win?.id ?? null, options: JSON.parse(JSON.stringify(options)) });
+    return pendingDialog(record.messageBoxes, {
+      window: win?.id ?? null,
+      options: JSON.parse(JSON.stringify(options)),
+    });
   },
   showMessageBoxSync() {
     throw new Error('The stand-in cannot block for an answer: use dialog.showMessageBox');
   },
   showOpenDialog(a, b) {
     const [win, options] = splitWindow(a, b);
-    return pendingDialog(record.fileDialogs, { kind: 'open', window: win?.id ?? null, options: JSON.parse(JSON.stringify(options ?? {})) });
+    return pendingDialog(record.fileDialogs, {
+      kind: 'open',
+      window: win?.id ?? null,
+      options: JSON.parse(JSON.stringify(options ?? {})),
+    });
   },
   showSaveDialog(a, b) {
     const [win, options] = splitWindow(a, b);
-    return pendingDialog(record.fileDialogs, { kind: 'save', window: win?.id ?? null, options: JSON.parse(JSON.stringify(options ?? {})) });
+    return pendingDialog(record.fileDialogs, {
+      kind: 'save',
+      window: win?.id ?? null,
+      options: JSON.parse(JSON.stringify(options ?? {})),
+    });
   },
   showErrorBox(title, content) {
     record.errorBoxes.push({ title, content });
@@ -460,7 +587,12 @@ const shell = {
 /** utilityProcess.fork over child_process.fork: postMessage/'message'/'exit'(code)/kill/stderr, as the UtilityProcess class. */
 const utilityProcess = {
   fork(modulePath, args = [], options = {}) {
-    const child = fork(modulePath, args, { stdio: ['ignore', 'inherit', options.stdio === 'pipe' ? 'pipe' : 'inherit', 'ipc'], execArgv: [], serialization: 'advanced', env: options.env ?? process.env });
+    const child = fork(modulePath, args, {
+      stdio: ['ignore', 'inherit', options.stdio === 'pipe' ? 'pipe' : 'inherit', 'ipc'],
+      execArgv: [],
+      serialization: 'advanced',
+      env: options.env ?? process.env,
+    });
     const up = new EventEmitter();
     up.pid = child.pid;
     up.stdout = null;
