@@ -180,6 +180,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'server:snapshot': async () => server.snapshot(),
     'server:log': async () => server.logLines(),
     'server:end-orphans': (pids?: number[]) => server.endOrphans(pids),
+    'server:leftovers': () => server.findLeftoverServers(),
     'run:plan': async (form) => runs.plan(form),
     'run:start': (form) => runs.start(form),
     'run:stop': () => runs.stop(),

@@ -22,7 +22,7 @@ import { displayAsPowerShell } from '../server/powershell';
 import { formToLaunch, formWarnings } from './server-form';
 import { UserError } from './user-error';
 import { freePort } from '../server/port';
-import type { LaunchedRegistry } from '../server/launched-registry';
+import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '../server/launched-registry';
 
 const LOG_FLUSH_MS = 100;
 const IDLE: ServerSnapshot = {
@@ -48,6 +48,8 @@ export class ServerControl {
   private logTimer: ReturnType<typeof setTimeout> | null = null;
   private attachLog: string[] = [];
   private auto: { host: string; port: number } | null = null;
+  /** Servers an earlier SpeedMatrix launched and was killed before stopping (found at start-up): the person decides. */
+  private leftoverServers: LaunchedServer[] = [];
 
   constructor(
     private readonly events: CoreEvents,
@@ -248,16 +250,53 @@ export class ServerControl {
     return this.snap;
   }
 
-  /** Processes crashed servers left running, not ended yet. */
+  /** Processes crashed servers left running, and servers a killed SpeedMatrix left behind, not ended yet. */
   orphans(): OrphanProcess[] {
-    return this.orphanHolders().flatMap((s) => s.orphansLeftRunning.map(toOrphan));
+    return [
+      ...this.leftoverServers.map(leftoverServerOrphan),
+      ...this.orphanHolders().flatMap((s) => s.orphansLeftRunning.map(toOrphan)),
+    ];
+  }
+
+  /**
+   * Servers an earlier SpeedMatrix (app or CLI) launched and was killed before it could stop
+   * them, still running: offered like a crash's leftovers (the Server view asks before ending them).
+   */
+  async findLeftoverServers(): Promise<OrphanProcess[]> {
+    this.leftoverServers = (await this.opts.registry?.leftovers()) ?? [];
+    if (this.leftoverServers.length) {
+      this.emitOrphans();
+      const n = this.leftoverServers.length;
+      this.events.emit('notice', {
+        level: 'warn',
+        message: `An earlier SpeedMatrix was killed and left ${n === 1 ? 'a server' : `${n} servers`} running: see the Server view to end ${n === 1 ? 'it' : 'them'}.`,
+      });
+    }
+    return this.leftoverServers.map(leftoverServerOrphan);
+  }
+
+  /** End the left-behind servers among `pids` (all when none are given); returns those that are gone. */
+  private async endLeftoverServers(pids?: number[]): Promise<LaunchedServer[]> {
+    const chosen = this.leftoverServers.filter((e) => !pids || pids.includes(e.pgid));
+    const ended: LaunchedServer[] = [];
+    for (const e of chosen) if (await this.opts.registry?.end(e)) ended.push(e);
+    this.leftoverServers = this.leftoverServers.filter((e) => !ended.includes(e));
+    return ended;
   }
 
   /** End the processes crashes left running (all, or only these pids); returns what was ended. */
   async endOrphans(pids?: number[]): Promise<OrphanProcess[]> {
     const holders = this.orphanHolders();
-    if (holders.length === 0) throw new UserError('No processes are left running by a crashed server.');
-    const ended: LeftoverProcess[] = [];
+    if (holders.length === 0 && this.leftoverServers.length === 0) {
+      throw new UserError('No processes are left running by a crashed server.');
+    }
+    const servers = await this.endLeftoverServers(pids);
+    const ended: LeftoverProcess[] = servers.map((e) => ({
+      pid: e.pgid,
+      command: e.command,
+      gpuMemoryBytes: null,
+      seenIn: 'process-table' as const,
+    }));
     for (const sup of holders) ended.push(...(await sup.endOrphans(pids)));
     this.retired = this.retired.filter((s) => s.orphansLeftRunning.length > 0);
     const still = this.orphans();
@@ -322,8 +361,12 @@ export class ServerControl {
   }
 }
 
+function leftoverServerOrphan(e: LaunchedServer): OrphanProcess {
+  return { pid: e.pgid, command: describeLaunched(e), gpuMemoryBytes: null, origin: 'killed-run' };
+}
+
 function toOrphan(p: LeftoverProcess): OrphanProcess {
-  return { pid: p.pid, command: p.command, gpuMemoryBytes: p.gpuMemoryBytes };
+  return { pid: p.pid, command: p.command, gpuMemoryBytes: p.gpuMemoryBytes, origin: 'crash' };
 }
 
 function readyInfo(t: ServerTarget): NonNullable<ServerSnapshot['ready']> {

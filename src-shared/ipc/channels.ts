@@ -26,6 +26,7 @@ export const bridgeMethods = {
   getServerSnapshot: 'server:snapshot',
   getServerLog: 'server:log',
   endOrphans: 'server:end-orphans',
+  findLeftoverServers: 'server:leftovers',
   planRun: 'run:plan',
   startRun: 'run:start',
   stopRun: 'run:stop',

@@ -143,6 +143,8 @@ export interface OrphanProcess {
   pid: number;
   command: string;
   gpuMemoryBytes: number | null;
+  /** Left by a server that crashed, or a server an earlier SpeedMatrix launched and was killed before stopping. */
+  origin: 'crash' | 'killed-run';
 }
 
 /** Sent when a crash leaves processes running (the app asks before ending them), and with [] once they are gone. */
@@ -297,6 +299,7 @@ export const invokeArgs = {
   'server:log': z.tuple([]),
   /** End the processes a crash left running: all of them, or only these pids (others are ignored). */
   'server:end-orphans': z.tuple([z.array(z.number().int().positive()).max(1000).optional()]),
+  'server:leftovers': z.tuple([]),
   'run:plan': z.tuple([RunFormSchema]),
   'run:start': z.tuple([RunFormSchema]),
   'run:stop': z.tuple([]),
@@ -329,6 +332,8 @@ export interface InvokeResults {
   'server:log': string[];
   /** What was ended. */
   'server:end-orphans': OrphanProcess[];
+  /** Servers an earlier SpeedMatrix launched and was killed before stopping, still running: shown like a crash's leftovers. */
+  'server:leftovers': OrphanProcess[];
   'run:plan': PlanView;
   'run:start': RunUpdate;
   'run:stop': RunUpdate;

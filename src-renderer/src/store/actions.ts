@@ -53,6 +53,14 @@ export async function boot(): Promise<void> {
   st().setAppInfo(info.data);
   void detectHardware();
   void refreshPreview();
+  void findLeftoverServers();
+}
+
+/** Servers an earlier SpeedMatrix launched and was killed before stopping: the Server view asks about them. */
+async function findLeftoverServers(): Promise<void> {
+  const r = await call(bridgeOrThrow().findLeftoverServers());
+  if (r.ok && r.data.length)
+    st().setOrphans([...r.data, ...st().orphans.filter((o) => !r.data.some((l) => l.pid === o.pid))]);
 }
 
 export async function detectHardware(): Promise<void> {

@@ -97,7 +97,9 @@ describe('the server leader killed under the app', () => {
         notices.some((n) => n.level === 'error' && n.message.includes(`pid ${engine}`)),
         JSON.stringify(notices),
       ).toBe(true);
-      expect(orphanEvents).toEqual([{ orphans: [{ pid: engine, command: 'VLLM::EngineCore', gpuMemoryBytes: null }] }]);
+      expect(orphanEvents).toEqual([
+        { orphans: [{ pid: engine, command: 'VLLM::EngineCore', gpuMemoryBytes: null, origin: 'crash' }] },
+      ]);
       // Nobody has answered yet: it is still running.
       await new Promise((r) => setTimeout(r, 1000));
       expect(alive(engine)).toBe(true);
@@ -109,7 +111,10 @@ describe('the server leader killed under the app', () => {
       expect(alive(engine)).toBe(true);
 
       const ended = await core.invoke('server:end-orphans', []);
-      expect(ended).toEqual({ ok: true, data: [{ pid: engine, command: 'VLLM::EngineCore', gpuMemoryBytes: null }] });
+      expect(ended).toEqual({
+        ok: true,
+        data: [{ pid: engine, command: 'VLLM::EngineCore', gpuMemoryBytes: null, origin: 'crash' }],
+      });
       expect(alive(engine)).toBe(false);
       expect(orphanEvents.at(-1)).toEqual({ orphans: [] });
       expect(notices.at(-1)).toMatchObject({

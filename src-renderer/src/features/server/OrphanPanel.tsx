@@ -26,7 +26,9 @@ export function OrphanPanel() {
     <section className="failure" role="alert" aria-labelledby="orphans-title" data-testid="orphan-panel">
       <h2 id="orphans-title">Processes left running</h2>
       <p>
-        The server stopped unexpectedly and left {orphans.length} process(es) running{holding}:
+        {orphans.some((o) => o.origin === 'crash')
+          ? `The server stopped unexpectedly and left ${orphans.length} process(es) running${holding}:`
+          : `An earlier SpeedMatrix was killed before it could stop ${orphans.length === 1 ? 'the server it had launched' : `the ${orphans.length} servers it had launched`}; still running${holding}:`}
       </p>
       <ul data-testid="orphan-list">
         {orphans.map((o) => (
