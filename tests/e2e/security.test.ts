@@ -1,5 +1,5 @@
 /**
- * The Electron security checklist against the real binary (issue 9): what the window's options
+ * The Electron security checklist against the real binary: what the window's options
  * (checked as built in the unit test) must give a page: CSP enforcement, no Node and no raw IPC in the page, navigation, new windows
  * and remote content denied, permissions refused, foreign frames refused by the IPC handlers.
  * Where node_modules/electron has no binary these are reported as not run, never as passed;
