@@ -32,7 +32,7 @@ import { RecentFiles } from './recent-files';
 import { RunControl } from './run-control';
 import { ServerControl } from './server-control';
 import { TelemetryControl } from './telemetry-control';
-import { LaunchedRegistry, type LaunchedServer } from '../server/launched-registry';
+import { LaunchedRegistry } from '../server/launched-registry';
 import { FORM_DEFAULTS } from './server-form';
 import { type Dialogs, SessionControl } from './session-control';
 import { CancelledError, UserError, describeError } from './user-error';
@@ -82,10 +82,6 @@ export interface AppCore {
   runInProgress(): boolean;
   /** The window title's file part: "name.speedmatrix.json •". */
   sessionMeta(): InvokeResults['session:open'];
-  /** Servers an earlier SpeedMatrix (app or CLI) launched and was killed before stopping, still running. */
-  leftoverServers(): Promise<LaunchedServer[]>;
-  /** End one of them (SIGTERM to its process group, then SIGKILL); true when it is gone. */
-  endLeftoverServer(pgid: number): Promise<boolean>;
   /** Stop any run and the server cleanly. */
   dispose(): Promise<void>;
 }
@@ -231,11 +227,6 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     hasUnsavedChanges: () => sessions.hasUnsavedChanges(),
     runInProgress: () => runs.running(),
     sessionMeta: () => sessions.meta(),
-    leftoverServers: () => launched.leftovers(),
-    async endLeftoverServer(pgid) {
-      const entry = (await launched.leftovers()).find((e) => e.pgid === pgid);
-      return entry ? launched.end(entry) : true;
-    },
     async dispose() {
       await runs.dispose();
       await server.dispose();

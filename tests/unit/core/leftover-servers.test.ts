@@ -34,12 +34,24 @@ describe('leftover launched servers at app start', () => {
       detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }),
     });
     try {
-      expect((await core.leftoverServers()).map((e) => [e.pgid, e.command, e.port])).toEqual([
-        [server.pid, 'vllm serve Qwen/Qwen3-8B --port 8000', 8000],
-      ]);
-      expect(await core.endLeftoverServer(server.pid!)).toBe(true);
+      const listed = await core.invoke('server:leftovers', []);
+      expect(listed).toEqual({
+        ok: true,
+        data: [
+          {
+            pid: server.pid,
+            command: expect.stringMatching(
+              /^process group \d+, port 8000, started .*: vllm serve Qwen\/Qwen3-8B --port 8000$/,
+            ),
+            gpuMemoryBytes: null,
+            origin: 'killed-run',
+          },
+        ],
+      });
+      const ended = await core.invoke('server:end-orphans', [[server.pid!]]);
+      expect(ended.ok && ended.data.map((o) => o.pid)).toEqual([server.pid]);
       expect(await findGroupProcesses(server.pid!)).toEqual([]);
-      expect(await core.leftoverServers()).toEqual([]);
+      expect(await core.invoke('server:leftovers', [])).toEqual({ ok: true, data: [] });
     } finally {
       await core.dispose();
     }
