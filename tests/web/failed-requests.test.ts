@@ -3,12 +3,11 @@
  * shows "(N failed)" beside it in the heatmap, the measurements table and the cell's detail; a
  * Stream stalled cell keeps its figure with its word, and its detail shows the gap.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { serializeSession } from '../../src-main/session/write';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
+import { webTest as it } from '../helpers/fixtures';
 import { sampleCell, sampleSession } from '../helpers/sample-session';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { hasChromium, shot } from './browser';
 
 function session() {
   const s = sampleSession();
@@ -35,20 +34,10 @@ function session() {
 }
 
 describe.skipIf(!hasChromium)('failed requests and stalls in Chromium', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  beforeAll(async () => {
-    bridge = await startBridgeServer();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
-  });
-
-  it('shows the count beside the figure in the heatmap, the table and the detail', async () => {
-    const { page } = await openPage(browser, bridge.url);
-    await page.waitForSelector('[data-app-state="ready"]');
+  it('shows the count beside the figure in the heatmap, the table and the detail', async ({
+    bridge,
+    app: { page },
+  }) => {
     expect(
       (
         await bridge.core.invoke('session:open-data', [

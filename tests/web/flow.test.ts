@@ -5,13 +5,20 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
 import { readSessionFile } from '../../src-main/session/read';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
+import { webTest } from '../helpers/fixtures';
 import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
 import { FAKE_NVIDIA_SMI } from '../helpers/fake-servers';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { hasChromium, shot } from './browser';
+
+// GPU detection and telemetry replay the real H200 captures through the fake nvidia-smi.
+const it = webTest.override(
+  'bridgeOptions',
+  { scope: 'file' },
+  { core: { stopTimeoutMs: 8000, nvidiaSmi: FAKE_NVIDIA_SMI, telemetryIntervalMs: 250 } },
+);
 
 async function fill(page: Page, id: string, value: string): Promise<void> {
   const el = page.locator(`#${id}`);
@@ -28,25 +35,7 @@ async function setChips(page: Page, field: 'contexts' | 'concurrency', values: s
 }
 
 describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  let page: Page;
-  let problems: string[];
-  beforeAll(async () => {
-    // GPU detection and telemetry replay the real H200 captures through the fake nvidia-smi.
-    bridge = await startBridgeServer({
-      core: { stopTimeoutMs: 8000, nvidiaSmi: FAKE_NVIDIA_SMI, telemetryIntervalMs: 250 },
-    });
-    browser = await launchChromium();
-    ({ page, problems } = await openPage(browser, bridge.url));
-    await page.waitForSelector('[data-app-state="ready"]');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
-  });
-
-  it('starts the simulator from the Server view and shows it ready with its KV budget', async () => {
+  it('starts the simulator from the Server view and shows it ready with its KV budget', async ({ app: { page } }) => {
     await page.locator('nav button', { hasText: 'Server' }).click();
     expect(await page.locator('input[name="kind"][value="simulator"]').isChecked()).toBe(true);
     await fill(page, 'srv-simSpeed', '10');
@@ -77,7 +66,7 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     await shot(page, '21-server-ready');
   }, 90_000);
 
-  it('shows the GPU card and its live telemetry while the server runs', async () => {
+  it('shows the GPU card and its live telemetry while the server runs', async ({ app: { page } }) => {
     await page.locator('nav button', { hasText: 'Hardware' }).click();
     const card = page.getByTestId('gpu-card');
     await card.waitFor();
@@ -93,7 +82,7 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     await shot(page, '21b-hardware-telemetry');
   });
 
-  it('plans a 2 × 3 matrix with the over-capacity cell greyed before anything runs', async () => {
+  it('plans a 2 × 3 matrix with the over-capacity cell greyed before anything runs', async ({ app: { page } }) => {
     await page.locator('nav button', { hasText: 'Run' }).click();
     await setChips(page, 'contexts', ['8k', '16k']);
     await setChips(page, 'concurrency', ['1', '2', '4']);
@@ -113,7 +102,7 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     await shot(page, '22-run-plan');
   });
 
-  it('runs it, filling the heatmap cell by cell, with Looped and Over capacity in words', async () => {
+  it('runs it, filling the heatmap cell by cell, with Looped and Over capacity in words', async ({ app: { page } }) => {
     await page.getByTestId('start-run').click();
     const heat = page.getByTestId('heatmap');
     // Live: the running cell is highlighted with its live figures.
@@ -135,7 +124,10 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     await shot(page, '24-run-done');
   }, 240_000);
 
-  it('shows the results like the reference report, with the looped cell’s evidence', async () => {
+  it('shows the results like the reference report, with the looped cell’s evidence', async ({
+    bridge,
+    app: { page },
+  }) => {
     await page.locator('nav button', { hasText: 'Results' }).click();
     await page.getByTestId('report').waitFor();
     // The report's title: the model's name (not the served name) on the GPU it ran on.
@@ -151,7 +143,7 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     await shot(page, '25-results');
   });
 
-  it('asks before another file replaces the unsaved results', async () => {
+  it('asks before another file replaces the unsaved results', async ({ app: { page } }) => {
     let asked = '';
     page.once('dialog', (d) => {
       asked = d.message();
@@ -165,7 +157,7 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     expect(await page.getByTestId('file-title').textContent()).toBe('Unsaved session •');
   });
 
-  it('saves, reopens from Open recent, and exports Markdown', async () => {
+  it('saves, reopens from Open recent, and exports Markdown', async ({ bridge, app: { page } }) => {
     await page.getByTestId('save').click();
     await expect.poll(() => page.getByTestId('file-title').textContent()).toMatch(/\.speedmatrix\.json$/);
     const name = (await page.getByTestId('file-title').textContent()) ?? '';
@@ -202,7 +194,7 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     await shot(page, '26-saved-exported');
   }, 120_000);
 
-  it('stops the server cleanly from the Server view', async () => {
+  it('stops the server cleanly from the Server view', async ({ app: { page, problems } }) => {
     await page.locator('nav button', { hasText: 'Server' }).click();
     await shot(page, '27-before-stop');
     await page.getByTestId('stop-server').click();

@@ -3,12 +3,12 @@
  * 1024 px wide up, views switch with Ctrl+1..4, Escape closes a cell's detail, and removing a
  * chip keeps the keyboard focus in the chips.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
 import { serializeSession } from '../../src-main/session/write';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
+import { webTest as it } from '../helpers/fixtures';
 import { sampleSession } from '../helpers/sample-session';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { hasChromium, shot } from './browser';
 
 /** How far the heatmap's last column reaches past what its panel shows (0 when all of it is visible). */
 async function heatmapClipped(page: Page): Promise<{ hidden: number; lastColumn: string }> {
@@ -27,22 +27,8 @@ async function heatmapClipped(page: Page): Promise<{ hidden: number; lastColumn:
 }
 
 describe.skipIf(!hasChromium)('layout and keyboard in Chromium', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  let page: Page;
-  beforeAll(async () => {
-    bridge = await startBridgeServer();
-    browser = await launchChromium();
-    ({ page } = await openPage(browser, bridge.url));
-    await page.waitForSelector('[data-app-state="ready"]');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
-  });
-
   for (const width of [1024, 1280, 1440, 1920]) {
-    it(`shows every column of the 6 × 8 seed matrix at ${width} px wide`, async () => {
+    it(`shows every column of the 6 × 8 seed matrix at ${width} px wide`, async ({ app: { page } }) => {
       await page.setViewportSize({ width, height: 900 });
       await page.locator('nav button', { hasText: 'Run' }).click();
       await page
@@ -57,7 +43,7 @@ describe.skipIf(!hasChromium)('layout and keyboard in Chromium', () => {
     });
   }
 
-  it('switches views with Ctrl+1..4 and names the shortcut on each view button', async () => {
+  it('switches views with Ctrl+1..4 and names the shortcut on each view button', async ({ app: { page } }) => {
     await page.setViewportSize({ width: 1440, height: 900 });
     const current = () => page.locator('nav button[aria-current="page"]').innerText();
     await page.keyboard.press('Control+2');
@@ -71,7 +57,7 @@ describe.skipIf(!hasChromium)('layout and keyboard in Chromium', () => {
     expect(await page.locator('nav button', { hasText: 'Server' }).getAttribute('title')).toMatch(/Ctrl\+2|⌘\+2/);
   });
 
-  it('keeps the focus in the chips after removing one with the keyboard', async () => {
+  it('keeps the focus in the chips after removing one with the keyboard', async ({ app: { page } }) => {
     const chips = page.getByTestId('chips-concurrency');
     const before = await chips.locator('li.chip').count();
     await chips.locator('li.chip button').nth(1).focus();
@@ -87,7 +73,7 @@ describe.skipIf(!hasChromium)('layout and keyboard in Chromium', () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(inPlace);
   });
 
-  it('closes the cell detail with Escape', async () => {
+  it('closes the cell detail with Escape', async ({ app: { page } }) => {
     await page.getByTestId('file-input').setInputFiles({
       name: 'sample.speedmatrix.json',
       mimeType: 'application/json',

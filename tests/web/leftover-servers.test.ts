@@ -5,44 +5,36 @@
  * stands for the left-behind server.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { LaunchedRegistry } from '../../src-main/server/launched-registry';
 import { findGroupProcesses } from '../../src-main/server/orphans';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { webTest } from '../helpers/fixtures';
+import { hasChromium, shot } from './browser';
+
+const server = spawn('sleep', ['120'], { detached: true, stdio: 'ignore' });
+const it = webTest.override('bridgeOptions', { scope: 'file' }, async ({ tempDir }) => {
+  const serversDir = tempDir('sm-web-left-');
+  const launcher = spawn('true', [], { stdio: 'ignore' });
+  await new Promise((r) => launcher.on('exit', r));
+  new LaunchedRegistry(serversDir).add({
+    pgid: server.pid!,
+    command: 'vllm serve Qwen/Qwen3-8B --port 8000',
+    port: 8000,
+    startedAt: '2026-11-30T08:00:00.000Z',
+    launcherPid: launcher.pid!,
+    launcherStart: null,
+  });
+  return { core: { launchedServersDir: serversDir } };
+});
 
 describe.skipIf(!hasChromium)('servers a killed SpeedMatrix left running, at app start', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  const server = spawn('sleep', ['120'], { detached: true, stdio: 'ignore' });
-  beforeAll(async () => {
-    const serversDir = mkdtempSync(join(tmpdir(), 'sm-web-left-'));
-    const launcher = spawn('true', [], { stdio: 'ignore' });
-    await new Promise((r) => launcher.on('exit', r));
-    new LaunchedRegistry(serversDir).add({
-      pgid: server.pid!,
-      command: 'vllm serve Qwen/Qwen3-8B --port 8000',
-      port: 8000,
-      startedAt: '2026-11-30T08:00:00.000Z',
-      launcherPid: launcher.pid!,
-      launcherStart: null,
-    });
-    bridge = await startBridgeServer({ core: { launchedServersDir: serversDir } });
-    browser = await launchChromium();
-  });
   afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
     if ((await findGroupProcesses(server.pid!)).length) process.kill(-server.pid!, 'SIGKILL');
   });
 
-  it('says so at start, names the server in the Server view, and "End them" ends it', async () => {
-    const { page, problems } = await openPage(browser, bridge.url);
-    await page.waitForSelector('[data-app-state="ready"]');
+  it('says so at start, names the server in the Server view, and "End them" ends it', async ({
+    app: { page, problems },
+  }) => {
     await expect
       .poll(() => page.locator('body').innerText(), { timeout: 15_000 })
       .toContain('An earlier SpeedMatrix was killed and left a server running: see the Server view to end it.');

@@ -3,12 +3,11 @@
  * process the crash left running and asks; "End them" (pressed from the keyboard) ends it, and
  * the process is really gone.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { listProcesses } from '../../src-main/server/orphans';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
 import { alive } from '../helpers/fake-servers';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { webTest } from '../helpers/fixtures';
+import { hasChromium, shot } from './browser';
 
 const MARK = `orphan-web-${process.pid}-${Date.now()}`;
 const previous = process.env.SIM_ENGINE_ORPHAN_SECONDS;
@@ -25,25 +24,21 @@ async function commandOf(pid: number): Promise<string> {
   return (await listProcesses()).find((p) => p.pid === pid)?.command ?? '';
 }
 
-describe.skipIf(!hasChromium)('processes a crashed server left running, in Chromium', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  beforeAll(async () => {
-    // The simulated engine otherwise gives up by itself 3 s after being orphaned: only the app may end it here.
-    process.env.SIM_ENGINE_ORPHAN_SECONDS = '60';
-    bridge = await startBridgeServer({ core: { stopTimeoutMs: 8000 } });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
+// eslint-disable-next-line no-empty-pattern
+const it = webTest.override('bridgeOptions', { scope: 'file' }, async ({}, { onCleanup }) => {
+  // The simulated engine otherwise gives up by itself 3 s after being orphaned: only the app may end it here.
+  process.env.SIM_ENGINE_ORPHAN_SECONDS = '60';
+  onCleanup(() => {
     if (previous === undefined) delete process.env.SIM_ENGINE_ORPHAN_SECONDS;
     else process.env.SIM_ENGINE_ORPHAN_SECONDS = previous;
   });
+  return { core: { stopTimeoutMs: 8000 } };
+});
 
-  it('SIGKILL of the leader: the panel names the orphan, and "End them" ends it', async () => {
-    const { page, problems } = await openPage(browser, bridge.url);
-    await page.waitForSelector('[data-app-state="ready"]');
+describe.skipIf(!hasChromium)('processes a crashed server left running, in Chromium', () => {
+  it('SIGKILL of the leader: the panel names the orphan, and "End them" ends it', async ({
+    app: { page, problems },
+  }) => {
     await page.locator('nav button', { hasText: 'Server' }).click();
     await page.locator('#srv-servedModelName').fill(MARK);
     await page.locator('#srv-simSpeed').fill('20');

@@ -3,27 +3,18 @@
  * launched on this OS and points to Attach to URL; on Windows the command is copied as PowerShell.
  * The core runs here with its platform set to win32 / darwin; the page is the real renderer.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { localLaunchNote } from '../../src-main/server/platform-support';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { webTest as it } from '../helpers/fixtures';
+import { hasChromium, openPage, shot } from './browser';
 
 describe.runIf(hasChromium)('the Server view says what cannot launch on this OS', () => {
-  let browser: Browser;
-  const bridges: BridgeServer[] = [];
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    for (const b of bridges) await b.close();
-  });
-
   for (const platform of ['win32', 'darwin', 'linux'] as const) {
-    it(`${platform}: vLLM (native) ${platform === 'linux' ? 'has no note' : 'gets the note'}; the simulator never does`, async () => {
-      const bridge = await startBridgeServer({ core: { platform } });
-      bridges.push(bridge);
+    it(`${platform}: vLLM (native) ${platform === 'linux' ? 'has no note' : 'gets the note'}; the simulator never does`, async ({
+      browser,
+      launchBridge,
+    }) => {
+      const bridge = await launchBridge({ core: { platform } });
       const { page, problems } = await openPage(browser, bridge.url);
       await page.waitForSelector('[data-app-state="ready"]');
       await page.locator('nav button', { hasText: 'Server' }).click();

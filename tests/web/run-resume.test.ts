@@ -3,10 +3,12 @@
  * never contradicts itself, plans only the prefill asked for, and a resumed run keeps its
  * finished cells and prefill points in view while it measures the rest.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
+import { webTest } from '../helpers/fixtures';
+import { hasChromium, shot } from './browser';
+
+const it = webTest.override('bridgeOptions', { scope: 'file' }, { core: { stopTimeoutMs: 8000 } });
 
 async function setChips(page: Page, field: string, values: string[]): Promise<void> {
   const chips = page.getByTestId(`chips-${field}`);
@@ -21,29 +23,21 @@ async function setChips(page: Page, field: string, values: string[]): Promise<vo
 const measured = (page: Page) => page.getByTestId('run-heatmap').locator('td[data-kind="value"]');
 
 describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  let page: Page;
-  beforeAll(async () => {
-    bridge = await startBridgeServer({ core: { stopTimeoutMs: 8000 } });
+  // The server is started before the page opens, then the page waits in the Run view until it is ready.
+  it.beforeAll(async ({ bridge }) => {
     const d = await bridge.core.invoke('server:defaults', []);
     if (!d.ok) throw new Error(d.error);
     const started = await bridge.core.invoke('server:start', [
       { ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16k', gpuMemoryUtilization: '0.3' },
     ]);
     if (!started.ok) throw new Error(started.error);
-    browser = await launchChromium();
-    ({ page } = await openPage(browser, bridge.url));
-    await page.waitForSelector('[data-app-state="ready"]');
+  }, 90_000);
+  it.beforeAll(async ({ app: { page } }) => {
     await page.keyboard.press('Control+3');
     await page.locator('[data-testid="server-status"][data-state="ready"]').first().waitFor({ timeout: 60_000 });
   }, 90_000);
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
-  });
 
-  it('plans prefill only at the contexts picked, and shows them', async () => {
+  it('plans prefill only at the contexts picked, and shows them', async ({ app: { page } }) => {
     await setChips(page, 'contexts', ['4k']);
     await setChips(page, 'concurrency', ['1', '2', '4']);
     await page.locator('#run-seconds').fill('20');
@@ -56,7 +50,9 @@ describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () =>
     expect(await page.getByTestId('chips-prefill').innerText()).not.toMatch(/256K/);
   });
 
-  it('after Stop: progress, Resume and the plan agree, and a cancelled cell is not counted done', async () => {
+  it('after Stop: progress, Resume and the plan agree, and a cancelled cell is not counted done', async ({
+    app: { page },
+  }) => {
     await page.getByTestId('start-run').click();
     await expect.poll(() => measured(page).count(), { timeout: 90_000 }).toBeGreaterThan(0);
     await page.getByTestId('stop-run').click();
@@ -75,7 +71,7 @@ describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () =>
     await shot(page, '60-run-stopped', false);
   }, 150_000);
 
-  it('after a reload the form shows the run that is on screen', async () => {
+  it('after a reload the form shows the run that is on screen', async ({ app: { page } }) => {
     await page.reload();
     await page.waitForSelector('[data-app-state="ready"]');
     await page.keyboard.press('Control+3');
@@ -90,7 +86,9 @@ describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () =>
     expect(await page.locator('#run-seconds').inputValue()).toBe('20');
   });
 
-  it('keeps the finished cells and prefill points in view while the resumed run measures the rest', async () => {
+  it('keeps the finished cells and prefill points in view while the resumed run measures the rest', async ({
+    app: { page },
+  }) => {
     const before = await measured(page).count();
     expect(before).toBeGreaterThan(0);
     await page.getByTestId('resume-run').click();

@@ -8,13 +8,14 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
 import { serializeSession } from '../../src-main/session/write';
-import { type BridgeServer, CSP, startBridgeServer } from '../helpers/bridge-server';
+import { CSP } from '../helpers/bridge-server';
+import { webTest as it } from '../helpers/fixtures';
 import { HOSTILE_STRINGS, fuzzCorpus, hostileSession } from '../helpers/fuzz-corpus';
 import { ROOT } from '../helpers/paths';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { hasChromium, openPage, shot } from './browser';
 
 /** Anything in the DOM that could only have come from markup in a file. */
 async function injected(page: Page): Promise<{
@@ -53,18 +54,10 @@ async function pickFile(page: Page, name: string, data: string | Uint8Array): Pr
 }
 
 describe.skipIf(!hasChromium)('security in Chromium', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  beforeAll(async () => {
-    bridge = await startBridgeServer();
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
-  });
-
-  it("CSP: meta tag and header say script-src 'self'; an injected inline script does not run", async () => {
+  it("CSP: meta tag and header say script-src 'self'; an injected inline script does not run", async ({
+    bridge,
+    browser,
+  }) => {
     const { page } = await openPage(browser, bridge.url);
     await page.waitForSelector('[data-app-state="ready"]');
     const meta = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
@@ -89,7 +82,10 @@ describe.skipIf(!hasChromium)('security in Chromium', () => {
     await expect.poll(() => violations.length).toBeGreaterThan(0);
   });
 
-  it('a session with markup in every string field: every view shows it as text, nothing becomes markup', async () => {
+  it('a session with markup in every string field: every view shows it as text, nothing becomes markup', async ({
+    bridge,
+    browser,
+  }) => {
     const { page } = await openPage(browser, bridge.url);
     await page.waitForSelector('[data-app-state="ready"]');
     await page.locator('nav button', { hasText: 'Results' }).click();
@@ -110,7 +106,10 @@ describe.skipIf(!hasChromium)('security in Chromium', () => {
     await shot(page, 'security-hostile-session');
   });
 
-  it('broken files from the fuzz corpus: each shows its error as text, the app stays usable', async () => {
+  it('broken files from the fuzz corpus: each shows its error as text, the app stays usable', async ({
+    bridge,
+    browser,
+  }) => {
     const corpus = fuzzCorpus();
     const picks = [
       corpus.find((c) => c.name.startsWith('truncated'))!,
@@ -141,7 +140,10 @@ describe.skipIf(!hasChromium)('security in Chromium', () => {
     expect(await page.locator('[data-app-state="ready"]').count()).toBe(1);
   });
 
-  it('an imported file (llm-inference-bench JSON) with markup in its strings renders as text', async () => {
+  it('an imported file (llm-inference-bench JSON) with markup in its strings renders as text', async ({
+    bridge,
+    browser,
+  }) => {
     const seed = JSON.parse(
       readFileSync(join(ROOT, 'tests/unit/importers/fixtures/fara-benchmark_results.json'), 'utf8'),
     );
@@ -157,7 +159,10 @@ describe.skipIf(!hasChromium)('security in Chromium', () => {
     expect(await injected(page)).toEqual(CLEAN);
   });
 
-  it('the exported HTML and PDF of the hostile session carry the payloads only as text', async () => {
+  it('the exported HTML and PDF of the hostile session carry the payloads only as text', async ({
+    bridge,
+    browser,
+  }) => {
     const core = bridge.core;
     expect(
       (

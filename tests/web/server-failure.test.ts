@@ -2,26 +2,14 @@
  * A startup failure, in the real renderer against the real supervisor and simulator: the
  * message, the advice and the log lines that caused it, in words a person can act on.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { describe, expect } from 'vitest';
+import { webTest } from '../helpers/fixtures';
+import { hasChromium, shot } from './browser';
+
+const it = webTest.override('bridgeOptions', { scope: 'file' }, { core: { stopTimeoutMs: 8000 } });
 
 describe.skipIf(!hasChromium)('server startup failure in Chromium', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  beforeAll(async () => {
-    bridge = await startBridgeServer({ core: { stopTimeoutMs: 8000 } });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
-  });
-
-  it('shows why the simulator could not start, with the advice and the causing log line', async () => {
-    const { page } = await openPage(browser, bridge.url);
-    await page.waitForSelector('[data-app-state="ready"]');
+  it('shows why the simulator could not start, with the advice and the causing log line', async ({ app: { page } }) => {
     await page.locator('nav button', { hasText: 'Server' }).click();
     // 262,144 tokens per request cannot fit the KV cache left at 20% of the simulated GPU.
     await page.locator('#srv-gpuMemoryUtilization').fill('0.2');

@@ -4,10 +4,11 @@
  * field, "auto" shows the port that will be used, and switching engine clears an old failure.
  */
 import { type Server, createServer } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BridgeServer, startBridgeServer } from '../helpers/bridge-server';
-import { hasChromium, launchChromium, openPage, shot } from './browser';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { webTest } from '../helpers/fixtures';
+import { hasChromium, shot } from './browser';
+
+const it = webTest.override('bridgeOptions', { scope: 'file' }, { core: { stopTimeoutMs: 8000 } });
 
 function occupyPort(): Promise<{ server: Server; port: number }> {
   return new Promise((resolve, reject) => {
@@ -21,25 +22,18 @@ function occupyPort(): Promise<{ server: Server; port: number }> {
 }
 
 describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', () => {
-  let browser: Browser;
-  let bridge: BridgeServer;
-  let page: Page;
   let busy: { server: Server; port: number };
   beforeAll(async () => {
     busy = await occupyPort();
-    bridge = await startBridgeServer({ core: { stopTimeoutMs: 8000 } });
-    browser = await launchChromium();
-    ({ page } = await openPage(browser, bridge.url));
-    await page.waitForSelector('[data-app-state="ready"]');
+  });
+  it.beforeAll(async ({ app: { page } }) => {
     await page.locator('nav button', { hasText: 'Server' }).click();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await bridge?.close();
+  afterAll(() => {
     busy?.server.close();
   });
 
-  it('shows a start on a busy port as failed with the reason, without pressing Stop', async () => {
+  it('shows a start on a busy port as failed with the reason, without pressing Stop', async ({ app: { page } }) => {
     await page.locator('#srv-port').fill(String(busy.port));
     await page.getByTestId('start-server').click();
     await page.locator('[data-testid="server-status"][data-state="failed"]').waitFor({ timeout: 10_000 });
@@ -53,7 +47,7 @@ describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', (
     await shot(page, '40-server-port-in-use', false);
   }, 30_000);
 
-  it('clears the old failure panel when the engine changes', async () => {
+  it('clears the old failure panel when the engine changes', async ({ app: { page } }) => {
     await page.getByTestId('server-failure').waitFor();
     await page.locator('input[name="kind"][value="vllm-native"]').check();
     expect(await page.getByTestId('server-failure').count()).toBe(0);
@@ -61,7 +55,9 @@ describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', (
     expect(await page.getByTestId('server-failure').count()).toBe(0);
   });
 
-  it('marks an invalid field at the field, moves focus there, and disables Start until it is valid', async () => {
+  it('marks an invalid field at the field, moves focus there, and disables Start until it is valid', async ({
+    app: { page },
+  }) => {
     await page.locator('#srv-port').fill('');
     await page.locator('#srv-maxModelLen').fill('lots');
     const field = page.locator('#srv-maxModelLen');
@@ -80,7 +76,7 @@ describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', (
     await expect.poll(() => page.getByTestId('start-server').isEnabled()).toBe(true);
   });
 
-  it('shows the port that will be used when the port is auto', async () => {
+  it('shows the port that will be used when the port is auto', async ({ app: { page } }) => {
     await page.locator('#srv-port').fill('');
     const preview = page.getByTestId('command-preview');
     await expect.poll(() => preview.textContent()).toMatch(/--port \d{2,5}/);
@@ -88,7 +84,7 @@ describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', (
     expect(await page.locator('#srv-port').getAttribute('placeholder')).toMatch(/auto/);
   });
 
-  it('offers the simulated GPU profiles as a list', async () => {
+  it('offers the simulated GPU profiles as a list', async ({ app: { page } }) => {
     const select = page.locator('select#srv-simProfile');
     await select.waitFor();
     const options = await select.locator('option').allInnerTexts();
@@ -96,7 +92,7 @@ describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', (
     expect(options.join('\n')).toMatch(/rtx-pro-6000-fara-4b-bf16/);
   });
 
-  it('warns before launching: a flag the chosen image lacks, and a size written with k', async () => {
+  it('warns before launching: a flag the chosen image lacks, and a size written with k', async ({ app: { page } }) => {
     await page.locator('input[name="kind"][value="vllm-docker"]').check();
     await page.locator('#srv-dockerImage').fill('vllm/vllm-openai:v0.11.0');
     await page.locator('#srv-maxModelLen').fill('32k');

@@ -4,28 +4,23 @@
  * contract channel and the button says "Copied". Where the core cannot copy (the browser harness
  * with no clipboard, and a page the browser will not let write one), the person is told.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BridgeServer, startBridgeServer } from '../../helpers/bridge-server';
-import { hasChromium, launchChromium, openPage, shot } from '../../web/browser';
+import { describe, expect } from 'vitest';
+import { webTest } from '../../helpers/fixtures';
+import { hasChromium, openPage, shot } from '../../web/browser';
+
+const copied: string[] = [];
+// The file's bridge has the core's clipboard wired; a second one, started in its test, has none.
+const it = webTest.override(
+  'bridgeOptions',
+  { scope: 'file' },
+  { core: { writeClipboard: (t: string) => void copied.push(t) } },
+);
 
 describe.skipIf(!hasChromium)('the Copy button of the launch command', () => {
-  let browser: Browser;
-  const copied: string[] = [];
-  let withClipboard: BridgeServer;
-  let without: BridgeServer;
-  beforeAll(async () => {
-    withClipboard = await startBridgeServer({ core: { writeClipboard: (t: string) => void copied.push(t) } });
-    without = await startBridgeServer();
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await withClipboard?.close();
-    await without?.close();
-  });
-
-  it('writes the exact command line to main’s clipboard and says Copied', async () => {
+  it('writes the exact command line to main’s clipboard and says Copied', async ({
+    bridge: withClipboard,
+    browser,
+  }) => {
     const { page, problems } = await openPage(browser, withClipboard.url);
     await page.locator('nav button', { hasText: 'Server' }).click();
     const preview = await page.getByTestId('command-preview').innerText();
@@ -37,7 +32,8 @@ describe.skipIf(!hasChromium)('the Copy button of the launch command', () => {
     await shot(page, 'server-copied', false);
   });
 
-  it('says why when nothing could copy, instead of doing nothing', async () => {
+  it('says why when nothing could copy, instead of doing nothing', async ({ browser, launchBridge }) => {
+    const without = await launchBridge();
     const { page } = await openPage(browser, without.url);
     // The page's own clipboard refuses too, as the app's session refuses every permission.
     await page.evaluate(() =>
