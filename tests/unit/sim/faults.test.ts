@@ -1,17 +1,8 @@
 /** Each fault switch of the simulator does what it says, observed over HTTP from the real process. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSim, type SimHandle } from '../../helpers/sim';
+import { describe, expect } from 'vitest';
+import { simTest as it } from '../../helpers/fixtures';
 import { chatBody, detectLoop, filler, getJson, post } from './client';
 
-const started: SimHandle[] = [];
-afterEach(async () => {
-  while (started.length) await started.pop()!.stop();
-});
-async function sim(opts: Parameters<typeof startSim>[0]): Promise<SimHandle> {
-  const h = await startSim(opts);
-  started.push(h);
-  return h;
-}
 // eslint-disable-next-line no-control-regex
 const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
 const text = (r: Awaited<ReturnType<typeof post>>) =>
@@ -21,8 +12,8 @@ const text = (r: Awaited<ReturnType<typeof post>>) =>
 const loops = detectLoop;
 
 describe('loop', () => {
-  it('--sim-loop-after N: from token N the text repeats one passage; before, it is varied', async () => {
-    const h = await sim({ profile: 'firehose', args: ['--sim-loop-after', '100'] });
+  it('--sim-loop-after N: from token N the text repeats one passage; before, it is varied', async ({ launchSim }) => {
+    const h = await launchSim({ profile: 'firehose', args: ['--sim-loop-after', '100'] });
     const r = await post(`${h.url}/v1/chat/completions`, chatBody('go', { max_tokens: 2000, ignore_eos: true }));
     const t = text(r);
     expect(loops(t)).toBe(true);
@@ -30,8 +21,8 @@ describe('loop', () => {
     expect(r.events.at(-2)!.json!.usage.completion_tokens).toBe(2000);
   });
 
-  it('--sim-loop-contexts picks requests by prompt size', async () => {
-    const h = await sim({
+  it('--sim-loop-contexts picks requests by prompt size', async ({ launchSim }) => {
+    const h = await launchSim({
       profile: 'firehose',
       debug: true,
       args: ['--sim-loop-after', '50', '--sim-loop-contexts', '8K'],
@@ -50,9 +41,9 @@ describe('loop', () => {
     expect(truth.map((t: any) => t.looped)).toEqual([true, false]);
   });
 
-  it('--sim-loop-concurrency picks by requests in flight when token N is reached', async () => {
+  it('--sim-loop-concurrency picks by requests in flight when token N is reached', async ({ launchSim }) => {
     // Speed 8: token 200 comes ~180 ms after the start, long after both requests of the pair arrived.
-    const h = await sim({ speed: 8, args: ['--sim-loop-after', '200', '--sim-loop-concurrency', '2'] });
+    const h = await launchSim({ speed: 8, args: ['--sim-loop-after', '200', '--sim-loop-concurrency', '2'] });
     const pair = await Promise.all(
       [0, 1].map((i) =>
         post(`${h.url}/v1/chat/completions`, chatBody(`pair ${i}`, { max_tokens: 1900, ignore_eos: true })),
@@ -65,8 +56,10 @@ describe('loop', () => {
 });
 
 describe('crash, hang, slow start', () => {
-  it('--sim-crash-after-tokens: the stream gets the engine error, /health turns 503, the server exits 1', async () => {
-    const h = await sim({ speed: 20, args: ['--sim-crash-after-tokens', '100'] });
+  it('--sim-crash-after-tokens: the stream gets the engine error, /health turns 503, the server exits 1', async ({
+    launchSim,
+  }) => {
+    const h = await launchSim({ speed: 20, args: ['--sim-crash-after-tokens', '100'] });
     const r = await post(`${h.url}/v1/chat/completions`, chatBody('go', { max_tokens: 1000, ignore_eos: true }));
     expect(r.events.at(-1)!.data).toBe('[DONE]');
     expect(r.events.at(-2)!.json!.error).toMatchObject({ type: 'EngineDeadError', code: 500 });
@@ -78,15 +71,15 @@ describe('crash, hang, slow start', () => {
     expect(plain(h.logs())).toMatch(/EngineCore encountered a fatal error/);
   });
 
-  it('--sim-crash-after-seconds: exits 1 about S seconds after startup', async () => {
-    const h = await sim({ profile: 'firehose', args: ['--sim-crash-after-seconds', '1'] });
+  it('--sim-crash-after-seconds: exits 1 about S seconds after startup', async ({ launchSim }) => {
+    const h = await launchSim({ profile: 'firehose', args: ['--sim-crash-after-seconds', '1'] });
     const t0 = Date.now();
     expect(await h.exited).toBe(1);
     expect(Date.now() - t0).toBeLessThan(3000);
   });
 
-  it('--sim-hang-after-tokens: tokens stop, the connection stays open, /health stays 200', async () => {
-    const h = await sim({ speed: 20, debug: true, args: ['--sim-hang-after-tokens', '30'] });
+  it('--sim-hang-after-tokens: tokens stop, the connection stays open, /health stays 200', async ({ launchSim }) => {
+    const h = await launchSim({ speed: 20, debug: true, args: ['--sim-hang-after-tokens', '30'] });
     const pending = post(`${h.url}/v1/chat/completions`, chatBody('go', { max_tokens: 500, ignore_eos: true }), {
       abortAfterEvents: 1000,
     });
@@ -100,16 +93,16 @@ describe('crash, hang, slow start', () => {
     expect(r.events.at(-1)?.data).not.toBe('[DONE]');
   });
 
-  it('--sim-slow-start S: connections are refused for S seconds', async () => {
+  it('--sim-slow-start S: connections are refused for S seconds', async ({ launchSim }) => {
     const t0 = Date.now();
-    await sim({ profile: 'firehose', loadSeconds: 0, args: ['--sim-slow-start', '2'] });
+    await launchSim({ profile: 'firehose', loadSeconds: 0, args: ['--sim-slow-start', '2'] });
     expect(Date.now() - t0).toBeGreaterThan(2000);
   });
 });
 
 describe('stream faults', () => {
-  it('--sim-error-event-after-tokens: one error event, then [DONE], status 200', async () => {
-    const h = await sim({
+  it('--sim-error-event-after-tokens: one error event, then [DONE], status 200', async ({ launchSim }) => {
+    const h = await launchSim({
       profile: 'firehose',
       args: ['--sim-error-event-after-tokens', '20', '--stream-interval', '1'],
     });
@@ -122,8 +115,8 @@ describe('stream faults', () => {
     expect(r.events.at(-3)!.json!.usage.completion_tokens).toBe(20);
   });
 
-  it('--sim-malformed-chunk-after-tokens: one chunk of broken JSON, then the stream goes on', async () => {
-    const h = await sim({ profile: 'firehose', args: ['--sim-malformed-chunk-after-tokens', '16'] });
+  it('--sim-malformed-chunk-after-tokens: one chunk of broken JSON, then the stream goes on', async ({ launchSim }) => {
+    const h = await launchSim({ profile: 'firehose', args: ['--sim-malformed-chunk-after-tokens', '16'] });
     const r = await post(`${h.url}/v1/chat/completions`, chatBody('go', { max_tokens: 64, ignore_eos: true }));
     const broken = r.events.filter((e) => e.data !== '[DONE]' && !e.json);
     expect(broken).toHaveLength(1);
@@ -131,8 +124,8 @@ describe('stream faults', () => {
     expect(r.events.at(-2)!.json!.usage.completion_tokens).toBe(64);
   });
 
-  it('--sim-500-share 0.5: exactly half the requests answer 500 with an error body', async () => {
-    const h = await sim({ profile: 'firehose', args: ['--sim-500-share', '0.5'] });
+  it('--sim-500-share 0.5: exactly half the requests answer 500 with an error body', async ({ launchSim }) => {
+    const h = await launchSim({ profile: 'firehose', args: ['--sim-500-share', '0.5'] });
     const rs = [];
     for (let i = 0; i < 10; i++) rs.push(await post(`${h.url}/v1/completions`, { prompt: 'x', max_tokens: 2 }));
     expect(rs.filter((r) => r.status === 500)).toHaveLength(5);

@@ -1,28 +1,25 @@
 /** The simulator as a separate process over HTTP: routes, auth, errors, SSE shape, usage, metrics, ground truth. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSim, type SimHandle } from '../../helpers/sim';
+import { describe, expect } from 'vitest';
+import { simTest } from '../../helpers/fixtures';
 import { simSpeedFromTarget } from '../../../src-main/bench/plan';
 import { probeServer } from '../../../src-main/server/probe';
 import { chatBody, detectLoop, filler, getJson, metric, post, scrape } from './client';
 
 const KEY = 'test-key-123';
 const AUTH = { authorization: `Bearer ${KEY}` };
-let sim: SimHandle;
-
-beforeAll(async () => {
-  sim = await startSim({
+const it = simTest.override(
+  'simOptions',
+  { scope: 'file' },
+  {
     apiKey: KEY,
     debug: true,
     speed: 20,
     args: ['--max-model-len', '16K', '--served-model-name', 'fara', 'fara-alias', '--gpu-memory-utilization', '0.83'],
-  });
-});
-afterAll(async () => {
-  await sim?.stop();
-});
+  },
+);
 
 describe('plain routes', () => {
-  it('health, ping, version, load', async () => {
+  it('health, ping, version, load', async ({ sim }) => {
     expect((await fetch(`${sim.url}/health`)).status).toBe(200);
     expect(await (await fetch(`${sim.url}/health`)).text()).toBe('');
     expect((await fetch(`${sim.url}/ping`, { method: 'POST' })).status).toBe(200);
@@ -35,7 +32,7 @@ describe('plain routes', () => {
     });
     expect((await getJson(`${sim.url}/load`)).json).toEqual({ server_load: 0 });
   });
-  it('an attached simulator is recognised from /version: simulated, with its speed', async () => {
+  it('an attached simulator is recognised from /version: simulated, with its speed', async ({ sim }) => {
     const r = await probeServer({ baseUrl: sim.url, apiKey: KEY });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -43,7 +40,7 @@ describe('plain routes', () => {
     expect(r.data).toMatchObject({ simulated: true, simSpeed: 20 });
     expect(simSpeedFromTarget(r.data)).toBe(20);
   });
-  it('unknown path 404 and wrong method 405 in FastAPI shape', async () => {
+  it('unknown path 404 and wrong method 405 in FastAPI shape', async ({ sim }) => {
     const a = await getJson(`${sim.url}/nope`);
     expect(a.status).toBe(404);
     expect(a.json).toEqual({ detail: 'Not Found' });
@@ -51,7 +48,7 @@ describe('plain routes', () => {
     expect(b.status).toBe(405);
     expect(b.json).toEqual({ detail: 'Method Not Allowed' });
   });
-  it('/v1/models lists every served name with max_model_len', async () => {
+  it('/v1/models lists every served name with max_model_len', async ({ sim }) => {
     const r = await getJson(`${sim.url}/v1/models`, AUTH);
     expect(r.status).toBe(200);
     expect(r.json.object).toBe('list');
@@ -67,7 +64,7 @@ describe('plain routes', () => {
 });
 
 describe('auth', () => {
-  it('only /v1 paths need the key; the scheme is case-insensitive', async () => {
+  it('only /v1 paths need the key; the scheme is case-insensitive', async ({ sim }) => {
     const none = await getJson(`${sim.url}/v1/models`);
     expect(none.status).toBe(401);
     expect(none.json).toEqual({ error: 'Unauthorized' });
@@ -78,14 +75,14 @@ describe('auth', () => {
     const chat = await post(`${sim.url}/v1/chat/completions`, chatBody('hi', { max_tokens: 2 }));
     expect(chat.status).toBe(401);
   });
-  it('the key never appears in the log', () => {
+  it('the key never appears in the log', ({ sim }) => {
     expect(sim.logs()).not.toContain(KEY);
     expect(sim.logs()).toContain("'api_key': ['<redacted>']");
   });
 });
 
 describe('tokenizer endpoints', () => {
-  it('/tokenize counts prompts and chats; usage agrees', async () => {
+  it('/tokenize counts prompts and chats; usage agrees', async ({ sim }) => {
     const t = await post(`${sim.url}/tokenize`, { model: 'fara', prompt: filler(100) });
     expect(t.status).toBe(200);
     const body = JSON.parse(t.body);
@@ -114,7 +111,7 @@ describe('tokenizer endpoints', () => {
 
 describe('errors', () => {
   const err = (r: { status: number; body: string }) => ({ status: r.status, ...JSON.parse(r.body) });
-  it('prompt + max_tokens over max_model_len: 400 before any stream', async () => {
+  it('prompt + max_tokens over max_model_len: 400 before any stream', async ({ sim }) => {
     const r = err(
       await post(`${sim.url}/v1/chat/completions`, chatBody(filler(9000), { max_tokens: 8192 }), { headers: AUTH }),
     );
@@ -125,14 +122,14 @@ describe('errors', () => {
       /maximum context length is 16384 tokens\. However, you requested 8192 output tokens and your prompt contains at least 9010 input tokens/,
     );
   });
-  it('prompt alone over the limit', async () => {
+  it('prompt alone over the limit', async ({ sim }) => {
     const r = err(await post(`${sim.url}/v1/completions`, { prompt: filler(17000), max_tokens: 1 }, { headers: AUTH }));
     expect(r.status).toBe(400);
     expect(r.error.message).toMatch(
       /maximum context length is 16384 tokens\. However, your request has 17000 input tokens/,
     );
   });
-  it('unknown model 404, bad JSON 400, bad max_tokens 400, stream_options without stream 400', async () => {
+  it('unknown model 404, bad JSON 400, bad max_tokens 400, stream_options without stream 400', async ({ sim }) => {
     const m = err(await post(`${sim.url}/v1/chat/completions`, chatBody('x', { model: 'other' }), { headers: AUTH }));
     expect(m).toMatchObject({
       status: 404,
@@ -164,7 +161,7 @@ describe('errors', () => {
 });
 
 describe('streaming chat', () => {
-  it('role chunk first, content chunks, finish_reason on the last, usage chunk, [DONE]', async () => {
+  it('role chunk first, content chunks, finish_reason on the last, usage chunk, [DONE]', async ({ sim }) => {
     const r = await post(
       `${sim.url}/v1/chat/completions`,
       chatBody(filler(50), { model: 'fara-alias', max_tokens: 20, ignore_eos: true }),
@@ -199,7 +196,7 @@ describe('streaming chat', () => {
     expect(usage.usage).toEqual({ prompt_tokens: 60, total_tokens: 80, completion_tokens: 20 });
   });
 
-  it('include_usage without continuous stats: only the final usage chunk', async () => {
+  it('include_usage without continuous stats: only the final usage chunk', async ({ sim }) => {
     const r = await post(
       `${sim.url}/v1/chat/completions`,
       { ...chatBody('hello'), stream_options: { include_usage: true }, max_tokens: 5 },
@@ -217,7 +214,7 @@ describe('streaming chat', () => {
     expect(plain.events.at(-1)!.data).toBe('[DONE]');
   });
 
-  it('without ignore_eos a request ends by itself with "stop"; min_tokens is honoured', async () => {
+  it('without ignore_eos a request ends by itself with "stop"; min_tokens is honoured', async ({ sim }) => {
     const r = await post(
       `${sim.url}/v1/chat/completions`,
       chatBody('Tell me a story', { max_tokens: 8000, min_tokens: 20 }),
@@ -230,7 +227,7 @@ describe('streaming chat', () => {
     expect(r.events.at(-3)!.json!.choices[0].finish_reason).toBe('stop');
   });
 
-  it('generated text is varied prose that the benchmark’s loop detector leaves alone', async () => {
+  it('generated text is varied prose that the benchmark’s loop detector leaves alone', async ({ sim }) => {
     const r = await post(
       `${sim.url}/v1/completions`,
       { prompt: 'Once', max_tokens: 4096, ignore_eos: true },
@@ -246,7 +243,7 @@ describe('streaming chat', () => {
 });
 
 describe('completions', () => {
-  it('streams text_completion chunks with usage', async () => {
+  it('streams text_completion chunks with usage', async ({ sim }) => {
     const r = await post(
       `${sim.url}/v1/completions`,
       { prompt: filler(30), max_tokens: 6, stream: true, stream_options: { include_usage: true } },
@@ -265,7 +262,7 @@ describe('completions', () => {
     expect(chunks[5].json!.choices[0].finish_reason).toBe('length');
     expect(r.events.at(-2)!.json!.usage).toEqual({ prompt_tokens: 30, total_tokens: 36, completion_tokens: 6 });
   });
-  it('non-streaming answers once, with usage and finish_reason', async () => {
+  it('non-streaming answers once, with usage and finish_reason', async ({ sim }) => {
     const r = await post(`${sim.url}/v1/completions`, { prompt: [1, 2, 3], max_tokens: 4 }, { headers: AUTH });
     const body = JSON.parse(r.body);
     expect(body.object).toBe('text_completion');
@@ -275,7 +272,7 @@ describe('completions', () => {
 });
 
 describe('metrics and ground truth', () => {
-  it('counters match what was served; cache_config_info carries the KV budget', async () => {
+  it('counters match what was served; cache_config_info carries the KV budget', async ({ sim }) => {
     const before = await scrape(sim.url);
     await post(`${sim.url}/v1/chat/completions`, chatBody(filler(200), { max_tokens: 7, ignore_eos: true }), {
       headers: AUTH,
@@ -297,7 +294,7 @@ describe('metrics and ground truth', () => {
     expect(metric(after, 'vllm:prefix_cache_queries_total')).toBeGreaterThan(0);
   });
 
-  it('repeating a prompt hits the prefix cache', async () => {
+  it('repeating a prompt hits the prefix cache', async ({ sim }) => {
     const body = chatBody(filler(1000, 7), { max_tokens: 1 });
     await post(`${sim.url}/v1/chat/completions`, body, { headers: AUTH });
     const before = await scrape(sim.url);
@@ -307,7 +304,7 @@ describe('metrics and ground truth', () => {
     expect(hits).toBe(Math.floor((1010 - 1) / 16) * 16);
   });
 
-  it('/sim/requests records every write; client timings agree with it', async () => {
+  it('/sim/requests records every write; client timings agree with it', async ({ sim }) => {
     const r = await post(
       `${sim.url}/v1/chat/completions`,
       chatBody(filler(64, 3), { max_tokens: 10, ignore_eos: true }),
@@ -336,12 +333,12 @@ describe('metrics and ground truth', () => {
     expect(firstContent.at - rec.first_token_ms).toBeLessThan(500);
   });
 
-  it('DELETE /sim/requests forgets finished requests', async () => {
+  it('DELETE /sim/requests forgets finished requests', async ({ sim }) => {
     const del = await fetch(`${sim.url}/sim/requests`, { method: 'DELETE' });
     expect((await del.json()).requests).toEqual([]);
   });
 
-  it('a client that disconnects aborts its request and frees its blocks', async () => {
+  it('a client that disconnects aborts its request and frees its blocks', async ({ sim }) => {
     const r = await post(
       `${sim.url}/v1/chat/completions`,
       chatBody(filler(2000, 9), { max_tokens: 10000, ignore_eos: true }),

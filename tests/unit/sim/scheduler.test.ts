@@ -3,21 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { predict, prefillSeconds } from '../../../src-main/sim/model';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
-import { startSim, type SimHandle } from '../../helpers/sim';
+import { simTest as it } from '../../helpers/fixtures';
 import { chatBody, filler, getJson, metric, post, scrape } from './client';
-
-const started: SimHandle[] = [];
-afterEach(async () => {
-  while (started.length) await started.pop()!.stop();
-});
-async function sim(opts: Parameters<typeof startSim>[0]): Promise<SimHandle> {
-  const h = await startSim(opts);
-  started.push(h);
-  return h;
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'sim-profile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,8 +40,8 @@ async function watch(url: string, done: Promise<unknown>) {
 }
 
 describe('admission', () => {
-  it('queues above --max-num-seqs', async () => {
-    const h = await sim({ speed: 10, args: ['--max-num-seqs', '2', '--max-model-len', '32768'] });
+  it('queues above --max-num-seqs', async ({ launchSim }) => {
+    const h = await launchSim({ speed: 10, args: ['--max-num-seqs', '2', '--max-model-len', '32768'] });
     const all = Promise.all(
       [0, 1, 2, 3].map((i) =>
         post(`${h.url}/v1/chat/completions`, chatBody(filler(100, i), { max_tokens: 300, ignore_eos: true })),
@@ -64,8 +54,8 @@ describe('admission', () => {
     for (const r of results) expect(r.events.at(-2)!.json!.usage.completion_tokens).toBe(300);
   });
 
-  it('queues when the KV cache is full, preempts when it runs out mid-decode, and counts it', async () => {
-    const h = await sim({
+  it('queues when the KV cache is full, preempts when it runs out mid-decode, and counts it', async ({ launchSim }) => {
+    const h = await launchSim({
       speed: 20,
       debug: true,
       profile: tinyKvProfile(),
@@ -98,8 +88,10 @@ describe('timing', () => {
   /** Mean ms per token after the first emission (one write may carry several tokens when steps are short). */
   const perToken = (em: number[][]) => (em.at(-1)![0] - em[0][0]) / em.slice(1).reduce((s, e) => s + e[1], 0);
 
-  it('at speed 1 the ground truth matches the model: TTFT of an 8K prefill and the decode step time', async () => {
-    const h = await sim({ debug: true });
+  it('at speed 1 the ground truth matches the model: TTFT of an 8K prefill and the decode step time', async ({
+    launchSim,
+  }) => {
+    const h = await launchSim({ debug: true });
     // Warm the path first (a fresh process's first request pays for JIT), as a run's warm-up does.
     await post(`${h.url}/v1/completions`, { prompt: filler(64, 9), max_tokens: 2 });
     await fetch(`${h.url}/sim/requests`, { method: 'DELETE' });
@@ -120,8 +112,8 @@ describe('timing', () => {
     expect(mean).toBeLessThan(7.28 * 1.1);
   });
 
-  it('--sim-speed 4 makes every duration 4 times shorter', async () => {
-    const h = await sim({ debug: true, speed: 4 });
+  it('--sim-speed 4 makes every duration 4 times shorter', async ({ launchSim }) => {
+    const h = await launchSim({ debug: true, speed: 4 });
     await post(`${h.url}/v1/completions`, { prompt: filler(8192), max_tokens: 400, ignore_eos: true, stream: true });
     const rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0];
     const mean = perToken(rec.emissions);
@@ -130,10 +122,12 @@ describe('timing', () => {
     expect(rec.first_token_ms - rec.arrival_ms).toBeLessThan(236 / 4 + 40);
   });
 
-  it('cached prompts sent together: TTFT grows with concurrency like the report, and the client agrees with the truth', async () => {
+  it('cached prompts sent together: TTFT grows with concurrency like the report, and the client agrees with the truth', async ({
+    launchSim,
+  }) => {
     // Speed 1: the modelled serial share (13 ms per 8K request) must outpace how fast a client can send 32 requests.
     const speed = 1;
-    const h = await sim({
+    const h = await launchSim({
       debug: true,
       speed,
       args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'],
@@ -162,9 +156,11 @@ describe('timing', () => {
     }
   });
 
-  it('64K cached prompts x 8 at speed 4: TTFT like the report (403 ms), every modelled part divided by the speed', async () => {
+  it('64K cached prompts x 8 at speed 4: TTFT like the report (403 ms), every modelled part divided by the speed', async ({
+    launchSim,
+  }) => {
     const speed = 4;
-    const h = await sim({
+    const h = await launchSim({
       debug: true,
       speed,
       args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'],
@@ -181,10 +177,12 @@ describe('timing', () => {
     expect(ttfts[4]).toBeLessThan(403 * 1.5);
   });
 
-  it('consumer card: a decode cell’s first batch after its 16K scout waits about 1.3 s, alone and eight together, as the model says', async () => {
+  it('consumer card: a decode cell’s first batch after its 16K scout waits about 1.3 s, alone and eight together, as the model says', async ({
+    launchSim,
+  }) => {
     const speed = 4;
     const consumer = BUILTIN_PROFILES['consumer-12gb-4b-int4'];
-    const h = await sim({
+    const h = await launchSim({
       profile: consumer.name,
       debug: true,
       speed,
@@ -211,8 +209,8 @@ describe('timing', () => {
     }
   });
 
-  it('a long prefill is chunked and interleaved with decode, not blocking it', async () => {
-    const h = await sim({ debug: true, speed: 5, args: ['--max-model-len', '131072'] });
+  it('a long prefill is chunked and interleaved with decode, not blocking it', async ({ launchSim }) => {
+    const h = await launchSim({ debug: true, speed: 5, args: ['--max-model-len', '131072'] });
     const a = post(`${h.url}/v1/completions`, {
       prompt: filler(200, 1),
       max_tokens: 300,
@@ -236,8 +234,10 @@ describe('timing', () => {
 });
 
 describe('back-pressure', () => {
-  it('firehose at C=256 with max_tokens 1M: a client that stops reading pauses only its own stream', async () => {
-    const h = await sim({ profile: 'firehose', args: ['--disable-uvicorn-access-log', '--disable-log-stats'] });
+  it('firehose at C=256 with max_tokens 1M: a client that stops reading pauses only its own stream', async ({
+    launchSim,
+  }) => {
+    const h = await launchSim({ profile: 'firehose', args: ['--disable-uvicorn-access-log', '--disable-log-stats'] });
     const body = (i: number) =>
       JSON.stringify({ prompt: `firehose ${i}`, max_tokens: 1_000_000, ignore_eos: true, stream: true });
     const open: ClientRequest[] = [];
@@ -280,10 +280,12 @@ describe('back-pressure', () => {
 });
 
 describe('abort on disconnect', () => {
-  it('a client that leaves mid-prefill is dropped when the running chunk ends, and /metrics shows it until then', async () => {
+  it('a client that leaves mid-prefill is dropped when the running chunk ends, and /metrics shows it until then', async ({
+    launchSim,
+  }) => {
     const consumer = BUILTIN_PROFILES['consumer-12gb-4b-int4'];
     const chunk = consumer.scheduler.maxNumBatchedTokens;
-    const h = await sim({ profile: consumer.name, debug: true, args: ['--max-model-len', '32768'] });
+    const h = await launchSim({ profile: consumer.name, debug: true, args: ['--max-model-len', '32768'] });
     const body = JSON.stringify(chatBody(filler(16000, 3), { max_tokens: 1 }));
     const long = request(`${h.url}/v1/chat/completions`, {
       method: 'POST',

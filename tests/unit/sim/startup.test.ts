@@ -4,23 +4,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { nodeProgram } from '../../../src-main/runtime/node-entry';
 import { parseLog } from '../../../src-main/server/log-parse';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
-import { freePort, startSim, type SimHandle } from '../../helpers/sim';
+import { simTest as it } from '../../helpers/fixtures';
+import { freePort } from '../../helpers/sim';
 import { ROOT } from '../../helpers/paths';
 import { killGroupNow } from '../../../src-main/server/orphans';
 
-const started: SimHandle[] = [];
-afterEach(async () => {
-  while (started.length) await started.pop()!.stop();
-});
-async function sim(opts: Parameters<typeof startSim>[0]): Promise<SimHandle> {
-  const h = await startSim(opts);
-  started.push(h);
-  return h;
-}
 // eslint-disable-next-line no-control-regex
 const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
 const alive = (pid: number) => {
@@ -62,8 +54,8 @@ function runToExit(args: string[]): Promise<{ code: number | null; out: string }
 }
 
 describe('startup log', () => {
-  it('has vLLM’s shape and order, ANSI prefix included (style 2 by default)', async () => {
-    const h = await sim({
+  it('has vLLM’s shape and order, ANSI prefix included (style 2 by default)', async ({ launchSim }) => {
+    const h = await launchSim({
       args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--some-new-flag', '3'],
     });
     const raw = h.logs();
@@ -103,8 +95,8 @@ describe('startup log', () => {
     expect(h.enginePid()).toBeGreaterThan(0);
   });
 
-  it('style 1: "# GPU blocks" and old metric names', async () => {
-    const h = await sim({ args: ['--sim-log-style', '1', '--max-model-len', '8192'] });
+  it('style 1: "# GPU blocks" and old metric names', async ({ launchSim }) => {
+    const h = await launchSim({ args: ['--sim-log-style', '1', '--max-model-len', '8192'] });
     const log = plain(h.logs());
     expect(log).toMatch(/# GPU blocks: \d+/);
     expect(log).toMatch(/Maximum concurrency for 8192 tokens per request: [\d.]+x/);
@@ -114,8 +106,10 @@ describe('startup log', () => {
     expect(m).not.toContain('kv_cache_size_tokens');
   });
 
-  it('style 3: size and concurrency on one line; --kv-cache-dtype and --no-enable-prefix-caching reach cache_config_info', async () => {
-    const h = await sim({
+  it('style 3: size and concurrency on one line; --kv-cache-dtype and --no-enable-prefix-caching reach cache_config_info', async ({
+    launchSim,
+  }) => {
+    const h = await launchSim({
       args: ['--sim-log-style', '3', '--kv-cache-dtype', 'fp8', '--no-enable-prefix-caching'],
       profile: 'consumer-12gb-4b-int4',
     });
@@ -131,8 +125,10 @@ describe('startup log', () => {
     expect(m).not.toContain('kv_cache_size_tokens');
   });
 
-  it('the launch line of a real 12 GB card (4-bit weights, int4 per-token-head KV cache) starts and serves', async () => {
-    const h = await sim({
+  it('the launch line of a real 12 GB card (4-bit weights, int4 per-token-head KV cache) starts and serves', async ({
+    launchSim,
+  }) => {
+    const h = await launchSim({
       profile: 'consumer-12gb-4b-int4',
       args: [
         '--max-model-len',
@@ -161,12 +157,12 @@ describe('startup log', () => {
     expect((await r.json()).usage.completion_tokens).toBe(4);
   });
 
-  it('a profile of vLLM before 0.10.1 answers errors in the old flat shape', async () => {
+  it('a profile of vLLM before 0.10.1 answers errors in the old flat shape', async ({ launchSim }) => {
     const dir = mkdtempSync(join(tmpdir(), 'sim-old-'));
     const file = join(dir, 'old.json');
     writeFileSync(file, JSON.stringify({ ...BUILTIN_PROFILES.firehose, name: 'old', vllmVersion: '0.9.2' }));
     try {
-      const h = await sim({ profile: file });
+      const h = await launchSim({ profile: file });
       const r = await fetch(`${h.url}/v1/completions`, {
         method: 'POST',
         body: JSON.stringify({ model: 'nope', prompt: 'x' }),
@@ -185,8 +181,8 @@ describe('startup log', () => {
     }
   });
 
-  it('refuses connections while loading, then says "Application startup complete."', async () => {
-    const h = await sim({ loadSeconds: 2.5, noWait: true });
+  it('refuses connections while loading, then says "Application startup complete."', async ({ launchSim }) => {
+    const h = await launchSim({ loadSeconds: 2.5, noWait: true });
     let refused = 0;
     let answeredTooEarly = 0;
     const until = Date.now() + 20_000;
@@ -206,8 +202,8 @@ describe('startup log', () => {
     expect((await fetch(`${h.url}/health`)).status).toBe(200);
   });
 
-  it('no /sim/requests without --sim-debug', async () => {
-    const h = await sim({ profile: 'firehose' });
+  it('no /sim/requests without --sim-debug', async ({ launchSim }) => {
+    const h = await launchSim({ profile: 'firehose' });
     expect((await fetch(`${h.url}/sim/requests`)).status).toBe(404);
   });
 });
@@ -265,8 +261,8 @@ describe('startup errors exit 1 with vLLM’s words', () => {
 });
 
 describe('shutdown', () => {
-  it('SIGTERM: vLLM’s shutdown lines, exit 0 within seconds, engine child gone', async () => {
-    const h = await sim({ profile: 'firehose' });
+  it('SIGTERM: vLLM’s shutdown lines, exit 0 within seconds, engine child gone', async ({ launchSim }) => {
+    const h = await launchSim({ profile: 'firehose' });
     const engine = h.enginePid()!;
     expect(alive(engine)).toBe(true);
     const t0 = Date.now();
@@ -286,8 +282,8 @@ describe('shutdown', () => {
     expect(await waitFor(() => !alive(engine), 3000)).toBe(true);
   });
 
-  it('SIGKILL of the leader leaves the engine orphaned briefly; it exits on its own', async () => {
-    const h = await sim({ profile: 'firehose' });
+  it('SIGKILL of the leader leaves the engine orphaned briefly; it exits on its own', async ({ launchSim }) => {
+    const h = await launchSim({ profile: 'firehose' });
     const engine = h.enginePid()!;
     h.proc.kill('SIGKILL');
     await h.exited;

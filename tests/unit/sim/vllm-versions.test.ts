@@ -2,11 +2,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseLog, parseLogLine } from '../../../src-main/server/log-parse';
 import { applyProfileVersion, parseServeArgs } from '../../../src-main/sim/args';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
-import { startSim, type SimHandle } from '../../helpers/sim';
+import { simTest as it } from '../../helpers/fixtures';
 import { chatBody, filler, getJson, post } from './client';
 import { checkKvCacheDtype, kvCacheDtypeChoices, vllmTraits } from '../../../src-main/sim/vllm-traits';
 
@@ -76,20 +76,13 @@ describe('defaults and behaviour by version', () => {
 });
 
 describe('the simulator process, by the version its profile claims', () => {
-  const started: SimHandle[] = [];
-  afterEach(async () => {
-    while (started.length) await started.pop()!.stop();
-  });
-  const sim = async (opts: Parameters<typeof startSim>[0]) => {
-    const h = await startSim(opts);
-    started.push(h);
-    return h;
-  };
   // eslint-disable-next-line no-control-regex -- ANSI colour codes are control characters
   const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
 
-  it("starts with a real vLLM 0.32 launch line on the consumer profile (int4_per_token_head: a newer release's value, warned about)", async () => {
-    const h = await sim({
+  it("starts with a real vLLM 0.32 launch line on the consumer profile (int4_per_token_head: a newer release's value, warned about)", async ({
+    launchSim,
+  }) => {
+    const h = await launchSim({
       profile: 'consumer-12gb-4b-int4',
       args: [
         '--max-model-len',
@@ -109,8 +102,10 @@ describe('the simulator process, by the version its profile claims', () => {
     expect(await (await fetch(`${h.url}/metrics`)).text()).toMatch(/cache_dtype="int4_per_token_head"/);
   });
 
-  it('a 0.11 profile: "vLLM API server version", reasoning_content, and the key guards /v1 only', async () => {
-    const h = await sim({ profile: 'firehose', apiKey: 'k', args: ['--max-model-len', '4096'] });
+  it('a 0.11 profile: "vLLM API server version", reasoning_content, and the key guards /v1 only', async ({
+    launchSim,
+  }) => {
+    const h = await launchSim({ profile: 'firehose', apiKey: 'k', args: ['--max-model-len', '4096'] });
     expect(plain(h.logs())).toMatch(/\[api_server\.py:\d+\] vLLM API server version 0\.11\.0\n/);
     const r = await getJson(`${h.url}/v1/chat/completions`);
     expect(r.status).toBe(401);
@@ -124,8 +119,10 @@ describe('the simulator process, by the version its profile claims', () => {
     expect(Object.keys(msg)).toEqual(['role', 'content', 'reasoning_content', 'tool_calls']);
   });
 
-  it('a 2026 profile: the logo, the reasoning field alone, and the key guards /v1, /v2 and /inference', async () => {
-    const h = await sim({ apiKey: 'k', args: ['--max-model-len', '4096'] });
+  it('a 2026 profile: the logo, the reasoning field alone, and the key guards /v1, /v2 and /inference', async ({
+    launchSim,
+  }) => {
+    const h = await launchSim({ apiKey: 'k', args: ['--max-model-len', '4096'] });
     expect(parseLog(plain(h.logs()).split('\n'))).toMatchObject({ version: '0.30.1rc1.dev452+g73a583112' });
     for (const p of ['/v1/models', '/v2/models', '/inference/v1/generate'])
       expect((await fetch(`${h.url}${p}`)).status, p).toBe(401);
@@ -138,7 +135,9 @@ describe('the simulator process, by the version its profile claims', () => {
     expect(Object.keys((await res.json()).choices[0].message)).toEqual(['role', 'content', 'reasoning', 'tool_calls']);
   });
 
-  it('under KV pressure the periodic stats line carries "Preemptions: N", and KV usage is still read from it', async () => {
+  it('under KV pressure the periodic stats line carries "Preemptions: N", and KV usage is still read from it', async ({
+    launchSim,
+  }) => {
     const dir = mkdtempSync(join(tmpdir(), 'sim-preempt-'));
     try {
       // The 2026 profile on a card whose KV cache holds 256 blocks of 16 tokens.
@@ -147,7 +146,7 @@ describe('the simulator process, by the version its profile claims', () => {
       p.gpu = { name: 'Tiny test card', memoryGiB: 12, freeGiB: 12 };
       p.memory = { nonKvGiB: 10.8 - 9 - 0.125 - 1e-9 };
       writeFileSync(join(dir, 'tiny.json'), JSON.stringify(p));
-      const h = await sim({
+      const h = await launchSim({
         speed: 1,
         profile: join(dir, 'tiny.json'),
         args: ['--max-model-len', '4096', '--gpu-memory-utilization', '0.9'],
