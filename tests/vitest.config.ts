@@ -3,18 +3,20 @@ import { defineConfig } from 'vitest/config';
 
 // One runner for every suite: unit (pure modules, real files, real processes), web (the built
 // renderer in real headless Chromium) and e2e (the Electron app, where its binary exists).
-// Shared set-ups (the simulator, the bridge + Chromium) are vitest fixtures in tests/helpers/fixtures.ts.
+// Shared set-ups (the simulator, the bridge + Chromium, the Electron stand-in) are vitest fixtures in
+// tests/helpers/fixtures.ts (docs/architecture.md, "Test set-up").
 
 /** Suites of pure code on real files, with no process, server or browser: a failure is never a scheduling stall. */
 const PURE = [
   'tests/unit/{renderer,importers}/**/*.test.ts',
-  'tests/unit/report/{markdown,html,compare,launch-line,cell-metrics,confidence,slo}.test.ts',
-  'tests/unit/server/{engine-facts,failures,launch,log-parse}.test.ts',
+  'tests/unit/report/{markdown,html,compare,launch-line,cell-metrics,confidence,slo,failed-display,repeat-report}.test.ts',
+  'tests/unit/server/{engine-facts,failures,launch,log-parse,vllm-versions}.test.ts',
   'tests/unit/hardware/{nvidia-smi-parse,h200-fixture,telemetry-summary}.test.ts',
-  'tests/unit/bench/{loop-detector,plan,progress,sse,stats-status-metrics}.test.ts',
-  'tests/unit/session/{journal,session-file}.test.ts',
+  'tests/unit/bench/{loop-detector,plan,plan-engine-limits,progress,repeat,scout-deadline,sse,stats-status-metrics}.test.ts',
+  'tests/unit/session/{journal,session-file,write-retry}.test.ts',
   'tests/unit/core/{run-updates,server-form}.test.ts',
   'tests/unit/sim/model.test.ts',
+  'tests/unit/sweep/variants.test.ts',
 ];
 
 export default defineConfig({
