@@ -5,12 +5,20 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { readSessionFile } from '../../../src-main/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
-import { freePort, type SimHandle, startSim } from '../../helpers/sim';
+import { simTest } from '../../helpers/fixtures';
+import { freePort } from '../../helpers/sim';
 import { tempDir } from './bench-helpers';
+
+// The simulator that `run --url` measures, started on the first test that asks for it.
+const it = simTest.override(
+  'simOptions',
+  { scope: 'file' },
+  { speed: 20, apiKey: 'sk-test-key-123', args: ['--served-model-name', 'fara'] },
+);
 
 describe('speedmatrix run --demo', () => {
   it('launches the simulator, runs a compact matrix, writes the session and a Markdown report, labelled simulated', async () => {
@@ -56,13 +64,9 @@ describe('speedmatrix run --demo', () => {
 });
 
 describe('speedmatrix run --url', () => {
-  let sim: SimHandle;
-  beforeAll(async () => {
-    sim = await startSim({ speed: 20, apiKey: 'sk-test-key-123', args: ['--served-model-name', 'fara'] });
-  }, 60_000);
-  afterAll(async () => sim?.stop());
-
-  it('prints one JSON event per line, then Ctrl-C cancels (exit 130) and --resume finishes the matrix', async () => {
+  it('prints one JSON event per line, then Ctrl-C cancels (exit 130) and --resume finishes the matrix', async ({
+    sim,
+  }) => {
     const dir = tempDir();
     const out = join(dir, 'r.speedmatrix.json');
     const args = [
@@ -119,7 +123,7 @@ describe('speedmatrix run --url', () => {
     expect(s.ok && s.data.cells.map((c) => c.status)).toEqual(['valid', 'valid']);
   }, 120_000);
 
-  it('says clearly when the key is wrong, the model is not served, or nothing listens', async () => {
+  it('says clearly when the key is wrong, the model is not served, or nothing listens', async ({ sim }) => {
     const wrongKey = await runCli(['run', '--url', sim.url, '--api-key', 'nope-nope'], { timeoutMs: 30_000 });
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toMatch(/refused the API key/);
@@ -137,7 +141,9 @@ describe('speedmatrix run --url', () => {
     expect(tls.stderr).toMatch(/TLS/);
   }, 90_000);
 
-  it('exits 1 with the reason when nothing in the plan can run, judged with the run’s own max output', async () => {
+  it('exits 1 with the reason when nothing in the plan can run, judged with the run’s own max output', async ({
+    sim,
+  }) => {
     const dir = tempDir();
     const out = join(dir, 'none.speedmatrix.json');
     // 250K + 20,000 output tokens is over the simulator's max_model_len 262,144; 250K + 4,096 would fit.
@@ -167,7 +173,7 @@ describe('speedmatrix run --url', () => {
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 
-  it('rejects bad flags with a usage error (exit 2)', async () => {
+  it('rejects bad flags with a usage error (exit 2)', async ({ sim }) => {
     const none = await runCli(['run'], { timeoutMs: 30_000 });
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/--demo/);

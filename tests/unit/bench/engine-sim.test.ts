@@ -5,12 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createHttp } from '../../../src-main/bench/http';
 import { countTokens, exactPrompt, promptTag, tolerance } from '../../../src-main/bench/prompts';
 import type { BenchEvent } from '../../../src-main/bench/types';
 import { readSessionFile } from '../../../src-main/session/read';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { simTest } from '../../helpers/fixtures';
 import { cellsOf, emittedBetween, median, runBench, simRequests, targetOf, tempDir } from './bench-helpers';
 
 const SPEED = 20;
@@ -18,15 +18,20 @@ const SPEED = 20;
 const TRUTH_SPEED = 5;
 const K = 1024;
 
+// The file's simulator is the ground truth of the first block; the others start their own for one test.
+const it = simTest.override(
+  'simOptions',
+  { scope: 'file' },
+  {
+    speed: TRUTH_SPEED,
+    debug: true,
+    args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'],
+  },
+);
+
 describe('sustained decode against the simulator (profile a, speed 5)', () => {
-  let sim: SimHandle;
   let result: Awaited<ReturnType<typeof runBench>>;
-  beforeAll(async () => {
-    sim = await startSim({
-      speed: TRUTH_SPEED,
-      debug: true,
-      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'],
-    });
+  it.beforeAll(async ({ sim }) => {
     const target = await targetOf(sim.url);
     result = await runBench(
       target,
@@ -41,7 +46,6 @@ describe('sustained decode against the simulator (profile a, speed 5)', () => {
       join(tempDir(), 'small.speedmatrix.json'),
     );
   }, 120_000);
-  afterAll(async () => sim?.stop());
 
   it('measures every cell Valid and saves the session (no journal left behind)', async () => {
     const { session, file } = result;
@@ -62,7 +66,7 @@ describe('sustained decode against the simulator (profile a, speed 5)', () => {
 
   // At 5x, a few milliseconds of event-loop delay on a busy machine still move up to ~1% of a
   // window's tokens across its edges; bench:client checks the 0.5% goal at speed 1.
-  it('counts window tokens as the simulator emitted them (within 2% + one token per stream)', async () => {
+  it('counts window tokens as the simulator emitted them (within 2% + one token per stream)', async ({ sim }) => {
     const reqs = await simRequests(sim.url);
     const done = result.events.filter((e): e is Extract<BenchEvent, { type: 'cell-done' }> => e.type === 'cell-done');
     expect(done.length).toBe(4);
@@ -84,7 +88,7 @@ describe('sustained decode against the simulator (profile a, speed 5)', () => {
     }
   });
 
-  it('measures time between tokens as the simulator emitted them', async () => {
+  it('measures time between tokens as the simulator emitted them', async ({ sim }) => {
     const reqs = await simRequests(sim.url);
     const cell = cellsOf(result.session)['8192x4'];
     // Ground truth per request of this cell: its emissions, in simulated seconds.
@@ -122,11 +126,8 @@ describe('sustained decode against the simulator (profile a, speed 5)', () => {
 });
 
 describe('prompts of an exact size (POST /tokenize)', () => {
-  let sim: SimHandle;
-  afterAll(async () => sim?.stop());
-
-  it('lands within max(64 tokens, 0.5%) at or below every target, tagged by run and context', async () => {
-    sim = await startSim({
+  it('lands within max(64 tokens, 0.5%) at or below every target, tagged by run and context', async ({ launchSim }) => {
+    const sim = await launchSim({
       args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'],
     });
     const http = createHttp(await targetOf(sim.url));
@@ -147,11 +148,10 @@ describe('prompts of an exact size (POST /tokenize)', () => {
 });
 
 describe('queueing and over capacity', () => {
-  let sim: SimHandle;
-  afterAll(async () => sim?.stop());
-
-  it('gives Requests queued when --max-num-seqs is below C, and Over capacity from the KV budget', async () => {
-    sim = await startSim({
+  it('gives Requests queued when --max-num-seqs is below C, and Over capacity from the KV budget', async ({
+    launchSim,
+  }) => {
+    const sim = await launchSim({
       speed: SPEED,
       args: [
         '--max-num-seqs',

@@ -3,9 +3,9 @@
  * reason for malformed chunks, error events, HTTP 500s, hangs and crashes; the run goes on.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunConfigInput } from '../../../src-main/bench/types';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { type LaunchSim, simTest as it } from '../../helpers/fixtures';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
 
 const SPEED = 20;
@@ -19,14 +19,8 @@ const small: RunConfigInput = {
   stallSeconds: 10,
 };
 
-let sim: SimHandle | null = null;
-afterEach(async () => {
-  await sim?.stop();
-  sim = null;
-});
-
-async function runWith(args: string[], config: RunConfigInput = small, outcome = 'completed') {
-  sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', ...args] });
+async function runWith(launchSim: LaunchSim, args: string[], config: RunConfigInput = small, outcome = 'completed') {
+  const sim = await launchSim({ speed: SPEED, args: ['--served-model-name', 'fara', ...args] });
   const target = await targetOf(sim.url);
   const r = await runBench(target, config, join(tempDir(), 'f.speedmatrix.json'));
   const runDone = r.events.find((e) => e.type === 'run-done');
@@ -35,8 +29,10 @@ async function runWith(args: string[], config: RunConfigInput = small, outcome =
 }
 
 describe('fault switches give the right status and the run goes on', () => {
-  it('loop switch -> Looped, with the repeating passage as evidence (only at the chosen concurrency)', async () => {
-    const r = await runWith(['--sim-loop-after', '20', '--sim-loop-concurrency', '2'], {
+  it('loop switch -> Looped, with the repeating passage as evidence (only at the chosen concurrency)', async ({
+    launchSim,
+  }) => {
+    const r = await runWith(launchSim, ['--sim-loop-after', '20', '--sim-loop-concurrency', '2'], {
       ...small,
       secondsPerMeasurement: 10,
     });
@@ -51,8 +47,8 @@ describe('fault switches give the right status and the run goes on', () => {
     expect(looped.reason).toMatch(/repeating/);
   });
 
-  it('malformed chunk -> Error naming the malformed stream, for every cell', async () => {
-    const r = await runWith(['--sim-malformed-chunk-after-tokens', '20']);
+  it('malformed chunk -> Error naming the malformed stream, for every cell', async ({ launchSim }) => {
+    const r = await runWith(launchSim, ['--sim-malformed-chunk-after-tokens', '20']);
     for (const cell of r.session.cells) {
       expect(cell.status).toBe('error');
       expect(cell.reason).toMatch(/Malformed stream/);
@@ -60,8 +56,8 @@ describe('fault switches give the right status and the run goes on', () => {
     expect(r.session.cells.length).toBe(2);
   });
 
-  it("error event in the stream -> Error with the server's message", async () => {
-    const r = await runWith(['--sim-error-event-after-tokens', '20']);
+  it("error event in the stream -> Error with the server's message", async ({ launchSim }) => {
+    const r = await runWith(launchSim, ['--sim-error-event-after-tokens', '20']);
     // Every request fails after 20 tokens: far more than 10% of them.
     for (const cell of r.session.cells) {
       expect(cell.status).toBe('error');
@@ -70,16 +66,20 @@ describe('fault switches give the right status and the run goes on', () => {
     }
   });
 
-  it('HTTP 500s on every second request -> Error with the count, the status and message', async () => {
+  it('HTTP 500s on every second request -> Error with the count, the status and message', async ({ launchSim }) => {
     // Short requests, so that many start (and half fail) inside the window.
-    const r = await runWith(['--sim-500-share', '0.5'], { ...small, concurrency: [2, 4], maxOutputTokens: 64 });
+    const r = await runWith(launchSim, ['--sim-500-share', '0.5'], {
+      ...small,
+      concurrency: [2, 4],
+      maxOutputTokens: 64,
+    });
     const reasons = r.session.cells.map((c) => `${c.status}: ${c.reason}`);
     for (const x of reasons) expect(x).toMatch(/^error: \d+ of \d+ requests (in the window )?failed.*HTTP 500/);
   });
 
-  it('hang -> Error "no token for N s", and the next cells still run', async () => {
+  it('hang -> Error "no token for N s", and the next cells still run', async ({ launchSim }) => {
     // 0x1 makes ~1,900 tokens in its 13 s (ramp + window); the hang comes early in 0x2.
-    const r = await runWith(['--sim-hang-after-tokens', '2500'], {
+    const r = await runWith(launchSim, ['--sim-hang-after-tokens', '2500'], {
       ...small,
       concurrency: [1, 2, 4],
       secondsPerMeasurement: 10,
@@ -93,8 +93,11 @@ describe('fault switches give the right status and the run goes on', () => {
     expect(c['0x4'].status).toBe('error');
   });
 
-  it('crash of an attached server -> Error (connection lost), then the run stops cleanly, later cells left for a resume', async () => {
+  it('crash of an attached server -> Error (connection lost), then the run stops cleanly, later cells left for a resume', async ({
+    launchSim,
+  }) => {
     const r = await runWith(
+      launchSim,
       ['--sim-crash-after-tokens', '2500'],
       { ...small, concurrency: [1, 2, 4], secondsPerMeasurement: 10 },
       'failed',

@@ -7,8 +7,8 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { afterAll, describe, expect } from 'vitest';
+import { simTest } from '../../helpers/fixtures';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
 
 const HIDDEN = new Set(['/metrics', '/tokenize']);
@@ -30,16 +30,15 @@ function proxyTo(port: number): Promise<Server> {
   return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(srv)));
 }
 
+const it = simTest.override('simOptions', { scope: 'file' }, { speed: 10, args: ['--served-model-name', 'fara'] });
+
 describe('a server without /metrics and /tokenize', () => {
-  let sim: SimHandle;
   let proxy: Server;
-  beforeAll(async () => {
-    sim = await startSim({ speed: 10, args: ['--served-model-name', 'fara'] });
+  it.beforeAll(async ({ sim }) => {
     proxy = await proxyTo(sim.port);
   }, 60_000);
-  afterAll(async () => {
+  afterAll(() => {
     proxy?.close();
-    await sim?.stop();
   });
 
   it('measures with client-side readiness and estimated prompts, and records the checks it could not make', async () => {

@@ -3,30 +3,33 @@
  * the old fixed 360 s. Its deadline is scaled from the smaller prefills of the same run, so it is measured.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { BenchEvent } from '../../../src-main/bench/types';
 import { predict } from '../../../src-main/sim/model';
 import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
 import type { ServerTarget } from '../../../src-main/server/target';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { simTest } from '../../helpers/fixtures';
 import { runBench, targetOf, tempDir } from './bench-helpers';
 
 const K = 1024;
 // Slow enough that the client's timing jitter is small against the prefills the estimate is fitted to.
 const SPEED = 20;
 
+const it = simTest.override(
+  'simOptions',
+  { scope: 'file' },
+  {
+    profile: 'consumer-12gb-4b-int4',
+    speed: SPEED,
+    args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.94', '--max-num-seqs', '128'],
+  },
+);
+
 describe('patient prefill on a slow card', () => {
-  let sim: SimHandle;
   let target: ServerTarget;
-  beforeAll(async () => {
-    sim = await startSim({
-      profile: 'consumer-12gb-4b-int4',
-      speed: SPEED,
-      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.94', '--max-num-seqs', '128'],
-    });
+  it.beforeAll(async ({ sim }) => {
     target = await targetOf(sim.url);
   }, 60_000);
-  afterAll(async () => sim?.stop());
 
   it('the 256K scout gets a deadline from the 32K and 128K prefills and is measured, with its expected time shown', async () => {
     const r = await runBench(

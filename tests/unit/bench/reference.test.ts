@@ -4,11 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { planRun } from '../../../src-main/bench/plan';
 import type { ServerTarget } from '../../../src-main/server/target';
 import { REFERENCE_REPORT } from '../../helpers/paths';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { simTest } from '../../helpers/fixtures';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
 
 const K = 1024;
@@ -55,17 +55,20 @@ function referenceRows(): Array<{
   return rows;
 }
 
+const it = simTest.override(
+  'simOptions',
+  { scope: 'file' },
+  {
+    speed: SPEED,
+    args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'],
+  },
+);
+
 describe('reference report (profile a, --max-model-len 262144 --gpu-memory-utilization 0.83)', () => {
-  let sim: SimHandle;
   let target: ServerTarget;
-  beforeAll(async () => {
-    sim = await startSim({
-      speed: SPEED,
-      args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'],
-    });
+  it.beforeAll(async ({ sim }) => {
     target = await targetOf(sim.url);
   }, 60_000);
-  afterAll(async () => sim?.stop());
 
   it('plans exactly the reference Over capacity cells from the KV budget the server reports', () => {
     const ref = referenceRows();

@@ -4,28 +4,23 @@
  * window giving a narrower interval.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { BenchEvent } from '../../../src-main/bench/types';
 import { throughputInterval, type MeanInterval } from '../../../src-shared/report/confidence';
 import type { DecodeCell } from '../../../src-shared/session/schema';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { simTest } from '../../helpers/fixtures';
+import type { SimHandle } from '../../helpers/sim';
 import { cellsOf, emittedBetween, runBench, simRequests, targetOf, tempDir } from './bench-helpers';
 
 const SPEED = 5;
 const CONTEXT = 2048;
 const CELLS = [1, 8];
 
-let sim: SimHandle;
-beforeAll(async () => {
-  sim = await startSim({
-    speed: SPEED,
-    debug: true,
-    args: ['--max-model-len', '32768', '--served-model-name', 'fara'],
-  });
-});
-afterAll(async () => {
-  await sim?.stop();
-});
+const it = simTest.override(
+  'simOptions',
+  { scope: 'file' },
+  { speed: SPEED, debug: true, args: ['--max-model-len', '32768', '--served-model-name', 'fara'] },
+);
 
 interface Measured {
   cells: Record<string, DecodeCell>;
@@ -35,7 +30,7 @@ interface Measured {
   doneEvents: Array<Extract<BenchEvent, { type: 'cell-done' }>>;
 }
 
-async function measure(seconds: number): Promise<Measured> {
+async function measure(sim: SimHandle, seconds: number): Promise<Measured> {
   const target = await targetOf(sim.url);
   const r = await runBench(
     target,
@@ -77,8 +72,10 @@ describe('--repeat against the simulator', () => {
   let short: Measured;
   let long: Measured;
 
-  it('measures every cell three times, in interleaved passes, and its interval holds the true rate', async () => {
-    short = await measure(2);
+  it('measures every cell three times, in interleaved passes, and its interval holds the true rate', async ({
+    sim,
+  }) => {
+    short = await measure(sim, 2);
     expect(short.doneEvents.map((e) => `${e.cell.concurrency}#${e.repetition}`)).toEqual([
       '1#1',
       '8#1',
@@ -107,8 +104,8 @@ describe('--repeat against the simulator', () => {
     }
   }, 240_000);
 
-  it('gives a narrower interval with a longer window', async () => {
-    long = await measure(20);
+  it('gives a narrower interval with a longer window', async ({ sim }) => {
+    long = await measure(sim, 20);
     // Relative half-width over the matrix's cells: three repetitions give a rough spread per cell,
     // so one cell's width alone is a coin toss between two lucky or unlucky triples.
     const width = (m: Measured) =>
@@ -129,7 +126,7 @@ describe('--repeat against the simulator', () => {
     }
   }, 240_000);
 
-  it('resumes a stopped repeated run without measuring any repetition twice', async () => {
+  it('resumes a stopped repeated run without measuring any repetition twice', async ({ sim }) => {
     const target = await targetOf(sim.url);
     const file = join(tempDir(), 'resume.speedmatrix.json');
     const config = {

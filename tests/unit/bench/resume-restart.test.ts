@@ -5,13 +5,14 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { cellKey } from '../../../src-shared/cell-key';
 import type { BenchEvent, RunConfigInput } from '../../../src-main/bench/types';
 import { forkLauncher, type WorkerLauncher } from '../../../src-main/bench/worker-transport';
 import { Supervisor } from '../../../src-main/server/supervisor';
 import type { LaunchOptions } from '../../../src-main/server/launch';
-import { type SimHandle, freePort, startSim } from '../../helpers/sim';
+import { simTest as it } from '../../helpers/fixtures';
+import { freePort } from '../../helpers/sim';
 import { readSessionFile } from '../../../src-main/session/read';
 import { runBench, targetOf, tempDir } from './bench-helpers';
 
@@ -27,18 +28,17 @@ const config: RunConfigInput = {
 const doneKeys = (events: BenchEvent[]) =>
   events.flatMap((e) => (e.type === 'cell-done' && e.cell.status !== 'cancelled' ? [cellKey(e.cell)] : []));
 
-let sim: SimHandle | null = null;
 let sup: Supervisor | null = null;
 afterEach(async () => {
-  await sim?.stop();
-  sim = null;
   await sup?.stop();
   sup = null;
 });
 
 describe('cancel and resume', () => {
-  it('Stop marks the current cell Cancelled and saves; resume finishes the matrix with no cell measured twice', async () => {
-    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara'] });
+  it('Stop marks the current cell Cancelled and saves; resume finishes the matrix with no cell measured twice', async ({
+    launchSim,
+  }) => {
+    const sim = await launchSim({ speed: SPEED, args: ['--served-model-name', 'fara'] });
     const target = await targetOf(sim.url);
     const file = join(tempDir(), 'resume.speedmatrix.json');
     let stopping = false;
@@ -75,8 +75,10 @@ describe('cancel and resume', () => {
     expect(second.session.prefill.length).toBe(1);
   }, 90_000);
 
-  it('a worker that dies: the cells it finished are saved, the current one marked, and resume completes the run', async () => {
-    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara'] });
+  it('a worker that dies: the cells it finished are saved, the current one marked, and resume completes the run', async ({
+    launchSim,
+  }) => {
+    const sim = await launchSim({ speed: SPEED, args: ['--served-model-name', 'fara'] });
     const target = await targetOf(sim.url);
     const file = join(tempDir(), 'crash.speedmatrix.json');
     // A launcher that kills its worker right after the first finished cell.
@@ -102,8 +104,10 @@ describe('cancel and resume', () => {
 });
 
 describe('a disk that cannot be written', () => {
-  it('keeps the results, says where they could not be saved, and saves them in the temp folder instead', async () => {
-    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara'] });
+  it('keeps the results, says where they could not be saved, and saves them in the temp folder instead', async ({
+    launchSim,
+  }) => {
+    const sim = await launchSim({ speed: SPEED, args: ['--served-model-name', 'fara'] });
     const target = await targetOf(sim.url);
     const dir = tempDir();
     const blocker = join(dir, 'not-a-folder');

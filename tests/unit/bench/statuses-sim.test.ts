@@ -4,24 +4,18 @@
  * window, and a stream that goes silent late in the window makes the figure suspect.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunConfigInput } from '../../../src-main/bench/types';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { type LaunchSim, simTest as it } from '../../helpers/fixtures';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
 
 const K = 1024;
 const SPEED = 10;
 const PROFILE_A = ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--served-model-name', 'fara'];
 
-let sim: SimHandle | null = null;
-afterEach(async () => {
-  await sim?.stop();
-  sim = null;
-});
-
-async function measure(args: string[], config: RunConfigInput, speed = SPEED) {
-  sim = await startSim({ speed, args });
+async function measure(launchSim: LaunchSim, args: string[], config: RunConfigInput, speed = SPEED) {
+  const sim = await launchSim({ speed, args });
   const target = await targetOf(sim.url);
   return {
     target,
@@ -34,10 +28,13 @@ async function measure(args: string[], config: RunConfigInput, speed = SPEED) {
 }
 
 describe('Requests queued only when requests really wait', () => {
-  it('request turnover at a short max output on a server with room to spare is Valid, with the queue evidence kept', async () => {
+  it('request turnover at a short max output on a server with room to spare is Valid, with the queue evidence kept', async ({
+    launchSim,
+  }) => {
     // At the simulator's real-time clock, as against a real server: at a sped-up clock each worker's
     // turnover (a few wall milliseconds on a busy machine) would weigh several times more.
     const r = await measure(
+      launchSim,
       PROFILE_A,
       { contexts: [8 * K], concurrency: [16], maxOutputTokens: 1024, secondsPerMeasurement: 10 },
       1,
@@ -53,8 +50,10 @@ describe('Requests queued only when requests really wait', () => {
     expect(c.failedRequests).toBe(0);
   }, 120_000);
 
-  it('--max-num-seqs below C is Requests queued, with the waiting scrapes as evidence and the figure kept', async () => {
-    const r = await measure(['--max-num-seqs', '4', ...PROFILE_A], {
+  it('--max-num-seqs below C is Requests queued, with the waiting scrapes as evidence and the figure kept', async ({
+    launchSim,
+  }) => {
+    const r = await measure(launchSim, ['--max-num-seqs', '4', ...PROFILE_A], {
       contexts: [2 * K],
       concurrency: [8],
       secondsPerMeasurement: 8,
@@ -70,7 +69,7 @@ describe('Requests queued only when requests really wait', () => {
     expect(c.totalTokensPerSecond).toBeGreaterThan(0);
   }, 120_000);
 
-  it('a KV cache too small for C requests is Requests queued', async () => {
+  it('a KV cache too small for C requests is Requests queued', async ({ launchSim }) => {
     // Without prefix caching each request holds its own prompt's blocks.
     const args = [
       '--max-model-len',
@@ -81,7 +80,7 @@ describe('Requests queued only when requests really wait', () => {
       '--served-model-name',
       'fara',
     ];
-    sim = await startSim({ speed: SPEED, args });
+    const sim = await launchSim({ speed: SPEED, args });
     const target = await targetOf(sim.url);
     const budget = target.kvBudget.tokens!;
     // Three prompts fit the cache, the fourth does not (the user's budget lets the plan run it).
@@ -116,8 +115,10 @@ describe('failed requests', () => {
   // small share of a request's life even on a busy machine, so eight stay running.
   const longer: RunConfigInput = { ...short, maxOutputTokens: 512, secondsPerMeasurement: 40 };
 
-  it('HTTP 500 on 2% of requests: each is replaced, the cell keeps its figure and shows the count', async () => {
-    const r = await measure(['--sim-500-share', '0.02', ...PROFILE_A], longer, 4);
+  it('HTTP 500 on 2% of requests: each is replaced, the cell keeps its figure and shows the count', async ({
+    launchSim,
+  }) => {
+    const r = await measure(launchSim, ['--sim-500-share', '0.02', ...PROFILE_A], longer, 4);
     const c = cellsOf(r.session)['0x8'];
     expect(c.status).toBe('valid');
     expect(c.failedRequests).toBeGreaterThanOrEqual(1);
@@ -132,8 +133,8 @@ describe('failed requests', () => {
     );
   }, 120_000);
 
-  it('HTTP 500 on 30% of requests: Error, with the count and the server’s message', async () => {
-    const r = await measure(['--sim-500-share', '0.3', ...PROFILE_A], short);
+  it('HTTP 500 on 30% of requests: Error, with the count and the server’s message', async ({ launchSim }) => {
+    const r = await measure(launchSim, ['--sim-500-share', '0.3', ...PROFILE_A], short);
     const c = cellsOf(r.session)['0x8'];
     expect(c.status).toBe('error');
     expect(c.totalTokensPerSecond).toBeNull();
@@ -142,8 +143,10 @@ describe('failed requests', () => {
 });
 
 describe('a stream that goes silent late in the window', () => {
-  it('is Stream stalled, with the gap as evidence and the figure kept (the server paused, then went on)', async () => {
-    sim = await startSim({ speed: SPEED, args: PROFILE_A });
+  it('is Stream stalled, with the gap as evidence and the figure kept (the server paused, then went on)', async ({
+    launchSim,
+  }) => {
+    const sim = await launchSim({ speed: SPEED, args: PROFILE_A });
     const s = sim;
     const target = await targetOf(s.url);
     const timers: NodeJS.Timeout[] = [];

@@ -4,22 +4,20 @@
  * averages and energy per token, and the session keeps the whole series.
  */
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { GpuTelemetry } from '../../../src-main/hardware/telemetry';
 import { FAKE_NVIDIA_SMI } from '../../helpers/fake-servers';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { simTest as it } from '../../helpers/fixtures';
 import { runBench, targetOf, tempDir } from './bench-helpers';
 
 describe('GPU telemetry per cell', () => {
-  let sim: SimHandle;
   let telemetry: GpuTelemetry | null = null;
-  afterAll(async () => {
+  afterAll(() => {
     telemetry?.stop();
-    await sim?.stop();
   });
 
-  it('summarises each window and stores the series in the session', async () => {
-    sim = await startSim({ speed: 10, args: ['--served-model-name', 'fara'] });
+  it('summarises each window and stores the series in the session', async ({ launchSim }) => {
+    const sim = await launchSim({ speed: 10, args: ['--served-model-name', 'fara'] });
     const target = await targetOf(sim.url);
     telemetry = new GpuTelemetry({ nvidiaSmi: FAKE_NVIDIA_SMI, intervalMs: 100 });
     telemetry.start();

@@ -4,19 +4,18 @@
  * prefill, and none of them sharing a cache entry with a measured prompt.
  */
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { describe, expect } from 'vitest';
+import { simTest as it } from '../../helpers/fixtures';
 import { runBench, simRequests, targetOf, tempDir } from './bench-helpers';
 
 const K = 1024;
 const SPEED = 5;
 
 describe('warm-ups before the first measurement', () => {
-  let sim: SimHandle;
-  afterAll(async () => sim?.stop());
-
-  it('short decode, 8K prefill, then the largest runnable context: cold scout and about 3 s of decode at C=1', async () => {
-    sim = await startSim({
+  it('short decode, 8K prefill, then the largest runnable context: cold scout and about 3 s of decode at C=1', async ({
+    launchSim,
+  }) => {
+    const sim = await launchSim({
       speed: SPEED,
       debug: true,
       args: ['--max-model-len', '65536', '--served-model-name', 'fara'],

@@ -5,23 +5,21 @@
  * benchmark worker included).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { reportTitle } from '../../../src-shared/report/report-model';
 import { readSessionFile } from '../../../src-main/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { simTest } from '../../helpers/fixtures';
 
 const KEY = 'sk-cli-test-4f9a';
-const temp = () => mkdtempSync(join(tmpdir(), 'sm-url-'));
-let sim: SimHandle;
-beforeAll(async () => {
-  sim = await startSim({ profile: 'h200-8b-bf16', speed: 20, apiKey: KEY, args: ['--served-model-name', 'llama'] });
-}, 60_000);
-afterAll(async () => sim?.stop());
+const it = simTest.override(
+  'simOptions',
+  { scope: 'file' },
+  { profile: 'h200-8b-bf16', speed: 20, apiKey: KEY, args: ['--served-model-name', 'llama'] },
+);
 
 const small = [
   '--contexts',
@@ -37,8 +35,11 @@ const small = [
 ];
 
 describe('the API key', () => {
-  it('from --api-key-file: no warning; the session records the simulator’s profile GPU, and the title names it', async () => {
-    const dir = temp();
+  it('from --api-key-file: no warning; the session records the simulator’s profile GPU, and the title names it', async ({
+    sim,
+    tempDir,
+  }) => {
+    const dir = tempDir('sm-url-');
     writeFileSync(join(dir, 'key'), `${KEY}\n`);
     const out = join(dir, 'a.speedmatrix.json');
     const r = await runCli(['run', '--url', sim.url, '--api-key-file', join(dir, 'key'), ...small, '--out', out], {
@@ -54,8 +55,8 @@ describe('the API key', () => {
     expect(readFileSync(out, 'utf8')).not.toContain(KEY);
   }, 120_000);
 
-  it('on the command line: works, with one warning naming the safer ways', async () => {
-    const dir = temp();
+  it('on the command line: works, with one warning naming the safer ways', async ({ sim, tempDir }) => {
+    const dir = tempDir('sm-url-');
     const r = await runCli(
       ['run', '--url', sim.url, '--api-key', KEY, ...small, '--out', join(dir, 'b.speedmatrix.json')],
       { timeoutMs: 90_000 },
@@ -68,8 +69,11 @@ describe('the API key', () => {
 });
 
 describe('Ctrl-C in a terminal', () => {
-  it('reaches the worker too, which keeps going until told to stop: exit 130, the cell says the run was stopped', async () => {
-    const dir = temp();
+  it('reaches the worker too, which keeps going until told to stop: exit 130, the cell says the run was stopped', async ({
+    sim,
+    tempDir,
+  }) => {
+    const dir = tempDir('sm-url-');
     const out = join(dir, 'c.speedmatrix.json');
     // Its own process group, as a terminal's foreground job: the SIGINT goes to every process in it.
     const cli = spawn(

@@ -9,20 +9,16 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
 import { recoverFromJournal } from '../../../src-main/session/journal';
 import { alive } from '../../helpers/fake-servers';
 import { ROOT } from '../../helpers/paths';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { simTest } from '../../helpers/fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-appkill-'));
-let sim: SimHandle;
-beforeAll(async () => {
-  sim = await startSim({ speed: 20, args: ['--served-model-name', 'fara'] });
-}, 60_000);
-afterAll(async () => {
-  await sim?.stop();
+const it = simTest.override('simOptions', { scope: 'file' }, { speed: 20, args: ['--served-model-name', 'fara'] });
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -52,7 +48,7 @@ function childrenOf(pid: number): number[] {
 const key = (c: { context: number; concurrency: number }) => `${c.context}x${c.concurrency}`;
 
 describe('the app killed with SIGKILL mid-run', () => {
-  it('Resume restores every finished cell from the journal and measures only the rest', async () => {
+  it('Resume restores every finished cell from the journal and measures only the rest', async ({ sim }) => {
     const tsx = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx')).href;
     const child = spawn(
       process.execPath,

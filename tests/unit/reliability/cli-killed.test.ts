@@ -8,23 +8,23 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { cellKey } from '../../../src-shared/cell-key';
 import { journalPathFor, recoverFromJournal } from '../../../src-main/session/journal';
 import { readSessionFile } from '../../../src-main/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { simTest } from '../../helpers/fixtures';
 
 const KEY = 'sk-RELIABILITY-c0ffee-4242';
 const CELLS = ['0x1', '0x2', '0x4', '0x8'];
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-killed-'));
-let sim: SimHandle;
-beforeAll(async () => {
-  sim = await startSim({ speed: 20, apiKey: KEY, args: ['--served-model-name', 'fara'] });
-}, 60_000);
-afterAll(async () => {
-  await sim?.stop();
+const it = simTest.override(
+  'simOptions',
+  { scope: 'file' },
+  { speed: 20, apiKey: KEY, args: ['--served-model-name', 'fara'] },
+);
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -44,7 +44,9 @@ const startedKeys = (evs: Ev[]) =>
 const doneKeys = (evs: Ev[]) => evs.flatMap((e) => (e.type === 'cell-done' && e.cell ? [cellKey(e.cell)] : []));
 
 describe('speedmatrix run killed with SIGKILL', () => {
-  it('the journal keeps every finished cell; --resume measures only the rest; the key is in no output', async () => {
+  it('the journal keeps every finished cell; --resume measures only the rest; the key is in no output', async ({
+    sim,
+  }) => {
     const out = join(dir, 'killed.speedmatrix.json');
     const args = [
       'run',

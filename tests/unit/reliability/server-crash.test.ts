@@ -5,29 +5,32 @@
  * server is restarted and the run goes on from the next cell.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import type { LaunchOptions } from '../../../src-main/server/launch';
 import { Supervisor } from '../../../src-main/server/supervisor';
 import { readSessionFile } from '../../../src-main/session/read';
 import { runCli } from '../../helpers/cli';
-import { type SimHandle, freePort, startSim } from '../../helpers/sim';
+import { simTest as it } from '../../helpers/fixtures';
+import { freePort } from '../../helpers/sim';
 import { cellsOf, runBench, tempDir } from '../bench/bench-helpers';
 
 const SPEED = 20;
-let sim: SimHandle | null = null;
 let sup: Supervisor | null = null;
 afterEach(async () => {
-  await sim?.stop();
-  sim = null;
   await sup?.stop();
   sup = null;
 });
 
 describe('a server that crashes mid-cell', () => {
-  it('attached: the cell is Error, the run stops cleanly (exit 1, says to resume), finished cells kept, the rest left for a resume', async () => {
+  it('attached: the cell is Error, the run stops cleanly (exit 1, says to resume), finished cells kept, the rest left for a resume', async ({
+    launchSim,
+  }) => {
     // The warm-ups (a short decode and a 3 s decode) and the first cell make about 2,600 tokens;
     // the second cell makes about 3,800 more, so the crash comes early in it.
-    sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', '--sim-crash-after-tokens', '3600'] });
+    const sim = await launchSim({
+      speed: SPEED,
+      args: ['--served-model-name', 'fara', '--sim-crash-after-tokens', '3600'],
+    });
     const dir = tempDir();
     const out = join(dir, 'crash.speedmatrix.json');
     const r = await runCli(

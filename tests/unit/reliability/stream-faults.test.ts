@@ -6,19 +6,14 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { readSessionFile } from '../../../src-main/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
-import { type SimHandle, startSim } from '../../helpers/sim';
+import { simTest as it } from '../../helpers/fixtures';
 import { tempDir } from '../bench/bench-helpers';
 
 const SPEED = 20;
-let sim: SimHandle | null = null;
-afterEach(async () => {
-  await sim?.stop();
-  sim = null;
-});
 
 /**
  * Live benchmark workers started by one CLI run: the run's processes carry a unique marker in
@@ -56,10 +51,12 @@ const FAULTS: [string, string[], string[], RegExp][] = [
 ];
 
 describe('stream faults through `speedmatrix run`', () => {
-  it.each(FAULTS)(
+  // it.for, unlike it.each, hands the test its fixtures after the row.
+  it.for(FAULTS)(
     '%s: Error with its reason, within the time limits, no worker left',
-    async (_name, args, flags, reason) => {
-      sim = await startSim({ speed: SPEED, args: ['--served-model-name', 'fara', ...args] });
+    { timeout: 150_000 },
+    async ([, args, flags, reason], { launchSim }) => {
+      const sim = await launchSim({ speed: SPEED, args: ['--served-model-name', 'fara', ...args] });
       const dir = tempDir();
       const out = join(dir, 'f.speedmatrix.json');
       const tag = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
@@ -99,6 +96,5 @@ describe('stream faults through `speedmatrix run`', () => {
       // The CLI has exited; its worker must be gone too (give a loaded machine a moment to reap it).
       await expect.poll(() => workersOf(tag), { timeout: 5_000, interval: 100 }).toEqual([]);
     },
-    150_000,
   );
 });
