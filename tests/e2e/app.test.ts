@@ -3,38 +3,19 @@
  * version over the preload bridge, and the simulator flow. Where node_modules/electron has no
  * binary these tests are reported as not run, never as passed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ElectronApplication, type Page, _electron } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { APP_VERSION } from '../../src-main/runtime/app-version';
-import { ARTIFACTS, ROOT } from '../helpers/paths';
-import { NOT_RUN, electronBinaryPath, hasElectronBinary } from './electron-binary';
-import { closeApp } from './main-dialogs';
+import { electronTest as it } from '../helpers/electron-fixtures';
+import { ARTIFACTS } from '../helpers/paths';
+import { NOT_RUN, hasElectronBinary } from './electron-binary';
 
 if (!hasElectronBinary) process.stdout.write(`tests/e2e: ${NOT_RUN}\n`);
 
 describe.skipIf(!hasElectronBinary)(`Electron app (${hasElectronBinary ? 'electron binary found' : NOT_RUN})`, () => {
-  let app: ElectronApplication;
-  let page: Page;
-  let userData: string;
-  beforeAll(async () => {
-    userData = mkdtempSync(join(tmpdir(), 'speedmatrix-e2e-'));
-    app = await _electron.launch({
-      executablePath: electronBinaryPath() as string,
-      args: [ROOT, `--user-data-dir=${userData}`, '--no-sandbox', '--disable-gpu'],
-      env: { ...process.env, ELECTRON_ENABLE_LOGGING: '1' },
-    });
-    page = await app.firstWindow();
-    await page.waitForSelector('[data-app-state="ready"]', { timeout: 30_000 });
-  }, 90_000);
-  afterAll(async () => {
-    await closeApp(app);
-    if (userData) rmSync(userData, { recursive: true, force: true });
-  });
-
-  it('opens one secure window showing the shell and the version read over the preload bridge', async () => {
+  it('opens one secure window showing the shell and the version read over the preload bridge', async ({
+    electronApp: { app, page },
+  }) => {
     expect(await page.getByTestId('app-version').textContent()).toBe(`v${APP_VERSION}`);
     expect(await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().length)).toBe(1);
     // The page sees named methods only, and no Node.
@@ -60,7 +41,7 @@ describe.skipIf(!hasElectronBinary)(`Electron app (${hasElectronBinary ? 'electr
     await page.screenshot({ path: join(ARTIFACTS, 'e2e', '01-shell.png') });
   });
 
-  it('starts the simulator and runs a 2 × 3 matrix at sim speed', async () => {
+  it('starts the simulator and runs a 2 × 3 matrix at sim speed', async ({ electronApp: { page } }) => {
     await page.locator('nav button', { hasText: 'Server' }).click();
     await page.locator('#srv-simSpeed').fill('10');
     await page.locator('#srv-simLoad').fill('1');

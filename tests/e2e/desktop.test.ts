@@ -6,42 +6,18 @@
  * points run against a stand-in of electron in tests/unit/app/main-process.test.ts. Where
  * node_modules/electron has no binary these are reported as not run, never as passed.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ElectronApplication, type Page, _electron } from 'playwright';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { ElectronApplication, Page } from 'playwright';
+import { describe, expect } from 'vitest';
 import { createSession } from '../../src-main/session/create';
 import { serializeSession } from '../../src-main/session/write';
-import { REFERENCE_REPORT, ROOT } from '../helpers/paths';
-import { NOT_RUN, electronBinaryPath, hasElectronBinary } from './electron-binary';
-import { answerQuestions, asked, closeApp } from './main-dialogs';
+import { electronTest as it } from '../helpers/electron-fixtures';
+import { REFERENCE_REPORT } from '../helpers/paths';
+import { NOT_RUN, hasElectronBinary } from './electron-binary';
+import { answerQuestions, asked } from './main-dialogs';
 
 if (!hasElectronBinary) process.stdout.write(`tests/e2e/desktop: ${NOT_RUN}\n`);
-
-const tmp = mkdtempSync(join(tmpdir(), 'speedmatrix-e2e-desktop-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-interface Launched {
-  app: ElectronApplication;
-  page: Page;
-}
-const open: ElectronApplication[] = [];
-afterEach(async () => {
-  for (const app of open.splice(0)) await closeApp(app).catch(() => undefined);
-});
-
-async function launch(extraArgs: string[] = []): Promise<Launched> {
-  const app = await _electron.launch({
-    executablePath: electronBinaryPath() as string,
-    args: [ROOT, `--user-data-dir=${mkdtempSync(join(tmp, 'user-'))}`, '--no-sandbox', '--disable-gpu', ...extraArgs],
-    env: { ...process.env, ELECTRON_ENABLE_LOGGING: '1' },
-  });
-  open.push(app);
-  const page = await app.firstWindow();
-  await page.waitForSelector('[data-app-state="ready"]', { timeout: 30_000 });
-  return { app, page };
-}
 
 async function importUnsaved(page: Page): Promise<void> {
   const text = readFileSync(REFERENCE_REPORT, 'utf8');
@@ -73,8 +49,10 @@ async function clickMenu(app: ElectronApplication, path: string[]): Promise<void
 describe.skipIf(!hasElectronBinary)(
   `The desktop app (${hasElectronBinary ? 'electron binary found' : NOT_RUN})`,
   () => {
-    it('has Edit and Window menus with the standard roles, and View switches views on Ctrl/Cmd+1..4', async () => {
-      const { app, page } = await launch();
+    it('has Edit and Window menus with the standard roles, and View switches views on Ctrl/Cmd+1..4', async ({
+      launchElectron,
+    }) => {
+      const { app, page } = await launchElectron();
       const menu = await app.evaluate(({ Menu }) =>
         (Menu.getApplicationMenu()?.items ?? []).map((i) => ({
           label: i.label,
@@ -98,8 +76,8 @@ describe.skipIf(!hasElectronBinary)(
       await page.getByTestId('view-hardware').waitFor({ timeout: 5_000 });
     }, 90_000);
 
-    it('right-click in a text field pops up Cut, Copy, Paste and Select All', async () => {
-      const { app, page } = await launch();
+    it('right-click in a text field pops up Cut, Copy, Paste and Select All', async ({ launchElectron }) => {
+      const { app, page } = await launchElectron();
       // The native popup cannot be read back; record what main asks it to show.
       await app.evaluate(({ Menu }) => {
         const g = globalThis as unknown as { __popups?: (string | undefined)[][] };
@@ -121,8 +99,8 @@ describe.skipIf(!hasElectronBinary)(
       for (const role of ['cut', 'copy', 'paste', 'selectall']) expect(roles).toContain(role);
     }, 90_000);
 
-    it('Copy puts the launch command on the system clipboard and says "Copied"', async () => {
-      const { app, page } = await launch();
+    it('Copy puts the launch command on the system clipboard and says "Copied"', async ({ launchElectron }) => {
+      const { app, page } = await launchElectron();
       await page.locator('nav button', { hasText: 'Server' }).click();
       const preview = await page.getByTestId('command-preview').innerText();
       await page.locator('.preview-head button').click();
@@ -130,8 +108,8 @@ describe.skipIf(!hasElectronBinary)(
       expect(await app.evaluate(({ clipboard }) => clipboard.readText())).toBe(preview);
     }, 90_000);
 
-    it('quitting with unsaved results asks; Cancel keeps the window, Don’t Save quits', async () => {
-      const { app, page } = await launch();
+    it('quitting with unsaved results asks; Cancel keeps the window, Don’t Save quits', async ({ launchElectron }) => {
+      const { app, page } = await launchElectron();
       await importUnsaved(page);
       await answerQuestions(app, 2);
       await app.evaluate(({ app: a }) => a.quit());
@@ -142,13 +120,12 @@ describe.skipIf(!hasElectronBinary)(
       const closed = new Promise<void>((r) => app.once('close', () => r()));
       await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0].close());
       await closed;
-      open.splice(open.indexOf(app), 1);
     }, 90_000);
 
-    it('a second launch’s file replaces unsaved results only after asking', async () => {
-      const file = join(tmp, 'second.speedmatrix.json');
+    it('a second launch’s file replaces unsaved results only after asking', async ({ launchElectron, tempDir }) => {
+      const file = join(tempDir('speedmatrix-e2e-desktop-'), 'second.speedmatrix.json');
       writeFileSync(file, serializeSession(createSession({ simulated: true })));
-      const { app, page } = await launch();
+      const { app, page } = await launchElectron();
       await importUnsaved(page);
       await answerQuestions(app, 2);
       await app.evaluate(

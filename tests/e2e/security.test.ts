@@ -5,39 +5,18 @@
  * Where node_modules/electron has no binary these are reported as not run, never as passed;
  * the same items with electron mocked are in tests/unit/reliability/electron-checklist.test.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type ElectronApplication, type Page, _electron } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/paths';
-import { NOT_RUN, electronBinaryPath, hasElectronBinary } from './electron-binary';
-import { closeApp } from './main-dialogs';
+import { describe, expect } from 'vitest';
+import { electronTest as it } from '../helpers/electron-fixtures';
+import { NOT_RUN, hasElectronBinary } from './electron-binary';
 
 if (!hasElectronBinary) process.stdout.write(`tests/e2e/security: ${NOT_RUN}\n`);
 
 describe.skipIf(!hasElectronBinary)(
   `Electron security checklist (${hasElectronBinary ? 'electron binary found' : NOT_RUN})`,
   () => {
-    let app: ElectronApplication;
-    let page: Page;
-    let userData: string;
-    beforeAll(async () => {
-      userData = mkdtempSync(join(tmpdir(), 'speedmatrix-e2e-sec-'));
-      app = await _electron.launch({
-        executablePath: electronBinaryPath() as string,
-        args: [ROOT, `--user-data-dir=${userData}`, '--no-sandbox', '--disable-gpu'],
-        env: { ...process.env, ELECTRON_ENABLE_LOGGING: '1' },
-      });
-      page = await app.firstWindow();
-      await page.waitForSelector('[data-app-state="ready"]', { timeout: 30_000 });
-    }, 90_000);
-    afterAll(async () => {
-      await closeApp(app);
-      if (userData) rmSync(userData, { recursive: true, force: true });
-    });
-
-    it('the page has no Node, no ipcRenderer, and a bridge of named functions only', async () => {
+    it('the page has no Node, no ipcRenderer, and a bridge of named functions only', async ({
+      electronApp: { page },
+    }) => {
       const s = await page.evaluate(() => {
         const w = window as unknown as Record<string, unknown>;
         const bridge = w.speedmatrix as Record<string, unknown>;
@@ -60,7 +39,9 @@ describe.skipIf(!hasElectronBinary)(
       });
     });
 
-    it("CSP script-src 'self': an injected inline script does not run; remote fetches are blocked", async () => {
+    it("CSP script-src 'self': an injected inline script does not run; remote fetches are blocked", async ({
+      electronApp: { page },
+    }) => {
       const r = await page.evaluate(async () => {
         const s = document.createElement('script');
         s.textContent = 'window.__inline = 1';
@@ -78,7 +59,9 @@ describe.skipIf(!hasElectronBinary)(
       expect(r).toEqual({ inline: null, remote: 'blocked' });
     });
 
-    it('window.open and navigation (https, javascript:, file:) are denied; one window stays on the app page', async () => {
+    it('window.open and navigation (https, javascript:, file:) are denied; one window stays on the app page', async ({
+      electronApp: { app, page },
+    }) => {
       await page.evaluate(() => {
         window.open('https://example.com');
         window.open('javascript:alert(1)');
@@ -93,7 +76,7 @@ describe.skipIf(!hasElectronBinary)(
       expect(page.url()).toMatch(/^file:.*index\.html/);
     });
 
-    it('permission requests are refused', async () => {
+    it('permission requests are refused', async ({ electronApp: { page } }) => {
       const state = await page.evaluate(async () => {
         try {
           await navigator.mediaDevices.getUserMedia({ audio: true });
@@ -105,7 +88,9 @@ describe.skipIf(!hasElectronBinary)(
       expect(state).toBe('refused');
     });
 
-    it('no foreign frame can exist to message the IPC handlers: the main frame is the app page, frame-src none blocks a child', async () => {
+    it('no foreign frame can exist to message the IPC handlers: the main frame is the app page, frame-src none blocks a child', async ({
+      electronApp: { app, page },
+    }) => {
       const r = await app.evaluate(async ({ BrowserWindow }) => {
         const wc = BrowserWindow.getAllWindows()[0].webContents;
         return wc.mainFrame.url;

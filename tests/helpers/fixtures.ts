@@ -9,16 +9,21 @@
  * - `webTest`: the real core behind the WebSocket bridge (`bridge`, options: `bridgeOptions`),
  *   headless Chromium (`browser`), `app`, one page of the app opened on the bridge and ready,
  *   shared by the file's tests, and `launchBridge(options)` for a further bridge in one test.
+ * - `standinTest`: everything of `simTest`, and `bootMain(options)`, which boots the built main
+ *   process against the Electron stand-in (tests/unit/app/electron-standin) and kills it after the test.
+ * - `electronTest` (electron-fixtures.ts): the app in the real Electron binary.
  *
- * File-scoped fixtures start on the first test that asks for them. A file changes the options
- * with `webTest.override('bridgeOptions', { scope: 'file' }, {...})` (or `simOptions`); the
- * options may also be a fixture function, for set-up that must happen before the start.
+ * How to use them: docs/architecture.md, "Test set-up". File-scoped fixtures start on the first
+ * test that asks for them. A file changes the options at its top level with
+ * `webTest.override('bridgeOptions', { scope: 'file' }, {...})` (or `simOptions`); the options
+ * may also be a fixture function, for set-up that must happen before the start.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { test } from 'vitest';
+import { MAIN_BUNDLE, type MainProcess, bootMain, hasMainBundle } from '../unit/app/electron-standin/boot';
 import { launchChromium, openPage } from '../web/browser';
 import { type BridgeServer, type BridgeServerOptions, startBridgeServer } from './bridge-server';
 import { type SimHandle, type StartSimOptions, startSim } from './sim';
@@ -58,6 +63,9 @@ export const tempTest = test.extend(
   },
 );
 
+/** Starts a simulator for the running test; it is stopped when the test ends. */
+export type LaunchSim = (opts?: StartSimOptions) => Promise<SimHandle>;
+
 export const simTest = tempTest
   .extend('simOptions', { scope: 'file' }, {} as StartSimOptions)
   .extend('sim', { scope: 'file' }, async ({ simOptions }, { onCleanup }): Promise<SimHandle> => {
@@ -66,12 +74,8 @@ export const simTest = tempTest
     return sim;
   })
   // eslint-disable-next-line no-empty-pattern
-  .extend('launchSim', async ({}, { onCleanup }) =>
-    startedPerTest(
-      (opts: StartSimOptions = {}) => startSim(opts),
-      (sim) => sim.stop(),
-      onCleanup,
-    ),
+  .extend('launchSim', async ({}, { onCleanup }): Promise<LaunchSim> =>
+    startedPerTest(startSim, (sim) => sim.stop(), onCleanup),
   );
 
 /** A page of the app, and the console errors and CSP violations it logged so far. */
@@ -101,9 +105,35 @@ export const webTest = tempTest
   })
   // eslint-disable-next-line no-empty-pattern
   .extend('launchBridge', async ({}, { onCleanup }) =>
-    startedPerTest(
-      (opts: BridgeServerOptions = {}) => startBridgeServer(opts),
-      (bridge) => bridge.close(),
-      onCleanup,
-    ),
+    startedPerTest(startBridgeServer, (bridge) => bridge.close(), onCleanup),
   );
+
+export interface BootMainOptions {
+  argv?: string[];
+  env?: Record<string, string>;
+  /** The app's userData folder (default: a fresh one, removed after the file). */
+  userData?: string;
+  /** Files already in Open Recent, written into userData before the start. */
+  recent?: string[];
+}
+
+/** Boots the main process for the running test; it is killed when the test ends. */
+export type BootMain = (opts?: BootMainOptions) => MainProcess;
+
+export const standinTest = simTest.extend('bootMain', async ({ tempDir }, { onCleanup }): Promise<BootMain> => {
+  if (!hasMainBundle) throw new Error(`${MAIN_BUNDLE} is missing: run \`npm run build\` first.`);
+  const running: MainProcess[] = [];
+  onCleanup(() => {
+    for (const m of running.splice(0)) m.kill();
+  });
+  return (opts = {}) => {
+    const userData = opts.userData ?? tempDir('speedmatrix-main-user-');
+    if (opts.recent) {
+      mkdirSync(join(userData, 'core'), { recursive: true });
+      writeFileSync(join(userData, 'core', 'recent-files.json'), JSON.stringify(opts.recent));
+    }
+    const m = bootMain({ userData, argv: opts.argv, env: opts.env });
+    running.push(m);
+    return m;
+  };
+});

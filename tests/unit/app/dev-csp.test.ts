@@ -6,15 +6,15 @@
  */
 import { type Browser } from 'playwright-core';
 import { type ViteDevServer, createServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import config from '../../../electron.vite.config';
 import { CSP, devCsp } from '../../../src-main/app/csp';
 import { freePort } from '../../helpers/sim';
-import { hasChromium, launchChromium } from '../../web/browser';
+import { webTest as it } from '../../helpers/fixtures';
+import { hasChromium } from '../../web/browser';
 
 describe.skipIf(!hasChromium)('the Vite dev server page in Chromium', () => {
   let server: ViteDevServer;
-  let browser: Browser;
   let url = '';
   beforeAll(async () => {
     const port = await freePort();
@@ -28,15 +28,13 @@ describe.skipIf(!hasChromium)('the Vite dev server page in Chromium', () => {
     await server.listen();
     // What electron-vite hands main as ELECTRON_RENDERER_URL.
     url = `http://localhost:${port}`;
-    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
     await server?.close();
   });
 
   /** Loads the page with `header` as the CSP response header, as main's session does; returns what rendered and what was refused. */
-  async function load(header: string, waitMs = 20_000) {
+  async function load(browser: Browser, header: string, waitMs = 20_000) {
     const page = await browser.newPage();
     const refused: string[] = [];
     page.on('console', (m) => {
@@ -61,8 +59,8 @@ describe.skipIf(!hasChromium)('the Vite dev server page in Chromium', () => {
     return { meta, rendered, text, refused, hmrSocket };
   }
 
-  it('with the development CSP the app renders, hot reload connects, and nothing is refused', async () => {
-    const r = await load(devCsp(url));
+  it('with the development CSP the app renders, hot reload connects, and nothing is refused', async ({ browser }) => {
+    const r = await load(browser, devCsp(url));
     expect(r.meta).toBe(devCsp(`${url}/`));
     expect(r.rendered).toBe(true);
     // No bridge outside Electron: the app itself says so, which only a running React app can.
@@ -71,9 +69,9 @@ describe.skipIf(!hasChromium)('the Vite dev server page in Chromium', () => {
     expect(r.refused).toEqual([]);
   }, 60_000);
 
-  it('under the production CSP the same page stays blank: the inline preamble is refused', async () => {
+  it('under the production CSP the same page stays blank: the inline preamble is refused', async ({ browser }) => {
     // The first test already waited for Vite's first transform, so a few seconds tell.
-    const r = await load(CSP, 6_000);
+    const r = await load(browser, CSP, 6_000);
     expect(r.rendered).toBe(false);
     expect(r.refused.join('\n')).toMatch(/inline script/i);
   }, 60_000);

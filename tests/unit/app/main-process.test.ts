@@ -10,48 +10,23 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { CSP, devCsp } from '../../../src-main/app/csp';
 import { createSession } from '../../../src-main/session/create';
 import { readSessionFile } from '../../../src-main/session/read';
 import { serializeSession } from '../../../src-main/session/write';
 import { REFERENCE_REPORT } from '../../helpers/paths';
-import { type SimHandle, startSim } from '../../helpers/sim';
-import {
-  MAIN_BUNDLE,
-  type MainProcess,
-  type Recorded,
-  bootMain,
-  hasMainBundle,
-  menuItem,
-} from './electron-standin/boot';
+import { type BootMain, standinTest } from '../../helpers/fixtures';
+import type { SimHandle } from '../../helpers/sim';
+import { type MainProcess, type Recorded, menuItem } from './electron-standin/boot';
 
 /** What src-main/ipc/handlers.ts answers a sender it does not trust (that module needs the real electron). */
 const REFUSED = 'Refused: this message did not come from the SpeedMatrix window.';
 const tmp = mkdtempSync(join(tmpdir(), 'speedmatrix-main-'));
-const running: MainProcess[] = [];
-afterEach(() => {
-  for (const m of running.splice(0)) m.kill();
-});
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-beforeAll(() => {
-  if (!hasMainBundle) throw new Error(`${MAIN_BUNDLE} is missing: run \`npm run build\` first.`);
-});
-
-let n = 0;
-function boot(
-  opts: { argv?: string[]; env?: Record<string, string>; userData?: string; recent?: string[] } = {},
-): MainProcess {
-  const userData = opts.userData ?? join(tmp, `user-${++n}`);
-  if (opts.recent) {
-    mkdirSync(join(userData, 'core'), { recursive: true });
-    writeFileSync(join(userData, 'core', 'recent-files.json'), JSON.stringify(opts.recent));
-  }
-  const m = bootMain({ userData, argv: opts.argv, env: opts.env });
-  running.push(m);
-  return m;
-}
+// The simulator of the run in progress, started on the first test that asks for it.
+const it = standinTest.override('simOptions', { scope: 'file' }, { speed: 20, args: ['--served-model-name', 'fara'] });
 
 const started = (m: MainProcess) =>
   m.waitFor((s) => s.windows.length > 0 && s.applicationMenus.length > 0, 'the window and the menu');
@@ -95,8 +70,8 @@ async function openSessionMeta(
 }
 
 describe('a plain start', () => {
-  it('opens one secure window and an application menu with File, Edit, View, Window and Help', async () => {
-    const s = await started(boot());
+  it('opens one secure window and an application menu with File, Edit, View, Window and Help', async ({ bootMain }) => {
+    const s = await started(bootMain());
     expect(s.windows).toHaveLength(1);
     expect(s.windows[0].options.webPreferences).toMatchObject({
       contextIsolation: true,
@@ -124,8 +99,10 @@ describe('a plain start', () => {
     expect(menuItem(menu, 'File', 'Export Markdown…')!.enabled).toBe(false);
   });
 
-  it('View > Hardware, Server, Run, Results show Ctrl/Cmd+1..4 and send the view to the page; Edit > Copy copies in the page', async () => {
-    const m = boot();
+  it('View > Hardware, Server, Run, Results show Ctrl/Cmd+1..4 and send the view to the page; Edit > Copy copies in the page', async ({
+    bootMain,
+  }) => {
+    const m = bootMain();
     const s = await started(m);
     const view = menuItem(lastMenu(s), 'View')!.submenu!;
     expect(view.slice(0, 4).map((i) => [i.label, i.accelerator])).toEqual([
@@ -141,8 +118,8 @@ describe('a plain start', () => {
     expect(after.roleActions).toContain('copy');
   });
 
-  it('macOS: the app menu first, the same Edit and Window menus, Close in File', async () => {
-    const s = await started(boot({ env: { STANDIN_PLATFORM: 'darwin' } }));
+  it('macOS: the app menu first, the same Edit and Window menus, Close in File', async ({ bootMain }) => {
+    const s = await started(bootMain({ env: { STANDIN_PLATFORM: 'darwin' } }));
     const menu = lastMenu(s)!;
     expect(menu.map((i) => i.role ?? i.label)).toEqual(['appMenu', 'File', 'editMenu', 'View', 'windowMenu', 'help']);
     expect(menuItem(menu, 'appMenu', 'quit')!.accelerator).toBe('CommandOrControl+Q');
@@ -151,8 +128,10 @@ describe('a plain start', () => {
     expect(menuItem(menu, 'Edit', 'paste')!.accelerator).toBe('CommandOrControl+V');
   });
 
-  it('Copy goes through main’s clipboard from the app’s page only; the page still gets no permission', async () => {
-    const m = boot();
+  it('Copy goes through main’s clipboard from the app’s page only; the page still gets no permission', async ({
+    bootMain,
+  }) => {
+    const m = bootMain();
     await started(m);
     const text = 'vllm serve Qwen/Qwen3-8B --api-key <redacted> --port 8000';
     expect(await m.call('invoke', { channel: 'clipboard:write-text', args: [text] })).toEqual({ ok: true, data: true });
@@ -165,16 +144,20 @@ describe('a plain start', () => {
     }
   });
 
-  it('the IPC check trusts the window’s main frame by identity: a child frame or another page with the same URL is refused', async () => {
-    const m = boot();
+  it('the IPC check trusts the window’s main frame by identity: a child frame or another page with the same URL is refused', async ({
+    bootMain,
+  }) => {
+    const m = bootMain();
     await started(m);
     expect(await m.call('invoke', { channel: 'app:info' })).toMatchObject({ ok: true, data: { host: 'electron' } });
     for (const from of ['child', 'url-twin'])
       expect(await m.call('invoke', { channel: 'app:info', from }), from).toEqual({ ok: false, error: REFUSED });
   });
 
-  it('right-click in a text field shows Cut, Copy, Paste and Select All; on selected text, Copy; elsewhere nothing', async () => {
-    const m = boot();
+  it('right-click in a text field shows Cut, Copy, Paste and Select All; on selected text, Copy; elsewhere nothing', async ({
+    bootMain,
+  }) => {
+    const m = bootMain();
     await started(m);
     const flags = {
       canUndo: false,
@@ -213,8 +196,8 @@ describe('a plain start', () => {
     ).toBeNull();
   });
 
-  it("production CSP on every response: script-src 'self', nothing inline", async () => {
-    const m = boot();
+  it("production CSP on every response: script-src 'self', nothing inline", async ({ bootMain }) => {
+    const m = bootMain();
     await started(m);
     const r = await m.call<{ responseHeaders: Record<string, string[]> }>('headers', {
       url: 'file:///x/index.html',
@@ -225,8 +208,8 @@ describe('a plain start', () => {
     expect(directives(CSP).get('script-src')).toBe("'self'");
   });
 
-  it('quits at once when nothing is unsaved: no question, exit 0', async () => {
-    const m = boot();
+  it('quits at once when nothing is unsaved: no question, exit 0', async ({ bootMain }) => {
+    const m = bootMain();
     await started(m);
     await m.call('appQuit');
     const { code, record } = await m.exited;
@@ -237,8 +220,10 @@ describe('a plain start', () => {
 });
 
 describe('development (npm run dev)', () => {
-  it('loads the dev server and sends its CSP, which differs only by the inline preamble and the hot-reload socket', async () => {
-    const m = boot({ env: { ELECTRON_RENDERER_URL: 'http://localhost:5173' } });
+  it('loads the dev server and sends its CSP, which differs only by the inline preamble and the hot-reload socket', async ({
+    bootMain,
+  }) => {
+    const m = bootMain({ env: { ELECTRON_RENDERER_URL: 'http://localhost:5173' } });
     const s = await started(m);
     expect(s.windows[0].loaded).toEqual(['http://localhost:5173']);
     const r = await m.call<{ responseHeaders: Record<string, string[]> }>('headers', {
@@ -257,8 +242,10 @@ describe('development (npm run dev)', () => {
 });
 
 describe('quitting with unsaved results', () => {
-  it('Cmd+Q asks (Save / Don’t Save / Cancel); Cancel keeps the app and the results; File > Quit then Don’t Save quits', async () => {
-    const m = boot();
+  it('Cmd+Q asks (Save / Don’t Save / Cancel); Cancel keeps the app and the results; File > Quit then Don’t Save quits', async ({
+    bootMain,
+  }) => {
+    const m = bootMain();
     await started(m);
     await importUnsaved(m);
     await m.call('appQuit');
@@ -284,8 +271,8 @@ describe('quitting with unsaved results', () => {
     expect(record!.appEvents.filter((e) => e === 'will-quit')).toHaveLength(1);
   });
 
-  it('closing the window asks too; Save asks where, writes the session, then quits', async () => {
-    const m = boot();
+  it('closing the window asks too; Save asks where, writes the session, then quits', async ({ bootMain }) => {
+    const m = bootMain();
     await started(m);
     await importUnsaved(m);
     await m.call('windowClose');
@@ -301,8 +288,8 @@ describe('quitting with unsaved results', () => {
     expect(saved.ok).toBe(true);
   });
 
-  it('Save then cancelling the save dialog keeps the app open with the results', async () => {
-    const m = boot();
+  it('Save then cancelling the save dialog keeps the app open with the results', async ({ bootMain }) => {
+    const m = bootMain();
     await started(m);
     await importUnsaved(m);
     await m.call('appQuit');
@@ -319,12 +306,6 @@ describe('quitting with unsaved results', () => {
 });
 
 describe('a run in progress when quitting', () => {
-  let sim: SimHandle;
-  beforeAll(async () => {
-    sim = await startSim({ speed: 20, args: ['--served-model-name', 'fara'] });
-  }, 60_000);
-  afterAll(() => sim?.stop());
-
   // Windows of 30 simulated seconds (1.5 s at speed 20): the run cannot end while the test waits on the question.
   const form = {
     contexts: [0],
@@ -342,7 +323,7 @@ describe('a run in progress when quitting', () => {
     ).data;
 
   /** Attaches to the simulator and starts a run through the page's IPC; returns once a cell is done. */
-  async function runningApp(userData: string): Promise<MainProcess> {
+  async function runningApp(boot: BootMain, sim: SimHandle, userData: string): Promise<MainProcess> {
     const m = boot({ userData });
     await started(m);
     const d = await m.call<{ ok: boolean; data: Record<string, unknown> }>('invoke', { channel: 'server:defaults' });
@@ -362,9 +343,12 @@ describe('a run in progress when quitting', () => {
     return m;
   }
 
-  it('keeps running while the question is open, and is stopped and kept in its working file only after the answer', async () => {
+  it('keeps running while the question is open, and is stopped and kept in its working file only after the answer', async ({
+    bootMain,
+    sim,
+  }) => {
     const userData = join(tmp, 'user-run');
-    const m = await runningApp(userData);
+    const m = await runningApp(bootMain, sim, userData);
     const run = runOf(m);
     await new Promise((r) => setTimeout(r, 300));
     const menusBefore = (await m.state()).applicationMenus.length;
@@ -399,8 +383,11 @@ describe('a run in progress when quitting', () => {
     expect(readdirSync(runsDir).filter((f) => f.endsWith('.journal'))).toEqual([]);
   }, 120_000);
 
-  it('Save stops the run first, then saves every finished cell where the person chose, then quits', async () => {
-    const m = await runningApp(join(tmp, 'user-run-save'));
+  it('Save stops the run first, then saves every finished cell where the person chose, then quits', async ({
+    bootMain,
+    sim,
+  }) => {
+    const m = await runningApp(bootMain, sim, join(tmp, 'user-run-save'));
     const done = (await runOf(m)()).progress!.done;
     await m.call('windowClose');
     await m.waitFor((x) => openBoxes(x).length === 1, 'the question');
@@ -417,9 +404,11 @@ describe('a run in progress when quitting', () => {
 });
 
 describe('files opened from main', () => {
-  it('Open Recent asks before replacing unsaved results; Cancel keeps them, Don’t Save opens the file', async () => {
+  it('Open Recent asks before replacing unsaved results; Cancel keeps them, Don’t Save opens the file', async ({
+    bootMain,
+  }) => {
     const file = sessionFile('recent/earlier.speedmatrix.json');
-    const m = boot({ recent: [file] });
+    const m = bootMain({ recent: [file] });
     let s = await started(m);
     expect(menuItem(lastMenu(s), 'File', 'Open Recent', 'earlier.speedmatrix.json')!.toolTip).toBe(file);
     const menusAtStart = s.applicationMenus.length;
@@ -445,9 +434,9 @@ describe('files opened from main', () => {
     expect(sentOn(s, 'notice')).toContainEqual({ level: 'info', message: `Opened ${file}` });
   });
 
-  it('a file opened for the first time is in Open Recent at once', async () => {
+  it('a file opened for the first time is in Open Recent at once', async ({ bootMain }) => {
     const file = sessionFile('recent/first-time.speedmatrix.json');
-    const m = boot();
+    const m = bootMain();
     await started(m);
     expect(await m.call('invoke', { channel: 'session:open', args: [file] })).toMatchObject({ ok: true });
     const s = await m.waitFor(
@@ -458,9 +447,9 @@ describe('files opened from main', () => {
     expect(menuItem(lastMenu(s), 'File', 'Open Recent')!.submenu!.map((i) => i.toolTip)).toEqual([file]);
   });
 
-  it('a second launch with a relative path opens it from that launch’s folder, after asking', async () => {
+  it('a second launch with a relative path opens it from that launch’s folder, after asking', async ({ bootMain }) => {
     const file = sessionFile('second/sub/other.speedmatrix.json');
-    const m = boot();
+    const m = bootMain();
     await started(m);
     await importUnsaved(m);
     const launchedFrom = join(tmp, 'second');
@@ -475,10 +464,12 @@ describe('files opened from main', () => {
     expect(s.windows[0].focused).toBeGreaterThanOrEqual(1);
   });
 
-  it('macOS open-file: before ready it opens once the window is there; after ready it is handled (preventDefault) and opened', async () => {
+  it('macOS open-file: before ready it opens once the window is there; after ready it is handled (preventDefault) and opened', async ({
+    bootMain,
+  }) => {
     const early = sessionFile('finder/early.speedmatrix.json');
     const late = sessionFile('finder/late.speedmatrix.json');
-    const m = boot({ env: { STANDIN_OPEN_FILE_BEFORE_READY: early } });
+    const m = bootMain({ env: { STANDIN_OPEN_FILE_BEFORE_READY: early } });
     await started(m);
     await m.waitFor(
       (x) => sentOn(x, 'notice').some((n) => (n as { message: string }).message === `Opened ${early}`),
@@ -492,19 +483,19 @@ describe('files opened from main', () => {
     expect(await openSessionMeta(m)).toMatchObject({ file: late });
   });
 
-  it('a file on the command line opens once the page has loaded', async () => {
+  it('a file on the command line opens once the page has loaded', async ({ bootMain }) => {
     const file = sessionFile('argv/cli.speedmatrix.json');
-    const m = boot({ argv: [file] });
+    const m = bootMain({ argv: [file] });
     await m.waitFor((x) => sentOn(x, 'menu').includes('view-results'), 'the Results view');
     expect(await openSessionMeta(m)).toMatchObject({ file });
   });
 });
 
 describe('a start that fails', () => {
-  it('an unwritable user-data folder shows an error dialog and exits 1, with no window left', async () => {
+  it('an unwritable user-data folder shows an error dialog and exits 1, with no window left', async ({ bootMain }) => {
     const blocker = join(tmp, 'not-a-folder');
     writeFileSync(blocker, '');
-    const m = boot({ userData: join(blocker, 'SpeedMatrix') });
+    const m = bootMain({ userData: join(blocker, 'SpeedMatrix') });
     const { code, record } = await m.exited;
     expect(code).toBe(1);
     expect(record!.errorBoxes).toHaveLength(1);
