@@ -1,14 +1,26 @@
 /** Shared by the engine's end-to-end tests: run a plan against a real simulator process. */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { startRun, type StartRunOptions } from '../../../src-main/bench/start-run';
 import type { BenchEvent, RunConfigInput } from '../../../src-main/bench/types';
 import { probeServer } from '../../../src-main/server/probe';
 import type { ServerTarget } from '../../../src-main/server/target';
 import type { Session } from '../../../src-shared/session/schema';
 
-export const tempDir = (): string => mkdtempSync(join(tmpdir(), 'sm-bench-'));
+// Imported at the top of a test file, so this hook belongs to that file: every folder made by
+// tempDir() is removed after the file's last test, whether it passed or failed.
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sm-bench-'));
+  made.push(dir);
+  return dir;
+}
 
 export async function targetOf(url: string, apiKey?: string): Promise<ServerTarget> {
   const p = await probeServer({ baseUrl: url, apiKey });
