@@ -10,8 +10,9 @@ import { markdownTable } from './markdown';
 import type { HeatmapModel } from '../../src-shared/report/matrix-model';
 import {
   type ComparisonModel,
-  DELTAS_CAPTION,
-  RATIO_CAPTION,
+  deltasCaption,
+  prefillCaption,
+  ratioCaption,
   type RatioMatrix,
   compareSessions,
   deltasTable,
@@ -47,12 +48,12 @@ export function compareMarkdownSections(m: ComparisonModel): string[] {
   ];
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(markdownTable(differencesTable(m), differing), '');
-  out.push('## Prefill', '', 'Prompt tok/s by context length, and each session over A.', '');
+  out.push('## Prefill', '', prefillCaption(m), '');
   out.push(m.prefill.length ? markdownTable(prefillTable(m)) : 'No prefill measurements in these sessions.', '');
   for (const r of m.decode) {
-    out.push(`## Sustained decode: ${r.label}`, '', line(RATIO_CAPTION), '', markdownTable(ratioTable(r)), '');
+    out.push(`## Sustained decode: ${r.label}`, '', line(ratioCaption(m)), '', markdownTable(ratioTable(r)), '');
   }
-  out.push('## Deltas', '', DELTAS_CAPTION, '');
+  out.push('## Deltas', '', deltasCaption(m), '');
   out.push(m.deltas.length ? markdownTable(deltasTable(m)) : 'No decode measurements in these sessions.', '');
   return out;
 }
@@ -115,17 +116,17 @@ export function compareHtmlSections(m: ComparisonModel): string[] {
   out.push('<h2>Differences</h2>', '<p class="caption">Settings that differ between the sessions are highlighted.</p>');
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(htmlTable(differencesTable(m), 'differences', -1, differing));
-  out.push('<h2>Prefill</h2>', '<p class="caption">Prompt tok/s by context length, and each session over A.</p>');
+  out.push('<h2>Prefill</h2>', `<p class="caption">${esc(prefillCaption(m))}</p>`);
   if (m.prefill.length) out.push(`<figure>${prefillOverlay(m)}</figure>`, htmlTable(prefillTable(m)));
   else out.push('<p>No prefill measurements in these sessions.</p>');
   for (const r of m.decode) {
     out.push(
       `<h2>Sustained decode: ${esc(r.label)}</h2>`,
-      `<p class="caption">${esc(RATIO_CAPTION)}</p>`,
+      `<p class="caption">${esc(ratioCaption(m))}</p>`,
       `<figure>${heatmapSvg(ratioHeatmap(r))}</figure>`,
     );
   }
-  out.push('<h2>Deltas</h2>', `<p class="caption">${esc(DELTAS_CAPTION)}</p>`);
+  out.push('<h2>Deltas</h2>', `<p class="caption">${esc(deltasCaption(m))}</p>`);
   out.push(
     m.deltas.length ? htmlTable(deltasTable(m), 'measurements') : '<p>No decode measurements in these sessions.</p>',
   );

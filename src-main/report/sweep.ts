@@ -10,9 +10,8 @@ import {
   TOO_FEW_RAN,
   bestTable,
   buildSweepModel,
-  sweepSessions,
+  sweepComparison,
 } from '../../src-shared/report/sweep-model';
-import { compareSessions } from '../../src-shared/report/compare-model';
 import { compareHtmlSections, compareMarkdownSections } from './compare';
 import { escapeHtml as esc, escapeMarkdownLine as line } from './escape';
 import { htmlDocument, htmlTable } from './html';
@@ -25,8 +24,8 @@ export function renderSweepMarkdown(entries: readonly SweepEntry[]): string {
   const out: string[] = ['Speed test matrix sweep', '', `# Sweep of ${entries.length} launch variants`, ''];
   out.push('## Variants', '', markdownTable(m.variants), '');
   out.push('## Best variant per cell', '', line(BEST_CAPTION), '', markdownTable(bestTable(m)), '');
-  const sessions = sweepSessions(entries);
-  if (sessions.length >= 2) out.push(...compareMarkdownSections(compareSessions(sessions)));
+  const compared = sweepComparison(entries, m);
+  if (compared) out.push(...compareMarkdownSections(compared));
   else out.push(TOO_FEW_RAN, '');
   return `${out
     .join('\n')
@@ -46,8 +45,8 @@ export function renderSweepHtml(entries: readonly SweepEntry[]): string {
     `<p class="caption">${esc(BEST_CAPTION)}</p>`,
     htmlTable(bestTable(m), 'best'),
   );
-  const sessions = sweepSessions(entries);
-  if (sessions.length >= 2) out.push(...compareHtmlSections(compareSessions(sessions)));
+  const compared = sweepComparison(entries, m);
+  if (compared) out.push(...compareHtmlSections(compared));
   else out.push(`<p>${esc(TOO_FEW_RAN)}</p>`);
   return htmlDocument('Sweep of launch variants', out.join('\n'));
 }

@@ -154,15 +154,15 @@ function prefillRows(sessions: readonly Session[]): PrefillComparisonRow[] {
   });
 }
 
-function ratioMatrix(a: Session, b: Session, against: number): RatioMatrix {
+function ratioMatrix(a: Session, b: Session, against: number, labels: readonly string[]): RatioMatrix {
   const axA = matrixAxes(a);
   const axB = matrixAxes(b);
   const contexts = [...new Set([...axA.contexts, ...axB.contexts])].sort((x, y) => x - y);
   const concurrency = [...new Set([...axA.concurrency, ...axB.concurrency])].sort((x, y) => x - y);
   const ia = cellIndex(a.cells);
   const ib = cellIndex(b.cells);
-  const la = 'A';
-  const lb = labelOf(against);
+  const la = labels[0];
+  const lb = labels[against];
   const rows = contexts.map((ctx) =>
     concurrency.map((c): RatioCell => {
       const ca = ia.get(cellKey({ context: ctx, concurrency: c }));
@@ -204,7 +204,7 @@ function ratioMatrix(a: Session, b: Session, against: number): RatioMatrix {
   return { label: `${lb} / ${la}`, against, contexts, concurrency, rows };
 }
 
-function deltaRows(sessions: readonly Session[]): DeltaRow[] {
+function deltaRows(sessions: readonly Session[], labels: readonly string[]): DeltaRow[] {
   const indexes = sessions.map((s) => cellIndex(s.cells));
   const keys = new Map<string, [number, number]>();
   for (const s of sessions) for (const c of s.cells) keys.set(cellKey(c), [c.context, c.concurrency]);
@@ -232,7 +232,7 @@ function deltaRows(sessions: readonly Session[]): DeltaRow[] {
         ),
         significance: cells.map((c, i) =>
           i > 0 && c?.status === 'valid' && base?.status === 'valid'
-            ? fmtDifference(differenceOf(repetitionTotals(base), repetitionTotals(c)), labelOf(i))
+            ? fmtDifference(differenceOf(repetitionTotals(base), repetitionTotals(c)), labels[i])
             : null,
         ),
         totalTexts: cells.map((c) =>
@@ -242,10 +242,14 @@ function deltaRows(sessions: readonly Session[]): DeltaRow[] {
     });
 }
 
-/** The comparison as data. The first session is the baseline (A); needs at least two. */
-export function compareSessions(sessions: readonly Session[]): ComparisonModel {
+/**
+ * The comparison as data. The first session is the baseline; needs at least two. Sessions are
+ * called A, B, C… unless `names` says otherwise (a sweep keeps its variants' letters when one
+ * did not run).
+ */
+export function compareSessions(sessions: readonly Session[], names?: readonly string[]): ComparisonModel {
   if (sessions.length < 2) throw new Error('A comparison needs at least two sessions.');
-  const labels = sessions.map((_, i) => labelOf(i));
+  const labels = sessions.map((_, i) => names?.[i] ?? labelOf(i));
   const base = sessions.map(
     (s) => `${reportTitle(s)}${s.engine.version ? ` · ${s.engine.name} ${s.engine.version}` : ''}`,
   );
@@ -259,8 +263,8 @@ export function compareSessions(sessions: readonly Session[]): ComparisonModel {
     simulated: sessions.map((s) => s.simulated),
     differences: differences(sessions),
     prefill: prefillRows(sessions),
-    decode: sessions.slice(1).map((s, i) => ratioMatrix(sessions[0], s, i + 1)),
-    deltas: deltaRows(sessions),
+    decode: sessions.slice(1).map((s, i) => ratioMatrix(sessions[0], s, i + 1, labels)),
+    deltas: deltaRows(sessions, labels),
   };
 }
 
@@ -279,7 +283,7 @@ export function prefillTable(m: ComparisonModel): TableModel {
     header: [
       'Context',
       ...m.labels.map((l) => `${l} prompt tok/s`),
-      ...others.map((l) => `${l} / A`),
+      ...others.map((l) => `${l} / ${m.labels[0]}`),
       ...m.labels.map((l) => `${l} TTFT`),
     ],
     rows: m.prefill.map((r) => [
@@ -306,7 +310,7 @@ export function deltasTable(m: ComparisonModel): TableModel {
       'Requests at once',
       ...m.labels.map((l) => `${l} status`),
       ...m.labels.map((l) => `${l} total tok/s`),
-      ...others.map((l) => `${l} vs A`),
+      ...others.map((l) => `${l} vs ${m.labels[0]}`),
       ...m.labels.map((l) => `${l} TTFT`),
     ],
     rows: m.deltas.map((d) => [
@@ -320,7 +324,9 @@ export function deltasTable(m: ComparisonModel): TableModel {
   };
 }
 
-export const DELTAS_CAPTION =
-  'Each measurement side by side; the change is against A, for Valid pairs only. With repeated cells on both sides, ± is the 95% confidence interval and the change is called significant only when its interval excludes zero.';
-export const RATIO_CAPTION =
-  'Total tok/s of each session over A, only where both cells are Valid. Above 1.00× is faster than A, below is slower.';
+export const deltasCaption = (m: ComparisonModel): string =>
+  `Each measurement side by side; the change is against ${m.labels[0]}, for Valid pairs only. With repeated cells on both sides, ± is the 95% confidence interval and the change is called significant only when its interval excludes zero.`;
+export const ratioCaption = (m: ComparisonModel): string =>
+  `Total tok/s of each session over ${m.labels[0]}, only where both cells are Valid. Above 1.00× is faster than ${m.labels[0]}, below is slower.`;
+export const prefillCaption = (m: ComparisonModel): string =>
+  `Prompt tok/s by context length, and each session over ${m.labels[0]}.`;

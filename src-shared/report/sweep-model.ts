@@ -10,7 +10,7 @@ import { NONE, fmtContext, fmtTokPerSec } from './format';
 import { cellKey } from '../cell-key';
 import { cellIndex, matrixAxes } from './matrix-model';
 import type { TableModel } from './report-model';
-import { labelOf } from './compare-model';
+import { type ComparisonModel, compareSessions, labelOf } from './compare-model';
 
 /** A variant's launch settings: a sweep's `--vary` values, or none for sessions compared as files. */
 export interface SweepVariant {
@@ -52,7 +52,7 @@ export interface SweepModel {
 const ran = (e: SweepEntry): e is SweepEntry & { session: Session } => e.session !== null;
 
 function bestCells(entries: readonly SweepEntry[]): SweepModel['best'] {
-  const axes = sweepSessions(entries).map(matrixAxes);
+  const axes = entries.filter(ran).map((e) => matrixAxes(e.session));
   const contexts = [...new Set(axes.flatMap((a) => a.contexts))].sort((a, b) => a - b);
   const concurrency = [...new Set(axes.flatMap((a) => a.concurrency))].sort((a, b) => a - b);
   const indexes = entries.map((e) => (e.session ? cellIndex(e.session.cells) : null));
@@ -112,7 +112,15 @@ export const BEST_CAPTION =
   'For each cell, the variant with the highest total tok/s among Valid cells, and that figure.';
 export const TOO_FEW_RAN = 'Fewer than two variants ran, so there is nothing to compare.';
 
-/** The sessions of the entries that ran, in order: what the comparison sections compare. */
-export function sweepSessions(entries: readonly SweepEntry[]): Session[] {
-  return entries.filter(ran).map((e) => e.session);
+/**
+ * The comparison of the entries that ran, each keeping its letter in the sweep (B stays B when
+ * A did not start); null when fewer than two ran.
+ */
+export function sweepComparison(entries: readonly SweepEntry[], m: SweepModel): ComparisonModel | null {
+  const ranAt = entries.flatMap((e, i) => (ran(e) ? [i] : []));
+  if (ranAt.length < 2) return null;
+  return compareSessions(
+    ranAt.map((i) => entries[i].session as Session),
+    ranAt.map((i) => m.labels[i]),
+  );
 }

@@ -1,7 +1,7 @@
 /** Results, laid out like the reference report: title, blocks, prefill chart, heatmap, table, detail. */
 import { cellKey } from '@shared/cell-key';
-import { useMemo, useState } from 'react';
-import { type CellMetric, metricContextOf, metricUnavailable } from '@shared/report/cell-metrics';
+import { useMemo } from 'react';
+import { metricContextOf, metricUnavailable } from '@shared/report/cell-metrics';
 import { medianOnly } from '@shared/report/slo';
 import { SIMULATED_NOTE, buildReportModel } from '@shared/report/report-model';
 import type { Session } from '@shared/session/schema';
@@ -122,7 +122,8 @@ function Report({
   selected: string | null;
   onSelect: (k: string | null) => void;
 }) {
-  const [metric, setMetric] = useState<CellMetric>('total');
+  const metric = useApp((s) => s.heatmapMetric);
+  const setMetric = useApp((s) => s.setHeatmapMetric);
   const price = useGpuPrice();
   const targets = useTargets();
   const report = useMemo(
