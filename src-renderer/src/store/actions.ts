@@ -329,6 +329,16 @@ export async function openSweep(dir?: string): Promise<void> {
   await showComparison(bridgeOrThrow().openSweep(dir));
 }
 
+/** A dropped sweep folder or sweep.json: opened as a comparison where the page knows its path (the app). */
+export async function openDroppedSweep(file: File): Promise<void> {
+  const path = bridgeOrThrow().pathForFile?.(file);
+  if (path) return openSweep(path);
+  st().setView('results');
+  st().setComparisonError(
+    `${file.name}: here a dropped sweep has no folder to read from; open its folder with Open sweep… in Results.`,
+  );
+}
+
 /** Compare two or more session files, the first the baseline; with no paths, a file dialog asks. */
 export async function compareSessions(paths?: string[]): Promise<void> {
   await showComparison(bridgeOrThrow().compareSessions(paths));
