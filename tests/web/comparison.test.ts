@@ -119,6 +119,12 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     await page.getByTestId('comparison-variants').waitFor();
     await page.getByTestId('back-to-session').click();
     await page.getByTestId('report').waitFor();
+    // A reload keeps the session in front and the comparison one click away.
+    await page.reload();
+    await toResults(page);
+    await page.getByTestId('report').waitFor();
+    await page.getByTestId('show-comparison').click();
+    expect((await tableRows(page, 'comparison-variants')).length).toBe(4);
     expect(problems).toEqual([]);
   });
 

@@ -65,6 +65,13 @@ export async function boot(): Promise<void> {
   void detectHardware();
   void refreshPreview();
   void findLeftoverServers();
+  void restoreComparison();
+}
+
+/** After a reload, the comparison main still holds is one click away ("Back to the comparison"). */
+async function restoreComparison(): Promise<void> {
+  const r = await call(bridgeOrThrow().getComparison());
+  if (r.ok && r.data) st().setComparison(r.data, false);
 }
 
 /** Servers an earlier SpeedMatrix launched and was killed before stopping: the Server view asks about them. */
