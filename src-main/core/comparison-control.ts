@@ -77,6 +77,8 @@ export class ComparisonControl {
   /** A sweep folder (or its sweep.json): every variant, with the failed and unreadable ones said in place. */
   async openSweep(path?: string): Promise<ComparisonView> {
     const chosen = path ?? (await this.ask(() => this.dialogs?.chooseFolder?.(), 'Opening a sweep needs its folder.'));
+    // What fails to open replaces what was open, as the page shows it: an export never writes a comparison out of view.
+    this.opened = null;
     const dir = sweepDirOf(chosen);
     const manifest = await readManifest(dir);
     if (!manifest.ok) throw new UserError(manifest.error);
@@ -97,6 +99,7 @@ export class ComparisonControl {
     const files =
       paths ??
       (await this.ask(() => this.dialogs?.chooseOpenPaths?.(), 'Comparing needs the session files to compare.'));
+    this.opened = null;
     if (files.length < 2) throw new UserError('Choose two or more session files to compare.');
     const sessions: Session[] = [];
     for (const f of files) {

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { renderMarkdownReport } from '../../src-main/report/markdown';
-import { readSessionFile } from '../../src-main/session/read';
 import { compareSessions as compareModel, fmtRatio } from '../../src-shared/report/compare-model';
 import { divergingColor } from '../../src-shared/report/matrix-model';
 import { parseTargets } from '../../src-shared/report/slo';
@@ -26,12 +25,6 @@ let root: string;
 let sweepDir: string;
 let few: Session;
 let many: Session;
-
-const read = async (file: string): Promise<Session> => {
-  const r = await readSessionFile(file);
-  if (!r.ok) throw new Error(r.error.message);
-  return r.data;
-};
 
 const rgb = (hex: string) => {
   const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
@@ -52,9 +45,7 @@ async function toResults(page: Page): Promise<void> {
 describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'sm-web-compare-'));
-    sweepDir = await makeSweepFolder(root);
-    few = await read(join(sweepDir, SWEEP_FILES.fewSeqs));
-    many = await read(join(sweepDir, SWEEP_FILES.manySeqs));
+    ({ dir: sweepDir, few, many } = await makeSweepFolder(root));
   }, 300_000);
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -160,8 +151,8 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     unlinkSync(join(damaged, SWEEP_FILES.fewSeqs));
     bridge.dialogs.folderQueue.push(damaged);
     await page.getByTestId('open-sweep').click();
+    await expect.poll(() => error.count()).toBe(0);
     await page.getByTestId('comparison-variants').waitFor();
-    expect(await error.count()).toBe(0);
     const rows = await tableRows(page, 'comparison-variants');
     expect(rows[2][3]).toBe(`Session file unusable: ${SWEEP_FILES.fewSeqs} is missing from the sweep folder.`);
     expect(await page.getByTestId('comparison').innerText()).toContain(

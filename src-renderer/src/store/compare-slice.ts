@@ -28,11 +28,12 @@ export const createCompareSlice: SliceCreator<CompareSlice> = (set) => ({
       comparisonLoading: false,
       showComparison: show || s.showComparison,
     })),
-  // An error is shown where the comparison would be.
+  // An error is shown where the comparison would be, instead of it: main let the earlier one go too.
   setComparisonError: (comparisonError) =>
     set((s) => ({
       comparisonError,
       comparisonLoading: false,
+      comparison: comparisonError === null ? s.comparison : null,
       showComparison: comparisonError !== null || s.showComparison,
     })),
   setComparisonLoading: (comparisonLoading) => set({ comparisonLoading }),

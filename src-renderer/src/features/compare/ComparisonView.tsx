@@ -22,7 +22,7 @@ import { Heatmap } from '../../charts/Heatmap';
 import { fmtContext, tokPerSec } from '../../format';
 import { useApp } from '../../store';
 import { exportComparison, openComparisonEntry } from '../../store/actions';
-import { ModelTable } from './ModelTable';
+import { ModelTable } from '../../components/ModelTable';
 import { ratioHeatmap } from './ratio-heatmap';
 
 export function ComparisonView() {
