@@ -98,6 +98,10 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     expect(await map.locator('[data-cell="8192x8"]').innerText()).toBe('C: Requests queued');
     expect(await tableRows(page, 'comparison-differences')).toEqual([['Launch', '--max-num-seqs', '4', '16', '≠']]);
     expect((await tableRows(page, 'comparison-prefill'))[0][0]).toBe('8K');
+    // Prefill overlaid: one line per variant that ran.
+    const chart = page.getByTestId('comparison-prefill-chart');
+    await expect.poll(() => chart.locator('.scatterlayer .trace').count(), { timeout: 10_000 }).toBe(2);
+    expect(await chart.locator('.legendtext').allTextContents()).toEqual(['C prompt tok/s', 'D prompt tok/s']);
     await shot(page, '60-comparison-sweep');
 
     // Keyboard: Tab reaches "Open D in Results"; Enter opens it as an ordinary session.
@@ -145,6 +149,16 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     const error = page.getByTestId('comparison-error');
     await error.waitFor();
     expect(await error.innerText()).toContain(`${empty} is not a sweep folder: it has no sweep.json.`);
+
+    // A sweep.json dropped into the browser build: the page has no path to its folder, and says what to do.
+    const drop = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['{}'], 'sweep.json', { type: 'application/json' }));
+      return dt;
+    });
+    await page.dispatchEvent('.shell', 'dragover', { dataTransfer: drop });
+    await page.dispatchEvent('.shell', 'drop', { dataTransfer: drop });
+    await expect.poll(() => error.innerText()).toMatch(/sweep\.json: .*open its folder with Open sweep… in Results\./);
 
     const damaged = join(root, 'damaged');
     cpSync(sweepDir, damaged, { recursive: true });

@@ -23,6 +23,7 @@ import { fmtContext, tokPerSec } from '../../format';
 import { useApp } from '../../store';
 import { exportComparison, openComparisonEntry } from '../../store/actions';
 import { ModelTable } from '../../components/ModelTable';
+import { PrefillCompareChart } from './PrefillCompareChart';
 import { ratioHeatmap } from './ratio-heatmap';
 
 export function ComparisonView() {
@@ -216,7 +217,10 @@ function Compared({ m }: { m: ComparisonModel }) {
         <h3>Prefill</h3>
         <p className="muted">{prefillCaption(m)}</p>
         {m.prefill.length ? (
-          <ModelTable table={prefillTable(m)} testId="comparison-prefill" />
+          <>
+            <PrefillCompareChart m={m} />
+            <ModelTable table={prefillTable(m)} testId="comparison-prefill" />
+          </>
         ) : (
           <p className="muted">No prefill measurements in these sessions.</p>
         )}
