@@ -83,8 +83,12 @@ export const labelOf = (i: number): string => LETTERS[i] ?? `#${i + 1}`;
 /** "1.23×" */
 export const fmtRatio = (r: number | null): string => (r === null ? NONE : `${r.toFixed(2)}×`);
 /** "+5.2%", "−3.0%" */
-export const fmtChange = (c: number | null): string =>
-  c === null ? NONE : `${c >= 0 ? '+' : '−'}${Math.abs(c * 100).toFixed(1)}%`;
+export function fmtChange(c: number | null): string {
+  if (c === null) return NONE;
+  const pct = Math.abs(c * 100).toFixed(1);
+  // A change that rounds to zero is no slowdown: "+0.0%", never "−0.0%".
+  return `${c >= 0 || Number(pct) === 0 ? '+' : '−'}${pct}%`;
+}
 
 function launchFlags(s: Session): Map<string, string> {
   if (s.server.argv.length) return flagsOf(s.server.argv);
