@@ -363,6 +363,7 @@ export async function exportComparison(format: ComparisonFormat): Promise<void> 
 export async function openComparisonEntry(file: string): Promise<void> {
   if (!confirmDiscard('Open another file anyway?')) return;
   const r = await call(bridgeOrThrow().openSession(file));
-  if (r.ok) st().setShowComparison(false);
+  // The session, or why it did not open, takes the comparison's place ("Back to the comparison" returns).
+  st().setShowComparison(false);
   await afterOpen(r, file);
 }
