@@ -206,6 +206,8 @@ function confirmDiscard(action: string): boolean {
 }
 
 async function afterOpen(r: Invoked<unknown>, name: string): Promise<void> {
+  // A file opened (or refused) is what Results shows next, in front of any comparison.
+  st().setShowComparison(false);
   if (r.ok) {
     st().setOpenError(null);
     st().selectCell(null);
@@ -357,13 +359,4 @@ export async function exportComparison(format: ComparisonFormat): Promise<void> 
     st().setLastExport(r.data.file);
     st().pushNotice({ level: 'info', message: `Exported ${r.data.file}` });
   } else if (r.code !== 'cancelled') st().pushNotice({ level: 'error', message: r.error });
-}
-
-/** One variant of the comparison, opened in Results as an ordinary session. */
-export async function openComparisonEntry(file: string): Promise<void> {
-  if (!confirmDiscard('Open another file anyway?')) return;
-  const r = await call(bridgeOrThrow().openSession(file));
-  // The session, or why it did not open, takes the comparison's place ("Back to the comparison" returns).
-  st().setShowComparison(false);
-  await afterOpen(r, file);
 }

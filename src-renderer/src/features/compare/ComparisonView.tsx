@@ -21,7 +21,7 @@ import { useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
 import { fmtContext, tokPerSec } from '../../format';
 import { useApp } from '../../store';
-import { exportComparison, openComparisonEntry } from '../../store/actions';
+import { exportComparison, openSession } from '../../store/actions';
 import { ModelTable } from '../../components/ModelTable';
 import { PrefillCompareChart } from './PrefillCompareChart';
 import { ratioHeatmap } from './ratio-heatmap';
@@ -110,7 +110,7 @@ function OpenEntry({ entry }: { entry: ComparisonEntryView }) {
     <button
       type="button"
       className="link"
-      onClick={() => void openComparisonEntry(entry.file as string)}
+      onClick={() => void openSession(entry.file as string)}
       title={entry.file}
       data-testid={`open-entry-${entry.label}`}
     >
