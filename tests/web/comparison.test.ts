@@ -112,6 +112,8 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     expect(await page.getByTestId('file-title').innerText()).toBe(SWEEP_FILES.manySeqs);
     await page.getByTestId('show-comparison').click();
     await page.getByTestId('comparison-variants').waitFor();
+    // With the comparison in front, the session's Export waits: the comparison has its own.
+    expect(await page.getByTestId('export-markdown').isDisabled()).toBe(true);
     await page.getByTestId('back-to-session').click();
     await page.getByTestId('report').waitFor();
     // A reload keeps the session in front and the comparison one click away.
