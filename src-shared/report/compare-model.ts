@@ -9,7 +9,7 @@ import { STATUS_WORDS } from '../session/status-words';
 import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { cellKey } from '../cell-key';
-import { buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
+import { HAS_FIGURES, buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
 import { type TableModel, gpuLabelOf, reportTitle } from './report-model';
 import { differenceOf, fmtCellThroughput, fmtDifference, repetitionTotals } from './confidence';
 
@@ -221,10 +221,8 @@ function deltaRows(sessions: readonly Session[], labels: readonly string[]): Del
         context,
         concurrency,
         statuses: cells.map((c) => (c ? STATUS_WORDS[c.status] : NONE)),
-        totals: cells.map((c) =>
-          c && (c.status === 'valid' || c.status === 'queued') ? c.totalTokensPerSecond : null,
-        ),
-        ttfts: cells.map((c) => (c && (c.status === 'valid' || c.status === 'queued') ? (c.ttft?.p50 ?? null) : null)),
+        totals: cells.map((c) => (c && HAS_FIGURES.has(c.status) ? c.totalTokensPerSecond : null)),
+        ttfts: cells.map((c) => (c && HAS_FIGURES.has(c.status) ? (c.ttft?.p50 ?? null) : null)),
         changes: cells.map((c, i) =>
           i > 0 &&
           c?.status === 'valid' &&
@@ -239,9 +237,7 @@ function deltaRows(sessions: readonly Session[], labels: readonly string[]): Del
             ? fmtDifference(differenceOf(repetitionTotals(base), repetitionTotals(c)), labels[i])
             : null,
         ),
-        totalTexts: cells.map((c) =>
-          c && (c.status === 'valid' || c.status === 'queued') ? fmtCellThroughput(c) : NONE,
-        ),
+        totalTexts: cells.map((c) => (c && HAS_FIGURES.has(c.status) ? fmtCellThroughput(c) : NONE)),
       };
     });
 }
