@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importFile } from '../../../src-main/importers/index';
-import { compareSessions, renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { compareSessions } from '../../../src-shared/report/compare-model';
 import { divergingColor } from '../../../src-shared/report/matrix-model';
 import type { Session } from '../../../src-shared/session/schema';
 import { REFERENCE_REPORT } from '../../helpers/paths';
@@ -45,6 +46,23 @@ describe('compare', () => {
     expect(at(8192, 2)).toMatchObject({ ratio: null, text: 'B: Requests queued' });
     expect(at(16384, 128)).toMatchObject({ ratio: null, text: 'A: Over capacity' });
     expect(m.prefill[0].ratios[1]).toBeCloseTo(1.2, 9);
+  });
+
+  it('shows a Stream stalled cell’s kept figure beside the others, but takes no ratio from it', async () => {
+    const b = await faster();
+    const stalled = b.cells.find((x) => x.context === 8192 && x.concurrency === 4)!;
+    stalled.status = 'stalled';
+    const m = compareSessions([await reference(), b]);
+    const r = m.decode[0];
+    expect(r.rows[r.contexts.indexOf(8192)][r.concurrency.indexOf(4)]).toMatchObject({
+      ratio: null,
+      text: 'B: Stream stalled',
+    });
+    const d = m.deltas.find((x) => x.context === 8192 && x.concurrency === 4)!;
+    expect(d.statuses).toEqual(['Valid', 'Stream stalled']);
+    expect(d.totals[1]).toBe(stalled.totalTokensPerSecond);
+    expect(d.totalTexts[1]).not.toBe('—');
+    expect(d.changes[1]).toBeNull();
   });
 
   it('marks the settings that differ: engine version and launch flags, not the GPU', async () => {
