@@ -4,15 +4,20 @@
  * the Server view names it and asks, and "End them" really ends it. A detached process group
  * stands for the left-behind server.
  */
-import { spawn } from 'node:child_process';
-import { afterAll, describe, expect } from 'vitest';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { describe, expect } from 'vitest';
 import { LaunchedRegistry } from '../../src-main/server/launched-registry';
 import { findGroupProcesses } from '../../src-main/server/orphans';
 import { webTest } from '../helpers/fixtures';
 import { hasChromium, shot } from './browser';
 
-const server = spawn('sleep', ['120'], { detached: true, stdio: 'ignore' });
-const it = webTest.override('bridgeOptions', { scope: 'file' }, async ({ tempDir }) => {
+/** The left-behind server, started with the bridge (so a skipped or only listed file starts nothing). */
+let server: ChildProcess;
+const it = webTest.override('bridgeOptions', { scope: 'file' }, async ({ tempDir }, { onCleanup }) => {
+  server = spawn('sleep', ['120'], { detached: true, stdio: 'ignore' });
+  onCleanup(async () => {
+    if ((await findGroupProcesses(server.pid!)).length) process.kill(-server.pid!, 'SIGKILL');
+  });
   const serversDir = tempDir('sm-web-left-');
   const launcher = spawn('true', [], { stdio: 'ignore' });
   await new Promise((r) => launcher.on('exit', r));
@@ -28,10 +33,6 @@ const it = webTest.override('bridgeOptions', { scope: 'file' }, async ({ tempDir
 });
 
 describe.skipIf(!hasChromium)('servers a killed SpeedMatrix left running, at app start', () => {
-  afterAll(async () => {
-    if ((await findGroupProcesses(server.pid!)).length) process.kill(-server.pid!, 'SIGKILL');
-  });
-
   it('says so at start, names the server in the Server view, and "End them" ends it', async ({
     app: { page, problems },
   }) => {
