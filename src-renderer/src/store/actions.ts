@@ -70,9 +70,11 @@ export async function detectHardware(): Promise<void> {
   else st().setHardwareError(r.error);
 }
 
-export async function refreshSession(): Promise<void> {
+/** The whole session view, when the page lacks a change run updates do not carry; false when it could not. */
+export async function refreshSession(): Promise<boolean> {
   const r = await call(bridgeOrThrow().getSession());
   if (r.ok) st().setSessionView(r.data);
+  return r.ok;
 }
 
 /** One cell's per-request samples, fetched when its detail opens (the session view has none). */

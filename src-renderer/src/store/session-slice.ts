@@ -1,5 +1,11 @@
-/** Results: the session main holds (opened or measured), its file state, the open error, and table state. */
-import type { Notice, SessionMeta, SessionView } from '@shared/ipc/contract';
+/**
+ * Results: the session main holds (opened or measured), its file state, the open error, and
+ * table state. The page's one copy of the session: a fetched view ('session:get') when main
+ * replaced it, plus each finished cell and prefill point applied once from its run update.
+ */
+import { cellKey } from '@shared/cell-key';
+import type { Notice, RunUpdate, SessionMeta, SessionView } from '@shared/ipc/contract';
+import { withCell, withPrefill } from '@shared/session/cells';
 import type { Session } from '@shared/session/schema';
 import type { SliceCreator } from './types';
 
@@ -8,6 +14,8 @@ export const EMPTY_META: SessionMeta = {
   sourceName: null,
   dirty: false,
   revision: 0,
+  replaced: 0,
+  run: null,
   saveError: null,
   hasSession: false,
 };
@@ -31,12 +39,20 @@ export interface SessionSlice {
   session: Session | null;
   /** Per-request samples each cell holds in the core, by "context x concurrency" key. */
   requestCounts: Record<string, number>;
+  /** Main's session revision that `session` equals (sessionMeta may already announce a newer one). */
+  sessionRevision: number;
+  /** When main last replaced the held session, and the run measuring into it (SessionMeta.replaced, .run). */
+  sessionReplaced: number;
+  sessionRun: number | null;
+  /** The revision the page must fetch to be whole: a replacement main announced, or a run update that did not fit. */
+  sessionNeeded: number;
   /** A file that could not be opened: shown in place, never a blank screen. */
   openError: Notice | null;
   recentFiles: string[];
   selectedCell: string | null;
   sort: { column: SortColumn; descending: boolean } | null;
   lastExport: string | null;
+  /** A fetched view: a reply older than what the page holds is dropped. */
   setSessionView(v: SessionView): void;
   setSessionMeta(m: SessionMeta): void;
   setOpenError(n: Notice | null): void;
@@ -46,17 +62,80 @@ export interface SessionSlice {
   setLastExport(file: string | null): void;
 }
 
+/** The held session and what it is known to lack: what the pure folds below read and write. */
+export type HeldSession = Pick<
+  SessionSlice,
+  'session' | 'requestCounts' | 'sessionRevision' | 'sessionReplaced' | 'sessionRun' | 'sessionNeeded'
+>;
+
+/**
+ * A run update's cells and prefill points onto the held session, once. Already held (a fetch
+ * answered after main applied them): nothing changes. Stamped from a revision the page has not
+ * reached (main replaced the session in between): nothing is applied, and the session is needed.
+ */
+export function foldRunCells(h: HeldSession, u: RunUpdate): HeldSession {
+  const r = u.revisions;
+  if (!r || r.to <= h.sessionRevision) return h;
+  if (r.from > h.sessionRevision || !h.session) return { ...h, sessionNeeded: Math.max(h.sessionNeeded, r.to) };
+  let { cells, prefill } = h.session;
+  const requestCounts = u.cells.length ? { ...h.requestCounts } : h.requestCounts;
+  for (const c of u.cells) {
+    cells = withCell(cells, c);
+    const key = cellKey(c);
+    if (key in u.requestCounts) requestCounts[key] = u.requestCounts[key];
+    else delete requestCounts[key];
+  }
+  for (const p of u.prefill) prefill = withPrefill(prefill, p);
+  return { ...h, session: { ...h.session, cells, prefill }, requestCounts, sessionRevision: r.to };
+}
+
+/** A fetched view replaces the held session unless the page already holds a newer revision. */
+export function acceptView(h: HeldSession, v: SessionView): HeldSession {
+  if (v.meta.revision < h.sessionRevision) return h;
+  return {
+    session: v.session,
+    requestCounts: v.requestCounts,
+    sessionRevision: v.meta.revision,
+    sessionReplaced: v.meta.replaced,
+    sessionRun: v.meta.run,
+    sessionNeeded: h.sessionNeeded,
+  };
+}
+
+/** Main's meta: a replacement is needed; a run resuming into the same session makes it that run's. */
+export function noteMeta(h: HeldSession, m: SessionMeta): HeldSession {
+  const sessionNeeded = Math.max(h.sessionNeeded, m.replaced);
+  const sessionRun = m.replaced === h.sessionReplaced ? m.run : h.sessionRun;
+  return sessionNeeded === h.sessionNeeded && sessionRun === h.sessionRun ? h : { ...h, sessionNeeded, sessionRun };
+}
+
+/** Whether the page lacks a change run updates do not carry: then it fetches the session. */
+export const sessionBehind = (h: HeldSession): boolean => h.sessionNeeded > h.sessionRevision;
+
 export const createSessionSlice: SliceCreator<SessionSlice> = (set) => ({
   sessionMeta: EMPTY_META,
   session: null,
   requestCounts: {},
+  sessionRevision: 0,
+  sessionReplaced: 0,
+  sessionRun: null,
+  sessionNeeded: 0,
   openError: null,
   recentFiles: [],
   selectedCell: null,
   sort: null,
   lastExport: null,
-  setSessionView: (v) => set({ sessionMeta: v.meta, session: v.session, requestCounts: v.requestCounts }),
-  setSessionMeta: (sessionMeta) => set({ sessionMeta }),
+  setSessionView: (v) =>
+    set((s) => {
+      const held = acceptView(s, v);
+      if (held === s) return {};
+      return { ...held, sessionMeta: v.meta.revision >= s.sessionMeta.revision ? v.meta : s.sessionMeta };
+    }),
+  setSessionMeta: (sessionMeta) =>
+    set((s) => {
+      const h = noteMeta(s, sessionMeta);
+      return h === s ? { sessionMeta } : { sessionMeta, sessionNeeded: h.sessionNeeded, sessionRun: h.sessionRun };
+    }),
   setOpenError: (openError) => set({ openError }),
   setRecentFiles: (recentFiles) => set({ recentFiles }),
   selectCell: (selectedCell) => set({ selectedCell }),
