@@ -1,0 +1,130 @@
+/**
+ * A finished cell reaches the page as a run update and is applied once: in real Chromium against
+ * the real core and the simulated vLLM server (its own process, through the supervisor), the Run
+ * view's heatmap and the Results view show every cell as it finishes, while the page asks for the
+ * whole session ('session:get') only when main replaced it (the run's start and end), however
+ * many cells the run has. After the run, what the page shows equals a fresh 'session:get'.
+ */
+import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
+import type { AppCore } from '../../src-main/core';
+import { cellKey } from '../../src-shared/cell-key';
+import { buildReportModel } from '../../src-shared/report/report-model';
+import type { Session } from '../../src-shared/session/schema';
+import { webTest } from '../helpers/fixtures';
+import { coreSession, expectResultsMatchReport, readResults } from '../helpers/results-dom';
+import { hasChromium, openPage, shot } from './browser';
+
+const it = webTest.override('bridgeOptions', { scope: 'file' }, { core: { stopTimeoutMs: 8000 } });
+
+async function setChips(page: Page, field: string, values: string[]): Promise<void> {
+  const chips = page.getByTestId(`chips-${field}`);
+  while ((await chips.locator('li.chip').count()) > 0) await chips.locator('li.chip button').first().click();
+  for (const v of values) {
+    await chips.locator('input').fill(v);
+    await chips.locator('input').press('Enter');
+  }
+}
+
+/** The cells a heatmap draws as finished (a figure or a status word), by key, sorted. */
+const finishedIn = (page: Page, heatmap: string): Promise<string[]> =>
+  page
+    .getByTestId(heatmap)
+    .locator('td[data-kind="value"], td[data-kind="status"]')
+    .evaluateAll((tds) => tds.map((td) => td.getAttribute('data-cell') ?? '').sort());
+
+/** The cells main's session holds now (the test asks the core itself: not counted as the page's). */
+async function coreCells(core: AppCore): Promise<string[]> {
+  const r = await core.invoke('session:get', []);
+  return r.ok && r.data.session ? r.data.session.cells.map(cellKey).sort() : [];
+}
+
+/** The Results view says what the report model says for main's session right now. */
+async function resultsMatchCore(page: Page, session: Session): Promise<boolean> {
+  const report = buildReportModel(session);
+  const screen = await readResults(page);
+  return (
+    screen.title === report.title &&
+    JSON.stringify(screen.rows) === JSON.stringify(report.measurements.rows) &&
+    JSON.stringify(screen.blocks) === JSON.stringify(report.blocks.map((b) => ({ title: b.title, rows: b.rows })))
+  );
+}
+
+describe.skipIf(!hasChromium)('finished cells travel to the page as events', () => {
+  it('shows every cell as it finishes with a fixed number of session fetches, and ends equal to a fresh fetch', async ({
+    bridge,
+    browser,
+  }) => {
+    const { core, invoked } = bridge;
+    const d = await core.invoke('server:defaults', []);
+    if (!d.ok) throw new Error(d.error);
+    const started = await core.invoke('server:start', [
+      { ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16k', gpuMemoryUtilization: '0.3' },
+    ]);
+    if (!started.ok) throw new Error(started.error);
+    const { page, problems } = await openPage(browser, bridge.url);
+    await page.waitForSelector('[data-app-state="ready"]');
+    await page.keyboard.press('Control+3');
+    await page.locator('[data-testid="server-status"][data-state="ready"]').first().waitFor({ timeout: 60_000 });
+    await setChips(page, 'contexts', ['2k', '4k']);
+    await setChips(page, 'concurrency', ['1', '2']);
+    await page.locator('#run-seconds').fill('10');
+    await page.locator('#run-maxout').fill('256');
+    await expect
+      .poll(() => page.getByTestId('plan-summary').innerText(), { timeout: 10_000 })
+      .toMatch(/^4 of 4 cells to run · prefill at 2K, 4K/);
+
+    const fetches = () => invoked['session:get'] ?? 0;
+    const before = fetches();
+    await page.getByTestId('start-run').click();
+    await page.locator('[data-testid="run-phase"]:not([data-phase="idle"])').first().waitFor({ timeout: 10_000 });
+
+    // Each time main's session holds another finished cell, both views show it; the fetch count is noted.
+    const fetchesAtCell: number[] = [];
+    let shown = 0;
+    const isDone = () => page.locator('[data-testid="run-phase"][data-phase="done"]').count();
+    for (let end = Date.now() + 240_000; shown < 4;) {
+      if (Date.now() > end) throw new Error(`only ${shown} of 4 cells finished`);
+      const inCore = await coreCells(core);
+      if (inCore.length > shown && !(await isDone())) {
+        await expect
+          .poll(() => finishedIn(page, 'run-heatmap'), { timeout: 10_000 })
+          .toEqual(expect.arrayContaining(inCore));
+        await page.keyboard.press('Control+4');
+        await expect
+          .poll(() => finishedIn(page, 'heatmap'), { timeout: 10_000 })
+          .toEqual(expect.arrayContaining(inCore));
+        // Mid-run, the session the page built from events says what main's says (same cells, same figures).
+        await expect.poll(async () => resultsMatchCore(page, await coreSession(core)), { timeout: 10_000 }).toBe(true);
+        await page.keyboard.press('Control+3');
+        fetchesAtCell.push(fetches());
+        shown = inCore.length;
+      } else if (await isDone()) break;
+      await page.waitForTimeout(150);
+    }
+    await page.locator('[data-testid="run-phase"][data-phase="done"]').waitFor({ timeout: 120_000 });
+    await shot(page, '63-run-cells-as-events', false);
+
+    // The final session comes once, with the run's end; the fetch count settles.
+    await expect.poll(fetches, { timeout: 5_000 }).toBeGreaterThan(before);
+    await page.waitForTimeout(1000);
+    const during = fetches() - before;
+    console.log(
+      `session:get during a ${shown}-cell run: ${during} (at each cell shown live: ${fetchesAtCell.join(', ')})`,
+    );
+    // The run's start and its end replace the session: two fetches, perhaps one more in a race; none per cell.
+    expect(during).toBeLessThanOrEqual(3);
+    expect(fetchesAtCell.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(fetchesAtCell).size).toBe(1);
+
+    // What the page shows equals a fresh session:get: the Results view, and the Run view's cells.
+    const final = await coreSession(core);
+    expect(final.cells).toHaveLength(4);
+    expect(await finishedIn(page, 'run-heatmap')).toEqual(final.cells.map(cellKey).sort());
+    expect(await page.locator('.run-prefill').innerText()).not.toMatch(/No prefill points yet/);
+    await page.keyboard.press('Control+4');
+    await expectResultsMatchReport(page, final);
+    expect(await finishedIn(page, 'heatmap')).toEqual(final.cells.map(cellKey).sort());
+    expect(problems).toEqual([]);
+  }, 300_000);
+});
