@@ -15,6 +15,8 @@ import { webTest } from '../helpers/fixtures';
 import { coreSession, expectResultsMatchReport, readResults } from '../helpers/results-dom';
 import { hasChromium, openPage, shot } from './browser';
 
+/** 2K and 4K × 1, 2 and 4 requests at once. */
+const CELLS = 6;
 const it = webTest.override('bridgeOptions', { scope: 'file' }, { core: { stopTimeoutMs: 8000 } });
 
 async function setChips(page: Page, field: string, values: string[]): Promise<void> {
@@ -67,12 +69,12 @@ describe.skipIf(!hasChromium)('finished cells travel to the page as events', () 
     await page.keyboard.press('Control+3');
     await page.locator('[data-testid="server-status"][data-state="ready"]').first().waitFor({ timeout: 60_000 });
     await setChips(page, 'contexts', ['2k', '4k']);
-    await setChips(page, 'concurrency', ['1', '2']);
+    await setChips(page, 'concurrency', ['1', '2', '4']);
     await page.locator('#run-seconds').fill('10');
     await page.locator('#run-maxout').fill('256');
     await expect
       .poll(() => page.getByTestId('plan-summary').innerText(), { timeout: 10_000 })
-      .toMatch(/^4 of 4 cells to run · prefill at 2K, 4K/);
+      .toMatch(/^6 of 6 cells to run · prefill at 2K, 4K/);
 
     const fetches = () => invoked['session:get'] ?? 0;
     const before = fetches();
@@ -83,8 +85,8 @@ describe.skipIf(!hasChromium)('finished cells travel to the page as events', () 
     const fetchesAtCell: number[] = [];
     let shown = 0;
     const isDone = () => page.locator('[data-testid="run-phase"][data-phase="done"]').count();
-    for (let end = Date.now() + 240_000; shown < 4;) {
-      if (Date.now() > end) throw new Error(`only ${shown} of 4 cells finished`);
+    for (let end = Date.now() + 240_000; shown < CELLS;) {
+      if (Date.now() > end) throw new Error(`only ${shown} of ${CELLS} cells finished`);
       const inCore = await coreCells(core);
       if (inCore.length > shown && !(await isDone())) {
         await expect
@@ -110,7 +112,7 @@ describe.skipIf(!hasChromium)('finished cells travel to the page as events', () 
     await page.waitForTimeout(1000);
     const during = fetches() - before;
     console.log(
-      `session:get during a ${shown}-cell run: ${during} (at each cell shown live: ${fetchesAtCell.join(', ')})`,
+      `session:get during a ${CELLS}-cell run: ${during} (at each cell shown live: ${fetchesAtCell.join(', ')})`,
     );
     // The run's start and its end replace the session: two fetches, perhaps one more in a race; none per cell.
     expect(during).toBeLessThanOrEqual(3);
@@ -119,7 +121,7 @@ describe.skipIf(!hasChromium)('finished cells travel to the page as events', () 
 
     // What the page shows equals a fresh session:get: the Results view, and the Run view's cells.
     const final = await coreSession(core);
-    expect(final.cells).toHaveLength(4);
+    expect(final.cells).toHaveLength(CELLS);
     expect(await finishedIn(page, 'run-heatmap')).toEqual(final.cells.map(cellKey).sort());
     expect(await page.locator('.run-prefill').innerText()).not.toMatch(/No prefill points yet/);
     await page.keyboard.press('Control+4');
