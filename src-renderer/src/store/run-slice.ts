@@ -1,8 +1,4 @@
-/**
- * Run: the form, the plan preview, and the live run as main reports it (merged updates). A
- * run's finished cells and prefill points are the session's (session-slice.ts): the Run view
- * draws them from there (runSession), never from a copy.
- */
+/** Run: the form, the plan preview, and the live run as main reports it (merged updates). */
 import { cellKey } from '@shared/cell-key';
 import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '@shared/ipc/contract';
 import type { Session } from '@shared/session/schema';
@@ -64,7 +60,6 @@ export interface RunSlice {
   setPrefillChips(values: number[] | null): void;
   setPlan(plan: PlanView | null, error: string | null): void;
   setPlanLoading(): void;
-  /** One update (an invoke's reply): its run state here, its cells and prefill points into the session. */
   applyRunUpdate(u: RunUpdate): void;
   /** Several updates in order, as one store change (one render): the bridge batches per frame. */
   applyRunUpdates(us: RunUpdate[]): void;
@@ -76,7 +71,7 @@ type RunState = Pick<
   'runPhase' | 'plan' | 'live' | 'progress' | 'runMessage' | 'runError' | 'runId' | 'runSeq'
 >;
 
-/** One update onto the run state; an older one than already applied (a late invoke reply) changes nothing. */
+/** One update onto the run state, unless older than one applied (a late invoke reply). */
 function foldRunUpdate(s: RunState, u: RunUpdate): RunState {
   if (u.run < s.runId || (u.run === s.runId && u.seq < s.runSeq)) return s;
   const starting = u.run !== s.runId;
@@ -126,25 +121,14 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
   setRunError: (runError) => set({ runError }),
 });
 
-/**
- * Updates in order: the run state here, and each update's cells and prefill points applied once
- * to the session (foldRunCells; they keep their objects when an update brings none, so the
- * heatmap and prefill chart do not redraw for a live sample). The session takes an update's
- * cells even when its run state is older: their revisions say whether they are new.
- */
+/** Updates in order: run state, and their cells and prefill points into the session (their revisions order them). */
 function foldUpdates(s: StoreState, us: RunUpdate[]): RunState & HeldSession {
   let next: RunState & HeldSession = s;
-  for (const u of us) {
-    next = { ...next, ...foldRunUpdate(next, u) };
-    next = { ...next, ...foldRunCells(next, u) };
-  }
+  for (const u of us) next = foldRunCells({ ...next, ...foldRunUpdate(next, u) }, u);
   return next;
 }
 
-/**
- * The open session when it is this run's or a newer one's (a resume adopts it before its reply
- * arrives): the Run view draws its cells and prefill points. A new run's shows once fetched.
- */
+/** The session when it is this run's or a newer one's (a resume's, adopted before its reply): the Run view draws it. */
 export const runSession = (s: StoreState): Session | null =>
   s.session && s.sessionRun !== null && s.sessionRun >= s.runId ? s.session : null;
 

@@ -1,8 +1,4 @@
-/**
- * Results: the session main holds (opened or measured), its file state, the open error, and
- * table state. The page's one copy of the session: a fetched view ('session:get') when main
- * replaced it, plus each finished cell and prefill point applied once from its run update.
- */
+/** Results: the page's copy of main's session (docs/ipc.md), its file state, the open error, and table state. */
 import { cellKey } from '@shared/cell-key';
 import type { Notice, RunUpdate, SessionMeta, SessionView } from '@shared/ipc/contract';
 import { withCell, withPrefill } from '@shared/session/cells';
@@ -39,12 +35,10 @@ export interface SessionSlice {
   session: Session | null;
   /** Per-request samples each cell holds in the core, by "context x concurrency" key. */
   requestCounts: Record<string, number>;
-  /** Main's session revision that `session` equals (sessionMeta may already announce a newer one). */
+  /** The revision, replacement and run (SessionMeta's) of `session`, and the revision it must fetch to be whole. */
   sessionRevision: number;
-  /** When main last replaced the held session, and the run measuring into it (SessionMeta.replaced, .run). */
   sessionReplaced: number;
   sessionRun: number | null;
-  /** The revision the page must fetch to be whole: a replacement main announced, or a run update that did not fit. */
   sessionNeeded: number;
   /** A file that could not be opened: shown in place, never a blank screen. */
   openError: Notice | null;
@@ -52,7 +46,6 @@ export interface SessionSlice {
   selectedCell: string | null;
   sort: { column: SortColumn; descending: boolean } | null;
   lastExport: string | null;
-  /** A fetched view: a reply older than what the page holds is dropped. */
   setSessionView(v: SessionView): void;
   setSessionMeta(m: SessionMeta): void;
   setOpenError(n: Notice | null): void;
@@ -62,18 +55,13 @@ export interface SessionSlice {
   setLastExport(file: string | null): void;
 }
 
-/** The held session and what it is known to lack: what the pure folds below read and write. */
 export type HeldSession = Pick<
   SessionSlice,
   'session' | 'requestCounts' | 'sessionRevision' | 'sessionReplaced' | 'sessionRun' | 'sessionNeeded'
 >;
 
-/**
- * A run update's cells and prefill points onto the held session, once. Already held (a fetch
- * answered after main applied them): nothing changes. Stamped from a revision the page has not
- * reached (main replaced the session in between): nothing is applied, and the session is needed.
- */
-export function foldRunCells(h: HeldSession, u: RunUpdate): HeldSession {
+/** A run update's cells and prefill points, once; from a revision not reached yet, none: the session is needed. */
+export function foldRunCells<H extends HeldSession>(h: H, u: RunUpdate): H {
   const r = u.revisions;
   if (!r || r.to <= h.sessionRevision) return h;
   if (r.from > h.sessionRevision || !h.session) return { ...h, sessionNeeded: Math.max(h.sessionNeeded, r.to) };
@@ -89,7 +77,7 @@ export function foldRunCells(h: HeldSession, u: RunUpdate): HeldSession {
   return { ...h, session: { ...h.session, cells, prefill }, requestCounts, sessionRevision: r.to };
 }
 
-/** A fetched view replaces the held session unless the page already holds a newer revision. */
+/** A fetched view, unless it is older than the held session (a late reply). */
 export function acceptView(h: HeldSession, v: SessionView): HeldSession {
   if (v.meta.revision < h.sessionRevision) return h;
   return {
@@ -102,14 +90,13 @@ export function acceptView(h: HeldSession, v: SessionView): HeldSession {
   };
 }
 
-/** Main's meta: a replacement is needed; a run resuming into the same session makes it that run's. */
+/** Main's meta: a replacement is needed; a resume adopts the same session for its run. */
 export function noteMeta(h: HeldSession, m: SessionMeta): HeldSession {
   const sessionNeeded = Math.max(h.sessionNeeded, m.replaced);
   const sessionRun = m.replaced === h.sessionReplaced ? m.run : h.sessionRun;
   return sessionNeeded === h.sessionNeeded && sessionRun === h.sessionRun ? h : { ...h, sessionNeeded, sessionRun };
 }
 
-/** Whether the page lacks a change run updates do not carry: then it fetches the session. */
 export const sessionBehind = (h: HeldSession): boolean => h.sessionNeeded > h.sessionRevision;
 
 export const createSessionSlice: SliceCreator<SessionSlice> = (set) => ({

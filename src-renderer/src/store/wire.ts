@@ -1,8 +1,6 @@
 /**
- * Bridge events -> store, outside React render. Live run updates are applied once per frame
- * (run-queue.ts); their finished cells and prefill points go into the session the page holds.
- * The session is fetched whole only when the page lacks a change run updates do not carry
- * (main replaced it, see sessionBehind), one fetch at a time.
+ * Bridge events -> store, outside React render. Run updates are applied once per frame
+ * (run-queue.ts); the session is fetched only when main replaced it (docs/ipc.md), one at a time.
  */
 import type { SpeedMatrixBridge } from '@shared/ipc/contract';
 import { refreshSession, runMenuCommand } from './actions';
@@ -19,7 +17,7 @@ export function wireEvents(bridge: SpeedMatrixBridge, store: AppStore): () => vo
     fetching = true;
     void refreshSession().then((ok) => {
       fetching = false;
-      // Still behind (a newer replacement came meanwhile): once more; a failed fetch waits for the next change.
+      // A newer replacement may have come meanwhile.
       if (ok) fetchIfBehind();
     });
   };
@@ -30,13 +28,12 @@ export function wireEvents(bridge: SpeedMatrixBridge, store: AppStore): () => vo
     bridge.onRunUpdate((u) => queueRunUpdate(store, u)),
     bridge.onTelemetry((samples) => st().addTelemetry(samples)),
     bridge.onSessionMeta((m) => {
-      // Queued run updates are older than this meta: applied first, they may already bring what it announces.
+      // Queued run updates are older than this meta.
       flushRunUpdates();
       st().setSessionMeta(m);
     }),
     bridge.onNotice((n) => st().pushNotice(n)),
     bridge.onMenu((cmd) => runMenuCommand(cmd)),
-    // A meta announcing a replacement, or a run update that did not fit the held session.
     store.subscribe(fetchIfBehind),
   ];
   return () => {

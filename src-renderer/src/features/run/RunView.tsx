@@ -298,7 +298,7 @@ function LiveLine() {
   );
 }
 
-/** No cells or prefill points yet: one empty list, so a live sample does not redraw the charts. */
+/** One empty list, so a live sample does not redraw the charts. */
 const NONE: never[] = [];
 
 function LiveHeatmap({ contexts, concurrency }: { contexts: number[]; concurrency: number[] }) {
