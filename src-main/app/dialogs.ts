@@ -21,6 +21,22 @@ export function electronDialogs(window: () => BrowserWindow | null): Dialogs {
       const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
       return r.canceled ? null : (r.filePaths[0] ?? null);
     },
+    async chooseFolder() {
+      const win = window();
+      const opts = { title: 'Open a sweep folder', properties: ['openDirectory' as const] };
+      const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
+      return r.canceled ? null : (r.filePaths[0] ?? null);
+    },
+    async chooseOpenPaths() {
+      const win = window();
+      const opts = {
+        title: 'Compare sessions (the first is the baseline)',
+        properties: ['openFile' as const, 'multiSelections' as const],
+        filters: [{ name: 'SpeedMatrix session or results', extensions: ['json', 'txt', 'md'] }],
+      };
+      const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
+      return r.canceled ? null : r.filePaths;
+    },
     async chooseSavePath(defaultName, kind) {
       const win = window();
       const opts = {

@@ -40,6 +40,10 @@ export const bridgeMethods = {
   saveSessionAs: 'session:save-as',
   getRecentFiles: 'session:recent',
   exportReport: 'report:export',
+  openSweep: 'compare:open-sweep',
+  compareSessions: 'compare:open-sessions',
+  getComparison: 'compare:get',
+  exportComparison: 'compare:export',
   openExternal: 'shell:open-external',
   writeClipboard: 'clipboard:write-text',
 } as const satisfies Record<string, InvokeChannel>;

@@ -36,12 +36,22 @@ export const CSP =
 export class TestDialogs {
   readonly openQueue: string[] = [];
   readonly saveQueue: string[] = [];
+  /** Folders "chosen" in the folder dialog (Open Sweep), then cancelled. */
+  readonly folderQueue: string[] = [];
+  /** File sets "chosen" in the multi-file dialog (Compare Sessions), then cancelled. */
+  readonly pathsQueue: string[][] = [];
   constructor(readonly saveDir: string) {}
   async chooseOpenPath(): Promise<string | null> {
     return this.openQueue.shift() ?? null;
   }
   async chooseSavePath(defaultName: string): Promise<string | null> {
     return this.saveQueue.shift() ?? join(this.saveDir, defaultName);
+  }
+  async chooseFolder(): Promise<string | null> {
+    return this.folderQueue.shift() ?? null;
+  }
+  async chooseOpenPaths(): Promise<string[] | null> {
+    return this.pathsQueue.shift() ?? null;
   }
 }
 

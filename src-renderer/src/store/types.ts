@@ -1,12 +1,21 @@
 /** The store's shape: one store, built from slices (see index.ts). */
 import type { AppSlice } from './app-slice';
+import type { CompareSlice } from './compare-slice';
+import type { ReportViewSlice } from './report-view-slice';
 import type { HardwareSlice } from './hardware-slice';
 import type { RunSlice } from './run-slice';
 import type { ServerSlice } from './server-slice';
 import type { SessionSlice } from './session-slice';
 import type { UiSlice } from './ui-slice';
 
-export type StoreState = AppSlice & HardwareSlice & ServerSlice & RunSlice & SessionSlice & UiSlice;
+export type StoreState = AppSlice &
+  HardwareSlice &
+  ServerSlice &
+  RunSlice &
+  SessionSlice &
+  UiSlice &
+  CompareSlice &
+  ReportViewSlice;
 export type SetState = (partial: Partial<StoreState> | ((s: StoreState) => Partial<StoreState>)) => void;
 export type GetState = () => StoreState;
 export type SliceCreator<T> = (set: SetState, get: GetState) => T;
