@@ -22,6 +22,7 @@ import {
   sessionBehind,
 } from '../../../src-renderer/src/store/session-slice';
 import { bigSession } from '../../bench/lib/big-session';
+import { runUpdate as update } from '../../helpers/run-update';
 
 const K = 1024;
 const big = bigSession();
@@ -60,21 +61,6 @@ const held = (session: Session, revision: number, run: number | null = 1): HeldS
   sessionReplaced: revision,
   sessionRun: run,
   sessionNeeded: revision,
-});
-let seq = 0;
-const update = (u: Partial<RunUpdate>): RunUpdate => ({
-  phase: 'decode',
-  plan: null,
-  live: null,
-  cells: [],
-  prefill: [],
-  requestCounts: {},
-  revisions: null,
-  progress: null,
-  message: null,
-  run: 1,
-  seq: ++seq,
-  ...u,
 });
 const stripped = (c: DecodeCell): DecodeCell => ({ ...c, requests: null });
 const keys = (h: HeldSession) => h.session?.cells.map(cellKey);

@@ -5,26 +5,11 @@ import { createSession } from '../../../src-main/session/create';
 import type { DecodeCell } from '../../../src-shared/session/schema';
 import { createAppStore } from '../../../src-renderer/src/store';
 import { runSession } from '../../../src-renderer/src/store/run-slice';
+import { runUpdate as update } from '../../helpers/run-update';
 import { LOG_LIMIT } from '../../../src-renderer/src/store/server-slice';
 import { TELEMETRY_WINDOW } from '../../../src-renderer/src/store/hardware-slice';
 
 const K = 1024;
-let seq = 0;
-/** Updates of run 1 unless told, numbered in the order made (as main numbers them). */
-const update = (u: Partial<RunUpdate>): RunUpdate => ({
-  phase: 'decode',
-  plan: null,
-  live: null,
-  cells: [],
-  prefill: [],
-  requestCounts: {},
-  revisions: null,
-  progress: null,
-  message: null,
-  run: 1,
-  seq: ++seq,
-  ...u,
-});
 /**
  * A store holding run `run`'s session at revision 1, as the page does once it fetched it; the
  * cells then come in updates stamped from revision 1 (`cellsAt`).
