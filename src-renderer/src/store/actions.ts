@@ -204,7 +204,7 @@ async function afterOpen(r: Invoked<unknown>, name: string): Promise<void> {
   if (r.ok) {
     st().setOpenError(null);
     st().selectCell(null);
-    await refreshSession();
+    // The session itself comes as for any replacement: its session:meta makes the page fetch it (wire.ts).
     await refreshRecent();
     st().setView('results');
   } else {
