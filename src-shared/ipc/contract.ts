@@ -379,7 +379,8 @@ export const invokeArgs = {
   'session:save': z.tuple([optionalPath]),
   'session:save-as': z.tuple([optionalPath]),
   'session:recent': z.tuple([]),
-  'report:export': z.tuple([ExportFormatSchema, optionalPath, ReportViewSchema.optional()]),
+  /** The path may be null when a view follows it: JSON (the WebSocket bridge) turns an array's undefined into null. */
+  'report:export': z.tuple([ExportFormatSchema, optionalPath.nullable(), ReportViewSchema.optional()]),
   /** A sweep folder (or its sweep.json) to compare; a folder dialog when absent. */
   'compare:open-sweep': z.tuple([optionalPath]),
   /** Two or more session files to compare, the first the baseline; a file dialog when absent. */

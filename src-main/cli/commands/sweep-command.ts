@@ -10,11 +10,11 @@ import { ProgressPrinter } from '../../bench/progress';
 import { planRun } from '../../bench/plan';
 import type { RunConfigInput } from '../../bench/types';
 import { detectHardware } from '../../hardware/detect';
-import { renderSweepHtml, renderSweepMarkdown, type SweepEntry } from '../../report/sweep';
+import { renderSweepHtml, renderSweepMarkdown } from '../../report/sweep';
+import { readSweepEntries } from '../../report/sweep-folder';
 import { launchOptionsFromCommand } from '../../server/command-line';
 import { LaunchedRegistry } from '../../server/launched-registry';
 import type { LaunchOptions } from '../../server/launch';
-import { readSessionFile } from '../../session/read';
 import { type SweepManifest, readManifest, variantState, writeManifest } from '../../sweep/manifest';
 import { SweepRun } from '../../sweep/run-sweep';
 import { VaryError, applyVariant, parseVary, variantsOf } from '../../sweep/variants';
@@ -92,17 +92,7 @@ function planLine(m: SweepManifest, config: RunConfigInput, first: LaunchOptions
 }
 
 async function writeSweepReports(dir: string, m: SweepManifest): Promise<void> {
-  const entries: SweepEntry[] = [];
-  for (const v of m.variants) {
-    const file = join(dir, v.file);
-    const read = existsSync(file) ? await readSessionFile(file) : null;
-    entries.push({
-      variant: { settings: v.settings, label: v.label, slug: v.slug },
-      file: v.file,
-      session: read?.ok ? read.data : null,
-      failure: v.failure,
-    });
-  }
+  const entries = (await readSweepEntries(dir, m)).map((r) => r.entry);
   await writeFile(join(dir, 'sweep.md'), renderSweepMarkdown(entries));
   await writeFile(join(dir, 'sweep.html'), renderSweepHtml(entries));
 }
