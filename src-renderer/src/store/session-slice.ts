@@ -91,11 +91,10 @@ export function acceptView(h: HeldSession, v: SessionView): HeldSession {
 }
 
 /** Main's meta: a replacement is needed; a resume adopts the same session for its run. */
-export function noteMeta(h: HeldSession, m: SessionMeta): HeldSession {
-  const sessionNeeded = Math.max(h.sessionNeeded, m.replaced);
-  const sessionRun = m.replaced === h.sessionReplaced ? m.run : h.sessionRun;
-  return sessionNeeded === h.sessionNeeded && sessionRun === h.sessionRun ? h : { ...h, sessionNeeded, sessionRun };
-}
+export const noteMeta = (h: HeldSession, m: SessionMeta): Pick<HeldSession, 'sessionNeeded' | 'sessionRun'> => ({
+  sessionNeeded: Math.max(h.sessionNeeded, m.replaced),
+  sessionRun: m.replaced === h.sessionReplaced ? m.run : h.sessionRun,
+});
 
 export const sessionBehind = (h: HeldSession): boolean => h.sessionNeeded > h.sessionRevision;
 
@@ -118,11 +117,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (set) => ({
       if (held === s) return {};
       return { ...held, sessionMeta: v.meta.revision >= s.sessionMeta.revision ? v.meta : s.sessionMeta };
     }),
-  setSessionMeta: (sessionMeta) =>
-    set((s) => {
-      const h = noteMeta(s, sessionMeta);
-      return h === s ? { sessionMeta } : { sessionMeta, sessionNeeded: h.sessionNeeded, sessionRun: h.sessionRun };
-    }),
+  setSessionMeta: (sessionMeta) => set((s) => ({ sessionMeta, ...noteMeta(s, sessionMeta) })),
   setOpenError: (openError) => set({ openError }),
   setRecentFiles: (recentFiles) => set({ recentFiles }),
   selectCell: (selectedCell) => set({ selectedCell }),

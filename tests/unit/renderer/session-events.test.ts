@@ -138,11 +138,12 @@ describe('a fetched view and main meta', () => {
 
   it('needs the session when main replaced it, not for a finished cell or a save', () => {
     const h = held(createSession({ simulated: true }), 8);
+    const after = (m: Partial<SessionMeta>) => ({ ...h, ...noteMeta(h, meta(m)) });
     // A cell (revision 9, its update on the way) and a save (meta only): nothing to fetch.
-    expect(sessionBehind(noteMeta(h, meta({ revision: 9, replaced: 8, run: 1 })))).toBe(false);
-    expect(noteMeta(h, meta({ revision: 8, replaced: 8, run: 1, dirty: false }))).toBe(h);
+    expect(sessionBehind(after({ revision: 9, replaced: 8, run: 1 }))).toBe(false);
+    expect(after({ revision: 8, replaced: 8, run: 1, dirty: false })).toEqual(h);
     // The run ended: main wrote its final session (notes, status) at 10.
-    expect(sessionBehind(noteMeta(h, meta({ revision: 10, replaced: 10, run: 1 })))).toBe(true);
+    expect(sessionBehind(after({ revision: 10, replaced: 10, run: 1 }))).toBe(true);
   });
 });
 
