@@ -17,7 +17,7 @@ import {
 } from '../../format';
 import { useApp } from '../../store';
 import { refreshPlan, resumeRun, startRun, stopRun } from '../../store/actions';
-import { RUN_PRESETS, cellsLeft, isRunning } from '../../store/run-slice';
+import { RUN_PRESETS, cellsLeft, isRunning, runSession } from '../../store/run-slice';
 import { ServerLog } from '../server/ServerLog';
 import { StatusBadge } from '../server/ServerView';
 import { Field } from '../../components/ui';
@@ -37,7 +37,7 @@ export function RunView() {
   const plan = useApp((s) => s.plan);
   const planError = useApp((s) => s.planError);
   const phase = useApp((s) => s.runPhase);
-  const hasCells = useApp((s) => Object.keys(s.liveCells).length > 0);
+  const hasCells = useApp((s) => (runSession(s)?.cells.length ?? 0) > 0);
   const runError = useApp((s) => s.runError);
   const runMessage = useApp((s) => s.runMessage);
   const serverState = useApp((s) => s.server.state);
@@ -298,12 +298,14 @@ function LiveLine() {
   );
 }
 
+/** One empty list, so a live sample does not redraw the charts. */
+const NONE: never[] = [];
+
 function LiveHeatmap({ contexts, concurrency }: { contexts: number[]; concurrency: number[] }) {
   const plan = useApp((s) => s.plan);
-  const liveCells = useApp((s) => s.liveCells);
+  const cells = useApp((s) => runSession(s)?.cells ?? NONE);
   const running = useApp((s) => isRunning(s.runPhase));
   const live = useApp((s) => (running ? s.live : null));
-  const cells = useMemo(() => Object.values(liveCells), [liveCells]);
   const model = useMemo(
     () => buildHeatmap(plan?.contexts ?? contexts, plan?.concurrency ?? concurrency, cells, plan?.cells ?? []),
     [plan, contexts, concurrency, cells],
@@ -312,7 +314,7 @@ function LiveHeatmap({ contexts, concurrency }: { contexts: number[]; concurrenc
 }
 
 function LivePrefill() {
-  const prefill = useApp((s) => s.livePrefill);
+  const prefill = useApp((s) => runSession(s)?.prefill ?? NONE);
   return <PrefillChart points={prefill} height={260} />;
 }
 
