@@ -10,7 +10,7 @@ import { cellKey } from '../../src-shared/cell-key';
 import { cellIndex, matrixAxes } from '../../src-shared/report/matrix-model';
 import type { TableModel } from '../../src-shared/report/report-model';
 import { countByStatus } from '../session/summary';
-import type { Variant } from '../sweep/variants';
+import type { Variant } from '../../src-shared/sweep/variants';
 import { compareHtmlSections, compareMarkdownSections, compareSessions, labelOf } from './compare';
 import { escapeHtml as esc, escapeMarkdownLine as line } from './escape';
 import { htmlDocument, htmlTable } from './html';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { type Result, fail, ok } from '../../src-shared/result';
 import { writeFileAtomic } from '../session/write';
 import { SESSION_EXTENSION } from '../../src-shared/session/schema';
-import type { Variant } from './variants';
+import type { Variant } from '../../src-shared/sweep/variants';
 
 export const SWEEP_MANIFEST = 'sweep.json';
 export const SWEEP_FORMAT = 'speedmatrix-sweep';

@@ -17,7 +17,7 @@ import type { LaunchOptions } from '../../server/launch';
 import { readSessionFile } from '../../session/read';
 import { type SweepManifest, readManifest, variantState, writeManifest } from '../../sweep/manifest';
 import { SweepRun } from '../../sweep/run-sweep';
-import { VaryError, applyVariant, parseVary, variantsOf } from '../../sweep/variants';
+import { VaryError, applyVariant, parseVary, variantsOf } from '../../../src-shared/sweep/variants';
 import { fmtDuration } from '../../../src-shared/report/format';
 import { REDACTED, redactArgv } from '../../../src-shared/session/secrets';
 import type { Hardware } from '../../../src-shared/session/schema';
