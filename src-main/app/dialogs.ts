@@ -31,5 +31,15 @@ export function electronDialogs(window: () => BrowserWindow | null): Dialogs {
       const r = win ? await dialog.showSaveDialog(win, opts) : await dialog.showSaveDialog(opts);
       return r.canceled ? null : (r.filePath ?? null);
     },
+    async chooseFolder() {
+      const win = window();
+      const opts = {
+        title: 'Sweep folder',
+        buttonLabel: 'Use this folder',
+        properties: ['openDirectory' as const, 'createDirectory' as const],
+      };
+      const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
+      return r.canceled ? null : (r.filePaths[0] ?? null);
+    },
   };
 }

@@ -27,6 +27,8 @@ export interface Dialogs {
   chooseOpenPath(): Promise<string | null>;
   /** A path to save to (the extension is added when missing), or null when cancelled. */
   chooseSavePath(defaultName: string, kind: 'session' | 'markdown' | 'html' | 'pdf'): Promise<string | null>;
+  /** A folder for a sweep (made if missing), or null when cancelled. */
+  chooseFolder?(): Promise<string | null>;
 }
 
 export class SessionControl {

@@ -32,6 +32,8 @@ export const SweepManifestSchema = z.object({
   createdAt: z.string(),
   /** The server command as given, secrets replaced by <redacted>. */
   command: z.array(z.string()),
+  /** Environment the server gets beyond the inherited one (the app's GPU selection, extra variables), secrets redacted. */
+  env: z.record(z.string(), z.string()).optional(),
   axes: z.array(z.object({ flag: z.string(), values: z.array(z.string()) })),
   /** The run configuration every variant measures (flags as given; the plan fills defaults). */
   config: z.record(z.string(), z.unknown()),

@@ -32,16 +32,21 @@ const TYPES: Record<string, string> = {
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'";
 
-/** Where file dialogs "choose": saves go into saveDir under the suggested name; opens come from a queue. */
+/** Where file dialogs "choose": saves go into saveDir under the suggested name; opens and folders come from queues. */
 export class TestDialogs {
   readonly openQueue: string[] = [];
   readonly saveQueue: string[] = [];
+  /** Folders the folder dialog "chooses", in turn; none left: cancelled. */
+  readonly folderQueue: string[] = [];
   constructor(readonly saveDir: string) {}
   async chooseOpenPath(): Promise<string | null> {
     return this.openQueue.shift() ?? null;
   }
   async chooseSavePath(defaultName: string): Promise<string | null> {
     return this.saveQueue.shift() ?? join(this.saveDir, defaultName);
+  }
+  async chooseFolder(): Promise<string | null> {
+    return this.folderQueue.shift() ?? null;
   }
 }
 

@@ -9,6 +9,7 @@ import { createHardwareSlice } from './hardware-slice';
 import { createRunSlice } from './run-slice';
 import { createServerSlice } from './server-slice';
 import { createSessionSlice } from './session-slice';
+import { createSweepSlice } from './sweep-slice';
 import type { StoreState } from './types';
 import { createUiSlice } from './ui-slice';
 
@@ -23,6 +24,7 @@ export function createAppStore(): AppStore {
     ...createRunSlice(set, get),
     ...createSessionSlice(set, get),
     ...createUiSlice(set, get),
+    ...createSweepSlice(set, get),
   }));
 }
 

@@ -4,9 +4,10 @@ import type { HardwareSlice } from './hardware-slice';
 import type { RunSlice } from './run-slice';
 import type { ServerSlice } from './server-slice';
 import type { SessionSlice } from './session-slice';
+import type { SweepSlice } from './sweep-slice';
 import type { UiSlice } from './ui-slice';
 
-export type StoreState = AppSlice & HardwareSlice & ServerSlice & RunSlice & SessionSlice & UiSlice;
+export type StoreState = AppSlice & HardwareSlice & ServerSlice & RunSlice & SessionSlice & UiSlice & SweepSlice;
 export type SetState = (partial: Partial<StoreState> | ((s: StoreState) => Partial<StoreState>)) => void;
 export type GetState = () => StoreState;
 export type SliceCreator<T> = (set: SetState, get: GetState) => T;
