@@ -102,6 +102,8 @@ class CellLoad {
   connectionLost = false;
   failed = 0;
   firstError: string | null = null;
+  /** The whole cell's count when failures ended it early: the cell stores what its reason says. */
+  fused: FailureCount | null = null;
   /** Wall time the window opened (gaps between tokens count from there); +Infinity before. */
   private gapsFrom = Number.POSITIVE_INFINITY;
   private readonly current: Array<ChatStream | null>;
@@ -161,6 +163,7 @@ class CellLoad {
         firstError: this.firstError,
       };
       if (this.failed >= FAILURE_FUSE && tooManyFailed(soFar)) {
+        this.fused = soFar;
         this.fatal = `${this.failed} of ${this.streams.length} requests failed; the first: ${this.firstError ?? 'no message'}`;
         this.stopCell.fire();
         return;
@@ -453,9 +456,11 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     const waiting = f.lastQueue && f.lastQueue.waiting > 0 ? ` (${f.lastQueue.waiting} waiting)` : '';
     fatal = `No token arrived during the whole ${Math.round(windowSeconds ?? 0)} s window: the server accepted the requests but produced nothing${load.firstError ? `; ${load.firstError}` : ''}${waiting}.`;
   }
-  const failures: FailureCount = w
-    ? failureCount(streams, w)
-    : { windowRequests: streams.length, failed: load.failed, firstError: load.firstError };
+  const failures: FailureCount = load.fused
+    ? load.fused
+    : w
+      ? failureCount(streams, w)
+      : { windowRequests: streams.length, failed: load.failed, firstError: load.firstError };
   const queue = queueEvidence(f.win?.scrapes ?? []);
   const avgActive = x.metrics && queue ? queue.avgRunning : mean(f.win?.clientActive ?? []);
   const ttft = timeToFirstToken(streams, clock);
@@ -479,7 +484,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     finishedAt: new Date().toISOString(),
     readinessTimedOut: f.readinessTimedOut,
     failedRequests: failures.failed,
-    windowRequests: w ? failures.windowRequests : null,
+    windowRequests: w || load.fused ? failures.windowRequests : null,
     queueEvidence: queue,
   };
 

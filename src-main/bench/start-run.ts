@@ -8,7 +8,12 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { APP_NAME, APP_VERSION } from '../runtime/app-version';
-import { type GpuTelemetry, summarizeCellTelemetry, toTelemetrySeries } from '../hardware/telemetry';
+import {
+  appendTelemetrySeries,
+  type GpuTelemetry,
+  summarizeCellTelemetry,
+  toTelemetrySeries,
+} from '../hardware/telemetry';
 import { countByStatus } from '../session/summary';
 import { createSession } from '../session/create';
 import { Journal, journalPathFor, recoverFromJournal } from '../session/journal';
@@ -422,9 +427,10 @@ export class BenchRun implements RunHandle {
   /** What the server side gave during the run: GPU telemetry and the server's log. */
   private recordServerSide(): void {
     const t = this.opts.telemetry;
-    if (t?.samples.length)
-      this.session.telemetry = toTelemetrySeries(t.samples, { originMs: Date.parse(this.session.createdAt) });
-    else if (t?.unavailableReason) this.session.checksUnavailable.push(`GPU telemetry: ${t.unavailableReason}`);
+    if (t?.samples.length) {
+      const series = toTelemetrySeries(t.samples, { originMs: Date.parse(this.session.createdAt) });
+      this.session.telemetry = appendTelemetrySeries(this.session.telemetry, series);
+    } else if (t?.unavailableReason) this.session.checksUnavailable.push(`GPU telemetry: ${t.unavailableReason}`);
     const logLines = this.opts.serverLogLines?.();
     if (logLines?.length) this.session.serverLog = { lines: logLines.slice(-2000), truncated: logLines.length > 2000 };
   }

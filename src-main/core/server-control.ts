@@ -6,6 +6,7 @@
 import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../../src-shared/ipc/contract';
 import type { ServerKind } from '../../src-shared/session/schema';
 import type { LaunchOptions } from '../server/launch';
+import { IDLE_SERVER } from '../../src-shared/ipc/idle-server';
 import {
   LAUNCH_DEFAULTS,
   Supervisor,
@@ -27,16 +28,6 @@ import { freePort } from '../server/port';
 import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '../server/launched-registry';
 
 const LOG_FLUSH_MS = 100;
-const IDLE: ServerSnapshot = {
-  state: 'idle',
-  kind: null,
-  display: '',
-  startedAt: null,
-  progress: null,
-  ready: null,
-  failure: null,
-  seq: 0,
-};
 
 export { freePort } from '../server/port';
 
@@ -45,7 +36,7 @@ export class ServerControl {
   /** Earlier supervisors whose crash left processes the person chose to leave running: ended on dispose at the latest. */
   private retired: Supervisor[] = [];
   private attached: ServerTarget | null = null;
-  private snap: ServerSnapshot = IDLE;
+  private snap: ServerSnapshot = IDLE_SERVER;
   private pendingLog: string[] = [];
   private logTimer: ReturnType<typeof setTimeout> | null = null;
   private attachLog: string[] = [];
@@ -114,7 +105,7 @@ export class ServerControl {
     if (!form.url.trim())
       throw new UserError('Server URL: give the address of the running server, e.g. http://10.0.0.5:8000.');
     this.set({
-      ...IDLE,
+      ...IDLE_SERVER,
       state: 'starting',
       kind: 'attach',
       display: `attach ${form.url}`,
@@ -210,7 +201,7 @@ export class ServerControl {
     const platform = this.opts.platform ?? process.platform;
     const powershell = display && copiesAsPowerShell(platform) ? displayAsPowerShell(display) : null;
     this.set({
-      ...IDLE,
+      ...IDLE_SERVER,
       state: 'starting',
       kind,
       display,
@@ -267,7 +258,7 @@ export class ServerControl {
     if (this.heldBy) throw new UserError(this.heldBy);
     if (this.attached) {
       this.attached = null;
-      this.set({ ...IDLE });
+      this.set({ ...IDLE_SERVER });
       this.opts.onStopped?.();
       return this.snap;
     }

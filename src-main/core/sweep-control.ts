@@ -25,6 +25,7 @@ import type {
   SweepVariantView,
   SweepView,
 } from '../../src-shared/ipc/contract';
+import { IDLE_SWEEP } from '../../src-shared/ipc/idle-sweep';
 import type { Hardware } from '../../src-shared/session/schema';
 import { type AxisInput, checkAxes, variantsOf } from '../../src-shared/sweep/variants';
 import type { CoreEvents } from './emitter';
@@ -64,19 +65,8 @@ function commandOf(form: ServerForm, port: number): { command: string[]; env: Re
   return { command: ['speedmatrix', 'sim', ...built.argv.slice(built.argv.indexOf('serve'))], env };
 }
 
-const blankView = (): SweepView => ({
-  phase: 'idle',
-  dir: null,
-  plan: null,
-  variants: [],
-  current: null,
-  eta: null,
-  message: null,
-  seq: 0,
-});
-
 export class SweepControl {
-  private view: SweepView = blankView();
+  private view: SweepView = IDLE_SWEEP;
   private sweep: SweepRun | null = null;
   private finished: Promise<void> | null = null;
   private lastDir: string | null = null;
@@ -215,7 +205,7 @@ export class SweepControl {
     const runs = this.deps.runs.followSweep(HELD, () => this.stop().then(() => undefined));
     this.deps.server.holdForSweep(HELD);
     this.view = {
-      ...blankView(),
+      ...IDLE_SWEEP,
       phase: 'running',
       dir,
       plan,

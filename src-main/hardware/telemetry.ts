@@ -136,6 +136,33 @@ export function toTelemetrySeries(
   };
 }
 
+/**
+ * A resumed run's telemetry after the series the session already holds: only samples later than
+ * its last one are added, so a loop that was also running during the first part (the app's)
+ * does not repeat them, and the first part is never lost.
+ */
+export function appendTelemetrySeries(existing: TelemetrySeries | null, added: TelemetrySeries): TelemetrySeries {
+  if (!existing || existing.t.length === 0) return added;
+  const last = existing.t[existing.t.length - 1];
+  const from = added.t.findIndex((t) => t > last);
+  if (from < 0) return existing;
+  const join = <T>(a: T[], b: T[]): T[] => [...a, ...b.slice(from)];
+  return {
+    intervalSeconds: existing.intervalSeconds,
+    t: join(existing.t, added.t),
+    gpu: join(existing.gpu, added.gpu),
+    utilization: join(existing.utilization, added.utilization),
+    memoryUsedBytes: join(existing.memoryUsedBytes, added.memoryUsedBytes),
+    powerWatts: join(existing.powerWatts, added.powerWatts),
+    powerLimitWatts: join(existing.powerLimitWatts, added.powerLimitWatts),
+    smClockHz: join(existing.smClockHz, added.smClockHz),
+    memClockHz: join(existing.memClockHz, added.memClockHz),
+    temperatureC: join(existing.temperatureC, added.temperatureC),
+    pstate: join(existing.pstate, added.pstate),
+    throttleReasons: join(existing.throttleReasons, added.throttleReasons),
+  };
+}
+
 const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 /**

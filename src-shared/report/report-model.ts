@@ -188,8 +188,16 @@ export function gpuLabelOf(session: Session): string {
   return `${gpus.length > 1 ? `${gpus.length} × ` : ''}${first.name}${vram}`;
 }
 
+/**
+ * "Fara1.5-4B on 2 × H200 141GB". A server on another machine whose hardware nobody gave has no
+ * GPU to name: the title says so instead of calling it an unknown GPU.
+ */
 export function reportTitle(session: Session): string {
-  return `${modelNameOf(session)} on ${gpuLabelOf(session)}`;
+  const hw = session.hardware;
+  const notRecorded = hw.gpus.length === 0 && !hw.cpu && !hw.os;
+  return notRecorded
+    ? `${modelNameOf(session)} (hardware not recorded)`
+    : `${modelNameOf(session)} on ${gpuLabelOf(session)}`;
 }
 
 /** "30 s", "12.5 s": the Run block's time per measurement. */

@@ -1,20 +1,10 @@
 /** Server: the form, its command preview, the supervisor's snapshot (main is the source of truth) and the log. */
 import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '@shared/ipc/contract';
+import { IDLE_SERVER } from '@shared/ipc/idle-server';
 import type { SliceCreator } from './types';
 
 /** Lines kept for the live log view; the full log stays in main. */
 export const LOG_LIMIT = 5000;
-
-export const IDLE_SERVER: ServerSnapshot = {
-  state: 'idle',
-  kind: null,
-  display: '',
-  startedAt: null,
-  progress: null,
-  ready: null,
-  failure: null,
-  seq: 0,
-};
 
 export interface ServerSlice {
   serverForm: ServerForm | null;

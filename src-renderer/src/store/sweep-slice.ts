@@ -1,18 +1,8 @@
 /** Sweep: the launch variants typed in the Server view, their check and plan, and the running sweep as main reports it. */
 import type { SweepPlanView, SweepView } from '@shared/ipc/contract';
 import type { AxisInput } from '@shared/sweep/variants';
+import { IDLE_SWEEP } from '@shared/ipc/idle-sweep';
 import type { SliceCreator } from './types';
-
-export const IDLE_SWEEP: SweepView = {
-  phase: 'idle',
-  dir: null,
-  plan: null,
-  variants: [],
-  current: null,
-  eta: null,
-  message: null,
-  seq: 0,
-};
 
 export interface SweepSlice {
   /** The varied settings as typed: a flag and its values, separated by commas. */

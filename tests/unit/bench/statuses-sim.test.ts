@@ -138,6 +138,9 @@ describe('failed requests', () => {
     expect(c.status).toBe('error');
     expect(c.totalTokensPerSecond).toBeNull();
     expect(c.reason).toMatch(/^\d+ of \d+ requests (in the window )?failed.*HTTP 500.*--sim-500-share/);
+    // The counts the cell stores (shown as "(N failed)") are the ones its reason states.
+    const [, failed, of] = /^(\d+) of (\d+)/.exec(c.reason!)!;
+    expect([c.failedRequests, c.windowRequests]).toEqual([Number(failed), Number(of)]);
   }, 120_000);
 });
 

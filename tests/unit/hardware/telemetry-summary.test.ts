@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GpuSample } from '../../../src-main/hardware/nvidia-smi-parse';
-import { summarizeCellTelemetry, toTelemetrySeries } from '../../../src-main/hardware/telemetry';
+import { appendTelemetrySeries, summarizeCellTelemetry, toTelemetrySeries } from '../../../src-main/hardware/telemetry';
 import { TelemetrySeriesSchema } from '../../../src-shared/session/schema';
 
 const s = (t: number, gpu: number, power: number | null, util: number, reasons: string[] | null = []): GpuSample => ({
@@ -70,5 +70,26 @@ describe('toTelemetrySeries', () => {
     expect(series.powerWatts).toEqual([300, null]);
     expect(series.throttleReasons).toEqual(['sw_power_cap,hw_slowdown', null]);
     expect(TelemetrySeriesSchema.parse(series)).toEqual(series);
+  });
+});
+
+describe('appendTelemetrySeries', () => {
+  const first = toTelemetrySeries([s(1_000, 0, 300, 1), s(2_000, 0, 310, 1)], { originMs: 0 });
+  it('a resumed run adds its later samples after the first part', () => {
+    const later = toTelemetrySeries([s(60_000, 0, 320, 1), s(61_000, 0, 330, 1)], { originMs: 0 });
+    const merged = appendTelemetrySeries(first, later);
+    expect(merged.t).toEqual([1, 2, 60, 61]);
+    expect(merged.powerWatts).toEqual([300, 310, 320, 330]);
+    expect(TelemetrySeriesSchema.parse(merged)).toEqual(merged);
+  });
+  it('samples the session already holds are not repeated (a loop that ran through both parts)', () => {
+    const wholeLoop = toTelemetrySeries([s(1_000, 0, 300, 1), s(2_000, 0, 310, 1), s(60_000, 0, 320, 1)], {
+      originMs: 0,
+    });
+    expect(appendTelemetrySeries(first, wholeLoop).t).toEqual([1, 2, 60]);
+    expect(appendTelemetrySeries(first, first)).toEqual(first);
+  });
+  it('a session without telemetry takes the new series as it is', () => {
+    expect(appendTelemetrySeries(null, first)).toEqual(first);
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { importFile } from '../../../src-main/importers/index';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
+import { notRecordedHardware } from '../../../src-main/orchestrator/server-hardware';
 import { createSession } from '../../../src-main/session/create';
+import { modelNameOf } from '../../../src-shared/report/report-model';
 import type { Session } from '../../../src-shared/session/schema';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
@@ -186,6 +188,13 @@ describe('Markdown report: formats, labels, missing parts and escaping', () => {
     const head = renderMarkdownReport(s).split('\n').slice(0, 6).join('\n');
     expect(head).toContain('SIMULATED');
     expect(renderMarkdownReport(sampleSession())).not.toContain('SIMULATED');
+  });
+
+  it('titles a remote server whose hardware nobody gave by its model, saying the hardware is not recorded', () => {
+    const s = { ...sampleSession(), hardware: notRecordedHardware() };
+    expect(renderMarkdownReport(s).split('\n')).toContain(`# ${modelNameOf(s)} (hardware not recorded)`);
+    expect(renderMarkdownReport(s)).not.toContain('unknown GPU');
+    expect(renderMarkdownReport(sampleSession())).toMatch(/^# .+ on .+$/m);
   });
 
   it('renders an empty session and says what is missing', () => {
