@@ -214,7 +214,9 @@ export async function startSweep(): Promise<void> {
   if (!serverForm) return;
   if (!confirmDiscard('Start a sweep anyway?')) return;
   st().setSweepError(null);
-  const r = await call(bridgeOrThrow().startSweep({ server: serverForm, axes: sweepAxes, run: runForm, dir: sweepDir }));
+  const r = await call(
+    bridgeOrThrow().startSweep({ server: serverForm, axes: sweepAxes, run: runForm, dir: sweepDir }),
+  );
   if (r.ok) st().setSweepView(r.data);
   else st().setSweepError(r.error);
 }

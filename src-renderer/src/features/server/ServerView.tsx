@@ -191,8 +191,7 @@ export function ServerView() {
   const [copied, setCopied] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const sweeping = useApp((s) => sweepBusy(s.sweep));
-  const busy =
-    sweeping || server.state === 'starting' || server.state === 'ready' || server.state === 'stopping';
+  const busy = sweeping || server.state === 'starting' || server.state === 'ready' || server.state === 'stopping';
 
   if (!form) return <p className="muted">Loading the launch options…</p>;
   const dflt = (k: keyof ServerForm): string => (defaults && defaults[k] !== '' ? String(defaults[k]) : '');
