@@ -75,7 +75,7 @@ export class RunControl {
   followSweep(
     reason: string,
     stop: () => Promise<void>,
-  ): { begin(resume: boolean): void; event(e: BenchEvent): void; end(): void } {
+  ): { begin(resume: boolean): void; event(e: BenchEvent): void; noRun(): void; end(): void } {
     this.heldBy = reason;
     this.stopSweep = stop;
     return {
@@ -84,6 +84,8 @@ export class RunControl {
         this.workingFile = null;
       },
       event: (e) => this.onEvent(e),
+      // A variant whose server never became ready measured nothing: no run, not one left starting.
+      noRun: () => this.updates.begin('idle'),
       end: () => {
         this.heldBy = null;
         this.stopSweep = null;

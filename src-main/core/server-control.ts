@@ -225,11 +225,12 @@ export class ServerControl {
       if (this.supervisor !== sup) return;
       this.set({ ...this.snap, state: 'ready', progress: null, ready: readyInfo(t), failure: null });
     });
-    sup.on(
-      'failed',
-      (f) =>
-        this.supervisor === sup && this.set({ ...this.snap, state: 'failed', progress: null, failure: failureInfo(f) }),
-    );
+    sup.on('failed', (f) => {
+      if (this.supervisor !== sup) return;
+      // Stopped on request before it was ready (Stop, or a sweep stopping): stopped, not failed.
+      if (sup.state === 'exited') this.set({ ...this.snap, state: 'exited', progress: null });
+      else this.set({ ...this.snap, state: 'failed', progress: null, failure: failureInfo(f) });
+    });
     sup.on('crashed', (c) => {
       if (this.supervisor !== sup) return;
       // Processes it started can outlive it (an engine core holding GPU memory): say which; the person decides whether to end them.

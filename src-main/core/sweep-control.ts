@@ -224,6 +224,7 @@ export class SweepControl {
         patchVariant(i, { state: 'starting', failure: null });
       } else if (stage === 'measuring') patchVariant(i, { state: 'running' });
       else {
+        if (this.view.variants[i].state === 'starting') runs.noRun();
         if (v.state === 'done') finished.push((Date.now() - (startedAt.get(i) ?? Date.now())) / 1000);
         this.set({ current: null });
         patchVariant(i, { state: endedState(v), failure: v.failure });

@@ -77,14 +77,16 @@ export const FIXED_FLAGS = ['--host', '--port', '--api-key'];
 export function checkAxes(inputs: readonly AxisInput[]): { axes: VaryAxis[]; problems: AxisProblem[] } {
   const axes: VaryAxis[] = [];
   const problems: AxisProblem[] = [];
+  const seen = new Set<string>();
   inputs.forEach((input, axis) => {
     const flag = input.flag.trim() ? flagOf(input.flag) : { error: 'give the flag to vary, e.g. --max-num-seqs' };
     const values = input.values.trim() ? valuesOf(input.values) : { error: 'give its values, e.g. 4, 16' };
     if (typeof flag !== 'string') problems.push({ axis, field: 'flag', message: flag.error });
     else if (FIXED_FLAGS.includes(flag))
       problems.push({ axis, field: 'flag', message: `${flag} is set by SpeedMatrix for every variant` });
-    else if (axes.some((a) => a.flag === flag))
+    else if (seen.has(flag))
       problems.push({ axis, field: 'flag', message: `${flag} is varied already: give all its values there` });
+    if (typeof flag === 'string') seen.add(flag);
     if (!Array.isArray(values)) problems.push({ axis, field: 'values', message: values.error });
     if (typeof flag === 'string' && Array.isArray(values) && !problems.some((p) => p.axis === axis))
       axes.push({ flag, values });

@@ -29,8 +29,12 @@ export const createSweepSlice: SliceCreator<SweepSlice> = (set) => ({
   setSweepAxes: (sweepAxes) => set({ sweepAxes }),
   setSweepPlan: (sweepPlan) => set({ sweepPlan }),
   setSweepDir: (sweepDir) => set({ sweepDir }),
-  // A reply that arrives after a newer event is older news.
-  setSweepView: (v) => set((s) => (v.seq < s.sweep.seq ? {} : { sweep: v, sweepDir: v.dir ?? s.sweepDir })),
+  // A reply that arrives after a newer event is older news. The folder shown is the running
+  // sweep's, or after a reload the last one's; a folder chosen since stays.
+  setSweepView: (v) =>
+    set((s) =>
+      v.seq < s.sweep.seq ? {} : { sweep: v, sweepDir: v.dir && (sweepBusy(v) || !s.sweepDir) ? v.dir : s.sweepDir },
+    ),
   setSweepError: (sweepError) => set({ sweepError }),
 });
 
