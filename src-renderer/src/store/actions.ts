@@ -10,6 +10,7 @@ import { appStore } from './index';
 import { flushRunUpdates } from './run-queue';
 import { formFromRunConfig } from './run-slice';
 import type { AxisInput } from '@shared/sweep/variants';
+import { sweepBusy } from './sweep-slice';
 
 const st = () => appStore.getState();
 
@@ -50,9 +51,10 @@ export async function boot(): Promise<void> {
   if (recent.ok) st().setRecentFiles(recent.data);
   if (sweep.ok) st().setSweepView(sweep.data);
   await refreshSession();
-  // A reload during or after a run shows that run's matrix in the form, not the default one.
+  // A reload during or after a run (or a sweep's) shows that run's matrix in the form, not the default one.
   const session = st().session;
-  if (run.ok && run.data.plan && session) st().updateRunForm(formFromRunConfig(session.runConfig));
+  const measuring = (run.ok && run.data.plan) || (sweep.ok && sweepBusy(sweep.data));
+  if (measuring && session) st().updateRunForm(formFromRunConfig(session.runConfig));
   st().setAppInfo(info.data);
   void detectHardware();
   void refreshPreview();

@@ -88,6 +88,7 @@ describe('launch variants typed in the app', () => {
       { flag: '--port', values: '8000,8001' },
       { flag: '', values: '' },
       { flag: '--dtype', values: 'half, half' },
+      { flag: 'dtype', values: 'float16' },
     ]);
     expect(r.axes).toEqual([{ flag: '--max-num-seqs', values: ['4', '16'] }]);
     expect(r.problems).toEqual([
@@ -98,6 +99,7 @@ describe('launch variants typed in the app', () => {
       { axis: 5, field: 'flag', message: 'give the flag to vary, e.g. --max-num-seqs' },
       { axis: 5, field: 'values', message: 'give its values, e.g. 4, 16' },
       { axis: 6, field: 'values', message: 'half is given twice' },
+      { axis: 7, field: 'flag', message: '--dtype is varied already: give all its values there' },
     ]);
   });
 });
