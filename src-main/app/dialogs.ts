@@ -21,6 +21,23 @@ export function electronDialogs(window: () => BrowserWindow | null): Dialogs {
       const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
       return r.canceled ? null : (r.filePaths[0] ?? null);
     },
+    async chooseFolder() {
+      const win = window();
+      // One dialog for a sweep folder to open and for a new sweep's (macOS offers New Folder with createDirectory).
+      const opts = { title: 'Sweep folder', properties: ['openDirectory' as const, 'createDirectory' as const] };
+      const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
+      return r.canceled ? null : (r.filePaths[0] ?? null);
+    },
+    async chooseOpenPaths() {
+      const win = window();
+      const opts = {
+        title: 'Compare sessions (the first is the baseline)',
+        properties: ['openFile' as const, 'multiSelections' as const],
+        filters: [{ name: 'SpeedMatrix session or results', extensions: ['json', 'txt', 'md'] }],
+      };
+      const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
+      return r.canceled ? null : r.filePaths;
+    },
     async chooseSavePath(defaultName, kind) {
       const win = window();
       const opts = {
@@ -30,16 +47,6 @@ export function electronDialogs(window: () => BrowserWindow | null): Dialogs {
       };
       const r = win ? await dialog.showSaveDialog(win, opts) : await dialog.showSaveDialog(opts);
       return r.canceled ? null : (r.filePath ?? null);
-    },
-    async chooseFolder() {
-      const win = window();
-      const opts = {
-        title: 'Sweep folder',
-        buttonLabel: 'Use this folder',
-        properties: ['openDirectory' as const, 'createDirectory' as const],
-      };
-      const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
-      return r.canceled ? null : (r.filePaths[0] ?? null);
     },
   };
 }

@@ -51,6 +51,8 @@ export function menuTemplate(
       label: 'File',
       submenu: [
         item('Open…', 'open', 'CmdOrCtrl+O'),
+        item('Open Sweep…', 'open-sweep'),
+        item('Compare Sessions…', 'compare-sessions'),
         {
           label: 'Open Recent',
           submenu: s.recent.length

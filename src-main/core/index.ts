@@ -17,9 +17,12 @@ import {
   type InvokeHandlers,
   type InvokeResult,
   type InvokeResults,
+  type ReportView,
   invokeArgs,
   parseArgs,
 } from '../../src-shared/ipc/contract';
+import type { ReportOptions } from '../../src-shared/report/report-model';
+import { TargetSpecError, parseTargets } from '../../src-shared/report/slo';
 import { renderHtmlReport } from '../report/html';
 import { renderMarkdownReport } from '../report/markdown';
 import { APP_NAME, APP_VERSION } from '../runtime/app-version';
@@ -27,6 +30,7 @@ import { fail, ok } from '../../src-shared/result';
 import type { Hardware } from '../../src-shared/session/schema';
 import { writeFileAtomic } from '../session/write';
 import { BUILTIN_PROFILES } from '../sim/profile';
+import { ComparisonControl } from './comparison-control';
 import { CoreEvents } from './emitter';
 import { RecentFiles } from './recent-files';
 import { RunControl } from './run-control';
@@ -89,6 +93,19 @@ export interface AppCore {
 
 const EXT: Record<ExportFormat, string> = { markdown: '.md', html: '.html', pdf: '.pdf' };
 
+/** What the person chose in Results, as the report's options: the same as `report --metric --slo --gpu-price`. */
+function reportOptions(view: ReportView | undefined): ReportOptions {
+  if (!view) return {};
+  let targets;
+  try {
+    targets = view.slo?.trim() ? parseTargets(view.slo) : undefined;
+  } catch (e) {
+    if (e instanceof TargetSpecError) throw new UserError(`Targets: ${e.message}`);
+    throw e;
+  }
+  return { targets, metric: view.metric, gpuPricePerHour: view.gpuPricePerHour ?? null };
+}
+
 export function createAppCore(opts: AppCoreOptions): AppCore {
   mkdirSync(opts.dataDir, { recursive: true });
   const events = new CoreEvents();
@@ -145,7 +162,9 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     return path;
   };
 
-  const exportReport = async (format: ExportFormat, path?: string): Promise<{ file: string }> => {
+  const comparisons = new ComparisonControl(opts.dialogs ?? null);
+
+  const exportReport = async (format: ExportFormat, path?: string, view?: ReportView): Promise<{ file: string }> => {
     const session = sessions.current();
     if (!session) throw new UserError('There is nothing to export yet: run a matrix or open a session first.');
     let file = path ?? sessions.defaultExportPath(EXT[format]);
@@ -156,13 +175,14 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     }
     if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
     if (!file.toLowerCase().endsWith(EXT[format])) file += EXT[format];
+    const options = reportOptions(view);
     let data: string | Uint8Array;
-    if (format === 'markdown') data = renderMarkdownReport(session);
-    else if (format === 'html') data = renderHtmlReport(session);
+    if (format === 'markdown') data = renderMarkdownReport(session, options);
+    else if (format === 'html') data = renderHtmlReport(session, options);
     else {
       if (!opts.printPdf) throw new UserError('PDF export is not available here; export Markdown or HTML instead.');
       try {
-        data = await opts.printPdf(renderHtmlReport(session));
+        data = await opts.printPdf(renderHtmlReport(session, options));
       } catch (e) {
         throw new UserError(`Could not make the PDF: ${(e as Error).message}`);
       }
@@ -213,7 +233,12 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'session:save': async (path?: string) => sessions.save(writablePath(path)),
     'session:save-as': async (path?: string) => sessions.save(writablePath(path), true),
     'session:recent': () => recent.list(),
-    'report:export': async (format: ExportFormat, path?: string) => exportReport(format, writablePath(path)),
+    'report:export': async (format: ExportFormat, path?: string, view?: ReportView) =>
+      exportReport(format, writablePath(path), view),
+    'compare:open-sweep': (path?: string) => comparisons.openSweep(path),
+    'compare:open-sessions': (paths?: string[]) => comparisons.openSessions(paths),
+    'compare:get': async () => comparisons.view(),
+    'compare:export': (format, path?: string) => comparisons.export(format, writablePath(path)),
     'shell:open-external': async (url: string) => {
       if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p)))
         throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);

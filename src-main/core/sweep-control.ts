@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { BenchEvent, RunConfigInput } from '../bench';
 import { measurementsToRun } from '../bench/plan';
 import type { GpuTelemetry } from '../hardware';
-import { labelOf } from '../report/compare';
+import { labelOf } from '../../src-shared/report/compare-model';
 import { Supervisor, buildLaunch } from '../server';
 import type { LaunchedRegistry } from '../server/launched-registry';
 import { nodeProgram } from '../runtime/node-entry';

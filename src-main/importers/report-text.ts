@@ -6,7 +6,7 @@
  */
 import { basename } from 'node:path';
 import { unescapeMarkdown } from '../report/escape';
-import { parseLaunchLine } from '../report/launch-flags';
+import { parseLaunchLine } from '../../src-shared/report/launch-flags';
 import { MEASUREMENT_COLUMNS } from '../../src-shared/report/report-model';
 import { createSession } from '../session/create';
 import {

@@ -1,12 +1,9 @@
 /** A one-screen, plain-text summary of a session: model, GPU, engine, cells by status. */
 import { fmtContextRange, fmtGigabytes } from '../../src-shared/report/format';
 import { type CellStatus, STATUS_WORDS, type Session } from '../../src-shared/session/schema';
+import { countByStatus } from '../../src-shared/session/status-words';
 
-export function countByStatus(session: Session): Partial<Record<CellStatus, number>> {
-  const counts: Partial<Record<CellStatus, number>> = {};
-  for (const c of session.cells) counts[c.status] = (counts[c.status] ?? 0) + 1;
-  return counts;
-}
+export { countByStatus } from '../../src-shared/session/status-words';
 
 export function summarizeSession(session: Session): string {
   const gpu = session.hardware.gpus[0];

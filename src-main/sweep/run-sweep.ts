@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunHandle } from '../bench/start-run';
 import type { GpuTelemetry } from '../hardware';
-import { labelOf } from '../report/compare';
+import { labelOf } from '../../src-shared/report/compare-model';
 import type { BenchEvent, RunConfigInput } from '../bench/types';
 import { RunRefused, startOrchestratedRun } from '../orchestrator/orchestrator';
 import type { ServerHardwareOptions } from '../orchestrator/server-hardware';

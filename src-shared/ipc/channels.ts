@@ -47,6 +47,10 @@ export const bridgeMethods = {
   stopSweep: 'sweep:stop',
   resumeSweep: 'sweep:resume',
   getSweepSnapshot: 'sweep:snapshot',
+  openSweep: 'compare:open-sweep',
+  compareSessions: 'compare:open-sessions',
+  getComparison: 'compare:get',
+  exportComparison: 'compare:export',
   openExternal: 'shell:open-external',
   writeClipboard: 'clipboard:write-text',
 } as const satisfies Record<string, InvokeChannel>;

@@ -20,6 +20,9 @@ import type {
   ServerKind,
   Session,
 } from '../session/schema';
+import type { ComparisonModel } from '../report/compare-model';
+import type { SweepModel } from '../report/sweep-model';
+import { CELL_METRICS } from '../report/cell-metrics';
 
 // ---------- argument schemas ----------
 
@@ -99,6 +102,20 @@ export const ExportFormatSchema = z.enum(['markdown', 'html', 'pdf']);
 export type ExportFormat = z.infer<typeof ExportFormatSchema>;
 
 const optionalPath = z.string().min(1).max(4096).optional();
+
+/** What an export shows besides the session: the heatmap's metric, the targets and the GPU price the person chose. */
+export const ReportViewSchema = z.object({
+  metric: z.enum(CELL_METRICS).default('total'),
+  /** Service-level targets as written, e.g. "ttft-p90<=2s,tbt-p90<=50ms"; empty for none. */
+  slo: z.string().max(2000).default(''),
+  /** Price of one GPU for one hour, for cost per million tokens. */
+  gpuPricePerHour: z.number().positive().finite().nullable().default(null),
+});
+export type ReportView = z.input<typeof ReportViewSchema>;
+
+/** Comparisons export as the CLI writes them (`compare`, `sweep`): Markdown or HTML. */
+export const ComparisonFormatSchema = z.enum(['markdown', 'html']);
+export type ComparisonFormat = z.infer<typeof ComparisonFormatSchema>;
 
 // ---------- result and event payload types ----------
 
@@ -353,8 +370,36 @@ export interface Notice {
   detail?: string | null;
 }
 
+/** One variant (or file) of a comparison, as the comparison view lists it. */
+export interface ComparisonEntryView {
+  /** Its letter in the comparison: A, B, … */
+  label: string;
+  /** The variant's settings ("--max-num-seqs=64"), or the file's name. */
+  name: string;
+  /** The session file, when it was read: it opens in Results as an ordinary session. */
+  file: string | null;
+  /** A sweep variant's state; 'unusable' when the sweep says it ran but its file cannot be read. */
+  state: 'done' | 'partial' | 'pending' | 'failed' | 'unusable';
+  /** Why it has no results: the server's root cause, or what is wrong with its file. */
+  problem: string | null;
+}
+
+/** A sweep folder or a set of session files, compared: the same models the sweep and compare reports print. */
+export interface ComparisonView {
+  source: 'sweep' | 'sessions';
+  /** The sweep folder; null for files compared. */
+  dir: string | null;
+  title: string;
+  entries: ComparisonEntryView[];
+  sweep: SweepModel;
+  /** The entries that ran, compared (each keeps its letter); null when fewer than two ran. */
+  comparison: ComparisonModel | null;
+}
+
 export type MenuCommand =
   | 'open'
+  | 'open-sweep'
+  | 'compare-sessions'
   | 'save'
   | 'save-as'
   | 'export-markdown'
@@ -392,7 +437,7 @@ export const invokeArgs = {
   'session:save': z.tuple([optionalPath]),
   'session:save-as': z.tuple([optionalPath]),
   'session:recent': z.tuple([]),
-  'report:export': z.tuple([ExportFormatSchema, optionalPath]),
+  'report:export': z.tuple([ExportFormatSchema, optionalPath, ReportViewSchema.optional()]),
   /** The Server view's variants checked, with the plan of a sweep of them over this matrix. */
   'sweep:plan': z.tuple([ServerFormSchema, SweepAxesSchema, RunFormSchema]),
   /** A folder for a sweep, from the folder dialog. */
@@ -402,6 +447,13 @@ export const invokeArgs = {
   /** Finish a stopped sweep: this folder (or the last one), with the API key when its command had one. */
   'sweep:resume': z.tuple([optionalPath, z.string().max(500).optional()]),
   'sweep:snapshot': z.tuple([]),
+  /** A sweep folder (or its sweep.json) to compare; a folder dialog when absent. */
+  'compare:open-sweep': z.tuple([optionalPath]),
+  /** Two or more session files to compare, the first the baseline; a file dialog when absent. */
+  'compare:open-sessions': z.tuple([z.array(z.string().min(1).max(4096)).min(2).max(26).optional()]),
+  /** The open comparison, or null. */
+  'compare:get': z.tuple([]),
+  'compare:export': z.tuple([ComparisonFormatSchema, optionalPath]),
   'shell:open-external': z.tuple([z.string().url().max(2000)]),
   /** Text for the system clipboard, written by main (the page holds no clipboard permission). */
   'clipboard:write-text': z.tuple([z.string().max(100_000)]),
@@ -441,6 +493,10 @@ export interface InvokeResults {
   'sweep:stop': SweepView;
   'sweep:resume': SweepView;
   'sweep:snapshot': SweepView;
+  'compare:open-sweep': ComparisonView;
+  'compare:open-sessions': ComparisonView;
+  'compare:get': ComparisonView | null;
+  'compare:export': { file: string };
   'shell:open-external': true;
   'clipboard:write-text': true;
 }

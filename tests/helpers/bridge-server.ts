@@ -36,8 +36,10 @@ export const CSP =
 export class TestDialogs {
   readonly openQueue: string[] = [];
   readonly saveQueue: string[] = [];
-  /** Folders the folder dialog "chooses", in turn; none left: cancelled. */
+  /** Folders "chosen" in the folder dialog (Open Sweep, a new sweep's folder), then cancelled. */
   readonly folderQueue: string[] = [];
+  /** File sets "chosen" in the multi-file dialog (Compare Sessions), then cancelled. */
+  readonly pathsQueue: string[][] = [];
   constructor(readonly saveDir: string) {}
   async chooseOpenPath(): Promise<string | null> {
     return this.openQueue.shift() ?? null;
@@ -47,6 +49,9 @@ export class TestDialogs {
   }
   async chooseFolder(): Promise<string | null> {
     return this.folderQueue.shift() ?? null;
+  }
+  async chooseOpenPaths(): Promise<string[] | null> {
+    return this.pathsQueue.shift() ?? null;
   }
 }
 

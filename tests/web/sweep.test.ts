@@ -182,6 +182,11 @@ describe.skipIf(!hasChromium)('a sweep of launch variants from the app', () => {
     expect(readFileSync(join(dir, 'sweep.md'), 'utf8')).toContain(
       '| B | --max-num-seqs=16 | max-num-seqs-16.speedmatrix.json | Valid 1 | 1 |',
     );
+    // The finished sweep opens as a comparison in Results.
+    await page.getByTestId('open-comparison').click();
+    await expect.poll(() => page.getByTestId('comparison-dir').innerText()).toContain(dir);
+    expect(await page.getByTestId('best-per-cell').innerText()).toMatch(/B · [\d,.]+/);
+    await page.keyboard.press('Control+3');
     // The sweep's last server is stopped, and the Server view says so.
     await page.keyboard.press('Control+2');
     await page.locator('[data-testid="server-status"][data-state="exited"]').waitFor();

@@ -3,7 +3,7 @@
  * keyboard-reachable button, and it prints as it looks.
  */
 import { cellKey } from '@shared/cell-key';
-import { memo } from 'react';
+import { type ReactNode, memo } from 'react';
 import { CELL_METRIC_DEFS } from '@shared/report/cell-metrics';
 import { metricGradientCss, metricKeyText } from '@shared/report/matrix-model';
 import type { HeatCell, HeatmapModel } from './heatmap-model';
@@ -15,6 +15,9 @@ export function Heatmap(props: {
   live?: LiveCell | null;
   selected?: string | null;
   onSelect?: (key: string) => void;
+  /** Replaces the metric's caption and colour key (a comparison's ratio map has its own). */
+  caption?: string;
+  scaleKey?: ReactNode;
 }) {
   const { model, live } = props;
   const liveKey = live ? cellKey(live) : null;
@@ -22,8 +25,8 @@ export function Heatmap(props: {
     <div className="heatmap-wrap">
       <table className="heatmap" data-testid="heatmap">
         <caption>
-          {model.metric === 'total' ? 'total tok/s' : CELL_METRIC_DEFS[model.metric].label} · rows are context length,
-          columns are simultaneous requests
+          {props.caption ?? (model.metric === 'total' ? 'total tok/s' : CELL_METRIC_DEFS[model.metric].label)} · rows
+          are context length, columns are simultaneous requests
         </caption>
         <thead>
           <tr>
@@ -53,12 +56,13 @@ export function Heatmap(props: {
         </tbody>
       </table>
       <div className="hm-scale" aria-hidden={model.max === null} data-testid="heatmap-key">
-        {model.max !== null && (
-          <>
-            <span className="ramp" style={{ background: metricGradientCss(CELL_METRIC_DEFS[model.metric].better) }} />
-            <span>{metricKeyText(model.metric, model.max)}</span>
-          </>
-        )}
+        {props.scaleKey ??
+          (model.max !== null && (
+            <>
+              <span className="ramp" style={{ background: metricGradientCss(CELL_METRIC_DEFS[model.metric].better) }} />
+              <span>{metricKeyText(model.metric, model.max)}</span>
+            </>
+          ))}
       </div>
       {model.statusesShown.length > 0 && (
         <p className="legend" data-testid="heatmap-legend">

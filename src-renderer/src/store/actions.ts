@@ -2,7 +2,17 @@
  * Everything the renderer asks of main goes through these actions: they call the bridge and
  * put the answer (or its error, in words) into the store. Components never call the bridge.
  */
-import type { CellRef, Invoked, ExportFormat, MenuCommand, RunForm, RunUpdate, ServerForm } from '@shared/ipc/contract';
+import type {
+  CellRef,
+  ComparisonFormat,
+  ComparisonView,
+  Invoked,
+  ExportFormat,
+  MenuCommand,
+  RunForm,
+  RunUpdate,
+  ServerForm,
+} from '@shared/ipc/contract';
 import type { Result } from '@shared/result';
 import type { RequestSamples } from '@shared/session/schema';
 import { bridgeOrThrow } from '../bridge';
@@ -11,6 +21,7 @@ import { flushRunUpdates } from './run-queue';
 import { formFromRunConfig } from './run-slice';
 import type { AxisInput } from '@shared/sweep/variants';
 import { sweepBusy } from './sweep-slice';
+import { reportViewOf } from './report-view-slice';
 
 const st = () => appStore.getState();
 
@@ -307,8 +318,9 @@ export async function saveSession(as = false): Promise<void> {
   } else if (r.code !== 'cancelled') st().pushNotice({ level: 'error', message: r.error });
 }
 
+/** Export the open session as the person sees it: the heatmap's metric, the targets and the GPU price go along. */
 export async function exportReport(format: ExportFormat): Promise<void> {
-  const r = await call(bridgeOrThrow().exportReport(format));
+  const r = await call(bridgeOrThrow().exportReport(format, undefined, reportViewOf(st())));
   if (r.ok) {
     st().setLastExport(r.data.file);
     st().pushNotice({ level: 'info', message: `Exported ${r.data.file}` });
@@ -348,7 +360,63 @@ export function runMenuCommand(cmd: MenuCommand): void {
     case 'export-pdf':
       void exportReport('pdf');
       break;
+    case 'open-sweep':
+      void openSweep();
+      break;
+    case 'compare-sessions':
+      void compareSessions();
+      break;
     default:
       st().setView(cmd.slice('view-'.length) as 'hardware');
   }
+}
+
+// ----- comparisons -----
+
+async function showComparison(p: Promise<Invoked<ComparisonView>>): Promise<void> {
+  st().setComparisonLoading(true);
+  st().setView('results');
+  const r = await call(p);
+  if (r.ok) st().setComparison(r.data);
+  else if (r.code === 'cancelled') st().setComparisonLoading(false);
+  else st().setComparisonError(r.error);
+}
+
+/**
+ * Open a sweep folder (or its sweep.json) as a comparison in Results; with no path, a folder
+ * dialog asks. A sweep run in the app calls this with its folder when it finishes.
+ */
+export async function openSweep(dir?: string): Promise<void> {
+  await showComparison(bridgeOrThrow().openSweep(dir));
+}
+
+/** A dropped sweep folder or sweep.json: opened as a comparison where the page knows its path (the app). */
+export async function openDroppedSweep(file: File): Promise<void> {
+  const path = bridgeOrThrow().pathForFile?.(file);
+  if (path) return openSweep(path);
+  st().setView('results');
+  st().setComparisonError(
+    `${file.name}: here a dropped sweep has no folder to read from; open its folder with Open sweep… in Results.`,
+  );
+}
+
+/** Compare two or more session files, the first the baseline; with no paths, a file dialog asks. */
+export async function compareSessions(paths?: string[]): Promise<void> {
+  await showComparison(bridgeOrThrow().compareSessions(paths));
+}
+
+export async function exportComparison(format: ComparisonFormat): Promise<void> {
+  const r = await call(bridgeOrThrow().exportComparison(format));
+  if (r.ok) {
+    st().setLastExport(r.data.file);
+    st().pushNotice({ level: 'info', message: `Exported ${r.data.file}` });
+  } else if (r.code !== 'cancelled') st().pushNotice({ level: 'error', message: r.error });
+}
+
+/** One variant of the comparison, opened in Results as an ordinary session. */
+export async function openComparisonEntry(file: string): Promise<void> {
+  if (!confirmDiscard('Open another file anyway?')) return;
+  const r = await call(bridgeOrThrow().openSession(file));
+  if (r.ok) st().setShowComparison(false);
+  await afterOpen(r, file);
 }

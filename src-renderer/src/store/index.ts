@@ -5,6 +5,8 @@
 import { useStore } from 'zustand';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { createAppSlice } from './app-slice';
+import { createCompareSlice } from './compare-slice';
+import { createReportViewSlice } from './report-view-slice';
 import { createHardwareSlice } from './hardware-slice';
 import { createRunSlice } from './run-slice';
 import { createServerSlice } from './server-slice';
@@ -24,6 +26,8 @@ export function createAppStore(): AppStore {
     ...createRunSlice(set, get),
     ...createSessionSlice(set, get),
     ...createUiSlice(set, get),
+    ...createCompareSlice(set, get),
+    ...createReportViewSlice(set, get),
     ...createSweepSlice(set, get),
   }));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importFile } from '../../../src-main/importers/index';
-import { compareSessions, renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { compareSessions } from '../../../src-shared/report/compare-model';
 import { divergingColor } from '../../../src-shared/report/matrix-model';
 import type { Session } from '../../../src-shared/session/schema';
 import { REFERENCE_REPORT } from '../../helpers/paths';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codeBlock, escapeMarkdown, unescapeMarkdown } from '../../../src-main/report/escape';
-import { parseLaunchLine, splitShellWords } from '../../../src-main/report/launch-flags';
+import { parseLaunchLine, splitShellWords } from '../../../src-shared/report/launch-flags';
 import { commandLineOf, redactCommandLine } from '../../../src-shared/report/redact';
 
 describe('launch lines', () => {

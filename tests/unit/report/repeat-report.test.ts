@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { foldRepetition } from '../../../src-main/bench/repetitions';
-import { compareSessions, renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { compareSessions } from '../../../src-shared/report/compare-model';
 import { renderHtmlReport } from '../../../src-main/report/html';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
 import { buildReportModel, decodeMeasurementRow } from '../../../src-shared/report/report-model';

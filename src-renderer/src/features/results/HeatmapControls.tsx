@@ -2,22 +2,14 @@
  * What the Results heatmap shows: the metric switch, the GPU price that cost needs
  * (remembered in localStorage), and the service-level targets whose misses are greyed.
  */
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { CELL_METRICS, CELL_METRIC_DEFS, type CellMetric } from '@shared/report/cell-metrics';
-import { type TargetSet, TargetSpecError, parseTargets } from '@shared/report/slo';
+import type { TargetSet } from '@shared/report/slo';
+import { useApp } from '../../store';
+import { parsePrice, parseTargetText } from '../../store/report-view-slice';
 import { Field, invalidProps } from '../../components/ui';
 
-export const GPU_PRICE_KEY = 'speedmatrix.gpuPricePerHour';
 export const TARGETS_PLACEHOLDER = 'ttft-p90<=2s,tbt-p90<=50ms,per-request>=20';
-
-function storedPrice(): number | null {
-  try {
-    const v = Number(localStorage.getItem(GPU_PRICE_KEY));
-    return v > 0 && Number.isFinite(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
 
 /** The price field's text and its number; a valid price is remembered for the next start. */
 export function useGpuPrice(): {
@@ -26,23 +18,13 @@ export function useGpuPrice(): {
   error: string | null;
   setText: (t: string) => void;
 } {
-  const [text, setTextState] = useState(() => String(storedPrice() ?? ''));
-  const trimmed = text.trim();
-  const n = Number(trimmed);
-  const price = trimmed !== '' && Number.isFinite(n) && n > 0 ? n : null;
+  const text = useApp((s) => s.gpuPriceText);
+  const setText = useApp((s) => s.setGpuPriceText);
+  const price = parsePrice(text);
   const error =
-    trimmed !== '' && price === null ? 'Give the price of one GPU for one hour as a number above 0, e.g. 2.5.' : null;
-  const setText = (t: string) => {
-    setTextState(t);
-    const v = Number(t.trim());
-    if (t.trim() !== '' && Number.isFinite(v) && v > 0) {
-      try {
-        localStorage.setItem(GPU_PRICE_KEY, String(v));
-      } catch {
-        // Storage can be unavailable (private mode); the price still works for this window.
-      }
-    }
-  };
+    text.trim() !== '' && price === null
+      ? 'Give the price of one GPU for one hour as a number above 0, e.g. 2.5.'
+      : null;
   return { text, price, error, setText };
 }
 
@@ -53,20 +35,11 @@ export function useTargets(): {
   error: string | null;
   setText: (t: string) => void;
 } {
-  const [text, setText] = useState('');
+  const text = useApp((s) => s.targetsText);
+  const setText = useApp((s) => s.setTargetsText);
   // Parsed once per text, so the report and heatmap built from the set are not rebuilt on every render.
-  const parsed = useMemo(() => parseSpec(text), [text]);
+  const parsed = useMemo(() => parseTargetText(text), [text]);
   return { text, ...parsed, setText };
-}
-
-function parseSpec(text: string): { set: TargetSet | null; error: string | null } {
-  if (text.trim() === '') return { set: null, error: null };
-  try {
-    return { set: parseTargets(text), error: null };
-  } catch (e) {
-    if (!(e instanceof TargetSpecError)) throw e;
-    return { set: null, error: e.message };
-  }
 }
 
 export function HeatmapControls(props: {

@@ -1,7 +1,7 @@
 /** Results, laid out like the reference report: title, blocks, prefill chart, heatmap, table, detail. */
 import { cellKey } from '@shared/cell-key';
-import { useMemo, useState } from 'react';
-import { type CellMetric, metricContextOf, metricUnavailable } from '@shared/report/cell-metrics';
+import { useMemo } from 'react';
+import { metricContextOf, metricUnavailable } from '@shared/report/cell-metrics';
 import { medianOnly } from '@shared/report/slo';
 import { SIMULATED_NOTE, buildReportModel } from '@shared/report/report-model';
 import type { Session } from '@shared/session/schema';
@@ -10,13 +10,14 @@ import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
 import { basename } from '../../path';
 import { useApp } from '../../store';
-import { exportReport, openSession, saveSession } from '../../store/actions';
+import { compareSessions, exportReport, openSession, openSweep, saveSession } from '../../store/actions';
 import { Block, Empty } from '../../components/ui';
 import { openFilePicker } from '../../components/FilePicker';
 import { CapacityTable } from './CapacityTable';
 import { CellDetail } from './CellDetail';
 import { HeatmapControls, useGpuPrice, useTargets } from './HeatmapControls';
 import { MeasurementsTable } from './MeasurementsTable';
+import { ComparisonView } from '../compare/ComparisonView';
 
 export function ResultsView() {
   const session = useApp((s) => s.session);
@@ -26,6 +27,9 @@ export function ResultsView() {
   const selected = useApp((s) => s.selectedCell);
   const select = useApp((s) => s.selectCell);
   const lastExport = useApp((s) => s.lastExport);
+  const showComparison = useApp((s) => s.showComparison);
+  const hasComparison = useApp((s) => s.comparison !== null);
+  const setShowComparison = useApp((s) => s.setShowComparison);
 
   return (
     <section aria-labelledby="results-title" data-testid="view-results">
@@ -58,6 +62,17 @@ export function ResultsView() {
         >
           Export PDF
         </button>
+        <button type="button" onClick={() => void openSweep()} data-testid="open-sweep">
+          Open sweep…
+        </button>
+        <button type="button" onClick={() => void compareSessions()} data-testid="compare-sessions">
+          Compare sessions…
+        </button>
+        {hasComparison && !showComparison && (
+          <button type="button" onClick={() => setShowComparison(true)} data-testid="show-comparison">
+            Back to the comparison
+          </button>
+        )}
         {meta.saveError && <span className="error">{meta.saveError}</span>}
         {lastExport && (
           <span className="muted" data-testid="last-export">
@@ -65,17 +80,19 @@ export function ResultsView() {
           </span>
         )}
       </div>
-      {openError && (
+      {showComparison && <ComparisonView />}
+      {!showComparison && openError && (
         <div className="failure" role="alert" data-testid="open-error">
           <h2>This file could not be opened</h2>
           <p>{openError.message}</p>
         </div>
       )}
-      {!session && (
+      {!showComparison && !session && (
         <Empty title="No results yet" testId="results-empty">
           <p>
             Run a matrix from the Run view, or open a session file (Ctrl+O), or drop a .speedmatrix.json file onto this
-            window.
+            window. To compare runs, open a sweep folder (Open sweep…) or choose two or more sessions (Compare
+            sessions…).
           </p>
           {recent.length > 0 && (
             <>
@@ -93,8 +110,8 @@ export function ResultsView() {
           )}
         </Empty>
       )}
-      {session && <Report session={session} selected={selected} onSelect={select} />}
-      {session && recent.length > 0 && (
+      {!showComparison && session && <Report session={session} selected={selected} onSelect={select} />}
+      {!showComparison && session && recent.length > 0 && (
         <details className="reach">
           <summary>Open recent</summary>
           <ul className="recent" data-testid="recent-files">
@@ -122,7 +139,8 @@ function Report({
   selected: string | null;
   onSelect: (k: string | null) => void;
 }) {
-  const [metric, setMetric] = useState<CellMetric>('total');
+  const metric = useApp((s) => s.heatmapMetric);
+  const setMetric = useApp((s) => s.setHeatmapMetric);
   const price = useGpuPrice();
   const targets = useTargets();
   const report = useMemo(

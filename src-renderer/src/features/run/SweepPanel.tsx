@@ -7,7 +7,7 @@
 import type { SweepPlanFigures, SweepVariantView, SweepView } from '@shared/ipc/contract';
 import { fmtDuration } from '../../format';
 import { useApp } from '../../store';
-import { chooseSweepDir, resumeSweep, startSweep, stopSweep } from '../../store/actions';
+import { chooseSweepDir, openSweep, resumeSweep, startSweep, stopSweep } from '../../store/actions';
 import { isRunning } from '../../store/run-slice';
 import { sweepBusy } from '../../store/sweep-slice';
 import { Field } from '../../components/ui';
@@ -114,7 +114,7 @@ export function SweepPanel() {
       <div className="actions">
         <button
           type="button"
-          className={canResume && sweep.phase === 'cancelled' ? undefined : 'primary'}
+          className={ended ? undefined : 'primary'}
           onClick={() => void startSweep()}
           disabled={busy || why !== null}
           data-testid="start-sweep"
@@ -138,6 +138,16 @@ export function SweepPanel() {
         >
           Resume sweep
         </button>
+        {ended && sweep.dir && (
+          <button
+            type="button"
+            className={sweep.phase === 'done' ? 'primary' : undefined}
+            onClick={() => void openSweep(sweep.dir as string)}
+            data-testid="open-comparison"
+          >
+            Open comparison
+          </button>
+        )}
         {why && (
           <span className="muted" data-testid="sweep-waits">
             {why}{' '}

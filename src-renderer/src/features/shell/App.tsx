@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { basename } from '../../path';
 import { useApp, appStore } from '../../store';
-import { openSessionFile, runMenuCommand } from '../../store/actions';
+import { openDroppedSweep, openSessionFile, runMenuCommand } from '../../store/actions';
 import { VIEWS, viewForShortcut } from '../../store/ui-slice';
 import { isRunning } from '../../store/run-slice';
 import { HardwareView } from '../hardware/HardwareView';
@@ -76,7 +76,10 @@ export function App() {
     e.preventDefault();
     setDragging(false);
     const file = e.dataTransfer.files[0];
-    if (file) void openSessionFile(file);
+    // A folder (a sweep's) or a sweep's index opens as a comparison; anything else as a session.
+    const isFolder = e.dataTransfer.items?.[0]?.webkitGetAsEntry?.()?.isDirectory ?? false;
+    if (file && (isFolder || file.name === 'sweep.json')) void openDroppedSweep(file);
+    else if (file) void openSessionFile(file);
   };
 
   if (appState === 'error') {
@@ -145,7 +148,11 @@ export function App() {
         {view === 'results' && <ResultsView />}
       </main>
       <FilePicker />
-      {dragging && <div className="drop-hint">Drop a .speedmatrix.json file to open it</div>}
+      {dragging && (
+        <div className="drop-hint">
+          Drop a .speedmatrix.json file to open it, or a sweep folder to compare its variants
+        </div>
+      )}
     </div>
   );
 }

@@ -1,0 +1,182 @@
+/**
+ * Comparisons in the app: a sweep folder (its sweep.json and one session file per variant) or
+ * two or more session files, read into the same sweep and comparison models the CLI's
+ * sweep.md / compare reports print, and exported through the same renderers. Plain Node.
+ * See docs/sweeps.md.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { ComparisonEntryView, ComparisonFormat, ComparisonView } from '../../src-shared/ipc/contract';
+import { type SweepEntry, buildSweepModel, sweepComparison } from '../../src-shared/report/sweep-model';
+import type { Session } from '../../src-shared/session/schema';
+import { openSessionOrImport } from '../importers/open';
+import { renderCompareHtml, renderCompareMarkdown } from '../report/compare';
+import { renderSweepHtml, renderSweepMarkdown } from '../report/sweep';
+import { readSessionFile } from '../session/read';
+import { writeFileAtomic } from '../session/write';
+import { SWEEP_MANIFEST, type VariantState, readManifest } from '../sweep/manifest';
+import type { Dialogs } from './session-control';
+import { CancelledError, UserError } from './user-error';
+
+/** What is open: the entries the models are built from, kept so an export renders the same thing. */
+interface Opened {
+  source: ComparisonView['source'];
+  dir: string | null;
+  entries: SweepEntry[];
+  states: ComparisonEntryView['state'][];
+  files: (string | null)[];
+}
+
+const EXT: Record<ComparisonFormat, string> = { markdown: '.md', html: '.html' };
+
+/** A folder given as its sweep.json (a drop, a file dialog) is the folder. */
+function sweepDirOf(path: string): string {
+  const full = resolve(path);
+  return basename(full) === SWEEP_MANIFEST && !isDir(full) ? dirname(full) : full;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** One variant's entry: its session when the file reads, else why not (root cause or file problem). */
+async function variantEntry(
+  dir: string,
+  v: VariantState,
+): Promise<{ entry: SweepEntry; state: ComparisonEntryView['state']; file: string | null }> {
+  const variant = { settings: v.settings, label: v.label, slug: v.slug };
+  const base = { variant, file: v.file, session: null, failure: null };
+  if (v.state === 'failed')
+    return { entry: { ...base, failure: v.failure ?? 'its server did not start' }, state: 'failed', file: null };
+  const file = join(dir, v.file);
+  if (!existsSync(file)) {
+    if (v.state === 'pending') return { entry: base, state: 'pending', file: null };
+    return {
+      entry: { ...base, unreadable: `${v.file} is missing from the sweep folder.` },
+      state: 'unusable',
+      file: null,
+    };
+  }
+  const read = await readSessionFile(file);
+  if (!read.ok) {
+    const where = read.error.path ? ` (at ${read.error.path})` : '';
+    return { entry: { ...base, unreadable: `${read.error.message}${where}` }, state: 'unusable', file: null };
+  }
+  return { entry: { ...base, session: read.data }, state: v.state, file };
+}
+
+export class ComparisonControl {
+  private opened: Opened | null = null;
+
+  constructor(private readonly dialogs: Dialogs | null) {}
+
+  /** A sweep folder (or its sweep.json): every variant, with the failed and unreadable ones said in place. */
+  async openSweep(path?: string): Promise<ComparisonView> {
+    const chosen = path ?? (await this.ask(() => this.dialogs?.chooseFolder?.(), 'Opening a sweep needs its folder.'));
+    const dir = sweepDirOf(chosen);
+    const manifest = await readManifest(dir);
+    if (!manifest.ok) throw new UserError(manifest.error);
+    if (manifest.data.variants.length === 0) throw new UserError(`${dir}: the sweep lists no variants.`);
+    const read = await Promise.all(manifest.data.variants.map((v) => variantEntry(dir, v)));
+    this.opened = {
+      source: 'sweep',
+      dir,
+      entries: read.map((r) => r.entry),
+      states: read.map((r) => r.state),
+      files: read.map((r) => r.file),
+    };
+    return this.view() as ComparisonView;
+  }
+
+  /** Two or more session files (or other tools' results), the first the baseline; any unreadable one refuses all. */
+  async openSessions(paths?: string[]): Promise<ComparisonView> {
+    const files =
+      paths ??
+      (await this.ask(() => this.dialogs?.chooseOpenPaths?.(), 'Comparing needs the session files to compare.'));
+    if (files.length < 2) throw new UserError('Choose two or more session files to compare.');
+    const sessions: Session[] = [];
+    for (const f of files) {
+      const s = await openSessionOrImport(f);
+      if (!s.ok) throw new UserError(`${basename(f)} cannot be compared: ${s.error}`);
+      sessions.push(s.data);
+    }
+    this.opened = {
+      source: 'sessions',
+      dir: null,
+      entries: sessions.map((session, i) => ({
+        variant: { settings: [], label: basename(files[i]) },
+        file: basename(files[i]),
+        session,
+        failure: null,
+      })),
+      states: sessions.map(() => 'done'),
+      files: files.map((f) => resolve(f)),
+    };
+    return this.view() as ComparisonView;
+  }
+
+  view(): ComparisonView | null {
+    const o = this.opened;
+    if (!o) return null;
+    const sweep = buildSweepModel(o.entries);
+    return {
+      source: o.source,
+      dir: o.dir,
+      title:
+        o.source === 'sweep'
+          ? `Sweep of ${o.entries.length} launch variants`
+          : `Comparison of ${o.entries.length} sessions`,
+      entries: o.entries.map((e, i) => ({
+        label: sweep.labels[i],
+        name: e.variant.label || '(as given)',
+        file: o.files[i],
+        state: o.states[i],
+        problem: e.failure ?? e.unreadable ?? null,
+      })),
+      sweep,
+      comparison: sweepComparison(o.entries, sweep),
+    };
+  }
+
+  /** The open comparison as the CLI writes it: sweep.md / sweep.html for a sweep, `compare` for files. */
+  render(format: ComparisonFormat): string {
+    const o = this.opened;
+    if (!o) throw new UserError('There is no comparison to export: open a sweep folder or compare sessions first.');
+    if (o.source === 'sweep') return format === 'html' ? renderSweepHtml(o.entries) : renderSweepMarkdown(o.entries);
+    const sessions = o.entries.map((e) => e.session as Session);
+    return format === 'html' ? renderCompareHtml(sessions) : renderCompareMarkdown(sessions);
+  }
+
+  async export(format: ComparisonFormat, path?: string): Promise<{ file: string }> {
+    const text = this.render(format);
+    let file = path;
+    if (!file && this.dialogs) {
+      const chosen = await this.dialogs.chooseSavePath(this.defaultName(format), format);
+      if (!chosen) throw new CancelledError();
+      file = chosen;
+    }
+    if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
+    if (!file.toLowerCase().endsWith(EXT[format])) file += EXT[format];
+    const res = await writeFileAtomic(file, text);
+    if (!res.ok) throw new UserError(res.error);
+    return { file };
+  }
+
+  private defaultName(format: ComparisonFormat): string {
+    const o = this.opened;
+    const stem = o?.dir ? `${basename(o.dir)}-comparison` : 'comparison';
+    return `${stem}${EXT[format]}`;
+  }
+
+  private async ask<T>(pick: () => Promise<T | null> | undefined, noDialog: string): Promise<T> {
+    const p = pick();
+    if (!p) throw new UserError(`${noDialog} There is no file dialog here.`);
+    const chosen = await p;
+    if (chosen === null) throw new CancelledError();
+    return chosen;
+  }
+}

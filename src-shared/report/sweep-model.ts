@@ -1,0 +1,126 @@
+/**
+ * A sweep of launch variants as data: the variants side by side, the best variant for every
+ * cell (highest total tok/s among Valid cells) and how many cells each wins. Pure: the sweep
+ * reports (src-main/report/sweep.ts) and the app's comparison view are laid out from it.
+ * See docs/sweeps.md.
+ */
+import type { CellStatus, Session } from '../session/schema';
+import { STATUS_WORDS, countByStatus } from '../session/status-words';
+import { NONE, fmtContext, fmtTokPerSec } from './format';
+import { cellKey } from '../cell-key';
+import { cellIndex, matrixAxes } from './matrix-model';
+import type { TableModel } from './report-model';
+import { type ComparisonModel, compareSessions, labelOf } from './compare-model';
+
+/** A variant's launch settings: a sweep's `--vary` values, or none for sessions compared as files. */
+export interface SweepVariant {
+  settings: { flag: string; value: string }[];
+  /** "--max-num-seqs=64 --kv-cache-dtype=fp8", for people. */
+  label: string;
+  /** A file-safe name (a sweep's variants have one). */
+  slug?: string;
+}
+
+export interface SweepEntry {
+  variant: SweepVariant;
+  /** The variant's session file name, relative to the sweep folder. */
+  file: string;
+  /** Null when the variant did not run (failed to start, or not reached yet), or its file could not be read. */
+  session: Session | null;
+  /** Why it did not run: the server's root cause. */
+  failure: string | null;
+  /** Why its session file could not be used (missing, or not a valid session), when the sweep says it ran. */
+  unreadable?: string | null;
+}
+
+export interface BestCell {
+  context: number;
+  concurrency: number;
+  /** Index into the sweep's entries, or null when no variant has a Valid cell here. */
+  entry: number | null;
+  totalTokensPerSecond: number | null;
+}
+
+export interface SweepModel {
+  labels: string[];
+  variants: TableModel;
+  best: { contexts: number[]; concurrency: number[]; rows: BestCell[][] };
+  /** How many cells each entry wins. */
+  wins: number[];
+}
+
+const ran = (e: SweepEntry): e is SweepEntry & { session: Session } => e.session !== null;
+
+function bestCells(entries: readonly SweepEntry[]): SweepModel['best'] {
+  const axes = entries.filter(ran).map((e) => matrixAxes(e.session));
+  const contexts = [...new Set(axes.flatMap((a) => a.contexts))].sort((a, b) => a - b);
+  const concurrency = [...new Set(axes.flatMap((a) => a.concurrency))].sort((a, b) => a - b);
+  const indexes = entries.map((e) => (e.session ? cellIndex(e.session.cells) : null));
+  const rows = contexts.map((context) =>
+    concurrency.map((c): BestCell => {
+      let best: BestCell = { context, concurrency: c, entry: null, totalTokensPerSecond: null };
+      indexes.forEach((index, i) => {
+        const cell = index?.get(cellKey({ context, concurrency: c }));
+        const v = cell?.status === 'valid' ? cell.totalTokensPerSecond : null;
+        if (v !== null && v !== undefined && (best.totalTokensPerSecond === null || v > best.totalTokensPerSecond)) {
+          best = { context, concurrency: c, entry: i, totalTokensPerSecond: v };
+        }
+      });
+      return best;
+    }),
+  );
+  return { contexts, concurrency, rows };
+}
+
+/** An entry's outcome in words: its cells by status, or why it has none. */
+function resultText(e: SweepEntry): string {
+  if (e.failure) return `Did not start: ${e.failure}`;
+  if (e.unreadable) return `Session file unusable: ${e.unreadable}`;
+  if (!e.session) return 'not run yet';
+  const counts = Object.entries(countByStatus(e.session)) as [CellStatus, number][];
+  return counts.map(([status, n]) => `${STATUS_WORDS[status]} ${n}`).join(', ') || 'no cells';
+}
+
+export function buildSweepModel(entries: readonly SweepEntry[]): SweepModel {
+  const labels = entries.map((_, i) => labelOf(i));
+  const best = bestCells(entries);
+  const wins = entries.map((_, i) => best.rows.flat().filter((b) => b.entry === i).length);
+  const variants: TableModel = {
+    header: ['Variant', 'Settings', 'Session file', 'Result', 'Best in cells'],
+    rows: entries.map((e, i) => [
+      labels[i],
+      e.variant.label || '(as given)',
+      e.session ? e.file : NONE,
+      resultText(e),
+      String(wins[i]),
+    ]),
+  };
+  return { labels, variants, best, wins };
+}
+
+export function bestTable(m: SweepModel): TableModel {
+  return {
+    header: ['Context', ...m.best.concurrency.map(String)],
+    rows: m.best.rows.map((row, i) => [
+      fmtContext(m.best.contexts[i]),
+      ...row.map((b) => (b.entry === null ? NONE : `${m.labels[b.entry]} · ${fmtTokPerSec(b.totalTokensPerSecond)}`)),
+    ]),
+  };
+}
+
+export const BEST_CAPTION =
+  'For each cell, the variant with the highest total tok/s among Valid cells, and that figure.';
+export const TOO_FEW_RAN = 'Fewer than two variants ran, so there is nothing to compare.';
+
+/**
+ * The comparison of the entries that ran, each keeping its letter in the sweep (B stays B when
+ * A did not start); null when fewer than two ran.
+ */
+export function sweepComparison(entries: readonly SweepEntry[], m: SweepModel): ComparisonModel | null {
+  const ranAt = entries.flatMap((e, i) => (ran(e) ? [i] : []));
+  if (ranAt.length < 2) return null;
+  return compareSessions(
+    ranAt.map((i) => entries[i].session as Session),
+    ranAt.map((i) => m.labels[i]),
+  );
+}

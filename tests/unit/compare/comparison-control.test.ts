@@ -1,0 +1,216 @@
+/**
+ * Opening comparisons in the core: a sweep folder written by the real CLI sweep on the
+ * simulator, its sweep.json, bad folders and files, sessions compared as files, and exports
+ * that are the CLI's own reports. Also the app's session export with the metric, targets and
+ * GPU price the person chose.
+ */
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ComparisonControl } from '../../../src-main/core/comparison-control';
+import { createAppCore } from '../../../src-main/core';
+import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { renderMarkdownReport } from '../../../src-main/report/markdown';
+import { readSessionFile } from '../../../src-main/session/read';
+import { buildSweepModel } from '../../../src-shared/report/sweep-model';
+import { parseTargets } from '../../../src-shared/report/slo';
+import type { Session } from '../../../src-shared/session/schema';
+import { SWEEP_FILES, makeSweepFolder } from './real-sweep';
+
+let root: string;
+let sweepDir: string;
+let few: Session;
+let many: Session;
+
+const read = async (file: string): Promise<Session> => {
+  const r = await readSessionFile(file);
+  if (!r.ok) throw new Error(r.error.message);
+  return r.data;
+};
+const total = (s: Session, concurrency: number) =>
+  s.cells.find((c) => c.context === 8192 && c.concurrency === concurrency)!;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'sm-compare-'));
+  sweepDir = await makeSweepFolder(root);
+  few = await read(join(sweepDir, SWEEP_FILES.fewSeqs));
+  many = await read(join(sweepDir, SWEEP_FILES.manySeqs));
+}, 300_000);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A copy of the sweep folder to break. */
+function copyOfSweep(name: string): string {
+  const dir = join(root, name);
+  cpSync(sweepDir, dir, { recursive: true });
+  return dir;
+}
+
+describe('a sweep folder opened as a comparison', () => {
+  it('lists every variant, the failed ones with their root cause, and picks the best per cell as the sweep report does', async () => {
+    const v = await new ComparisonControl(null).openSweep(sweepDir);
+    expect(v.source).toBe('sweep');
+    expect(v.title).toBe('Sweep of 4 launch variants');
+    expect(v.entries.map((e) => [e.label, e.state])).toEqual([
+      ['A', 'failed'],
+      ['B', 'failed'],
+      ['C', 'done'],
+      ['D', 'done'],
+    ]);
+    expect(v.entries[0].name).toBe('--max-model-len=99999999 --max-num-seqs=4');
+    expect(v.entries[0].problem).toMatch(/max_model_len/);
+    expect(v.entries[0].file).toBeNull();
+    expect(v.entries[3].file).toBe(join(sweepDir, SWEEP_FILES.manySeqs));
+    expect(v.sweep.variants.rows[1][3]).toMatch(/^Did not start: .*max_model_len/);
+
+    // The same model as the report built from the files themselves.
+    const expected = buildSweepModel([
+      {
+        variant: { settings: [], label: '--max-model-len=99999999 --max-num-seqs=4' },
+        file: '',
+        session: null,
+        failure: 'x',
+      },
+      {
+        variant: { settings: [], label: '--max-model-len=99999999 --max-num-seqs=16' },
+        file: '',
+        session: null,
+        failure: 'x',
+      },
+      { variant: { settings: [], label: '' }, file: SWEEP_FILES.fewSeqs, session: few, failure: null },
+      { variant: { settings: [], label: '' }, file: SWEEP_FILES.manySeqs, session: many, failure: null },
+    ]);
+    expect(v.sweep.best).toEqual(expected.best);
+    expect(v.sweep.wins).toEqual(expected.wins);
+    // Four sequences at once cannot hold eight requests: D wins 8K × 8 with its Valid figure.
+    expect(total(few, 8).status).toBe('queued');
+    expect(v.sweep.best.rows[0][1]).toMatchObject({
+      entry: 3,
+      totalTokensPerSecond: total(many, 8).totalTokensPerSecond,
+    });
+
+    // The variants that ran keep their letters in the comparison, D over C.
+    expect(v.comparison?.labels).toEqual(['C', 'D']);
+    const ratio = v.comparison!.decode[0];
+    expect(ratio.label).toBe('D / C');
+    expect(ratio.rows[0][0].ratio).toBeCloseTo(
+      total(many, 1).totalTokensPerSecond! / total(few, 1).totalTokensPerSecond!,
+      10,
+    );
+    expect(ratio.rows[0][1]).toMatchObject({ ratio: null, text: 'C: Requests queued' });
+    expect(v.comparison!.prefill.map((p) => p.context)).toEqual([8192]);
+  });
+
+  it('exports exactly the sweep.md and sweep.html the CLI wrote', async () => {
+    const c = new ComparisonControl(null);
+    await c.openSweep(join(sweepDir, 'sweep.json'));
+    const md = join(root, 'out.md');
+    expect(await c.export('markdown', md)).toEqual({ file: md });
+    expect(readFileSync(md, 'utf8')).toBe(readFileSync(join(sweepDir, 'sweep.md'), 'utf8'));
+    const html = await c.export('html', join(root, 'out'));
+    expect(html.file).toBe(join(root, 'out.html'));
+    expect(readFileSync(html.file, 'utf8')).toBe(readFileSync(join(sweepDir, 'sweep.html'), 'utf8'));
+  });
+
+  it('refuses a folder without sweep.json, saying so', async () => {
+    const empty = mkdtempSync(join(root, 'not-a-sweep-'));
+    await expect(new ComparisonControl(null).openSweep(empty)).rejects.toThrow(
+      `${empty} is not a sweep folder: it has no sweep.json.`,
+    );
+    const broken = copyOfSweep('broken-index');
+    writeFileSync(join(broken, 'sweep.json'), '{"format": "speedmatrix-sweep", "formatVersion": 1');
+    await expect(new ComparisonControl(null).openSweep(broken)).rejects.toThrow(/sweep\.json is not valid JSON/);
+  });
+
+  it('says in place which variant file is missing or corrupt, and compares nothing when fewer than two remain', async () => {
+    const dir = copyOfSweep('damaged');
+    unlinkSync(join(dir, SWEEP_FILES.fewSeqs));
+    writeFileSync(join(dir, SWEEP_FILES.manySeqs), readFileSync(join(dir, SWEEP_FILES.manySeqs), 'utf8').slice(0, 500));
+    const v = await new ComparisonControl(null).openSweep(dir);
+    expect(v.entries.map((e) => e.state)).toEqual(['failed', 'failed', 'unusable', 'unusable']);
+    expect(v.entries[2].problem).toBe(`${SWEEP_FILES.fewSeqs} is missing from the sweep folder.`);
+    expect(v.entries[3].problem).toMatch(new RegExp(`${SWEEP_FILES.manySeqs}.*(JSON|truncated)`));
+    expect(v.sweep.variants.rows[3][3]).toMatch(/^Session file unusable: /);
+    expect(v.comparison).toBeNull();
+  });
+
+  it('asks for the folder with the dialog, and a closed dialog is a cancel', async () => {
+    const folders: (string | null)[] = [sweepDir, null];
+    const dialogs = {
+      chooseOpenPath: async () => null,
+      chooseSavePath: async () => null,
+      chooseFolder: async () => folders.shift() ?? null,
+    };
+    const c = new ComparisonControl(dialogs);
+    expect((await c.openSweep()).dir).toBe(sweepDir);
+    await expect(c.openSweep()).rejects.toThrow('Cancelled.');
+    await expect(new ComparisonControl(null).openSweep()).rejects.toThrow(/There is no file dialog here/);
+  });
+});
+
+describe('sessions compared as files', () => {
+  it('compares two session files, the first the baseline, and exports what `speedmatrix compare` prints', async () => {
+    const a = join(root, 'a.speedmatrix.json');
+    const b = join(root, 'b.speedmatrix.json');
+    copyFileSync(join(sweepDir, SWEEP_FILES.fewSeqs), a);
+    copyFileSync(join(sweepDir, SWEEP_FILES.manySeqs), b);
+    const c = new ComparisonControl(null);
+    const v = await c.openSessions([a, b]);
+    expect(v.source).toBe('sessions');
+    expect(v.entries.map((e) => [e.label, e.name, e.file])).toEqual([
+      ['A', 'a.speedmatrix.json', a],
+      ['B', 'b.speedmatrix.json', b],
+    ]);
+    expect(v.comparison?.decode[0].label).toBe('B / A');
+    const md = await c.export('markdown', join(root, 'cmp.md'));
+    expect(readFileSync(md.file, 'utf8')).toBe(renderCompareMarkdown([few, many]));
+    const html = await c.export('html', join(root, 'cmp.html'));
+    expect(readFileSync(html.file, 'utf8')).toBe(renderCompareHtml([few, many]));
+  });
+
+  it('refuses one file, and names the file that cannot be read', async () => {
+    const c = new ComparisonControl(null);
+    await expect(c.openSessions([join(sweepDir, SWEEP_FILES.fewSeqs)])).rejects.toThrow(/two or more/);
+    const bad = join(root, 'bad.speedmatrix.json');
+    writeFileSync(bad, '{"format": "speedmatrix-session", "formatVersion": 1}');
+    await expect(c.openSessions([join(sweepDir, SWEEP_FILES.fewSeqs), bad])).rejects.toThrow(
+      /^bad\.speedmatrix\.json cannot be compared: /,
+    );
+    await expect(c.export('markdown', join(root, 'x.md'))).rejects.toThrow(/no comparison to export/);
+  });
+});
+
+describe("the app's report export", () => {
+  it('writes the metric, the capacity within targets and the GPU price the person chose', async () => {
+    const core = createAppCore({ host: 'bridge', dataDir: join(root, 'app') });
+    try {
+      const file = join(sweepDir, SWEEP_FILES.manySeqs);
+      expect((await core.invoke('session:open', [file])).ok).toBe(true);
+      const out = join(root, 'chosen.md');
+      const r = await core.invoke('report:export', ['markdown', out, { metric: 'ttft', slo: 'ttft-p90<=2s' }]);
+      expect(r).toEqual({ ok: true, data: { file: out } });
+      const text = readFileSync(out, 'utf8');
+      expect(text).toBe(renderMarkdownReport(many, { metric: 'ttft', targets: parseTargets('ttft-p90<=2s') }));
+      expect(text).toContain('Capacity within targets');
+      expect(text).toMatch(/TTFT \(median\) · /);
+
+      const cost = await core.invoke('report:export', [
+        'markdown',
+        join(root, 'cost.md'),
+        { metric: 'cost-per-million', gpuPricePerHour: 3.6 },
+      ]);
+      expect(cost.ok).toBe(true);
+      expect(readFileSync(join(root, 'cost.md'), 'utf8')).toBe(
+        renderMarkdownReport(many, { metric: 'cost-per-million', gpuPricePerHour: 3.6 }),
+      );
+
+      const bad = await core.invoke('report:export', ['markdown', join(root, 'bad.md'), { slo: 'ttft<=fast' }]);
+      expect(bad).toMatchObject({ ok: false, error: expect.stringMatching(/^Targets: /) });
+      // Without a choice the export is the plain report, as before.
+      await core.invoke('report:export', ['markdown', join(root, 'plain.md')]);
+      expect(readFileSync(join(root, 'plain.md'), 'utf8')).toBe(renderMarkdownReport(many));
+    } finally {
+      await core.dispose();
+    }
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * A sweep folder made the way a person makes one: the real `speedmatrix sweep` CLI on the
+ * simulator, four variants of which two cannot start (a max_model_len above the model's) and
+ * two run 8K × 1 and 8K × 8, where four sequences at once leave requests queued and sixteen
+ * do not. About 20 s.
+ */
+import { join } from 'node:path';
+import { runCli } from '../../helpers/cli';
+import { freePort } from '../../helpers/sim';
+
+export const SWEEP_FILES = {
+  fewSeqs: 'max-model-len-32768_max-num-seqs-4.speedmatrix.json',
+  manySeqs: 'max-model-len-32768_max-num-seqs-16.speedmatrix.json',
+};
+
+export async function makeSweepFolder(root: string): Promise<string> {
+  const dir = join(root, 'sweep');
+  const port = await freePort();
+  const r = await runCli(
+    [
+      'sweep',
+      '--vary',
+      '--max-model-len=99999999,32768',
+      '--vary',
+      '--max-num-seqs=4,16',
+      '--contexts',
+      '8k',
+      '--concurrency',
+      '1,8',
+      '--prefill-contexts',
+      '8k',
+      '--duration',
+      '10',
+      '--max-output',
+      '2048',
+      '--sim-speed',
+      '10',
+      '--out-dir',
+      dir,
+      '--',
+      'speedmatrix',
+      'sim',
+      'serve',
+      'microsoft/Fara1.5-4B',
+      '--sim-profile',
+      'rtx-pro-6000-fara-4b-bf16',
+      '--port',
+      String(port),
+      '--sim-speed',
+      '10',
+    ],
+    { timeoutMs: 240_000 },
+  );
+  if (r.code !== 0) throw new Error(`speedmatrix sweep failed (${r.code}): ${r.stderr}\n${r.stdout}`);
+  return dir;
+}
