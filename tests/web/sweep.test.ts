@@ -185,7 +185,7 @@ describe.skipIf(!hasChromium)('a sweep of launch variants from the app', () => {
     // The finished sweep opens as a comparison in Results.
     await page.getByTestId('open-comparison').click();
     await expect.poll(() => page.getByTestId('comparison-dir').innerText()).toContain(dir);
-    expect(await page.getByTestId('best-per-cell').innerText()).toMatch(/B · [\d,.]+/);
+    expect(await page.getByTestId('best-per-cell').innerText()).toMatch(/8K\s+B · --max-num-seqs=16\s+[\d,.]+ tok\/s/);
     await page.keyboard.press('Control+3');
     // The sweep's last server is stopped, and the Server view says so.
     await page.keyboard.press('Control+2');
