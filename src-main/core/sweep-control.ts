@@ -143,7 +143,7 @@ export class SweepControl {
     if (!made.ok) {
       const { message, notEmpty } = made.error;
       throw new UserError(
-        `Sweep folder: ${message}; choose an empty folder${notEmpty ? ', or open the sweep in it with Resume a sweep' : ''}.`,
+        `Sweep folder: ${message}; choose an empty folder${notEmpty ? ', or resume the sweep in it with Resume sweep' : ''}.`,
       );
     }
     this.apiKey = req.server.apiKey || undefined;
