@@ -35,81 +35,94 @@ export function LaunchVariants() {
       )}
       <fieldset className="variant-axes" disabled={busy}>
         <legend className="sr-only">Varied settings</legend>
-        {axes.map((a, i) => {
-          const flagId = `var-flag-${i}`;
-          const valuesId = `var-values-${i}`;
-          const flagError = problem(i, 'flag');
-          const valuesError = problem(i, 'values');
-          return (
-            <div className="variant-axis" key={i} data-testid="variant-axis">
-              <Field id={flagId} label="Flag" help="As the server spells it, e.g. --max-num-seqs." error={flagError}>
-                <input
-                  id={flagId}
-                  value={a.flag}
-                  placeholder="--max-num-seqs"
-                  autoComplete="off"
-                  spellCheck={false}
-                  {...invalidProps(flagId, flagError)}
-                  onChange={(e) => edit(i, { flag: e.currentTarget.value })}
-                />
-              </Field>
-              <Field id={valuesId} label="Values" help="Separated by commas, e.g. 4, 16." error={valuesError}>
-                <input
-                  id={valuesId}
-                  value={a.values}
-                  placeholder="4, 16"
-                  autoComplete="off"
-                  spellCheck={false}
-                  {...invalidProps(valuesId, valuesError)}
-                  onChange={(e) => edit(i, { values: e.currentTarget.value })}
-                />
-              </Field>
-              <button
-                type="button"
-                aria-label={`Remove ${a.flag.trim() || 'this varied setting'}`}
-                onClick={() => updateSweepAxes(axes.filter((_, j) => j !== i))}
-              >
-                Remove
-              </button>
-            </div>
-          );
-        })}
+        {axes.map((a, i) => (
+          <div className="variant-axis" key={i} data-testid="variant-axis">
+            <AxisField
+              id={`var-flag-${i}`}
+              label="Flag"
+              help="As the server spells it, e.g. --max-num-seqs."
+              placeholder="--max-num-seqs"
+              value={a.flag}
+              error={problem(i, 'flag')}
+              onChange={(flag) => edit(i, { flag })}
+            />
+            <AxisField
+              id={`var-values-${i}`}
+              label="Values"
+              help="Separated by commas, e.g. 4, 16."
+              placeholder="4, 16"
+              value={a.values}
+              error={problem(i, 'values')}
+              onChange={(values) => edit(i, { values })}
+            />
+            <button
+              type="button"
+              aria-label={`Remove ${a.flag.trim() || 'this varied setting'}`}
+              onClick={() => updateSweepAxes(axes.filter((_, j) => j !== i))}
+            >
+              Remove
+            </button>
+          </div>
+        ))}
         <button type="button" onClick={() => updateSweepAxes([...axes, EMPTY])} data-testid="add-variant-axis">
           Add a varied setting
         </button>
       </fieldset>
       {plan && plan.variants.length > 0 && (
-        <>
-          <table className="variant-list" data-testid="variant-list">
-            <caption>
-              {plan.variants.length} variants · run them as a sweep in the Run view{' '}
-              <button type="button" className="link" onClick={() => setView('run')}>
-                Go to Run
-              </button>
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Variant</th>
-                <th scope="col">Settings</th>
-                <th scope="col">Command</th>
+        <table className="variant-list" data-testid="variant-list">
+          <caption>
+            {plan.variants.length} variants · run them as a sweep in the Run view{' '}
+            <button type="button" className="link" onClick={() => setView('run')}>
+              Go to Run
+            </button>
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Variant</th>
+              <th scope="col">Settings</th>
+              <th scope="col">Command</th>
+            </tr>
+          </thead>
+          <tbody>
+            {plan.variants.map((v) => (
+              <tr key={v.letter} data-variant={v.letter}>
+                <th scope="row">{v.letter}</th>
+                <td>
+                  <code>{v.label}</code>
+                </td>
+                <td>
+                  <code className="variant-command">{v.display}</code>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {plan.variants.map((v) => (
-                <tr key={v.letter} data-variant={v.letter}>
-                  <th scope="row">{v.letter}</th>
-                  <td>
-                    <code>{v.label}</code>
-                  </td>
-                  <td>
-                    <code className="variant-command">{v.display}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
+            ))}
+          </tbody>
+        </table>
       )}
     </section>
+  );
+}
+
+/** One field of a varied setting, marked invalid with main's reason. */
+function AxisField(props: {
+  id: string;
+  label: string;
+  help: string;
+  placeholder: string;
+  value: string;
+  error: string | null;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <Field id={props.id} label={props.label} help={props.help} error={props.error}>
+      <input
+        id={props.id}
+        value={props.value}
+        placeholder={props.placeholder}
+        autoComplete="off"
+        spellCheck={false}
+        {...invalidProps(props.id, props.error)}
+        onChange={(e) => props.onChange(e.currentTarget.value)}
+      />
+    </Field>
   );
 }
