@@ -58,7 +58,10 @@ export const needsApiKey = (m: SweepManifest): boolean =>
   [...m.command, ...Object.values(m.env ?? {})].some((a) => a.includes(REDACTED));
 
 /** Each variant's server launch: the saved command with its settings applied, the key put back. */
-export function sweepLauncher(m: SweepManifest, apiKey?: string): (v: { settings: Setting[] }) => LaunchOptions {
+export function sweepLauncher(
+  m: Pick<SweepManifest, 'command' | 'env'>,
+  apiKey?: string,
+): (v: { settings: Setting[] }) => LaunchOptions {
   const unredact = (a: string) => (apiKey && a.includes(REDACTED) ? a.replace(REDACTED, apiKey) : a);
   const command = m.command.map(unredact);
   const env = Object.fromEntries(Object.entries(m.env ?? {}).map(([k, v]) => [k, unredact(v)]));
