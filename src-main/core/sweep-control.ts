@@ -96,10 +96,7 @@ export class SweepControl {
     } catch (e) {
       return { ...none, blocked: (e as Error).message };
     }
-    const launchFor = sweepLauncher(
-      { command: base.command, env: base.env } as SweepManifest,
-      form.apiKey || undefined,
-    );
+    const launchFor = sweepLauncher(base, form.apiKey || undefined);
     const variants = variantsOf(good);
     const plan = planSweep(
       variants.map(() => ({ state: 'pending' as const })),
