@@ -65,6 +65,17 @@ function commandOf(form: ServerForm, port: number): { command: string[]; env: Re
   return { command: ['speedmatrix', 'sim', ...built.argv.slice(built.argv.indexOf('serve'))], env };
 }
 
+/** The sweep being run: its folder's index, and what the time left is worked out from. */
+interface Active {
+  manifest: SweepManifest;
+  /** The plan's measuring seconds per variant. */
+  planned: number;
+  startedAt: Map<number, number>;
+  /** Wall seconds of the variants measured in this run, server start included. */
+  finished: number[];
+  runs: ReturnType<RunControl['followSweep']>;
+}
+
 export class SweepControl {
   private view: SweepView = IDLE_SWEEP;
   private sweep: SweepRun | null = null;
@@ -73,6 +84,7 @@ export class SweepControl {
   private apiKey: string | undefined;
   private readonly chosen = new Set<string>();
   private tick: ReturnType<typeof setInterval> | null = null;
+  private settingUp = false;
 
   constructor(private readonly deps: SweepDeps) {}
 
@@ -124,17 +136,41 @@ export class SweepControl {
     return dir;
   }
 
-  async start(req: SweepStart): Promise<SweepView> {
-    this.refuseBusy();
+  start(req: SweepStart): Promise<SweepView> {
+    return this.opening(() => this.startNew(req));
+  }
+
+  /** Finish a stopped sweep: its variants not done run, a partly measured one continues its own session. */
+  resume(dir?: string, apiKey?: string): Promise<SweepView> {
+    return this.opening(() => this.resumeIn(dir, apiKey));
+  }
+
+  /** One sweep at a time, also while one is being set up. */
+  private async opening(open: () => Promise<SweepView>): Promise<SweepView> {
+    if (this.sweep || this.settingUp) throw new UserError('A sweep is running already: stop it first.');
+    if (this.deps.runs.running()) throw new UserError('A run is going: stop it before starting a sweep.');
+    this.settingUp = true;
+    try {
+      return await open();
+    } finally {
+      this.settingUp = false;
+    }
+  }
+
+  /** The sweep launches its own servers: one started here by hand goes first; an attached one cannot. */
+  private async freeTheServer(): Promise<void> {
+    if (this.deps.server.snapshot().kind === 'attach' && this.deps.server.target()) throw new UserError(ATTACH);
+    const state = this.deps.server.snapshot().state;
+    if (state === 'starting' || state === 'ready') await this.deps.server.stop();
+  }
+
+  private async startNew(req: SweepStart): Promise<SweepView> {
     if (req.server.kind === 'attach') throw new UserError(ATTACH);
     const { axes, problems } = checkAxes(req.axes);
     if (problems.length)
       throw new UserError(`Varied setting ${problems[0].axis + 1}, ${problems[0].field}: ${problems[0].message}.`);
     const dir = this.writableDir(req.dir);
-    // The sweep launches its own servers: one started here by hand goes first.
-    if (this.deps.server.snapshot().kind === 'attach' && this.deps.server.target()) throw new UserError(ATTACH);
-    const state = this.deps.server.snapshot().state;
-    if (state === 'starting' || state === 'ready') await this.deps.server.stop();
+    await this.freeTheServer();
     const base = commandOf(req.server, req.server.port ?? (await this.deps.server.portFor(req.server.host)));
     const made = await createSweep(dir, { ...base, axes, config: toConfig(req.run) });
     if (!made.ok) {
@@ -147,9 +183,7 @@ export class SweepControl {
     return this.begin(dir, made.data);
   }
 
-  /** Finish a stopped sweep: its variants not done run, a partly measured one continues its own session. */
-  async resume(dir?: string, apiKey?: string): Promise<SweepView> {
-    this.refuseBusy();
+  private async resumeIn(dir?: string, apiKey?: string): Promise<SweepView> {
     const from = dir ? this.writableDir(dir) : this.lastDir;
     if (!from) throw new UserError('There is no sweep to resume: choose its folder.');
     const m = await readManifest(from);
@@ -161,8 +195,7 @@ export class SweepControl {
       );
     if (m.data.variants.every((v) => v.state === 'done'))
       throw new UserError(`Every variant of the sweep in ${from} is measured already: open it as a comparison.`);
-    const state = this.deps.server.snapshot().state;
-    if (state === 'starting' || state === 'ready') await this.deps.server.stop();
+    await this.freeTheServer();
     return this.begin(from, m.data);
   }
 
@@ -179,11 +212,6 @@ export class SweepControl {
     await this.stop().catch(() => undefined);
   }
 
-  private refuseBusy(): void {
-    if (this.sweep) throw new UserError('A sweep is running already: stop it first.');
-    if (this.deps.runs.running()) throw new UserError('A run is going: stop it before starting a sweep.');
-  }
-
   private writableDir(dir: string): string {
     const abs = resolve(dir);
     if (!this.deps.allowWritePaths && !this.chosen.has(abs))
@@ -197,10 +225,9 @@ export class SweepControl {
     const next = manifest.variants.find((v) => v.state !== 'done') ?? manifest.variants[0];
     const plan = planSweep(manifest.variants, config, launchFor(next));
     this.lastDir = dir;
-    const startedAt = new Map<number, number>();
-    const finished: number[] = [];
     const runs = this.deps.runs.followSweep(HELD, () => this.stop().then(() => undefined));
     this.deps.server.holdForSweep(HELD);
+    const active: Active = { manifest, planned: plan.secondsPerVariant, startedAt: new Map(), finished: [], runs };
     this.view = {
       ...IDLE_SWEEP,
       phase: 'running',
@@ -209,31 +236,6 @@ export class SweepControl {
       variants: manifest.variants.map(variantView),
       message: sweepPlanLine(plan),
       seq: this.view.seq,
-    };
-    const patchVariant = (i: number, patch: Partial<SweepVariantView>) =>
-      this.set({ variants: this.view.variants.map((v, j) => (j === i ? { ...v, ...patch } : v)) });
-    const onVariant = (i: number, stage: 'starting' | 'measuring' | 'ended') => {
-      const v = manifest.variants[i];
-      if (stage === 'starting') {
-        startedAt.set(i, Date.now());
-        runs.begin(v.state === 'partial');
-        this.set({ current: i });
-        patchVariant(i, { state: 'starting', failure: null });
-      } else if (stage === 'measuring') patchVariant(i, { state: 'running' });
-      else {
-        if (this.view.variants[i].state === 'starting') runs.noRun();
-        if (v.state === 'done') finished.push((Date.now() - (startedAt.get(i) ?? Date.now())) / 1000);
-        this.set({ current: null });
-        patchVariant(i, { state: endedState(v), failure: v.failure });
-      }
-      this.set({ eta: this.eta(plan.secondsPerVariant, finished) });
-    };
-    const onEvent = (i: number, e: BenchEvent) => {
-      runs.event(e);
-      const cells = this.view.variants[i].cells;
-      if (e.type === 'plan') patchVariant(i, { cells: { done: e.alreadyDone, total: measurementsToRun(e.plan) } });
-      else if (e.type === 'cell-done' && e.cell.status !== 'cancelled' && cells)
-        patchVariant(i, { cells: { ...cells, done: cells.done + 1 } });
     };
     const sweep = new SweepRun({
       dir,
@@ -244,8 +246,8 @@ export class SweepControl {
       hardware: { detectLocal: () => this.deps.hardware() },
       localTelemetry: () => this.deps.telemetry(),
       say: (message) => this.set({ message }),
-      onEvent,
-      onVariant,
+      onEvent: (i, e) => this.onEvent(active, i, e),
+      onVariant: (i, stage) => this.onVariant(active, i, stage),
       supervisorFor: (i, launch) => {
         const sup = new Supervisor();
         this.deps.server.adopt(sup, launch, `${labelOf(i)}: ${manifest.variants[i].label}`);
@@ -253,18 +255,9 @@ export class SweepControl {
       },
     });
     this.sweep = sweep;
-    this.tick = setInterval(() => this.set({ eta: this.eta(plan.secondsPerVariant, finished) }), TICK_MS);
+    this.tick = setInterval(() => this.set({ eta: this.eta(active) }), TICK_MS);
     this.finished = sweep.done
-      .then(async (outcome) => {
-        await writeSweepReports(dir, manifest).catch((e: Error) =>
-          this.set({ message: `The sweep reports could not be written: ${e.message}` }),
-        );
-        this.set({
-          phase: outcome === 'cancelled' ? 'cancelled' : 'done',
-          eta: null,
-          message: sweepOutcomeLine(outcome, manifest),
-        });
-      })
+      .then((outcome) => this.settle(dir, manifest, outcome))
       .catch((e: unknown) => this.set({ phase: 'failed', eta: null, message: (e as Error).message }))
       .finally(() => {
         if (this.tick) clearInterval(this.tick);
@@ -277,17 +270,60 @@ export class SweepControl {
     return this.view;
   }
 
+  private onVariant(a: Active, i: number, stage: 'starting' | 'measuring' | 'ended'): void {
+    const v = a.manifest.variants[i];
+    if (stage === 'starting') {
+      a.startedAt.set(i, Date.now());
+      a.runs.begin(v.state === 'partial');
+      this.set({ current: i });
+      this.patchVariant(i, { state: 'starting', failure: null });
+    } else if (stage === 'measuring') this.patchVariant(i, { state: 'running' });
+    else {
+      if (this.view.variants[i].state === 'starting') a.runs.noRun();
+      if (v.state === 'done') a.finished.push((Date.now() - (a.startedAt.get(i) ?? Date.now())) / 1000);
+      this.set({ current: null });
+      this.patchVariant(i, { state: endedState(v), failure: v.failure });
+    }
+    this.set({ eta: this.eta(a) });
+  }
+
+  /** A variant's run events: to the Run view as a run's, and its cells counted here. */
+  private onEvent(a: Active, i: number, e: BenchEvent): void {
+    a.runs.event(e);
+    const cells = this.view.variants[i].cells;
+    if (e.type === 'plan') this.patchVariant(i, { cells: { done: e.alreadyDone, total: measurementsToRun(e.plan) } });
+    else if (e.type === 'cell-done' && e.cell.status !== 'cancelled' && cells)
+      this.patchVariant(i, { cells: { ...cells, done: cells.done + 1 } });
+  }
+
+  /** The sweep ended or was stopped: sweep.md and sweep.html with what was measured. */
+  private async settle(dir: string, manifest: SweepManifest, outcome: 'completed' | 'cancelled'): Promise<void> {
+    const reports = await writeSweepReports(dir, manifest).then(
+      () => '',
+      (e: Error) => ` The sweep reports could not be written: ${e.message}`,
+    );
+    this.set({
+      phase: outcome === 'cancelled' ? 'cancelled' : 'done',
+      eta: null,
+      message: sweepOutcomeLine(outcome, manifest) + reports,
+    });
+  }
+
+  private patchVariant(i: number, patch: Partial<SweepVariantView>): void {
+    this.set({ variants: this.view.variants.map((v, j) => (j === i ? { ...v, ...patch } : v)) });
+  }
+
   /** Seconds left: the current variant's own ETA, then the variants still waiting. */
-  private eta(planned: number, finished: number[]): SweepView['eta'] {
+  private eta(a: Active): SweepView['eta'] {
     const { current, variants } = this.view;
     const measuring = current !== null && variants[current].state === 'running';
     const waiting = variants.filter((v, i) => v.state === 'waiting' && i !== current).length;
-    if (current === null && waiting === 0) return { seconds: 0, withServerStarts: finished.length > 0 };
+    if (current === null && waiting === 0) return { seconds: 0, withServerStarts: a.finished.length > 0 };
     return sweepSecondsLeft({
       current: measuring ? (this.deps.runs.snapshot().progress?.etaSeconds ?? null) : null,
       after: current === null ? waiting - 1 : waiting,
-      finished,
-      planned,
+      finished: a.finished,
+      planned: a.planned,
     });
   }
 
