@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
 import { FORM_DEFAULTS } from '../../../src-main/core/server-form';
-import type { RunForm, ServerForm } from '../../../src-shared/ipc/contract';
+import type { RunForm, ServerForm, ServerSnapshot, SweepView } from '../../../src-shared/ipc/contract';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-sweep-core-'));
 const core = (allowWritePaths = true) =>
@@ -108,4 +108,29 @@ describe('a sweep of a vLLM launch, planned in the core', () => {
       error: expect.stringContaining('is not a sweep folder: it has no sweep.json'),
     });
   });
+
+  it('records a variant whose server does not start with its root cause, and the Server view shows that failure', async () => {
+    const updates: SweepView[] = [];
+    const servers: ServerSnapshot[] = [];
+    const offs = [app.on('sweep:update', (v) => updates.push(v)), app.on('server:state', (s) => servers.push(s))];
+    const sim: ServerForm = { ...FORM_DEFAULTS, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '32768' };
+    const started = await app.invoke('sweep:start', [
+      { server: sim, axes: [{ flag: '--max-model-len', values: '99999999' }], run, dir: join(dir, 'fails') },
+    ]);
+    if (!started.ok) throw new Error(started.error);
+    await expect.poll(() => updates.at(-1)?.phase, { timeout: 60_000 }).toBe('done');
+    offs.forEach((off) => off());
+    const last = updates.at(-1) as SweepView;
+    expect(last.message).toBe('Sweep done: 0 of 1 variants measured, 1 did not start.');
+    expect(last.variants[0]).toMatchObject({
+      letter: 'A',
+      state: 'failed',
+      failure: expect.stringMatching(/max_model_len/),
+    });
+    const failed = servers.findLast((s) => s.state === 'failed');
+    expect(failed).toMatchObject({ sweepVariant: 'A: --max-model-len=99999999' });
+    expect(failed?.failure?.lines.join('\n')).toMatch(/max_model_len/);
+    expect((await app.invoke('server:start', [sim])).ok).toBe(true);
+    await app.invoke('server:stop', []);
+  }, 90_000);
 });
