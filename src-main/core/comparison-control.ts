@@ -4,17 +4,17 @@
  * sweep.md / compare reports print, and exported through the same renderers. Plain Node.
  * See docs/sweeps.md.
  */
-import { existsSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import type { ComparisonEntryView, ComparisonFormat, ComparisonView } from '../../src-shared/ipc/contract';
 import { type SweepEntry, buildSweepModel, sweepComparison } from '../../src-shared/report/sweep-model';
 import type { Session } from '../../src-shared/session/schema';
 import { openSessionOrImport } from '../importers/open';
 import { renderCompareHtml, renderCompareMarkdown } from '../report/compare';
 import { renderSweepHtml, renderSweepMarkdown } from '../report/sweep';
-import { readSessionFile } from '../session/read';
 import { writeFileAtomic } from '../session/write';
-import { SWEEP_MANIFEST, type VariantState, readManifest } from '../sweep/manifest';
+import { readSweepEntries } from '../report/sweep-folder';
+import { SWEEP_MANIFEST, readManifest } from '../sweep/manifest';
 import type { Dialogs } from './session-control';
 import { CancelledError, UserError } from './user-error';
 
@@ -43,32 +43,6 @@ function isDir(path: string): boolean {
   }
 }
 
-/** One variant's entry: its session when the file reads, else why not (root cause or file problem). */
-async function variantEntry(
-  dir: string,
-  v: VariantState,
-): Promise<{ entry: SweepEntry; state: ComparisonEntryView['state']; file: string | null }> {
-  const variant = { settings: v.settings, label: v.label, slug: v.slug };
-  const base = { variant, file: v.file, session: null, failure: null };
-  if (v.state === 'failed')
-    return { entry: { ...base, failure: v.failure ?? 'its server did not start' }, state: 'failed', file: null };
-  const file = join(dir, v.file);
-  if (!existsSync(file)) {
-    if (v.state === 'pending') return { entry: base, state: 'pending', file: null };
-    return {
-      entry: { ...base, unreadable: `${v.file} is missing from the sweep folder.` },
-      state: 'unusable',
-      file: null,
-    };
-  }
-  const read = await readSessionFile(file);
-  if (!read.ok) {
-    const where = read.error.path ? ` (at ${read.error.path})` : '';
-    return { entry: { ...base, unreadable: `${read.error.message}${where}` }, state: 'unusable', file: null };
-  }
-  return { entry: { ...base, session: read.data }, state: v.state, file };
-}
-
 export class ComparisonControl {
   private opened: Opened | null = null;
 
@@ -77,11 +51,13 @@ export class ComparisonControl {
   /** A sweep folder (or its sweep.json): every variant, with the failed and unreadable ones said in place. */
   async openSweep(path?: string): Promise<ComparisonView> {
     const chosen = path ?? (await this.ask(() => this.dialogs?.chooseFolder?.(), 'Opening a sweep needs its folder.'));
+    // What fails to open replaces what was open, as the page shows it: an export never writes a comparison out of view.
+    this.opened = null;
     const dir = sweepDirOf(chosen);
     const manifest = await readManifest(dir);
     if (!manifest.ok) throw new UserError(manifest.error);
     if (manifest.data.variants.length === 0) throw new UserError(`${dir}: the sweep lists no variants.`);
-    const read = await Promise.all(manifest.data.variants.map((v) => variantEntry(dir, v)));
+    const read = await readSweepEntries(dir, manifest.data);
     this.opened = {
       source: 'sweep',
       dir,
@@ -97,6 +73,7 @@ export class ComparisonControl {
     const files =
       paths ??
       (await this.ask(() => this.dialogs?.chooseOpenPaths?.(), 'Comparing needs the session files to compare.'));
+    this.opened = null;
     if (files.length < 2) throw new UserError('Choose two or more session files to compare.');
     const sessions: Session[] = [];
     for (const f of files) {

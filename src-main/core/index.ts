@@ -233,8 +233,8 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'session:save': async (path?: string) => sessions.save(writablePath(path)),
     'session:save-as': async (path?: string) => sessions.save(writablePath(path), true),
     'session:recent': () => recent.list(),
-    'report:export': async (format: ExportFormat, path?: string, view?: ReportView) =>
-      exportReport(format, writablePath(path), view),
+    'report:export': async (format: ExportFormat, path?: string | null, view?: ReportView) =>
+      exportReport(format, writablePath(path ?? undefined), view),
     'compare:open-sweep': (path?: string) => comparisons.openSweep(path),
     'compare:open-sessions': (paths?: string[]) => comparisons.openSessions(paths),
     'compare:get': async () => comparisons.view(),

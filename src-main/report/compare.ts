@@ -20,7 +20,8 @@ import {
   prefillTable,
   ratioTable,
 } from '../../src-shared/report/compare-model';
-import { SERIES_COLORS, curveChartSvg, heatmapSvg } from './svg';
+import { curveChartSvg, heatmapSvg } from './svg';
+import { SERIES_COLORS } from '../../src-shared/report/scale';
 
 export function renderCompareMarkdown(sessions: readonly Session[]): string {
   const m = compareSessions(sessions);

@@ -18,7 +18,8 @@ import {
   buildReportModel,
 } from '../../src-shared/report/report-model';
 import { REPORT_CSS } from './style';
-import { SERIES_COLORS, curveChartSvg, heatmapSvg } from './svg';
+import { curveChartSvg, heatmapSvg } from './svg';
+import { SERIES_COLORS } from '../../src-shared/report/scale';
 
 /** Nothing may load or run: styles inline, images only as data: URIs. */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src 'none'; script-src 'none'";

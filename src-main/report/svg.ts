@@ -22,8 +22,6 @@ export interface CurveSeries {
 }
 
 /** Colours for overlaid series: distinct, readable on light and dark backgrounds. */
-export const SERIES_COLORS = ['#2f6fb3', '#d1603d', '#3a9a5b', '#8e5ac8', '#c49a1a', '#2b9fae'];
-
 const r1 = (v: number): string => (Math.round(v * 10) / 10).toString();
 
 export interface CurveChartOptions {

@@ -1,17 +1,12 @@
 /**
  * A sweep folder as the CLI and the app both make and use it: a new one is checked (missing or
  * empty) and gets its sweep.json; each variant's server launch comes from the saved command with
- * the variant's settings applied (the API key, never saved, given again); sweep.md and sweep.html
- * are written from what was measured. See docs/sweeps.md.
+ * the variant's settings applied (the API key, never saved, given again). See docs/sweeps.md.
  */
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { RunConfigInput } from '../bench/types';
-import { renderSweepHtml, renderSweepMarkdown, type SweepEntry } from '../report/sweep';
 import { launchOptionsFromCommand } from '../server/command-line';
 import type { LaunchOptions } from '../server/launch';
-import { readSessionFile } from '../session/read';
 import { type Result, fail, ok } from '../../src-shared/result';
 import { REDACTED, redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import { type Setting, type VaryAxis, applyVariant, variantsOf } from '../../src-shared/sweep/variants';
@@ -71,23 +66,6 @@ export function sweepLauncher(
     if (Object.keys(env).length) launch.extraEnv = { ...env, ...launch.extraEnv };
     return launch;
   };
-}
-
-/** sweep.md and sweep.html from the variants' session files as they are now. */
-export async function writeSweepReports(dir: string, m: SweepManifest): Promise<void> {
-  const entries: SweepEntry[] = [];
-  for (const v of m.variants) {
-    const file = join(dir, v.file);
-    const read = existsSync(file) ? await readSessionFile(file) : null;
-    entries.push({
-      variant: { settings: v.settings, label: v.label, slug: v.slug },
-      file: v.file,
-      session: read?.ok ? read.data : null,
-      failure: v.failure,
-    });
-  }
-  await writeFile(join(dir, 'sweep.md'), renderSweepMarkdown(entries));
-  await writeFile(join(dir, 'sweep.html'), renderSweepHtml(entries));
 }
 
 /** What a finished or stopped sweep measured, in one line. */

@@ -437,7 +437,8 @@ export const invokeArgs = {
   'session:save': z.tuple([optionalPath]),
   'session:save-as': z.tuple([optionalPath]),
   'session:recent': z.tuple([]),
-  'report:export': z.tuple([ExportFormatSchema, optionalPath, ReportViewSchema.optional()]),
+  /** The path may be null when a view follows it: JSON (the WebSocket bridge) turns an array's undefined into null. */
+  'report:export': z.tuple([ExportFormatSchema, optionalPath.nullable(), ReportViewSchema.optional()]),
   /** The Server view's variants checked, with the plan of a sweep of them over this matrix. */
   'sweep:plan': z.tuple([ServerFormSchema, SweepAxesSchema, RunFormSchema]),
   /** A folder for a sweep, from the folder dialog. */

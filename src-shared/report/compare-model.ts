@@ -9,7 +9,7 @@ import { STATUS_WORDS } from '../session/status-words';
 import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { cellKey } from '../cell-key';
-import { buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
+import { HAS_FIGURES, buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
 import { type TableModel, gpuLabelOf, reportTitle } from './report-model';
 import { differenceOf, fmtCellThroughput, fmtDifference, repetitionTotals } from './confidence';
 
@@ -83,8 +83,12 @@ export const labelOf = (i: number): string => LETTERS[i] ?? `#${i + 1}`;
 /** "1.23×" */
 export const fmtRatio = (r: number | null): string => (r === null ? NONE : `${r.toFixed(2)}×`);
 /** "+5.2%", "−3.0%" */
-export const fmtChange = (c: number | null): string =>
-  c === null ? NONE : `${c >= 0 ? '+' : '−'}${Math.abs(c * 100).toFixed(1)}%`;
+export function fmtChange(c: number | null): string {
+  if (c === null) return NONE;
+  const pct = Math.abs(c * 100).toFixed(1);
+  // A change that rounds to zero is no slowdown: "+0.0%", never "−0.0%".
+  return `${c >= 0 || Number(pct) === 0 ? '+' : '−'}${pct}%`;
+}
 
 function launchFlags(s: Session): Map<string, string> {
   if (s.server.argv.length) return flagsOf(s.server.argv);
@@ -217,10 +221,8 @@ function deltaRows(sessions: readonly Session[], labels: readonly string[]): Del
         context,
         concurrency,
         statuses: cells.map((c) => (c ? STATUS_WORDS[c.status] : NONE)),
-        totals: cells.map((c) =>
-          c && (c.status === 'valid' || c.status === 'queued') ? c.totalTokensPerSecond : null,
-        ),
-        ttfts: cells.map((c) => (c && (c.status === 'valid' || c.status === 'queued') ? (c.ttft?.p50 ?? null) : null)),
+        totals: cells.map((c) => (c && HAS_FIGURES.has(c.status) ? c.totalTokensPerSecond : null)),
+        ttfts: cells.map((c) => (c && HAS_FIGURES.has(c.status) ? (c.ttft?.p50 ?? null) : null)),
         changes: cells.map((c, i) =>
           i > 0 &&
           c?.status === 'valid' &&
@@ -235,9 +237,7 @@ function deltaRows(sessions: readonly Session[], labels: readonly string[]): Del
             ? fmtDifference(differenceOf(repetitionTotals(base), repetitionTotals(c)), labels[i])
             : null,
         ),
-        totalTexts: cells.map((c) =>
-          c && (c.status === 'valid' || c.status === 'queued') ? fmtCellThroughput(c) : NONE,
-        ),
+        totalTexts: cells.map((c) => (c && HAS_FIGURES.has(c.status) ? fmtCellThroughput(c) : NONE)),
       };
     });
 }

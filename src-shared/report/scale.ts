@@ -36,3 +36,6 @@ export function fmtTick(v: number): string {
   const trim = (x: number) => String(Math.round(x * 100) / 100);
   return Math.abs(v) >= 1000 ? `${trim(v / 1000)}K` : trim(v);
 }
+
+/** One colour per series in overlaid charts (the sessions of a comparison), in order; the reports and the app. */
+export const SERIES_COLORS = ['#2f6fb3', '#d1603d', '#3a9a5b', '#8e5ac8', '#c49a1a', '#2b9fae'];

@@ -70,6 +70,13 @@ export async function boot(): Promise<void> {
   void detectHardware();
   void refreshPreview();
   void findLeftoverServers();
+  void restoreComparison();
+}
+
+/** After a reload, the comparison main still holds is one click away ("Back to the comparison"). */
+async function restoreComparison(): Promise<void> {
+  const r = await call(bridgeOrThrow().getComparison());
+  if (r.ok && r.data) st().setComparison(r.data, false);
 }
 
 /** Servers an earlier SpeedMatrix launched and was killed before stopping: the Server view asks about them. */
@@ -260,6 +267,8 @@ function confirmDiscard(action: string): boolean {
 }
 
 async function afterOpen(r: Invoked<unknown>, name: string): Promise<void> {
+  // A file opened (or refused) is what Results shows next, in front of any comparison.
+  st().setShowComparison(false);
   if (r.ok) {
     st().setOpenError(null);
     st().selectCell(null);
@@ -411,12 +420,4 @@ export async function exportComparison(format: ComparisonFormat): Promise<void> 
     st().setLastExport(r.data.file);
     st().pushNotice({ level: 'info', message: `Exported ${r.data.file}` });
   } else if (r.code !== 'cancelled') st().pushNotice({ level: 'error', message: r.error });
-}
-
-/** One variant of the comparison, opened in Results as an ordinary session. */
-export async function openComparisonEntry(file: string): Promise<void> {
-  if (!confirmDiscard('Open another file anyway?')) return;
-  const r = await call(bridgeOrThrow().openSession(file));
-  if (r.ok) st().setShowComparison(false);
-  await afterOpen(r, file);
 }

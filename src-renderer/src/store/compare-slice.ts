@@ -9,7 +9,8 @@ export interface CompareSlice {
   comparisonLoading: boolean;
   /** Results shows the comparison (true) or the open session (false). */
   showComparison: boolean;
-  setComparison(v: ComparisonView): void;
+  /** The comparison, shown at once unless told (a reload keeps the open session in front). */
+  setComparison(v: ComparisonView, show?: boolean): void;
   setComparisonError(message: string | null): void;
   setComparisonLoading(on: boolean): void;
   setShowComparison(on: boolean): void;
@@ -20,13 +21,19 @@ export const createCompareSlice: SliceCreator<CompareSlice> = (set) => ({
   comparisonError: null,
   comparisonLoading: false,
   showComparison: false,
-  setComparison: (comparison) =>
-    set({ comparison, comparisonError: null, comparisonLoading: false, showComparison: true }),
-  // An error is shown where the comparison would be.
+  setComparison: (comparison, show = true) =>
+    set((s) => ({
+      comparison,
+      comparisonError: null,
+      comparisonLoading: false,
+      showComparison: show || s.showComparison,
+    })),
+  // An error is shown where the comparison would be, instead of it: main let the earlier one go too.
   setComparisonError: (comparisonError) =>
     set((s) => ({
       comparisonError,
       comparisonLoading: false,
+      comparison: comparisonError === null ? s.comparison : null,
       showComparison: comparisonError !== null || s.showComparison,
     })),
   setComparisonLoading: (comparisonLoading) => set({ comparisonLoading }),

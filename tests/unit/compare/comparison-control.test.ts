@@ -12,7 +12,6 @@ import { ComparisonControl } from '../../../src-main/core/comparison-control';
 import { createAppCore } from '../../../src-main/core';
 import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { readSessionFile } from '../../../src-main/session/read';
 import { buildSweepModel } from '../../../src-shared/report/sweep-model';
 import { parseTargets } from '../../../src-shared/report/slo';
 import type { Session } from '../../../src-shared/session/schema';
@@ -23,19 +22,12 @@ let sweepDir: string;
 let few: Session;
 let many: Session;
 
-const read = async (file: string): Promise<Session> => {
-  const r = await readSessionFile(file);
-  if (!r.ok) throw new Error(r.error.message);
-  return r.data;
-};
 const total = (s: Session, concurrency: number) =>
   s.cells.find((c) => c.context === 8192 && c.concurrency === concurrency)!;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'sm-compare-'));
-  sweepDir = await makeSweepFolder(root);
-  few = await read(join(sweepDir, SWEEP_FILES.fewSeqs));
-  many = await read(join(sweepDir, SWEEP_FILES.manySeqs));
+  ({ dir: sweepDir, few, many } = await makeSweepFolder(root));
 }, 300_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -114,9 +106,12 @@ describe('a sweep folder opened as a comparison', () => {
 
   it('refuses a folder without sweep.json, saying so', async () => {
     const empty = mkdtempSync(join(root, 'not-a-sweep-'));
-    await expect(new ComparisonControl(null).openSweep(empty)).rejects.toThrow(
-      `${empty} is not a sweep folder: it has no sweep.json.`,
-    );
+    const c = new ComparisonControl(null);
+    await c.openSweep(sweepDir);
+    await expect(c.openSweep(empty)).rejects.toThrow(`${empty} is not a sweep folder: it has no sweep.json.`);
+    // The earlier comparison is gone with the failed open, as the page shows: nothing stale is exported.
+    expect(c.view()).toBeNull();
+    await expect(c.export('markdown', join(root, 'stale.md'))).rejects.toThrow(/no comparison to export/);
     const broken = copyOfSweep('broken-index');
     writeFileSync(join(broken, 'sweep.json'), '{"format": "speedmatrix-sweep", "formatVersion": 1');
     await expect(new ComparisonControl(null).openSweep(broken)).rejects.toThrow(/sweep\.json is not valid JSON/);

@@ -5,6 +5,8 @@
  * do not. About 20 s.
  */
 import { join } from 'node:path';
+import { readSessionFile } from '../../../src-main/session/read';
+import type { Session } from '../../../src-shared/session/schema';
 import { runCli } from '../../helpers/cli';
 import { freePort } from '../../helpers/sim';
 
@@ -13,7 +15,20 @@ export const SWEEP_FILES = {
   manySeqs: 'max-model-len-32768_max-num-seqs-16.speedmatrix.json',
 };
 
-export async function makeSweepFolder(root: string): Promise<string> {
+export interface RealSweep {
+  dir: string;
+  /** The sessions of the two variants that ran: four sequences at once, and sixteen. */
+  few: Session;
+  many: Session;
+}
+
+async function readSession(file: string): Promise<Session> {
+  const r = await readSessionFile(file);
+  if (!r.ok) throw new Error(r.error.message);
+  return r.data;
+}
+
+export async function makeSweepFolder(root: string): Promise<RealSweep> {
   const dir = join(root, 'sweep');
   const port = await freePort();
   const r = await runCli(
@@ -52,5 +67,9 @@ export async function makeSweepFolder(root: string): Promise<string> {
     { timeoutMs: 240_000 },
   );
   if (r.code !== 0) throw new Error(`speedmatrix sweep failed (${r.code}): ${r.stderr}\n${r.stdout}`);
-  return dir;
+  const [few, many] = await Promise.all([
+    readSession(join(dir, SWEEP_FILES.fewSeqs)),
+    readSession(join(dir, SWEEP_FILES.manySeqs)),
+  ]);
+  return { dir, few, many };
 }

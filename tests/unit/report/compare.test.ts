@@ -48,6 +48,23 @@ describe('compare', () => {
     expect(m.prefill[0].ratios[1]).toBeCloseTo(1.2, 9);
   });
 
+  it('shows a Stream stalled cell’s kept figure beside the others, but takes no ratio from it', async () => {
+    const b = await faster();
+    const stalled = b.cells.find((x) => x.context === 8192 && x.concurrency === 4)!;
+    stalled.status = 'stalled';
+    const m = compareSessions([await reference(), b]);
+    const r = m.decode[0];
+    expect(r.rows[r.contexts.indexOf(8192)][r.concurrency.indexOf(4)]).toMatchObject({
+      ratio: null,
+      text: 'B: Stream stalled',
+    });
+    const d = m.deltas.find((x) => x.context === 8192 && x.concurrency === 4)!;
+    expect(d.statuses).toEqual(['Valid', 'Stream stalled']);
+    expect(d.totals[1]).toBe(stalled.totalTokensPerSecond);
+    expect(d.totalTexts[1]).not.toBe('—');
+    expect(d.changes[1]).toBeNull();
+  });
+
   it('marks the settings that differ: engine version and launch flags, not the GPU', async () => {
     const m = compareSessions([await reference(), await faster()]);
     const row = (field: string) => m.differences.find((d) => d.field === field)!;

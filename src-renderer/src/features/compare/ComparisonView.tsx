@@ -21,8 +21,9 @@ import { useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
 import { fmtContext, tokPerSec } from '../../format';
 import { useApp } from '../../store';
-import { exportComparison, openComparisonEntry } from '../../store/actions';
-import { ModelTable } from './ModelTable';
+import { exportComparison, openSession } from '../../store/actions';
+import { ModelTable } from '../../components/ModelTable';
+import { PrefillCompareChart } from './PrefillCompareChart';
 import { ratioHeatmap } from './ratio-heatmap';
 
 export function ComparisonView() {
@@ -109,7 +110,7 @@ function OpenEntry({ entry }: { entry: ComparisonEntryView }) {
     <button
       type="button"
       className="link"
-      onClick={() => void openComparisonEntry(entry.file as string)}
+      onClick={() => void openSession(entry.file as string)}
       title={entry.file}
       data-testid={`open-entry-${entry.label}`}
     >
@@ -216,7 +217,10 @@ function Compared({ m }: { m: ComparisonModel }) {
         <h3>Prefill</h3>
         <p className="muted">{prefillCaption(m)}</p>
         {m.prefill.length ? (
-          <ModelTable table={prefillTable(m)} testId="comparison-prefill" />
+          <>
+            <PrefillCompareChart m={m} />
+            <ModelTable table={prefillTable(m)} testId="comparison-prefill" />
+          </>
         ) : (
           <p className="muted">No prefill measurements in these sessions.</p>
         )}

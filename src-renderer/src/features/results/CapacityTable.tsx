@@ -1,5 +1,6 @@
 /** "Capacity within targets": the report model's section, as the Markdown and HTML reports show it. */
 import type { CapacitySection } from '@shared/report/capacity-section';
+import { ModelTable } from '../../components/ModelTable';
 
 export function CapacityTable({ section }: { section: CapacitySection }) {
   return (
@@ -10,34 +11,7 @@ export function CapacityTable({ section }: { section: CapacitySection }) {
           <li key={t}>{t}</li>
         ))}
       </ul>
-      <div className="table-wrap">
-        <table className="measurements" data-testid="capacity-table">
-          <thead>
-            <tr>
-              {section.header.map((h) => (
-                <th key={h} scope="col">
-                  {h}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {section.rows.map((r) => (
-              <tr key={r[0]}>
-                {r.map((v, i) =>
-                  i === 0 ? (
-                    <th key={i} scope="row">
-                      {v}
-                    </th>
-                  ) : (
-                    <td key={i}>{v}</td>
-                  ),
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ModelTable table={section} testId="capacity-table" />
       {section.notes.map((n) => (
         <p key={n} className="muted">
           {n}

@@ -30,6 +30,8 @@ export function ResultsView() {
   const showComparison = useApp((s) => s.showComparison);
   const hasComparison = useApp((s) => s.comparison !== null);
   const setShowComparison = useApp((s) => s.setShowComparison);
+  // Export writes what is in front: with the comparison shown, its own buttons export it.
+  const canExport = meta.hasSession && !showComparison;
 
   return (
     <section aria-labelledby="results-title" data-testid="view-results">
@@ -49,17 +51,12 @@ export function ResultsView() {
         <button
           type="button"
           onClick={() => void exportReport('markdown')}
-          disabled={!meta.hasSession}
+          disabled={!canExport}
           data-testid="export-markdown"
         >
           Export Markdown
         </button>
-        <button
-          type="button"
-          onClick={() => void exportReport('pdf')}
-          disabled={!meta.hasSession}
-          data-testid="export-pdf"
-        >
+        <button type="button" onClick={() => void exportReport('pdf')} disabled={!canExport} data-testid="export-pdf">
           Export PDF
         </button>
         <button type="button" onClick={() => void openSweep()} data-testid="open-sweep">

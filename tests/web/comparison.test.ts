@@ -1,0 +1,249 @@
+/**
+ * The app's comparison view in the real renderer against the real core: a sweep folder made by
+ * the real CLI sweep on the simulator opens from Results with its failed variants, the best
+ * variant per cell and the ratio heatmap; bad folders say what is wrong in place; a variant
+ * opens as a session; exports are the CLI's reports, and a session's export carries the metric
+ * and targets chosen on screen.
+ */
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { renderMarkdownReport } from '../../src-main/report/markdown';
+import { compareSessions as compareModel, fmtRatio } from '../../src-shared/report/compare-model';
+import { divergingColor } from '../../src-shared/report/matrix-model';
+import { parseTargets } from '../../src-shared/report/slo';
+import { buildSweepModel } from '../../src-shared/report/sweep-model';
+import type { Session } from '../../src-shared/session/schema';
+import { webTest as it } from '../helpers/fixtures';
+import { SWEEP_FILES, makeSweepFolder } from '../unit/compare/real-sweep';
+import { hasChromium, openPage, shot } from './browser';
+
+let root: string;
+let sweepDir: string;
+let few: Session;
+let many: Session;
+
+const rgb = (hex: string) => {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return `rgb(${r}, ${g}, ${b})`;
+};
+
+const tableRows = (page: Page, testId: string) =>
+  page
+    .getByTestId(testId)
+    .locator('tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as HTMLElement).innerText.trim())));
+
+async function toResults(page: Page): Promise<void> {
+  await page.waitForSelector('[data-app-state="ready"]');
+  await page.locator('nav button', { hasText: 'Results' }).click();
+}
+
+describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'sm-web-compare-'));
+    ({ dir: sweepDir, few, many } = await makeSweepFolder(root));
+  }, 300_000);
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('opens a sweep folder: every variant with its outcome, the best variant per cell, the ratio heatmap; a variant opens as a session', async ({
+    bridge,
+    browser,
+  }) => {
+    const { page, problems } = await openPage(browser, bridge.url);
+    await toResults(page);
+    bridge.dialogs.folderQueue.push(sweepDir);
+    await page.getByTestId('open-sweep').click();
+    await page.getByTestId('comparison-variants').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('comparison-title').innerText()).toBe('Sweep of 4 launch variants');
+
+    const variants = await tableRows(page, 'comparison-variants');
+    expect(variants.map((r) => r.slice(0, 2))).toEqual([
+      ['A', '--max-model-len=99999999 --max-num-seqs=4'],
+      ['B', '--max-model-len=99999999 --max-num-seqs=16'],
+      ['C', '--max-model-len=32768 --max-num-seqs=4'],
+      ['D', '--max-model-len=32768 --max-num-seqs=16'],
+    ]);
+    expect(variants[0][3]).toMatch(/^Did not start: .*max_model_len/);
+    expect(variants[2][3]).toBe('Valid 1, Requests queued 1');
+    expect(variants[3][3]).toBe('Valid 2');
+
+    // The best variant per cell is the sweep model's choice from the files themselves.
+    const model = buildSweepModel([
+      { variant: { settings: [], label: 'a' }, file: '', session: null, failure: 'x' },
+      { variant: { settings: [], label: 'b' }, file: '', session: null, failure: 'x' },
+      { variant: { settings: [], label: 'c' }, file: '', session: few, failure: null },
+      { variant: { settings: [], label: 'd' }, file: '', session: many, failure: null },
+    ]);
+    const best = page.getByTestId('best-per-cell');
+    for (const row of model.best.rows)
+      for (const b of row) {
+        const cell = best.locator(`[data-cell="${b.context}x${b.concurrency}"]`);
+        expect(await cell.getAttribute('data-best')).toBe(b.entry === null ? '' : model.labels[b.entry]);
+      }
+    expect(await best.locator('[data-cell="8192x8"]').innerText()).toMatch(
+      /^D · --max-model-len=32768 --max-num-seqs=16\s+[\d,.]+ tok\/s$/,
+    );
+
+    // D over C, drawn in the report's colours; C's queued cell says why it has no ratio.
+    const ratio = compareModel([few, many]).decode[0].rows[0][0].ratio as number;
+    const map = page.getByTestId('ratio-map');
+    expect(await map.getAttribute('data-label')).toBe('D / C');
+    const one = map.locator('[data-cell="8192x1"]');
+    expect(await one.innerText()).toBe(fmtRatio(ratio));
+    expect(await one.evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(rgb(divergingColor(ratio)));
+    expect(await map.locator('[data-cell="8192x8"]').innerText()).toBe('C: Requests queued');
+    expect(await tableRows(page, 'comparison-differences')).toEqual([['Launch', '--max-num-seqs', '4', '16', '≠']]);
+    expect((await tableRows(page, 'comparison-prefill'))[0][0]).toBe('8K');
+    // Prefill overlaid: one line per variant that ran.
+    const chart = page.getByTestId('comparison-prefill-chart');
+    await expect.poll(() => chart.locator('.scatterlayer .trace').count(), { timeout: 10_000 }).toBe(2);
+    expect(await chart.locator('.legendtext').allTextContents()).toEqual(['C prompt tok/s', 'D prompt tok/s']);
+    await shot(page, '60-comparison-sweep');
+
+    // Keyboard: Tab reaches "Open D in Results"; Enter opens it as an ordinary session.
+    const openD = page.getByTestId('open-entry-D');
+    await openD.focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('report').waitFor();
+    expect(await page.getByTestId('file-title').innerText()).toBe(SWEEP_FILES.manySeqs);
+    await page.getByTestId('show-comparison').click();
+    await page.getByTestId('comparison-variants').waitFor();
+    // With the comparison in front, the session's Export waits: the comparison has its own.
+    expect(await page.getByTestId('export-markdown').isDisabled()).toBe(true);
+    await page.getByTestId('back-to-session').click();
+    await page.getByTestId('report').waitFor();
+    // A reload keeps the session in front and the comparison one click away.
+    await page.reload();
+    await toResults(page);
+    await page.getByTestId('report').waitFor();
+    await page.getByTestId('show-comparison').click();
+    expect((await tableRows(page, 'comparison-variants')).length).toBe(4);
+    expect(problems).toEqual([]);
+  });
+
+  it('looks right in the dark theme', async ({ bridge, browser }) => {
+    const { page, problems } = await openPage(browser, bridge.url, { colorScheme: 'dark' });
+    await toResults(page);
+    bridge.dialogs.folderQueue.push(sweepDir);
+    await page.getByTestId('open-sweep').click();
+    await page.getByTestId('ratio-map').waitFor({ timeout: 15_000 });
+    // Status cells take the theme's colours, not the light report's greys.
+    const queued = page.getByTestId('ratio-map').locator('[data-cell="8192x8"]');
+    expect(await queued.evaluate((td) => getComputedStyle(td).backgroundColor)).not.toBe('rgb(239, 239, 239)');
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(20, 23, 28)');
+    await shot(page, '61-comparison-sweep-dark');
+    expect(problems).toEqual([]);
+  });
+
+  it('says in place what is wrong with a folder that is not a sweep, or a variant file that is missing or corrupt', async ({
+    bridge,
+    browser,
+  }) => {
+    const { page, problems } = await openPage(browser, bridge.url);
+    await toResults(page);
+    const empty = mkdtempSync(join(root, 'empty-'));
+    bridge.dialogs.folderQueue.push(empty);
+    await page.getByTestId('open-sweep').click();
+    const error = page.getByTestId('comparison-error');
+    await error.waitFor();
+    expect(await error.innerText()).toContain(`${empty} is not a sweep folder: it has no sweep.json.`);
+
+    // A sweep.json dropped into the browser build: the page has no path to its folder, and says what to do.
+    const drop = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['{}'], 'sweep.json', { type: 'application/json' }));
+      return dt;
+    });
+    await page.dispatchEvent('.shell', 'dragover', { dataTransfer: drop });
+    await page.dispatchEvent('.shell', 'drop', { dataTransfer: drop });
+    await expect.poll(() => error.innerText()).toMatch(/sweep\.json: .*open its folder with Open sweep… in Results\./);
+
+    const damaged = join(root, 'damaged');
+    cpSync(sweepDir, damaged, { recursive: true });
+    unlinkSync(join(damaged, SWEEP_FILES.fewSeqs));
+    bridge.dialogs.folderQueue.push(damaged);
+    await page.getByTestId('open-sweep').click();
+    await expect.poll(() => error.count()).toBe(0);
+    await page.getByTestId('comparison-variants').waitFor();
+    const rows = await tableRows(page, 'comparison-variants');
+    expect(rows[2][3]).toBe(`Session file unusable: ${SWEEP_FILES.fewSeqs} is missing from the sweep folder.`);
+    expect(await page.getByTestId('comparison').innerText()).toContain(
+      'Fewer than two variants ran, so there is nothing to compare.',
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('compares session files and exports the comparison as the CLI writes it', async ({ bridge, browser }) => {
+    const { page, problems } = await openPage(browser, bridge.url);
+    await toResults(page);
+    bridge.dialogs.folderQueue.push(sweepDir);
+    await page.getByTestId('open-sweep').click();
+    await page.getByTestId('comparison-variants').waitFor({ timeout: 15_000 });
+    const md = join(root, 'exported-sweep.md');
+    bridge.dialogs.saveQueue.push(md);
+    await page.getByTestId('export-comparison-markdown').click();
+    await expect.poll(() => existsSync(md)).toBe(true);
+    expect(readFileSync(md, 'utf8')).toBe(readFileSync(join(sweepDir, 'sweep.md'), 'utf8'));
+
+    const a = join(root, 'a.speedmatrix.json');
+    const b = join(root, 'b.speedmatrix.json');
+    copyFileSync(join(sweepDir, SWEEP_FILES.fewSeqs), a);
+    copyFileSync(join(sweepDir, SWEEP_FILES.manySeqs), b);
+    bridge.dialogs.pathsQueue.push([a, b]);
+    await page.getByTestId('compare-sessions').click();
+    await expect.poll(() => page.getByTestId('comparison-title').innerText()).toBe('Comparison of 2 sessions');
+    expect(await page.getByTestId('ratio-map').getAttribute('data-label')).toBe('B / A');
+    const html = join(root, 'exported-compare.html');
+    bridge.dialogs.saveQueue.push(html);
+    await page.getByTestId('export-comparison-html').click();
+    await expect.poll(() => existsSync(html)).toBe(true);
+    const cli = execFileSync(
+      process.execPath,
+      [join(__dirname, '../../src-main/cli/bin.cjs'), 'compare', a, b, '--format', 'html'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(readFileSync(html, 'utf8')).toBe(cli);
+    expect(problems).toEqual([]);
+  });
+
+  it("exports a session with the metric and targets chosen on screen: that metric's heatmap and the capacity table", async ({
+    bridge,
+    browser,
+  }) => {
+    const { page, problems } = await openPage(browser, bridge.url);
+    await toResults(page);
+    bridge.dialogs.openQueue.push(join(sweepDir, SWEEP_FILES.manySeqs));
+    await page.getByTestId('open-file').waitFor();
+    expect((await bridge.core.invoke('session:open', [])).ok).toBe(true);
+    await page.getByTestId('heatmap').waitFor({ timeout: 10_000 });
+    await page.getByLabel('Show').selectOption('ttft');
+    await page.getByLabel('Targets').fill('ttft-p90<=2s,per-request>=20');
+    await page.getByTestId('capacity-table').waitFor();
+
+    const md = join(root, 'chosen.md');
+    bridge.dialogs.saveQueue.push(md);
+    await page.getByTestId('export-markdown').click();
+    await expect.poll(() => existsSync(md)).toBe(true);
+    const text = readFileSync(md, 'utf8');
+    expect(text).toBe(
+      renderMarkdownReport(many, { metric: 'ttft', targets: parseTargets('ttft-p90<=2s,per-request>=20') }),
+    );
+    expect(text).toContain('## Capacity within targets');
+    expect(text).toMatch(/TTFT \(median\) · rows are context length/);
+
+    const pdf = join(root, 'chosen.pdf');
+    bridge.dialogs.saveQueue.push(pdf);
+    await page.getByTestId('export-pdf').click();
+    await expect.poll(() => existsSync(pdf), { timeout: 60_000 }).toBe(true);
+    const pdfText = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
+    expect(pdfText).toContain('Capacity within targets');
+    expect(pdfText).toMatch(/TTFT \(median\)/);
+    expect(problems).toEqual([]);
+  });
+});
