@@ -276,7 +276,8 @@ export class SweepControl {
     if (stage === 'starting') {
       a.startedAt.set(i, Date.now());
       a.runs.begin(v.state === 'partial');
-      this.set({ current: i });
+      // The list says which variant starts and runs; the message keeps what the list cannot (failures, warnings).
+      this.set({ current: i, message: null });
       this.patchVariant(i, { state: 'starting', failure: null });
     } else if (stage === 'measuring') this.patchVariant(i, { state: 'running' });
     else {

@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { readSessionFile } from '../../src-main/session/read';
 import { webTest } from '../helpers/fixtures';
+import { ARTIFACTS } from '../helpers/paths';
 import { hasChromium, openPage, shot } from './browser';
 
 const root = mkdtempSync(join(tmpdir(), 'sm-web-sweep-'));
@@ -124,6 +125,7 @@ describe.skipIf(!hasChromium)('a sweep of launch variants from the app', () => {
     expect(rows[1]).toMatch(/^B\s+--max-num-seqs=16\s+speedmatrix sim serve .*--max-num-seqs 16/);
     await page.getByTestId('launch-variants').scrollIntoViewIfNeeded();
     await shot(page, '70-server-variants', false);
+    await page.getByTestId('launch-variants').screenshot({ path: join(ARTIFACTS, 'web', '70-launch-variants.png') });
   });
 
   test('runs the sweep from the Run view: plan, progress per variant, the folder as the CLI writes it', async ({
@@ -163,6 +165,7 @@ describe.skipIf(!hasChromium)('a sweep of launch variants from the app', () => {
       .poll(() => page.getByTestId('sweep-progress').innerText())
       .toMatch(/^0 of 2 variants finished · about/);
     await shot(page, '71-run-sweep-progress', false);
+    await page.getByTestId('sweep-panel').screenshot({ path: join(ARTIFACTS, 'web', '71-sweep-panel.png') });
 
     await page.locator('[data-testid="sweep-variants"] li[data-variant="B"][data-state="running"]').waitFor({
       timeout: 120_000,
