@@ -1,7 +1,8 @@
 /**
  * Runs: plan, start, stop and resume through the benchmark engine. The engine saves each
  * cell to a working file as it finishes (for durability); the open session takes each
- * finished cell from the event stream, once, so Results shows the run as it fills in.
+ * finished cell from the event stream, once, and the run update that follows carries it to
+ * the page, which applies it once too, so Results shows the run as it fills in.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,14 +55,12 @@ export class RunControl {
   private heldBy: string | null = null;
   /** Stops the sweep: what Stop (and quitting the app) does while one runs. */
   private stopSweep: (() => Promise<void>) | null = null;
+  /** The run going or last run (RunUpdate.run). */
+  private run = 0;
   private readonly updates: RunUpdates;
 
   constructor(private readonly deps: RunDeps) {
-    this.updates = new RunUpdates(
-      (u) => deps.events.emit('run:update', u),
-      deps.updateIntervalMs ?? 100,
-      () => deps.sessions.current(),
-    );
+    this.updates = new RunUpdates((u) => deps.events.emit('run:update', u), deps.updateIntervalMs ?? 100);
   }
 
   running(): boolean {
@@ -75,12 +74,13 @@ export class RunControl {
   followSweep(
     reason: string,
     stop: () => Promise<void>,
-  ): { begin(resume: boolean): void; event(e: BenchEvent): void; noRun(): void; end(): void } {
+  ): { begin(): void; event(e: BenchEvent): void; noRun(): void; end(): void } {
     this.heldBy = reason;
     this.stopSweep = stop;
     return {
-      begin: (resume) => {
-        this.updates.begin('starting', resume);
+      // Each variant is a run of its own: its session arrives with its first events.
+      begin: () => {
+        this.run = this.updates.begin('starting');
         this.workingFile = null;
       },
       event: (e) => this.onEvent(e),
@@ -148,7 +148,9 @@ export class RunControl {
     file: string,
     resume: boolean,
   ): Promise<RunUpdate> {
-    this.updates.begin('starting', resume);
+    this.run = this.updates.begin('starting');
+    // A resume continues the open session when it is that file: its cells stay in view from the start.
+    if (resume && this.isOpen(file)) this.deps.sessions.adopt(this.run);
     this.workingFile = file;
     // The orchestrator decides whose hardware the session records and whether this machine's GPU is sampled.
     const { handle } = await startOrchestratedRun({
@@ -171,21 +173,30 @@ export class RunControl {
   }
 
   private onEvent(e: BenchEvent): void {
-    // The session owner applies a finished cell first, so the update that follows can show it.
+    const sessions = this.deps.sessions;
+    // The session owner applies a finished cell first; the update that follows carries it with the revision it made.
+    let revision: number | null = null;
     if (e.type === 'session')
-      this.deps.sessions.set(e.session, { file: this.userFileFor(this.workingFile), dirty: true });
-    else if (e.type === 'cell-done') this.deps.sessions.applyCell(e.cell);
-    else if (e.type === 'prefill-done') this.deps.sessions.applyPrefill(e.result);
+      sessions.set(e.session, { file: this.userFileFor(this.workingFile), dirty: true, run: this.run });
+    else if (e.type === 'cell-done') revision = sessions.applyCell(e.cell);
+    else if (e.type === 'prefill-done') revision = sessions.applyPrefill(e.result);
     else if (e.type === 'saved') this.workingFile = e.file;
     else if (e.type === 'run-done') {
       // The final session, exactly as saved; the person still has to Save it somewhere.
       this.workingFile = e.sessionFile ?? this.workingFile;
-      this.deps.sessions.set(e.session, {
+      sessions.set(e.session, {
         file: this.userFileFor(e.sessionFile),
         dirty: this.userFileFor(e.sessionFile) === null,
+        run: this.run,
       });
     }
-    this.updates.push(e);
+    this.updates.push(e, revision);
+  }
+
+  /** Whether `file` is what the open session was read from or, unsaved, the working file of its run. */
+  private isOpen(file: string): boolean {
+    const meta = this.deps.sessions.meta();
+    return meta.file === file || (meta.file === null && meta.run !== null && file === this.workingFile);
   }
 
   /** A resumed user file stays the user's file; a working file in runsDir is not "saved". */

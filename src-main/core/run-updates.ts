@@ -1,14 +1,17 @@
 /**
  * The engine's event stream folded into RunUpdates for the renderer, at most one per
  * interval: finished cells and prefill points are always delivered, live samples only the
- * latest. A burst of a hundred events becomes one message, so the UI never drowns.
+ * latest. A burst of a hundred events becomes one message, so the UI never drowns. Each cell
+ * and prefill point travels once, stamped with the session revisions it took the session
+ * owner's session from and to, so the page applies it to the session it holds (docs/ipc.md).
  */
 import { cellKey as key } from '../../src-shared/cell-key';
 import type { BenchEvent, RunPlan } from '../bench';
 import { measurementsToRun } from '../bench/plan';
 import { EtaTracker } from '../bench/progress';
 import type { LiveCell, PlanView, RunPhase, RunProgress, RunUpdate } from '../../src-shared/ipc/contract';
-import type { DecodeCell, PrefillResult, Session } from '../../src-shared/session/schema';
+import type { DecodeCell, PrefillResult } from '../../src-shared/session/schema';
+import { withoutSamples } from '../../src-shared/session/cells';
 
 export function toPlanView(plan: RunPlan, notes: string[] = []): PlanView {
   return {
@@ -34,13 +37,11 @@ export class RunUpdates {
   private live: LiveCell | null = null;
   private progress: RunProgress | null = null;
   private message: string | null = null;
-  /** Whether the session owner's session is this run's yet (a new run's arrives after its plan). */
-  private ownsSession = false;
-  /** Cells this run has delivered, by key: the final session adds only what never came as an event. */
-  private delivered = new Set<string>();
   private eta: EtaTracker | null = null;
   private pendingCells: DecodeCell[] = [];
   private pendingPrefill: PrefillResult[] = [];
+  /** The session revisions the pending cells and prefill points span; always one unbroken range. */
+  private pendingRevisions: { from: number; to: number } | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private runId = 0;
   private seq = 0;
@@ -50,30 +51,31 @@ export class RunUpdates {
   constructor(
     private readonly emit: (u: RunUpdate) => void,
     private readonly intervalMs = 100,
-    /** The session owner's session: the one copy of the run's cells. */
-    private readonly session: () => Session | null = () => null,
   ) {}
 
-  /** A fresh run (or resume) begins: forget the last one. */
-  begin(phase: RunPhase = 'starting', resume = false): void {
+  /** A fresh run (or resume) begins: forget the last one. Returns its number (RunUpdate.run). */
+  begin(phase: RunPhase = 'starting'): number {
     this.runId++;
     this.phase = phase;
     this.plan = null;
     this.live = null;
     this.progress = null;
     this.message = null;
-    // A resume continues the open session: its finished cells stay in view from the first message.
-    this.ownsSession = resume;
-    this.delivered.clear();
     this.eta = null;
     this.pendingCells = [];
     this.pendingPrefill = [];
+    this.pendingRevisions = null;
     this.doneCount = 0;
     this.toRun = 0;
     this.schedule();
+    return this.runId;
   }
 
-  push(e: BenchEvent): void {
+  /**
+   * One engine event. For a finished cell or prefill point, `revision` is the session revision
+   * the session owner made by applying it (omitted when no session took it: nothing to send).
+   */
+  push(e: BenchEvent, revision?: number | null): void {
     if (e.type !== 'plan') this.eta?.push(e);
     switch (e.type) {
       case 'plan':
@@ -84,11 +86,8 @@ export class RunUpdates {
         this.progress = { done: this.doneCount, total: this.toRun, etaSeconds: this.eta.seconds() };
         break;
       case 'session':
-        // A resumed run starts from what the session holds: the view keeps every finished cell.
-        this.ownsSession = true;
-        this.deliver(e.session.cells);
-        this.pendingPrefill.push(...e.session.prefill);
-        break;
+        // The session owner replaced its session: the page fetches it whole.
+        return;
       case 'prefill-start':
         if (this.phase === 'starting') this.phase = 'prefill';
         this.live = {
@@ -102,7 +101,7 @@ export class RunUpdates {
         };
         break;
       case 'prefill-done':
-        this.pendingPrefill.push(e.result);
+        if (this.taken(revision)) this.pendingPrefill.push(e.result);
         break;
       case 'cell-start':
         this.phase = 'decode';
@@ -143,7 +142,7 @@ export class RunUpdates {
         };
         break;
       case 'cell-done':
-        this.deliver([e.cell]);
+        if (this.taken(revision)) this.pendingCells.push(e.cell);
         // A cancelled cell is not done: a resume measures it.
         if (e.cell.status !== 'cancelled') this.doneCount++;
         this.progress = {
@@ -163,7 +162,6 @@ export class RunUpdates {
       case 'run-done':
         this.phase = e.outcome === 'completed' ? 'done' : e.outcome === 'cancelled' ? 'cancelled' : 'failed';
         this.live = null;
-        this.deliver(e.session.cells.filter((c) => !this.delivered.has(key(c))));
         if (this.progress) this.progress = { ...this.progress, etaSeconds: 0 };
         this.message =
           e.outcome === 'completed'
@@ -179,9 +177,16 @@ export class RunUpdates {
     this.schedule();
   }
 
-  private deliver(cells: DecodeCell[]): void {
-    for (const c of cells) this.delivered.add(key(c));
-    this.pendingCells.push(...cells);
+  /**
+   * Whether the session owner took a finished cell or point, at `revision`: it then joins the
+   * pending range. A revision that does not follow the range (the session was replaced between)
+   * sends what is pending first, so an update never spans a replacement.
+   */
+  private taken(revision: number | null | undefined): revision is number {
+    if (revision == null) return false;
+    if (this.pendingRevisions && revision !== this.pendingRevisions.to + 1) this.flush();
+    this.pendingRevisions = { from: this.pendingRevisions?.from ?? revision - 1, to: revision };
+    return true;
   }
 
   /** The run failed before the engine could start it. */
@@ -192,14 +197,16 @@ export class RunUpdates {
     this.flush();
   }
 
-  /** Everything so far, for a renderer that (re)loads mid-run. */
+  /** The run's state so far, for a renderer that (re)loads mid-run: its cells are in the session ('session:get'). */
   snapshot(): RunUpdate {
     return {
       phase: this.phase,
       plan: this.plan,
       live: this.live,
-      cells: this.ownsSession ? [...(this.session()?.cells ?? [])] : [],
-      prefill: this.ownsSession ? [...(this.session()?.prefill ?? [])] : [],
+      cells: [],
+      prefill: [],
+      requestCounts: {},
+      revisions: null,
       progress: this.liveProgress(),
       message: this.message,
       run: this.runId,
@@ -221,12 +228,16 @@ export class RunUpdates {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    // The page holds no per-request samples: they stay in the core ('session:cell-requests').
+    const { cells, requestCounts } = withoutSamples(this.pendingCells);
     const u: RunUpdate = {
       phase: this.phase,
       plan: this.plan,
       live: this.live,
-      cells: this.pendingCells,
+      cells,
       prefill: this.pendingPrefill,
+      requestCounts,
+      revisions: this.pendingRevisions,
       progress: this.liveProgress(),
       message: this.message,
       run: this.runId,
@@ -234,6 +245,7 @@ export class RunUpdates {
     };
     this.pendingCells = [];
     this.pendingPrefill = [];
+    this.pendingRevisions = null;
     this.emit(u);
   }
 

@@ -1,13 +1,14 @@
 /**
  * The session the app has open: opened from a file, imported, or measured by a run. It tracks
  * the file it belongs to and unsaved changes; a failed save keeps everything in memory and
- * says so. Every change bumps a revision and emits 'session:meta'.
+ * says so. Every change of content bumps a revision; every change emits 'session:meta'. A
+ * replacement of the whole session is marked (`replaced`): the page fetches the session then,
+ * and takes a run's cells and prefill points from its run updates (docs/ipc.md).
  */
 import { open as openFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { importFile, importText } from '../importers';
 import type { CellRef, SessionMeta, SessionView } from '../../src-shared/ipc/contract';
-import { cellKey } from '../../src-shared/cell-key';
 import { readSessionFile, parseSessionText } from '../session/read';
 import {
   type DecodeCell,
@@ -16,6 +17,7 @@ import {
   SESSION_EXTENSION,
   type Session,
 } from '../../src-shared/session/schema';
+import { withCell, withPrefill, withoutSamples } from '../../src-shared/session/cells';
 import { writeSessionFile } from '../session/write';
 import type { CoreEvents } from './emitter';
 import type { RecentFiles } from './recent-files';
@@ -39,6 +41,8 @@ export class SessionControl {
   private sourceName: string | null = null;
   private dirty = false;
   private revision = 0;
+  private replaced = 0;
+  private run: number | null = null;
   private saveError: string | null = null;
 
   constructor(
@@ -53,6 +57,8 @@ export class SessionControl {
       sourceName: this.file ? null : this.sourceName,
       dirty: this.dirty,
       revision: this.revision,
+      replaced: this.replaced,
+      run: this.run,
       saveError: this.saveError,
       hasSession: this.session !== null,
     };
@@ -62,12 +68,7 @@ export class SessionControl {
   view(): SessionView {
     const session = this.session;
     if (!session) return { meta: this.meta(), session: null, requestCounts: {} };
-    const requestCounts: Record<string, number> = {};
-    const cells = session.cells.map((c) => {
-      if (!c.requests) return c;
-      requestCounts[cellKey(c)] = c.requests.sentAt.length;
-      return { ...c, requests: null };
-    });
+    const { cells, requestCounts } = withoutSamples(session.cells);
     return { meta: this.meta(), session: { ...session, cells }, requestCounts };
   }
 
@@ -89,39 +90,54 @@ export class SessionControl {
     return this.session !== null && this.dirty;
   }
 
-  /** Replace the open session (a run's progress, a new file). */
-  set(session: Session, opts: { file: string | null; dirty: boolean; sourceName?: string | null }): void {
+  /** Replace the open session (a new file, a run's start or end); `run` says which run measures into it. */
+  set(
+    session: Session,
+    opts: { file: string | null; dirty: boolean; sourceName?: string | null; run?: number | null },
+  ): void {
     this.session = session;
     this.file = opts.file;
     this.sourceName = opts.sourceName ?? null;
     this.dirty = opts.dirty;
     this.saveError = null;
+    this.run = opts.run ?? null;
+    this.replaced = this.revision + 1;
     this.changed();
   }
 
-  /** A run's finished cell, from its event: replaces the cell it reruns, else joins the session. */
-  applyCell(cell: DecodeCell): void {
+  /** A run resumes into the open session: it is that run's from now on (its content is unchanged). */
+  adopt(run: number): void {
+    if (!this.session) return;
+    this.run = run;
+    this.events.emit('session:meta', this.meta());
+  }
+
+  /**
+   * A run's finished cell, from its event: replaces the cell it reruns, else joins the session.
+   * Returns the revision it made (the run update that carries the cell says so), or null when no
+   * session is open.
+   */
+  applyCell(cell: DecodeCell): number | null {
     const s = this.session;
-    if (!s) return;
-    const i = s.cells.findIndex((c) => c.context === cell.context && c.concurrency === cell.concurrency);
-    if (i >= 0) s.cells[i] = cell;
-    else s.cells.push(cell);
+    if (!s) return null;
+    s.cells = withCell(s.cells, cell);
     this.dirty = true;
-    this.changed();
+    return this.changed();
   }
 
-  /** A run's prefill point, from its event: one per context, in context order. */
-  applyPrefill(point: PrefillResult): void {
+  /** A run's prefill point, from its event: one per context, in context order. Returns as applyCell. */
+  applyPrefill(point: PrefillResult): number | null {
     const s = this.session;
-    if (!s) return;
-    s.prefill = [...s.prefill.filter((p) => p.context !== point.context), point].sort((a, b) => a.context - b.context);
+    if (!s) return null;
+    s.prefill = withPrefill(s.prefill, point);
     this.dirty = true;
-    this.changed();
+    return this.changed();
   }
 
-  private changed(): void {
+  private changed(): number {
     this.revision++;
     this.events.emit('session:meta', this.meta());
+    return this.revision;
   }
 
   async open(path?: string): Promise<SessionMeta> {
@@ -190,7 +206,8 @@ export class SessionControl {
     this.dirty = false;
     this.saveError = null;
     await this.recent.add(target);
-    this.changed();
+    // Only the meta changed: the page keeps the session it holds.
+    this.events.emit('session:meta', this.meta());
     return this.meta();
   }
 

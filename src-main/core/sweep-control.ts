@@ -275,7 +275,7 @@ export class SweepControl {
     const v = a.manifest.variants[i];
     if (stage === 'starting') {
       a.startedAt.set(i, Date.now());
-      a.runs.begin(v.state === 'partial');
+      a.runs.begin();
       // The list says which variant starts and runs; the message keeps what the list cannot (failures, warnings).
       this.set({ current: i, message: null });
       this.patchVariant(i, { state: 'starting', failure: null });

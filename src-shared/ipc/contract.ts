@@ -248,8 +248,20 @@ export interface RunUpdate {
   phase: RunPhase;
   plan: PlanView | null;
   live: LiveCell | null;
+  /**
+   * Cells finished since the last update, as main's open session took them (without per-request
+   * samples, as in SessionView), and prefill points measured since. The page applies them to
+   * the session it holds; nothing else carries them.
+   */
   cells: DecodeCell[];
   prefill: PrefillResult[];
+  /** Per-request samples each of `cells` holds in the core, keyed by cellKey (as in SessionView). */
+  requestCounts: Record<string, number>;
+  /**
+   * The session revisions (SessionMeta.revision) these cells and prefill points take the open
+   * session from and to: main applies them first, then sends them. Null when there are none.
+   */
+  revisions: { from: number; to: number } | null;
   progress: RunProgress | null;
   message: string | null;
   /**
@@ -340,8 +352,17 @@ export interface SessionMeta {
   /** Where it came from when there is no file to save to (a dropped or imported file's name). */
   sourceName: string | null;
   dirty: boolean;
-  /** Bumped on every change, so the renderer knows to refetch. */
+  /** Bumped on every change of the session's content (a save changes only this meta). */
   revision: number;
+  /**
+   * The revision at which the session was last replaced as a whole: opened, imported, or written
+   * by a run's start or end. Every change after it is a finished cell or prefill point, which
+   * reaches the page as a run update; the page asks for the session ('session:get') only when
+   * this is newer than the revision it holds.
+   */
+  replaced: number;
+  /** The run (RunUpdate.run) measuring into this session, or that last did; null for a session opened from a file. */
+  run: number | null;
   /** The last save failure, if any (the data stays in memory). */
   saveError: string | null;
   hasSession: boolean;

@@ -61,6 +61,8 @@ export interface BridgeServer {
   core: AppCore;
   dialogs: TestDialogs;
   dataDir: string;
+  /** How many times pages invoked each channel over the socket (the test's own core.invoke calls are not counted). */
+  invoked: Partial<Record<InvokeChannel, number>>;
   close(): Promise<void>;
 }
 
@@ -87,6 +89,7 @@ export async function startBridgeServer(opts: BridgeServerOptions = {}): Promise
 
   const http = createServer((req, res) => void serveStatic(rendererDir, req, res));
   const wss = new WebSocketServer({ noServer: true });
+  const invoked: BridgeServer['invoked'] = {};
   http.on('upgrade', (req, socket, head) => {
     // Only our own page may connect: same host, and the path the renderer uses.
     const origin = req.headers.origin ?? '';
@@ -94,7 +97,7 @@ export async function startBridgeServer(opts: BridgeServerOptions = {}): Promise
       socket.destroy();
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => connect(core, ws));
+    wss.handleUpgrade(req, socket, head, (ws) => connect(core, ws, invoked));
   });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   const addr = http.address();
@@ -105,6 +108,7 @@ export async function startBridgeServer(opts: BridgeServerOptions = {}): Promise
     core,
     dialogs,
     dataDir,
+    invoked,
     async close() {
       for (const ws of wss.clients) ws.terminate();
       wss.close();
@@ -115,7 +119,7 @@ export async function startBridgeServer(opts: BridgeServerOptions = {}): Promise
   };
 }
 
-function connect(core: AppCore, ws: WebSocket): void {
+function connect(core: AppCore, ws: WebSocket, invoked: BridgeServer['invoked']): void {
   const offs = EVENT_CHANNELS.map((channel) =>
     core.on(channel, (payload) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'event', channel, payload } satisfies WsEvent));
@@ -129,6 +133,7 @@ function connect(core: AppCore, ws: WebSocket): void {
       return;
     }
     if (msg?.type !== 'invoke' || typeof msg.id !== 'number') return;
+    invoked[msg.channel as InvokeChannel] = (invoked[msg.channel as InvokeChannel] ?? 0) + 1;
     const result = await core.invoke(msg.channel as InvokeChannel, Array.isArray(msg.args) ? msg.args : []);
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'reply', id: msg.id, result } satisfies WsReply));
   });

@@ -93,9 +93,11 @@ export async function detectHardware(): Promise<void> {
   else st().setHardwareError(r.error);
 }
 
-export async function refreshSession(): Promise<void> {
+/** The whole session view, when the page lacks a change run updates do not carry; false when it could not. */
+export async function refreshSession(): Promise<boolean> {
   const r = await call(bridgeOrThrow().getSession());
   if (r.ok) st().setSessionView(r.data);
+  return r.ok;
 }
 
 /** One cell's per-request samples, fetched when its detail opens (the session view has none). */
@@ -272,7 +274,7 @@ async function afterOpen(r: Invoked<unknown>, name: string): Promise<void> {
   if (r.ok) {
     st().setOpenError(null);
     st().selectCell(null);
-    await refreshSession();
+    // The session itself comes as for any replacement: its session:meta makes the page fetch it (wire.ts).
     await refreshRecent();
     st().setView('results');
   } else {

@@ -1,8 +1,9 @@
 /** Run: the form, the plan preview, and the live run as main reports it (merged updates). */
 import { cellKey } from '@shared/cell-key';
 import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '@shared/ipc/contract';
-import type { DecodeCell, PrefillResult, Session } from '@shared/session/schema';
-import type { SliceCreator } from './types';
+import type { Session } from '@shared/session/schema';
+import { foldRunCells, type HeldSession } from './session-slice';
+import type { SliceCreator, StoreState } from './types';
 
 export interface RunPreset {
   id: string;
@@ -48,9 +49,6 @@ export interface RunSlice {
   progress: RunProgress | null;
   runMessage: string | null;
   runError: string | null;
-  /** Finished cells of the live run, by cellKey. */
-  liveCells: Record<string, DecodeCell>;
-  livePrefill: PrefillResult[];
   /** The run and update last applied: older ones (a late invoke reply) are dropped. */
   runId: number;
   runSeq: number;
@@ -66,46 +64,17 @@ export interface RunSlice {
   /** Several updates in order, as one store change (one render): the bridge batches per frame. */
   applyRunUpdates(us: RunUpdate[]): void;
   setRunError(message: string | null): void;
-  resetLiveRun(): void;
 }
 
 type RunState = Pick<
   RunSlice,
-  | 'runPhase'
-  | 'plan'
-  | 'live'
-  | 'progress'
-  | 'runMessage'
-  | 'runError'
-  | 'liveCells'
-  | 'livePrefill'
-  | 'runId'
-  | 'runSeq'
+  'runPhase' | 'plan' | 'live' | 'progress' | 'runMessage' | 'runError' | 'runId' | 'runSeq'
 >;
 
-/**
- * One update onto the run state. Finished cells and prefill points keep their object when an
- * update brings none, so the heatmap and prefill chart do not redraw for a live sample.
- */
+/** One update onto the run state, unless older than one applied (a late invoke reply). */
 function foldRunUpdate(s: RunState, u: RunUpdate): RunState {
   if (u.run < s.runId || (u.run === s.runId && u.seq < s.runSeq)) return s;
-  // Another run: forget the last one's cells.
   const starting = u.run !== s.runId;
-  let liveCells = starting ? {} : s.liveCells;
-  if (u.cells.length) {
-    liveCells = { ...liveCells };
-    for (const c of u.cells) liveCells[cellKey(c)] = c;
-  }
-  let prefill = starting ? [] : s.livePrefill;
-  if (u.prefill.length) {
-    prefill = [...prefill];
-    for (const p of u.prefill) {
-      const i = prefill.findIndex((x) => x.context === p.context);
-      if (i >= 0) prefill[i] = p;
-      else prefill.push(p);
-    }
-    prefill.sort((a, b) => a.context - b.context);
-  }
   const running = u.phase === 'starting' || u.phase === 'prefill' || u.phase === 'decode';
   return {
     runPhase: u.phase,
@@ -114,8 +83,6 @@ function foldRunUpdate(s: RunState, u: RunUpdate): RunState {
     progress: u.progress ?? s.progress,
     runMessage: u.message ?? (starting ? null : s.runMessage),
     runError: u.phase === 'failed' ? (u.message ?? 'The run failed.') : starting ? null : s.runError,
-    liveCells,
-    livePrefill: prefill,
     runId: u.run,
     runSeq: u.seq,
   };
@@ -133,8 +100,6 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
   progress: null,
   runMessage: null,
   runError: null,
-  liveCells: {},
-  livePrefill: [],
   runId: 0,
   runSeq: 0,
   updateRunForm: (patch) => set((s) => ({ runForm: { ...s.runForm, ...patch } })),
@@ -151,17 +116,21 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
     set((s) => ({ runForm: { ...s.runForm, prefillContexts: values === null ? [] : sortedUnique(values) } })),
   setPlan: (plan, planError) => set({ plan, planError, planLoading: false }),
   setPlanLoading: () => set({ planLoading: true }),
-  applyRunUpdate: (u) => set((s) => foldRunUpdate(s, u)),
-  applyRunUpdates: (us) =>
-    set((s) => {
-      let next: RunState = s;
-      for (const u of us) next = { ...next, ...foldRunUpdate(next, u) };
-      return next;
-    }),
+  applyRunUpdate: (u) => set((s) => foldUpdates(s, [u])),
+  applyRunUpdates: (us) => set((s) => foldUpdates(s, us)),
   setRunError: (runError) => set({ runError }),
-  resetLiveRun: () =>
-    set({ liveCells: {}, livePrefill: [], live: null, progress: null, runPhase: 'idle', runMessage: null }),
 });
+
+/** Updates in order: run state, and their cells and prefill points into the session (their revisions order them). */
+function foldUpdates(s: StoreState, us: RunUpdate[]): RunState & HeldSession {
+  let next: RunState & HeldSession = s;
+  for (const u of us) next = foldRunCells({ ...next, ...foldRunUpdate(next, u) }, u);
+  return next;
+}
+
+/** The session when it is this run's or a newer one's (a resume's, adopted before its reply): the Run view draws it. */
+export const runSession = (s: StoreState): Session | null =>
+  s.session && s.sessionRun !== null && s.sessionRun >= s.runId ? s.session : null;
 
 /** The form a session's run was made with: what a reload or a resume shows. */
 export function formFromRunConfig(rc: Session['runConfig']): RunForm {

@@ -1,29 +1,25 @@
 /**
- * Bridge events -> store, outside React render. Session refetches are throttled so a burst of
- * finished cells costs one round trip a second at most, while the first change shows at once.
- * Live run updates are applied once per frame (run-queue.ts).
+ * Bridge events -> store, outside React render. Run updates are applied once per frame
+ * (run-queue.ts); the session is fetched only when main replaced it (docs/ipc.md), one at a time.
  */
 import type { SpeedMatrixBridge } from '@shared/ipc/contract';
 import { refreshSession, runMenuCommand } from './actions';
 import type { AppStore } from './index';
 import { flushRunUpdates, queueRunUpdate } from './run-queue';
-
-const SESSION_REFETCH_MS = 1000;
+import { sessionBehind } from './session-slice';
 
 export function wireEvents(bridge: SpeedMatrixBridge, store: AppStore): () => void {
   const st = () => store.getState();
-  let refetchTimer: ReturnType<typeof setTimeout> | null = null;
-  let lastRevision = -1;
-  let lastFetchAt = Number.NEGATIVE_INFINITY;
-  // Leading edge: a session just opened shows at once; during a run, at most one fetch a second.
-  const scheduleRefetch = () => {
-    if (refetchTimer) return;
-    const wait = Math.max(0, lastFetchAt + SESSION_REFETCH_MS - Date.now());
-    refetchTimer = setTimeout(() => {
-      refetchTimer = null;
-      lastFetchAt = Date.now();
-      void refreshSession();
-    }, wait);
+  let fetching = false;
+  let closed = false;
+  const fetchIfBehind = () => {
+    if (fetching || closed || !sessionBehind(st())) return;
+    fetching = true;
+    void refreshSession().then((ok) => {
+      fetching = false;
+      // A newer replacement may have come meanwhile.
+      if (ok) fetchIfBehind();
+    });
   };
   const offs = [
     bridge.onServerState((s) => st().setServerSnapshot(s)),
@@ -33,18 +29,17 @@ export function wireEvents(bridge: SpeedMatrixBridge, store: AppStore): () => vo
     bridge.onSweepUpdate((v) => st().setSweepView(v)),
     bridge.onTelemetry((samples) => st().addTelemetry(samples)),
     bridge.onSessionMeta((m) => {
+      // Queued run updates are older than this meta.
+      flushRunUpdates();
       st().setSessionMeta(m);
-      if (m.revision !== lastRevision) {
-        lastRevision = m.revision;
-        scheduleRefetch();
-      }
     }),
     bridge.onNotice((n) => st().pushNotice(n)),
     bridge.onMenu((cmd) => runMenuCommand(cmd)),
+    store.subscribe(fetchIfBehind),
   ];
   return () => {
+    closed = true;
     for (const off of offs) off();
-    if (refetchTimer) clearTimeout(refetchTimer);
     flushRunUpdates();
   };
 }

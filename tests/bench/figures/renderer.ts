@@ -12,7 +12,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { RunUpdate } from '../../../src-shared/ipc/contract';
+import { cellKey } from '../../../src-shared/cell-key';
+import type { RunUpdate, SessionMeta } from '../../../src-shared/ipc/contract';
 import { serializeSession } from '../../../src-main/session/write';
 import { startBridgeServer } from '../../helpers/bridge-server';
 import { ROOT } from '../../helpers/paths';
@@ -37,8 +38,12 @@ function jsFiles(dir: string): string[] {
   );
 }
 
-/** The core's run:update stream of a 60-cell run: a live sample per event, a finished cell every ~16. */
-function liveUpdates(): string[] {
+/**
+ * The core's stream of a 60-cell run that resumes into the open session (`meta`, empty): the
+ * session:meta that adopts it, then run:update events, a live sample per event, a finished cell
+ * every ~16, each stamped with the session revision it makes.
+ */
+function liveUpdates(meta: SessionMeta): string[] {
   const session = bigSession();
   const plan = {
     contexts: BIG_CONTEXTS,
@@ -56,7 +61,8 @@ function liveUpdates(): string[] {
     notes: [],
   };
   const perCell = Math.ceil(EVENTS / session.cells.length);
-  const out: string[] = [];
+  const out = [JSON.stringify({ type: 'event', channel: 'session:meta', payload: { ...meta, run: 1 } })];
+  let revision = meta.revision;
   for (let i = 0; i < EVENTS; i++) {
     const k = Math.floor(i / perCell);
     const cell = session.cells[k];
@@ -73,8 +79,10 @@ function liveUpdates(): string[] {
         outputTokens: i * 100,
         elapsedSeconds: (i % perCell) * 0.1,
       },
-      cells: finished ? [cell] : [],
+      cells: finished ? [{ ...cell, requests: null }] : [],
       prefill: [],
+      requestCounts: finished && cell.requests ? { [cellKey(cell)]: cell.requests.sentAt.length } : {},
+      revisions: finished ? { from: revision, to: ++revision } : null,
       progress: { done: k + (finished ? 1 : 0), total: session.cells.length, etaSeconds: 3600 - i },
       message: null,
       run: 1,
@@ -176,10 +184,15 @@ export async function rendererFigure(): Promise<Row[]> {
       }
     }
 
-    // Live progress on the Run view.
+    // Live progress on the Run view, into an empty session the page fetched at start.
+    const empty = { ...bigSession(), cells: [], prefill: [] };
+    const opened = await bridge.core.invoke('session:open-data', [
+      { name: 'run.speedmatrix.json', text: serializeSession(empty) },
+    ]);
+    if (!opened.ok) throw new Error(opened.error);
     const page = await newPage(bridge.url);
     await page.locator('nav button', { hasText: 'Run' }).click();
-    const args = JSON.stringify({ messages: liveUpdates(), spacing: EVENT_SPACING_MS });
+    const args = JSON.stringify({ messages: liveUpdates(opened.data), spacing: EVENT_SPACING_MS });
     const {
       gaps: frames,
       at,

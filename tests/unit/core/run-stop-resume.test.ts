@@ -73,16 +73,24 @@ describe('app core: stop and resume a run against the simulator', () => {
     const resumeStartedAt = Date.now();
     const resumed = await core.invoke('run:resume', []);
     expect(resumed.ok).toBe(true);
-    // The resumed run's view starts from what the session holds: finished cells and prefill points stay.
+    // The resumed run writes into a session that holds the finished cells and prefill point from its start.
+    const run = resumed.ok ? resumed.data.run : -1;
+    expect(run).toBeGreaterThan(first.data.meta.run ?? 0);
+    let continued = await core.invoke('session:get', []);
+    for (let end = Date.now() + 60_000; continued.ok && continued.data.meta.replaced <= first.data.meta.replaced;) {
+      if (Date.now() > end) throw new Error('the resumed run never wrote its session');
+      await new Promise((r) => setTimeout(r, 50));
+      continued = await core.invoke('session:get', []);
+    }
+    if (!continued.ok || !continued.data.session) throw new Error('no session after resume');
+    expect(continued.data.meta.run).toBe(run);
+    const kept = continued.data.session.cells.map((c) => `${c.context}x${c.concurrency}`);
+    for (const key of startedAt.keys()) expect(kept).toContain(key);
+    expect(continued.data.session.prefill.map((p) => p.context)).toContain(4096);
+    // Its run updates carry only what it measures: a cell travels once.
     await until(() => updates.slice(resumeFrom).some((u) => u.progress !== null && u.cells.length > 0), 60_000);
-    const shown = updates.slice(resumeFrom).flatMap((u) => u.cells.map((c) => `${c.context}x${c.concurrency}`));
-    for (const key of startedAt.keys()) expect(shown).toContain(key);
-    expect(
-      updates
-        .slice(resumeFrom)
-        .flatMap((u) => u.prefill)
-        .map((p) => p.context),
-    ).toContain(4096);
+    const sent = updates.slice(resumeFrom).flatMap((u) => u.cells.map((c) => `${c.context}x${c.concurrency}`));
+    for (const key of startedAt.keys()) expect(sent).not.toContain(key);
     // The ETA counts only the cells left, and a stopped cell is not counted as done.
     const firstProgress = updates.slice(resumeFrom).find((u) => u.progress !== null)?.progress;
     expect(firstProgress?.done).toBe(done.length);

@@ -4,7 +4,8 @@ import type { BenchEvent } from '../../../src-main/bench';
 import { planRun } from '../../../src-main/bench';
 import type { RunUpdate } from '../../../src-shared/ipc/contract';
 import { RunUpdates } from '../../../src-main/core/run-updates';
-import type { DecodeCell, Session } from '../../../src-shared/session/schema';
+import { cellKey } from '../../../src-shared/cell-key';
+import type { DecodeCell, PrefillResult, RequestSamples } from '../../../src-shared/session/schema';
 
 const K = 1024;
 const kv = {
@@ -55,33 +56,54 @@ describe('RunUpdates', () => {
 
   it('sends one message per interval: every finished cell, only the newest live sample', async () => {
     const out: RunUpdate[] = [];
-    // The session owner (SessionControl in the app) holds the one copy of the cells.
-    const session = { cells: [] as DecodeCell[], prefill: [] } as unknown as Session;
-    updates = new RunUpdates(
-      (u) => out.push(u),
-      50,
-      () => session,
-    );
+    updates = new RunUpdates((u) => out.push(u), 50);
     updates.begin();
     updates.push({ type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] });
-    updates.push({ type: 'session', session: { ...session, cells: [] } });
     updates.push({ type: 'cell-start', context: 8 * K, concurrency: 1, index: 0, total: 3, etaSeconds: 5 });
     for (let i = 1; i <= 100; i++) updates.push(sample(i));
-    session.cells.push(cell(8 * K, 1));
-    updates.push({ type: 'cell-done', cell: cell(8 * K, 1), index: 0, total: 3, etaSeconds: 4 });
+    updates.push({ type: 'cell-done', cell: cell(8 * K, 1), index: 0, total: 3, etaSeconds: 4 }, 5);
     updates.push({ type: 'cell-start', context: 8 * K, concurrency: 8, index: 1, total: 3, etaSeconds: 4 });
     updates.push(sample(777));
     await new Promise((r) => setTimeout(r, 120));
     expect(out).toHaveLength(1);
     expect(out[0].phase).toBe('decode');
     expect(out[0].cells.map((c) => c.concurrency)).toEqual([1]);
+    expect(out[0].revisions).toEqual({ from: 4, to: 5 });
     expect(out[0].live?.tokensPerSecond).toBe(777);
     expect(out[0].progress).toMatchObject({ done: 1, total: 3 });
     expect(out[0].progress?.etaSeconds).toBeLessThan(plan.etaSeconds);
-    // A later snapshot (a reloaded renderer) still has everything.
-    session.cells.push(cell(8 * K, 8));
-    updates.push({ type: 'cell-done', cell: cell(8 * K, 8), index: 1, total: 3, etaSeconds: 2 });
-    expect(updates.snapshot().cells.map((c) => c.concurrency)).toEqual([1, 8]);
+    // A snapshot (a reloaded renderer) carries the run's state; its cells are in the session it fetches.
+    expect(updates.snapshot()).toMatchObject({ phase: 'decode', cells: [], prefill: [], revisions: null });
+  });
+
+  it('stamps an update with the session revisions its cells and points span, never across a replacement', () => {
+    const out: RunUpdate[] = [];
+    updates = new RunUpdates((u) => out.push(u), 10_000);
+    updates.begin();
+    const point = { context: 8 * K, status: 'valid', tokensPerSecond: 1 } as PrefillResult;
+    updates.push({ type: 'prefill-done', result: point }, 3);
+    updates.push({ type: 'cell-done', cell: cell(8 * K, 1), index: 0, total: 3, etaSeconds: 4 }, 4);
+    // The session owner replaced its session at revision 5: what came before goes out on its own.
+    updates.push({ type: 'cell-done', cell: cell(8 * K, 8), index: 1, total: 3, etaSeconds: 2 }, 6);
+    // No session took it: the page has nothing to apply it to.
+    updates.push({ type: 'cell-done', cell: cell(16 * K, 1), index: 2, total: 3, etaSeconds: 1 }, null);
+    updates.flush();
+    expect(out.map((u) => [u.revisions, u.cells.map(cellKey), u.prefill.map((p) => p.context)])).toEqual([
+      [{ from: 2, to: 4 }, ['8192x1'], [8 * K]],
+      [{ from: 5, to: 6 }, ['8192x8'], []],
+    ]);
+    expect(out[1].progress?.done).toBe(3);
+  });
+
+  it('sends a cell without its per-request samples, and how many it holds', () => {
+    const out: RunUpdate[] = [];
+    updates = new RunUpdates((u) => out.push(u), 10_000);
+    updates.begin();
+    const requests = { sentAt: [0, 0.5, 1] } as unknown as RequestSamples;
+    updates.push({ type: 'cell-done', cell: { ...cell(8 * K, 2), requests }, index: 0, total: 1, etaSeconds: 0 }, 1);
+    updates.flush();
+    expect(out[0].cells[0].requests).toBeNull();
+    expect(out[0].requestCounts).toEqual({ '8192x2': 3 });
   });
 
   it('ends with the outcome in words, at once', () => {

@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
+import { CoreEvents } from '../../../src-main/core/emitter';
+import { RecentFiles } from '../../../src-main/core/recent-files';
+import { SessionControl } from '../../../src-main/core/session-control';
+import type { SessionMeta } from '../../../src-shared/ipc/contract';
 import { createSession } from '../../../src-main/session/create';
 import { serializeSession } from '../../../src-main/session/write';
 import { BIG_SAMPLES, bigSession } from '../../bench/lib/big-session';
@@ -127,5 +131,46 @@ describe('session files through the core', () => {
     expect((await core.invoke('session:save-as', [file])).ok).toBe(true);
     const saved = JSON.parse(readFileSync(file, 'utf8')) as typeof big;
     expect(saved.cells.reduce((a, c) => a + (c.requests?.sentAt.length ?? 0), 0)).toBe(BIG_SAMPLES);
+  });
+});
+
+describe('what the page is told about a change of the open session', () => {
+  const point = { context: 8192, status: 'valid', reason: null, promptTokens: 8192, ttftSeconds: 1 } as const;
+
+  it('marks a replacement, not a finished cell, prefill point or save, and says which run measures into it', async () => {
+    const events = new CoreEvents();
+    const metas: SessionMeta[] = [];
+    events.on('session:meta', (m) => metas.push(m));
+    const sessions = new SessionControl(events, new RecentFiles(null), null);
+    sessions.set(createSession({ simulated: true }), { file: null, dirty: true, run: 3 });
+    const start = sessions.meta();
+    expect(start).toMatchObject({ revision: 1, replaced: 1, run: 3 });
+    const cell = bigSession().cells[0];
+    expect(sessions.applyCell(cell)).toBe(2);
+    expect(sessions.applyPrefill({ ...point, tokensPerSecond: 10, measuredAt: null })).toBe(3);
+    expect(sessions.meta()).toMatchObject({ revision: 3, replaced: 1, run: 3 });
+    // A save changes only the meta: the page keeps the session it holds.
+    await sessions.save(join(dir, 'events.speedmatrix.json'));
+    expect(sessions.meta()).toMatchObject({ revision: 3, replaced: 1, dirty: false });
+    // A resume into it: the same content, now run 4's.
+    sessions.adopt(4);
+    expect(sessions.meta()).toMatchObject({ revision: 3, replaced: 1, run: 4 });
+    // Every change reached the page as a meta, in order.
+    expect(metas.map((m) => [m.revision, m.replaced, m.run])).toEqual([
+      [1, 1, 3],
+      [2, 1, 3],
+      [3, 1, 3],
+      [3, 1, 3],
+      [3, 1, 4],
+    ]);
+    // A file opened is no run's.
+    sessions.openData('b.speedmatrix.json', serializeSession(createSession({ simulated: true })));
+    expect(sessions.meta()).toMatchObject({ revision: 4, replaced: 4, run: null });
+  });
+
+  it('answers no session with no revision', () => {
+    const sessions = new SessionControl(new CoreEvents(), new RecentFiles(null), null);
+    expect(sessions.applyCell(bigSession().cells[0])).toBeNull();
+    expect(sessions.meta()).toMatchObject({ revision: 0, hasSession: false });
   });
 });

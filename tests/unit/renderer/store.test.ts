@@ -1,26 +1,29 @@
 /** The store's slices: the renderer's state changes as main's events say, nothing guessed. */
 import { describe, expect, it, vi } from 'vitest';
 import type { RunUpdate, ServerSnapshot } from '../../../src-shared/ipc/contract';
+import { createSession } from '../../../src-main/session/create';
 import type { DecodeCell } from '../../../src-shared/session/schema';
 import { createAppStore } from '../../../src-renderer/src/store';
+import { runSession } from '../../../src-renderer/src/store/run-slice';
+import { runUpdate as update } from '../../helpers/run-update';
 import { LOG_LIMIT } from '../../../src-renderer/src/store/server-slice';
 import { TELEMETRY_WINDOW } from '../../../src-renderer/src/store/hardware-slice';
 
 const K = 1024;
-let seq = 0;
-/** Updates of run 1 unless told, numbered in the order made (as main numbers them). */
-const update = (u: Partial<RunUpdate>): RunUpdate => ({
-  phase: 'decode',
-  plan: null,
-  live: null,
-  cells: [],
-  prefill: [],
-  progress: null,
-  message: null,
-  run: 1,
-  seq: ++seq,
-  ...u,
-});
+/**
+ * A store holding run `run`'s session at revision 1, as the page does once it fetched it; the
+ * cells then come in updates stamped from revision 1 (`cellsAt`).
+ */
+const withRunSession = (run = 1) => {
+  const s = createAppStore();
+  const meta = { ...s.getState().sessionMeta, revision: 1, replaced: 1, run, hasSession: true };
+  s.getState().setSessionView({ meta, session: createSession({ simulated: true }), requestCounts: {} });
+  return s;
+};
+let revision = 1;
+const cellsAt = (cells: DecodeCell[]): Partial<RunUpdate> => ({ cells, revisions: { from: revision, to: ++revision } });
+const runCells = (s: ReturnType<typeof createAppStore>) =>
+  (runSession(s.getState())?.cells ?? []).map((c) => `${c.context}x${c.concurrency}`);
 const done = (context: number, concurrency: number, status: DecodeCell['status'] = 'valid') =>
   ({ context, concurrency, status, totalTokensPerSecond: status === 'valid' ? 100 : null }) as DecodeCell;
 
@@ -90,12 +93,13 @@ describe('run slice', () => {
     expect(s.getState().runForm.concurrency).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
   });
 
-  it('accumulates finished cells from merged updates and forgets them when a new run starts', () => {
-    const s = createAppStore();
+  it("accumulates finished cells from merged updates into the run's session, and shows none of them for a new run", () => {
+    revision = 1;
+    const s = withRunSession();
     s.getState().applyRunUpdate(update({ phase: 'starting' }));
     s.getState().applyRunUpdate(
       update({
-        cells: [done(8 * K, 1)],
+        ...cellsAt([done(8 * K, 1)]),
         live: {
           context: 8 * K,
           concurrency: 2,
@@ -108,25 +112,32 @@ describe('run slice', () => {
       }),
     );
     s.getState().applyRunUpdate(
-      update({ cells: [done(8 * K, 2), done(8 * K, 16, 'looped')], progress: { done: 3, total: 4, etaSeconds: 10 } }),
+      update({
+        ...cellsAt([done(8 * K, 2), done(8 * K, 16, 'looped')]),
+        progress: { done: 3, total: 4, etaSeconds: 10 },
+      }),
     );
-    expect(Object.keys(s.getState().liveCells).sort()).toEqual(['8192x1', '8192x16', '8192x2']);
+    expect(runCells(s)).toEqual(['8192x1', '8192x2', '8192x16']);
+    expect(s.getState().session?.cells).toHaveLength(3);
     expect(s.getState().live?.tokensPerSecond).toBe(250);
     expect(s.getState().progress).toEqual({ done: 3, total: 4, etaSeconds: 10 });
     s.getState().applyRunUpdate(update({ phase: 'done' }));
     expect(s.getState().live).toBeNull();
-    expect(Object.keys(s.getState().liveCells)).toHaveLength(3);
+    expect(runCells(s)).toHaveLength(3);
+    // A new run: the open session is the last run's until the new one's is fetched.
     s.getState().applyRunUpdate(update({ phase: 'starting', run: 2 }));
-    expect(s.getState().liveCells).toEqual({});
+    expect(runSession(s.getState())).toBeNull();
+    expect(s.getState().session?.cells).toHaveLength(3);
   });
 
   it('drops an update older than one already applied (a late invoke reply), so finished cells never vanish', () => {
-    const s = createAppStore();
+    revision = 1;
+    const s = withRunSession();
     const reply = update({ phase: 'starting', run: 1 });
-    s.getState().applyRunUpdate(update({ phase: 'prefill', run: 1, cells: [done(8 * K, 1)] }));
+    s.getState().applyRunUpdate(update({ phase: 'prefill', run: 1, ...cellsAt([done(8 * K, 1)]) }));
     s.getState().applyRunUpdate(reply);
     expect(s.getState().runPhase).toBe('prefill');
-    expect(Object.keys(s.getState().liveCells)).toEqual(['8192x1']);
+    expect(runCells(s)).toEqual(['8192x1']);
     // A finished run's late update does not overwrite a newer run either.
     s.getState().applyRunUpdate(update({ phase: 'starting', run: 2 }));
     s.getState().applyRunUpdate(update({ phase: 'done', run: 1 }));
@@ -143,15 +154,16 @@ describe('run slice', () => {
       outputTokens: 10,
       elapsedSeconds: 1,
     });
+    revision = 1;
     const batch = [
       update({ phase: 'starting' }),
-      update({ cells: [done(8 * K, 1)], live: live(1) }),
+      update({ ...cellsAt([done(8 * K, 1)]), live: live(1) }),
       update({ live: live(2), progress: { done: 1, total: 4, etaSeconds: 9 } }),
       update({ phase: 'done', message: 'Finished.' }),
     ];
-    const one = createAppStore();
+    const one = withRunSession();
     for (const u of batch) one.getState().applyRunUpdate(u);
-    const batched = createAppStore();
+    const batched = withRunSession();
     let changes = 0;
     batched.subscribe(() => changes++);
     batched.getState().applyRunUpdates(batch);
@@ -160,16 +172,18 @@ describe('run slice', () => {
       phase: s.runPhase,
       live: s.live,
       progress: s.progress,
-      cells: s.liveCells,
+      cells: s.session?.cells,
+      revision: s.sessionRevision,
       message: s.runMessage,
     });
     expect(pick(batched.getState())).toEqual(pick(one.getState()));
   });
 
   it('keeps finished cells and prefill points as they were when an update brings only a live sample', () => {
-    const s = createAppStore();
-    s.getState().applyRunUpdate(update({ cells: [done(8 * K, 1)] }));
-    const { liveCells, livePrefill } = s.getState();
+    revision = 1;
+    const s = withRunSession();
+    s.getState().applyRunUpdate(update(cellsAt([done(8 * K, 1)])));
+    const { session } = s.getState();
     s.getState().applyRunUpdate(
       update({
         live: {
@@ -183,12 +197,14 @@ describe('run slice', () => {
         },
       }),
     );
-    expect(s.getState().liveCells).toBe(liveCells);
-    expect(s.getState().livePrefill).toBe(livePrefill);
+    expect(s.getState().session).toBe(session);
+    expect(runSession(s.getState())?.cells).toBe(session?.cells);
+    expect(runSession(s.getState())?.prefill).toBe(session?.prefill);
   });
 
   it('keeps prefill points sorted by context, a repeat replacing the earlier one', () => {
-    const s = createAppStore();
+    revision = 1;
+    const s = withRunSession();
     const p = (context: number, tps: number) => ({
       context,
       status: 'valid' as const,
@@ -198,9 +214,13 @@ describe('run slice', () => {
       tokensPerSecond: tps,
       measuredAt: null,
     });
-    s.getState().applyRunUpdate(update({ phase: 'prefill', prefill: [p(16 * K, 2)] }));
-    s.getState().applyRunUpdate(update({ prefill: [p(8 * K, 1), p(16 * K, 3)] }));
-    expect(s.getState().livePrefill.map((x) => [x.context, x.tokensPerSecond])).toEqual([
+    s.getState().applyRunUpdate(
+      update({ phase: 'prefill', prefill: [p(16 * K, 2)], revisions: { from: revision, to: ++revision } }),
+    );
+    s.getState().applyRunUpdate(
+      update({ prefill: [p(8 * K, 1), p(16 * K, 3)], revisions: { from: revision, to: (revision += 2) } }),
+    );
+    expect(runSession(s.getState())?.prefill.map((x) => [x.context, x.tokensPerSecond])).toEqual([
       [8 * K, 1],
       [16 * K, 3],
     ]);

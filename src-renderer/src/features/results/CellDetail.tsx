@@ -197,13 +197,14 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
 
 /**
  * The cell's per-request samples, asked of the core when the detail opens: the session the page
- * holds has none (they are most of a large session's size). Refetched when the session changes.
+ * holds has none (they are most of a large session's size). Asked again only when this cell is
+ * measured again or the session is replaced, not for every other cell that finishes.
  */
 function useCellRequests(cell: DecodeCell): { data: RequestSamples | null; loading: boolean; error: string | null } {
-  const revision = useApp((s) => s.sessionMeta.revision);
+  const replaced = useApp((s) => s.sessionMeta.replaced);
   const has = useApp((s) => (s.requestCounts[cellKey(cell)] ?? 0) > 0);
   const [state, setState] = useState<{ key: string; data: RequestSamples | null; error: string | null } | null>(null);
-  const key = `${cellKey(cell)}@${revision}`;
+  const key = `${cellKey(cell)}@${replaced}@${cell.finishedAt ?? ''}`;
   useEffect(() => {
     if (!has) return;
     let live = true;
@@ -217,7 +218,7 @@ function useCellRequests(cell: DecodeCell): { data: RequestSamples | null; loadi
   }, [key, has]);
   if (!has) return { data: null, loading: false, error: null };
   if (state?.key === key) return { data: state.data, loading: false, error: state.error };
-  // A newer revision of the same cell: keep showing the samples we have until it arrives.
+  // The same cell measured again: keep showing the samples we have until the new ones arrive.
   const sameCell = state?.key.split('@')[0] === key.split('@')[0];
   return sameCell && state
     ? { data: state.data, loading: false, error: null }

@@ -19,7 +19,7 @@ import { useApp } from '../../store';
 import { refreshPlan, refreshSweepPlan, resumeRun, startRun, stopRun } from '../../store/actions';
 import { sweepBusy } from '../../store/sweep-slice';
 import { SweepPanel } from './SweepPanel';
-import { RUN_PRESETS, cellsLeft, isRunning } from '../../store/run-slice';
+import { RUN_PRESETS, cellsLeft, isRunning, runSession } from '../../store/run-slice';
 import { ServerLog } from '../server/ServerLog';
 import { StatusBadge } from '../server/ServerView';
 import { Field } from '../../components/ui';
@@ -39,7 +39,7 @@ export function RunView() {
   const plan = useApp((s) => s.plan);
   const planError = useApp((s) => s.planError);
   const phase = useApp((s) => s.runPhase);
-  const hasCells = useApp((s) => Object.keys(s.liveCells).length > 0);
+  const hasCells = useApp((s) => (runSession(s)?.cells.length ?? 0) > 0);
   const runError = useApp((s) => s.runError);
   const runMessage = useApp((s) => s.runMessage);
   const serverState = useApp((s) => s.server.state);
@@ -323,12 +323,14 @@ function LiveLine() {
   );
 }
 
+/** One empty list, so a live sample does not redraw the charts. */
+const NONE: never[] = [];
+
 function LiveHeatmap({ contexts, concurrency }: { contexts: number[]; concurrency: number[] }) {
   const plan = useApp((s) => s.plan);
-  const liveCells = useApp((s) => s.liveCells);
+  const cells = useApp((s) => runSession(s)?.cells ?? NONE);
   const running = useApp((s) => isRunning(s.runPhase));
   const live = useApp((s) => (running ? s.live : null));
-  const cells = useMemo(() => Object.values(liveCells), [liveCells]);
   const model = useMemo(
     () => buildHeatmap(plan?.contexts ?? contexts, plan?.concurrency ?? concurrency, cells, plan?.cells ?? []),
     [plan, contexts, concurrency, cells],
@@ -337,7 +339,7 @@ function LiveHeatmap({ contexts, concurrency }: { contexts: number[]; concurrenc
 }
 
 function LivePrefill() {
-  const prefill = useApp((s) => s.livePrefill);
+  const prefill = useApp((s) => runSession(s)?.prefill ?? NONE);
   return <PrefillChart points={prefill} height={260} />;
 }
 
