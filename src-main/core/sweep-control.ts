@@ -5,7 +5,8 @@
  * the current variant's matrix comes as ordinary run updates, and 'sweep:update' says where each
  * variant stands. See docs/sweeps.md.
  */
-import { resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { BenchEvent, RunConfigInput } from '../bench';
 import { measurementsToRun } from '../bench/plan';
 import type { GpuTelemetry } from '../hardware';
@@ -15,7 +16,7 @@ import { Supervisor, buildLaunch } from '../server';
 import type { LaunchedRegistry } from '../server/launched-registry';
 import { nodeProgram } from '../runtime/node-entry';
 import { createSweep, needsApiKey, sweepLauncher, sweepOutcomeLine } from '../sweep/folder';
-import { type SweepManifest, type VariantState, readManifest } from '../sweep/manifest';
+import { SWEEP_MANIFEST, type SweepManifest, type VariantState, readManifest } from '../sweep/manifest';
 import { planSweep, sweepPlanLine, sweepSecondsLeft } from '../sweep/plan';
 import { SweepRun } from '../sweep/run-sweep';
 import type {
@@ -75,6 +76,18 @@ interface Active {
   /** Wall seconds of the variants measured in this run, server start included. */
   finished: number[];
   runs: ReturnType<RunControl['followSweep']>;
+}
+
+/**
+ * Where a new sweep goes: the folder chosen when it is missing or empty; one holding a sweep is
+ * for Resume; any other gets a new folder inside, named by the time (the folder dialog cannot
+ * make a new folder on every OS).
+ */
+function newSweepDir(dir: string): string {
+  if (!existsSync(dir) || readdirSync(dir).length === 0) return dir;
+  if (existsSync(join(dir, SWEEP_MANIFEST)))
+    throw new UserError(`${dir} holds a sweep already: finish it with Resume sweep, or choose another folder.`);
+  return join(dir, `sweep-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 }
 
 export class SweepControl {
@@ -173,15 +186,11 @@ export class SweepControl {
     const dir = this.writableDir(req.dir);
     await this.freeTheServer();
     const base = commandOf(req.server, req.server.port ?? (await this.deps.server.portFor(req.server.host)));
-    const made = await createSweep(dir, { ...base, axes, config: toConfig(req.run) });
-    if (!made.ok) {
-      const { message, notEmpty } = made.error;
-      throw new UserError(
-        `Sweep folder: ${message}; choose an empty folder${notEmpty ? ', or resume the sweep in it with Resume sweep' : ''}.`,
-      );
-    }
+    const into = newSweepDir(dir);
+    const made = await createSweep(into, { ...base, axes, config: toConfig(req.run) });
+    if (!made.ok) throw new UserError(`Sweep folder: ${made.error.message}.`);
     this.apiKey = req.server.apiKey || undefined;
-    return this.begin(dir, made.data);
+    return this.begin(into, made.data);
   }
 
   private async resumeIn(dir?: string, apiKey?: string): Promise<SweepView> {

@@ -3,7 +3,7 @@
  * command each would run (GPU selection and API key kept, the key never shown), and the requests
  * a sweep refuses with a sentence a person can act on.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,19 +83,19 @@ describe('a sweep of a vLLM launch, planned in the core', () => {
     );
   });
 
-  it('refuses to start with bad variants, into a folder that holds files, or attached', async () => {
+  it('refuses to start with bad variants, into a folder that holds a sweep, or attached', async () => {
     const start = (over: object, on = app) =>
       on.invoke('sweep:start', [{ server: vllm, axes, run, dir: join(dir, 'new'), ...over }]);
     expect(await start({ axes: [{ flag: '--max-num-seqs', values: '64,64' }] })).toMatchObject({
       ok: false,
       error: 'Varied setting 1, values: 64 is given twice.',
     });
-    const used = join(dir, 'used');
-    mkdirSync(used);
-    writeFileSync(join(used, 'notes.txt'), 'mine');
-    expect(await start({ dir: used })).toMatchObject({
+    const swept = join(dir, 'swept');
+    mkdirSync(swept);
+    writeFileSync(join(swept, 'sweep.json'), '{}');
+    expect(await start({ dir: swept })).toMatchObject({
       ok: false,
-      error: `Sweep folder: ${used} is not empty; choose an empty folder, or resume the sweep in it with Resume sweep.`,
+      error: `${swept} holds a sweep already: finish it with Resume sweep, or choose another folder.`,
     });
     expect(await start({ server: { ...vllm, kind: 'attach' } })).toMatchObject({
       ok: false,
@@ -103,7 +103,7 @@ describe('a sweep of a vLLM launch, planned in the core', () => {
     });
     // In the app a page may write only where the person chose in the folder dialog.
     expect(await start({}, locked)).toMatchObject({ ok: false, error: 'Choose the sweep folder with Choose folder.' });
-    expect(await app.invoke('sweep:resume', [join(dir, 'used')])).toMatchObject({
+    expect(await app.invoke('sweep:resume', [join(dir, 'new')])).toMatchObject({
       ok: false,
       error: expect.stringContaining('is not a sweep folder: it has no sweep.json'),
     });
@@ -114,10 +114,16 @@ describe('a sweep of a vLLM launch, planned in the core', () => {
     const servers: ServerSnapshot[] = [];
     const offs = [app.on('sweep:update', (v) => updates.push(v)), app.on('server:state', (s) => servers.push(s))];
     const sim: ServerForm = { ...FORM_DEFAULTS, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '32768' };
+    // A folder holding other files gets the sweep in a new folder inside.
+    const mine = join(dir, 'mine');
+    mkdirSync(mine);
+    writeFileSync(join(mine, 'notes.txt'), 'mine');
     const started = await app.invoke('sweep:start', [
-      { server: sim, axes: [{ flag: '--max-model-len', values: '99999999' }], run, dir: join(dir, 'fails') },
+      { server: sim, axes: [{ flag: '--max-model-len', values: '99999999' }], run, dir: mine },
     ]);
     if (!started.ok) throw new Error(started.error);
+    expect(started.data.dir).toMatch(new RegExp(`^${mine}/sweep-\\d{4}-`));
+    expect(existsSync(join(started.data.dir as string, 'sweep.json'))).toBe(true);
     await expect.poll(() => updates.at(-1)?.phase, { timeout: 60_000 }).toBe('done');
     offs.forEach((off) => off());
     const last = updates.at(-1) as SweepView;

@@ -90,7 +90,7 @@ export function SweepPanel() {
         <Field
           id="sweep-dir"
           label="Sweep folder"
-          help="An empty folder: one session file per variant, sweep.json, sweep.md and sweep.html. To resume a stopped sweep, its folder."
+          help="An empty folder, or one to make the sweep's folder in: it gets one session file per variant, sweep.json, sweep.md and sweep.html. To resume a stopped sweep, its folder."
         >
           <input
             id="sweep-dir"
