@@ -23,7 +23,8 @@ export function electronDialogs(window: () => BrowserWindow | null): Dialogs {
     },
     async chooseFolder() {
       const win = window();
-      const opts = { title: 'Open a sweep folder', properties: ['openDirectory' as const] };
+      // One dialog for a sweep folder to open and for the (empty) folder a new sweep goes to.
+      const opts = { title: 'Sweep folder', properties: ['openDirectory' as const] };
       const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
       return r.canceled ? null : (r.filePaths[0] ?? null);
     },

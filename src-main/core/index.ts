@@ -35,6 +35,7 @@ import { CoreEvents } from './emitter';
 import { RecentFiles } from './recent-files';
 import { RunControl } from './run-control';
 import { ServerControl } from './server-control';
+import { SweepControl } from './sweep-control';
 import { TelemetryControl } from './telemetry-control';
 import { LaunchedRegistry } from '../server/launched-registry';
 import { FORM_DEFAULTS } from './server-form';
@@ -144,6 +145,17 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     updateIntervalMs: opts.runUpdateIntervalMs,
   });
 
+  const sweeps = new SweepControl({
+    events,
+    server,
+    runs,
+    registry: launched,
+    hardware: async () => hardware ?? (await detect().catch(() => undefined)),
+    telemetry: () => telemetry.current(),
+    chooseFolder: opts.dialogs?.chooseFolder?.bind(opts.dialogs),
+    allowWritePaths: opts.allowWritePaths !== false,
+  });
+
   const writablePath = (path: string | undefined): string | undefined => {
     if (path !== undefined && opts.allowWritePaths === false)
       throw new UserError('Choose where to save in the file dialog.');
@@ -202,6 +214,12 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'run:stop': () => runs.stop(),
     'run:resume': (file?: string) => runs.resume(file),
     'run:snapshot': async () => runs.snapshot(),
+    'sweep:plan': (form, axes, run) => sweeps.plan(form, axes, run),
+    'sweep:choose-dir': () => sweeps.chooseDir(),
+    'sweep:start': (req) => sweeps.start(req),
+    'sweep:stop': () => sweeps.stop(),
+    'sweep:resume': (dir?: string, apiKey?: string) => sweeps.resume(dir, apiKey),
+    'sweep:snapshot': async () => sweeps.snapshot(),
     'session:get': async () => sessions.view(),
     'session:cell-requests': async (cell: CellRef) => sessions.cellRequests(cell),
     'session:open': (path?: string) => {
@@ -253,6 +271,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     runInProgress: () => runs.running(),
     sessionMeta: () => sessions.meta(),
     async dispose() {
+      await sweeps.dispose();
       await runs.dispose();
       await server.dispose();
       telemetry.stop();

@@ -51,6 +51,10 @@ export function toConfig(form: RunForm): RunConfigInput {
 export class RunControl {
   private handle: RunHandle | null = null;
   private workingFile: string | null = null;
+  /** Why the page's own runs wait (a sweep runs), or null. */
+  private heldBy: string | null = null;
+  /** Stops the sweep: what Stop (and quitting the app) does while one runs. */
+  private stopSweep: (() => Promise<void>) | null = null;
   /** The run going or last run (RunUpdate.run). */
   private run = 0;
   private readonly updates: RunUpdates;
@@ -60,7 +64,33 @@ export class RunControl {
   }
 
   running(): boolean {
-    return this.handle !== null;
+    return this.handle !== null || this.heldBy !== null;
+  }
+
+  /**
+   * A sweep's variant runs are shown as this run's are (live matrix, progress, the open session),
+   * and no run of the page's own starts meanwhile. Returns where the sweep sends a variant's events.
+   */
+  followSweep(
+    reason: string,
+    stop: () => Promise<void>,
+  ): { begin(): void; event(e: BenchEvent): void; noRun(): void; end(): void } {
+    this.heldBy = reason;
+    this.stopSweep = stop;
+    return {
+      // Each variant is a run of its own: its session arrives with its first events.
+      begin: () => {
+        this.run = this.updates.begin('starting');
+        this.workingFile = null;
+      },
+      event: (e) => this.onEvent(e),
+      // A variant whose server never became ready measured nothing: no run, not one left starting.
+      noRun: () => this.updates.begin('idle'),
+      end: () => {
+        this.heldBy = null;
+        this.stopSweep = null;
+      },
+    };
   }
 
   snapshot(): RunUpdate {
@@ -97,6 +127,7 @@ export class RunControl {
   }
 
   async stop(): Promise<RunUpdate> {
+    if (this.stopSweep) await this.stopSweep();
     const h = this.handle;
     if (!h) return this.updates.snapshot();
     await h.stop();
@@ -104,6 +135,7 @@ export class RunControl {
   }
 
   private requireIdleAndServer(): ServerTarget {
+    if (this.heldBy) throw new UserError(this.heldBy);
     if (this.handle) throw new UserError('A run is already going: stop it first.');
     const target = this.deps.target();
     if (!target) throw new UserError('No server is ready: start one (or attach to one) in the Server view first.');

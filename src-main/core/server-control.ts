@@ -4,6 +4,8 @@
  * the source of truth, this only translates.
  */
 import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '../../src-shared/ipc/contract';
+import type { ServerKind } from '../../src-shared/session/schema';
+import type { LaunchOptions } from '../server/launch';
 import { IDLE_SERVER } from '../../src-shared/ipc/idle-server';
 import {
   LAUNCH_DEFAULTS,
@@ -41,6 +43,8 @@ export class ServerControl {
   private auto: { host: string; port: number } | null = null;
   /** Servers an earlier SpeedMatrix launched and was killed before stopping (found at start-up): the person decides. */
   private leftoverServers: LaunchedServer[] = [];
+  /** Why the page may not start or stop a server now (a sweep runs them), or null. */
+  private heldBy: string | null = null;
 
   constructor(
     private readonly events: CoreEvents,
@@ -71,7 +75,7 @@ export class ServerControl {
       return { display: `attach ${form.url || '<url>'}`, argv: [], env: {}, powershell: null, platformNote: null };
     const platform = this.opts.platform ?? process.platform;
     const platformNote = localLaunchNote(form.kind, platform);
-    const launch = formToLaunch(form, form.port ?? (await this.autoPort(form.host)));
+    const launch = formToLaunch(form, form.port ?? (await this.portFor(form.host)));
     if (!launch.ok) throw new UserError(launch.error);
     let built;
     try {
@@ -91,6 +95,7 @@ export class ServerControl {
   }
 
   async start(form: ServerForm): Promise<ServerSnapshot> {
+    if (this.heldBy) throw new UserError(this.heldBy);
     const busy = this.snap.state === 'starting' || this.snap.state === 'ready' || this.snap.state === 'stopping';
     if (busy) throw new UserError('A server is already running: stop it first.');
     return form.kind === 'attach' ? this.attach(form) : this.launch(form);
@@ -139,7 +144,7 @@ export class ServerControl {
    * The port "auto" means: chosen free once, so the preview shows the port the start will use;
    * chosen again only when something else took it meanwhile.
    */
-  private async autoPort(host: string): Promise<number> {
+  async portFor(host: string): Promise<number> {
     const h = host.trim() || LAUNCH_DEFAULTS.host;
     if (this.auto && this.auto.host === h && (await isPortFree(h, this.auto.port))) return this.auto.port;
     this.auto = { host: h, port: await freePort(h) };
@@ -147,32 +152,63 @@ export class ServerControl {
   }
 
   private async launch(form: ServerForm): Promise<ServerSnapshot> {
-    const port = form.port ?? (await this.autoPort(form.host));
+    const port = form.port ?? (await this.portFor(form.host));
     const launch = formToLaunch(form, port);
     if (!launch.ok) throw new UserError(launch.error);
-    const sup = new Supervisor();
-    this.opts.registry?.track(sup, port);
-    const old = this.supervisor;
-    old?.removeAllListeners();
-    if (old && old.orphansLeftRunning.length > 0) this.retired.push(old);
-    this.supervisor = sup;
-    this.attached = null;
     let display = '';
     try {
       display = buildLaunch(launch.data).display;
     } catch (e) {
       throw new UserError((e as Error).message);
     }
+    const sup = new Supervisor();
+    this.opts.registry?.track(sup, port);
+    this.watch(sup, form.kind, display, null);
+    void sup.start(launch.data, {
+      readyTimeoutMs: this.opts.readyTimeoutMs,
+      stopTimeoutMs: this.opts.stopTimeoutMs,
+      orphanPolicy: 'report',
+    });
+    return this.snap;
+  }
+
+  /**
+   * While a sweep runs it starts and stops its servers itself: the page can neither start nor
+   * stop one (`reason` says why), and each variant's supervisor is shown here as if started here.
+   */
+  holdForSweep(reason: string | null): void {
+    this.heldBy = reason;
+  }
+
+  /** A sweep variant's supervisor, before it starts: its states, log and failures show as any server's. */
+  adopt(sup: Supervisor, launch: LaunchOptions, variant: string): void {
+    let display = '';
+    try {
+      display = buildLaunch(launch).display;
+    } catch {
+      // The supervisor's own start reports the same problem as the variant's failure.
+    }
+    this.watch(sup, launch.engineKind, display, variant);
+  }
+
+  /** Make `sup` the server shown: its events become snapshots, log lines and notices. */
+  private watch(sup: Supervisor, kind: ServerKind, display: string, sweepVariant: string | null): void {
+    const old = this.supervisor;
+    old?.removeAllListeners();
+    if (old && old.orphansLeftRunning.length > 0) this.retired.push(old);
+    this.supervisor = sup;
+    this.attached = null;
     const platform = this.opts.platform ?? process.platform;
     const powershell = display && copiesAsPowerShell(platform) ? displayAsPowerShell(display) : null;
     this.set({
       ...IDLE_SERVER,
       state: 'starting',
-      kind: form.kind,
+      kind,
       display,
       powershell,
       startedAt: Date.now(),
       progress: 'launching',
+      sweepVariant,
     });
     this.opts.onStarting?.();
     sup.on('state', (s) => {
@@ -189,11 +225,12 @@ export class ServerControl {
       if (this.supervisor !== sup) return;
       this.set({ ...this.snap, state: 'ready', progress: null, ready: readyInfo(t), failure: null });
     });
-    sup.on(
-      'failed',
-      (f) =>
-        this.supervisor === sup && this.set({ ...this.snap, state: 'failed', progress: null, failure: failureInfo(f) }),
-    );
+    sup.on('failed', (f) => {
+      if (this.supervisor !== sup) return;
+      // Stopped on request before it was ready (Stop, or a sweep stopping): stopped, not failed.
+      if (sup.state === 'exited') this.set({ ...this.snap, state: 'exited', progress: null });
+      else this.set({ ...this.snap, state: 'failed', progress: null, failure: failureInfo(f) });
+    });
     sup.on('crashed', (c) => {
       if (this.supervisor !== sup) return;
       // Processes it started can outlive it (an engine core holding GPU memory): say which; the person decides whether to end them.
@@ -216,15 +253,10 @@ export class ServerControl {
       this.events.emit('notice', { level: 'error', message: why });
       if (c.orphansAlive) this.emitOrphans();
     });
-    void sup.start(launch.data, {
-      readyTimeoutMs: this.opts.readyTimeoutMs,
-      stopTimeoutMs: this.opts.stopTimeoutMs,
-      orphanPolicy: 'report',
-    });
-    return this.snap;
   }
 
   async stop(): Promise<ServerSnapshot> {
+    if (this.heldBy) throw new UserError(this.heldBy);
     if (this.attached) {
       this.attached = null;
       this.set({ ...IDLE_SERVER });

@@ -4,10 +4,12 @@
  * the file). See docs/sweeps.md.
  */
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ComparisonEntryView } from '../../src-shared/ipc/contract';
 import type { SweepEntry } from '../../src-shared/report/sweep-model';
 import { readSessionFile } from '../session/read';
+import { renderSweepHtml, renderSweepMarkdown } from './sweep';
 import type { SweepManifest, VariantState } from '../sweep/manifest';
 
 export interface SweepFolderEntry {
@@ -43,4 +45,11 @@ async function variantEntry(dir: string, v: VariantState): Promise<SweepFolderEn
 /** Every variant of the sweep, in its order. */
 export function readSweepEntries(dir: string, manifest: SweepManifest): Promise<SweepFolderEntry[]> {
   return Promise.all(manifest.variants.map((v) => variantEntry(dir, v)));
+}
+
+/** sweep.md and sweep.html from the variants' session files as they are now (the CLI's and the app's sweeps). */
+export async function writeSweepReports(dir: string, m: SweepManifest): Promise<void> {
+  const entries = (await readSweepEntries(dir, m)).map((r) => r.entry);
+  await writeFile(join(dir, 'sweep.md'), renderSweepMarkdown(entries));
+  await writeFile(join(dir, 'sweep.html'), renderSweepHtml(entries));
 }

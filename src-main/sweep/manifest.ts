@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { type Result, fail, ok } from '../../src-shared/result';
 import { writeFileAtomic } from '../session/write';
 import { SESSION_EXTENSION } from '../../src-shared/session/schema';
-import type { Variant } from './variants';
+import type { Variant } from '../../src-shared/sweep/variants';
 
 export const SWEEP_MANIFEST = 'sweep.json';
 export const SWEEP_FORMAT = 'speedmatrix-sweep';
@@ -32,6 +32,8 @@ export const SweepManifestSchema = z.object({
   createdAt: z.string(),
   /** The server command as given, secrets replaced by <redacted>. */
   command: z.array(z.string()),
+  /** Environment the server gets beyond the inherited one (the app's GPU selection, extra variables), secrets redacted. */
+  env: z.record(z.string(), z.string()).optional(),
   axes: z.array(z.object({ flag: z.string(), values: z.array(z.string()) })),
   /** The run configuration every variant measures (flags as given; the plan fills defaults). */
   config: z.record(z.string(), z.unknown()),

@@ -8,6 +8,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunHandle } from '../bench/start-run';
+import type { GpuTelemetry } from '../hardware';
+import { labelOf } from '../../src-shared/report/compare-model';
 import type { BenchEvent, RunConfigInput } from '../bench/types';
 import { RunRefused, startOrchestratedRun } from '../orchestrator/orchestrator';
 import type { ServerHardwareOptions } from '../orchestrator/server-hardware';
@@ -28,12 +30,18 @@ export interface SweepRunOptions {
   registry?: LaunchedRegistry;
   say: (text: string) => void;
   onEvent: (variant: number, e: BenchEvent) => void;
+  /** Where a variant stands: its server starting, its matrix measuring, or it ended (its state is in the manifest). */
+  onVariant?: (variant: number, stage: 'starting' | 'measuring' | 'ended') => void;
+  /** The supervisor of a variant's server (the app shows it in its Server view); default a new one. */
+  supervisorFor?: (variant: number, launch: LaunchOptions) => Supervisor;
+  /** Live GPU telemetry to record into each session, when the server runs on this machine. */
+  localTelemetry?: () => GpuTelemetry | null;
 }
 
 export type SweepOutcome = 'completed' | 'cancelled';
 
 const label = (i: number, v: VariantState, n: number) =>
-  `Variant ${String.fromCharCode(65 + i)} (${i + 1}/${n}) ${v.label || '(as given)'}`;
+  `Variant ${labelOf(i)} (${i + 1}/${n}) ${v.label || '(as given)'}`;
 
 export class SweepRun {
   private stopped = false;
@@ -65,6 +73,7 @@ export class SweepRun {
       if (v.state === 'done') continue;
       await this.runVariant(i, v);
       await this.save();
+      this.o.onVariant?.(i, 'ended');
     }
     return this.stopped ? 'cancelled' : 'completed';
   }
@@ -73,9 +82,11 @@ export class SweepRun {
     const name = label(i, v, this.o.manifest.variants.length);
     const sessionFile = join(this.o.dir, v.file);
     this.o.say(`${name}: starting the server...`);
-    this.supervisor = new Supervisor();
+    this.o.onVariant?.(i, 'starting');
+    const launch = this.o.launchFor(v);
+    this.supervisor = this.o.supervisorFor?.(i, launch) ?? new Supervisor();
     const started = await launchServer(
-      this.o.launchFor(v),
+      launch,
       {
         readyTimeoutMs: this.o.readyTimeoutMs,
         userKvTokens: this.o.config.kvBudgetTokens,
@@ -99,9 +110,11 @@ export class SweepRun {
         sessionFile,
         resume: v.state === 'partial' && existsSync(sessionFile),
         hardware: this.o.hardware,
+        localTelemetry: this.o.localTelemetry,
         onEvent: (e) => this.o.onEvent(i, e),
       });
       this.handle = run.handle;
+      this.o.onVariant?.(i, 'measuring');
       if (this.stopped) void run.handle.stop();
       await run.handle.done;
       const outcome = run.handle.outcome();

@@ -85,6 +85,19 @@ export const RunFormSchema = z.object({
 });
 export type RunForm = z.infer<typeof RunFormSchema>;
 
+/** One varied launch setting as typed in the Server view: a flag and its values, separated by commas. */
+export const SweepAxisInputSchema = z.object({ flag: z.string().max(200), values: z.string().max(2000) });
+export const SweepAxesSchema = z.array(SweepAxisInputSchema).max(16);
+
+/** A new sweep: the launch form, the varied settings, the matrix every variant measures, the folder it goes to. */
+export const SweepStartSchema = z.object({
+  server: ServerFormSchema,
+  axes: SweepAxesSchema.min(1),
+  run: RunFormSchema,
+  dir: z.string().min(1).max(4096),
+});
+export type SweepStart = z.infer<typeof SweepStartSchema>;
+
 export const ExportFormatSchema = z.enum(['markdown', 'html', 'pdf']);
 export type ExportFormat = z.infer<typeof ExportFormatSchema>;
 
@@ -148,6 +161,8 @@ export interface ServerSnapshot {
   progress: string | null;
   ready: ServerReadyInfo | null;
   failure: ServerFailure | null;
+  /** The sweep variant this server runs ("B: --max-num-seqs=16"): the sweep starts and stops it. */
+  sweepVariant?: string | null;
   /**
    * Rises with every change of state. An invoke's reply can arrive after a newer event (a
    * start failing at once), so the page keeps whichever snapshot is newest, not whichever came last.
@@ -254,6 +269,70 @@ export interface RunUpdate {
    * sent): an invoke's reply can arrive after a newer event, so the page keeps the newest.
    */
   run: number;
+  seq: number;
+}
+
+/** What a sweep will do (docs/sweeps.md): the same figures as the CLI's plan line. */
+export interface SweepPlanFigures {
+  variants: number;
+  /** Variants not done yet; each gets its own server start. */
+  toRun: number;
+  serverStarts: number;
+  /** Cells each variant runs at most: Over capacity is known only once its server is up. */
+  cellsPerVariant: number;
+  cells: number;
+  secondsPerVariant: number;
+  /** Measuring time of the variants to run, server starts left out. */
+  measuringSeconds: number;
+}
+
+/** One variant of the sweep the Server view holds: its letter, settings and the command it launches. */
+export interface SweepVariantPreview {
+  letter: string;
+  label: string;
+  display: string;
+}
+
+/** The Server view's variants checked: each wrong field with its reason, or the variants and the plan. */
+export interface SweepPlanView {
+  problems: { axis: number; field: 'flag' | 'values'; message: string }[];
+  /** Why no sweep can run with this form (attach mode, a form that does not launch), or null. */
+  blocked: string | null;
+  variants: SweepVariantPreview[];
+  plan: SweepPlanFigures | null;
+  /** The plan in one line, as the CLI prints it. */
+  line: string | null;
+}
+
+/** Where one variant of a running sweep stands. */
+export type SweepVariantState = 'waiting' | 'starting' | 'running' | 'done' | 'failed' | 'cancelled';
+
+export interface SweepVariantView {
+  letter: string;
+  label: string;
+  /** Its session file's name in the sweep folder. */
+  file: string;
+  state: SweepVariantState;
+  /** Why it failed: the server's root cause. */
+  failure: string | null;
+  /** Cells measured of those it runs, once its run has a plan. */
+  cells: { done: number; total: number } | null;
+}
+
+export type SweepPhase = 'idle' | 'running' | 'stopping' | 'done' | 'cancelled' | 'failed';
+
+/** A sweep as the Run view shows it ('sweep:update'); the current variant's matrix comes as run updates. */
+export interface SweepView {
+  phase: SweepPhase;
+  dir: string | null;
+  plan: SweepPlanFigures | null;
+  variants: SweepVariantView[];
+  /** The variant being started or measured. */
+  current: number | null;
+  /** Seconds left, and whether that includes server starts (known once a variant has finished here). */
+  eta: { seconds: number; withServerStarts: boolean } | null;
+  message: string | null;
+  /** Rises with every change: the page keeps the newest. */
   seq: number;
 }
 
@@ -381,6 +460,15 @@ export const invokeArgs = {
   'session:recent': z.tuple([]),
   /** The path may be null when a view follows it: JSON (the WebSocket bridge) turns an array's undefined into null. */
   'report:export': z.tuple([ExportFormatSchema, optionalPath.nullable(), ReportViewSchema.optional()]),
+  /** The Server view's variants checked, with the plan of a sweep of them over this matrix. */
+  'sweep:plan': z.tuple([ServerFormSchema, SweepAxesSchema, RunFormSchema]),
+  /** A folder for a sweep, from the folder dialog. */
+  'sweep:choose-dir': z.tuple([]),
+  'sweep:start': z.tuple([SweepStartSchema]),
+  'sweep:stop': z.tuple([]),
+  /** Finish a stopped sweep: this folder (or the last one), with the API key when its command had one. */
+  'sweep:resume': z.tuple([optionalPath, z.string().max(500).optional()]),
+  'sweep:snapshot': z.tuple([]),
   /** A sweep folder (or its sweep.json) to compare; a folder dialog when absent. */
   'compare:open-sweep': z.tuple([optionalPath]),
   /** Two or more session files to compare, the first the baseline; a file dialog when absent. */
@@ -421,6 +509,12 @@ export interface InvokeResults {
   'session:save-as': SessionMeta;
   'session:recent': string[];
   'report:export': { file: string };
+  'sweep:plan': SweepPlanView;
+  'sweep:choose-dir': string;
+  'sweep:start': SweepView;
+  'sweep:stop': SweepView;
+  'sweep:resume': SweepView;
+  'sweep:snapshot': SweepView;
   'compare:open-sweep': ComparisonView;
   'compare:open-sessions': ComparisonView;
   'compare:get': ComparisonView | null;
@@ -448,6 +542,7 @@ export interface EventPayloads {
   'server:log': string[];
   'server:orphans': ServerOrphans;
   'run:update': RunUpdate;
+  'sweep:update': SweepView;
   telemetry: TelemetrySample[];
   'session:meta': SessionMeta;
   notice: Notice;

@@ -32,11 +32,11 @@ const TYPES: Record<string, string> = {
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'";
 
-/** Where file dialogs "choose": saves go into saveDir under the suggested name; opens come from a queue. */
+/** Where file dialogs "choose": saves go into saveDir under the suggested name; opens and folders come from queues. */
 export class TestDialogs {
   readonly openQueue: string[] = [];
   readonly saveQueue: string[] = [];
-  /** Folders "chosen" in the folder dialog (Open Sweep), then cancelled. */
+  /** Folders "chosen" in the folder dialog (Open Sweep, a new sweep's folder), then cancelled. */
   readonly folderQueue: string[] = [];
   /** File sets "chosen" in the multi-file dialog (Compare Sessions), then cancelled. */
   readonly pathsQueue: string[][] = [];

@@ -3,23 +3,17 @@
  * prints the plan (server starts, cells, ETA), runs the variants one server at a time, and
  * writes sweep.md and sweep.html at the end (also after Ctrl-C, with what was measured).
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ProgressPrinter } from '../../bench/progress';
-import { planRun } from '../../bench/plan';
 import type { RunConfigInput } from '../../bench/types';
 import { detectHardware } from '../../hardware/detect';
-import { renderSweepHtml, renderSweepMarkdown } from '../../report/sweep';
-import { readSweepEntries } from '../../report/sweep-folder';
-import { launchOptionsFromCommand } from '../../server/command-line';
+import { writeSweepReports } from '../../report/sweep-folder';
 import { LaunchedRegistry } from '../../server/launched-registry';
-import type { LaunchOptions } from '../../server/launch';
-import { type SweepManifest, readManifest, variantState, writeManifest } from '../../sweep/manifest';
+import { createSweep, needsApiKey, sweepLauncher, sweepOutcomeLine } from '../../sweep/folder';
+import { type SweepManifest, readManifest } from '../../sweep/manifest';
+import { planSweep, sweepPlanLine } from '../../sweep/plan';
 import { SweepRun } from '../../sweep/run-sweep';
-import { VaryError, applyVariant, parseVary, variantsOf } from '../../sweep/variants';
-import { fmtDuration } from '../../../src-shared/report/format';
-import { REDACTED, redactArgv } from '../../../src-shared/session/secrets';
+import { VaryError, parseVary } from '../../../src-shared/sweep/variants';
 import type { Hardware } from '../../../src-shared/session/schema';
 import { configFromFlags, positiveNumber } from './run';
 import type { SweepFlags } from './sweep';
@@ -50,51 +44,16 @@ async function manifestFrom(
     );
   if (flags.vary.length === 0)
     throw new Refusal('give at least one --vary FLAG=V1,V2 (e.g. --vary --max-num-seqs=64,128).', EXIT.usage);
-  const axes = flags.vary.map(parseVary);
-  const variants = variantsOf(axes);
   const dir = resolve(flags.outDir);
-  if (existsSync(dir) && readdirSync(dir).length > 0) {
+  const made = await createSweep(dir, { command: cmd, axes: flags.vary.map(parseVary), config });
+  if (!made.ok) {
+    const { message, notEmpty } = made.error;
     throw new Refusal(
-      `--out-dir: ${dir} is not empty; choose a new folder, or finish the sweep in it with --resume ${dir}.`,
+      `--out-dir: ${message}${notEmpty ? `; choose a new folder, or finish the sweep in it with --resume ${dir}` : ''}.`,
       EXIT.usage,
     );
   }
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    throw new Refusal(`--out-dir: cannot create ${dir}: ${(e as Error).message}`, EXIT.usage);
-  }
-  const manifest: SweepManifest = {
-    format: 'speedmatrix-sweep',
-    formatVersion: 1,
-    createdAt: new Date().toISOString(),
-    command: redactArgv(cmd),
-    axes,
-    config: { ...config },
-    variants: variants.map(variantState),
-  };
-  const w = await writeManifest(dir, manifest);
-  if (!w.ok) throw new Refusal(`--out-dir: ${w.error}`, EXIT.usage);
-  return { dir, manifest };
-}
-
-/** The plan before anything starts: server starts, cells, an ETA from the method's phases. */
-function planLine(m: SweepManifest, config: RunConfigInput, first: LaunchOptions): string {
-  const todo = m.variants.filter((v) => v.state !== 'done');
-  const plan = planRun(config, {
-    maxModelLen: first.maxModelLen ?? null,
-    kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
-    simulated: first.engineKind === 'simulator',
-    simSpeed: config.simSpeed,
-  });
-  const cells = plan.counts.toRun;
-  return `Sweep plan: ${todo.length} of ${m.variants.length} variants to run (${todo.length} server starts), up to ${cells} cells each (${cells * todo.length} in all; Over capacity is known once each server is up), about ${fmtDuration(plan.etaSeconds * todo.length)} of measuring plus the server starts.`;
-}
-
-async function writeSweepReports(dir: string, m: SweepManifest): Promise<void> {
-  const entries = (await readSweepEntries(dir, m)).map((r) => r.entry);
-  await writeFile(join(dir, 'sweep.md'), renderSweepMarkdown(entries));
-  await writeFile(join(dir, 'sweep.html'), renderSweepHtml(entries));
+  return { dir, manifest: made.data };
 }
 
 export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise<number> {
@@ -121,18 +80,13 @@ export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise
     err((e as Error).message);
     return e instanceof Refusal ? e.code : e instanceof VaryError ? EXIT.usage : EXIT.failed;
   }
-  if (manifest.command.some((a) => a.includes(REDACTED)) && !apiKey) {
+  if (needsApiKey(manifest) && !apiKey) {
     err('the server command had an API key, which is never saved: set SPEEDMATRIX_API_KEY or give --api-key-file.');
     return EXIT.usage;
   }
-  const command = manifest.command.map((a) => (a.includes(REDACTED) ? a.replace(REDACTED, apiKey as string) : a));
-  const launchFor = (v: { settings: { flag: string; value: string }[] }): LaunchOptions => {
-    const launch = launchOptionsFromCommand(applyVariant(command, { settings: v.settings, label: '', slug: '' }));
-    if (apiKey && !launch.apiKey) launch.apiKey = apiKey;
-    return launch;
-  };
+  const launchFor = sweepLauncher(manifest, apiKey);
   try {
-    say(planLine(manifest, config, launchFor(manifest.variants[0])));
+    say(sweepPlanLine(planSweep(manifest.variants, config, launchFor(manifest.variants[0]))));
   } catch (e) {
     err((e as Error).message);
     return EXIT.usage;
@@ -170,10 +124,7 @@ export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise
   try {
     const outcome = await sweep.done;
     await writeSweepReports(dir, manifest);
-    const failed = manifest.variants.filter((v) => v.state === 'failed').length;
-    say(
-      `${outcome === 'cancelled' ? 'Stopped; saved what was measured' : 'Sweep done'}: ${manifest.variants.filter((v) => v.state === 'done').length} of ${manifest.variants.length} variants measured${failed ? `, ${failed} did not start` : ''}.`,
-    );
+    say(sweepOutcomeLine(outcome, manifest));
     say(`Report: ${join(dir, 'sweep.md')} and sweep.html`);
     if (outcome === 'cancelled' || manifest.variants.some((v) => v.state === 'partial'))
       say(`Finish it with: speedmatrix sweep --resume ${dir}`);

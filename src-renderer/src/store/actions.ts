@@ -19,6 +19,8 @@ import { bridgeOrThrow } from '../bridge';
 import { appStore } from './index';
 import { flushRunUpdates } from './run-queue';
 import { formFromRunConfig } from './run-slice';
+import type { AxisInput } from '@shared/sweep/variants';
+import { sweepBusy } from './sweep-slice';
 import { reportViewOf } from './report-view-slice';
 
 const st = () => appStore.getState();
@@ -45,22 +47,25 @@ export async function boot(): Promise<void> {
     st().setAppError(info.error);
     return;
   }
-  const [defaults, snapshot, log, run, recent] = await Promise.all([
+  const [defaults, snapshot, log, run, recent, sweep] = await Promise.all([
     call(b.getServerDefaults()),
     call(b.getServerSnapshot()),
     call(b.getServerLog()),
     call(b.getRunSnapshot()),
     call(b.getRecentFiles()),
+    call(b.getSweepSnapshot()),
   ]);
   if (defaults.ok) st().setServerDefaults(defaults.data);
   if (snapshot.ok) st().setServerSnapshot(snapshot.data);
   if (log.ok) st().replaceServerLog(log.data);
   if (run.ok) applyRunUpdateNow(run.data);
   if (recent.ok) st().setRecentFiles(recent.data);
+  if (sweep.ok) st().setSweepView(sweep.data);
   await refreshSession();
-  // A reload during or after a run shows that run's matrix in the form, not the default one.
+  // A reload during or after a run (or a sweep's) shows that run's matrix in the form, not the default one.
   const session = st().session;
-  if (run.ok && run.data.plan && session) st().updateRunForm(formFromRunConfig(session.runConfig));
+  const measuring = (run.ok && run.data.plan) || (sweep.ok && sweepBusy(sweep.data));
+  if (measuring && session) st().updateRunForm(formFromRunConfig(session.runConfig));
   st().setAppInfo(info.data);
   void detectHardware();
   void refreshPreview();
@@ -118,6 +123,7 @@ export async function refreshPreview(): Promise<void> {
 export function updateServerForm(patch: Partial<ServerForm>): void {
   st().updateServerForm(patch);
   void refreshPreview();
+  void refreshSweepPlan();
 }
 
 export async function startServer(): Promise<void> {
@@ -196,6 +202,61 @@ export async function resumeRun(): Promise<void> {
     if (session) st().updateRunForm(formFromRunConfig(session.runConfig));
     applyRunUpdateNow(r.data);
   } else st().setRunError(r.error);
+}
+
+// ----- sweep -----
+
+let sweepPlanSeq = 0;
+/** Main checks the varied settings against the launch form and plans the sweep over the Run view's matrix. */
+export async function refreshSweepPlan(): Promise<void> {
+  const { serverForm, sweepAxes, runForm } = st();
+  if (!serverForm || sweepAxes.length === 0) return st().setSweepPlan(null);
+  const seq = ++sweepPlanSeq;
+  const r = await call(bridgeOrThrow().planSweep(serverForm, sweepAxes, runForm));
+  if (seq !== sweepPlanSeq) return; // a newer edit already asked
+  if (r.ok) st().setSweepPlan(r.data);
+  else st().setSweepPlan({ problems: [], blocked: r.error, variants: [], plan: null, line: null });
+}
+
+export function updateSweepAxes(axes: AxisInput[]): void {
+  st().setSweepAxes(axes);
+  void refreshSweepPlan();
+}
+
+export async function chooseSweepDir(): Promise<void> {
+  const r = await call(bridgeOrThrow().chooseSweepDir());
+  if (r.ok) {
+    st().setSweepDir(r.data);
+    st().setSweepError(null);
+  } else if (r.code !== 'cancelled') st().setSweepError(r.error);
+}
+
+export async function startSweep(): Promise<void> {
+  const { serverForm, sweepAxes, runForm, sweepDir } = st();
+  if (!serverForm) return;
+  if (!confirmDiscard('Start a sweep anyway?')) return;
+  st().setSweepError(null);
+  const r = await call(
+    bridgeOrThrow().startSweep({ server: serverForm, axes: sweepAxes, run: runForm, dir: sweepDir }),
+  );
+  if (r.ok) st().setSweepView(r.data);
+  else st().setSweepError(r.error);
+}
+
+export async function stopSweep(): Promise<void> {
+  const r = await call(bridgeOrThrow().stopSweep());
+  if (r.ok) st().setSweepView(r.data);
+  else st().setSweepError(r.error);
+}
+
+/** Finish the stopped sweep in the folder shown (or the last one); a key its command had comes from the Server view. */
+export async function resumeSweep(): Promise<void> {
+  if (!confirmDiscard('Resume the sweep anyway?')) return;
+  st().setSweepError(null);
+  const { sweepDir, serverForm } = st();
+  const r = await call(bridgeOrThrow().resumeSweep(sweepDir || undefined, serverForm?.apiKey || undefined));
+  if (r.ok) st().setSweepView(r.data);
+  else st().setSweepError(r.error);
 }
 
 // ----- files -----

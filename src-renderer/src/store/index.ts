@@ -11,6 +11,7 @@ import { createHardwareSlice } from './hardware-slice';
 import { createRunSlice } from './run-slice';
 import { createServerSlice } from './server-slice';
 import { createSessionSlice } from './session-slice';
+import { createSweepSlice } from './sweep-slice';
 import type { StoreState } from './types';
 import { createUiSlice } from './ui-slice';
 
@@ -27,6 +28,7 @@ export function createAppStore(): AppStore {
     ...createUiSlice(set, get),
     ...createCompareSlice(set, get),
     ...createReportViewSlice(set, get),
+    ...createSweepSlice(set, get),
   }));
 }
 

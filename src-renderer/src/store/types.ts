@@ -6,6 +6,7 @@ import type { HardwareSlice } from './hardware-slice';
 import type { RunSlice } from './run-slice';
 import type { ServerSlice } from './server-slice';
 import type { SessionSlice } from './session-slice';
+import type { SweepSlice } from './sweep-slice';
 import type { UiSlice } from './ui-slice';
 
 export type StoreState = AppSlice &
@@ -15,7 +16,8 @@ export type StoreState = AppSlice &
   SessionSlice &
   UiSlice &
   CompareSlice &
-  ReportViewSlice;
+  ReportViewSlice &
+  SweepSlice;
 export type SetState = (partial: Partial<StoreState> | ((s: StoreState) => Partial<StoreState>)) => void;
 export type GetState = () => StoreState;
 export type SliceCreator<T> = (set: SetState, get: GetState) => T;

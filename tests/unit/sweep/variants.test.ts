@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VaryError, applyVariant, parseVary, variantsOf } from '../../../src-main/sweep/variants';
+import { VaryError, applyVariant, checkAxes, parseVary, variantsOf } from '../../../src-shared/sweep/variants';
 
 describe('sweep variants', () => {
   it('parses a flag and its values', () => {
@@ -60,5 +60,46 @@ describe('sweep variants', () => {
       'fp8',
     ]);
     expect(argv[4]).toBe('256');
+  });
+});
+
+describe('launch variants typed in the app', () => {
+  it('gives the axes when every field is right', () => {
+    expect(
+      checkAxes([
+        { flag: '--max-num-seqs', values: '4, 16' },
+        { flag: 'kv-cache-dtype', values: 'auto,fp8' },
+      ]),
+    ).toEqual({
+      axes: [
+        { flag: '--max-num-seqs', values: ['4', '16'] },
+        { flag: '--kv-cache-dtype', values: ['auto', 'fp8'] },
+      ],
+      problems: [],
+    });
+  });
+
+  it('names each wrong field with the reason, and keeps only the right axes', () => {
+    const r = checkAxes([
+      { flag: '--max-num-seqs', values: '4,16' },
+      { flag: '--max num', values: '1' },
+      { flag: '--max-num-seqs', values: '8' },
+      { flag: '--kv-cache-dtype', values: 'auto,,fp8' },
+      { flag: '--port', values: '8000,8001' },
+      { flag: '', values: '' },
+      { flag: '--dtype', values: 'half, half' },
+      { flag: 'dtype', values: 'float16' },
+    ]);
+    expect(r.axes).toEqual([{ flag: '--max-num-seqs', values: ['4', '16'] }]);
+    expect(r.problems).toEqual([
+      { axis: 1, field: 'flag', message: '"--max num" is not a flag name' },
+      { axis: 2, field: 'flag', message: '--max-num-seqs is varied already: give all its values there' },
+      { axis: 3, field: 'values', message: 'give every value, separated by commas' },
+      { axis: 4, field: 'flag', message: '--port is set by SpeedMatrix for every variant' },
+      { axis: 5, field: 'flag', message: 'give the flag to vary, e.g. --max-num-seqs' },
+      { axis: 5, field: 'values', message: 'give its values, e.g. 4, 16' },
+      { axis: 6, field: 'values', message: 'half is given twice' },
+      { axis: 7, field: 'flag', message: '--dtype is varied already: give all its values there' },
+    ]);
   });
 });

@@ -16,7 +16,9 @@ import {
   cellName,
 } from '../../format';
 import { useApp } from '../../store';
-import { refreshPlan, resumeRun, startRun, stopRun } from '../../store/actions';
+import { refreshPlan, refreshSweepPlan, resumeRun, startRun, stopRun } from '../../store/actions';
+import { sweepBusy } from '../../store/sweep-slice';
+import { SweepPanel } from './SweepPanel';
 import { RUN_PRESETS, cellsLeft, isRunning, runSession } from '../../store/run-slice';
 import { ServerLog } from '../server/ServerLog';
 import { StatusBadge } from '../server/ServerView';
@@ -45,7 +47,9 @@ export function RunView() {
   const left = useApp((s) => cellsLeft(s.session));
   const setPrefillChips = useApp((s) => s.setPrefillChips);
   const setView = useApp((s) => s.setView);
-  const running = isRunning(phase);
+  const sweeping = useApp((s) => sweepBusy(s.sweep));
+  const hasVariants = useApp((s) => s.sweepAxes.length > 0);
+  const running = isRunning(phase) || sweeping;
 
   // The plan depends on the form and on the server (its KV budget and max length).
   useEffect(() => {
@@ -53,6 +57,12 @@ export function RunView() {
     const t = setTimeout(() => void refreshPlan(form), 250);
     return () => clearTimeout(t);
   }, [form, serverState, running]);
+  // The sweep's plan counts the same matrix.
+  useEffect(() => {
+    if (!hasVariants || sweeping) return;
+    const t = setTimeout(() => void refreshSweepPlan(), 250);
+    return () => clearTimeout(t);
+  }, [form, hasVariants, sweeping]);
 
   const runnable = plan ? plan.cells.filter((c) => c.status === 'run').length : 0;
   const canStart = !running && serverState === 'ready' && runnable > 0;
@@ -72,7 +82,7 @@ export function RunView() {
           {phase === 'idle' ? 'No run' : phase[0].toUpperCase() + phase.slice(1)}
         </span>
       </div>
-      {serverState !== 'ready' && !running && (
+      {serverState !== 'ready' && !running && !hasVariants && (
         <p className="hint">
           Start a server first: the plan needs its KV budget and maximum length.{' '}
           <button type="button" onClick={() => setView('server')}>
@@ -190,10 +200,11 @@ export function RunView() {
         </div>
       </fieldset>
 
+      <SweepPanel />
       <div className="actions">
         <button
           type="button"
-          className={resumeLeads ? undefined : 'primary'}
+          className={resumeLeads || hasVariants ? undefined : 'primary'}
           onClick={() => void startRun()}
           disabled={!canStart}
           data-testid="start-run"
@@ -241,7 +252,10 @@ export function RunView() {
       {/* The heatmap takes the width it needs; the prefill chart sits beside it only when there is room. */}
       <div className="run-charts">
         <section className="run-heatmap" data-testid="run-heatmap">
-          <h2>{running || hasCells ? 'Sustained decode' : 'Plan'}</h2>
+          <h2>
+            {running || hasCells ? 'Sustained decode' : 'Plan'}
+            <SweepVariantTitle />
+          </h2>
           <LiveHeatmap contexts={form.contexts} concurrency={form.concurrency} />
         </section>
         <section className="run-prefill">
@@ -264,6 +278,17 @@ export function RunView() {
       </details>
     </section>
   );
+}
+
+/** Which variant the matrix below belongs to while a sweep runs. */
+function SweepVariantTitle() {
+  const variant = useApp((s) => (s.sweep.current !== null ? s.sweep.variants[s.sweep.current] : null));
+  return variant ? (
+    <span className="muted">
+      {' '}
+      · variant {variant.letter}: {variant.label}
+    </span>
+  ) : null;
 }
 
 // The live parts below each select only what they show, so a live update (several a second)

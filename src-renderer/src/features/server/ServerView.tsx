@@ -8,6 +8,8 @@ import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
 import { Block, Field, invalidProps } from '../../components/ui';
 import { ServerLog } from './ServerLog';
 import { OrphanPanel } from './OrphanPanel';
+import { LaunchVariants } from './LaunchVariants';
+import { sweepBusy } from '../../store/sweep-slice';
 
 const KINDS: { id: ServerForm['kind']; label: string; help: string }[] = [
   {
@@ -188,7 +190,8 @@ export function ServerView() {
   const simProfiles = useApp((s) => s.appInfo?.simProfiles ?? []);
   const [copied, setCopied] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
-  const busy = server.state === 'starting' || server.state === 'ready' || server.state === 'stopping';
+  const sweeping = useApp((s) => sweepBusy(s.sweep));
+  const busy = sweeping || server.state === 'starting' || server.state === 'ready' || server.state === 'stopping';
 
   if (!form) return <p className="muted">Loading the launch options…</p>;
   const dflt = (k: keyof ServerForm): string => (defaults && defaults[k] !== '' ? String(defaults[k]) : '');
@@ -347,6 +350,7 @@ export function ServerView() {
         </fieldset>
         <button type="submit" hidden tabIndex={-1} />
       </form>
+      <LaunchVariants />
 
       {form.kind !== 'attach' && (
         <section className="preview" aria-label="Command preview">
@@ -390,13 +394,19 @@ export function ServerView() {
         <button
           type="button"
           onClick={() => void stopServer()}
-          disabled={server.state !== 'starting' && server.state !== 'ready'}
+          disabled={sweeping || (server.state !== 'starting' && server.state !== 'ready')}
           data-testid="stop-server"
         >
           {server.kind === 'attach' ? 'Detach' : 'Stop server'}
         </button>
         {server.state === 'starting' && <Elapsed since={server.startedAt} progress={server.progress} />}
       </div>
+      {sweeping && (
+        <p className="hint" role="note" data-testid="server-held">
+          A sweep is running{server.sweepVariant ? `: this is variant ${server.sweepVariant}` : ''}. It starts and stops
+          each variant&apos;s server itself; stop the sweep in the Run view.
+        </p>
+      )}
       {serverError && (
         <p className="error" role="alert">
           {serverError}

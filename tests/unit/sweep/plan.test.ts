@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { planSweep, sweepPlanLine, sweepSecondsLeft } from '../../../src-main/sweep/plan';
+import { launchOptionsFromCommand } from '../../../src-main/server/command-line';
+
+const config = {
+  contexts: [8192, 32768],
+  concurrency: [1, 8],
+  prefillContexts: [],
+  secondsPerMeasurement: 10,
+  maxOutputTokens: 2048,
+};
+
+describe('the plan of a sweep', () => {
+  it('counts the variants not done, one server start each, and the cells every variant runs', () => {
+    const launch = launchOptionsFromCommand(['vllm', 'serve', 'Qwen/Qwen3-8B', '--max-model-len', '32768']);
+    const p = planSweep([{ state: 'done' }, { state: 'partial' }, { state: 'pending' }], config, launch);
+    // 32K contexts leave no room for 2,048 output tokens under max_model_len 32,768: Too long.
+    expect(p).toMatchObject({ variants: 3, toRun: 2, serverStarts: 2, cellsPerVariant: 2, cells: 4 });
+    expect(p.measuringSeconds).toBeCloseTo(p.secondsPerVariant * 2);
+    expect(sweepPlanLine(p)).toMatch(
+      /^Sweep plan: 2 of 3 variants to run \(2 server starts\), up to 2 cells each \(4 in all; Over capacity is known once each server is up\), about .+ of measuring plus the server starts\.$/,
+    );
+  });
+
+  it("reads a simulator's clock speed-up from its command: a clock ten times faster plans far less time", () => {
+    const sim = (speed: string) =>
+      launchOptionsFromCommand(['speedmatrix', 'sim', 'serve', 'm', '--max-model-len', '65536', '--sim-speed', speed]);
+    const slow = planSweep([{ state: 'pending' }], config, sim('1'));
+    const fast = planSweep([{ state: 'pending' }], config, sim('10'));
+    // Simulated seconds pass ten times faster; the client's own overheads do not.
+    expect(fast.secondsPerVariant).toBeLessThan(slow.secondsPerVariant / 5);
+  });
+});
+
+describe('the time left in a sweep', () => {
+  it('before any variant finished: the plan per variant, server starts not included', () => {
+    expect(sweepSecondsLeft({ current: 30, after: 2, finished: [], planned: 100 })).toEqual({
+      seconds: 230,
+      withServerStarts: false,
+    });
+    // A variant whose server is starting counts as a whole one still to measure.
+    expect(sweepSecondsLeft({ current: null, after: 1, finished: [], planned: 100 }).seconds).toBe(200);
+  });
+
+  it('once variants finished: what they took, server start included, for each one to come', () => {
+    expect(sweepSecondsLeft({ current: 20, after: 2, finished: [150, 170], planned: 100 })).toEqual({
+      seconds: 20 + 2 * 160,
+      withServerStarts: true,
+    });
+  });
+});
