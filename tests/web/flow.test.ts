@@ -12,6 +12,7 @@ import { webTest } from '../helpers/fixtures';
 import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
 import { FAKE_NVIDIA_SMI } from '../helpers/fake-servers';
 import { hasChromium, shot } from './browser';
+import { setChips } from '../helpers/run-view';
 
 // GPU detection and telemetry replay the real H200 captures through the fake nvidia-smi.
 const it = webTest.override(
@@ -23,15 +24,6 @@ const it = webTest.override(
 async function fill(page: Page, id: string, value: string): Promise<void> {
   const el = page.locator(`#${id}`);
   await el.fill(value);
-}
-
-async function setChips(page: Page, field: 'contexts' | 'concurrency', values: string[]): Promise<void> {
-  const chips = page.getByTestId(`chips-${field}`);
-  while ((await chips.locator('li.chip').count()) > 0) await chips.locator('li.chip button').first().click();
-  for (const v of values) {
-    await chips.locator('input').fill(v);
-    await chips.locator('input').press('Enter');
-  }
 }
 
 describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () => {

@@ -7,17 +7,9 @@ import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { webTest } from '../helpers/fixtures';
 import { hasChromium, shot } from './browser';
+import { setChips } from '../helpers/run-view';
 
 const it = webTest.override('bridgeOptions', { scope: 'file' }, { core: { stopTimeoutMs: 8000 } });
-
-async function setChips(page: Page, field: string, values: string[]): Promise<void> {
-  const chips = page.getByTestId(`chips-${field}`);
-  while ((await chips.locator('li.chip').count()) > 0) await chips.locator('li.chip button').first().click();
-  for (const v of values) {
-    await chips.locator('input').fill(v);
-    await chips.locator('input').press('Enter');
-  }
-}
 
 /** Cells with measured figures. */
 const measured = (page: Page) => page.getByTestId('run-heatmap').locator('td[data-kind="value"]');

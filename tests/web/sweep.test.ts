@@ -13,6 +13,7 @@ import { readSessionFile } from '../../src-main/session/read';
 import { webTest } from '../helpers/fixtures';
 import { ARTIFACTS } from '../helpers/paths';
 import { hasChromium, openPage, shot } from './browser';
+import { setChips } from '../helpers/run-view';
 
 const root = mkdtempSync(join(tmpdir(), 'sm-web-sweep-'));
 const test = webTest.override(
@@ -22,15 +23,6 @@ const test = webTest.override(
 );
 
 let page: Page;
-
-async function setChips(p: Page, field: string, values: string[]): Promise<void> {
-  const chips = p.getByTestId(`chips-${field}`);
-  while ((await chips.locator('li.chip').count()) > 0) await chips.locator('li.chip button').first().click();
-  for (const v of values) {
-    await chips.locator('input').fill(v);
-    await chips.locator('input').press('Enter');
-  }
-}
 
 /** Types one varied setting into the next row of the Server view's Launch variants. */
 async function addAxis(p: Page, flag: string, values: string): Promise<void> {
