@@ -7,6 +7,7 @@ import { cellKey } from '../../src-shared/cell-key';
 import { fmtContext } from '../../src-shared/report/format';
 import { newRunTag } from '../session/create';
 import { repetitionKey } from './repetitions';
+import type { ProgressUnit } from '../../src-shared/ipc/contract';
 import type { KvBudget } from '../../src-shared/session/schema';
 import type { ServerTarget } from '../server/target';
 import { READINESS_STEADY_SECONDS } from './readiness';
@@ -43,6 +44,11 @@ export function tooLongReason(context: number, maxOutput: number, maxModelLen: n
 /** Decode measurements the plan makes: every runnable cell, once per repetition. */
 export function measurementsToRun(plan: RunPlan): number {
   return plan.counts.toRun * plan.config.repeat;
+}
+
+/** What progress counts: cells, or each cell's repetitions when it is measured several times. */
+export function progressUnit(plan: RunPlan): ProgressUnit {
+  return plan.config.repeat > 1 ? 'measurement' : 'cell';
 }
 
 /** A message when the plan has nothing to measure (no decode cell and no prefill runs), else null. */

@@ -5,7 +5,8 @@
 import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec, withFailed } from '../../src-shared/report/format';
 import { STATUS_WORDS } from '../../src-shared/session/schema';
 import { fmtCellThroughput } from '../../src-shared/report/confidence';
-import { WORKER_START_WALL_SECONDS, estimateSeconds, measurementsToRun, pendingSteps } from './plan';
+import type { ProgressUnit } from '../../src-shared/ipc/contract';
+import { WORKER_START_WALL_SECONDS, estimateSeconds, measurementsToRun, pendingSteps, progressUnit } from './plan';
 import { repetitionKey } from './repetitions';
 import type { PrefillPoint } from './scout-deadline';
 import type { BenchEvent, PlanStep, RunPlan } from './types';
@@ -135,6 +136,7 @@ export function prefillList(plan: RunPlan): string {
 export class ProgressPrinter {
   private index = 0;
   private total = 0;
+  private unit: ProgressUnit = 'cell';
   private eta: EtaTracker | null = null;
   private current = '';
   private live = '';
@@ -160,6 +162,7 @@ export class ProgressPrinter {
     switch (e.type) {
       case 'plan':
         this.total = measurementsToRun(e.plan);
+        this.unit = progressUnit(e.plan);
         this.index = e.alreadyDone;
         this.line(
           `Plan: ${plural(e.plan.counts.cells, 'cell')} (${e.plan.counts.toRun} to run${e.plan.config.repeat > 1 ? ` ${e.plan.config.repeat} times each` : ''}${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
@@ -273,7 +276,7 @@ export class ProgressPrinter {
     if (this.mode !== 'tty') {
       if (force && this.current)
         this.out.write(
-          `... ${this.current}${this.total ? `  (cell ${Math.min(this.index, this.total)}/${this.total}, ETA ${fmtDuration(this.etaNow())})` : ''}\n`,
+          `... ${this.current}${this.total ? `  (${this.unit} ${Math.min(this.index, this.total)}/${this.total}, ETA ${fmtDuration(this.etaNow())})` : ''}\n`,
         );
       return;
     }
@@ -283,7 +286,7 @@ export class ProgressPrinter {
     const done = this.total ? Math.max(0, this.index - 1) / this.total : 0;
     const filled = Math.round(done * BAR);
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}]`;
-    const count = `cell ${Math.min(this.index, this.total)}/${this.total}`;
+    const count = `${this.unit} ${Math.min(this.index, this.total)}/${this.total}`;
     const text = fitLine(
       bar,
       count,

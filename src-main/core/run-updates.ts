@@ -7,9 +7,9 @@
  */
 import { cellKey as key } from '../../src-shared/cell-key';
 import type { BenchEvent, RunPlan } from '../bench';
-import { measurementsToRun } from '../bench/plan';
+import { measurementsToRun, progressUnit } from '../bench/plan';
 import { EtaTracker } from '../bench/progress';
-import type { LiveCell, PlanView, RunPhase, RunProgress, RunUpdate } from '../../src-shared/ipc/contract';
+import type { LiveCell, PlanView, ProgressUnit, RunPhase, RunProgress, RunUpdate } from '../../src-shared/ipc/contract';
 import type { DecodeCell, PrefillResult } from '../../src-shared/session/schema';
 import { withoutSamples } from '../../src-shared/session/cells';
 
@@ -36,6 +36,7 @@ export class RunUpdates {
   private plan: PlanView | null = null;
   private live: LiveCell | null = null;
   private progress: RunProgress | null = null;
+  private unit: ProgressUnit = 'cell';
   private message: string | null = null;
   private eta: EtaTracker | null = null;
   private pendingCells: DecodeCell[] = [];
@@ -83,7 +84,8 @@ export class RunUpdates {
         this.toRun = measurementsToRun(e.plan);
         this.doneCount = e.alreadyDone;
         this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });
-        this.progress = { done: this.doneCount, total: this.toRun, etaSeconds: this.eta.seconds() };
+        this.unit = progressUnit(e.plan);
+        this.progress = { done: this.doneCount, total: this.toRun, unit: this.unit, etaSeconds: this.eta.seconds() };
         break;
       case 'session':
         // The session owner replaced its session: the page fetches it whole.
@@ -117,6 +119,7 @@ export class RunUpdates {
         this.progress = {
           done: this.doneCount,
           total: this.toRun || e.total,
+          unit: this.unit,
           etaSeconds: this.eta?.seconds() ?? e.etaSeconds,
         };
         break;
@@ -148,6 +151,7 @@ export class RunUpdates {
         this.progress = {
           done: this.doneCount,
           total: this.toRun || e.total,
+          unit: this.unit,
           etaSeconds: this.eta?.seconds() ?? e.etaSeconds,
         };
         if (this.live && key(this.live) === key(e.cell)) this.live = null;

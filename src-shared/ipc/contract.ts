@@ -234,9 +234,13 @@ export interface LiveCell {
   elapsedSeconds: number | null;
 }
 
+/** What a run's progress counts: cells, or measurements when each cell is repeated. */
+export type ProgressUnit = 'cell' | 'measurement';
+
 export interface RunProgress {
   done: number;
   total: number;
+  unit: ProgressUnit;
   etaSeconds: number | null;
 }
 

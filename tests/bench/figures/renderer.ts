@@ -83,7 +83,7 @@ function liveUpdates(meta: SessionMeta): string[] {
       prefill: [],
       requestCounts: finished && cell.requests ? { [cellKey(cell)]: cell.requests.sentAt.length } : {},
       revisions: finished ? { from: revision, to: ++revision } : null,
-      progress: { done: k + (finished ? 1 : 0), total: session.cells.length, etaSeconds: 3600 - i },
+      progress: { done: k + (finished ? 1 : 0), total: session.cells.length, unit: 'cell', etaSeconds: 3600 - i },
       message: null,
       run: 1,
       seq: i + 1,

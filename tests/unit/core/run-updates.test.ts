@@ -50,8 +50,20 @@ describe('RunUpdates', () => {
       '16384x8:over-capacity',
     ]);
     expect(p?.cells[3].reason).toMatch(/exceeds the KV cache budget of 100000 tokens/);
-    expect(out[0].progress).toMatchObject({ done: 0, total: 3 });
+    expect(out[0].progress).toMatchObject({ done: 0, total: 3, unit: 'cell' });
     expect(out[0].progress?.etaSeconds).toBeCloseTo(plan.etaSeconds, 0);
+  });
+
+  it('counts measurements, not cells, when each cell is repeated', () => {
+    const out: RunUpdate[] = [];
+    const repeated = planRun(
+      { contexts: [8 * K, 16 * K], concurrency: [1, 8], maxOutputTokens: 2048, secondsPerMeasurement: 10, repeat: 3 },
+      { maxModelLen: 32768, kvBudget: kv },
+    );
+    updates = new RunUpdates((u) => out.push(u), 10_000);
+    updates.push({ type: 'plan', plan: repeated, alreadyDone: 0, doneCells: [], donePrefill: [] });
+    updates.flush();
+    expect(out[0].progress).toMatchObject({ done: 0, total: 9, unit: 'measurement' });
   });
 
   it('sends one message per interval: every finished cell, only the newest live sample', async () => {

@@ -114,13 +114,13 @@ describe('run slice', () => {
     s.getState().applyRunUpdate(
       update({
         ...cellsAt([done(8 * K, 2), done(8 * K, 16, 'looped')]),
-        progress: { done: 3, total: 4, etaSeconds: 10 },
+        progress: { done: 3, total: 4, unit: 'cell', etaSeconds: 10 },
       }),
     );
     expect(runCells(s)).toEqual(['8192x1', '8192x2', '8192x16']);
     expect(s.getState().session?.cells).toHaveLength(3);
     expect(s.getState().live?.tokensPerSecond).toBe(250);
-    expect(s.getState().progress).toEqual({ done: 3, total: 4, etaSeconds: 10 });
+    expect(s.getState().progress).toEqual({ done: 3, total: 4, unit: 'cell', etaSeconds: 10 });
     s.getState().applyRunUpdate(update({ phase: 'done' }));
     expect(s.getState().live).toBeNull();
     expect(runCells(s)).toHaveLength(3);
@@ -158,7 +158,7 @@ describe('run slice', () => {
     const batch = [
       update({ phase: 'starting' }),
       update({ ...cellsAt([done(8 * K, 1)]), live: live(1) }),
-      update({ live: live(2), progress: { done: 1, total: 4, etaSeconds: 9 } }),
+      update({ live: live(2), progress: { done: 1, total: 4, unit: 'cell', etaSeconds: 9 } }),
       update({ phase: 'done', message: 'Finished.' }),
     ];
     const one = withRunSession();

@@ -303,7 +303,8 @@ function RunProgressBar() {
     <div className="progress" data-testid="run-progress">
       <progress max={progress.total} value={progress.done} aria-label="Run progress" />
       <span>
-        {progress.done} of {progress.total} cells ({fmtPercent(progress.total ? progress.done / progress.total : 0)})
+        {progress.done} of {progress.total} {progress.unit}s (
+        {fmtPercent(progress.total ? progress.done / progress.total : 0)})
         {progress.etaSeconds != null && running ? ` · about ${fmtDuration(progress.etaSeconds)} left` : ''}
       </span>
     </div>
