@@ -112,10 +112,13 @@ export async function refreshRecent(): Promise<void> {
 
 // ----- server -----
 
+let previewSeq = 0;
 export async function refreshPreview(): Promise<void> {
   const form = st().serverForm;
   if (!form) return;
+  const seq = ++previewSeq;
   const r = await call(bridgeOrThrow().previewServer(form));
+  if (seq !== previewSeq) return; // a newer edit already asked: this reply describes an older form
   if (r.ok) st().setPreview(r.data, null);
   else st().setPreview(null, r.error);
 }
