@@ -4,7 +4,7 @@ import { useEffect, useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
-import type { PlanView } from '@shared/ipc/contract';
+import type { PlanView, RunPhase } from '@shared/ipc/contract';
 import {
   fmtContext,
   fmtDuration,
@@ -28,6 +28,16 @@ import { Chips } from './Chips';
 const parseCount = (t: string): number | null => {
   const v = Number(t.trim());
   return Number.isInteger(v) && v > 0 ? v : null;
+};
+
+const RUN_PHASE_WORDS: Record<RunPhase, string> = {
+  idle: 'No run',
+  starting: 'Run: starting',
+  prefill: 'Run: measuring prefill',
+  decode: 'Run: measuring decode',
+  done: 'Run: done',
+  cancelled: 'Run: stopped',
+  failed: 'Run: failed',
 };
 
 export function RunView() {
@@ -77,9 +87,9 @@ export function RunView() {
     <section aria-labelledby="run-title" data-testid="view-run">
       <div className="view-head">
         <h1 id="run-title">Run</h1>
-        <StatusBadge />
+        <StatusBadge subject="Server" />
         <span className="badge" data-testid="run-phase" data-phase={phase}>
-          {phase === 'idle' ? 'No run' : phase[0].toUpperCase() + phase.slice(1)}
+          {RUN_PHASE_WORDS[phase]}
         </span>
       </div>
       {serverState !== 'ready' && !running && !hasVariants && (

@@ -481,7 +481,8 @@ function ProfileSelect(props: {
   );
 }
 
-export function StatusBadge() {
+/** The server's state as a badge; `subject` names it where another badge stands beside it (the Run view). */
+export function StatusBadge({ subject }: { subject?: string }) {
   const state = useApp((s) => s.server.state);
   const words: Record<string, string> = {
     idle: 'Not running',
@@ -493,7 +494,7 @@ export function StatusBadge() {
   };
   return (
     <span className={`badge st-server-${state}`} data-testid="server-status" data-state={state}>
-      {words[state]}
+      {subject ? `${subject}: ${words[state].toLowerCase()}` : words[state]}
     </span>
   );
 }
