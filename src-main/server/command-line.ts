@@ -38,6 +38,16 @@ function modelAfterServe(argv: readonly string[]): string | undefined {
   return i >= 0 && argv[i + 1] && !argv[i + 1].startsWith('-') ? argv[i + 1] : undefined;
 }
 
+/**
+ * The container a `docker run --name NAME …` command starts, else null. Stopping the client does
+ * not always stop its container (a killed client leaves it running), so the supervisor removes it
+ * by this name, whichever way the command was built (the Docker engine, or a typed or varied command).
+ */
+export function dockerContainerOf(argv: readonly string[]): string | null {
+  if (argv.length === 0 || basename(argv[0]).replace(/\.exe$/i, '') !== 'docker' || argv[1] !== 'run') return null;
+  return flagValue(argv, '--name') ?? null;
+}
+
 /** Host port of a `docker run -p [host:]HOST_PORT:CONTAINER_PORT` mapping. */
 function dockerPort(argv: readonly string[]): { host?: string; port?: number } {
   const p = flagValue(argv, '-p', '--publish');

@@ -16,7 +16,6 @@ import { executableNotFound, portBusy, readyTimeout, recognizeStartupFailure, ty
 import {
   buildLaunch,
   connectHost,
-  dockerContainerName,
   LAUNCH_DEFAULTS,
   toServerLaunch,
   type BuiltLaunch,
@@ -30,6 +29,7 @@ import { probeServer } from './probe';
 import { processControl, type ProcessControl } from '../os/process-control';
 import type { ServerTarget } from './target';
 import { runCommand } from '../os/run-command';
+import { dockerContainerOf } from './command-line';
 
 /** The contract's ServerState: one definition for the supervisor, the core and the page. */
 export type SupervisorState = ServerState;
@@ -638,9 +638,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         unchecked ??= after.unchecked;
       }
     }
-    if (this.opts?.engineKind === 'vllm-docker') {
-      // A killed `docker run` client leaves its container running: remove it by its fixed name.
-      const rm = await runCommand('docker', ['rm', '-f', dockerContainerName(this.opts.port)], { timeoutMs: 20_000 });
+    const container = this.built ? dockerContainerOf(this.built.argv) : null;
+    if (container) {
+      // A killed `docker run` client leaves its container running: remove it by its name.
+      const rm = await runCommand('docker', ['rm', '-f', container], { timeoutMs: 20_000 });
       if (rm.status === 'ok' && rm.stdout.trim())
         orphansKilled.push({
           pid: 0,
