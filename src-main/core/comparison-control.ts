@@ -17,6 +17,7 @@ import { readSweepEntries } from '../report/sweep-folder';
 import { SWEEP_MANIFEST, readManifest } from '../sweep/manifest';
 import type { Dialogs } from './session-control';
 import { CancelledError, UserError } from './user-error';
+import { type PrintPdf, printedPdf } from './print-pdf';
 
 /** What is open: the entries the models are built from, kept so an export renders the same thing. */
 interface Opened {
@@ -27,7 +28,7 @@ interface Opened {
   files: (string | null)[];
 }
 
-const EXT: Record<ComparisonFormat, string> = { markdown: '.md', html: '.html' };
+const EXT: Record<ComparisonFormat, string> = { markdown: '.md', html: '.html', pdf: '.pdf' };
 
 /** A folder given as its sweep.json (a drop, a file dialog) is the folder. */
 function sweepDirOf(path: string): string {
@@ -46,7 +47,11 @@ function isDir(path: string): boolean {
 export class ComparisonControl {
   private opened: Opened | null = null;
 
-  constructor(private readonly dialogs: Dialogs | null) {}
+  constructor(
+    private readonly dialogs: Dialogs | null,
+    /** Prints the comparison's HTML as a PDF (the app's Chromium); none: PDF is refused with a reason. */
+    private readonly printPdf?: PrintPdf,
+  ) {}
 
   /** A sweep folder (or its sweep.json): every variant, with the failed and unreadable ones said in place. */
   async openSweep(path?: string): Promise<ComparisonView> {
@@ -120,7 +125,7 @@ export class ComparisonControl {
   }
 
   /** The open comparison as the CLI writes it: sweep.md / sweep.html for a sweep, `compare` for files. */
-  render(format: ComparisonFormat): string {
+  render(format: 'markdown' | 'html'): string {
     const o = this.opened;
     if (!o) throw new UserError('There is no comparison to export: open a sweep folder or compare sessions first.');
     if (o.source === 'sweep') return format === 'html' ? renderSweepHtml(o.entries) : renderSweepMarkdown(o.entries);
@@ -129,7 +134,7 @@ export class ComparisonControl {
   }
 
   async export(format: ComparisonFormat, path?: string): Promise<{ file: string }> {
-    const text = this.render(format);
+    const data = format === 'pdf' ? await printedPdf(this.printPdf, this.render('html')) : this.render(format);
     let file = path;
     if (!file && this.dialogs) {
       const chosen = await this.dialogs.chooseSavePath(this.defaultName(format), format);
@@ -138,7 +143,7 @@ export class ComparisonControl {
     }
     if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
     if (!file.toLowerCase().endsWith(EXT[format])) file += EXT[format];
-    const res = await writeFileAtomic(file, text);
+    const res = await writeFileAtomic(file, data);
     if (!res.ok) throw new UserError(res.error);
     return { file };
   }

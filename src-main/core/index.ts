@@ -31,6 +31,7 @@ import type { Hardware } from '../../src-shared/session/schema';
 import { writeFileAtomic } from '../session/write';
 import { BUILTIN_PROFILES } from '../sim/profile';
 import { ComparisonControl } from './comparison-control';
+import { printedPdf } from './print-pdf';
 import { CoreEvents } from './emitter';
 import { RecentFiles } from './recent-files';
 import { RunControl } from './run-control';
@@ -162,7 +163,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     return path;
   };
 
-  const comparisons = new ComparisonControl(opts.dialogs ?? null);
+  const comparisons = new ComparisonControl(opts.dialogs ?? null, opts.printPdf);
 
   const exportReport = async (format: ExportFormat, path?: string, view?: ReportView): Promise<{ file: string }> => {
     const session = sessions.current();
@@ -179,14 +180,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     let data: string | Uint8Array;
     if (format === 'markdown') data = renderMarkdownReport(session, options);
     else if (format === 'html') data = renderHtmlReport(session, options);
-    else {
-      if (!opts.printPdf) throw new UserError('PDF export is not available here; export Markdown or HTML instead.');
-      try {
-        data = await opts.printPdf(renderHtmlReport(session, options));
-      } catch (e) {
-        throw new UserError(`Could not make the PDF: ${(e as Error).message}`);
-      }
-    }
+    else data = await printedPdf(opts.printPdf, renderHtmlReport(session, options));
     const res = await writeFileAtomic(file, data);
     if (!res.ok) throw new UserError(res.error);
     return { file };

@@ -114,7 +114,7 @@ export const ReportViewSchema = z.object({
 export type ReportView = z.input<typeof ReportViewSchema>;
 
 /** Comparisons export as the CLI writes them (`compare`, `sweep`): Markdown or HTML. */
-export const ComparisonFormatSchema = z.enum(['markdown', 'html']);
+export const ComparisonFormatSchema = z.enum(['markdown', 'html', 'pdf']);
 export type ComparisonFormat = z.infer<typeof ComparisonFormatSchema>;
 
 // ---------- result and event payload types ----------

@@ -177,7 +177,10 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('compares session files and exports the comparison as the CLI writes it', async ({ bridge, browser }) => {
+  it('compares session files and exports the comparison as the CLI writes it, and as a PDF', async ({
+    bridge,
+    browser,
+  }) => {
     const { page, problems } = await openPage(browser, bridge.url);
     await toResults(page);
     bridge.dialogs.folderQueue.push(sweepDir);
@@ -209,6 +212,15 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
       },
     );
     expect(readFileSync(html, 'utf8')).toBe(cli);
+
+    // PDF: the same comparison, printed.
+    const pdf = join(root, 'exported-compare.pdf');
+    bridge.dialogs.saveQueue.push(pdf);
+    await page.getByTestId('export-comparison-pdf').click();
+    await expect.poll(() => existsSync(pdf), { timeout: 60_000 }).toBe(true);
+    expect(readFileSync(pdf).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const pdfText = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
+    expect(pdfText).toMatch(/Sustained decode: B \/ A/);
     expect(problems).toEqual([]);
   });
 

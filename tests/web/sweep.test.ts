@@ -4,11 +4,11 @@
  * in the Server view (bad input refused at its field), run from the Run view with progress per
  * variant, the sweep folder as the CLI writes it, Stop and Resume.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { describe, expect } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { readSessionFile } from '../../src-main/session/read';
 import { webTest } from '../helpers/fixtures';
 import { ARTIFACTS } from '../helpers/paths';
@@ -16,6 +16,7 @@ import { hasChromium, openPage, shot } from './browser';
 import { setChips } from '../helpers/run-view';
 
 const root = mkdtempSync(join(tmpdir(), 'sm-web-sweep-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 const test = webTest.override(
   'bridgeOptions',
   { scope: 'file' },

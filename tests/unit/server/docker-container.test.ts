@@ -3,7 +3,7 @@
  * removes the container by the name the command gave it, whichever way the command was built:
  * the Docker engine choice, or a typed command such as a sweep variant's.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,13 +14,15 @@ import { freePort } from '../../helpers/fake-servers';
 import { ROOT } from '../../helpers/paths';
 
 const FAKE_DOCKER_DIR = join(ROOT, 'tests/helpers/fake-docker');
-const log = join(mkdtempSync(join(tmpdir(), 'sm-docker-')), 'docker.log');
+const logDir = mkdtempSync(join(tmpdir(), 'sm-docker-'));
+const log = join(logDir, 'docker.log');
 const saved = { path: process.env.PATH, log: process.env.FAKE_DOCKER_LOG };
 beforeAll(() => {
   process.env.PATH = `${FAKE_DOCKER_DIR}${delimiter}${process.env.PATH}`;
   process.env.FAKE_DOCKER_LOG = log;
 });
 afterAll(() => {
+  rmSync(logDir, { recursive: true, force: true });
   process.env.PATH = saved.path;
   if (saved.log === undefined) delete process.env.FAKE_DOCKER_LOG;
   else process.env.FAKE_DOCKER_LOG = saved.log;

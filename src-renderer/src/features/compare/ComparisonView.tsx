@@ -51,6 +51,14 @@ export function ComparisonView() {
         >
           Export comparison HTML
         </button>
+        <button
+          type="button"
+          onClick={() => void exportComparison('pdf')}
+          disabled={!comparison}
+          data-testid="export-comparison-pdf"
+        >
+          Export comparison PDF
+        </button>
         {hasSession && (
           <button type="button" onClick={() => setShow(false)} data-testid="back-to-session">
             Back to the open session
