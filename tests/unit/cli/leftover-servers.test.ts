@@ -5,10 +5,10 @@
  * a real state file.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { LaunchedRegistry, processStartTime } from '../../../src-main/server/launched-registry';
 import { findGroupProcesses } from '../../../src-main/server/orphans';
 import { runCli } from '../../helpers/cli';
@@ -19,6 +19,7 @@ const groupAlive = async (pgid: number) => (await findGroupProcesses(pgid)).leng
 describe('the launched-server registry', () => {
   it('lists a live group whose launcher is gone (or whose pid a newer process took), not one whose launcher lives; crosses out groups that ended; ends a leftover', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-reg-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const reg = new LaunchedRegistry(dir);
     const server = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
     const gone = spawn('true', [], { stdio: 'ignore' });
@@ -71,7 +72,9 @@ describe('the launched-server registry', () => {
 describe('run --launch killed with SIGKILL', () => {
   it('leaves its server written down; the next launch lists it, and with --yes ends it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sm-data-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
     const work = mkdtempSync(join(tmpdir(), 'sm-work-'));
+    onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     const env = { ...process.env, SPEEDMATRIX_DATA_DIR: dataDir };
     const cli = spawn(
       process.execPath,

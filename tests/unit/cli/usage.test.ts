@@ -4,14 +4,19 @@
  * launched or measured), a bad hardware file, and a pipe closed early. The real CLI process.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 
-const temp = () => mkdtempSync(join(tmpdir(), 'sm-cli-'));
+/** A fresh folder for the running test, removed when it ends, passed or failed. */
+const temp = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sm-cli-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
 
 describe('usage errors', () => {
   it('an unknown option: the error and one line naming the command’s --help, exit 2, no help text', async () => {

@@ -4,10 +4,10 @@
  * A real detached process group stands for the leftover server.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createAppCore } from '../../../src-main/core';
 import { LaunchedRegistry } from '../../../src-main/server/launched-registry';
 import { findGroupProcesses } from '../../../src-main/server/orphans';
@@ -15,6 +15,7 @@ import { findGroupProcesses } from '../../../src-main/server/orphans';
 describe('leftover launched servers at app start', () => {
   it('lists the ones still running whose launcher is gone, and ends the one asked for', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-core-left-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const serversDir = join(dir, 'shared');
     const server = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
     const launcher = spawn('true', [], { stdio: 'ignore' });

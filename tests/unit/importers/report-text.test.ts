@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { importFile, importText } from '../../../src-main/importers/index';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
 import { SessionSchema } from '../../../src-shared/session/schema';
@@ -163,6 +163,7 @@ describe('import: text of a speed test matrix web page', () => {
 
   it('refuses text that is not a report, saying what it expected', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-import-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const notes = join(dir, 'notes.txt');
     writeFileSync(notes, 'Speed test matrix\nsome notes about a run, no table here\n');
     const r = await importFile(notes);

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { importFile, importText } from '../../../src-main/importers/index';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
 import { serializeSession } from '../../../src-main/session/write';
@@ -167,6 +167,7 @@ describe('import: llm-inference-bench benchmark_results.json', () => {
 
   it('says why a path cannot be read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-import-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const missing = await importFile(join(dir, 'nope.json'));
     expect(missing.ok ? '' : missing.error).toBe('Cannot import nope.json: no such file.');
     const folder = await importFile(dir);

@@ -4,10 +4,10 @@
  * the hardware file is real `speedmatrix hw --json` output.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { isThisMachine, serverPlacement } from '../../../src-main/orchestrator/placement';
 import {
   hardwareOfServer,
@@ -97,6 +97,7 @@ describe('whose hardware the session records', () => {
 describe('a hardware file', () => {
   it('takes `speedmatrix hw --json` output as written on the other host', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-hw-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'hw.json');
     writeFileSync(
       file,
@@ -109,6 +110,7 @@ describe('a hardware file', () => {
 
   it('says which field is wrong, or that the file is not JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-hw-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'a.json'), '{"gpus": [{"index": -1}]}');
     writeFileSync(join(dir, 'b.json'), 'nvidia-smi output');
     const a = await readHardwareFile(join(dir, 'a.json'));

@@ -5,10 +5,10 @@
  * the real worker protocol (a remote server cannot run here), finishing one cell whose
  * window covers several telemetry samples.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { unmeasuredCell } from '../../../src-main/bench/cells';
 import type { WorkerLauncher } from '../../../src-main/bench/worker-transport';
 import type { WorkerMessage } from '../../../src-main/bench/worker-protocol';
@@ -93,7 +93,9 @@ function target(baseUrl: string): ServerTarget {
 }
 
 async function runAgainst(baseUrl: string) {
-  const file = join(mkdtempSync(join(tmpdir(), 'sm-orch-')), 'run.speedmatrix.json');
+  const dir = mkdtempSync(join(tmpdir(), 'sm-orch-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'run.speedmatrix.json');
   let detected = 0;
   const run = await startOrchestratedRun({
     server: { target: target(baseUrl) },

@@ -3,10 +3,10 @@
  * them, per-OS help when there is none, and a temp-folder clean-up that never turns a printed
  * PDF into an error.
  */
-import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { chromiumHelp, findChromium, htmlToPdf } from '../../../src-main/report/pdf';
 import { removeTempDir } from '../../../src-main/runtime/temp';
 
@@ -77,6 +77,7 @@ describe('findChromium on Linux, and SPEEDMATRIX_CHROMIUM everywhere', () => {
 describe('removeTempDir', () => {
   it('removes a real folder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-print-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'report.html'), '<p>x</p>');
     expect(await removeTempDir(dir)).toBe(true);
     expect(existsSync(dir)).toBe(false);

@@ -3,10 +3,10 @@
  * a clear message (never stuck on 'starting') when the command is a Windows batch file or when
  * Node refuses to spawn at once.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { resolveCommand } from '../../../src-main/os/command-lookup';
 import { Supervisor } from '../../../src-main/server/supervisor';
 import { emulatedWindows } from '../../helpers/emulated-windows';
@@ -75,6 +75,7 @@ describe('the supervisor refuses what cannot be spawned, and fails instead of st
 
   it('a batch file on Windows: failed, naming the file and what to run instead; nothing spawned', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-bat-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const bat = join(dir, 'serve.cmd');
     writeFileSync(bat, '@echo off\r\nvllm serve %*\r\n');
     const { control, commands } = emulatedWindows();

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   backendFromVersion,
   buildOf,
@@ -37,6 +37,7 @@ describe('engine facts', () => {
 
   it("a local model folder's config.json (top level and text_config)", () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-model-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(
       join(dir, 'config.json'),
       JSON.stringify({ torch_dtype: 'bfloat16', quantization_config: { quant_method: 'awq', bits: 4 } }),

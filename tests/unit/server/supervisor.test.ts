@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { StartupFailure } from '../../../src-main/server/failures';
 import { findGroupProcesses } from '../../../src-main/server/orphans';
 import { Supervisor, type CrashInfo, type SupervisorState } from '../../../src-main/server/supervisor';
@@ -30,6 +30,7 @@ describe('Supervisor with the scripted fake vLLM', () => {
   it('reaches ready through the states, with progress, ANSI-free log lines and a log file', async () => {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'sm-sup-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const sup = supervisor();
     const states: SupervisorState[] = [];
     const phases: string[] = [];
@@ -417,7 +418,9 @@ describe('Supervisor: edges', () => {
     const port = await freePort();
     const sup = supervisor();
     // A folder that cannot exist: its parent is a plain file.
-    const file = join(mkdtempSync(join(tmpdir(), 'sm-sup-')), 'plain-file');
+    const dir = mkdtempSync(join(tmpdir(), 'sm-sup-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'plain-file');
     writeFileSync(file, '');
     const r = await sup.start(fakeVllmLaunch(port, 'ok'), { logFile: join(file, 'logs', 'server.log') });
     expect(r.ok).toBe(true);
