@@ -5,6 +5,7 @@
  * window opens), figures.ts (the numbers), status.ts (the verdict). Everything measured goes
  * into the returned DecodeCell, including every request's own timings.
  */
+import { plural } from '../../src-shared/report/format';
 import type { EngineKind } from '../server/target';
 import type { DecodeCell, RequestSamples } from '../../src-shared/session/schema';
 import { unmeasuredCell } from './cells';
@@ -287,7 +288,7 @@ async function readinessPhase(
   x.emit({
     type: 'phase',
     phase: 'readiness',
-    message: `waiting for ${C} streams to be steady`,
+    message: `waiting for ${plural(C, 'stream')} to be steady`,
     context,
     concurrency: C,
   });

@@ -2,7 +2,15 @@
  * Showing a run's progress on a terminal: a one-line bar on a TTY (cell n/N, the current
  * cell, live tok/s, ETA), plain lines otherwise, or one JSON event per line.
  */
-import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec, withFailed } from '../../src-shared/report/format';
+import {
+  fmtContext,
+  fmtDuration,
+  fmtMs,
+  fmtMsPrecise,
+  fmtTokPerSec,
+  withFailed,
+  plural,
+} from '../../src-shared/report/format';
 import { STATUS_WORDS } from '../../src-shared/session/schema';
 import { fmtCellThroughput } from '../../src-shared/report/confidence';
 import type { ProgressUnit } from '../../src-shared/ipc/contract';
@@ -89,8 +97,6 @@ export interface ProgressOutput {
   columns?(): number | undefined;
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-
 /**
  * The bar line in `width` columns. The cell count and the ETA are kept whole; the bar goes
  * first when there is no room, then the middle (the current cell and its live figures) is cut
@@ -127,10 +133,10 @@ export function eventToJsonLine(e: BenchEvent): string {
   return JSON.stringify(e);
 }
 
-/** "8K, 32K" or "no context": where prefill is measured, as the person reads it. */
-export function prefillList(plan: RunPlan): string {
+/** "prefill at 8K, 32K" or "no prefill": where prefill is measured, as the person reads it. */
+function prefillPhrase(plan: RunPlan): string {
   const run = plan.prefill.filter((p) => p.action === 'run').map((p) => fmtContext(p.context));
-  return run.length ? run.join(', ') : 'no context';
+  return run.length ? `prefill at ${run.join(', ')}` : 'no prefill';
 }
 
 export class ProgressPrinter {
@@ -165,7 +171,7 @@ export class ProgressPrinter {
         this.unit = progressUnit(e.plan);
         this.index = e.alreadyDone;
         this.line(
-          `Plan: ${plural(e.plan.counts.cells, 'cell')} (${e.plan.counts.toRun} to run${e.plan.config.repeat > 1 ? ` ${e.plan.config.repeat} times each` : ''}${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), prefill at ${prefillList(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
+          `Plan: ${plural(e.plan.counts.cells, 'cell')} (${e.plan.counts.toRun} to run${e.plan.config.repeat > 1 ? ` ${e.plan.config.repeat} times each` : ''}${e.alreadyDone ? `, ${e.alreadyDone} of them done already` : ''}, ${e.plan.counts.overCapacity} over capacity, ${e.plan.counts.tooLong} too long, ${e.plan.counts.skipped} skipped), ${prefillPhrase(e.plan)}, about ${fmtDuration(this.etaNow())}${e.alreadyDone ? ' left' : ''}.`,
         );
         for (const w of e.plan.warnings) this.line(`  note: ${w}`);
         break;

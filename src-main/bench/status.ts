@@ -4,6 +4,7 @@
  */
 import type { CellStatus, QueueEvidence, StallEvidence } from '../../src-shared/session/schema';
 import type { QueueSample } from './metrics';
+import { plural } from '../../src-shared/report/format';
 
 /** "Could not run all C at once": average running below this share of C. */
 export const QUEUED_ACTIVE_FRACTION = 0.95;
@@ -68,8 +69,6 @@ export interface CellVerdict {
   status: CellStatus;
   reason: string | null;
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** Too many failed requests for the figure to stand: more than 10% of the window's requests. */
 export function tooManyFailed(f: FailureCount): boolean {

@@ -7,7 +7,7 @@ import { planRun } from '../bench/plan';
 import type { RunConfigInput } from '../bench/types';
 import type { LaunchOptions } from '../server/launch';
 import { flagValue } from '../server/command-line';
-import { fmtDuration } from '../../src-shared/report/format';
+import { fmtDuration, plural } from '../../src-shared/report/format';
 import type { SweepPlanFigures } from '../../src-shared/ipc/contract';
 import type { VariantState } from './manifest';
 
@@ -40,7 +40,7 @@ export function planSweep(
 
 /** The CLI's plan line. */
 export function sweepPlanLine(p: SweepPlanFigures): string {
-  return `Sweep plan: ${p.toRun} of ${p.variants} variants to run (${p.serverStarts} server starts), up to ${p.cellsPerVariant} cells each (${p.cells} in all; Over capacity is known once each server is up), about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts.`;
+  return `Sweep plan: ${p.toRun} of ${p.variants} variants to run (${p.serverStarts} server starts), up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all; Over capacity is known once each server is up), about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts.`;
 }
 
 /**

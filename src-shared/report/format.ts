@@ -97,6 +97,9 @@ export function fmtContextRange(contexts: readonly number[]): string {
 }
 
 /** An integer count with separators: "4,243". */
+/** "1 cell", "2 cells", "3 of them" with the word given for many. */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
 export function fmtCount(v: number | null | undefined): string {
   if (missing(v)) return NONE;
   return grouped(Math.round(v), 0);

@@ -23,6 +23,7 @@ import {
   fmtTokPerSec,
   fmtWatts,
   withFailed,
+  plural,
 } from './format';
 import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, matrixAxes, sortedPrefill } from './matrix-model';
 import { cellKey } from '../cell-key';
@@ -204,8 +205,6 @@ export function reportTitle(session: Session): string {
 function fmtWholeSeconds(s: number): string {
   return Number.isInteger(s) ? `${fmtCount(s)} s` : fmtSeconds(s);
 }
-
-const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
 function concurrencyRange(levels: readonly number[]): string {
   if (levels.length === 0) return NONE;

@@ -64,7 +64,7 @@ describe('speedmatrix sweep', () => {
     );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Sweep plan: 2 of 2 variants to run \(2 server starts\), up to 1 cells each/);
+    expect(r.stdout).toMatch(/Sweep plan: 2 of 2 variants to run \(2 server starts\), up to 1 cell each/);
     expect(r.stdout).toContain('Sweep done: 2 of 2 variants measured.');
     const a = await cellOf(join(dir, 'max-num-seqs-4.speedmatrix.json'));
     const b = await cellOf(join(dir, 'max-num-seqs-16.speedmatrix.json'));

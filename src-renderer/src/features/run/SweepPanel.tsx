@@ -11,8 +11,7 @@ import { chooseSweepDir, openSweep, resumeSweep, startSweep, stopSweep } from '.
 import { isRunning } from '../../store/run-slice';
 import { sweepBusy } from '../../store/sweep-slice';
 import { Field } from '../../components/ui';
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+import { plural } from '@shared/report/format';
 
 /** The plan in words: the same figures as the CLI's plan line. */
 export function planWords(p: SweepPlanFigures): string {
