@@ -5,7 +5,7 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect } from 'vitest';
+import { afterEach, describe, expect, onTestFinished } from 'vitest';
 import { cellKey } from '../../../src-shared/cell-key';
 import type { BenchEvent, RunConfigInput } from '../../../src-main/bench/types';
 import { forkLauncher, type WorkerLauncher } from '../../../src-main/bench/worker-transport';
@@ -114,6 +114,9 @@ describe('a disk that cannot be written', () => {
     writeFileSync(blocker, 'a file where a folder should be');
     const name = `unwritable-${process.pid}-${Date.now()}.speedmatrix.json`;
     const wanted = join(blocker, name);
+    // The run saves to the temp folder itself; that file goes when the test ends, passed or failed.
+    const fallback = join(tmpdir(), name);
+    onTestFinished(() => [fallback, `${fallback}.journal`].forEach((f) => rmSync(f, { force: true })));
     const r = await runBench(target, { ...config, contexts: [0], concurrency: [1], prefillContexts: [] }, wanted);
     expect(r.file).toBe(join(tmpdir(), name));
     const warn = r.events.find(
@@ -123,7 +126,6 @@ describe('a disk that cannot be written', () => {
     const saved = await readSessionFile(r.file);
     expect(saved.ok && saved.data.cells.map((c) => c.status)).toEqual(['valid']);
     expect(existsSync(`${r.file}.journal`)).toBe(false);
-    rmSync(r.file, { force: true });
   }, 60_000);
 });
 
