@@ -14,6 +14,7 @@ import {
   statusWord,
   tokPerSec,
   cellName,
+  plural,
 } from '../../format';
 import { useApp } from '../../store';
 import { refreshPlan, refreshSweepPlan, resumeRun, startRun, stopRun } from '../../store/actions';
@@ -236,9 +237,10 @@ export function RunView() {
         {plan && !running && (
           <span className="muted" data-testid="plan-summary">
             {shownRun ? 'A new run: ' : ''}
-            {runnable} of {plan.cells.length} cells to run{form.repeat > 1 ? `, ${form.repeat} times each` : ''} ·
-            prefill at {plan.prefillContexts.length ? plan.prefillContexts.map(fmtContext).join(', ') : 'no context'} ·
-            about {fmtDuration(plan.etaSeconds)} in total
+            {runnable} of {plural(plan.cells.length, 'cell')} to run
+            {form.repeat > 1 ? `, ${form.repeat} times each` : ''} · prefill at{' '}
+            {plan.prefillContexts.length ? plan.prefillContexts.map(fmtContext).join(', ') : 'no context'} · about{' '}
+            {fmtDuration(plan.etaSeconds)} in total
           </span>
         )}
       </div>
@@ -313,7 +315,7 @@ function RunProgressBar() {
     <div className="progress" data-testid="run-progress">
       <progress max={progress.total} value={progress.done} aria-label="Run progress" />
       <span>
-        {progress.done} of {progress.total} {progress.unit}s (
+        {progress.done} of {plural(progress.total, progress.unit)} (
         {fmtPercent(progress.total ? progress.done / progress.total : 0)})
         {progress.etaSeconds != null && running ? ` · about ${fmtDuration(progress.etaSeconds)} left` : ''}
       </span>
