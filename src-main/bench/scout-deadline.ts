@@ -22,11 +22,15 @@ const DEADLINE_FACTOR = 2;
 /** Prefill speed assumed before anything was measured (a fast data-centre card): for the plan's first estimate. */
 export const GUESS_PREFILL_TOKENS_PER_SECOND = 20_000;
 
+/** The lower fit point is at most this share of the upper one: two prompts of nearly one size give no slope. */
+const FIT_SPREAD = 0.75;
+
 /**
  * Expected seconds to prefill `tokens`, from earlier prefills of fewer tokens. Prefill time grows as a n + b n^2
- * (linear layers, then attention over the whole prompt): fitted through the two largest points below `tokens`;
- * with one point, b alone (an upper bound); with none, the guessed speed. Null when no point is usable and
- * `guess` is false.
+ * (linear layers, then attention over the whole prompt): fitted through the largest point below `tokens` and the
+ * largest one well below that (a run's warm-up and a cell's scout are often prompts of almost the same size, whose
+ * small timing noise would swing the slope); with one point, b alone (an upper bound); with none, the guessed
+ * speed. Null when no point is usable and `guess` is false.
  */
 export function expectedPrefillSeconds(tokens: number, points: readonly PrefillPoint[], guess = true): number | null {
   const below = points
@@ -34,8 +38,8 @@ export function expectedPrefillSeconds(tokens: number, points: readonly PrefillP
     .sort((x, y) => x.tokens - y.tokens);
   if (below.length === 0) return guess ? tokens / GUESS_PREFILL_TOKENS_PER_SECOND : null;
   const hi = below[below.length - 1];
-  if (below.length === 1) return hi.seconds * (tokens / hi.tokens) ** 2;
-  const lo = below[below.length - 2];
+  const lo = below.filter((p) => p.tokens <= FIT_SPREAD * hi.tokens).pop();
+  if (!lo) return hi.seconds * (tokens / hi.tokens) ** 2;
   // Seconds per token is linear in n: s(n) = a + b n, through both points.
   const sLo = lo.seconds / lo.tokens;
   const sHi = hi.seconds / hi.tokens;

@@ -34,7 +34,8 @@ describe('patient prefill on a slow card', () => {
   it('the 256K scout gets a deadline from the 32K and 128K prefills and is measured, with its expected time shown', async () => {
     const r = await runBench(
       target,
-      { contexts: [], concurrency: [1], prefillContexts: [32 * K, 128 * K, 256 * K], simSpeed: SPEED },
+      // One small decode cell (no contexts would mean the default matrix): the points below 256K are the 32K and 128K prefills.
+      { contexts: [8 * K], concurrency: [1], prefillContexts: [32 * K, 128 * K, 256 * K], simSpeed: SPEED },
       join(tempDir(), 'slow.speedmatrix.json'),
     );
     const starts = r.events.filter(

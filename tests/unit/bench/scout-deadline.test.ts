@@ -33,6 +33,22 @@ describe('scoutDeadline', () => {
     expect(Math.abs(expectedPrefillSeconds(64 * K, points)! - truth) / truth).toBeLessThan(0.25);
   });
 
+  it('fits through well-separated prompts: a warm-up and a scout of almost one size do not swing the estimate', () => {
+    // What a run on the 12 GB card had measured before its 256K prefill: each decode cell's cold scout, and the
+    // warm-up at the largest context, 69 tokens from that cell's scout (prompt tokens, server seconds).
+    const points: PrefillPoint[] = [
+      { tokens: 8160, seconds: 3.477 },
+      { tokens: 16346, seconds: 7.853 },
+      { tokens: 32683, seconds: 19.225 },
+      { tokens: 65370, seconds: 59.339 },
+      { tokens: 130744, seconds: 217.467 },
+      { tokens: 257338, seconds: 767.021 },
+      { tokens: 257407, seconds: 767.482 },
+    ];
+    const truth = predict(BUILTIN_PROFILES['consumer-12gb-4b-int4'], 261481, 1).ttftSeconds;
+    expect(Math.abs(expectedPrefillSeconds(256 * K, points)! - truth) / truth).toBeLessThan(0.05);
+  });
+
   it('a fast card keeps the floor; a card slower than the cap allows stops at the cap', () => {
     const fast = measuredOn('rtx-pro-6000-fara-4b-bf16', [8 * K, 16 * K, 128 * K]);
     expect(scoutDeadline(256 * K, fast).deadlineSeconds).toBe(DEFAULT_SCOUT_DEADLINE.floorSeconds);
