@@ -2,7 +2,9 @@
  * A realistic session for tests, with figures taken from the reference report
  * (Fara1.5-4B on RTX PRO 6000, 8K row). Built through the real schema, so it is valid.
  */
+import { foldRepetition } from '../../src-main/bench/repetitions';
 import { createSession } from '../../src-main/session/create';
+import { cellKey } from '../../src-shared/cell-key';
 import type { DecodeCell, Session } from '../../src-shared/session/schema';
 
 const stats = (p50: number) => ({ p50, p90: p50 * 1.2, p99: p50 * 1.5, mean: p50 * 1.05 });
@@ -128,4 +130,24 @@ export function sampleSession(): Session {
     },
     events: [{ at: '2026-11-29T10:00:00.000Z', level: 'info', message: 'run started' }],
   });
+}
+
+/** A cell measured once per total, folded as a run with --repeat folds it. */
+export function repeatedCell(context: number, concurrency: number, totals: number[]): DecodeCell {
+  let cell: DecodeCell | undefined;
+  totals.forEach((t, i) => {
+    cell = foldRepetition(cell, sampleCell(context, concurrency, { totalTokensPerSecond: t }), i + 1, totals.length);
+  });
+  return cell!;
+}
+
+/** The sample session measured three times per cell: the given cells' totals by cell key, the others once. */
+export function repeatedSession(cells: Record<string, number[]>): Session {
+  const s = sampleSession();
+  s.runConfig.repeat = 3;
+  s.cells = s.cells.map((c) => {
+    const totals = cells[cellKey(c)];
+    return totals ? repeatedCell(c.context, c.concurrency, totals) : c;
+  });
+  return s;
 }

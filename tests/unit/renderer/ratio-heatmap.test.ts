@@ -4,35 +4,15 @@
  * whether the difference is more than noise.
  */
 import { describe, expect, it } from 'vitest';
-import { foldRepetition } from '../../../src-main/bench/repetitions';
 import { ratioHeatmap } from '../../../src-renderer/src/features/compare/ratio-heatmap';
 import { compareSessions, fmtChange } from '../../../src-shared/report/compare-model';
 import { divergingColor, textColorOn } from '../../../src-shared/report/matrix-model';
-import type { DecodeCell, Session } from '../../../src-shared/session/schema';
-import { sampleCell, sampleSession } from '../../helpers/sample-session';
-
-function repeated(context: number, concurrency: number, totals: number[]): DecodeCell {
-  let cell: DecodeCell | undefined;
-  totals.forEach((t, i) => {
-    cell = foldRepetition(cell, sampleCell(context, concurrency, { totalTokensPerSecond: t }), i + 1, totals.length);
-  });
-  return cell!;
-}
-
-function session(cells: Record<string, number[]>): Session {
-  const s = sampleSession();
-  s.runConfig.repeat = 3;
-  s.cells = s.cells.map((c) => {
-    const totals = cells[`${c.context}x${c.concurrency}`];
-    return totals ? repeated(c.context, c.concurrency, totals) : c;
-  });
-  return s;
-}
+import { repeatedSession, sampleSession } from '../../helpers/sample-session';
 
 describe('the ratio heatmap of a comparison', () => {
   it('colours each ratio as the report does and writes the significance under it', () => {
-    const a = session({ '8192x1': [1000, 1010, 990], '16384x1': [1000, 1010, 990] });
-    const b = session({ '8192x1': [1031, 1040, 1022], '16384x1': [1005, 995, 1002] });
+    const a = repeatedSession({ '8192x1': [1000, 1010, 990], '16384x1': [1000, 1010, 990] });
+    const b = repeatedSession({ '8192x1': [1031, 1040, 1022], '16384x1': [1005, 995, 1002] });
     const m = compareSessions([a, b]);
     const heat = ratioHeatmap(m.decode[0], m.deltas);
     const at = (ctx: number, c: number) => heat.rows[heat.contexts.indexOf(ctx)][heat.concurrency.indexOf(c)];

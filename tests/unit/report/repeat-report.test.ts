@@ -1,35 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { foldRepetition } from '../../../src-main/bench/repetitions';
 import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
 import { compareSessions } from '../../../src-shared/report/compare-model';
 import { renderHtmlReport } from '../../../src-main/report/html';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
 import { buildReportModel, decodeMeasurementRow } from '../../../src-shared/report/report-model';
 import { buildDecodeMatrix } from '../../../src-shared/report/matrix-model';
-import type { DecodeCell, Session } from '../../../src-shared/session/schema';
-import { sampleCell, sampleSession } from '../../helpers/sample-session';
-
-/** A cell measured once per total, folded as a run with --repeat folds it. */
-function repeated(context: number, concurrency: number, totals: number[]): DecodeCell {
-  let cell: DecodeCell | undefined;
-  totals.forEach((t, i) => {
-    cell = foldRepetition(cell, sampleCell(context, concurrency, { totalTokensPerSecond: t }), i + 1, totals.length);
-  });
-  return cell!;
-}
-
-function session(cells: Record<string, number[]>): Session {
-  const s = sampleSession();
-  s.runConfig.repeat = 3;
-  s.cells = s.cells.map((c) => {
-    const totals = cells[`${c.context}x${c.concurrency}`];
-    return totals ? repeated(c.context, c.concurrency, totals) : c;
-  });
-  return s;
-}
+import { repeatedSession, sampleSession } from '../../helpers/sample-session';
 
 describe('repeated cells in reports', () => {
-  const a = session({ '8192x1': [1000, 1010, 990], '8192x2': [900, 1000, 1100], '16384x1': [1000, 1010, 990] });
+  const a = repeatedSession({ '8192x1': [1000, 1010, 990], '8192x2': [900, 1000, 1100], '16384x1': [1000, 1010, 990] });
 
   it('shows the mean with its 95% interval in the measurements table and the decode matrix, and marks unstable cells', () => {
     const cell = a.cells.find((c) => c.context === 8192 && c.concurrency === 1)!;
@@ -57,7 +36,11 @@ describe('repeated cells in reports', () => {
 
   it('calls a difference significant only when its interval excludes zero', () => {
     // B: 3.1% faster with a Welch interval of 0.6–5.6% at 8K × 1; the same within noise at 16K × 1.
-    const b = session({ '8192x1': [1031, 1040, 1022], '8192x2': [900, 1000, 1100], '16384x1': [1005, 995, 1002] });
+    const b = repeatedSession({
+      '8192x1': [1031, 1040, 1022],
+      '8192x2': [900, 1000, 1100],
+      '16384x1': [1005, 995, 1002],
+    });
     const m = compareSessions([a, b]);
     const row = (ctx: number, c: number) => m.deltas.find((d) => d.context === ctx && d.concurrency === c)!;
     expect(row(8192, 1).significance[1]).toBe('B is 3.1% faster, 95% CI 0.6–5.6%');

@@ -5,7 +5,7 @@
  * as an ordinary session; the comparison exports as Markdown or HTML.
  */
 import { cellKey } from '@shared/cell-key';
-import type { ComparisonEntryView, ComparisonView as Comparison } from '@shared/ipc/contract';
+import type { ComparisonEntryView, ComparisonFormat, ComparisonView as Comparison } from '@shared/ipc/contract';
 import {
   type ComparisonModel,
   deltasCaption,
@@ -26,6 +26,12 @@ import { ModelTable } from '../../components/ModelTable';
 import { PrefillCompareChart } from './PrefillCompareChart';
 import { ratioHeatmap } from './ratio-heatmap';
 
+const EXPORTS: [ComparisonFormat, string][] = [
+  ['markdown', 'Markdown'],
+  ['html', 'HTML'],
+  ['pdf', 'PDF'],
+];
+
 export function ComparisonView() {
   const comparison = useApp((s) => s.comparison);
   const error = useApp((s) => s.comparisonError);
@@ -35,30 +41,17 @@ export function ComparisonView() {
   return (
     <article className="report comparison" data-testid="comparison" aria-busy={loading}>
       <div className="toolbar view-head">
-        <button
-          type="button"
-          onClick={() => void exportComparison('markdown')}
-          disabled={!comparison}
-          data-testid="export-comparison-markdown"
-        >
-          Export comparison Markdown
-        </button>
-        <button
-          type="button"
-          onClick={() => void exportComparison('html')}
-          disabled={!comparison}
-          data-testid="export-comparison-html"
-        >
-          Export comparison HTML
-        </button>
-        <button
-          type="button"
-          onClick={() => void exportComparison('pdf')}
-          disabled={!comparison}
-          data-testid="export-comparison-pdf"
-        >
-          Export comparison PDF
-        </button>
+        {EXPORTS.map(([format, label]) => (
+          <button
+            key={format}
+            type="button"
+            onClick={() => void exportComparison(format)}
+            disabled={!comparison}
+            data-testid={`export-comparison-${format}`}
+          >
+            Export comparison {label}
+          </button>
+        ))}
         {hasSession && (
           <button type="button" onClick={() => setShow(false)} data-testid="back-to-session">
             Back to the open session
