@@ -42,6 +42,12 @@ async function toResults(page: Page): Promise<void> {
   await page.locator('nav button', { hasText: 'Results' }).click();
 }
 
+/** Results > Open sweep…, with `dir` chosen in the folder dialog. */
+async function chooseSweep(page: Page, dialogs: { folderQueue: string[] }, dir: string): Promise<void> {
+  dialogs.folderQueue.push(dir);
+  await page.getByTestId('open-sweep').click();
+}
+
 describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'sm-web-compare-'));
@@ -55,8 +61,7 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
   }) => {
     const { page, problems } = await openPage(browser, bridge.url);
     await toResults(page);
-    bridge.dialogs.folderQueue.push(sweepDir);
-    await page.getByTestId('open-sweep').click();
+    await chooseSweep(page, bridge.dialogs, sweepDir);
     await page.getByTestId('comparison-variants').waitFor({ timeout: 15_000 });
     expect(await page.getByTestId('comparison-title').innerText()).toBe('Sweep of 4 launch variants');
 
@@ -128,8 +133,7 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
   it('looks right in the dark theme', async ({ bridge, browser }) => {
     const { page, problems } = await openPage(browser, bridge.url, { colorScheme: 'dark' });
     await toResults(page);
-    bridge.dialogs.folderQueue.push(sweepDir);
-    await page.getByTestId('open-sweep').click();
+    await chooseSweep(page, bridge.dialogs, sweepDir);
     await page.getByTestId('ratio-map').waitFor({ timeout: 15_000 });
     // Status cells take the theme's colours, not the light report's greys.
     const queued = page.getByTestId('ratio-map').locator('[data-cell="8192x8"]');
@@ -146,8 +150,7 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     const { page, problems } = await openPage(browser, bridge.url);
     await toResults(page);
     const empty = mkdtempSync(join(root, 'empty-'));
-    bridge.dialogs.folderQueue.push(empty);
-    await page.getByTestId('open-sweep').click();
+    await chooseSweep(page, bridge.dialogs, empty);
     const error = page.getByTestId('comparison-error');
     await error.waitFor();
     expect(await error.innerText()).toContain(`${empty} is not a sweep folder: it has no sweep.json.`);
@@ -165,8 +168,7 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     const damaged = join(root, 'damaged');
     cpSync(sweepDir, damaged, { recursive: true });
     unlinkSync(join(damaged, SWEEP_FILES.fewSeqs));
-    bridge.dialogs.folderQueue.push(damaged);
-    await page.getByTestId('open-sweep').click();
+    await chooseSweep(page, bridge.dialogs, damaged);
     await expect.poll(() => error.count()).toBe(0);
     await page.getByTestId('comparison-variants').waitFor();
     const rows = await tableRows(page, 'comparison-variants');
@@ -183,8 +185,7 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
   }) => {
     const { page, problems } = await openPage(browser, bridge.url);
     await toResults(page);
-    bridge.dialogs.folderQueue.push(sweepDir);
-    await page.getByTestId('open-sweep').click();
+    await chooseSweep(page, bridge.dialogs, sweepDir);
     await page.getByTestId('comparison-variants').waitFor({ timeout: 15_000 });
     const md = join(root, 'exported-sweep.md');
     bridge.dialogs.saveQueue.push(md);
