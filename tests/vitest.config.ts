@@ -13,7 +13,7 @@ const PURE = [
   'tests/unit/server/{engine-facts,failures,launch,log-parse,vllm-versions}.test.ts',
   'tests/unit/hardware/{nvidia-smi-parse,h200-fixture,telemetry-summary}.test.ts',
   'tests/unit/bench/{loop-detector,plan,plan-engine-limits,progress,repeat,scout-deadline,sse,stats-status-metrics}.test.ts',
-  'tests/unit/session/{journal,session-file,write-retry}.test.ts',
+  'tests/unit/session/{journal,session-file,statuses,write-retry}.test.ts',
   'tests/unit/core/{run-updates,server-form}.test.ts',
   'tests/unit/sim/model.test.ts',
   'tests/unit/sweep/variants.test.ts',

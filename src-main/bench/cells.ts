@@ -1,5 +1,6 @@
 /** Building result records (DecodeCell, PrefillResult) that carry no measurement. */
 import type { CellStatus, DecodeCell, PrefillResult } from '../../src-shared/session/schema';
+import { STATUSES } from '../../src-shared/session/status-words';
 
 /** A decode cell with a status and no figures (planned-out, errors, cancelled). */
 export function unmeasuredCell(
@@ -8,7 +9,7 @@ export function unmeasuredCell(
   status: CellStatus,
   reason: string | null,
 ): DecodeCell {
-  const measuredNothing = status === 'looped' || status === 'error' || status === 'cancelled';
+  const measuredNothing = STATUSES[status].ran && !STATUSES[status].hasFigure;
   return {
     context,
     concurrency,

@@ -9,6 +9,7 @@ import { newRunTag } from '../session/create';
 import { repetitionKey } from './repetitions';
 import type { ProgressUnit } from '../../src-shared/ipc/contract';
 import type { KvBudget } from '../../src-shared/session/schema';
+import { STATUS_WORDS } from '../../src-shared/session/status-words';
 import type { ServerTarget } from '../server/target';
 import { READINESS_STEADY_SECONDS } from './readiness';
 import { DEFAULT_SCOUT_DEADLINE, expectedPrefillSeconds, type PrefillPoint } from './scout-deadline';
@@ -214,9 +215,13 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   const skip = new Set((input.skip ?? []).map(cellKey));
   const warnings: string[] = [];
   if (budget === null)
-    warnings.push('The KV cache budget is unknown, so no cell could be marked Over capacity in advance.');
+    warnings.push(
+      `The KV cache budget is unknown, so no cell could be marked ${STATUS_WORDS['over-capacity']} in advance.`,
+    );
   if (mml === null)
-    warnings.push('The server did not report max_model_len, so no cell could be marked Too long in advance.');
+    warnings.push(
+      `The server did not report max_model_len, so no cell could be marked ${STATUS_WORDS['too-long']} in advance.`,
+    );
 
   const cells: PlannedCell[] = [];
   for (const context of config.contexts) {
@@ -237,7 +242,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
       if (cell.action === 'run' && limit !== undefined && concurrency > limit) {
         cell = {
           ...cell,
-          expectQueued: `${concurrency} requests at once is above the engine's max_running_requests of ${limit}: the rest wait, so the cell will be Requests queued`,
+          expectQueued: `${concurrency} requests at once is above the engine's max_running_requests of ${limit}: the rest wait, so the cell will be ${STATUS_WORDS.queued}`,
         };
       }
       cells.push(cell);
@@ -245,7 +250,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   }
   if (cells.some((c) => c.expectQueued)) {
     warnings.push(
-      `The engine runs at most ${target.maxRunningRequests} requests at once (max_running_requests): cells above that concurrency will be Requests queued.`,
+      `The engine runs at most ${target.maxRunningRequests} requests at once (max_running_requests): cells above that concurrency will be ${STATUS_WORDS.queued}.`,
     );
   }
 

@@ -5,6 +5,7 @@
  */
 import { cellKey, type CellCoords } from '../../src-shared/cell-key';
 import type { CellStatus, DecodeCell, LatencyStats, Repetition } from '../../src-shared/session/schema';
+import { isDoneForResume } from '../../src-shared/session/status-words';
 
 /** The key of one measurement of a cell: the cell key for the first pass (as without repeats), "8192x4#2" for later ones. */
 export function repetitionKey(cell: CellCoords, repetition: number): string {
@@ -12,12 +13,12 @@ export function repetitionKey(cell: CellCoords, repetition: number): string {
 }
 
 /** The measurements a session already holds, by repetitionKey: what a resumed run must not measure again. */
-export function doneMeasurements(cells: readonly DecodeCell[], done: ReadonlySet<CellStatus>): string[] {
+export function doneMeasurements(cells: readonly DecodeCell[]): string[] {
   const keys: string[] = [];
   for (const c of cells) {
     if (c.repetitions?.length) {
-      for (const r of c.repetitions) if (done.has(r.status)) keys.push(repetitionKey(c, r.repetition));
-    } else if (done.has(c.status)) keys.push(cellKey(c));
+      for (const r of c.repetitions) if (isDoneForResume(r.status)) keys.push(repetitionKey(c, r.repetition));
+    } else if (isDoneForResume(c.status)) keys.push(cellKey(c));
   }
   return keys;
 }

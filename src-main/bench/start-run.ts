@@ -19,6 +19,7 @@ import { createSession } from '../session/create';
 import { Journal, journalPathFor, recoverFromJournal } from '../session/journal';
 import { readSessionFile } from '../session/read';
 import type { DecodeCell, Hardware, PrefillResult, Session, SessionEvent } from '../../src-shared/session/schema';
+import { isDoneForResume } from '../../src-shared/session/status-words';
 import { writeSessionFile } from '../session/write';
 import type { ServerTarget } from '../server/target';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
@@ -73,15 +74,6 @@ export interface RunHandle {
 
 /** How many of the server's last log lines a cell keeps when the server dies during it. */
 const CRASH_LOG_LINES = 20;
-const DONE_STATUSES = new Set<DecodeCell['status']>([
-  'valid',
-  'queued',
-  'looped',
-  'error',
-  'over-capacity',
-  'too-long',
-  'skipped',
-]);
 const now = () => new Date().toISOString();
 
 /** Load a session to resume: the journal holds the newest state, the file the last full save. */
@@ -233,8 +225,8 @@ export class BenchRun implements RunHandle {
       if (!loaded.ok) throw new Error(loaded.error);
       this.session = loaded.session;
       this.currentPlan = planForResume(this.session, this.opts.target, this.opts.config);
-      doneCells = doneMeasurements(this.session.cells, DONE_STATUSES);
-      donePrefill = this.session.prefill.filter((p) => DONE_STATUSES.has(p.status)).map((p) => p.context);
+      doneCells = doneMeasurements(this.session.cells);
+      donePrefill = this.session.prefill.filter((p) => isDoneForResume(p.status)).map((p) => p.context);
       const what = this.currentPlan.config.repeat > 1 ? 'measurements' : 'cells';
       this.session.events.push({
         at: now(),

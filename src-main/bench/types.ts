@@ -5,6 +5,7 @@
  */
 import type { CellStatus, DecodeCell, KvBudget, PrefillResult, Session } from '../../src-shared/session/schema';
 import type { ScoutDeadlineLimits } from './scout-deadline';
+import type { PlannedOutStatus } from '../../src-shared/session/status-words';
 
 export type TokenTargeting = 'exact' | 'estimate';
 
@@ -65,7 +66,7 @@ export interface ResolvedRunConfig {
 }
 
 /** What the plan says about one decode cell before the run. */
-export type PlannedAction = 'run' | 'over-capacity' | 'too-long' | 'skipped';
+export type PlannedAction = 'run' | PlannedOutStatus;
 
 export interface PlannedCell {
   context: number;

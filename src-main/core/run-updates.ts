@@ -12,6 +12,7 @@ import { EtaTracker } from '../bench/progress';
 import type { LiveCell, PlanView, ProgressUnit, RunPhase, RunProgress, RunUpdate } from '../../src-shared/ipc/contract';
 import type { DecodeCell, PrefillResult } from '../../src-shared/session/schema';
 import { withoutSamples } from '../../src-shared/session/cells';
+import { isDoneForResume } from '../../src-shared/session/status-words';
 
 export function toPlanView(plan: RunPlan, notes: string[] = []): PlanView {
   return {
@@ -146,8 +147,8 @@ export class RunUpdates {
         break;
       case 'cell-done':
         if (this.taken(revision)) this.pendingCells.push(e.cell);
-        // A cancelled cell is not done: a resume measures it.
-        if (e.cell.status !== 'cancelled') this.doneCount++;
+        // Counted as a resume counts it (a cancelled cell is measured again).
+        if (isDoneForResume(e.cell.status)) this.doneCount++;
         this.progress = {
           done: this.doneCount,
           total: this.toRun || e.total,

@@ -29,6 +29,7 @@ import type {
 } from '../../src-shared/ipc/contract';
 import { IDLE_SWEEP } from '../../src-shared/ipc/idle-sweep';
 import type { Hardware } from '../../src-shared/session/schema';
+import { isDoneForResume } from '../../src-shared/session/status-words';
 import { type AxisInput, checkAxes, variantsOf } from '../../src-shared/sweep/variants';
 import type { CoreEvents } from './emitter';
 import { toConfig, type RunControl } from './run-control';
@@ -303,7 +304,7 @@ export class SweepControl {
     a.runs.event(e);
     const cells = this.view.variants[i].cells;
     if (e.type === 'plan') this.patchVariant(i, { cells: { done: e.alreadyDone, total: measurementsToRun(e.plan) } });
-    else if (e.type === 'cell-done' && e.cell.status !== 'cancelled' && cells)
+    else if (e.type === 'cell-done' && isDoneForResume(e.cell.status) && cells)
       this.patchVariant(i, { cells: { ...cells, done: cells.done + 1 } });
   }
 

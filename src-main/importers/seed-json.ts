@@ -8,6 +8,7 @@
 import { basename } from 'node:path';
 import { createSession } from '../session/create';
 import type { CellStatus, DecodeCell, LatencyStats, PrefillResult, Session } from '../../src-shared/session/schema';
+import { STATUSES } from '../../src-shared/session/status-words';
 import { type Result, fail, ok } from '../../src-shared/result';
 import { cellKey } from '../../src-shared/cell-key';
 
@@ -82,9 +83,8 @@ function cellOf(r: Json, index: number, seconds: number | null): Result<DecodeCe
     );
   const total = num(first(r, 'aggregate_tps'));
   const status = statusOf(r, total);
-  const figures = status === 'valid' || status === 'queued';
+  const { hasFigure: figures, ran } = STATUSES[status];
   // Cells that never ran have no counts, whatever defaults the tool wrote.
-  const ran = status !== 'over-capacity' && status !== 'skipped';
   const output = ran ? int(first(r, 'client_output_tokens', 'total_tokens')) : null;
   return ok({
     context,

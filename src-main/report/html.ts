@@ -5,6 +5,7 @@
  * Chromium; the app uses Electron's printToPDF on the same HTML.
  */
 import type { Session } from '../../src-shared/session/schema';
+import { STATUSES, STATUS_ORDER } from '../../src-shared/session/status-words';
 import { APP_NAME, APP_VERSION } from '../runtime/app-version';
 import { escapeHtml as esc } from './escape';
 import { fmtContext, fmtMs, fmtTokPerSec } from '../../src-shared/report/format';
@@ -46,12 +47,8 @@ export function htmlDocument(title: string, body: string): string {
   ].join('\n');
 }
 
-const STATUS_CLASS: Record<string, string> = {
-  Looped: 'looped',
-  Error: 'error',
-  'Requests queued': 'queued',
-  'Stream stalled': 'queued',
-};
+/** A status word's colour family, for the status column's class (coloured by style.ts). */
+const TONE_OF_WORD = new Map(STATUS_ORDER.map((s) => [STATUSES[s].word, STATUSES[s].tone]));
 
 /** A table; `statusColumn` gets a class per status word so it can be coloured. */
 export function htmlTable(
@@ -66,8 +63,8 @@ export function htmlTable(
       const cells = row
         .map((c, j) => {
           const cls =
-            j === statusColumn && STATUS_CLASS[c]
-              ? ` class="text status-${STATUS_CLASS[c]}"`
+            j === statusColumn && TONE_OF_WORD.has(c)
+              ? ` class="text tone-${TONE_OF_WORD.get(c)}"`
               : j === statusColumn
                 ? ' class="text"'
                 : '';

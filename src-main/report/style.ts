@@ -52,16 +52,16 @@ table.differences td { text-align: left; overflow-wrap: anywhere; }
 table.differences td:last-child { text-align: center; }
 table.measurements { width: 100%; font-size: 11.5px; }
 table.measurements td { white-space: nowrap; }
-.status-looped, .status-error { color: #b3402a; }
-.status-queued { color: #8a5a00; }
+.tone-discarded, .tone-failed { color: #b3402a; }
+.tone-caution { color: #8a5a00; }
 .legend { margin: 8px 0; padding: 0; list-style: none; font-size: 13px; }
 .legend li { margin: 2px 0; }
 ul.notes { font-size: 13px; padding-left: 18px; }
 footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
 @media screen and (max-width: 800px) { .blocks { grid-template-columns: 1fr; } }
 @media (prefers-color-scheme: dark) {
-  .status-looped, .status-error { color: #f08a73; }
-  .status-queued { color: #e8b64f; }
+  .tone-discarded, .tone-failed { color: #f08a73; }
+  .tone-caution { color: #e8b64f; }
 }
 @page { margin: 12mm; }
 @media print {
@@ -70,8 +70,8 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
     --bg: #ffffff; --fg: #000000; --muted: #4a4f57; --rule: #b9bec6; --panel: #f3f5f8;
     --warn-bg: #fff3cd; --warn-fg: #5a4100; --warn-rule: #c9a13a; --diff: #fff1b8;
   }
-  .status-looped, .status-error { color: #9a2f1c; }
-  .status-queued { color: #6e4700; }
+  .tone-discarded, .tone-failed { color: #9a2f1c; }
+  .tone-caution { color: #6e4700; }
   body { font-size: 10pt; }
   main.report { max-width: none; padding: 0; }
   h1 { font-size: 18pt; }

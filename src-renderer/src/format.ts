@@ -11,19 +11,21 @@ import {
   fmtSeconds,
   fmtTokPerSec,
 } from '@shared/report/format';
-import { LEGEND } from '@shared/report/report-model';
 import type { CellStatus } from '@shared/session/schema';
-import { STATUS_WORDS } from '@shared/session/status-words';
+import { STATUSES } from '@shared/session/status-words';
 
 export * from '@shared/report/format';
 
 /** "34.6K tok/s", "2,646.7 tok/s", "—". */
 export const tokPerSec = (v: number | null | undefined): string => (v == null ? NONE : `${fmtTokPerSec(v)} tok/s`);
 
-export const statusWord = (s: CellStatus): string => STATUS_WORDS[s];
+export const statusWord = (s: CellStatus): string => STATUSES[s].word;
+
+/** The class that paints a status in its colour family (styles.css): "tone-caution". */
+export const toneClass = (s: CellStatus): string => `tone-${STATUSES[s].tone}`;
 
 /** What a status means, in the reports' own legend words (without the leading "Word: "). */
-export const legendText = (s: CellStatus): string => LEGEND[s].replace(/^[^:]+:\s*/, '');
+export const legendText = (s: CellStatus): string => STATUSES[s].meaning;
 
 /** "8K context · 32 requests". */
 export const cellName = (c: { context: number; concurrency: number }): string =>

@@ -22,6 +22,7 @@ import type {
 } from '../session/schema';
 import type { ComparisonModel } from '../report/compare-model';
 import type { SweepModel } from '../report/sweep-model';
+import type { PlannedOutStatus } from '../session/status-words';
 import { CELL_METRICS } from '../report/cell-metrics';
 
 // ---------- argument schemas ----------
@@ -196,7 +197,7 @@ export interface CommandPreview {
   warnings?: string[];
 }
 
-export type PlanCellStatus = 'run' | 'over-capacity' | 'too-long' | 'skipped';
+export type PlanCellStatus = 'run' | PlannedOutStatus;
 
 export interface PlanCell {
   context: number;

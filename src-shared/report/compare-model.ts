@@ -5,11 +5,11 @@
  * (src-main/report/compare.ts) and the app's comparison view are all laid out from it.
  */
 import type { Session } from '../session/schema';
-import { STATUS_WORDS } from '../session/status-words';
+import { STATUS_WORDS, hasFigure } from '../session/status-words';
 import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { cellKey } from '../cell-key';
-import { HAS_FIGURES, buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
+import { buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
 import { type TableModel, gpuLabelOf, reportTitle } from './report-model';
 import { differenceOf, fmtCellThroughput, fmtDifference, repetitionTotals } from './confidence';
 
@@ -221,8 +221,8 @@ function deltaRows(sessions: readonly Session[], labels: readonly string[]): Del
         context,
         concurrency,
         statuses: cells.map((c) => (c ? STATUS_WORDS[c.status] : NONE)),
-        totals: cells.map((c) => (c && HAS_FIGURES.has(c.status) ? c.totalTokensPerSecond : null)),
-        ttfts: cells.map((c) => (c && HAS_FIGURES.has(c.status) ? (c.ttft?.p50 ?? null) : null)),
+        totals: cells.map((c) => (c && hasFigure(c.status) ? c.totalTokensPerSecond : null)),
+        ttfts: cells.map((c) => (c && hasFigure(c.status) ? (c.ttft?.p50 ?? null) : null)),
         changes: cells.map((c, i) =>
           i > 0 &&
           c?.status === 'valid' &&
@@ -237,7 +237,7 @@ function deltaRows(sessions: readonly Session[], labels: readonly string[]): Del
             ? fmtDifference(differenceOf(repetitionTotals(base), repetitionTotals(c)), labels[i])
             : null,
         ),
-        totalTexts: cells.map((c) => (c && HAS_FIGURES.has(c.status) ? fmtCellThroughput(c) : NONE)),
+        totalTexts: cells.map((c) => (c && hasFigure(c.status) ? fmtCellThroughput(c) : NONE)),
       };
     });
 }

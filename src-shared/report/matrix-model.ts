@@ -4,25 +4,24 @@
  * with no Node imports, so the renderer can import this file as it is.
  */
 import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/schema';
-import { STATUS_WORDS } from '../session/status-words';
+import { STATUSES, type StatusTone, hasFigure } from '../session/status-words';
 import { cellKey } from '../cell-key';
 import { NONE, fmtContext, fmtMs, fmtTokPerSec, withFailed } from './format';
 import { fmtCellThroughput } from './confidence';
 import { CELL_METRIC_DEFS, type CellMetric, type MetricContext } from './cell-metrics';
 import { type TargetSet, meetsTargets } from './slo';
 
-/** Statuses whose figures are kept and shown (Requests queued keeps its figure, with the word). */
-export const HAS_FIGURES: ReadonlySet<CellStatus> = new Set<CellStatus>(['valid', 'queued', 'stalled']);
-
 export interface MatrixCellView {
   context: number;
   concurrency: number;
+  /** What the cell shows: its figures, its status word, or nothing (no cell here yet). */
+  kind: 'value' | 'status' | 'empty';
   /** null when the session holds no cell here (not measured yet). */
   status: CellStatus | null;
-  /** Total tok/s when the status keeps figures. */
+  /** The metric's value when the status keeps figures (null also when the metric is unknown, e.g. cost without a price). */
   value: number | null;
   ttftSeconds: number | null;
-  /** First line: "141.4", or the status word ("Looped"), or "—". */
+  /** First line: "141.4" ("141.4 tok/s" with units in cells), or the status word ("Looped"), or "—". */
   text: string;
   /** Second line: "37 ms TTFT", or "" when there is none. */
   detail: string;
@@ -39,6 +38,8 @@ export interface MatrixView {
   metric: CellMetric;
   ctx: MetricContext;
   targets?: { set: TargetSet; medians: boolean } | null;
+  /** Write tok/s in each cell, as the app does; the reports leave it to the caption, as the reference report. */
+  unitInCells?: boolean;
 }
 
 export const TOTAL_VIEW: MatrixView = { metric: 'total', ctx: { gpuPricePerHour: null, gpuCount: 1 } };
@@ -82,6 +83,7 @@ export function cellView(
     return {
       context,
       concurrency,
+      kind: 'empty',
       status: null,
       value: null,
       ttftSeconds: null,
@@ -92,12 +94,13 @@ export function cellView(
       missesTargets,
     };
   }
-  const word = STATUS_WORDS[cell.status];
-  if (!HAS_FIGURES.has(cell.status) || cell.totalTokensPerSecond === null) {
+  const word = STATUSES[cell.status].word;
+  if (!hasFigure(cell.status) || cell.totalTokensPerSecond === null) {
     const why = cell.reason ? `: ${cell.reason}` : '';
     return {
       context,
       concurrency,
+      kind: 'status',
       status: cell.status,
       value: null,
       ttftSeconds: null,
@@ -112,7 +115,9 @@ export function cellView(
   const value = def.value(cell, view.ctx);
   const ttft = cell.ttft?.p50 ?? null;
   // Total tok/s is written without its unit, as the reference report's heatmap does.
-  const text = withFailed(view.metric === 'total' ? fmtCellThroughput(cell) : def.format(value), cell.failedRequests);
+  const unit = view.unitInCells && value !== null && def.unit === 'tok/s' ? ' tok/s' : '';
+  const figure = view.metric === 'total' ? fmtCellThroughput(cell) : def.format(value);
+  const text = withFailed(`${figure}${unit}`, cell.failedRequests);
   const detail =
     view.metric === 'ttft'
       ? `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s total`
@@ -125,6 +130,7 @@ export function cellView(
   return {
     context,
     concurrency,
+    kind: 'value',
     status: cell.status,
     value,
     ttftSeconds: ttft,
@@ -137,8 +143,18 @@ export function cellView(
 }
 
 export function buildDecodeMatrix(session: Session, view: MatrixView = TOTAL_VIEW): DecodeMatrixModel {
-  const { contexts, concurrency } = matrixAxes(session);
-  const index = cellIndex(session.cells);
+  return decodeMatrix(matrixAxes(session), session.cells, view);
+}
+
+/** The matrix over given axes (sorted here), e.g. a run's plan while its cells arrive. */
+export function decodeMatrix(
+  axes: { contexts: readonly number[]; concurrency: readonly number[] },
+  cells: readonly DecodeCell[],
+  view: MatrixView = TOTAL_VIEW,
+): DecodeMatrixModel {
+  const contexts = sortedUnique(axes.contexts);
+  const concurrency = sortedUnique(axes.concurrency);
+  const index = cellIndex(cells);
   const rows = contexts.map((ctx) =>
     concurrency.map((c) => cellView(ctx, c, index.get(cellKey({ context: ctx, concurrency: c })), view)),
   );
@@ -156,7 +172,7 @@ export interface PrefillPoint {
 /** The prefill curve: measured points only, by context. */
 export function buildPrefillSeries(prefill: readonly PrefillResult[]): PrefillPoint[] {
   return [...prefill]
-    .filter((p) => HAS_FIGURES.has(p.status) && p.tokensPerSecond !== null)
+    .filter((p) => hasFigure(p.status) && p.tokensPerSecond !== null)
     .sort((a, b) => a.context - b.context)
     .map((p) => ({
       context: p.context,
@@ -244,18 +260,19 @@ export function divergingColor(ratio: number): string {
   return hex(t >= 0 ? mix(DIV_SAME, DIV_BETTER, t) : mix(DIV_SAME, DIV_WORSE, -t));
 }
 
-/** Fill for cells with no figure, by status (light greys; errors slightly warm). */
+/** The report's fill for each colour family of a cell with no figure: light greys, the failed ones slightly warm. */
+const TONE_FILL: Record<StatusTone, string> = {
+  measured: '#efefef',
+  caution: '#efefef',
+  discarded: '#f3dcd6',
+  failed: '#f3dcd6',
+  'not-run': '#e2e2e2',
+  stopped: '#efefef',
+};
+
+/** Fill for cells with no figure, by its status's colour family (src-shared/session/status-words.ts). */
 export function statusColor(status: CellStatus | null): string {
-  switch (status) {
-    case 'looped':
-    case 'error':
-      return '#f3dcd6';
-    case 'over-capacity':
-    case 'too-long':
-      return '#e2e2e2';
-    default:
-      return '#efefef';
-  }
+  return status ? TONE_FILL[STATUSES[status].tone] : TONE_FILL.stopped;
 }
 
 /** Black or white text, whichever reads better on the given #rrggbb fill. */
@@ -275,7 +292,7 @@ export const MISSED_TARGET_FILL = '#dcdcdc';
 
 /** Heatmap fill for a decode cell, in its metric's direction. */
 export function decodeCellFill(cell: MatrixCellView, maxValue: number, better: 'higher' | 'lower' = 'higher'): string {
-  if (cell.missesTargets && cell.value !== null) return MISSED_TARGET_FILL;
+  if (cell.missesTargets && cell.kind === 'value') return MISSED_TARGET_FILL;
   if (cell.value === null) return statusColor(cell.status);
   return metricColor(cell.value, maxValue, better);
 }

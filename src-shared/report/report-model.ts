@@ -5,7 +5,7 @@
  * Node imports.
  */
 import type { CellStatus, DecodeCell, Session } from '../session/schema';
-import { STATUS_WORDS } from '../session/status-words';
+import { STATUSES, STATUS_WORDS, hasFigure, legendLine, legendStatuses } from '../session/status-words';
 import {
   NONE,
   fmtContext,
@@ -140,22 +140,6 @@ export interface MeasurementRow {
   sort: Record<MeasurementSortKey, number | string | null>;
   text: string[];
 }
-
-export const LEGEND: Record<CellStatus, string> = {
-  valid: 'Valid: measured, with none of the problems below.',
-  looped: 'Looped: the model kept repeating the same text, so the benchmark discarded this measurement.',
-  'over-capacity':
-    "Over capacity: not run because this many requests at this context would exceed the server's KV cache.",
-  queued:
-    'Requests queued: measured, but the server could not run all the requests at once: on average fewer than 95% of them were active, requests were still waiting in two once-a-second checks in a row, or the start-up wait timed out. A request that waits one scheduler step after the previous one ends is not counted. The figure is kept.',
-  stalled:
-    'Stream stalled: measured, but one stream produced nothing for a while inside the window (over 20 times the median time between tokens, and at least 2 s), so the figure may be low; it is kept.',
-  'too-long': "Too long: not run because the context plus the output would exceed the model's maximum length.",
-  error:
-    'Error: no figure, because more than 10% of the requests in the window failed or the server went down; the notes below give the server’s message. Fewer failed requests keep the figure, with their count beside it, e.g. "1,234.5 (2 failed)".',
-  cancelled: 'Cancelled: the run was stopped before this measurement finished.',
-  skipped: 'Skipped: left out of this run.',
-};
 
 export const TTFT_NOTE =
   "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.";
@@ -368,7 +352,7 @@ function prefillTable(session: Session): TableModel | null {
   return {
     header: [...PREFILL_COLUMNS],
     rows: sortedPrefill(session.prefill).map((p) => {
-      const figures = p.status === 'valid' || p.status === 'queued';
+      const figures = hasFigure(p.status);
       return [
         fmtContext(p.context),
         figures ? fmtTokPerSec(p.tokensPerSecond) : STATUS_WORDS[p.status],
@@ -380,9 +364,8 @@ function prefillTable(session: Session): TableModel | null {
 
 /** Completed requests of a prefill scout: 1 when it answered, 0 when it failed, null when not run. */
 function prefillCompleted(status: CellStatus): number | null {
-  if (status === 'valid' || status === 'queued') return 1;
-  if (status === 'looped' || status === 'error' || status === 'cancelled') return 0;
-  return null;
+  if (!STATUSES[status].ran) return null;
+  return hasFigure(status) ? 1 : 0;
 }
 
 export function decodeMeasurementRow(c: DecodeCell): string[] {
@@ -562,19 +545,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const decode = buildDecodeMatrix(session, { metric, ctx, targets });
   const rows = measurementRows(session);
   const present = new Set(session.cells.map((c) => c.status));
-  const legendStatuses: CellStatus[] = [
-    'looped',
-    'over-capacity',
-    'queued',
-    'stalled',
-    'too-long',
-    'error',
-    'cancelled',
-    'skipped',
-  ];
-  const legend = legendStatuses
-    .filter((s) => s === 'looped' || s === 'over-capacity' || s === 'queued' || present.has(s))
-    .map((s) => LEGEND[s]);
+  const legend = legendStatuses(present, true).map(legendLine);
   if (session.cells.some((c) => (c.repetitions?.length ?? 0) > 1)) legend.push(REPEAT_LEGEND);
   return {
     kicker: REPORT_KICKER,

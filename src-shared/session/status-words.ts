@@ -1,21 +1,152 @@
 /**
- * Status words, apart from the zod schema so the renderer can show them without bundling zod
- * (the page only needs the schema's types). schema.ts re-exports them for main.
+ * What each cell status means, in one table: whether it keeps a figure, whether a resumed run
+ * counts it as done, its word, its colour family and its legend line. The plan, the engine, the
+ * app and the reports all read it (docs/architecture.md, "One place per concept"). A new status
+ * is one more row here (and one in the session schema's enum); the compiler asks for every field.
+ *
+ * Zod-free, apart from the schema, so the renderer can read it without bundling zod (the page only
+ * needs the schema's types). schema.ts re-exports STATUS_WORDS for main.
  */
 import type { CellStatus, Session } from './schema';
 
-/** Words used on screen and in reports for each status, as in the reference report. */
-export const STATUS_WORDS: Record<CellStatus, string> = {
-  valid: 'Valid',
-  'over-capacity': 'Over capacity',
-  'too-long': 'Too long',
-  queued: 'Requests queued',
-  stalled: 'Stream stalled',
-  looped: 'Looped',
-  error: 'Error',
-  cancelled: 'Cancelled',
-  skipped: 'Skipped',
-};
+/**
+ * The colour family a status is painted in. Each medium has its own palette for the families:
+ * the report's SVG fills (statusColor in report/matrix-model.ts), the report's text colours
+ * (src-main/report/style.ts) and the app's themed colours (src-renderer/src/styles.css).
+ */
+export type StatusTone = 'measured' | 'caution' | 'discarded' | 'failed' | 'not-run' | 'stopped';
+
+export interface StatusMeaning {
+  /** The word shown on screen and in reports, as in the reference report. */
+  word: string;
+  /** The cell keeps its figures and shows them (with the word beside them unless Valid). */
+  hasFigure: boolean;
+  /** Requests were sent. False for cells the plan left out: they carry no counts at all. */
+  ran: boolean;
+  /** A resumed run does not measure it again (the app's "cells left" agrees). */
+  doneForResume: boolean;
+  tone: StatusTone;
+  /** In a report's legend always (as in the reference report), when a cell has it, or never. */
+  legend: 'always' | 'when-present' | 'never';
+  /** The legend's definition, after "Word: ". */
+  meaning: string;
+}
+
+const TABLE = {
+  valid: {
+    word: 'Valid',
+    hasFigure: true,
+    ran: true,
+    doneForResume: true,
+    tone: 'measured',
+    legend: 'never',
+    meaning: 'measured, with none of the problems below.',
+  },
+  looped: {
+    word: 'Looped',
+    hasFigure: false,
+    ran: true,
+    doneForResume: true,
+    tone: 'discarded',
+    legend: 'always',
+    meaning: 'the model kept repeating the same text, so the benchmark discarded this measurement.',
+  },
+  'over-capacity': {
+    word: 'Over capacity',
+    hasFigure: false,
+    ran: false,
+    doneForResume: true,
+    tone: 'not-run',
+    legend: 'always',
+    meaning: "not run because this many requests at this context would exceed the server's KV cache.",
+  },
+  queued: {
+    word: 'Requests queued',
+    hasFigure: true,
+    ran: true,
+    doneForResume: true,
+    tone: 'caution',
+    legend: 'always',
+    meaning:
+      'measured, but the server could not run all the requests at once: on average fewer than 95% of them were active, requests were still waiting in two once-a-second checks in a row, or the start-up wait timed out. A request that waits one scheduler step after the previous one ends is not counted. The figure is kept.',
+  },
+  stalled: {
+    word: 'Stream stalled',
+    hasFigure: true,
+    ran: true,
+    doneForResume: true,
+    tone: 'caution',
+    legend: 'when-present',
+    meaning:
+      'measured, but one stream produced nothing for a while inside the window (over 20 times the median time between tokens, and at least 2 s), so the figure may be low; it is kept.',
+  },
+  'too-long': {
+    word: 'Too long',
+    hasFigure: false,
+    ran: false,
+    doneForResume: true,
+    tone: 'not-run',
+    legend: 'when-present',
+    meaning: "not run because the context plus the output would exceed the model's maximum length.",
+  },
+  error: {
+    word: 'Error',
+    hasFigure: false,
+    ran: true,
+    doneForResume: true,
+    tone: 'failed',
+    legend: 'when-present',
+    meaning:
+      'no figure, because more than 10% of the requests in the window failed or the server went down; the notes below give the server’s message. Fewer failed requests keep the figure, with their count beside it, e.g. "1,234.5 (2 failed)".',
+  },
+  cancelled: {
+    word: 'Cancelled',
+    hasFigure: false,
+    ran: true,
+    // Stopped before it finished: a resume measures it.
+    doneForResume: false,
+    tone: 'stopped',
+    legend: 'when-present',
+    meaning: 'the run was stopped before this measurement finished.',
+  },
+  skipped: {
+    word: 'Skipped',
+    hasFigure: false,
+    ran: false,
+    doneForResume: true,
+    tone: 'not-run',
+    legend: 'when-present',
+    meaning: 'left out of this run.',
+  },
+} as const satisfies Record<CellStatus, StatusMeaning>;
+
+/** Every status, in legend order. */
+export const STATUSES: Readonly<Record<CellStatus, StatusMeaning>> = TABLE;
+
+/** The statuses a plan gives the cells it leaves out (those that never send a request). */
+export type PlannedOutStatus = { [S in CellStatus]: (typeof TABLE)[S]['ran'] extends false ? S : never }[CellStatus];
+
+/** Every status in legend order. */
+export const STATUS_ORDER = Object.keys(STATUSES) as CellStatus[];
+
+/** Words used on screen and in reports for each status. */
+export const STATUS_WORDS = Object.fromEntries(STATUS_ORDER.map((s) => [s, STATUSES[s].word])) as Readonly<
+  Record<CellStatus, string>
+>;
+
+export const hasFigure = (status: CellStatus): boolean => STATUSES[status].hasFigure;
+export const isDoneForResume = (status: CellStatus): boolean => STATUSES[status].doneForResume;
+
+/** The legend line of a status: "Looped: the model kept repeating …". */
+export const legendLine = (status: CellStatus): string => `${STATUSES[status].word}: ${STATUSES[status].meaning}`;
+
+/** The statuses a legend explains, in legend order: those `present`, and in reports also the ones always listed. */
+export function legendStatuses(present: ReadonlySet<CellStatus>, withAlways: boolean): CellStatus[] {
+  return STATUS_ORDER.filter((s) => {
+    const when = STATUSES[s].legend;
+    return when !== 'never' && (present.has(s) || (withAlways && when === 'always'));
+  });
+}
 
 /** How many of a session's cells have each status. */
 export function countByStatus(session: Session): Partial<Record<CellStatus, number>> {

@@ -7,7 +7,7 @@ import { type ReactNode, memo } from 'react';
 import { CELL_METRIC_DEFS } from '@shared/report/cell-metrics';
 import { metricGradientCss, metricKeyText } from '@shared/report/matrix-model';
 import type { HeatCell, HeatmapModel } from './heatmap-model';
-import { fmtContext, legendText, statusWord, tokPerSec } from '../format';
+import { fmtContext, legendText, statusWord, toneClass, tokPerSec } from '../format';
 import type { LiveCell } from '@shared/ipc/contract';
 
 export function Heatmap(props: {
@@ -68,7 +68,7 @@ export function Heatmap(props: {
         <p className="legend" data-testid="heatmap-legend">
           {model.statusesShown.map((s) => (
             <span key={s}>
-              <strong className={`legend-word st-${s}`}>{statusWord(s)}</strong>: {legendText(s)}{' '}
+              <strong className={`legend-word ${toneClass(s)}`}>{statusWord(s)}</strong>: {legendText(s)}{' '}
             </span>
           ))}
         </p>
@@ -92,7 +92,7 @@ const HeatmapCell = memo(function HeatmapCell(props: {
   const cls = [
     'hm-cell',
     `hm-${cell.kind}`,
-    cell.status ? `st-${cell.status}` : '',
+    cell.status ? toneClass(cell.status) : '',
     isLive ? 'hm-live' : '',
     props.selected ? 'hm-selected' : '',
     cell.missesTargets ? 'hm-miss' : '',

@@ -1,25 +1,24 @@
 /**
- * The decode heatmap as data: rows are contexts, columns concurrency levels, colour is the
- * chosen metric (total tok/s unless told) on the reports' zero-anchored scale (metricColor).
- * This adds what only the live app has: planned cells and their reasons, and cells greyed for
- * missing the service-level targets. Pure, so it is unit-tested without a browser.
+ * The decode heatmap as the app draws it: the reports' matrix model (src-shared/report/matrix-model.ts
+ * lays out the axes, each cell's text, its colour and the cells that miss the targets), with tok/s
+ * written in each cell, plus what only the live app has: planned cells with the plan's reasons,
+ * and the statuses its legend explains. Pure, so it is unit-tested without a browser.
  */
 import { cellKey } from '@shared/cell-key';
 import type { PlanCell } from '@shared/ipc/contract';
 import type { CellStatus, DecodeCell } from '@shared/session/schema';
+import { legendStatuses } from '@shared/session/status-words';
 import { CELL_METRIC_DEFS, type CellMetric } from '@shared/report/cell-metrics';
 import {
-  HAS_FIGURES,
-  MISSED_TARGET_FILL,
+  type MatrixCellView,
   type MatrixView,
   TOTAL_VIEW,
-  metricCellText,
-  metricColor,
+  cellIndex,
+  decodeCellFill,
+  decodeMatrix,
   textColorOn,
 } from '@shared/report/matrix-model';
-import { meetsTargets } from '@shared/report/slo';
-import { NONE, fmtMs, fmtTokPerSec, statusWord, withFailed } from '../format';
-import { fmtCellThroughput } from '@shared/report/confidence';
+import { statusWord } from '../format';
 
 /** What the heatmap shows: the reports' matrix view (a metric, and targets whose misses are greyed). */
 export type HeatmapView = MatrixView;
@@ -46,9 +45,10 @@ export interface HeatmapModel {
   contexts: number[];
   concurrency: number[];
   rows: HeatCell[][];
-  min: number | null;
+  /** The largest figure, where the colour key ends; null when no cell has one. */
   max: number | null;
   metric: CellMetric;
+  /** The statuses the legend explains, in the legend's order. */
   statusesShown: CellStatus[];
 }
 
@@ -59,110 +59,69 @@ export function buildHeatmap(
   plan: readonly PlanCell[] = [],
   view: HeatmapView = TOTAL_VIEW,
 ): HeatmapModel {
-  const def = CELL_METRIC_DEFS[view.metric];
-  const valueOf = (c: DecodeCell): number | null =>
-    HAS_FIGURES.has(c.status) && c.totalTokensPerSecond != null ? def.value(c, view.ctx) : null;
-  const byKey = new Map(cells.map((c) => [cellKey(c), c]));
+  const m = decodeMatrix({ contexts, concurrency }, cells, { ...view, unitInCells: true });
+  const better = CELL_METRIC_DEFS[m.metric].better;
+  const byKey = cellIndex(cells);
   const planByKey = new Map(plan.map((p) => [cellKey(p), p]));
-  const values = cells.map(valueOf).filter((v): v is number => v !== null && v > 0);
-  const min = values.length ? Math.min(...values) : null;
-  const max = values.length ? Math.max(...values) : null;
-  const shown = new Set<CellStatus>();
-  const rows = [...contexts]
-    .sort((a, b) => a - b)
-    .map((context) =>
-      [...concurrency]
-        .sort((a, b) => a - b)
-        .map((conc): HeatCell => {
-          const key = cellKey({ context, concurrency: conc });
-          const cell = byKey.get(key) ?? null;
-          const missesTargets = !!(cell && view.targets && !meetsTargets(cell, view.targets.set, view.targets.medians));
-          const base = { key, context, concurrency: conc, cell, reason: cell?.reason ?? null, missesTargets };
-          if (cell && HAS_FIGURES.has(cell.status) && cell.totalTokensPerSecond != null) {
-            const value = valueOf(cell);
-            const background = missesTargets
-              ? MISSED_TARGET_FILL
-              : value === null
-                ? null
-                : metricColor(value, max ?? 0, def.better);
-            if (cell.status !== 'valid') shown.add(cell.status);
-            return {
-              ...base,
-              kind: 'value',
-              status: cell.status,
-              flag: cell.status === 'valid' ? null : statusWord(cell.status),
-              line1: withFailed(
-                view.metric === 'total' ? `${fmtCellThroughput(cell)} tok/s` : metricCellText(view.metric, value),
-                cell.failedRequests,
-              ),
-              line2: secondLine(view.metric, cell),
-              background,
-              foreground: background ? textColorOn(background) : null,
-            };
-          }
-          if (cell) {
-            shown.add(cell.status);
-            return {
-              ...base,
-              kind: 'status',
-              status: cell.status,
-              line1: statusWord(cell.status),
-              line2: '',
-              flag: null,
-              background: null,
-              foreground: null,
-            };
-          }
-          const planned = planByKey.get(key);
-          if (planned && planned.status !== 'run') {
-            shown.add(planned.status);
-            return {
-              ...base,
-              kind: 'status',
-              status: planned.status,
-              line1: statusWord(planned.status),
-              line2: '',
-              flag: null,
-              background: null,
-              foreground: null,
-              reason: planned.reason,
-            };
-          }
-          return {
-            ...base,
-            kind: planned ? 'planned' : 'empty',
-            status: null,
-            line1: '',
-            line2: '',
-            flag: null,
-            background: null,
-            foreground: null,
-          };
-        }),
-    );
-  const order: CellStatus[] = [
-    'looped',
-    'over-capacity',
-    'too-long',
-    'queued',
-    'stalled',
-    'error',
-    'cancelled',
-    'skipped',
-  ];
+  const rows = m.rows.map((row) =>
+    row.map((c) => {
+      const key = cellKey(c);
+      return heatCell(c, byKey.get(key) ?? null, planByKey.get(key), m.maxValue, better);
+    }),
+  );
+  const shown = new Set(rows.flat().flatMap((c) => (c.status ? [c.status] : [])));
   return {
-    contexts: [...contexts].sort((a, b) => a - b),
-    concurrency: [...concurrency].sort((a, b) => a - b),
+    contexts: m.contexts,
+    concurrency: m.concurrency,
     rows,
-    min,
-    max,
-    metric: view.metric,
-    statusesShown: order.filter((s) => shown.has(s)),
+    max: m.maxValue > 0 ? m.maxValue : null,
+    metric: m.metric,
+    statusesShown: legendStatuses(shown, false),
   };
 }
 
-/** The cell's second line: its TTFT, or its total tok/s when TTFT is the first line. */
-function secondLine(metric: CellMetric, cell: DecodeCell): string {
-  if (metric === 'ttft') return `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s total`;
-  return cell.ttft ? `${fmtMs(cell.ttft.p50)} TTFT` : NONE;
+function heatCell(
+  c: MatrixCellView,
+  cell: DecodeCell | null,
+  planned: PlanCell | undefined,
+  maxValue: number,
+  better: 'higher' | 'lower',
+): HeatCell {
+  const base = {
+    key: cellKey(c),
+    context: c.context,
+    concurrency: c.concurrency,
+    cell,
+    reason: cell?.reason ?? null,
+    missesTargets: c.missesTargets,
+    line2: '',
+    flag: null,
+    background: null,
+    foreground: null,
+  };
+  if (c.kind === 'value') {
+    // A figure the metric cannot give (cost without a price) keeps the theme's cell colour.
+    const background = c.value === null && !c.missesTargets ? null : decodeCellFill(c, maxValue, better);
+    const foreground = background ? textColorOn(background) : null;
+    return {
+      ...base,
+      kind: 'value',
+      status: c.status,
+      line1: c.text,
+      line2: c.detail,
+      flag: c.flag,
+      background,
+      foreground,
+    };
+  }
+  if (c.kind === 'status') return { ...base, kind: 'status', status: c.status, line1: c.text };
+  if (planned && planned.status !== 'run')
+    return {
+      ...base,
+      kind: 'status',
+      status: planned.status,
+      line1: statusWord(planned.status),
+      reason: planned.reason,
+    };
+  return { ...base, kind: planned ? 'planned' : 'empty', status: null, line1: '' };
 }

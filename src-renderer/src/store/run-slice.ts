@@ -2,6 +2,7 @@
 import { cellKey } from '@shared/cell-key';
 import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '@shared/ipc/contract';
 import type { Session } from '@shared/session/schema';
+import { isDoneForResume } from '@shared/session/status-words';
 import { foldRunCells, type HeldSession } from './session-slice';
 import type { SliceCreator, StoreState } from './types';
 
@@ -148,11 +149,11 @@ export function formFromRunConfig(rc: Session['runConfig']): RunForm {
   };
 }
 
-/** Planned cells a session's run has not measured yet (never run, or cancelled): what Resume would measure. */
+/** Planned cells a session's run has not measured yet (never run, or not done for resume): what Resume would measure. */
 export function cellsLeft(session: Session | null): number {
   if (!session) return 0;
   const rc = session.runConfig;
-  const measured = new Set(session.cells.filter((c) => c.status !== 'cancelled').map(cellKey));
+  const measured = new Set(session.cells.filter((c) => isDoneForResume(c.status)).map(cellKey));
   let left = 0;
   for (const context of rc.contexts)
     for (const concurrency of rc.concurrency) if (!measured.has(cellKey({ context, concurrency }))) left++;

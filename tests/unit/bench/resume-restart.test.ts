@@ -14,6 +14,10 @@ import type { LaunchOptions } from '../../../src-main/server/launch';
 import { simTest as it } from '../../helpers/fixtures';
 import { freePort } from '../../helpers/sim';
 import { readSessionFile } from '../../../src-main/session/read';
+import { writeSessionFile } from '../../../src-main/session/write';
+import { unmeasuredCell } from '../../../src-main/bench/cells';
+import type { DecodeCell, Session } from '../../../src-shared/session/schema';
+import { cellsLeft } from '../../../src-renderer/src/store/run-slice';
 import { runBench, targetOf, tempDir } from './bench-helpers';
 
 const SPEED = 20;
@@ -73,6 +77,36 @@ describe('cancel and resume', () => {
     // The prefill measured in the first run is not measured again.
     expect(second.events.some((e) => e.type === 'prefill-done')).toBe(false);
     expect(second.session.prefill.length).toBe(1);
+  }, 90_000);
+
+  it('resume keeps a Stream stalled cell as measured and measures only the cancelled one, the count the app shows', async ({
+    launchSim,
+  }) => {
+    const sim = await launchSim({ speed: SPEED, args: ['--served-model-name', 'fara'] });
+    const target = await targetOf(sim.url);
+    const file = join(tempDir(), 'stalled.speedmatrix.json');
+    const small: RunConfigInput = { ...config, contexts: [0], concurrency: [1, 2], prefillContexts: [] };
+    const first = await runBench(target, small, file);
+    // The session as a run leaves it when a stream stalled in the first cell (statuses-sim.test.ts
+    // makes such a cell with a paused simulator) and the run was stopped during the second.
+    const [measured] = first.session.cells;
+    const stalled: DecodeCell = { ...measured, status: 'stalled', reason: 'one stream produced nothing for 3.1 s' };
+    const saved: Session = {
+      ...first.session,
+      cells: [stalled, unmeasuredCell(0, 2, 'cancelled', 'the run was stopped during this cell')],
+    };
+    expect((await writeSessionFile(file, saved)).ok).toBe(true);
+    expect(cellsLeft(saved)).toBe(1);
+
+    const second = await runBench(target, small, file, { resume: true });
+    const plan = second.events.find((e) => e.type === 'plan');
+    expect(plan?.type === 'plan' && plan.alreadyDone).toBe(1);
+    expect(doneKeys(second.events)).toEqual(['0x2']);
+    const kept = second.session.cells.find((c) => cellKey(c) === '0x1')!;
+    expect(kept.status).toBe('stalled');
+    expect(kept.startedAt).toBe(measured.startedAt);
+    expect(kept.totalTokensPerSecond).toBe(measured.totalTokensPerSecond);
+    expect(cellsLeft(second.session)).toBe(0);
   }, 90_000);
 
   it('a worker that dies: the cells it finished are saved, the current one marked, and resume completes the run', async ({

@@ -103,7 +103,7 @@ describe('HTML report', () => {
     expect(prefillSvg.match(/<circle /g)).toHaveLength(7);
     expect(html).toContain('<td>4,786.2</td>');
     expect(html).toContain('--api-key &lt;redacted&gt;');
-    expect(html).toMatch(/<td class="text status-looped">Looped<\/td>/);
+    expect(html).toMatch(/<td class="text tone-discarded">Looped<\/td>/);
   });
 
   it('has a print stylesheet for A4 and Letter and follows light and dark colour schemes', () => {

@@ -34,7 +34,6 @@ export function ratioHeatmap(r: RatioMatrix, deltas: readonly DeltaRow[]): Heatm
     contexts: r.contexts,
     concurrency: r.concurrency,
     rows,
-    min: ratios.length ? Math.min(...ratios) : null,
     max: ratios.length ? Math.max(...ratios) : null,
     metric: 'total',
     statusesShown: [],

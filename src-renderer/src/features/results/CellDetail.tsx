@@ -20,6 +20,7 @@ import {
   fmtTemperature,
   fmtWatts,
   statusWord,
+  toneClass,
   tokPerSec,
   withFailed,
 } from '../../format';
@@ -93,7 +94,7 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
     <section className="cell-detail" aria-label={`Detail of ${cellName(cell)}`} data-testid="cell-detail">
       <div className="view-head">
         <h3>
-          {cellName(cell)}: <span className={`legend-word st-${cell.status}`}>{statusWord(cell.status)}</span>
+          {cellName(cell)}: <span className={`legend-word ${toneClass(cell.status)}`}>{statusWord(cell.status)}</span>
         </h3>
         <button type="button" onClick={onClose}>
           Close
