@@ -24,7 +24,7 @@ import {
 import { type BenchHttp, getTextOrNull } from './http';
 import { queueSample, type QueueSample } from './metrics';
 import { READINESS_START, readinessStep } from './readiness';
-import { mean } from './stats';
+import { mean } from '../../src-shared/mean';
 import { decideStatus, type FailureCount, queueEvidence, tooManyFailed } from './status';
 import { ChatStream, nowMs } from './stream';
 import type { BenchEvent } from './types';

@@ -6,6 +6,7 @@
 import { cellKey, type CellCoords } from '../../src-shared/cell-key';
 import type { CellStatus, DecodeCell, LatencyStats, Repetition } from '../../src-shared/session/schema';
 import { isDoneForResume } from '../../src-shared/session/status-words';
+import { mean } from '../../src-shared/mean';
 
 /** The key of one measurement of a cell: the cell key for the first pass (as without repeats), "8192x4#2" for later ones. */
 export function repetitionKey(cell: CellCoords, repetition: number): string {
@@ -40,11 +41,6 @@ export function toRepetition(cell: DecodeCell, repetition: number): Repetition {
 }
 
 const hasFigures = (r: Repetition): boolean => r.totalTokensPerSecond !== null;
-
-function mean(values: ReadonlyArray<number | null>): number | null {
-  const xs = values.filter((v): v is number => v !== null);
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
-}
 
 function meanStats(stats: ReadonlyArray<LatencyStats | null>): LatencyStats | null {
   const xs = stats.filter((s): s is LatencyStats => s !== null);

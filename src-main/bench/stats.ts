@@ -1,5 +1,6 @@
 /** Distribution summaries of latencies (seconds). */
 import type { LatencyStats } from '../../src-shared/session/schema';
+import { mean } from '../../src-shared/mean';
 
 /** Percentile with linear interpolation between closest ranks (numpy's default). `sorted` ascending. */
 export function percentile(sorted: readonly number[], q: number): number {
@@ -16,15 +17,7 @@ export function latencyStats(values: readonly number[]): LatencyStats | null {
     .filter((v) => Number.isFinite(v))
     .map((v) => Math.max(0, v))
     .sort((a, b) => a - b);
-  if (xs.length === 0) return null;
-  let sum = 0;
-  for (const x of xs) sum += x;
-  return { p50: percentile(xs, 0.5), p90: percentile(xs, 0.9), p99: percentile(xs, 0.99), mean: sum / xs.length };
-}
-
-export function mean(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  let s = 0;
-  for (const v of values) s += v;
-  return s / values.length;
+  const avg = mean(xs);
+  if (avg === null) return null;
+  return { p50: percentile(xs, 0.5), p90: percentile(xs, 0.9), p99: percentile(xs, 0.99), mean: avg };
 }

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { CellTelemetry, TelemetrySeries } from '../../src-shared/session/schema';
+import { mean } from '../../src-shared/mean';
 import { findNvidiaSmi } from './nvidia-smi-path';
 import { parseTelemetryLine, TELEMETRY_FIELDS, type GpuSample } from './nvidia-smi-parse';
 
@@ -163,8 +164,6 @@ export function appendTelemetrySeries(existing: TelemetrySeries | null, added: T
   };
 }
 
-const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
-
 /**
  * One decode cell's GPU figures over its window [fromMs, toMs]. With several GPUs, power and
  * memory are summed over GPUs at each moment (the whole server's draw), utilization, clocks and
@@ -189,7 +188,7 @@ export function summarizeCellTelemetry(
       const vals = group.map(f).filter((v): v is number => v !== null);
       return vals.length === 0 ? [] : [vals.reduce((a, b) => a + b, 0)];
     });
-  const avgOf = (f: (s: GpuSample) => number | null) => mean(inWindow.map(f).filter((v): v is number => v !== null));
+  const avgOf = (f: (s: GpuSample) => number | null) => mean(inWindow.map(f));
   const avgPower = mean(sumPer((s) => s.powerWatts));
   const windowSeconds = (toMs - fromMs) / 1000;
   const reasons = new Set<string>();

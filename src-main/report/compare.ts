@@ -8,6 +8,7 @@ import { fmtContext, fmtTokPerSec } from '../../src-shared/report/format';
 import { htmlDocument, htmlTable } from './html';
 import { markdownTable } from './markdown';
 import type { HeatmapModel } from '../../src-shared/report/matrix-model';
+import { simulatedBanner } from '../../src-shared/report/report-model';
 import {
   type ComparisonModel,
   deltasCaption,
@@ -41,7 +42,9 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
 
 /** The comparison's sections (differences, prefill, ratio matrices, deltas), as Markdown lines. */
 export function compareMarkdownSections(m: ComparisonModel): string[] {
+  const banner = simulatedBanner(m.simulated);
   const out: string[] = [
+    ...(banner ? [`> **${md(banner)}**`, ''] : []),
     '## Differences',
     '',
     'Settings that differ between the sessions are marked ≠ and shown in bold.',
@@ -110,10 +113,8 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
 /** The comparison's sections (differences, prefill, ratio heatmaps, deltas), as HTML. */
 export function compareHtmlSections(m: ComparisonModel): string[] {
   const out: string[] = [];
-  if (m.simulated.some(Boolean))
-    out.push(
-      '<p class="banner">SIMULATED: at least one of these sessions comes from the simulated vLLM server, not real hardware.</p>',
-    );
+  const banner = simulatedBanner(m.simulated);
+  if (banner) out.push(`<p class="banner">${esc(banner)}</p>`);
   out.push('<h2>Differences</h2>', '<p class="caption">Settings that differ between the sessions are highlighted.</p>');
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(htmlTable(differencesTable(m), 'differences', -1, differing));

@@ -9,6 +9,7 @@ import type { LaunchOptions } from '../server/launch';
 import { flagValue } from '../server/command-line';
 import { fmtDuration, plural } from '../../src-shared/report/format';
 import type { SweepPlanFigures } from '../../src-shared/ipc/contract';
+import { mean } from '../../src-shared/mean';
 import type { VariantState } from './manifest';
 
 /** The plan of the variants not done yet, each on a fresh server whose KV budget is not known yet. */
@@ -59,6 +60,6 @@ export function sweepSecondsLeft(o: {
   planned: number;
 }): { seconds: number; withServerStarts: boolean } {
   const measured = o.finished.length > 0;
-  const perVariant = measured ? o.finished.reduce((a, b) => a + b, 0) / o.finished.length : o.planned;
+  const perVariant = mean(o.finished) ?? o.planned;
   return { seconds: (o.current ?? perVariant) + o.after * perVariant, withServerStarts: measured };
 }

@@ -4,6 +4,7 @@
  * more than noise. Pure functions; the method is described in docs/repeats-and-targets.md.
  */
 import { fmtTokPerSec, fmtTokPerSecInterval } from './format';
+import { mean } from '../mean';
 
 /** Two-sided 95% Student's t quantiles (t at 0.975) for 1..30 degrees of freedom. */
 const T975 = [
@@ -43,19 +44,19 @@ export interface MeanInterval {
 export function meanInterval(values: readonly number[]): MeanInterval | null {
   const xs = values.filter((v) => Number.isFinite(v));
   const n = xs.length;
-  if (n === 0) return null;
-  const mean = xs.reduce((a, b) => a + b, 0) / n;
-  if (n === 1) return { n, mean, sd: 0, halfWidth: null, low: null, high: null, cv: null, unstable: false };
-  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  const avg = mean(xs);
+  if (avg === null) return null;
+  if (n === 1) return { n, mean: avg, sd: 0, halfWidth: null, low: null, high: null, cv: null, unstable: false };
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - avg) ** 2, 0) / (n - 1));
   const halfWidth = (tQuantile95(n - 1) * sd) / Math.sqrt(n);
-  const cv = mean === 0 ? null : sd / Math.abs(mean);
+  const cv = avg === 0 ? null : sd / Math.abs(avg);
   return {
     n,
-    mean,
+    mean: avg,
     sd,
     halfWidth,
-    low: mean - halfWidth,
-    high: mean + halfWidth,
+    low: avg - halfWidth,
+    high: avg + halfWidth,
     cv,
     unstable: cv !== null && cv > UNSTABLE_CV,
   };

@@ -578,5 +578,15 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   };
 }
 
-export const SIMULATED_NOTE =
-  "SIMULATED: these figures come from SpeedMatrix's simulated vLLM server, not from real hardware.";
+const SIMULATED_SOURCE = "SpeedMatrix's simulated vLLM server, not from real hardware";
+
+/** The banner of a report of a simulated session (Markdown, HTML, PDF, the app's Results view). */
+export const SIMULATED_NOTE = `SIMULATED: these figures come from ${SIMULATED_SOURCE}.`;
+
+/** The banner of a report built from several sessions (a comparison, a sweep), or null when none is simulated. */
+export function simulatedBanner(simulated: readonly boolean[]): string | null {
+  if (!simulated.some(Boolean)) return null;
+  if (simulated.length === 1) return SIMULATED_NOTE;
+  const which = simulated.every(Boolean) ? 'all of these sessions come' : 'at least one of these sessions comes';
+  return `SIMULATED: ${which} from ${SIMULATED_SOURCE}.`;
+}

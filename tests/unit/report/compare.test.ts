@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importFile } from '../../../src-main/importers/index';
 import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { type SweepEntry, renderSweepHtml, renderSweepMarkdown } from '../../../src-main/report/sweep';
 import { compareSessions } from '../../../src-shared/report/compare-model';
 import { divergingColor } from '../../../src-shared/report/matrix-model';
 import type { Session } from '../../../src-shared/session/schema';
@@ -139,5 +140,23 @@ describe('compare', () => {
     expect(m.titles[0]).toMatch(/\(fara-4b-rtx-pro-6000-bf16\.txt\)$/);
     expect(m.titles[1]).not.toMatch(/\.txt\)$/);
     expect(() => compareSessions([a])).toThrow(/at least two/);
+  });
+  it('says SIMULATED above a comparison or sweep of simulated sessions, in Markdown and HTML, and nothing otherwise', async () => {
+    const real = await reference();
+    const sim = { ...(await faster()), simulated: true };
+    const some = 'SIMULATED: at least one of these sessions comes from';
+    expect(renderCompareMarkdown([real, sim])).toContain(`> **${some}`);
+    expect(renderCompareHtml([real, sim])).toContain(`<p class="banner">${some}`);
+    const entry = (session: Session, i: number): SweepEntry => ({
+      variant: { settings: [], label: `v${i}` },
+      file: `v${i}.speedmatrix.json`,
+      session,
+      failure: null,
+    });
+    const all = [sim, { ...sim }].map(entry);
+    expect(renderSweepMarkdown(all)).toContain('> **SIMULATED: all of these sessions come from');
+    expect(renderSweepHtml(all)).toContain('<p class="banner">SIMULATED: all of these sessions come from');
+    for (const text of [renderCompareMarkdown([real, real]), renderSweepHtml([real, real].map(entry))])
+      expect(text).not.toContain('SIMULATED');
   });
 });

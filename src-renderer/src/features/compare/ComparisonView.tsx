@@ -16,6 +16,7 @@ import {
   ratioCaption,
 } from '@shared/report/compare-model';
 import { divergingColor } from '@shared/report/matrix-model';
+import { simulatedBanner } from '@shared/report/report-model';
 import { BEST_CAPTION, type SweepModel, TOO_FEW_RAN } from '@shared/report/sweep-model';
 import { useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
@@ -72,6 +73,7 @@ export function ComparisonView() {
 
 function ComparisonBody({ view }: { view: Comparison }) {
   const m = view.comparison;
+  const banner = m && simulatedBanner(m.simulated);
   return (
     <>
       <header className="report-head">
@@ -84,11 +86,7 @@ function ComparisonBody({ view }: { view: Comparison }) {
             {view.dir}
           </p>
         )}
-        {m?.simulated.some(Boolean) && (
-          <p className="sim-note">
-            Simulated: at least one of these sessions comes from the simulated vLLM server, not real hardware.
-          </p>
-        )}
+        {banner && <p className="sim-note">{banner}</p>}
       </header>
       <section>
         <h3>{view.source === 'sweep' ? 'Variants' : 'Sessions'}</h3>
