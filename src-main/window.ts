@@ -22,7 +22,7 @@ export function rendererUrl(): string {
 }
 
 /** The policy main sends: the production one, or the dev server's (see app/csp.ts). */
-export function cspFor(pageUrl: string): string {
+function cspFor(pageUrl: string): string {
   return isDevServerUrl(pageUrl) ? devCsp(pageUrl) : CSP;
 }
 

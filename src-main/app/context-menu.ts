@@ -5,7 +5,7 @@
  */
 import { type BrowserWindow, type ContextMenuParams, Menu, type MenuItemConstructorOptions } from 'electron';
 
-export function editContextMenuTemplate(
+function editContextMenuTemplate(
   params: Pick<ContextMenuParams, 'isEditable' | 'selectionText' | 'editFlags'>,
 ): MenuItemConstructorOptions[] {
   const f = params.editFlags;

@@ -15,14 +15,14 @@ export interface MenuState {
   hasSession: boolean;
 }
 
-export interface MenuActions {
+interface MenuActions {
   send(cmd: MenuCommand): void;
   openRecent(file: string): void;
   window(): BrowserWindow | null;
 }
 
 /** The four views in the order of their shortcuts, Ctrl/Cmd+1..4. */
-export const VIEW_SHORTCUTS: { label: string; cmd: MenuCommand; accelerator: string }[] = [
+const VIEW_SHORTCUTS: { label: string; cmd: MenuCommand; accelerator: string }[] = [
   { label: 'Hardware', cmd: 'view-hardware', accelerator: 'CmdOrCtrl+1' },
   { label: 'Server', cmd: 'view-server', accelerator: 'CmdOrCtrl+2' },
   { label: 'Run', cmd: 'view-run', accelerator: 'CmdOrCtrl+3' },
@@ -33,7 +33,7 @@ export function menuKey(s: MenuState): string {
   return JSON.stringify([s.recent, s.hasSession]);
 }
 
-export function menuTemplate(
+function menuTemplate(
   s: MenuState,
   a: MenuActions,
   platform: NodeJS.Platform = process.platform,

@@ -8,7 +8,7 @@ import { type BrowserWindow, dialog } from 'electron';
 import type { AppCore } from '../core';
 import { CANCELLED, type Notice } from '../../src-shared/ipc/contract';
 
-export type UnsavedChoice = 'save' | 'discard' | 'cancel';
+type UnsavedChoice = 'save' | 'discard' | 'cancel';
 
 /** Quitting (Cmd+Q, File > Quit, closing the window), or opening the named file. */
 export type LeaveReason = { kind: 'quit' } | { kind: 'open'; name: string };
@@ -41,7 +41,7 @@ export async function askAboutUnsaved(
   return CHOICES[response] ?? 'cancel';
 }
 
-export interface SettleDeps {
+interface SettleDeps {
   ask(reason: LeaveReason, running: boolean): Promise<UnsavedChoice>;
   notify(n: Notice): void;
 }

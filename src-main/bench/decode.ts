@@ -39,7 +39,7 @@ const SAMPLE_EVERY_SECONDS = 0.5;
  */
 const FAILURE_FUSE = 10;
 
-export interface DecodeCellInput {
+interface DecodeCellInput {
   http: BenchHttp;
   engine: EngineKind;
   /** Whether /metrics answers with queue gauges (else readiness is client-side). */
@@ -67,7 +67,7 @@ export interface DecodeCellOutput {
   streams: readonly ChatStream[];
 }
 
-export async function scrapeQueue(http: BenchHttp, engine: EngineKind): Promise<QueueSample | null> {
+async function scrapeQueue(http: BenchHttp, engine: EngineKind): Promise<QueueSample | null> {
   const text = await getTextOrNull(http, '/metrics', 5_000);
   return text === null ? null : queueSample(text, engine);
 }
@@ -540,7 +540,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
 }
 
 /** Every request's own timings, columnar, seconds relative to `origin` (the window start). */
-export function requestSamples(streams: readonly ChatStream[], clock: ServerClock, origin: number): RequestSamples {
+function requestSamples(streams: readonly ChatStream[], clock: ServerClock, origin: number): RequestSamples {
   const rel = (t: number) => (t < 0 ? null : clock.seconds(t - origin));
   return {
     sentAt: streams.map((s) => clock.seconds(s.sentAt - origin)),

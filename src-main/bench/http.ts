@@ -8,7 +8,7 @@ import type { ServerTarget } from '../server/target';
 import { errorMessageOf } from './sse';
 
 /** Enough connections for 512 streams plus metrics and tokenize on the side. */
-export const MAX_CONNECTIONS = 640;
+const MAX_CONNECTIONS = 640;
 
 /**
  * How long an idle socket is kept for reuse. vLLM's server (uvicorn) closes idle connections
@@ -57,7 +57,7 @@ export function createHttp(target: ServerTarget): BenchHttp {
   };
 }
 
-export class HttpError extends Error {
+class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly serverMessage: string,

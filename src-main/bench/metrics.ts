@@ -10,7 +10,7 @@ interface QueueNames {
 }
 
 /** Metric names by engine; unknown engines try them all. */
-export const QUEUE_METRICS: Record<Exclude<EngineKind, 'unknown'>, QueueNames> = {
+const QUEUE_METRICS: Record<Exclude<EngineKind, 'unknown'>, QueueNames> = {
   vllm: { running: 'vllm:num_requests_running', waiting: 'vllm:num_requests_waiting' },
   sglang: { running: 'sglang:num_running_reqs', waiting: 'sglang:num_queue_reqs' },
   llamacpp: { running: 'llamacpp:requests_processing', waiting: 'llamacpp:requests_deferred' },

@@ -147,7 +147,7 @@ const WARMUP_SECONDS = 7;
 export const WORKER_START_WALL_SECONDS = 1.5;
 
 /** Server seconds of a decode cell, by the method's phases. */
-export function decodeCellSeconds(config: Pick<ResolvedRunConfig, 'secondsPerMeasurement'>): number {
+function decodeCellSeconds(config: Pick<ResolvedRunConfig, 'secondsPerMeasurement'>): number {
   return FIRST_TOKENS_SECONDS + READINESS_STEADY_SECONDS + config.secondsPerMeasurement + COOLDOWN_SECONDS;
 }
 
@@ -323,7 +323,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
  * in the same order, so that drift over the run spreads over every cell instead of hitting a few.
  * Each stretch of one context starts with an unmeasured scout that re-warms its prefix cache.
  */
-export function laterPasses(firstPass: readonly PlanStep[], repeat: number): PlanStep[] {
+function laterPasses(firstPass: readonly PlanStep[], repeat: number): PlanStep[] {
   const decodes = firstPass.filter((s): s is Extract<PlanStep, { kind: 'decode' }> => s.kind === 'decode');
   const steps: PlanStep[] = [];
   for (let repetition = 2; repetition <= repeat; repetition++) {

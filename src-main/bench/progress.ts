@@ -91,7 +91,7 @@ export class EtaTracker {
 
 export type ProgressMode = 'tty' | 'plain' | 'json';
 
-export interface ProgressOutput {
+interface ProgressOutput {
   write(text: string): void;
   /** The terminal's width now (it can change while a run goes); 120 when unknown. */
   columns?(): number | undefined;

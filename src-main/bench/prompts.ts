@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BenchHttp, maxTokensFields, postJson } from './http';
 
-export interface ChatMessage {
+interface ChatMessage {
   role: 'user' | 'assistant' | 'system';
   content: string;
 }
@@ -37,7 +37,7 @@ const SENTENCES = [
 ];
 const FILLER_UNIT = `${SENTENCES.join(' ')} `;
 
-export const FINAL_ASK =
+const FINAL_ASK =
   'Now write a very long, original article of at least 5,000 words about the history of navigation, ' +
   'from the earliest sailors to satellite positioning. Cover many different eras, places, people, instruments ' +
   'and ideas; tell stories, compare methods, explain the mathematics, and describe everyday life at sea. ' +
@@ -74,7 +74,7 @@ export interface SizedPrompt {
 }
 
 /** Characters per filler token and the fixed token overhead of the chat around the filler. */
-export interface Calibration {
+interface Calibration {
   charsPerToken: number;
   overheadTokens: number;
 }
@@ -183,7 +183,7 @@ function fillerLength(messages: ChatMessage[]): number {
  * Estimate mode: characters per token from one `max_tokens: 1` request at about 8K tokens
  * (usage.prompt_tokens), then scaled. The run records the real prompt tokens of every request.
  */
-export async function estimatedPrompt(http: BenchHttp, tag: string, target: number): Promise<SizedPrompt> {
+async function estimatedPrompt(http: BenchHttp, tag: string, target: number): Promise<SizedPrompt> {
   const key = cacheKey(http, 'estimate');
   let cal = memoryCache.get(key) ?? null;
   if (!cal) {

@@ -31,14 +31,14 @@ export interface ReadinessObservation {
   server: { running: number; waiting: number } | null;
 }
 
-export interface ReadinessState {
+interface ReadinessState {
   /** Since when everything has been fine (ignoring short turnover blips); null when not. */
   steadySince: number | null;
   /** Since when the server reading has been off (waiting, or fewer than C running); null when fine. */
   offSince: number | null;
 }
 
-export type ReadinessDecision = 'wait' | 'open' | 'timed-out';
+type ReadinessDecision = 'wait' | 'open' | 'timed-out';
 
 export const READINESS_START: ReadinessState = { steadySince: null, offSince: null };
 

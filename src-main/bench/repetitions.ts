@@ -25,7 +25,7 @@ export function doneMeasurements(cells: readonly DecodeCell[]): string[] {
 }
 
 /** One repetition's own figures, from the cell as that pass measured it. */
-export function toRepetition(cell: DecodeCell, repetition: number): Repetition {
+function toRepetition(cell: DecodeCell, repetition: number): Repetition {
   return {
     repetition,
     status: cell.status,

@@ -17,13 +17,13 @@ import { type PrefillPoint, scoutDeadline } from './scout-deadline';
 import { ChatStream } from './stream';
 import type { BenchEvent, PlanStep, RunPlan } from './types';
 
-export interface RunnerHost {
+interface RunnerHost {
   emit(e: BenchEvent): void;
   /** Tell the parent the server died; resolves with a restarted target, or null. */
   serverDown(message: string): Promise<ServerTarget | null>;
 }
 
-export interface RunnerResult {
+interface RunnerResult {
   cancelled: boolean;
   /** Set when the server went down and was not restarted: the run stopped there (resume later). */
   serverLost: string | null;

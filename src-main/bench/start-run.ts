@@ -124,7 +124,7 @@ type Finished = Extract<WorkerMessage, { type: 'finished' }>;
  * One run: the session it fills, where it saves, and the worker measuring it. Each finished
  * cell goes to the journal at once and the session file is rewritten atomically.
  */
-export class BenchRun implements RunHandle {
+class BenchRun implements RunHandle {
   readonly done: Promise<Session>;
   private currentPlan: RunPlan;
   private file: string;

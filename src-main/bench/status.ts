@@ -49,7 +49,7 @@ export interface FailureCount {
   firstError: string | null;
 }
 
-export interface CellVerdictInput {
+interface CellVerdictInput {
   cancelled: boolean;
   /** A failure that ends the cell whatever the count: the server went down, or no token came at all. */
   fatalError: string | null;
@@ -65,7 +65,7 @@ export interface CellVerdictInput {
   stall: StallEvidence | null;
 }
 
-export interface CellVerdict {
+interface CellVerdict {
   status: CellStatus;
   reason: string | null;
 }
@@ -76,7 +76,7 @@ export function tooManyFailed(f: FailureCount): boolean {
 }
 
 /** Why the server could not run all C at once, in words; [] when it could. */
-export function queueReasons(
+function queueReasons(
   v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'readinessTimedOut'>,
 ): string[] {
   const reasons: string[] = [];

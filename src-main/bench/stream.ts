@@ -13,9 +13,9 @@ import { ChatStreamParser, type ChatStreamSink } from './sse';
 /** Wall clock in epoch milliseconds with sub-millisecond precision (comparable with the simulator's). */
 export const nowMs = (): number => performance.timeOrigin + performance.now();
 
-export type StreamOutcome = 'running' | 'done' | 'cancelled' | 'error';
+type StreamOutcome = 'running' | 'done' | 'cancelled' | 'error';
 
-export interface StreamOptions {
+interface StreamOptions {
   /** Request body, already serialized (the same bytes for every request of a cell). */
   body: string;
   path?: string;

@@ -27,7 +27,7 @@ function helpHint(cmd: Command): string {
   return `Run '${names.join(' ')} --help' for the options.`;
 }
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('speedmatrix')
     .description(
       'LLM inference speed test matrix: prefill and sustained decode across context lengths and concurrency.',

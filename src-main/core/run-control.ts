@@ -17,7 +17,7 @@ import { RunUpdates, toPlanView } from './run-updates';
 import type { SessionControl } from './session-control';
 import { UserError } from './user-error';
 
-export interface RunDeps {
+interface RunDeps {
   events: CoreEvents;
   sessions: SessionControl;
   /** The ready server, or null. */

@@ -37,7 +37,7 @@ import { formToLaunch } from './server-form';
 import type { ServerControl } from './server-control';
 import { CancelledError, UserError } from './user-error';
 
-export interface SweepDeps {
+interface SweepDeps {
   events: CoreEvents;
   server: ServerControl;
   runs: RunControl;

@@ -9,7 +9,7 @@ import type { CoreEvents } from './emitter';
 
 const FLUSH_MS = 1000;
 
-export function toTelemetrySample(s: GpuSample, memoryTotalBytes: number | null): TelemetrySample {
+function toTelemetrySample(s: GpuSample, memoryTotalBytes: number | null): TelemetrySample {
   return {
     at: s.t,
     gpu: s.gpu,

@@ -4,7 +4,7 @@
  * field is read tolerantly. Pure.
  */
 
-export interface AmdGpuStatic {
+interface AmdGpuStatic {
   index: number;
   name: string;
   uuid: string | null;

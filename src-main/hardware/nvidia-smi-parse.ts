@@ -17,7 +17,7 @@ export function cell(raw: string | undefined): string | null {
 }
 
 /** A numeric cell, tolerating a unit suffix ("143771 MiB", "78.97 W"); null when missing. */
-export function numCell(raw: string | undefined): number | null {
+function numCell(raw: string | undefined): number | null {
   const v = cell(raw);
   if (v === null) return null;
   const n = Number.parseFloat(v);
@@ -25,7 +25,7 @@ export function numCell(raw: string | undefined): number | null {
 }
 
 /** Split `--format=csv,noheader` output into rows of cells (names with commas do not occur in these fields). */
-export function csvRows(text: string): string[][] {
+function csvRows(text: string): string[][] {
   return text
     .split(/\r?\n/)
     .map((l) => l.trim())
@@ -44,7 +44,7 @@ export const GPU_IDENTITY_FIELDS = [
   'power.limit',
 ] as const;
 
-export interface NvidiaGpuIdentity {
+interface NvidiaGpuIdentity {
   index: number;
   name: string;
   uuid: string | null;
@@ -97,7 +97,7 @@ export function parseDriverVersion(text: string): string | null {
   return m ? cell(m[1]) : null;
 }
 
-export interface ComputeApp {
+interface ComputeApp {
   pid: number;
   name: string;
   usedMemoryBytes: number | null;
@@ -171,7 +171,7 @@ export function decodeThrottleReasons(raw: string | undefined): string[] | null 
 }
 
 /** nvidia-smi prints local time "2026/11/29 23:37:47.918"; fall back to `fallbackMs` when it does not parse. */
-export function parseSmiTimestamp(raw: string, fallbackMs: number): number {
+function parseSmiTimestamp(raw: string, fallbackMs: number): number {
   const m = /^(\d{4})\/(\d{2})\/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?$/.exec(raw.trim());
   if (!m) return fallbackMs;
   const ms = m[7] ? Number(m[7].padEnd(3, '0')) : 0;

@@ -6,7 +6,7 @@ import { win32 } from 'node:path';
 import { resolveCommand, type LookupDeps } from '../os/command-lookup';
 
 /** The places Windows drivers put nvidia-smi.exe, from the environment (SystemRoot, ProgramFiles). */
-export function windowsNvidiaSmiPlaces(env: NodeJS.ProcessEnv): string[] {
+function windowsNvidiaSmiPlaces(env: NodeJS.ProcessEnv): string[] {
   const get = (name: string, dflt: string) =>
     Object.entries(env).find(([k]) => k.toUpperCase() === name.toUpperCase())?.[1] || dflt;
   return [

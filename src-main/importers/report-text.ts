@@ -56,7 +56,7 @@ export function looksLikeReportText(text: string): boolean {
 }
 
 /** A GFM table row into cells: split on unescaped `|`, trimmed and unescaped. */
-export function splitTableRow(line: string): string[] {
+function splitTableRow(line: string): string[] {
   const body = line
     .trim()
     .replace(/^\|/, '')
@@ -65,7 +65,7 @@ export function splitTableRow(line: string): string[] {
 }
 
 /** The rows (header first) of the table whose header line contains `mark`, from that header on. */
-export function readTableAt(lines: readonly string[], mark: RegExp): string[][] | null {
+function readTableAt(lines: readonly string[], mark: RegExp): string[][] | null {
   const at = lines.findIndex((l) => mark.test(l));
   if (at < 0) return null;
   const headerLine = lines[at].slice(lines[at].search(mark));

@@ -26,7 +26,7 @@ export interface ServerSide {
   logLines?: () => string[];
 }
 
-export interface OrchestratedRunOptions {
+interface OrchestratedRunOptions {
   server: ServerSide;
   config: RunConfigInput;
   sessionFile: string;
@@ -57,7 +57,7 @@ const PLACEMENT_NOTES: Record<ServerPlacement, string | null> = {
 };
 
 /** One note per context the plan's Too long rule refuses, for the run's max output. */
-export function tooLongNotes(plan: RunPlan): string[] {
+function tooLongNotes(plan: RunPlan): string[] {
   return plan.config.contexts
     .map((c) => tooLongReason(c, plan.config.maxOutputTokens, plan.maxModelLen))
     .filter((r): r is string => r !== null)

@@ -18,7 +18,7 @@ export const REMOTE_NOT_RECORDED =
   'Not recorded: the server runs on another machine. Run `speedmatrix hw --json > hw.json` there and pass --hardware hw.json to record it.';
 
 /** A simulated server's hardware: its profile's GPU, marked simulated; nothing of this machine. */
-export function simulatedHardware(gpu: { name: string; memoryGiB: number | null } | null): Hardware {
+function simulatedHardware(gpu: { name: string; memoryGiB: number | null } | null): Hardware {
   const simGpu: Gpu = {
     index: 0,
     vendor: 'simulated',

@@ -12,7 +12,7 @@ import type { ServerTarget } from '../server/target';
 import { fail, ok, type Result } from '../../src-shared/result';
 import type { ServerSide } from './orchestrator';
 
-export interface AttachOptions {
+interface AttachOptions {
   url: string;
   apiKey?: string;
   model?: string;
@@ -24,7 +24,7 @@ export async function attachServer(o: AttachOptions): Promise<Result<ServerSide>
   return probed.ok ? ok({ target: probed.data }) : fail(probed.error);
 }
 
-export interface LaunchConfig {
+interface LaunchConfig {
   readyTimeoutMs?: number;
   userKvTokens?: number;
   /** Where launched servers are written down (default: the user's data folder). */
@@ -34,7 +34,7 @@ export interface LaunchConfig {
 }
 
 /** A server this process launched: the run's ServerSide, plus stopping it. */
-export class SupervisedServer implements ServerSide {
+class SupervisedServer implements ServerSide {
   constructor(
     readonly supervisor: Supervisor,
     private current: ServerTarget,

@@ -15,7 +15,7 @@ export interface LookupDeps {
   isFile?: (path: string) => boolean;
 }
 
-export interface ResolvedCommand {
+interface ResolvedCommand {
   /** The file that would be started, or null when none was found (then spawn gets the name as given). */
   path: string | null;
   /** The file is a Windows batch file, which cannot be started without a shell. */

@@ -24,9 +24,9 @@ export interface ProcInfo {
 /** The process table, or why it could not be read (then nothing can be said about leftovers). */
 export type ProcessTable = { ok: true; processes: ProcInfo[] } | { ok: false; why: string };
 
-export type RunFn = (command: string, args: readonly string[], opts: { timeoutMs?: number }) => Promise<CommandResult>;
+type RunFn = (command: string, args: readonly string[], opts: { timeoutMs?: number }) => Promise<CommandResult>;
 
-export interface ProcessControlDeps {
+interface ProcessControlDeps {
   platform?: Platform;
   /** Runs ps, taskkill and PowerShell (default: runCommand). */
   run?: RunFn;
@@ -39,20 +39,15 @@ export interface ProcessControlDeps {
 }
 
 /** The exact commands each platform runs. */
-export const PS_ARGS = ['-A', '-o', 'pid=,ppid=,pgid=,stat=,args='] as const;
-export const POWERSHELL = 'powershell.exe';
-export const POWERSHELL_LIST_ARGS = [
+const PS_ARGS = ['-A', '-o', 'pid=,ppid=,pgid=,stat=,args='] as const;
+const POWERSHELL = 'powershell.exe';
+const POWERSHELL_LIST_ARGS = [
   '-NoProfile',
   '-NonInteractive',
   '-Command',
   'Get-CimInstance Win32_Process | Select-Object ProcessId,ParentProcessId,CommandLine,Name | ConvertTo-Json -Compress',
 ] as const;
-export const taskkillArgs = (pid: number, force: boolean): string[] => [
-  '/PID',
-  String(pid),
-  '/T',
-  ...(force ? ['/F'] : []),
-];
+const taskkillArgs = (pid: number, force: boolean): string[] => ['/PID', String(pid), '/T', ...(force ? ['/F'] : [])];
 
 /** Parse /proc/PID/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses. */
 export function parseProcStat(

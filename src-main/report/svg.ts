@@ -8,14 +8,14 @@ import { fmtContext, fmtTokPerSec } from '../../src-shared/report/format';
 import { type HeatmapModel, metricColor, textColorOn } from '../../src-shared/report/matrix-model';
 import { fmtTick, zeroScale } from '../../src-shared/report/scale';
 
-export interface CurvePoint {
+interface CurvePoint {
   x: number;
   y: number;
   /** Tooltip text (SVG <title>). */
   title: string;
 }
 
-export interface CurveSeries {
+interface CurveSeries {
   label: string;
   color: string;
   points: CurvePoint[];
@@ -24,7 +24,7 @@ export interface CurveSeries {
 /** Colours for overlaid series: distinct, readable on light and dark backgrounds. */
 const r1 = (v: number): string => (Math.round(v * 10) / 10).toString();
 
-export interface CurveChartOptions {
+interface CurveChartOptions {
   title: string;
   xLabel: string;
   yLabel: string;

@@ -12,7 +12,7 @@ import { readSessionFile } from '../session/read';
 import { renderSweepHtml, renderSweepMarkdown } from './sweep';
 import type { SweepManifest, VariantState } from '../sweep/manifest';
 
-export interface SweepFolderEntry {
+interface SweepFolderEntry {
   entry: SweepEntry;
   state: ComparisonEntryView['state'];
   /** The session file's path, when it was read. */

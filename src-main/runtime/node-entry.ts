@@ -9,21 +9,21 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export type NodeProgram = 'sim' | 'bench-worker';
+type NodeProgram = 'sim' | 'bench-worker';
 
 const SOURCE_ENTRIES: Record<NodeProgram, string> = {
   sim: 'src-main/sim/main.ts',
   'bench-worker': 'src-main/bench/worker-main.ts',
 };
 
-export interface NodeCommand {
+interface NodeCommand {
   command: string;
   args: string[];
   env: Record<string, string>;
 }
 
 /** The project root: the nearest folder upward that holds package.json. */
-export function projectRoot(from: string = __dirname): string {
+function projectRoot(from: string = __dirname): string {
   let dir = resolve(from);
   for (;;) {
     if (existsSync(join(dir, 'package.json'))) return dir;

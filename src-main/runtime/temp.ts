@@ -5,7 +5,7 @@
  */
 import { rm } from 'node:fs/promises';
 
-export type RemoveFn = (
+type RemoveFn = (
   path: string,
   opts: { recursive: true; force: true; maxRetries: number; retryDelay: number },
 ) => Promise<void>;

@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 
-export type TextEncodingName = 'utf-8' | 'utf-8 with BOM' | 'utf-16le' | 'utf-16be';
+type TextEncodingName = 'utf-8' | 'utf-8 with BOM' | 'utf-16le' | 'utf-16be';
 
 /** `error` reads after "FILE is": "not valid UTF-8 text". */
-export type DecodedText = { ok: true; text: string; encoding: TextEncodingName } | { ok: false; error: string };
+type DecodedText = { ok: true; text: string; encoding: TextEncodingName } | { ok: false; error: string };
 
 /** Decode bytes as text by their byte order mark, else as strict UTF-8. The BOM is never part of the text. */
 export function decodeText(input: Uint8Array): DecodedText {

@@ -23,7 +23,7 @@ export function backendFromVersion(version: string | null | undefined, hint: str
   return hint;
 }
 
-export interface ModelConfigFacts {
+interface ModelConfigFacts {
   quantMethod: string | null;
   torchDtype: string | null;
 }
@@ -64,7 +64,7 @@ export function quantizationLabel(quant: string | null | undefined, dtype: strin
 }
 
 /** Look a program up on PATH the way spawn will. */
-export function whichSync(command: string, envPath = process.env.PATH ?? ''): string | null {
+function whichSync(command: string, envPath = process.env.PATH ?? ''): string | null {
   if (isAbsolute(command) || command.includes('/')) return existsSync(command) ? command : null;
   for (const dir of envPath.split(delimiter)) {
     if (dir && existsSync(join(dir, command))) return join(dir, command);

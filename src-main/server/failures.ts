@@ -44,7 +44,7 @@ export function advicePlatform(p: string = process.platform): AdvicePlatform {
 }
 
 /** Context that sharpens the advice (the options asked for, the platform it runs on). */
-export interface FailureContext {
+interface FailureContext {
   exitCode?: number | null;
   signal?: string | null;
   port?: number;

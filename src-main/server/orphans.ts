@@ -27,7 +27,7 @@ export interface LeftoverCheck {
   unchecked: string | null;
 }
 
-export interface LeftoverOptions {
+interface LeftoverOptions {
   /** nvidia-smi to ask for GPU processes (default on PATH). */
   nvidiaSmi?: string;
   control?: ProcessControl;

@@ -6,7 +6,7 @@
  */
 import type { Platform } from '../os/process-control';
 
-export type LaunchKind = 'simulator' | 'vllm-native' | 'vllm-docker' | 'custom' | 'attach';
+type LaunchKind = 'simulator' | 'vllm-native' | 'vllm-docker' | 'custom' | 'attach';
 
 const ATTACH =
   'Run vLLM on a Linux GPU machine and benchmark it from here with "Attach to URL" (in the CLI: speedmatrix run --url).';

@@ -12,7 +12,7 @@ import {
 /** A short tag unique to a run, used in prompt prefixes ("[RUN k3f9x2 CTX 65536]"). */
 export const newRunTag = (): string => randomBytes(4).toString('hex').slice(0, 6);
 
-export type NewSessionParts = Partial<Omit<SessionInput, 'format' | 'formatVersion'>>;
+type NewSessionParts = Partial<Omit<SessionInput, 'format' | 'formatVersion'>>;
 
 export function createSession(parts: NewSessionParts = {}): Session {
   const now = new Date().toISOString();

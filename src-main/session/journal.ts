@@ -9,7 +9,7 @@ import { cellKey } from '../../src-shared/cell-key';
 import { checkSession } from './read';
 import { scrubSession } from './write';
 
-export type JournalRecord =
+type JournalRecord =
   | { kind: 'start'; session: Session }
   | { kind: 'prefill'; result: PrefillResult }
   | { kind: 'cell'; cell: DecodeCell }

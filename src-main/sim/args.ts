@@ -19,7 +19,7 @@ export interface Faults {
   share500?: number;
 }
 
-export interface SimOptions {
+interface SimOptions {
   profile: string;
   speed: number;
   logStyle: 1 | 2 | 3;
@@ -172,8 +172,6 @@ const SIM: Record<string, Kind> = {
   '--sim-malformed-chunk-after-tokens': 'int',
   '--sim-500-share': 'float',
 };
-
-export const SIM_FLAG_NAMES = Object.keys(SIM);
 
 function kindOf(flag: string): Kind | 'accepted-value' | 'accepted-bool' | undefined {
   if (HANDLED[flag]) return HANDLED[flag];

@@ -3,7 +3,7 @@
  * hash so later prompts with the same prefix reuse them (prefix caching); unreferenced cached
  * blocks stay resident until evicted, oldest first, as in vLLM v1 (they count as free).
  */
-export interface CachedBlock {
+interface CachedBlock {
   hash: number;
   refs: number;
 }

@@ -30,7 +30,7 @@ export interface TokenSink {
   fail(message: string): void;
 }
 
-export interface NewRequest {
+interface NewRequest {
   id: string;
   promptIds: ArrayLike<number>;
   maxTokens: number;
@@ -82,7 +82,7 @@ interface Step {
   items: StepItem[];
 }
 
-export interface EngineOptions {
+interface EngineOptions {
   profile: Profile;
   numGpuBlocks: number;
   blockSize: number;

@@ -16,7 +16,7 @@ import { rng, type Corpus } from './text';
 import { vllmTraits, type VllmTraits } from './vllm-traits';
 import { checkMessages, decode, encode, encodeChat, type ChatMessage } from './tokenizer';
 
-export interface HttpDeps {
+interface HttpDeps {
   cfg: ServeConfig;
   profile: Profile;
   plan: KvPlan;

@@ -3,7 +3,7 @@
  * the process prefix wrapped in ANSI colour as vLLM does even when piped. Uvicorn's own lines
  * (`INFO:     ...`) have no prefix.
  */
-export type Level = 'INFO' | 'WARNING' | 'ERROR' | 'DEBUG';
+type Level = 'INFO' | 'WARNING' | 'ERROR' | 'DEBUG';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 

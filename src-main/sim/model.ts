@@ -6,7 +6,7 @@ import { kvDtypeBytes, type Profile } from './profile';
 
 const GiB = 1024 ** 3;
 
-export interface KvPlanInput {
+interface KvPlanInput {
   maxModelLen: number | 'auto';
   gpuMemoryUtilization: number;
   kvCacheDtype: string;
@@ -29,11 +29,11 @@ export interface KvPlan {
 }
 
 /** A startup failure, in vLLM's words: `lines` are printed, then the engine gives up. */
-export interface KvPlanError {
+interface KvPlanError {
   lines: string[];
 }
 
-export const fmtGiB = (bytes: number): string => (bytes / GiB).toFixed(2);
+const fmtGiB = (bytes: number): string => (bytes / GiB).toFixed(2);
 
 /** Work out the KV cache the way vLLM does, or the error vLLM would print. */
 export function planKv(
@@ -108,7 +108,7 @@ function secondsPerToken(profile: Profile, n: number): number {
 }
 
 /** The profile's TTFT of a lone cached prompt of n tokens (linear between its points and beyond), if it states one. */
-export function statedCachedTtftSeconds(profile: Profile, n: number): number | undefined {
+function statedCachedTtftSeconds(profile: Profile, n: number): number | undefined {
   const c = profile.cachedPrompt?.ttft;
   if (!c) return undefined;
   if (c.length === 1) return c[0][1];
@@ -193,7 +193,7 @@ export function decodeStepSeconds(
   return ms / 1000 + kvReadSeconds(profile, batch, totalContext, bytesPerToken);
 }
 
-export interface PredictOptions {
+interface PredictOptions {
   /** Output tokens per request in sustained decode (default 4096): a request holds context + half of it on average. */
   maxOutput?: number;
   /** KV budget in tokens; default: planKv at the profile's own max model len, utilization 0.9, auto dtype. */
@@ -202,7 +202,7 @@ export interface PredictOptions {
   kvCacheDtype?: string;
 }
 
-export interface Prediction {
+interface Prediction {
   /** Lone prefill of `context` tokens. */
   prefillTokPerSec: number;
   ttftSeconds: number;

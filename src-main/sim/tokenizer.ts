@@ -10,8 +10,8 @@
  * back); any other single character is 300,000,000 + its code point; the markers are 151644/151645.
  */
 
-export const IM_START = 151644;
-export const IM_END = 151645;
+const IM_START = 151644;
+const IM_END = 151645;
 const WIDE = 300_000_000;
 
 const PIECE = /( ?[A-Za-z]+)|([\s\S])/gu;

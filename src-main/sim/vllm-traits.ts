@@ -56,7 +56,7 @@ export function kvCacheDtypeChoices(version: string): string[] {
 const NEWER_KV_DTYPE =
   /^(?:(?:int|fp|nvfp|mxfp)\d+(?:_e\dm\d)?_per_token(?:_head)?|turboquant_\w+|nvfp4|mxfp[468]\w*)$/;
 
-export type KvDtypeCheck = { ok: true; warning?: string } | { ok: false; error: string };
+type KvDtypeCheck = { ok: true; warning?: string } | { ok: false; error: string };
 
 export function checkKvCacheDtype(value: string, version: string): KvDtypeCheck {
   const choices = kvCacheDtypeChoices(version);

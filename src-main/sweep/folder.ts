@@ -12,7 +12,7 @@ import { REDACTED, redactArgv, redactEnv } from '../../src-shared/session/secret
 import { type Setting, type VaryAxis, applyVariant, variantsOf } from '../../src-shared/sweep/variants';
 import { SWEEP_FORMAT, type SweepManifest, variantState, writeManifest } from './manifest';
 
-export interface NewSweep {
+interface NewSweep {
   /** The server command, API key included: it is saved redacted. */
   command: string[];
   /** Environment the server gets beyond the inherited one (GPU selection, HF_HOME); secrets saved redacted. */
@@ -22,7 +22,7 @@ export interface NewSweep {
 }
 
 /** Why a folder cannot take a new sweep: `notEmpty` when it holds files already (perhaps a sweep to resume). */
-export type NewSweepRefusal = { message: string; notEmpty: boolean };
+type NewSweepRefusal = { message: string; notEmpty: boolean };
 
 /** Create the sweep folder (missing or empty) and its sweep.json with every variant pending. */
 export async function createSweep(dir: string, s: NewSweep): Promise<Result<SweepManifest, NewSweepRefusal>> {

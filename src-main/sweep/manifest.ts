@@ -26,7 +26,7 @@ const VariantStateSchema = z.object({
   failure: z.string().nullable(),
 });
 
-export const SweepManifestSchema = z.object({
+const SweepManifestSchema = z.object({
   format: z.literal(SWEEP_FORMAT),
   formatVersion: z.literal(1),
   createdAt: z.string(),

@@ -19,7 +19,7 @@ import type { LaunchOptions } from '../server/launch';
 import { Supervisor } from '../server/supervisor';
 import { type SweepManifest, type VariantState, writeManifest } from './manifest';
 
-export interface SweepRunOptions {
+interface SweepRunOptions {
   dir: string;
   manifest: SweepManifest;
   config: RunConfigInput;
@@ -38,7 +38,7 @@ export interface SweepRunOptions {
   localTelemetry?: () => GpuTelemetry | null;
 }
 
-export type SweepOutcome = 'completed' | 'cancelled';
+type SweepOutcome = 'completed' | 'cancelled';
 
 const label = (i: number, v: VariantState, n: number) =>
   `Variant ${labelOf(i)} (${i + 1}/${n}) ${v.label || '(as given)'}`;

@@ -2,15 +2,7 @@
  * Display text for the renderer. Numbers come from report/format.ts (the same formatting as
  * the reports); this adds the labels a screen needs, and every number leaves with its unit.
  */
-import {
-  NONE,
-  fmtContext,
-  fmtDuration,
-  fmtMsPrecise,
-  fmtOneDecimal,
-  fmtSeconds,
-  fmtTokPerSec,
-} from '@shared/report/format';
+import { NONE, fmtContext, fmtTokPerSec } from '@shared/report/format';
 import type { CellStatus } from '@shared/session/schema';
 import { STATUSES } from '@shared/session/status-words';
 
@@ -30,5 +22,3 @@ export const legendText = (s: CellStatus): string => STATUSES[s].meaning;
 /** "8K context · 32 requests". */
 export const cellName = (c: { context: number; concurrency: number }): string =>
   `${fmtContext(c.context)} context · ${c.concurrency} request${c.concurrency === 1 ? '' : 's'} at once`;
-
-export { fmtDuration, fmtMsPrecise, fmtOneDecimal, fmtSeconds };

@@ -16,10 +16,10 @@ export interface CapacitySection {
   notes: string[];
 }
 
-export const CAPACITY_TITLE = 'Capacity within targets';
+const CAPACITY_TITLE = 'Capacity within targets';
 
 /** A target's limit as people read it: times in ms (or s from 10 s), rates in tok/s. */
-export function fmtTargetLimit(t: Target): string {
+function fmtTargetLimit(t: Target): string {
   if (t.metric.kind === 'ttft') return t.limit >= 10 ? `${t.limit} s` : fmtMs(t.limit);
   if (t.metric.kind === 'tbt') return fmtMsPrecise(t.limit);
   return `${fmtTokPerSec(t.limit)} tok/s`;

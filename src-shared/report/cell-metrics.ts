@@ -24,7 +24,7 @@ export interface MetricContext {
   gpuCount: number;
 }
 
-export interface CellMetricDef {
+interface CellMetricDef {
   label: string;
   /** Unit shown in titles and legends. */
   unit: string;

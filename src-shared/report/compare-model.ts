@@ -13,7 +13,7 @@ import { buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor 
 import { type TableModel, gpuLabelOf, reportTitle } from './report-model';
 import { differenceOf, fmtCellThroughput, fmtDifference, repetitionTotals } from './confidence';
 
-export interface DifferenceRow {
+interface DifferenceRow {
   section: 'Hardware' | 'Engine' | 'Run' | 'Launch';
   field: string;
   /** One per session, "—" when not recorded. */
@@ -21,7 +21,7 @@ export interface DifferenceRow {
   differs: boolean;
 }
 
-export interface PrefillComparisonRow {
+interface PrefillComparisonRow {
   context: number;
   tokensPerSecond: (number | null)[];
   ttftSeconds: (number | null)[];
@@ -29,7 +29,7 @@ export interface PrefillComparisonRow {
   ratios: (number | null)[];
 }
 
-export interface RatioCell {
+interface RatioCell {
   context: number;
   concurrency: number;
   /** B / A of total tok/s, only when both cells are Valid. */

@@ -62,7 +62,7 @@ export function meanInterval(values: readonly number[]): MeanInterval | null {
   };
 }
 
-export interface Difference {
+interface Difference {
   /** (B − A) / A, as a fraction. */
   change: number;
   /** 95% interval of the change, as fractions of A; null when either side has one value. */
@@ -94,7 +94,7 @@ export function differenceOf(a: readonly number[], b: readonly number[]): Differ
 }
 
 /** The word beside a figure whose repetitions vary by more than UNSTABLE_CV. */
-export const UNSTABLE_WORD = 'unstable';
+const UNSTABLE_WORD = 'unstable';
 
 /** The legend line of a session with repeated cells. */
 export const REPEAT_LEGEND = `± is the 95% confidence interval of the mean over a cell's repetitions (Student's t); "${UNSTABLE_WORD}": its repetitions vary by more than ${UNSTABLE_CV * 100}% (coefficient of variation).`;

@@ -39,7 +39,7 @@ export function splitShellWords(line: string): string[] {
   return words;
 }
 
-export interface ParsedLaunch {
+interface ParsedLaunch {
   /** Leading `env A=B` / `A=B` assignments. */
   env: Record<string, string>;
   /** The command itself, from the program on. */

@@ -71,7 +71,7 @@ export function cellIndex(cells: readonly DecodeCell[]): Map<string, DecodeCell>
   return map;
 }
 
-export function cellView(
+function cellView(
   context: number,
   concurrency: number,
   cell: DecodeCell | undefined,
@@ -162,7 +162,7 @@ export function decodeMatrix(
   return { contexts, concurrency, rows, maxValue, metric: view.metric };
 }
 
-export interface PrefillPoint {
+interface PrefillPoint {
   context: number;
   promptTokens: number | null;
   tokensPerSecond: number;
@@ -230,10 +230,10 @@ export function metricGradientCss(better: 'higher' | 'lower'): string {
 }
 
 /** The colour key's words: "0 to 4,786.2 tok/s total". */
-export const throughputKeyText = (maxValue: number): string => `0 to ${fmtTokPerSec(maxValue)} tok/s total`;
+const throughputKeyText = (maxValue: number): string => `0 to ${fmtTokPerSec(maxValue)} tok/s total`;
 
 /** A metric's figure as a cell shows it: its own format, with "tok/s" where the format leaves the unit to a column. */
-export function metricCellText(metric: CellMetric, value: number | null): string {
+function metricCellText(metric: CellMetric, value: number | null): string {
   const def = CELL_METRIC_DEFS[metric];
   const text = def.format(value);
   return value !== null && def.unit === 'tok/s' ? `${text} tok/s` : text;
@@ -299,7 +299,7 @@ export function decodeCellFill(cell: MatrixCellView, maxValue: number, better: '
 
 // ---- Heatmap data ----------------------------------------------------------------------
 
-export interface HeatmapCell {
+interface HeatmapCell {
   fill: string;
   /** One or two lines of text drawn in the cell. */
   lines: string[];

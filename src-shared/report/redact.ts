@@ -18,7 +18,7 @@ export function redactCommandLine(text: string): string {
 }
 
 /** Quote one argv word as the launch display does, but show the placeholder bare, as the reference report writes it. */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   return word === REDACTED ? word : quoteForShell(word);
 }
 

@@ -33,7 +33,7 @@ import { type CapacitySection, buildCapacitySection } from './capacity-section';
 import { CELL_METRIC_DEFS, type CellMetric, metricContextOf, metricUnavailable } from './cell-metrics';
 import { type TargetSet, medianOnly } from './slo';
 
-export interface InfoRow {
+interface InfoRow {
   label: string;
   value: string;
 }
@@ -94,7 +94,7 @@ export interface ReportOptions {
   gpuPricePerHour?: number | null;
 }
 
-export const REPORT_KICKER = 'Speed test matrix';
+const REPORT_KICKER = 'Speed test matrix';
 
 /** Exactly the reference's All measurements columns. */
 export const MEASUREMENT_COLUMNS = [
@@ -112,7 +112,7 @@ export const MEASUREMENT_COLUMNS = [
   'Measured for',
 ] as const;
 
-export const PREFILL_COLUMNS = ['Context', 'Prompt tok/s', 'TTFT'] as const;
+const PREFILL_COLUMNS = ['Context', 'Prompt tok/s', 'TTFT'] as const;
 
 /** What each measurement column after Phase sorts by, in MEASUREMENT_COLUMNS order. */
 export const MEASUREMENT_SORT_KEYS = [
@@ -141,7 +141,7 @@ export interface MeasurementRow {
   text: string[];
 }
 
-export const TTFT_NOTE =
+const TTFT_NOTE =
   "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.";
 
 const PHASE_PREFILL = 'Prefill' as const;
@@ -197,7 +197,7 @@ function concurrencyRange(levels: readonly number[]): string {
   return lo === hi ? String(lo) : `${lo}–${hi}`;
 }
 
-export function prefillContextsOf(session: Session): number[] {
+function prefillContextsOf(session: Session): number[] {
   return [...new Set([...session.runConfig.prefillContexts, ...session.prefill.map((p) => p.context)])].sort(
     (a, b) => a - b,
   );

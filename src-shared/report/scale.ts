@@ -4,7 +4,7 @@
  * (docs/architecture.md, "Charts"). Pure, no Node imports.
  */
 
-export interface ZeroScale {
+interface ZeroScale {
   /** The top of the axis: a round number at or above the largest value (1 when there is none). */
   max: number;
   step: number;
@@ -13,7 +13,7 @@ export interface ZeroScale {
 }
 
 /** A round step (1, 2, 2.5 or 5 × 10^n) giving at most `intervals` intervals up to `max`. */
-export function niceStep(max: number, intervals = 4): number {
+function niceStep(max: number, intervals = 4): number {
   const raw = max > 0 ? max / intervals : 0.25;
   const p = 10 ** Math.floor(Math.log10(raw));
   for (const m of [1, 2, 2.5, 5]) if (m * p >= raw) return m * p;

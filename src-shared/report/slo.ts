@@ -5,8 +5,8 @@
  */
 import type { DecodeCell, LatencyStats, Session } from '../session/schema';
 
-export type LatencyPercentile = keyof LatencyStats;
-export type TargetMetric =
+type LatencyPercentile = keyof LatencyStats;
+type TargetMetric =
   | { kind: 'ttft'; stat: LatencyPercentile }
   | { kind: 'tbt'; stat: LatencyPercentile }
   | { kind: 'per-request' }
@@ -90,7 +90,7 @@ function latencyOf(stats: LatencyStats | null, stat: LatencyPercentile, medians:
 }
 
 /** The value a target is checked against, or null when the cell has none. */
-export function targetValue(cell: DecodeCell, metric: TargetMetric, medians: boolean): number | null {
+function targetValue(cell: DecodeCell, metric: TargetMetric, medians: boolean): number | null {
   switch (metric.kind) {
     case 'ttft':
       return latencyOf(cell.ttft, metric.stat, medians);
@@ -113,7 +113,7 @@ export function meetsTargets(cell: DecodeCell, set: TargetSet, medians: boolean)
   });
 }
 
-export interface CapacityRow {
+interface CapacityRow {
   context: number;
   /** The most requests at once that meet every target; null when none does. */
   concurrency: number | null;

@@ -13,7 +13,7 @@ import type { TableModel } from './report-model';
 import { type ComparisonModel, compareSessions, labelOf } from './compare-model';
 
 /** A variant's launch settings: a sweep's `--vary` values, or none for sessions compared as files. */
-export interface SweepVariant {
+interface SweepVariant {
   settings: { flag: string; value: string }[];
   /** "--max-num-seqs=64 --kv-cache-dtype=fp8", for people. */
   label: string;
@@ -33,7 +33,7 @@ export interface SweepEntry {
   unreadable?: string | null;
 }
 
-export interface BestCell {
+interface BestCell {
   context: number;
   concurrency: number;
   /** Index into the sweep's entries, or null when no variant has a Valid cell here. */

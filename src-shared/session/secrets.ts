@@ -9,7 +9,7 @@ const SECRET_FLAGS = new Set(['--api-key', '--hf-token', '--token', '--password'
 /** Environment variable names that hold secrets. */
 const SECRET_ENV = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
 
-export function isSecretEnvName(name: string): boolean {
+function isSecretEnvName(name: string): boolean {
   return SECRET_ENV.test(name);
 }
 

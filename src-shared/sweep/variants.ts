@@ -61,7 +61,7 @@ export interface AxisInput {
 }
 
 /** What is wrong with one field of an AxisInput, in words for the field. */
-export interface AxisProblem {
+interface AxisProblem {
   axis: number;
   field: 'flag' | 'values';
   message: string;
@@ -71,7 +71,7 @@ export interface AxisProblem {
  * Flags SpeedMatrix sets for every variant itself (where it listens, the key it sends): a sweep
  * that varied them would measure a server it cannot reach.
  */
-export const FIXED_FLAGS = ['--host', '--port', '--api-key'];
+const FIXED_FLAGS = ['--host', '--port', '--api-key'];
 
 /** The typed settings as axes, or every problem found, each at its field. */
 export function checkAxes(inputs: readonly AxisInput[]): { axes: VaryAxis[]; problems: AxisProblem[] } {

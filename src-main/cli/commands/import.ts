@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
 const SESSION_EXTENSION = '.speedmatrix.json';
 
 /** benchmark_results.json -> benchmark_results.speedmatrix.json, in the same folder. */
-export function defaultImportPath(input: string): string {
+function defaultImportPath(input: string): string {
   const stem = basename(input).replace(/\.[^.]+$/, '');
   return join(dirname(input), `${stem || 'imported'}${SESSION_EXTENSION}`);
 }

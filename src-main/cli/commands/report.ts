@@ -4,12 +4,12 @@ import type { PaperSize } from '../../report/pdf';
 import { TargetSpecError, type TargetSet, parseTargets } from '../../../src-shared/report/slo';
 import { CELL_METRICS, type CellMetric } from '../../../src-shared/report/cell-metrics';
 
-export type ReportFormat = 'md' | 'html' | 'pdf';
+type ReportFormat = 'md' | 'html' | 'pdf';
 
 const FORMAT_NAMES: Record<ReportFormat, string> = { md: 'Markdown', html: 'HTML', pdf: 'PDF' };
 
 /** run.speedmatrix.json -> run.md; benchmark_results.json -> benchmark_results.md (same folder). */
-export function defaultReportPath(input: string, format: ReportFormat): string {
+function defaultReportPath(input: string, format: ReportFormat): string {
   const stem = basename(input)
     .replace(/\.speedmatrix\.json$/i, '')
     .replace(/\.[^.]+$/, '');

@@ -38,7 +38,7 @@ export interface RunFlags {
   scoutDeadlineCap?: string;
 }
 
-export class UsageError extends Error {}
+class UsageError extends Error {}
 
 function parseCounts(flag: string, text: string, min: number, example: string): number[] {
   const out: number[] = [];

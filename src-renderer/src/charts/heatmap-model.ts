@@ -20,9 +20,6 @@ import {
 } from '@shared/report/matrix-model';
 import { statusWord } from '../format';
 
-/** What the heatmap shows: the reports' matrix view (a metric, and targets whose misses are greyed). */
-export type HeatmapView = MatrixView;
-
 export interface HeatCell {
   key: string;
   context: number;
@@ -57,7 +54,7 @@ export function buildHeatmap(
   concurrency: readonly number[],
   cells: readonly DecodeCell[],
   plan: readonly PlanCell[] = [],
-  view: HeatmapView = TOTAL_VIEW,
+  view: MatrixView = TOTAL_VIEW,
 ): HeatmapModel {
   const m = decodeMatrix({ contexts, concurrency }, cells, { ...view, unitInCells: true });
   const better = CELL_METRIC_DEFS[m.metric].better;

@@ -16,7 +16,7 @@ export function useDarkTheme(): boolean {
   );
 }
 
-export interface ChartColors {
+interface ChartColors {
   text: string;
   grid: string;
   line1: string;

@@ -17,7 +17,7 @@ export function Field(props: { id: string; label: string; help: string; error?: 
   );
 }
 
-export const fieldErrorId = (id: string): string => `${id}-error`;
+const fieldErrorId = (id: string): string => `${id}-error`;
 
 /** The ARIA attributes of an input whose field may be invalid. */
 export function invalidProps(id: string, error: string | null | undefined) {

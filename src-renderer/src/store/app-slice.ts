@@ -14,9 +14,9 @@ export interface AppSlice {
 }
 
 /** At most this many at once: more would cover the view. */
-export const MAX_NOTICES = 3;
+const MAX_NOTICES = 3;
 /** Informational notices leave by themselves; errors stay until dismissed. */
-export const NOTICE_LIFETIME_MS: Record<Notice['level'], number | null> = { info: 5000, warn: 10_000, error: null };
+const NOTICE_LIFETIME_MS: Record<Notice['level'], number | null> = { info: 5000, warn: 10_000, error: null };
 let nextNoticeId = 1;
 
 /** The newest notices, at most MAX_NOTICES: the oldest non-errors make room first. */

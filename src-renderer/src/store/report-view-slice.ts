@@ -8,7 +8,7 @@ import type { CellMetric } from '@shared/report/cell-metrics';
 import { type TargetSet, TargetSpecError, parseTargets } from '@shared/report/slo';
 import type { SliceCreator, StoreState } from './types';
 
-export const GPU_PRICE_KEY = 'speedmatrix.gpuPricePerHour';
+const GPU_PRICE_KEY = 'speedmatrix.gpuPricePerHour';
 
 export interface ReportViewSlice {
   heatmapMetric: CellMetric;

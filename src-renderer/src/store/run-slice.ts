@@ -6,7 +6,7 @@ import { isDoneForResume } from '@shared/session/status-words';
 import { foldRunCells, type HeldSession } from './session-slice';
 import type { SliceCreator, StoreState } from './types';
 
-export interface RunPreset {
+interface RunPreset {
   id: string;
   label: string;
   contexts: number[];
@@ -30,7 +30,7 @@ export const RUN_PRESETS: RunPreset[] = [
   },
 ];
 
-export const DEFAULT_RUN_FORM: RunForm = {
+const DEFAULT_RUN_FORM: RunForm = {
   contexts: RUN_PRESETS[0].contexts,
   concurrency: RUN_PRESETS[0].concurrency,
   prefillContexts: [],

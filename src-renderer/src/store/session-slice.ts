@@ -5,7 +5,7 @@ import { withCell, withPrefill } from '@shared/session/cells';
 import type { Session } from '@shared/session/schema';
 import type { SliceCreator } from './types';
 
-export const EMPTY_META: SessionMeta = {
+const EMPTY_META: SessionMeta = {
   file: null,
   sourceName: null,
   dirty: false,
@@ -16,7 +16,7 @@ export const EMPTY_META: SessionMeta = {
   hasSession: false,
 };
 
-export type SortColumn =
+type SortColumn =
   | 'context'
   | 'concurrency'
   | 'status'

@@ -18,6 +18,6 @@ export type StoreState = AppSlice &
   CompareSlice &
   ReportViewSlice &
   SweepSlice;
-export type SetState = (partial: Partial<StoreState> | ((s: StoreState) => Partial<StoreState>)) => void;
-export type GetState = () => StoreState;
+type SetState = (partial: Partial<StoreState> | ((s: StoreState) => Partial<StoreState>)) => void;
+type GetState = () => StoreState;
 export type SliceCreator<T> = (set: SetState, get: GetState) => T;

@@ -1,7 +1,7 @@
 /** Which view is shown, and small view preferences (log search and auto-scroll). */
 import type { SliceCreator } from './types';
 
-export type View = 'hardware' | 'server' | 'run' | 'results';
+type View = 'hardware' | 'server' | 'run' | 'results';
 export const VIEWS: { id: View; label: string }[] = [
   { id: 'hardware', label: 'Hardware' },
   { id: 'server', label: 'Server' },

@@ -29,7 +29,7 @@ import { fetchCellRequests } from '../../store/actions';
 import { Block } from '../../components/ui';
 
 /** Per-request TTFT and mean time between tokens, in milliseconds, from the cell's own samples. */
-export function requestDistributions(r: RequestSamples | null): { ttftMs: number[]; tbtMs: number[] } {
+function requestDistributions(r: RequestSamples | null): { ttftMs: number[]; tbtMs: number[] } {
   if (!r) return { ttftMs: [], tbtMs: [] };
   const ttftMs: number[] = [];
   const tbtMs: number[] = [];

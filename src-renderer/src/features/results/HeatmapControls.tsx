@@ -9,7 +9,7 @@ import { useApp } from '../../store';
 import { parsePrice, parseTargetText } from '../../store/report-view-slice';
 import { Field, invalidProps } from '../../components/ui';
 
-export const TARGETS_PLACEHOLDER = 'ttft-p90<=2s,tbt-p90<=50ms,per-request>=20';
+const TARGETS_PLACEHOLDER = 'ttft-p90<=2s,tbt-p90<=50ms,per-request>=20';
 
 /** The price field's text and its number; a valid price is remembered for the next start. */
 export function useGpuPrice(): {

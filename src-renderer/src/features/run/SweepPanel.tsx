@@ -14,7 +14,7 @@ import { Field } from '../../components/ui';
 import { plural } from '@shared/report/format';
 
 /** The plan in words: the same figures as the CLI's plan line. */
-export function planWords(p: SweepPlanFigures): string {
+function planWords(p: SweepPlanFigures): string {
   return `${p.toRun} of ${plural(p.variants, 'variant')} to run · ${plural(p.serverStarts, 'server start')} · up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all; Over capacity is known once each server is up) · about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts`;
 }
 
