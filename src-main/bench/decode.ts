@@ -25,6 +25,7 @@ import { type BenchHttp, getTextOrNull } from './http';
 import { queueSample, type QueueSample } from './metrics';
 import { READINESS_START, readinessStep } from './readiness';
 import { mean } from '../../src-shared/mean';
+import { hasFigure } from '../../src-shared/session/status-words';
 import { decideStatus, type FailureCount, queueEvidence, tooManyFailed } from './status';
 import { ChatStream, nowMs } from './stream';
 import type { BenchEvent } from './types';
@@ -489,7 +490,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     queueEvidence: queue,
   };
 
-  if (verdict.status === 'cancelled' || verdict.status === 'error' || verdict.status === 'looped') {
+  if (!hasFigure(verdict.status)) {
     const cell: DecodeCell = { ...unmeasuredCell(context, C, verdict.status, verdict.reason), ...common };
     const lf = load.looped?.loop;
     if (lf && verdict.status === 'looped') {

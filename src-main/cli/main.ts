@@ -18,8 +18,6 @@ import { registerSweep } from './commands/sweep';
 import { registerValidate } from './commands/validate';
 import { EXIT } from './commands/exit';
 
-export { EXIT } from './commands/exit';
-
 /** What follows a usage error: one line naming the help of the command that refused. */
 function helpHint(cmd: Command): string {
   const names: string[] = [];

@@ -29,8 +29,6 @@ import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '..
 
 const LOG_FLUSH_MS = 100;
 
-export { freePort } from '../server/port';
-
 export class ServerControl {
   private supervisor: Supervisor | null = null;
   /** Earlier supervisors whose crash left processes the person chose to leave running: ended on dispose at the latest. */
