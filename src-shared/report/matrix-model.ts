@@ -114,8 +114,8 @@ function cellView(
   const def = CELL_METRIC_DEFS[view.metric];
   const value = def.value(cell, view.ctx);
   const ttft = cell.ttft?.p50 ?? null;
-  // Total tok/s is written without its unit, as the reference report's heatmap does.
-  const unit = view.unitInCells && value !== null && def.unit === 'tok/s' ? ' tok/s' : '';
+  // The reports write tok/s figures without their unit, as the reference report's heatmap does.
+  const unit = view.unitInCells ? unitInCell(view.metric, value) : '';
   const figure = view.metric === 'total' ? fmtCellThroughput(cell) : def.format(value);
   const text = withFailed(`${figure}${unit}`, cell.failedRequests);
   const detail =
@@ -232,11 +232,13 @@ export function metricGradientCss(better: 'higher' | 'lower'): string {
 /** The colour key's words: "0 to 4,786.2 tok/s total". */
 const throughputKeyText = (maxValue: number): string => `0 to ${fmtTokPerSec(maxValue)} tok/s total`;
 
+/** " tok/s" after a figure whose format leaves the unit to a column, else "". */
+const unitInCell = (metric: CellMetric, value: number | null): string =>
+  value !== null && CELL_METRIC_DEFS[metric].unit === 'tok/s' ? ' tok/s' : '';
+
 /** A metric's figure as a cell shows it: its own format, with "tok/s" where the format leaves the unit to a column. */
 function metricCellText(metric: CellMetric, value: number | null): string {
-  const def = CELL_METRIC_DEFS[metric];
-  const text = def.format(value);
-  return value !== null && def.unit === 'tok/s' ? `${text} tok/s` : text;
+  return `${CELL_METRIC_DEFS[metric].format(value)}${unitInCell(metric, value)}`;
 }
 
 /** The colour key's words for any metric: "0 to 1,053 ms TTFT (median), darker is lower (better)". */
