@@ -69,6 +69,8 @@ describe('readiness gate', () => {
 });
 
 const clock = new ServerClock(1);
+/** A window that every stream below falls in. */
+const everything = { startMs: -1e9, endMs: 1e9 };
 /** A stream of `tokens` tokens at `tbtMs` apart from `first`, with its gap bookkeeping. */
 function stream(p: Partial<StreamTimes> & { first: number; tbtMs: number; tokens: number }): StreamTimes {
   return {
@@ -94,8 +96,31 @@ describe('figures', () => {
       stream({ first: 0, tbtMs: 25, tokens: 400 }),
       stream({ first: 0, tbtMs: 40, tokens: 250 }),
     ];
-    expect(perRequestRate(streams, clock)).toBeCloseTo(40, 6); // 1 / 25 ms
+    expect(perRequestRate(streams, everything, clock)).toBeCloseTo(40, 6); // 1 / 25 ms
     expect(timeBetweenTokens(streams, clock)?.p50).toBeCloseTo(0.025, 9);
+  });
+
+  it('per request tok/s is the median of the rates, not 1 / the median time between tokens', () => {
+    // Four requests: rates 50, 40, 25 and 20 tok/s. The median rate is (40 + 25) / 2 = 32.5;
+    // 1 / the median time between tokens would be 1 / 32.5 ms = 30.77.
+    const streams = [20, 25, 40, 50].map((tbtMs) => stream({ first: 0, tbtMs, tokens: 200 }));
+    expect(perRequestRate(streams, everything, clock)).toBeCloseTo(32.5, 9);
+    expect(1 / timeBetweenTokens(streams, clock)!.p50).toBeCloseTo(30.77, 2);
+  });
+
+  it('per request tok/s counts only the requests in flight during the measurement window', () => {
+    const w = { startMs: 10_000, endMs: 40_000 };
+    const streams = [
+      // Fast requests of the ramp that ended before the window opened: not part of the figure.
+      ...[1, 2, 3].map(() => stream({ first: 0, tbtMs: 5, tokens: 1000, endedAt: 5_000, outcome: 'done' })),
+      stream({ first: 9_000, tbtMs: 40, tokens: 500 }),
+      stream({ first: 9_000, tbtMs: 40, tokens: 500 }),
+      // Sent after the window closed.
+      stream({ first: 41_000, tbtMs: 5, tokens: 100, sentAt: 40_500 }),
+    ];
+    expect(perRequestRate(streams, w, clock)).toBeCloseTo(25, 9);
+    expect(perRequestRate(streams, everything, clock)).toBeCloseTo(200, 9);
+    expect(perRequestRate([], w, clock)).toBeNull();
   });
 
   it('counts failed requests among the requests in flight during the window', () => {
