@@ -23,6 +23,14 @@ import {
 import { curveChartSvg, heatmapSvg } from './svg';
 import { SERIES_COLORS } from '../../src-shared/report/scale';
 
+const SIMULATED_COMPARED =
+  'SIMULATED: at least one of these sessions comes from the simulated vLLM server, not real hardware.';
+
+/** The banner over a comparison or sweep report with any simulated session. */
+export const simulatedBannerMarkdown = (any: boolean): string[] => (any ? [`> **${SIMULATED_COMPARED}**`, ''] : []);
+export const simulatedBannerHtml = (any: boolean): string[] =>
+  any ? [`<p class="banner">${esc(SIMULATED_COMPARED)}</p>`] : [];
+
 export function renderCompareMarkdown(sessions: readonly Session[]): string {
   const m = compareSessions(sessions);
   const out: string[] = [
@@ -31,6 +39,7 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
     `# ${md(m.titles.map((_, i) => m.labels[i]).join(' vs '))}`,
     '',
   ];
+  out.push(...simulatedBannerMarkdown(m.simulated.some(Boolean)));
   m.titles.forEach((t, i) => out.push(`- **${m.labels[i]}**: ${md(t)}${m.simulated[i] ? ' **(SIMULATED)**' : ''}`));
   out.push('', ...compareMarkdownSections(m));
   return `${out
@@ -96,6 +105,7 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
   const out: string[] = [
     '<p class="kicker">Speed test matrix comparison</p>',
     `<h1>${esc(m.labels.join(' vs '))}</h1>`,
+    ...simulatedBannerHtml(m.simulated.some(Boolean)),
     '<ul class="notes">',
   ];
   m.titles.forEach((t, i) =>
@@ -110,10 +120,6 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
 /** The comparison's sections (differences, prefill, ratio heatmaps, deltas), as HTML. */
 export function compareHtmlSections(m: ComparisonModel): string[] {
   const out: string[] = [];
-  if (m.simulated.some(Boolean))
-    out.push(
-      '<p class="banner">SIMULATED: at least one of these sessions comes from the simulated vLLM server, not real hardware.</p>',
-    );
   out.push('<h2>Differences</h2>', '<p class="caption">Settings that differ between the sessions are highlighted.</p>');
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(htmlTable(differencesTable(m), 'differences', -1, differing));

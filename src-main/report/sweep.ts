@@ -12,16 +12,19 @@ import {
   buildSweepModel,
   sweepComparison,
 } from '../../src-shared/report/sweep-model';
-import { compareHtmlSections, compareMarkdownSections } from './compare';
+import { compareHtmlSections, compareMarkdownSections, simulatedBannerHtml, simulatedBannerMarkdown } from './compare';
 import { escapeHtml as esc, escapeMarkdownLine as line } from './escape';
 import { htmlDocument, htmlTable } from './html';
 import { markdownTable } from './markdown';
 
 export type { SweepEntry } from '../../src-shared/report/sweep-model';
 
+const anySimulated = (entries: readonly SweepEntry[]): boolean => entries.some((e) => e.session?.simulated);
+
 export function renderSweepMarkdown(entries: readonly SweepEntry[]): string {
   const m = buildSweepModel(entries);
   const out: string[] = ['Speed test matrix sweep', '', `# Sweep of ${entries.length} launch variants`, ''];
+  out.push(...simulatedBannerMarkdown(anySimulated(entries)));
   out.push('## Variants', '', markdownTable(m.variants), '');
   out.push('## Best variant per cell', '', line(BEST_CAPTION), '', markdownTable(bestTable(m)), '');
   const compared = sweepComparison(entries, m);
@@ -38,6 +41,7 @@ export function renderSweepHtml(entries: readonly SweepEntry[]): string {
   const out: string[] = [
     '<p class="kicker">Speed test matrix sweep</p>',
     `<h1>${esc(`Sweep of ${entries.length} launch variants`)}</h1>`,
+    ...simulatedBannerHtml(anySimulated(entries)),
   ];
   out.push('<h2>Variants</h2>', htmlTable(m.variants, 'variants'));
   out.push(

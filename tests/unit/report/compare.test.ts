@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importFile } from '../../../src-main/importers/index';
 import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
+import { renderSweepHtml, renderSweepMarkdown, type SweepEntry } from '../../../src-main/report/sweep';
 import { compareSessions } from '../../../src-shared/report/compare-model';
 import { divergingColor } from '../../../src-shared/report/matrix-model';
 import type { Session } from '../../../src-shared/session/schema';
@@ -139,5 +140,43 @@ describe('compare', () => {
     expect(m.titles[0]).toMatch(/\(fara-4b-rtx-pro-6000-bf16\.txt\)$/);
     expect(m.titles[1]).not.toMatch(/\.txt\)$/);
     expect(() => compareSessions([a])).toThrow(/at least two/);
+  });
+});
+
+describe('the simulated banner', () => {
+  const MD_BANNER = /^> \*\*SIMULATED: .*simulated vLLM server.*\*\*$/m;
+  const HTML_BANNER = /<p class="banner">SIMULATED: [^<]*simulated vLLM server[^<]*<\/p>/;
+  async function pair(simulated: boolean): Promise<Session[]> {
+    const a = await reference();
+    const b = await faster();
+    b.simulated = simulated;
+    return [a, b];
+  }
+  const entries = (sessions: Session[]): SweepEntry[] =>
+    sessions.map((session, i) => ({
+      variant: { settings: [], label: `--max-num-seqs=${4 ** (i + 1)}` },
+      file: `v${i}.speedmatrix.json`,
+      session,
+      failure: null,
+    }));
+
+  it('heads a comparison, Markdown and HTML, when any session is simulated, and only then', async () => {
+    const sim = await pair(true);
+    expect(renderCompareMarkdown(sim)).toMatch(MD_BANNER);
+    expect(renderCompareHtml(sim)).toMatch(HTML_BANNER);
+    const real = await pair(false);
+    expect(renderCompareMarkdown(real)).not.toMatch(/SIMULATED/);
+    expect(renderCompareHtml(real)).not.toMatch(/SIMULATED/);
+  });
+
+  it('heads a sweep report, Markdown and HTML, also when too few variants ran to compare', async () => {
+    const sim = await pair(true);
+    for (const e of [entries(sim), entries([sim[1]])]) {
+      expect(renderSweepMarkdown(e)).toMatch(MD_BANNER);
+      expect(renderSweepHtml(e)).toMatch(HTML_BANNER);
+    }
+    const real = entries(await pair(false));
+    expect(renderSweepMarkdown(real)).not.toMatch(/SIMULATED/);
+    expect(renderSweepHtml(real)).not.toMatch(/SIMULATED/);
   });
 });
