@@ -140,7 +140,7 @@ describe('the simulator process, by the version its profile claims', () => {
   }) => {
     const h = await launchSim({ profile: 'firehose', args: ['--sim-reasoning-tokens', '40'] });
     const r = await post(`${h.url}/v1/chat/completions`, chatBody('think', { max_tokens: 100, ignore_eos: true }));
-    const chunks = r.events.map((e) => e.json).filter((j) => j?.choices?.length);
+    const chunks = r.events.flatMap((e) => (e.json?.choices?.length ? [e.json] : []));
     const tokensAt = (kind: 'reasoning_content' | 'content') =>
       chunks.filter((j) => j.choices[0].delta[kind]).map((j) => j.usage.completion_tokens);
     // Continuous usage counts tokens: reasoning up to token 40, content after it to 100; no chunk carries both.
