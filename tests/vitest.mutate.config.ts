@@ -8,10 +8,8 @@ export default defineConfig({
   resolve: { alias: { '@shared': resolve(__dirname, '../src-shared') } },
   test: {
     environment: 'node',
-    include: [
-      'tests/unit/bench/{loop-detector,plan,plan-engine-limits,readiness-figures,stats-status-metrics}.test.ts',
-      'tests/unit/report/{compare,confidence,slo}.test.ts',
-    ],
+    // tests/unit holds only pure suites (tests/vitest.config.ts).
+    include: ['tests/unit/**/*.test.ts'],
     retry: 0,
   },
 });

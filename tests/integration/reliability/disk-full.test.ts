@@ -33,7 +33,7 @@ function mount(opts: string): boolean {
 /** Why the suite is skipped without root; CI runs as root, so there the skip fails the run (tests/summary-reporter.ts). */
 const NOT_RUN = 'not run: mounting a tmpfs needs root (CAP_SYS_ADMIN), and this process is not allowed to';
 const canMount = mount('size=16k');
-if (!canMount) process.stdout.write(`tests/unit/reliability/disk-full: ${NOT_RUN}\n`);
+if (!canMount) process.stdout.write(`tests/integration/reliability/disk-full: ${NOT_RUN}\n`);
 const remount = (opts: string) => execFileSync('mount', ['-o', `remount,${opts}`, mnt], { stdio: 'ignore' });
 
 afterAll(() => {
