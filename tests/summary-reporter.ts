@@ -42,7 +42,8 @@ function counts(modules: ReadonlyArray<TestModule>) {
         }
       }
     }
-    if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;
+    // A file that failed outside its tests (an import, a beforeAll) counts once, whatever its tests show.
+    if (m.state() === 'failed' && [...m.children.allTests()].every((t) => t.result().state !== 'failed')) failed++;
   }
   return { passed, retried, failed, skipped, unexpected };
 }
