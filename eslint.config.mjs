@@ -20,7 +20,17 @@ const noElectron = {
 };
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'bench-results/**', 'dist/**', '**/*.d.ts'] },
+  {
+    ignores: [
+      'out/**',
+      'node_modules/**',
+      'bench-results/**',
+      'dist/**',
+      '**/*.d.ts',
+      '.stryker-tmp*/**',
+      'reports/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -13,7 +13,6 @@ import { Interrupt, type ServerClock } from './clock';
 import {
   completedInWindow,
   failureCount,
-  inWindow,
   perRequestRate,
   stallInWindow,
   timeBetweenTokens,
@@ -524,7 +523,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     status: verdict.status,
     reason: [verdict.reason, failedNote].filter(Boolean).join('; ') || null,
     totalTokensPerSecond: total,
-    perRequestTokensPerSecond: perRequestRate(inWindow(streams, window), clock),
+    perRequestTokensPerSecond: perRequestRate(streams, window, clock),
     fairShareTokensPerSecond: total / C,
     ttft,
     timeBetweenTokens: tbt,

@@ -82,9 +82,12 @@ export function timeBetweenTokens(streams: readonly StreamTimes[], clock: Server
   return latencyStats(streams.map((s) => ownTimeBetweenTokens(s, clock)).filter(present));
 }
 
-/** Per request tok/s: the median over the requests of each one's own rate, 1 / its time between tokens. */
-export function perRequestRate(streams: readonly StreamTimes[], clock: ServerClock): number | null {
-  const rates = streams
+/**
+ * Per request tok/s: the median over the window's requests of each one's own rate, 1 / its time
+ * between tokens (not 1 / the median time between tokens, which differs when rates spread).
+ */
+export function perRequestRate(streams: readonly StreamTimes[], w: Window, clock: ServerClock): number | null {
+  const rates = inWindow(streams, w)
     .map((s) => ownTimeBetweenTokens(s, clock))
     .filter(present)
     .map((tbt) => 1 / tbt)

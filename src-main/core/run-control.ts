@@ -153,7 +153,7 @@ export class RunControl {
     if (resume && this.isOpen(file)) this.deps.sessions.adopt(this.run);
     this.workingFile = file;
     // The orchestrator decides whose hardware the session records and whether this machine's GPU is sampled.
-    const { handle } = await startOrchestratedRun({
+    const { handle, notes } = await startOrchestratedRun({
       server: { target, restart: this.deps.restartServer, logLines: this.deps.serverLogLines },
       config,
       sessionFile: file,
@@ -164,6 +164,7 @@ export class RunControl {
       onEvent: (e) => this.onEvent(e),
     });
     this.handle = handle;
+    this.updates.addNotes(notes);
     handle.done
       .catch((e: unknown) => this.updates.fail((e as Error).message))
       .finally(() => {

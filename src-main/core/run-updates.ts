@@ -35,6 +35,8 @@ export function toPlanView(plan: RunPlan, notes: string[] = []): PlanView {
 export class RunUpdates {
   private phase: RunPhase = 'idle';
   private plan: PlanView | null = null;
+  /** What the orchestrator tells the person about this run (server placement, Too long contexts). */
+  private notes: string[] = [];
   private live: LiveCell | null = null;
   private progress: RunProgress | null = null;
   private unit: ProgressUnit = 'cell';
@@ -60,6 +62,7 @@ export class RunUpdates {
     this.runId++;
     this.phase = phase;
     this.plan = null;
+    this.notes = [];
     this.live = null;
     this.progress = null;
     this.message = null;
@@ -73,6 +76,13 @@ export class RunUpdates {
     return this.runId;
   }
 
+  /** The run's notes from the orchestrator, shown under the plan (the CLI prints them as "note: ..."). */
+  addNotes(notes: readonly string[]): void {
+    this.notes.push(...notes);
+    if (this.plan) this.plan = { ...this.plan, notes: [...this.plan.notes, ...notes] };
+    this.schedule();
+  }
+
   /**
    * One engine event. For a finished cell or prefill point, `revision` is the session revision
    * the session owner made by applying it (omitted when no session took it: nothing to send).
@@ -81,7 +91,7 @@ export class RunUpdates {
     if (e.type !== 'plan') this.eta?.push(e);
     switch (e.type) {
       case 'plan':
-        this.plan = toPlanView(e.plan);
+        this.plan = toPlanView(e.plan, this.notes);
         this.toRun = measurementsToRun(e.plan);
         this.doneCount = e.alreadyDone;
         this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });

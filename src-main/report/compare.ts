@@ -24,6 +24,17 @@ import {
 import { curveChartSvg, heatmapSvg } from './svg';
 import { SERIES_COLORS } from '../../src-shared/report/scale';
 
+/** The banner over a comparison or a sweep report when any of its sessions is simulated (words: simulatedBanner). */
+export function simulatedBannerMarkdown(simulated: readonly boolean[]): string[] {
+  const banner = simulatedBanner(simulated);
+  return banner ? [`> **${md(banner)}**`, ''] : [];
+}
+
+export function simulatedBannerHtml(simulated: readonly boolean[]): string[] {
+  const banner = simulatedBanner(simulated);
+  return banner ? [`<p class="banner">${esc(banner)}</p>`] : [];
+}
+
 export function renderCompareMarkdown(sessions: readonly Session[]): string {
   const m = compareSessions(sessions);
   const out: string[] = [
@@ -31,6 +42,7 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
     '',
     `# ${md(m.titles.map((_, i) => m.labels[i]).join(' vs '))}`,
     '',
+    ...simulatedBannerMarkdown(m.simulated),
   ];
   m.titles.forEach((t, i) => out.push(`- **${m.labels[i]}**: ${md(t)}${m.simulated[i] ? ' **(SIMULATED)**' : ''}`));
   out.push('', ...compareMarkdownSections(m));
@@ -42,9 +54,7 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
 
 /** The comparison's sections (differences, prefill, ratio matrices, deltas), as Markdown lines. */
 export function compareMarkdownSections(m: ComparisonModel): string[] {
-  const banner = simulatedBanner(m.simulated);
   const out: string[] = [
-    ...(banner ? [`> **${md(banner)}**`, ''] : []),
     '## Differences',
     '',
     'Settings that differ between the sessions are marked ≠ and shown in bold.',
@@ -99,6 +109,7 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
   const out: string[] = [
     '<p class="kicker">Speed test matrix comparison</p>',
     `<h1>${esc(m.labels.join(' vs '))}</h1>`,
+    ...simulatedBannerHtml(m.simulated),
     '<ul class="notes">',
   ];
   m.titles.forEach((t, i) =>
@@ -113,8 +124,6 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
 /** The comparison's sections (differences, prefill, ratio heatmaps, deltas), as HTML. */
 export function compareHtmlSections(m: ComparisonModel): string[] {
   const out: string[] = [];
-  const banner = simulatedBanner(m.simulated);
-  if (banner) out.push(`<p class="banner">${esc(banner)}</p>`);
   out.push('<h2>Differences</h2>', '<p class="caption">Settings that differ between the sessions are highlighted.</p>');
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(htmlTable(differencesTable(m), 'differences', -1, differing));

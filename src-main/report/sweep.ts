@@ -12,16 +12,20 @@ import {
   buildSweepModel,
   sweepComparison,
 } from '../../src-shared/report/sweep-model';
-import { compareHtmlSections, compareMarkdownSections } from './compare';
+import { compareHtmlSections, compareMarkdownSections, simulatedBannerHtml, simulatedBannerMarkdown } from './compare';
 import { escapeHtml as esc, escapeMarkdownLine as line } from './escape';
 import { htmlDocument, htmlTable } from './html';
 import { markdownTable } from './markdown';
 
 export type { SweepEntry } from '../../src-shared/report/sweep-model';
 
+/** Which variants' sessions are simulated (a failed variant has none). */
+const simulatedOf = (entries: readonly SweepEntry[]): boolean[] => entries.map((e) => Boolean(e.session?.simulated));
+
 export function renderSweepMarkdown(entries: readonly SweepEntry[]): string {
   const m = buildSweepModel(entries);
   const out: string[] = ['Speed test matrix sweep', '', `# Sweep of ${entries.length} launch variants`, ''];
+  out.push(...simulatedBannerMarkdown(simulatedOf(entries)));
   out.push('## Variants', '', markdownTable(m.variants), '');
   out.push('## Best variant per cell', '', line(BEST_CAPTION), '', markdownTable(bestTable(m)), '');
   const compared = sweepComparison(entries, m);
@@ -38,6 +42,7 @@ export function renderSweepHtml(entries: readonly SweepEntry[]): string {
   const out: string[] = [
     '<p class="kicker">Speed test matrix sweep</p>',
     `<h1>${esc(`Sweep of ${entries.length} launch variants`)}</h1>`,
+    ...simulatedBannerHtml(simulatedOf(entries)),
   ];
   out.push('<h2>Variants</h2>', htmlTable(m.variants, 'variants'));
   out.push(

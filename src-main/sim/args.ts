@@ -27,6 +27,8 @@ interface SimOptions {
   loadSeconds?: number;
   debug: boolean;
   seed: number;
+  /** The first this many tokens of every chat response are reasoning text (a thinking model); 0 = none. */
+  reasoningTokens: number;
   faults: Faults;
 }
 
@@ -162,6 +164,7 @@ const SIM: Record<string, Kind> = {
   '--sim-slow-start': 'float',
   '--sim-debug': 'bool',
   '--sim-seed': 'int',
+  '--sim-reasoning-tokens': 'int',
   '--sim-loop-after': 'int',
   '--sim-loop-contexts': 'string',
   '--sim-loop-concurrency': 'string',
@@ -326,6 +329,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       loadSeconds: load,
       debug: values.has('--sim-debug'),
       seed: get('--sim-seed', 0),
+      reasoningTokens: get('--sim-reasoning-tokens', 0),
       faults: {
         loopAfter: values.get('--sim-loop-after') as number | undefined,
         loopContexts: loops['--sim-loop-contexts'],

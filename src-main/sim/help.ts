@@ -22,6 +22,7 @@ Sim flags:
   --sim-slow-start S                   same as --sim-load-seconds
   --sim-debug                          serve ground truth on GET /sim/requests
   --sim-seed N                         seed for generated text and natural output lengths
+  --sim-reasoning-tokens N             the first N tokens of each chat response are reasoning text
 
 Fault switches:
   --sim-loop-after N                   from token N a request repeats a fixed passage

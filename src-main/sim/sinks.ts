@@ -47,6 +47,8 @@ export interface SinkContext {
   errorStyle: (message: string, type: string, code: number) => string;
   /** The reasoning field(s) of a chat message in the profile's vLLM release ("reasoning", earlier "reasoning_content"). */
   reasoningFields: string[];
+  /** The first this many tokens are reasoning text (0 for completions and non-thinking models). */
+  reasoningTokens: number;
   /** Requests in flight now (running + waiting), for the loop selector. */
   inFlight: () => number;
   abort: (reason: FinishReason) => void;
@@ -111,11 +113,17 @@ abstract class BaseSink implements TokenSink {
     this.reason = reason;
   }
 
-  /** Text for the next n tokens; decides the loop fault when token N is reached. */
-  protected text(n: number, json: boolean): string {
+  /** How many of the next n tokens (after `offset` more) are still reasoning text. */
+  protected thinking(n: number, offset = 0): number {
+    return Math.min(n, Math.max(0, this.c.reasoningTokens - this.sent - offset));
+  }
+
+  /** Text for the next n tokens (after `offset` more); decides the loop fault when token N is reached. */
+  protected text(n: number, json: boolean, offset = 0): string {
     const f = this.c.faults;
-    if (f.loopAfter === undefined || this.loopDecided || this.sent + n < f.loopAfter) return this.cursor.take(n, json);
-    const before = Math.max(0, f.loopAfter - this.sent - 1);
+    const sent = this.sent + offset;
+    if (f.loopAfter === undefined || this.loopDecided || sent + n < f.loopAfter) return this.cursor.take(n, json);
+    const before = Math.max(0, f.loopAfter - sent - 1);
     let s = this.cursor.take(before, json);
     this.loopDecided = true;
     const ctxOk = !f.loopContexts || near(this.c.promptTokens, f.loopContexts);
@@ -159,8 +167,20 @@ export class StreamSink extends BaseSink {
     this.tail = c.kind === 'chat' ? '"},"logprobs":null,' : '","logprobs":null,';
   }
 
-  private chunk(text: string, final: FinishReason | undefined, completion: number): string {
-    const body = this.c.kind === 'chat' ? `"delta":{"content":"${text}` : `"text":"${text}`;
+  /** The next n tokens as chunks: reasoning while within the first reasoningTokens, content after. */
+  private textChunks(n: number, final: FinishReason | undefined): string {
+    const thinking = this.thinking(n);
+    let out = '';
+    if (thinking > 0)
+      out += this.chunk(this.text(thinking, true), thinking === n ? final : undefined, this.sent + thinking, true);
+    if (n > thinking) out += this.chunk(this.text(n - thinking, true, thinking), final, this.sent + n);
+    return out;
+  }
+
+  private chunk(text: string, final: FinishReason | undefined, completion: number, reasoning = false): string {
+    const fields = reasoning ? this.c.reasoningFields : ['content'];
+    const body =
+      this.c.kind === 'chat' ? `"delta":{${fields.map((f) => `"${f}":"${text}`).join('",')}` : `"text":"${text}`;
     const fin = final ? `"finish_reason":"${final}","stop_reason":null` : '"finish_reason":null';
     const choice = this.c.kind === 'completion' && !final ? `${fin},"stop_reason":null` : fin;
     const usage = this.c.continuousUsage ? `,"usage":${usageJson(this.c.promptTokens, completion)}` : '';
@@ -183,7 +203,7 @@ export class StreamSink extends BaseSink {
       let n = Math.min(interval, this.pending);
       if (f.errorEventAfterTokens !== undefined && !this.errorFired && this.sent + n >= f.errorEventAfterTokens) {
         n = Math.max(0, f.errorEventAfterTokens - this.sent);
-        if (n > 0) out += this.chunk(this.text(n, true), undefined, this.sent + n);
+        if (n > 0) out += this.textChunks(n, undefined);
         this.sent += n;
         written += n;
         this.errorFired = true;
@@ -195,7 +215,7 @@ export class StreamSink extends BaseSink {
       }
       this.pending -= n;
       const last = this.reason !== undefined && this.pending === 0;
-      out += this.chunk(this.text(n, true), last ? this.reason : undefined, this.sent + n);
+      out += this.textChunks(n, last ? this.reason : undefined);
       this.sent += n;
       written += n;
       if (
@@ -240,6 +260,7 @@ export class StreamSink extends BaseSink {
 /** Non-streaming response: one JSON body when the request finishes. */
 export class CollectSink extends BaseSink {
   private parts: string[] = [];
+  private reasoningParts: string[] = [];
 
   fail(message: string): void {
     if (this.ended) return;
@@ -252,18 +273,21 @@ export class CollectSink extends BaseSink {
   flush(): void {
     if (this.ended) return;
     if (this.pending > 0) {
-      this.parts.push(this.text(this.pending, false));
+      const thinking = this.thinking(this.pending);
+      if (thinking > 0) this.reasoningParts.push(this.text(thinking, false));
+      if (this.pending > thinking) this.parts.push(this.text(this.pending - thinking, false, thinking));
       this.sent += this.pending;
       this.pending = 0;
     }
     if (!this.reason) return;
     const c = this.c;
     const text = this.parts.join('');
+    const reasoning = this.reasoningParts.length ? JSON.stringify(this.reasoningParts.join('')) : 'null';
     const usage = `{"prompt_tokens":${c.promptTokens},"total_tokens":${c.promptTokens + this.sent},"completion_tokens":${this.sent},"prompt_tokens_details":null}`;
     const reason = JSON.stringify(this.reason);
     const choice =
       c.kind === 'chat'
-        ? `{"index":0,"message":{"role":"assistant","content":${JSON.stringify(text)},${c.reasoningFields.map((f) => `"${f}":null,`).join('')}"tool_calls":[]},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`
+        ? `{"index":0,"message":{"role":"assistant","content":${JSON.stringify(text)},${c.reasoningFields.map((f) => `"${f}":${reasoning},`).join('')}"tool_calls":[]},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`
         : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null,"prompt_logprobs":null}`;
     const obj = c.kind === 'chat' ? 'chat.completion' : 'text_completion';
     const body = `{"id":"${c.id}","object":"${obj}","created":${c.created},"model":${JSON.stringify(c.model)},"choices":[${choice}],"usage":${usage},"prompt_logprobs":null}`;

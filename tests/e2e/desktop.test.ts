@@ -3,7 +3,7 @@
  * Edit and Window menus, the view shortcuts, Copy into the real clipboard, and quitting or
  * opening a file with unsaved results (the question is answered by replacing
  * dialog.showMessageBox in main, the usual way to drive a native dialog from a test). The same
- * points run against a stand-in of electron in tests/unit/app/main-process.test.ts. Where
+ * points run against a stand-in of electron in tests/integration/app/main-process.test.ts. Where
  * node_modules/electron has no binary these are reported as not run, never as passed.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
  * (checked as built in the unit test) must give a page: CSP enforcement, no Node and no raw IPC in the page, navigation, new windows
  * and remote content denied, permissions refused, foreign frames refused by the IPC handlers.
  * Where node_modules/electron has no binary these are reported as not run, never as passed;
- * the same items with electron mocked are in tests/unit/reliability/electron-checklist.test.ts.
+ * the same items with electron mocked are in tests/integration/reliability/electron-checklist.test.ts.
  */
 import { describe, expect } from 'vitest';
 import { electronTest as it } from '../helpers/electron-fixtures';

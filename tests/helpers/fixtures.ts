@@ -10,7 +10,7 @@
  *   headless Chromium (`browser`), `app`, one page of the app opened on the bridge and ready,
  *   shared by the file's tests, and `launchBridge(options)` for a further bridge in one test.
  * - `standinTest`: everything of `simTest`, and `bootMain(options)`, which boots the built main
- *   process against the Electron stand-in (tests/unit/app/electron-standin) and kills it after the test.
+ *   process against the Electron stand-in (tests/integration/app/electron-standin) and kills it after the test.
  * - `electronTest` (electron-fixtures.ts): the app in the real Electron binary.
  *
  * How to use them: docs/architecture.md, "Test set-up". File-scoped fixtures start on the first
@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { test } from 'vitest';
-import { MAIN_BUNDLE, type MainProcess, bootMain, hasMainBundle } from '../unit/app/electron-standin/boot';
+import { MAIN_BUNDLE, type MainProcess, bootMain, hasMainBundle } from '../integration/app/electron-standin/boot';
 import { launchChromium, openPage } from '../web/browser';
 import { type BridgeServer, type BridgeServerOptions, startBridgeServer } from './bridge-server';
 import { type SimHandle, type StartSimOptions, startSim } from './sim';

@@ -18,7 +18,7 @@ import { parseTargets } from '../../src-shared/report/slo';
 import { buildSweepModel } from '../../src-shared/report/sweep-model';
 import type { Session } from '../../src-shared/session/schema';
 import { webTest as it } from '../helpers/fixtures';
-import { SWEEP_FILES, makeSweepFolder } from '../unit/compare/real-sweep';
+import { SWEEP_FILES, makeSweepFolder } from '../integration/compare/real-sweep';
 import { hasChromium, openPage, shot } from './browser';
 
 let root: string;

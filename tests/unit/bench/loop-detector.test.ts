@@ -33,6 +33,13 @@ describe('loop detector (METHOD.md)', () => {
     expect(findLoop(varied(5000) + short.repeat(21))?.period).toBe(200); // 4200 chars
   });
 
+  it('counts only whole periods as covered: 20 repeats and three quarters of a 200-character passage is not a loop', () => {
+    const short = varied(200);
+    // 4,150 characters repeat, but only 4,000 of them in whole periods (below 4,096).
+    expect(findLoop(varied(5000) + short.repeat(20) + short.slice(0, 150))).toBeNull();
+    expect(findLoop(varied(5000) + short.repeat(21) + short.slice(0, 150))).toMatchObject({ period: 200, repeats: 21 });
+  });
+
   it('ignores periods of only whitespace', () => {
     expect(findLoop(varied(2000) + ' '.repeat(8000))).toBeNull();
     expect(findLoop(varied(2000) + '\n \n '.repeat(3000))).toBeNull();
@@ -43,6 +50,15 @@ describe('loop detector (METHOD.md)', () => {
     expect(findLoop(p.repeat(4))?.period).toBe(32_768);
     const q = varied(33_000);
     expect(findLoop(q.repeat(4))).toBeNull();
+  });
+
+  it('keeps four periods of history while streaming: a 30,000-character passage repeated after 300,000 characters', () => {
+    const d = new LoopDetector();
+    const passage = varied(30_000);
+    // The prose before the loop forces the kept text to be trimmed more than once.
+    const text = `${varied(300_000).replaceAll('Sentence', 'Line')}${passage.repeat(5)}`;
+    for (let i = 0; i < text.length && d.found === null; i += 1000) d.push(text.slice(i, i + 1000));
+    expect(d.found).toMatchObject({ period: 30_000, repeats: 4 });
   });
 
   it('runs incrementally on streamed text, checking every 256 characters', () => {

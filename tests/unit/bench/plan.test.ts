@@ -62,6 +62,36 @@ describe('planRun', () => {
     expect(plan.counts.toRun).toBe(48 - 13);
   });
 
+  it('Over capacity only when C × (context + max output) is more than the budget, not when it equals it', () => {
+    const budgetOf = (tokens: number): PlanTarget => ({
+      maxModelLen: 32_768,
+      kvBudget: { ...reference.kvBudget, tokens },
+    });
+    const actionAt = (tokens: number) =>
+      planRun({ contexts: [8 * K], concurrency: [2], maxOutputTokens: 4096 }, budgetOf(tokens)).cells[0].action;
+    // 2 × (8192 + 4096) = 24,576 tokens.
+    expect(actionAt(24_576)).toBe('run');
+    expect(actionAt(24_575)).toBe('over-capacity');
+  });
+
+  it("a user's KV budget decides Over capacity, above or below the one the server stated", () => {
+    const input = { contexts: [8 * K], concurrency: [1, 4, 16], maxOutputTokens: 4096 };
+    const overAt = (kvBudgetTokens: number, target: PlanTarget) =>
+      planRun({ ...input, kvBudgetTokens }, target)
+        .cells.filter((c) => c.action === 'over-capacity')
+        .map((c) => c.concurrency);
+    // Needs: 12,288, 49,152 and 196,608 tokens. The server states 2,200,000: nothing over.
+    expect(planRun(input, reference).counts.overCapacity).toBe(0);
+    expect(overAt(50_000, reference)).toEqual([16]);
+    expect(overAt(12_288, reference)).toEqual([4, 16]);
+    const small: PlanTarget = { ...reference, kvBudget: { ...reference.kvBudget, tokens: 12_288 } };
+    expect(overAt(1_000_000, small)).toEqual([]);
+    const plan = planRun({ ...input, kvBudgetTokens: 50_000 }, reference);
+    expect(plan.cells[2].reason).toBe(
+      '16 × (8192 + 4096) = 196608 tokens exceeds the KV cache budget of 50000 tokens (user: given by the user)',
+    );
+  });
+
   it('marks too-long cells, skipped cells and a user KV budget', () => {
     const plan = planRun(
       {

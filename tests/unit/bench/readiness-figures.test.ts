@@ -2,11 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { ServerClock } from '../../../src-main/bench/clock';
 import {
+  completedInWindow,
   failureCount,
+  inWindow,
+  ownTimeBetweenTokens,
   perRequestRate,
   stallInWindow,
   type StreamTimes,
   timeBetweenTokens,
+  timeToFirstToken,
+  windowTokens,
 } from '../../../src-main/bench/figures';
 import {
   READINESS_START,
@@ -69,6 +74,8 @@ describe('readiness gate', () => {
 });
 
 const clock = new ServerClock(1);
+/** A window that every stream below falls in. */
+const everything = { startMs: -1e9, endMs: 1e9 };
 /** A stream of `tokens` tokens at `tbtMs` apart from `first`, with its gap bookkeeping. */
 function stream(p: Partial<StreamTimes> & { first: number; tbtMs: number; tokens: number }): StreamTimes {
   return {
@@ -94,8 +101,31 @@ describe('figures', () => {
       stream({ first: 0, tbtMs: 25, tokens: 400 }),
       stream({ first: 0, tbtMs: 40, tokens: 250 }),
     ];
-    expect(perRequestRate(streams, clock)).toBeCloseTo(40, 6); // 1 / 25 ms
+    expect(perRequestRate(streams, everything, clock)).toBeCloseTo(40, 6); // 1 / 25 ms
     expect(timeBetweenTokens(streams, clock)?.p50).toBeCloseTo(0.025, 9);
+  });
+
+  it('per request tok/s is the median of the rates, not 1 / the median time between tokens', () => {
+    // Four requests: rates 50, 40, 25 and 20 tok/s. The median rate is (40 + 25) / 2 = 32.5;
+    // 1 / the median time between tokens would be 1 / 32.5 ms = 30.77.
+    const streams = [20, 25, 40, 50].map((tbtMs) => stream({ first: 0, tbtMs, tokens: 200 }));
+    expect(perRequestRate(streams, everything, clock)).toBeCloseTo(32.5, 9);
+    expect(1 / timeBetweenTokens(streams, clock)!.p50).toBeCloseTo(30.77, 2);
+  });
+
+  it('per request tok/s counts only the requests in flight during the measurement window', () => {
+    const w = { startMs: 10_000, endMs: 40_000 };
+    const streams = [
+      // Fast requests of the ramp that ended before the window opened: not part of the figure.
+      ...[1, 2, 3].map(() => stream({ first: 0, tbtMs: 5, tokens: 1000, endedAt: 5_000, outcome: 'done' })),
+      stream({ first: 9_000, tbtMs: 40, tokens: 500 }),
+      stream({ first: 9_000, tbtMs: 40, tokens: 500 }),
+      // Sent after the window closed.
+      stream({ first: 41_000, tbtMs: 5, tokens: 100, sentAt: 40_500 }),
+    ];
+    expect(perRequestRate(streams, w, clock)).toBeCloseTo(25, 9);
+    expect(perRequestRate(streams, everything, clock)).toBeCloseTo(200, 9);
+    expect(perRequestRate([], w, clock)).toBeNull();
   });
 
   it('counts failed requests among the requests in flight during the window', () => {
@@ -134,5 +164,92 @@ describe('figures', () => {
     const fast = new ServerClock(20);
     const blip = stream({ first: 0, tbtMs: 0.5, tokens: 2000, longestGapMs: 225, longestGapEndedAt: 1_300 });
     expect(stallInWindow([blip], { startMs: 0, endMs: 1_500 }, 0.01, 30, fast)).toBeNull();
+  });
+});
+
+describe('figures at their edges', () => {
+  const w = { startMs: 10_000, endMs: 40_000 };
+
+  it('a request is in the window when sent by its end and not ended before its start (edges included)', () => {
+    const at = (p: Partial<StreamTimes>) => stream({ first: 0, tbtMs: 10, tokens: 10, ...p });
+    const streams = [
+      at({ sentAt: 40_000 }), // sent as the window closes: in
+      at({ sentAt: 40_001 }), // after: out
+      at({ sentAt: 0, endedAt: 10_000, outcome: 'done' }), // ended as it opens: in
+      at({ sentAt: 0, endedAt: 9_999, outcome: 'done' }), // before: out
+      at({ sentAt: 0, endedAt: -1 }), // still running: in
+    ];
+    expect(inWindow(streams, w).map((s) => streams.indexOf(s))).toEqual([0, 2, 4]);
+  });
+
+  it('counts window tokens from the count at open to the count at close, or to now for a running stream', () => {
+    const s = (tokens: number, tokensAtOpen: number, tokensAtClose: number) =>
+      stream({ first: 0, tbtMs: 10, tokens, tokensAtOpen, tokensAtClose });
+    expect(windowTokens([s(500, 100, 400)])).toBe(300);
+    expect(windowTokens([s(500, 100, -1)])).toBe(400);
+    expect(windowTokens([s(50, 100, 80)])).toBe(0);
+    expect(windowTokens([s(500, 100, 400), s(500, 0, -1)])).toBe(800);
+  });
+
+  it('counts requests completed inside the window, edges included, and only completed ones', () => {
+    const ended = (endedAt: number, outcome: StreamTimes['outcome'] = 'done') =>
+      stream({ first: 0, tbtMs: 10, tokens: 10, endedAt, outcome });
+    const streams = [ended(10_000), ended(40_000), ended(9_999), ended(40_001), ended(20_000, 'error'), ended(-1)];
+    expect(completedInWindow(streams, w)).toBe(2);
+  });
+
+  it("times to first token in server seconds, leaving out requests that have none; a request's own gap needs two tokens", () => {
+    const fast = new ServerClock(10);
+    const streams = [
+      stream({ first: 1_000, tbtMs: 10, tokens: 3, sentAt: 0 }),
+      stream({ first: 3_000, tbtMs: 10, tokens: 3, sentAt: 1_000 }),
+      stream({ first: -1, tbtMs: 10, tokens: 0, sentAt: 0, lastTokenAt: -1 }),
+    ];
+    expect(timeToFirstToken(streams, clock)).toMatchObject({ p50: 1.5, mean: 1.5 });
+    expect(timeToFirstToken(streams, fast)).toMatchObject({ p50: 15, mean: 15 });
+    expect(timeToFirstToken([streams[2]], clock)).toBeNull();
+    expect(ownTimeBetweenTokens(stream({ first: 0, tbtMs: 20, tokens: 11 }), clock)).toBeCloseTo(0.02, 12);
+    expect(ownTimeBetweenTokens(stream({ first: 0, tbtMs: 20, tokens: 11 }), fast)).toBeCloseTo(0.2, 12);
+    expect(ownTimeBetweenTokens(stream({ first: 0, tbtMs: 20, tokens: 1 }), clock)).toBeNull();
+    expect(ownTimeBetweenTokens(stream({ first: 500, tbtMs: 0, tokens: 5 }), clock)).toBeNull();
+    expect(timeBetweenTokens([stream({ first: 0, tbtMs: 20, tokens: 1 })], clock)).toBeNull();
+  });
+
+  it('names the first failure by when it ended, and none when nothing failed', () => {
+    const failed = (endedAt: number, error: string) =>
+      stream({ first: 0, tbtMs: 10, tokens: 5, endedAt, outcome: 'error', error });
+    expect(failureCount([failed(30_000, 'late'), failed(20_000, 'early')], w)).toEqual({
+      windowRequests: 2,
+      failed: 2,
+      firstError: 'early',
+    });
+    expect(failureCount([stream({ first: 0, tbtMs: 10, tokens: 5 })], w)).toEqual({
+      windowRequests: 1,
+      failed: 0,
+      firstError: null,
+    });
+  });
+
+  it('a stall is a gap strictly over the threshold and under the stall limit, at least 1 s of wall time, ended in the window', () => {
+    const win = { startMs: 0, endMs: 30_000 };
+    const gap = (ms: number, endedAt = 20_000) =>
+      stream({ first: 0, tbtMs: 10, tokens: 100, longestGapMs: ms, longestGapEndedAt: endedAt });
+    expect(stallInWindow([gap(2_000)], win, 0.01, 30, clock)).toBeNull(); // exactly 2 s: not over
+    expect(stallInWindow([gap(2_001)], win, 0.01, 30, clock)?.gapSeconds).toBeCloseTo(2.001, 9);
+    expect(stallInWindow([gap(30_000)], win, 0.01, 30, clock)).toBeNull(); // the stall limit: a failure
+    expect(stallInWindow([gap(29_999)], win, 0.01, 30, clock)?.gapSeconds).toBeCloseTo(29.999, 9);
+    expect(stallInWindow([gap(5_000, 30_001)], win, 0.01, 30, clock)).toBeNull(); // ended after the window
+    expect(stallInWindow([gap(5_000, -1)], win, 0.01, 30, clock)).toBeNull();
+    expect(stallInWindow([gap(5_000)], win, null, 30, clock)).toBeNull(); // no median: no threshold
+    // The worst of several, with the threshold it beat.
+    expect(stallInWindow([gap(3_000), gap(6_000, 25_000), gap(4_000)], win, 0.2, 30, clock)).toEqual({
+      gapSeconds: 6,
+      endedAtSeconds: 25,
+      thresholdSeconds: 4,
+    });
+    // Exactly 1 s of wall time counts at a fast clock (20 s of server time at speed 20).
+    const fast = new ServerClock(20);
+    expect(stallInWindow([gap(1_000)], win, 0.01, 30, fast)?.gapSeconds).toBeCloseTo(20, 9);
+    expect(stallInWindow([gap(999)], win, 0.01, 30, fast)).toBeNull();
   });
 });

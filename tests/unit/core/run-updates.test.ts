@@ -54,6 +54,32 @@ describe('RunUpdates', () => {
     expect(out[0].progress?.etaSeconds).toBeCloseTo(plan.etaSeconds, 0);
   });
 
+  it("shows the plan's warnings and the orchestrator's notes under the plan, whichever comes first", () => {
+    const out: RunUpdate[] = [];
+    const unknown = planRun(
+      { contexts: [8 * K], concurrency: [1] },
+      { maxModelLen: null, kvBudget: { ...kv, tokens: null, source: 'unknown' } },
+    );
+    const remote = "The server is not on this machine: this machine's GPU is not sampled.";
+    updates = new RunUpdates((u) => out.push(u), 10_000);
+    updates.begin();
+    updates.addNotes([remote]);
+    updates.push({ type: 'plan', plan: unknown, alreadyDone: 0, doneCells: [], donePrefill: [] });
+    updates.addNotes(['32K + 4096 output tokens exceeds max_model_len: those cells are marked Too long and not run.']);
+    updates.flush();
+    expect(out.at(-1)?.plan?.notes).toEqual([
+      'The KV cache budget is unknown, so no cell could be marked Over capacity in advance.',
+      'The server did not report max_model_len, so no cell could be marked Too long in advance.',
+      remote,
+      '32K + 4096 output tokens exceeds max_model_len: those cells are marked Too long and not run.',
+    ]);
+    // A new run starts without the last one's notes.
+    updates.begin();
+    updates.push({ type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] });
+    updates.flush();
+    expect(out.at(-1)?.plan?.notes).toEqual([]);
+  });
+
   it('counts measurements, not cells, when each cell is repeated', () => {
     const out: RunUpdate[] = [];
     const repeated = planRun(

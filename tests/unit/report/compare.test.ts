@@ -5,11 +5,11 @@ import { type SweepEntry, renderSweepHtml, renderSweepMarkdown } from '../../../
 import { compareSessions } from '../../../src-shared/report/compare-model';
 import { divergingColor } from '../../../src-shared/report/matrix-model';
 import type { Session } from '../../../src-shared/session/schema';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { SYNTHETIC_REPORT } from '../../helpers/paths';
 import { tableAfter } from './reference-text';
 
 async function reference(): Promise<Session> {
-  const r = await importFile(REFERENCE_REPORT);
+  const r = await importFile(SYNTHETIC_REPORT);
   if (!r.ok) throw new Error(r.error);
   return r.data;
 }
@@ -19,15 +19,15 @@ async function faster(): Promise<Session> {
   const b = structuredClone(await reference());
   b.engine.version = '0.31.0';
   b.server.display = b.server.display.replace(
-    '--gpu-memory-utilization 0.83',
+    '--gpu-memory-utilization 0.8',
     '--gpu-memory-utilization 0.90 --enable-chunked-prefill',
   );
   b.server.argv = [];
   for (const c of b.cells) if (c.totalTokensPerSecond !== null) c.totalTokensPerSecond *= 1.1;
   for (const p of b.prefill) if (p.tokensPerSecond !== null) p.tokensPerSecond *= 1.2;
-  const c = b.cells.find((x) => x.context === 8192 && x.concurrency === 16)!;
-  Object.assign(c, { status: 'valid', totalTokensPerSecond: 1500 });
-  const q = b.cells.find((x) => x.context === 8192 && x.concurrency === 2)!;
+  const c = b.cells.find((x) => x.context === 32768 && x.concurrency === 4)!;
+  Object.assign(c, { status: 'valid', totalTokensPerSecond: 330 });
+  const q = b.cells.find((x) => x.context === 8192 && x.concurrency === 4)!;
   q.status = 'queued';
   return b;
 }
@@ -43,23 +43,23 @@ describe('compare', () => {
     expect(at(8192, 1).ratio).toBeCloseTo(1.1, 9);
     expect(at(8192, 1).text).toBe('1.10×');
     expect(at(8192, 1).fill).toBe(divergingColor(1.1));
-    expect(at(8192, 16)).toMatchObject({ ratio: null, text: 'A: Looped' });
-    expect(at(8192, 2)).toMatchObject({ ratio: null, text: 'B: Requests queued' });
-    expect(at(16384, 128)).toMatchObject({ ratio: null, text: 'A: Over capacity' });
+    expect(at(32768, 4)).toMatchObject({ ratio: null, text: 'A: Looped' });
+    expect(at(8192, 4)).toMatchObject({ ratio: null, text: 'B: Requests queued' });
+    expect(at(32768, 16)).toMatchObject({ ratio: null, text: 'A: Over capacity' });
     expect(m.prefill[0].ratios[1]).toBeCloseTo(1.2, 9);
   });
 
   it('shows a Stream stalled cell’s kept figure beside the others, but takes no ratio from it', async () => {
     const b = await faster();
-    const stalled = b.cells.find((x) => x.context === 8192 && x.concurrency === 4)!;
+    const stalled = b.cells.find((x) => x.context === 8192 && x.concurrency === 16)!;
     stalled.status = 'stalled';
     const m = compareSessions([await reference(), b]);
     const r = m.decode[0];
-    expect(r.rows[r.contexts.indexOf(8192)][r.concurrency.indexOf(4)]).toMatchObject({
+    expect(r.rows[r.contexts.indexOf(8192)][r.concurrency.indexOf(16)]).toMatchObject({
       ratio: null,
       text: 'B: Stream stalled',
     });
-    const d = m.deltas.find((x) => x.context === 8192 && x.concurrency === 4)!;
+    const d = m.deltas.find((x) => x.context === 8192 && x.concurrency === 16)!;
     expect(d.statuses).toEqual(['Valid', 'Stream stalled']);
     expect(d.totals[1]).toBe(stalled.totalTokensPerSecond);
     expect(d.totalTexts[1]).not.toBe('—');
@@ -69,8 +69,8 @@ describe('compare', () => {
   it('marks the settings that differ: engine version and launch flags, not the GPU', async () => {
     const m = compareSessions([await reference(), await faster()]);
     const row = (field: string) => m.differences.find((d) => d.field === field)!;
-    expect(row('Version')).toMatchObject({ values: ['0.30.1rc1.dev452+g73a583112', '0.31.0'], differs: true });
-    expect(row('--gpu-memory-utilization')).toMatchObject({ values: ['0.83', '0.90'], differs: true });
+    expect(row('Version')).toMatchObject({ values: ['0.12.0', '0.31.0'], differs: true });
+    expect(row('--gpu-memory-utilization')).toMatchObject({ values: ['0.8', '0.90'], differs: true });
     expect(row('--enable-chunked-prefill')).toMatchObject({ values: ['—', 'true'], differs: true });
     expect(row('GPU').differs).toBe(false);
     expect(row('--max-model-len').differs).toBe(false);
@@ -79,7 +79,7 @@ describe('compare', () => {
 
   it('lists deltas per measurement with the change against A', async () => {
     const m = compareSessions([await reference(), await faster()]);
-    const d = m.deltas.find((x) => x.context === 8192 && x.concurrency === 128)!;
+    const d = m.deltas.find((x) => x.context === 8192 && x.concurrency === 16)!;
     expect(d.statuses).toEqual(['Valid', 'Valid']);
     expect(d.changes[1]).toBeCloseTo(0.1, 9);
     const md = renderCompareMarkdown([await reference(), await faster()]);
@@ -95,30 +95,29 @@ describe('compare', () => {
       'A TTFT',
       'B TTFT',
     ]);
-    expect(rows.find((r) => r[0] === '8K' && r[1] === '128')).toEqual([
+    expect(rows.find((r) => r[0] === '8K' && r[1] === '16')).toEqual([
       '8K',
-      '128',
+      '16',
       'Valid',
       'Valid',
-      '4,786.2',
-      '5,264.8',
+      '1,200.0',
+      '1,320.0',
       '+10.0%',
-      '862 ms',
-      '862 ms',
+      '450 ms',
+      '450 ms',
     ]);
   });
 
   it('Markdown form: differences in bold, prefill side by side, the ratio matrix', async () => {
     const md = renderCompareMarkdown([await reference(), await faster()]);
-    expect(md).toContain('| **Engine** | **Version** | **0.30.1rc1.dev452+g73a583112** | **0.31.0** | **≠** |');
-    expect(md).toContain(
-      '| Hardware | GPU | RTX PRO 6000 Blackwell Server Edition 96GB | RTX PRO 6000 Blackwell Server Edition 96GB |  |',
-    );
+    expect(md).toContain('| **Engine** | **Version** | **0.12.0** | **0.31.0** | **≠** |');
+    expect(md).toContain('| Hardware | GPU | Example GPU 48GB | Example GPU 48GB |  |');
     const prefill = tableAfter(md.slice(md.indexOf('## Prefill')), 'Context');
-    expect(prefill[1]).toEqual(['8K', '34.6K', '41.5K', '1.20×', '236 ms', '236 ms']);
+    expect(prefill[1]).toEqual(['8K', '20.0K', '24.0K', '1.20×', '400 ms', '400 ms']);
     const ratio = tableAfter(md.slice(md.indexOf('## Sustained decode: B / A')), 'Context');
-    expect(ratio).toHaveLength(7);
-    expect(ratio[1].slice(0, 6)).toEqual(['8K', '1.10×', 'B: Requests queued', '1.10×', '1.10×', 'A: Looped']);
+    expect(ratio).toHaveLength(3);
+    expect(ratio[1]).toEqual(['8K', '1.10×', 'B: Requests queued', '1.10×']);
+    expect(ratio[2]).toEqual(['32K', '1.10×', 'A: Looped', 'A: Over capacity']);
   });
 
   it('HTML form: overlaid prefill curves, a ratio heatmap per session, highlighted differences', async () => {
@@ -137,7 +136,7 @@ describe('compare', () => {
     expect(m.decode.map((d) => d.label)).toEqual(['B / A', 'C / A']);
     expect(m.decode[1].rows[0][0].ratio).toBe(1);
     // A and C are the same run: the titles say which file each came from.
-    expect(m.titles[0]).toMatch(/\(fara-4b-rtx-pro-6000-bf16\.txt\)$/);
+    expect(m.titles[0]).toMatch(/\(synthetic-matrix\.txt\)$/);
     expect(m.titles[1]).not.toMatch(/\.txt\)$/);
     expect(() => compareSessions([a])).toThrow(/at least two/);
   });
@@ -158,5 +157,43 @@ describe('compare', () => {
     expect(renderSweepHtml(all)).toContain('<p class="banner">SIMULATED: all of these sessions come from');
     for (const text of [renderCompareMarkdown([real, real]), renderSweepHtml([real, real].map(entry))])
       expect(text).not.toContain('SIMULATED');
+  });
+});
+
+describe('the simulated banner', () => {
+  const MD_BANNER = /^> \*\*SIMULATED: .*simulated vLLM server.*\*\*$/m;
+  const HTML_BANNER = /<p class="banner">SIMULATED: [^<]*simulated vLLM server[^<]*<\/p>/;
+  async function pair(simulated: boolean): Promise<Session[]> {
+    const a = await reference();
+    const b = await faster();
+    b.simulated = simulated;
+    return [a, b];
+  }
+  const entries = (sessions: Session[]): SweepEntry[] =>
+    sessions.map((session, i) => ({
+      variant: { settings: [], label: `--max-num-seqs=${4 ** (i + 1)}` },
+      file: `v${i}.speedmatrix.json`,
+      session,
+      failure: null,
+    }));
+
+  it('heads a comparison, Markdown and HTML, when any session is simulated, and only then', async () => {
+    const sim = await pair(true);
+    expect(renderCompareMarkdown(sim)).toMatch(MD_BANNER);
+    expect(renderCompareHtml(sim)).toMatch(HTML_BANNER);
+    const real = await pair(false);
+    expect(renderCompareMarkdown(real)).not.toMatch(/SIMULATED/);
+    expect(renderCompareHtml(real)).not.toMatch(/SIMULATED/);
+  });
+
+  it('heads a sweep report, Markdown and HTML, also when too few variants ran to compare', async () => {
+    const sim = await pair(true);
+    for (const e of [entries(sim), entries([sim[1]])]) {
+      expect(renderSweepMarkdown(e)).toMatch(MD_BANNER);
+      expect(renderSweepHtml(e)).toMatch(HTML_BANNER);
+    }
+    const real = entries(await pair(false));
+    expect(renderSweepMarkdown(real)).not.toMatch(/SIMULATED/);
+    expect(renderSweepHtml(real)).not.toMatch(/SIMULATED/);
   });
 });

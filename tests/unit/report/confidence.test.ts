@@ -21,6 +21,15 @@ describe('confidence intervals of repeated measurements', () => {
     expect(iv.unstable).toBe(false);
   });
 
+  it('unstable from just above 5% coefficient of variation; exactly 5% is not', () => {
+    // Mean 100, sample standard deviation 5 (n = 2: sd = |a - b| / √2).
+    const spread = (sd: number) => [100 - sd / Math.SQRT2, 100 + sd / Math.SQRT2];
+    expect(meanInterval(spread(5))!.cv).toBeCloseTo(0.05, 12);
+    expect(meanInterval(spread(4.99))!.unstable).toBe(false);
+    expect(meanInterval(spread(5.01))!.unstable).toBe(true);
+    expect(meanInterval([95, 100, 105])!).toMatchObject({ cv: 0.05, unstable: false });
+  });
+
   it('marks repetitions that vary by more than 5% as unstable', () => {
     expect(meanInterval([100, 112, 90])!.unstable).toBe(true);
     expect(meanInterval([100, 101, 99])!.unstable).toBe(false);

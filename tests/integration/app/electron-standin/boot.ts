@@ -9,7 +9,7 @@ import { ROOT } from '../../../helpers/paths';
 
 export const MAIN_BUNDLE = join(ROOT, 'out/main/index.js');
 export const hasMainBundle = existsSync(MAIN_BUNDLE);
-const DRIVER = join(ROOT, 'tests/unit/app/electron-standin/driver.cjs');
+const DRIVER = join(ROOT, 'tests/integration/app/electron-standin/driver.cjs');
 
 export interface MenuItemData {
   label: string;

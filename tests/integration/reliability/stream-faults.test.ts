@@ -2,7 +2,7 @@
  * Stream faults end to end through the CLI: a hang, malformed chunks, a mid-stream error event
  * and HTTP 500s on more than 10% of requests each make the cell Error with its reason, the cell ends within its
  * time limits, the run finishes, and no benchmark worker is left running afterwards.
- * (The statuses at engine level are in tests/unit/bench/faults.test.ts.)
+ * (The statuses at engine level are in tests/integration/bench/faults.test.ts.)
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';

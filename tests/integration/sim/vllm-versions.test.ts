@@ -135,6 +135,33 @@ describe('the simulator process, by the version its profile claims', () => {
     expect(Object.keys((await res.json()).choices[0].message)).toEqual(['role', 'content', 'reasoning', 'tool_calls']);
   });
 
+  it('--sim-reasoning-tokens N: the first N tokens stream in the reasoning field, the rest as content', async ({
+    launchSim,
+  }) => {
+    const h = await launchSim({ profile: 'firehose', args: ['--sim-reasoning-tokens', '40'] });
+    const r = await post(`${h.url}/v1/chat/completions`, chatBody('think', { max_tokens: 100, ignore_eos: true }));
+    const chunks = r.events.flatMap((e) => (e.json?.choices?.length ? [e.json] : []));
+    const tokensAt = (kind: 'reasoning_content' | 'content') =>
+      chunks.filter((j) => j.choices[0].delta[kind]).map((j) => j.usage.completion_tokens);
+    // Continuous usage counts tokens: reasoning up to token 40, content after it to 100; no chunk carries both.
+    expect(Math.max(...tokensAt('reasoning_content'))).toBe(40);
+    expect(Math.min(...tokensAt('content'))).toBeGreaterThan(40);
+    expect(Math.max(...tokensAt('content'))).toBe(100);
+    expect(chunks.some((j) => j.choices[0].delta.reasoning_content && j.choices[0].delta.content)).toBe(false);
+    const whole = await (
+      await fetch(`${h.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(
+          chatBody('think', { max_tokens: 100, ignore_eos: true, stream: false, stream_options: undefined }),
+        ),
+      })
+    ).json();
+    const msg = whole.choices[0].message;
+    expect(msg.reasoning_content.length).toBeGreaterThan(40);
+    expect(msg.content.length).toBeGreaterThan(60);
+  });
+
   it('under KV pressure the periodic stats line carries "Preemptions: N", and KV usage is still read from it', async ({
     launchSim,
   }) => {

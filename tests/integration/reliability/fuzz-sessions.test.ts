@@ -12,7 +12,13 @@ import { importFile, importText } from '../../../src-main/importers';
 import { renderHtmlReport } from '../../../src-main/report/html';
 import { renderMarkdownReport } from '../../../src-main/report/markdown';
 import { parseSessionText, readSessionFile } from '../../../src-main/session/read';
-import { HOSTILE_STRINGS, fuzzCorpus, hostileSession, hostileStringCount } from '../../helpers/fuzz-corpus';
+import {
+  HOSTILE_STRINGS,
+  baseSession,
+  fuzzCorpus,
+  hostileSession,
+  hostileStringCount,
+} from '../../helpers/fuzz-corpus';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-fuzz-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,7 +53,8 @@ describe('fuzz corpus of session files', () => {
   });
 
   it('each case is refused with a clear message, or opens and renders with no markup from the file', () => {
-    const clean = tagNames(renderHtmlReport(hostileSession()));
+    // The elements a report of the untouched base session has: a case may add none of its own.
+    const clean = tagNames(renderHtmlReport(baseSession()));
     let opened = 0;
     let refused = 0;
     for (const c of corpus) {
@@ -108,10 +115,34 @@ describe('fuzz corpus of session files', () => {
       const r = importText(typeof c.data === 'string' ? c.data : new Uint8Array(c.data), 'x.json');
       if (!r.ok) expectClearError(r.error, 'x.json');
     }
-    // Another tool's report text carrying markup imports as plain strings and renders escaped.
-    const report = `Speed test matrix\n# ${HOSTILE_STRINGS[0]} on ${HOSTILE_STRINGS[1]}\n`;
+  });
+
+  it("another tool's report text carrying markup imports as plain strings and renders escaped", () => {
+    // A report's text as its web page gives it (the format of tests/fixtures/reports/), markup in its fields.
+    const report = [
+      'Speed test matrix',
+      `${HOSTILE_STRINGS[0]} on ${HOSTILE_STRINGS[1]}`,
+      'Launch command',
+      `vllm serve org/model ${HOSTILE_STRINGS[3]} --port 8000`,
+      'All measurements',
+      'Latencies are medians.| Phase | Context | Requests at once | Status | Total tok/s | Per request tok/s | TTFT | Time between tokens | Average active requests | Completed requests | Output tokens | Measured for |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
+      '| Sustained decode | 8K | 1 | Valid | 120.0 | 121.0 | 40 ms | 8.0 ms | 1.0 | 1 | 3,600 | 30.0 s |',
+    ].join('\n');
     const t = importText(report, 'r.txt');
-    if (!t.ok) expectClearError(t.error, 'r.txt');
+    if (!t.ok) throw new Error(t.error);
+    expect(t.data.server.display).toContain(HOSTILE_STRINGS[3]);
+    const html = renderHtmlReport(t.data);
+    const md = renderMarkdownReport(t.data);
+    // The launch command is a fenced code block in Markdown, where markup is shown as text.
+    const fenced = /^(`{3,})text\n[\s\S]*?\n\1$/gm;
+    expect(md.match(fenced)?.join('\n')).toContain(HOSTILE_STRINGS[3]);
+    const prose = md.replace(fenced, '');
+    for (const re of RAW_MARKUP) {
+      expect(re.test(html), `${re} in HTML`).toBe(false);
+      expect(re.test(prose), `${re} in Markdown`).toBe(false);
+    }
+    expect(html).toContain('&lt;b&gt;bold&lt;/b&gt;');
   });
 });
 

@@ -1,25 +1,18 @@
 /**
  * The server crashes mid-cell. Attached (CLI `run --url`): the cell becomes Error,
  * the run stops cleanly with exit 1 and says to resume, every finished cell is kept and the rest
- * are left unmeasured. Supervised: the cell is Error with the server's last log lines, the
- * server is restarted and the run goes on from the next cell.
+ * are left unmeasured. Supervised (`run --launch`, the production restart): the cell is Error
+ * with the server's last log lines, the server is restarted and the run goes on from the next cell.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect } from 'vitest';
-import type { LaunchOptions } from '../../../src-main/server/launch';
-import { Supervisor } from '../../../src-main/server/supervisor';
+import { describe, expect } from 'vitest';
 import { readSessionFile } from '../../../src-main/session/read';
 import { runCli } from '../../helpers/cli';
 import { simTest as it } from '../../helpers/fixtures';
 import { freePort } from '../../helpers/sim';
-import { cellsOf, runBench, tempDir } from '../bench/bench-helpers';
+import { cellsOf, tempDir } from '../bench/bench-helpers';
 
 const SPEED = 20;
-let sup: Supervisor | null = null;
-afterEach(async () => {
-  await sup?.stop();
-  sup = null;
-});
 
 describe('a server that crashes mid-cell', () => {
   it('attached: the cell is Error, the run stops cleanly (exit 1, says to resume), finished cells kept, the rest left for a resume', async ({
@@ -67,50 +60,61 @@ describe('a server that crashes mid-cell', () => {
     expect(s.data.events.some((e) => e.level === 'error' && /The run stopped/.test(e.message))).toBe(true);
   }, 180_000);
 
-  it('supervised: the cell keeps the last log lines, the server is restarted, the next cells are measured', async () => {
-    sup = new Supervisor();
-    const launch: LaunchOptions = {
-      engineKind: 'simulator',
-      model: 'microsoft/Fara1.5-4B',
-      servedModelName: 'fara',
-      host: '127.0.0.1',
-      port: await freePort(),
-      simSpeed: SPEED,
-      simArgs: ['--sim-load-seconds', '0.2', '--sim-crash-after-tokens', '2500'],
-    };
-    const started = await sup.start(launch, { readyTimeoutMs: 45_000, stopTimeoutMs: 5_000 });
-    if (!started.ok) throw new Error(started.error.message);
-    const s = sup;
-    const r = await runBench(
-      started.data,
-      {
-        contexts: [0],
-        concurrency: [1, 2, 4],
-        prefillContexts: [],
-        secondsPerMeasurement: 10,
-        simSpeed: SPEED,
-        warmup: false,
-      },
-      join(tempDir(), 'sup.speedmatrix.json'),
-      {
-        serverLogLines: () => s.logTail(500),
-        onServerCrash: async () => {
-          await s.stop();
-          const again = await s.start(
-            { ...launch, simArgs: ['--sim-load-seconds', '0.2'] },
-            { readyTimeoutMs: 45_000, stopTimeoutMs: 5_000 },
-          );
-          return again.ok ? again.data : null;
-        },
-      },
+  it('supervised (`run --launch`): the cell keeps the last log lines, the same launch is restarted, the next cells are measured', async () => {
+    // The production path: the CLI launches the server through the supervisor and the
+    // orchestrator restarts it with SupervisedServer.restart (the same command again). Cells run
+    // 0x1 (~2,700 tokens), 32Kx1 (~1,800), 0x2 (~4,200), 32Kx2 (~3,700): at 6,500 tokens the first
+    // server dies in 0x2; the second, with the same switch, finishes 32Kx2 below it.
+    const dir = tempDir();
+    const out = join(dir, 'sup.speedmatrix.json');
+    const port = await freePort();
+    const r = await runCli(
+      [
+        'run',
+        '--launch',
+        '--contexts',
+        '0,32k',
+        '--concurrency',
+        '1,2',
+        '--prefill-contexts',
+        'none',
+        '--duration',
+        '10',
+        '--sim-speed',
+        String(SPEED),
+        '--out',
+        out,
+        '--',
+        'sim',
+        'serve',
+        '--port',
+        String(port),
+        '--sim-speed',
+        String(SPEED),
+        '--sim-load-seconds',
+        '0.2',
+        '--served-model-name',
+        'fara',
+        '--sim-crash-after-tokens',
+        '6500',
+      ],
+      { cwd: dir, timeoutMs: 150_000 },
     );
-    const c = cellsOf(r.session);
-    expect(c['0x1'].status).toBe('valid');
-    expect(c['0x2'].status).toBe('error');
-    expect(c['0x2'].evidence?.logLines.length).toBeGreaterThan(0);
+    const said = r.stdout + r.stderr;
+    expect(said).toMatch(/The server died \(.+\); restarting it\.\.\./);
+    expect(said).toMatch(/The server is back; continuing\./);
+    expect(r.code).toBe(0);
+    const s = await readSessionFile(out);
+    if (!s.ok) throw new Error(s.error.message);
+    const c = cellsOf(s.data);
+    expect([c['0x1'].status, c['32768x1'].status, c['0x2'].status, c['32768x2'].status]).toEqual([
+      'valid',
+      'valid',
+      'error',
+      'valid',
+    ]);
     expect(c['0x2'].evidence?.logLines.join('\n')).toMatch(/EngineCore encountered a fatal error/);
-    expect(c['0x4'].status).toBe('valid');
-    const done = r.events.find((e) => e.type === 'run-done');
-    expect(done?.type === 'run-done' && done.outcome).toBe('completed');
+    // The restarted server was stopped at the end too.
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
   }, 180_000);
 });

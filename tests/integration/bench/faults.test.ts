@@ -47,6 +47,22 @@ describe('fault switches give the right status and the run goes on', () => {
     expect(looped.reason).toMatch(/repeating/);
   });
 
+  it('a loop in the reasoning text of a thinking model -> Looped, with the reasoning as evidence', async ({
+    launchSim,
+  }) => {
+    // Every token is reasoning text; the content stays empty, so only the reasoning check can fire.
+    const r = await runWith(launchSim, ['--sim-reasoning-tokens', '1000000', '--sim-loop-after', '20'], {
+      ...small,
+      concurrency: [1],
+      secondsPerMeasurement: 10,
+    });
+    const looped = cellsOf(r.session)['0x1'];
+    expect(looped.status).toBe('looped');
+    expect(looped.evidence?.loopStream).toBe('reasoning');
+    expect(looped.evidence?.loopPeriodChars).toBeGreaterThan(0);
+    expect(looped.reason).toMatch(/repeating .* in its reasoning/);
+  });
+
   it('malformed chunk -> Error naming the malformed stream, for every cell', async ({ launchSim }) => {
     const r = await runWith(launchSim, ['--sim-malformed-chunk-after-tokens', '20']);
     for (const cell of r.session.cells) {

@@ -152,68 +152,74 @@ describe('a missing binary', () => {
   });
 });
 
-describe.skipIf(hasElectronBinary)('Electron’s real installer, offline (no binary here)', () => {
-  let mirror: Server;
-  let mirrorUrl = '';
-  let refusing = '';
-  beforeAll(async () => {
-    mirror = createServer((_req, res) => res.writeHead(404).end('not here'));
-    await new Promise<void>((r) => mirror.listen(0, '127.0.0.1', r));
-    mirrorUrl = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}/`;
-    // A port that was free a moment ago: connecting is refused, as with no network.
-    const probe = createNetServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    refusing = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/`;
-    await new Promise((r) => probe.close(r));
-  });
-  afterAll(() => new Promise((r) => mirror.close(r)));
-  const env = (mirror: string) => ({
-    ...process.env,
-    ELECTRON_MIRROR: mirror,
-    electron_config_cache: join(tmp, 'cache'),
-  });
+describe.skipIf(hasElectronBinary)(
+  `Electron’s real installer, offline (${hasElectronBinary ? 'not run: an Electron binary is installed here' : 'no binary here'})`,
+  () => {
+    let mirror: Server;
+    let mirrorUrl = '';
+    let refusing = '';
+    beforeAll(async () => {
+      mirror = createServer((_req, res) => res.writeHead(404).end('not here'));
+      await new Promise<void>((r) => mirror.listen(0, '127.0.0.1', r));
+      mirrorUrl = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}/`;
+      // A port that was free a moment ago: connecting is refused, as with no network.
+      const probe = createNetServer();
+      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+      refusing = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/`;
+      await new Promise((r) => probe.close(r));
+    });
+    afterAll(() => new Promise((r) => mirror.close(r)));
+    const env = (mirror: string) => ({
+      ...process.env,
+      ELECTRON_MIRROR: mirror,
+      electron_config_cache: join(tmp, 'cache'),
+    });
 
-  it.each([
-    ['no connection', () => refusing, 'no connection to the download server (fetch failed)'],
-    ['a mirror without the file', () => mirrorUrl, 'Response code 404 (Not Found)'],
-  ])('%s: the paragraph gives the cause, the proxy and mirror commands, and no stack trace', async (_n, url, cause) => {
-    const r = await L.ensureElectron({ electronDir: REAL_ELECTRON, nodeVersion: 'v22.12.0', env: env(url()) });
-    expect(r.ok).toBe(false);
-    const msg = (r as { message: string }).message;
-    isOneParagraph(msg);
-    expect(msg).toContain(`That download failed: ${cause}`);
-    expect(msg).toContain('ELECTRON_GET_USE_PROXY=true HTTPS_PROXY=');
-    expect(msg).toContain('ELECTRON_MIRROR=');
-    expect(existsSync(join(REAL_ELECTRON, 'path.txt'))).toBe(false);
-  });
+    it.each([
+      ['no connection', () => refusing, 'no connection to the download server (fetch failed)'],
+      ['a mirror without the file', () => mirrorUrl, 'Response code 404 (Not Found)'],
+    ])(
+      '%s: the paragraph gives the cause, the proxy and mirror commands, and no stack trace',
+      async (_n, url, cause) => {
+        const r = await L.ensureElectron({ electronDir: REAL_ELECTRON, nodeVersion: 'v22.12.0', env: env(url()) });
+        expect(r.ok).toBe(false);
+        const msg = (r as { message: string }).message;
+        isOneParagraph(msg);
+        expect(msg).toContain(`That download failed: ${cause}`);
+        expect(msg).toContain('ELECTRON_GET_USE_PROXY=true HTTPS_PROXY=');
+        expect(msg).toContain('ELECTRON_MIRROR=');
+        expect(existsSync(join(REAL_ELECTRON, 'path.txt'))).toBe(false);
+      },
+    );
 
-  it.each(['start', 'run dev'])(
-    '`npm %s` on this machine ends within a minute with the paragraph and exit 1, before building anything',
-    async (script) => {
-      const started = Date.now();
-      const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        // The offline mirror makes the outcome the same on a machine with a network.
-        const child = spawn('npm', script.split(' '), {
-          cwd: ROOT,
-          env: { ...env(refusing) },
-          stdio: ['ignore', 'pipe', 'pipe'],
+    it.each(['start', 'run dev'])(
+      '`npm %s` on this machine ends within a minute with the paragraph and exit 1, before building anything',
+      async (script) => {
+        const started = Date.now();
+        const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+          // The offline mirror makes the outcome the same on a machine with a network.
+          const child = spawn('npm', script.split(' '), {
+            cwd: ROOT,
+            env: { ...env(refusing) },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+          child.on('close', (code) => resolve({ code, stdout, stderr }));
         });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-      });
-      expect(Date.now() - started).toBeLessThan(60_000);
-      expect(r.code).toBe(1);
-      const paragraph = r.stderr.split('\n').filter((l) => l.startsWith('SpeedMatrix cannot open'));
-      expect(paragraph).toHaveLength(1);
-      isOneParagraph(paragraph[0]);
-      expect(r.stderr + r.stdout).not.toMatch(/\n\s+at |Electron uninstall|building|vite v/);
-    },
-    70_000,
-  );
-});
+        expect(Date.now() - started).toBeLessThan(60_000);
+        expect(r.code).toBe(1);
+        const paragraph = r.stderr.split('\n').filter((l) => l.startsWith('SpeedMatrix cannot open'));
+        expect(paragraph).toHaveLength(1);
+        isOneParagraph(paragraph[0]);
+        expect(r.stderr + r.stdout).not.toMatch(/\n\s+at |Electron uninstall|building|vite v/);
+      },
+      70_000,
+    );
+  },
+);
 
 it('the scripts hand over to electron-vite once: start is preview (which builds), dev is dev', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };

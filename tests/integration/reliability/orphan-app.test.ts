@@ -4,7 +4,7 @@
  * event) but left running until the person chooses: server:end-orphans ends it and says what
  * was ended; Stop then says nothing was left behind. A crash whose orphans are left alone is
  * cleaned up when the app quits (dispose). (The Supervisor's own detection, with and without
- * nvidia-smi, is in tests/unit/server/supervisor*.test.ts.)
+ * nvidia-smi, is in tests/integration/server/supervisor*.test.ts.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

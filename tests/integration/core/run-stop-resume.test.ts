@@ -61,8 +61,8 @@ describe('app core: stop and resume a run against the simulator', () => {
     const stopped = await core.invoke('run:stop', []);
     expect(stopped.ok && stopped.data.phase).toBe('cancelled');
     const first = await core.invoke('session:get', []);
-    expect(first.ok).toBe(true);
-    if (!first.ok || !first.data.session) return;
+    if (!first.ok) throw new Error(first.error);
+    if (!first.data.session) throw new Error('the stopped run left no session');
     // On a loaded machine a measured cell may be Requests queued: measured all the same.
     const done = first.data.session.cells.filter((c) => c.status === 'valid' || c.status === 'queued');
     expect(done.length).toBeGreaterThanOrEqual(1);

@@ -1,0 +1,26 @@
+// Mutation testing of the pure modules that decide figures and statuses (README, "Mutation
+// testing"). `npm run mutate` fails below the floor (thresholds.break).
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'tests/vitest.mutate.config.ts' },
+  plugins: ['@stryker-mutator/vitest-runner'],
+  mutate: [
+    'src-main/bench/plan.ts',
+    'src-main/bench/figures.ts',
+    'src-main/bench/status.ts',
+    'src-main/bench/readiness.ts',
+    'src-main/bench/loop-detector.ts',
+    'src-shared/report/confidence.ts',
+    'src-shared/report/slo.ts',
+    'src-shared/report/compare-model.ts',
+  ],
+  coverageAnalysis: 'perTest',
+  // The machine is shared: one test process at a time.
+  concurrency: 1,
+  thresholds: { high: 90, low: 85, break: 85 },
+  reporters: ['clear-text', 'progress'],
+  clearTextReporter: { allowColor: false, reportMutants: false },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+};

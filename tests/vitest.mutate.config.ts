@@ -1,0 +1,15 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+// The suites Stryker runs against each mutant (npm run mutate, stryker.config.mjs): only pure
+// suites, so a mutant's verdict never depends on a process, a server or a browser.
+export default defineConfig({
+  root: resolve(__dirname, '..'),
+  resolve: { alias: { '@shared': resolve(__dirname, '../src-shared') } },
+  test: {
+    environment: 'node',
+    // tests/unit holds only pure suites (tests/vitest.config.ts).
+    include: ['tests/unit/**/*.test.ts'],
+    retry: 0,
+  },
+});
