@@ -257,14 +257,26 @@ export function contextParallelOf(
   argv: readonly string[],
   logArgs: Record<string, unknown> | null | undefined,
 ): ContextParallel {
-  const size = (flags: string[], key: string): number => {
-    const v = Number(flagValue(argv, ...flags) ?? logArgs?.[key] ?? 1);
-    return Number.isInteger(v) && v > 1 ? v : 1;
-  };
   return {
-    decode: size(['--decode-context-parallel-size', '-dcp'], 'decode_context_parallel_size'),
-    prefill: size(['--prefill-context-parallel-size', '-pcp'], 'prefill_context_parallel_size'),
+    decode: parallelSize(argv, logArgs, ['--decode-context-parallel-size', '-dcp'], 'decode_context_parallel_size'),
+    prefill: parallelSize(argv, logArgs, ['--prefill-context-parallel-size', '-pcp'], 'prefill_context_parallel_size'),
   };
+}
+
+/** The data parallel size of a launch (`--data-parallel-size`, `-dp`, or the log's non-default args). */
+export function dataParallelOf(argv: readonly string[], logArgs: Record<string, unknown> | null | undefined): number {
+  return parallelSize(argv, logArgs, ['--data-parallel-size', '-dp'], 'data_parallel_size');
+}
+
+/** A parallel size from the launch's flags, else the startup log's non-default args; 1 when unsaid. */
+function parallelSize(
+  argv: readonly string[],
+  logArgs: Record<string, unknown> | null | undefined,
+  flags: string[],
+  key: string,
+): number {
+  const v = Number(flagValue(argv, ...flags) ?? logArgs?.[key] ?? 1);
+  return Number.isInteger(v) && v > 1 ? v : 1;
 }
 
 const stringField = (obj: Record<string, unknown> | null, key: string): string | null =>
@@ -301,8 +313,9 @@ function maxModelLenOf(
 
 /**
  * KV budget by priority: the tokens an engine states on cache_config_info, the startup log's
- * "GPU KV cache size" (right for hybrid models and context parallelism), then cache_config_info's
- * blocks x block size (times the context parallel sizes); other engines' info endpoints; the user's figure.
+ * "GPU KV cache size" (right for hybrid models and context parallelism) when it has every data
+ * parallel engine's line, then cache_config_info's blocks x block size (times the context parallel
+ * sizes; with data parallelism already the sum over engines); other engines' info endpoints; the user's figure.
  */
 function kvBudgetOf(
   kind: EngineKind,
@@ -322,24 +335,30 @@ function kvBudgetOf(
       maxConcurrency: stated.maxConcurrency,
       tokensPerRequest: null,
     };
+  const blocks = kvFromCacheConfigBlocks(samples, contextParallelOf(o.launch?.argv ?? [], o.logArgs));
+  const fromBlocks = blocks && {
+    tokens: blocks.tokens,
+    source: 'metrics-cache-config' as const,
+    detail: blocks.detail,
+    maxConcurrency: null,
+    tokensPerRequest: null,
+  };
   if (o.logKv) {
+    // Fewer engines' lines than the launch has engines: the log holds a share, the metric the sum.
+    const dp = dataParallelOf(o.launch?.argv ?? [], o.logArgs);
+    const partial = o.logKv.engines < dp;
+    if (partial && fromBlocks) return fromBlocks;
     return {
       tokens: o.logKv.tokens,
       source: 'startup-log',
-      detail: o.logKv.detail,
+      detail: partial
+        ? `${o.logKv.detail} (lines of ${o.logKv.engines} of ${dp} data parallel engines were read)`
+        : o.logKv.detail,
       maxConcurrency: o.logKv.maxConcurrency,
       tokensPerRequest: o.logKv.tokensPerRequest,
     };
   }
-  const blocks = kvFromCacheConfigBlocks(samples, contextParallelOf(o.launch?.argv ?? [], o.logArgs));
-  if (blocks)
-    return {
-      tokens: blocks.tokens,
-      source: 'metrics-cache-config',
-      detail: blocks.detail,
-      maxConcurrency: null,
-      tokensPerRequest: null,
-    };
+  if (fromBlocks) return fromBlocks;
   if (kind === 'sglang' && asNum(sgl?.max_total_num_tokens) !== null) {
     return {
       tokens: asNum(sgl?.max_total_num_tokens),
