@@ -24,7 +24,9 @@ export interface QueueSample {
 
 /**
  * Sum of a metric over its series (several engines under data parallelism), ignoring series of
- * ranks other than 0 (tensor parallelism repeats them). null when the metric is absent.
+ * ranks other than 0 (tensor parallelism repeats them) and SGLang's per-priority breakdown (with
+ * priority scheduling the total is the `priority=""` series, metrics_collector.py
+ * `_log_gauge_queue_count`). null when the metric is absent.
  */
 export function metricValue(text: string, name: string): number | null {
   let total: number | null = null;
@@ -40,7 +42,7 @@ export function metricValue(text: string, name: string): number | null {
     const line = text.slice(at, eol < 0 ? text.length : eol);
     const close = line.lastIndexOf('}');
     const labels = next === 123 ? line.slice(name.length + 1, close) : '';
-    if (/(^|,)\s*rank="(?!0")[^"]*"/.test(labels)) continue;
+    if (/(^|,)\s*rank="(?!0")[^"]*"/.test(labels) || /(^|,)\s*priority="[^"]/.test(labels)) continue;
     const value = Number.parseFloat(
       line
         .slice(close >= 0 ? close + 1 : name.length)

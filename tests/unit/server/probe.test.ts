@@ -26,7 +26,7 @@ describe('probeServer: other engines', () => {
       model: 'Qwen/Qwen3-8B',
       maxModelLen: 40960,
       metricsAvailable: true,
-      tokenizeAvailable: false,
+      tokenize: null,
       simulated: false,
     });
     expect(r.data.kvBudget).toMatchObject({
@@ -72,7 +72,7 @@ describe('probeServer: other engines', () => {
       baseUrl: e.url,
       engineKind: 'vllm',
       maxModelLen: 131072,
-      tokenizeAvailable: true,
+      tokenize: 'messages',
       kvBudget: {
         tokens: 1048576 * 16,
         source: 'metrics-cache-config',
@@ -89,7 +89,7 @@ describe('probeServer: other engines', () => {
         '/health': () => ({ text: '' }),
       }),
     );
-    const logKv = { tokens: 302945, detail: 'startup log', maxConcurrency: 1.16, tokensPerRequest: 262144 };
+    const logKv = { tokens: 302945, detail: 'startup log', maxConcurrency: 1.16, tokensPerRequest: 262144, engines: 1 };
     const a = await probeServer({ baseUrl: e.url, logKv, userKvTokens: 5000 });
     expect(a.ok && a.data.kvBudget).toEqual({
       tokens: 302945,
