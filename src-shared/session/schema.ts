@@ -224,6 +224,14 @@ export const QueueEvidenceSchema = z.object({
   longestWaitingRun: count,
   /** Mean running requests over the scrapes. */
   avgRunning: nonNeg,
+  /**
+   * Requests the client really had at the server on average: its own count of outstanding requests
+   * less its turnaround (older files: absent). Running below this is the server's queueing; this
+   * below C is the client's shortfall, never the server's.
+   */
+  clientInFlight: nonNeg.optional(),
+  /** Mean seconds from a request's last token to its worker's next request, inside the window (older files: absent). */
+  clientTurnaroundSeconds: nonNeg.optional(),
 });
 
 /** The longest gap between two tokens of one stream inside the window, when it made the figure suspect. */
