@@ -86,8 +86,10 @@ export function tooManyFailed(f: FailureCount): boolean {
  * The requests the server was given to run at once: C, or, where the client counted it, what the
  * client really kept in flight (a client that fell short is not the server queueing).
  */
-const givenToServer = (v: Pick<CellVerdictInput, 'concurrency' | 'queue'>): number =>
-  Math.min(v.concurrency, v.queue?.clientInFlight ?? v.concurrency);
+const givenToServer = (v: Pick<CellVerdictInput, 'concurrency' | 'queue'>): number => {
+  const client = v.queue?.clientInFlight;
+  return client !== undefined && client < QUEUED_ACTIVE_FRACTION * v.concurrency ? client : v.concurrency;
+};
 
 /** Why the server could not run all C at once, in words; [] when it could. */
 export function queueReasons(

@@ -57,12 +57,12 @@ describe('status rules', () => {
   it('the server running fewer than the client had in flight is queueing; a server capped below C stays Requests queued', () => {
     const behind = decideStatus({
       ...base,
-      avgActiveRequests: 13,
-      queue: { ...calm, avgRunning: 13, clientInFlight: 15.5 },
+      avgActiveRequests: 12,
+      queue: { ...calm, avgRunning: 12, clientInFlight: 14.5 },
     });
     expect(behind).toEqual({
       status: 'queued',
-      reason: 'the server ran 13.0 requests on average of the 15.5 the client had in flight (below 95%)',
+      reason: 'the server ran 12.0 requests on average of the 14.5 the client had in flight (below 95%)',
     });
     const capped = { ...calm, avgRunning: 4, waitingShare: 1, longestWaitingRun: 10, clientInFlight: 16 };
     expect(decideStatus({ ...base, avgActiveRequests: 4, queue: capped })).toMatchObject({
