@@ -1,13 +1,13 @@
 /**
  * `npm run bench:sim-load`: a simulated server is a model, so its figures and statuses must not
  * depend on the host's load, nor on the client's. The same small matrix (the demo's clock
- * speed-up; max output 128, so requests turn over often and the client's turnaround shows) is
- * measured twice against one simulator: on the machine as it is, then with four processes spinning
+ * speed-up; BENCH_SIM_LOAD_OUTPUT=128 makes requests turn over often, so the client's turnaround
+ * shows) is measured twice against one simulator: on the machine as it is, then with four processes spinning
  * beside server and client. Printed per cell: both statuses, both total tok/s, their ratio (goal:
  * within 3%, statuses the same), what the client kept in flight, and the simulated seconds the
  * server gave up (`simulatorLagSeconds`: cells measured while it lagged).
  *
- *   BENCH_SIM_LOAD_HOGS=4 BENCH_SIM_LOAD_WINDOW=10 npm run bench:sim-load
+ *   BENCH_SIM_LOAD_HOGS=4 BENCH_SIM_LOAD_WINDOW=10 BENCH_SIM_LOAD_OUTPUT=1024 npm run bench:sim-load
  */
 import { loadavg } from 'node:os';
 import { probeServer } from '../../src-main/server/probe';
@@ -18,6 +18,7 @@ import { runThroughEngine } from './lib/run';
 
 const HOGS = Number(process.env.BENCH_SIM_LOAD_HOGS ?? 4);
 const WINDOW = Number(process.env.BENCH_SIM_LOAD_WINDOW ?? 10);
+const OUTPUT = Number(process.env.BENCH_SIM_LOAD_OUTPUT ?? 1024);
 const SPEED = 10;
 const GOAL = 0.03;
 
@@ -25,7 +26,7 @@ const CONFIG = {
   prefillContexts: [8192],
   contexts: [8192, 65536],
   concurrency: [1, 16],
-  maxOutputTokens: 128,
+  maxOutputTokens: OUTPUT,
   secondsPerMeasurement: WINDOW,
   warmup: true,
   simSpeed: SPEED,
