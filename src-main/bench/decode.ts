@@ -5,6 +5,7 @@
  * window opens), figures.ts (the numbers), status.ts (the verdict). Everything measured goes
  * into the returned DecodeCell, including every request's own timings.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { plural } from '../../src-shared/report/format';
 import type { EngineKind } from '../server/target';
 import type { DecodeCell, RequestSamples } from '../../src-shared/session/schema';
@@ -25,7 +26,7 @@ import { queueSample, type QueueSample } from './metrics';
 import { READINESS_START, readinessStep } from './readiness';
 import { mean } from '../../src-shared/mean';
 import { hasFigure } from '../../src-shared/session/status-words';
-import { decideStatus, type FailureCount, queueEvidence, tooManyFailed } from './status';
+import { type ClientSide, decideStatus, type FailureCount, queueEvidence, tooManyFailed } from './status';
 import { ChatStream, nowMs } from './stream';
 import type { BenchEvent } from './types';
 
@@ -110,6 +111,8 @@ class CellLoad {
   private readonly current: Array<ChatStream | null>;
   private readonly hadToken: boolean[];
   private accepting = true;
+  /** Each replacement request: when it was sent, and how long after its predecessor's last token (wall ms). */
+  readonly turnarounds: Array<{ sentAt: number; gapMs: number }> = [];
 
   constructor(
     private readonly x: DecodeCellInput,
@@ -170,7 +173,17 @@ class CellLoad {
         return;
       }
     }
-    if (s.outcome === 'error' || s.outcome === 'done') this.send(worker);
+    if (s.outcome === 'error' || s.outcome === 'done') {
+      this.send(worker);
+      const next = this.current[worker]!;
+      const lastSeen = s.lastTokenAt >= 0 ? s.lastTokenAt : s.endedAt;
+      if (lastSeen >= 0) this.turnarounds.push({ sentAt: next.sentAt, gapMs: Math.max(0, next.sentAt - lastSeen) });
+    }
+  }
+
+  /** Requests sent and not yet ended, as the client counts them. */
+  outstanding(): number {
+    return this.live.size;
   }
 
   /** The ramp is over: every worker has had a token (a fresh replacement need not have one yet). */
@@ -329,6 +342,10 @@ interface WindowRecord {
   scrapes: QueueSample[];
   /** Streams with a token, counted by the client at the same times (the fallback without /metrics). */
   clientActive: number[];
+  /** The client's own outstanding requests at the same times. */
+  clientOutstanding: number[];
+  /** The client's mean event-loop delay in the window (wall ms): how late it read what the server had sent. */
+  clientLoopDelayMs: number;
 }
 
 /** The fixed measurement window, scraping /metrics once a (server) second. */
@@ -346,7 +363,16 @@ async function windowPhase(
     context: x.context,
     concurrency: x.concurrency,
   });
-  const rec: WindowRecord = { startMs: nowMs(), endMs: 0, scrapes: [], clientActive: [] };
+  const rec: WindowRecord = {
+    startMs: nowMs(),
+    endMs: 0,
+    scrapes: [],
+    clientActive: [],
+    clientOutstanding: [],
+    clientLoopDelayMs: 0,
+  };
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   load.openWindow(rec.startMs);
   live.windowOpen = rec.startMs;
   live.stage = 'window';
@@ -363,6 +389,7 @@ async function windowPhase(
         }
       }
       rec.clientActive.push(load.clientActive());
+      rec.clientOutstanding.push(load.outstanding());
       load.checkStalls(live.lastQueue);
       nextScrape += clock.wallMs(1);
       await stopCell.sleep(nextScrape - nowMs());
@@ -376,6 +403,9 @@ async function windowPhase(
   }
   stopCell.fire();
   await scrapeLoop;
+  loopDelay.disable();
+  // The histogram counts the sampling interval itself: only the delay beyond it is lateness.
+  rec.clientLoopDelayMs = Number.isFinite(loopDelay.mean) ? Math.max(0, loopDelay.mean / 1e6 - 10) : 0;
   return rec;
 }
 
@@ -443,6 +473,29 @@ interface CellFacts {
   lastQueue: QueueSample | null;
 }
 
+/**
+ * What the client itself kept at the server in the window: its mean outstanding count, less the
+ * requests missing while it turned a finished one around: from reading its last token (read late
+ * by the client's own event-loop delay) to sending the next, summed over the window.
+ */
+function clientSide(win: WindowRecord, load: CellLoad, w: Window, clock: ServerClock): ClientSide | null {
+  if (win.clientOutstanding.length === 0) return null;
+  const inWindow = load.turnarounds.filter((t) => t.sentAt >= w.startMs && t.sentAt <= w.endMs);
+  const turnaroundMs = inWindow.reduce((sum, t) => sum + t.gapMs + win.clientLoopDelayMs, 0);
+  const outstanding = mean(win.clientOutstanding) ?? 0;
+  return {
+    inFlight: Math.max(0, outstanding - turnaroundMs / Math.max(1, w.endMs - w.startMs)),
+    turnaroundSeconds: inWindow.length ? clock.seconds(turnaroundMs / inWindow.length) : 0,
+  };
+}
+
+/** The schedule a simulated server gave up between the window's first and last scrape, when it gave up any. */
+function simulatorLag(scrapes: readonly QueueSample[]): { simulatorLagSeconds?: number } {
+  const lag = scrapes.map((q) => q.simLagSeconds).filter((v): v is number => v !== undefined);
+  const lost = lag.length >= 2 ? lag[lag.length - 1] - lag[0] : 0;
+  return lost > 0 ? { simulatorLagSeconds: lost } : {};
+}
+
 /** The cell record: figures from figures.ts, the status from status.ts. */
 function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
   const { clock, context, concurrency: C } = x;
@@ -462,7 +515,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     : w
       ? failureCount(streams, w)
       : { windowRequests: streams.length, failed: load.failed, firstError: load.firstError };
-  const queue = queueEvidence(f.win?.scrapes ?? []);
+  const queue = queueEvidence(f.win?.scrapes ?? [], w && f.win ? clientSide(f.win, load, w, clock) : null);
   const avgActive = x.metrics && queue ? queue.avgRunning : mean(f.win?.clientActive ?? []);
   const ttft = timeToFirstToken(streams, clock);
   const tbt = timeBetweenTokens(streams, clock);
@@ -487,6 +540,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     failedRequests: failures.failed,
     windowRequests: w || load.fused ? failures.windowRequests : null,
     queueEvidence: queue,
+    ...simulatorLag(f.win?.scrapes ?? []),
   };
 
   if (!hasFigure(verdict.status)) {

@@ -33,6 +33,8 @@ export interface BenchHttp {
   prefix: string;
   headers: Record<string, string>;
   model: string;
+  /** What the server's POST /tokenize counts (see ServerTarget.tokenize). */
+  tokenize: ServerTarget['tokenize'];
 }
 
 export function createHttp(target: ServerTarget): BenchHttp {
@@ -54,6 +56,7 @@ export function createHttp(target: ServerTarget): BenchHttp {
     prefix: u.pathname.replace(/\/+$/, ''),
     headers,
     model: target.model,
+    tokenize: target.tokenize,
   };
 }
 

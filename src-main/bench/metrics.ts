@@ -3,6 +3,7 @@
  * and waiting requests. Only the lines needed are read, so large histogram pages stay cheap.
  */
 import type { EngineKind } from '../server/target';
+import { SIM_LAG_METRIC } from '../sim/metrics';
 
 interface QueueNames {
   running: string;
@@ -20,11 +21,15 @@ const QUEUE_METRICS: Record<Exclude<EngineKind, 'unknown'>, QueueNames> = {
 export interface QueueSample {
   running: number;
   waiting: number;
+  /** A simulated server's schedule given up so far, in simulated seconds (absent for real servers). */
+  simLagSeconds?: number;
 }
 
 /**
  * Sum of a metric over its series (several engines under data parallelism), ignoring series of
- * ranks other than 0 (tensor parallelism repeats them). null when the metric is absent.
+ * ranks other than 0 (tensor parallelism repeats them) and SGLang's per-priority breakdown (with
+ * priority scheduling the total is the `priority=""` series, metrics_collector.py
+ * `_log_gauge_queue_count`). null when the metric is absent.
  */
 export function metricValue(text: string, name: string): number | null {
   let total: number | null = null;
@@ -40,7 +45,7 @@ export function metricValue(text: string, name: string): number | null {
     const line = text.slice(at, eol < 0 ? text.length : eol);
     const close = line.lastIndexOf('}');
     const labels = next === 123 ? line.slice(name.length + 1, close) : '';
-    if (/(^|,)\s*rank="(?!0")[^"]*"/.test(labels)) continue;
+    if (/(^|,)\s*rank="(?!0")[^"]*"/.test(labels) || /(^|,)\s*priority="[^"]/.test(labels)) continue;
     const value = Number.parseFloat(
       line
         .slice(close >= 0 ? close + 1 : name.length)
@@ -58,7 +63,12 @@ export function queueSample(text: string, engine: EngineKind): QueueSample | nul
   for (const names of candidates) {
     const running = metricValue(text, names.running);
     if (running === null) continue;
-    return { running, waiting: metricValue(text, names.waiting) ?? 0 };
+    const simLagSeconds = metricValue(text, SIM_LAG_METRIC);
+    return {
+      running,
+      waiting: metricValue(text, names.waiting) ?? 0,
+      ...(simLagSeconds !== null ? { simLagSeconds } : {}),
+    };
   }
   return null;
 }

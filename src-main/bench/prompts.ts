@@ -117,10 +117,49 @@ function saveCalibration(key: string, c: Calibration, persist = true): void {
 }
 
 export async function countTokens(http: BenchHttp, messages: ChatMessage[]): Promise<number> {
+  if (http.tokenize === 'prompt') return (await countContents(http, messages)) + (await chatOverhead(http, messages));
   const r = await postJson<{ count?: number; tokens?: unknown[] }>(http, '/tokenize', { model: http.model, messages });
   const n = typeof r.count === 'number' ? r.count : Array.isArray(r.tokens) ? r.tokens.length : Number.NaN;
   if (!Number.isFinite(n)) throw new Error('/tokenize answered without a token count.');
   return n;
+}
+
+/** The tokens of each message's text, counted apart (no merges across messages), without special tokens. */
+async function countContents(http: BenchHttp, messages: ChatMessage[]): Promise<number> {
+  const r = await postJson<{ count?: number[] }>(http, '/tokenize', {
+    model: http.model,
+    prompt: messages.map((m) => m.content),
+    add_special_tokens: false,
+  });
+  if (!Array.isArray(r.count) || r.count.length !== messages.length || !r.count.every(Number.isFinite))
+    throw new Error('/tokenize answered without a token count for each message.');
+  return r.count.reduce((a, b) => a + b, 0);
+}
+
+const overheadCache = new Map<string, number>();
+
+/**
+ * The tokens a chat template adds around messages of these roles, for a /tokenize that counts only
+ * plain text (SGLang 0.5.4-0.5.11): a one-token chat's `usage.prompt_tokens` less its texts' own
+ * tokens. The template's tokens do not depend on the texts, so this is measured once per chat shape.
+ */
+async function chatOverhead(http: BenchHttp, messages: ChatMessage[]): Promise<number> {
+  const key = `${cacheKey(http, 'template')}|${messages.map((m) => m.role).join(',')}`;
+  const have = overheadCache.get(key);
+  if (have !== undefined) return have;
+  const probe = messages.map((m) => ({ role: m.role, content: 'Hello' }));
+  const r = await postJson<{ usage?: { prompt_tokens?: number } }>(http, '/v1/chat/completions', {
+    model: http.model,
+    messages: probe,
+    ...maxTokensFields(1),
+    stream: false,
+  });
+  const total = r.usage?.prompt_tokens;
+  if (typeof total !== 'number' || total <= 0)
+    throw new Error("The server did not report usage.prompt_tokens, so the chat template's tokens cannot be counted.");
+  const overhead = total - (await countContents(http, probe));
+  overheadCache.set(key, overhead);
+  return overhead;
 }
 
 /**

@@ -67,7 +67,7 @@ export class Runner {
       this.checksUnavailable.push(
         'No /metrics with queue gauges: idle and readiness gates used client-side signals only, average active requests are counted by the client, and waiting requests could not be seen.',
       );
-    if (this.targeting === 'exact' && !target.tokenizeAvailable) {
+    if (this.targeting === 'exact' && target.tokenize === null) {
       this.targeting = 'estimate';
       this.checksUnavailable.push(
         'No /tokenize: prompt sizes were estimated from characters per token (real prompt tokens are recorded from usage).',

@@ -13,12 +13,18 @@ export const QUEUED_WAITING_RUN = 2;
 /** More than this share of the window's requests failed: the figure is not kept. */
 export const FAILED_SHARE_LIMIT = 0.1;
 
+/** What the client kept at the server in the window (decode.ts): see QueueEvidence's clientInFlight. */
+export interface ClientSide {
+  inFlight: number;
+  turnaroundSeconds: number;
+}
+
 /**
  * What the window's once-a-second scrapes say about queueing: the share of scrapes with a
- * request waiting, the longest run of consecutive such scrapes, and the mean running count.
- * null without scrapes (no /metrics).
+ * request waiting, the longest run of consecutive such scrapes, and the mean running count,
+ * beside what the client itself kept in flight. null without scrapes (no /metrics).
  */
-export function queueEvidence(samples: readonly QueueSample[]): QueueEvidence | null {
+export function queueEvidence(samples: readonly QueueSample[], client: ClientSide | null = null): QueueEvidence | null {
   if (samples.length === 0) return null;
   let withWaiting = 0;
   let run = 0;
@@ -37,6 +43,7 @@ export function queueEvidence(samples: readonly QueueSample[]): QueueEvidence | 
     waitingShare: withWaiting / samples.length,
     longestWaitingRun: longest,
     avgRunning: running / samples.length,
+    ...(client ? { clientInFlight: client.inFlight, clientTurnaroundSeconds: client.turnaroundSeconds } : {}),
   };
 }
 
@@ -75,13 +82,27 @@ export function tooManyFailed(f: FailureCount): boolean {
   return f.failed > 0 && f.failed > FAILED_SHARE_LIMIT * Math.max(1, f.windowRequests);
 }
 
+/**
+ * The requests the server was given to run at once: C, or, where the client counted it, what the
+ * client really kept in flight (a client that fell short is not the server queueing).
+ */
+const givenToServer = (v: Pick<CellVerdictInput, 'concurrency' | 'queue'>): number => {
+  const client = v.queue?.clientInFlight;
+  return client !== undefined && client < QUEUED_ACTIVE_FRACTION * v.concurrency ? client : v.concurrency;
+};
+
 /** Why the server could not run all C at once, in words; [] when it could. */
 function queueReasons(
   v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'readinessTimedOut'>,
 ): string[] {
   const reasons: string[] = [];
-  if (v.avgActiveRequests !== null && v.avgActiveRequests < QUEUED_ACTIVE_FRACTION * v.concurrency)
-    reasons.push(`average active requests ${v.avgActiveRequests.toFixed(1)} is below 95% of ${v.concurrency}`);
+  const given = givenToServer(v);
+  if (v.avgActiveRequests !== null && v.avgActiveRequests < QUEUED_ACTIVE_FRACTION * given)
+    reasons.push(
+      given < v.concurrency
+        ? `the server ran ${v.avgActiveRequests.toFixed(1)} requests on average of the ${given.toFixed(1)} the client had in flight (below 95%)`
+        : `average active requests ${v.avgActiveRequests.toFixed(1)} is below 95% of ${v.concurrency}`,
+    );
   const q = v.queue;
   if (q && q.longestWaitingRun >= QUEUED_WAITING_RUN)
     reasons.push(
@@ -108,5 +129,15 @@ export function decideStatus(v: CellVerdictInput): CellVerdict {
       status: 'stalled',
       reason: `a stream produced nothing for ${v.stall.gapSeconds.toFixed(1)} s inside the window (over ${v.stall.thresholdSeconds.toFixed(1)} s, 20× the median time between tokens), so the figure may be low`,
     };
-  return { status: 'valid', reason: null };
+  return { status: 'valid', reason: clientShortfall(v) };
+}
+
+/** The client's own shortfall, said as such (the server ran what it was given): null when the client kept C in flight. */
+export function clientShortfall(v: Pick<CellVerdictInput, 'concurrency' | 'queue'>): string | null {
+  const q = v.queue;
+  if (q?.clientInFlight === undefined || q.clientInFlight >= QUEUED_ACTIVE_FRACTION * v.concurrency) return null;
+  const turnaround = q.clientTurnaroundSeconds
+    ? `, ${Math.round(q.clientTurnaroundSeconds * 1000)} ms from a finished request to the next on average`
+    : '';
+  return `client shortfall: the client kept ${q.clientInFlight.toFixed(1)} of ${v.concurrency} requests in flight on average${turnaround}; the server ran what it was given, with nothing waiting, so the figure is the server's at about ${Math.round(q.clientInFlight)} at once`;
 }

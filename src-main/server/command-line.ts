@@ -96,7 +96,7 @@ export function launchOptionsFromCommand(argv: readonly string[], env: NodeJS.Pr
     engineKind: 'custom',
     customArgv: command,
     model:
-      flagValue(argv, '--model') ??
+      flagValue(argv, '--model', '--model-path') ??
       modelAfterServe(argv) ??
       (isDocker
         ? argv.find(

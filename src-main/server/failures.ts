@@ -111,6 +111,15 @@ const RULES: Rule[] = [
     },
   },
   {
+    kind: 'max-seq-len-exceeds-kv',
+    // V0 (vllm/worker/worker.py): the KV cache's token count is stated, so it is the largest length that fits.
+    re: /The model's max seq len \(([\d,]+)\) is larger than the maximum number of tokens that can be stored in KV cache \(([\d,]+)\)/,
+    explain: (m) => ({
+      message: `The KV cache cannot hold even one request at the model's max length (${m[1]} tokens).`,
+      advice: `Lower --max-model-len to at most ${m[2].replace(/,/g, '')} or raise --gpu-memory-utilization.`,
+    }),
+  },
+  {
     kind: 'no-kv-memory',
     re: /No available memory for the cache blocks|Cannot auto-fit max_model_len/,
     explain: (m, ctx) => ({
@@ -144,7 +153,7 @@ const RULES: Rule[] = [
   },
   {
     kind: 'cuda-out-of-memory',
-    re: /CUDA out of memory|torch\.OutOfMemoryError|torch\.cuda\.OutOfMemoryError/,
+    re: /CUDA out of memory|CUDA error: out of memory|torch\.OutOfMemoryError|torch\.cuda\.OutOfMemoryError/,
     explain: () => ({
       message: 'The GPU ran out of memory while the server started.',
       advice:

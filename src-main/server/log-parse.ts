@@ -135,8 +135,11 @@ const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => LogEvent]> = [
 
 const CONCURRENCY = /Maximum concurrency for ([\d,]+) tokens per request: ([\d.,]+)x/;
 const KV_SIZE = /GPU KV cache size: ([\d,]+) tokens/;
-/** The data parallel rank of an engine core's line, "(EngineCore_DP1 pid=..)"; one engine when absent. */
-const ENGINE_RANK = /\(EngineCore(?:_DP(\d+))? pid=\d+\)/;
+/**
+ * The data parallel rank of an engine core's line: "(EngineCore_DP1 pid=..)" from vLLM 0.10.2,
+ * "(EngineCore_1 pid=..)" before (the process name in vllm/v1/engine/utils.py); one engine when absent.
+ */
+const ENGINE_RANK = /\(EngineCore(?:_(?:DP)?(\d+))? pid=\d+\)/;
 /** The periodic stats line: "Avg prompt throughput: ..." then comma-separated "Key: value" fields. */
 const STATS_START = /Avg prompt throughput: /;
 
@@ -208,6 +211,8 @@ export interface LogKvBudget {
   detail: string;
   maxConcurrency: number | null;
   tokensPerRequest: number | null;
+  /** How many data parallel engines' lines were read (a budget from fewer than the launch has is one engine's share). */
+  engines: number;
 }
 
 /** What the log has told so far. Built up with `applyLogLine`. */
@@ -339,7 +344,7 @@ export function logKvBudget(f: LogFacts): LogKvBudget | null {
       engines.length > 1
         ? `startup log ${line}, summed over ${engines.length} data parallel engines`
         : `startup log ${line}`;
-    return { tokens, detail, ...conc };
+    return { tokens, detail, ...conc, engines: engines.length };
   }
   if (f.gpuBlocks !== null) {
     const bs = Number(f.nonDefaultArgs?.block_size ?? 16) || 16;
@@ -347,6 +352,7 @@ export function logKvBudget(f: LogFacts): LogKvBudget | null {
       tokens: f.gpuBlocks * bs,
       detail: `startup log "# GPU blocks: ${f.gpuBlocks}" x block size ${bs}`,
       ...conc,
+      engines: 1,
     };
   }
   return null;

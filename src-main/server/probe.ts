@@ -168,11 +168,11 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
   const [health, version, sglang, props, tgi, metrics, tokenize] = await Promise.all([
     get(at('/health'), small),
     get(at('/version'), small),
-    get(at('/get_server_info'), small),
+    sglangServerInfo(at, small),
     get(at('/props'), small),
     get(at('/info'), small),
     get(at('/metrics'), { ...small, apiKey: o.apiKey }),
-    get(at('/tokenize'), { ...small, apiKey: o.apiKey, method: 'POST', body: { model: entry.id, prompt: 'Hello' } }),
+    tokenizeInput(at, entry.id, { ...small, apiKey: o.apiKey }),
   ]);
   if ('status' in health && health.status === 503) {
     return fail(
@@ -180,7 +180,7 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
     );
   }
 
-  const sgl = okJson(sglang);
+  const sgl = okJson(sglang.fetched);
   const llama = okJson(props);
   const tgiInfo = okJson(tgi);
   const ver = okJson(version);
@@ -199,9 +199,8 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
             : 'unknown';
 
   const maxModelLen = maxModelLenOf(engineKind, entry, sgl, llama, tgiInfo);
-  const kvBudget = kvBudgetOf(engineKind, samples, o, sgl, llama, tgiInfo);
-  const maxRunningRequests = engineKind === 'sglang' ? asNum(sgl?.max_running_requests) : null;
-  const tok = okJson(tokenize);
+  const kvBudget = kvBudgetOf(engineKind, samples, o, sgl && { info: sgl, route: sglang.route }, llama, tgiInfo);
+  const maxRunningRequests = engineKind === 'sglang' ? sglangMaxRunning(sgl) : null;
   // vLLM builds without /version: ask the executable itself (slow: it imports torch).
   const cliVersion =
     !stringField(ver, 'version') && !o.logVersion && o.launchOptions?.engineKind === 'vllm-native'
@@ -221,7 +220,7 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
     engine: engineOf(engineKind, { ...o, logVersion: o.logVersion ?? cliVersion }, ver, sgl, tgiInfo, simulated),
     engineKind,
     metricsAvailable: hasKnownSeries(samples),
-    tokenizeAvailable: tok !== null && (typeof tok.count === 'number' || Array.isArray(tok.tokens)),
+    tokenize,
     // The server's own max_model_len: what it really uses (32k on the command line is 32,000).
     launch: {
       ...launch,
@@ -233,6 +232,50 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
     ...(simSpeed !== undefined ? { simSpeed } : {}),
     ...(maxRunningRequests !== null ? { maxRunningRequests } : {}),
   });
+}
+
+/**
+ * SGLang's server facts: `/server_info` (from 0.5.6; `/get_server_info` is deprecated from 0.5.10
+ * and logs a warning on every call), else `/get_server_info` (older releases).
+ */
+async function sglangServerInfo(
+  at: (p: string) => string,
+  opts: { timeoutMs: number },
+): Promise<{ fetched: Fetched; route: string }> {
+  const fetched = await get(at('/server_info'), opts);
+  if (okJson(fetched)) return { fetched, route: '/server_info' };
+  return { fetched: await get(at('/get_server_info'), opts), route: '/get_server_info' };
+}
+
+/** Whether /tokenize counts a chat (`messages`), only plain text (`prompt`: SGLang 0.5.4-0.5.11), or not at all. */
+async function tokenizeInput(
+  at: (p: string) => string,
+  model: string,
+  opts: { timeoutMs: number; apiKey?: string },
+): Promise<ServerTarget['tokenize']> {
+  const counts = (f: Fetched): boolean => {
+    const tok = okJson(f);
+    return tok !== null && (typeof tok.count === 'number' || Array.isArray(tok.count) || Array.isArray(tok.tokens));
+  };
+  const post = (body: unknown) => get(at('/tokenize'), { ...opts, method: 'POST', body });
+  if (counts(await post({ model, messages: [{ role: 'user', content: 'Hello' }] }))) return 'messages';
+  return counts(await post({ model, prompt: 'Hello' })) ? 'prompt' : null;
+}
+
+/** SGLang's request cap over all data parallel replicas (each states its own), else the launch's setting. */
+function sglangMaxRunning(sgl: Record<string, unknown> | null): number | null {
+  const perDp = sglangPerReplica(sgl, (s) => asNum(s.effective_max_running_requests_per_dp));
+  return perDp ? perDp.reduce((a, b) => a + b, 0) : asNum(sgl?.max_running_requests);
+}
+
+/** One figure from each of SGLang's `internal_states` (one per data parallel replica); null unless all state it. */
+function sglangPerReplica(
+  sgl: Record<string, unknown> | null,
+  pick: (state: Record<string, unknown>) => number | null,
+): number[] | null {
+  const states = Array.isArray(sgl?.internal_states) ? (sgl.internal_states as Record<string, unknown>[]) : [];
+  const values = states.map((s) => (s && typeof s === 'object' ? pick(s) : null));
+  return values.length > 0 && values.every((v) => v !== null) ? (values as number[]) : null;
 }
 
 /** A model folder or hub id as vLLM records it in `root` (no trailing slash). */
@@ -249,6 +292,8 @@ export function wrongModel(entry: { id: string; root?: unknown }, lo: LaunchOpti
   if (lo.engineKind === 'custom' && (!lo.model || lo.model === 'unknown')) return null;
   if (lo.engineKind === 'simulator' && !lo.model) return null;
   if (modelRef(entry.root) === modelRef(lo.model)) return null;
+  // SGLang states the served name as `root` (http_server.py available_models), not the model path.
+  if (lo.servedModelName && entry.root === lo.servedModelName && entry.root === entry.id) return null;
   return `The server serves the model "${entry.root}" (as "${entry.id}"), not the "${lo.model}" that was asked for; nothing was measured. An old vllm/vllm-openai image (v0.11.0 or older) ignores a model given after the image: launch it with --entrypoint vllm IMAGE serve MODEL.`;
 }
 
@@ -257,14 +302,26 @@ export function contextParallelOf(
   argv: readonly string[],
   logArgs: Record<string, unknown> | null | undefined,
 ): ContextParallel {
-  const size = (flags: string[], key: string): number => {
-    const v = Number(flagValue(argv, ...flags) ?? logArgs?.[key] ?? 1);
-    return Number.isInteger(v) && v > 1 ? v : 1;
-  };
   return {
-    decode: size(['--decode-context-parallel-size', '-dcp'], 'decode_context_parallel_size'),
-    prefill: size(['--prefill-context-parallel-size', '-pcp'], 'prefill_context_parallel_size'),
+    decode: parallelSize(argv, logArgs, ['--decode-context-parallel-size', '-dcp'], 'decode_context_parallel_size'),
+    prefill: parallelSize(argv, logArgs, ['--prefill-context-parallel-size', '-pcp'], 'prefill_context_parallel_size'),
   };
+}
+
+/** The data parallel size of a launch (`--data-parallel-size`, `-dp`, or the log's non-default args). */
+export function dataParallelOf(argv: readonly string[], logArgs: Record<string, unknown> | null | undefined): number {
+  return parallelSize(argv, logArgs, ['--data-parallel-size', '-dp'], 'data_parallel_size');
+}
+
+/** A parallel size from the launch's flags, else the startup log's non-default args; 1 when unsaid. */
+function parallelSize(
+  argv: readonly string[],
+  logArgs: Record<string, unknown> | null | undefined,
+  flags: string[],
+  key: string,
+): number {
+  const v = Number(flagValue(argv, ...flags) ?? logArgs?.[key] ?? 1);
+  return Number.isInteger(v) && v > 1 ? v : 1;
 }
 
 const stringField = (obj: Record<string, unknown> | null, key: string): string | null =>
@@ -301,14 +358,15 @@ function maxModelLenOf(
 
 /**
  * KV budget by priority: the tokens an engine states on cache_config_info, the startup log's
- * "GPU KV cache size" (right for hybrid models and context parallelism), then cache_config_info's
- * blocks x block size (times the context parallel sizes); other engines' info endpoints; the user's figure.
+ * "GPU KV cache size" (right for hybrid models and context parallelism) when it has every data
+ * parallel engine's line, then cache_config_info's blocks x block size (times the context parallel
+ * sizes; with data parallelism already the sum over engines); other engines' info endpoints; the user's figure.
  */
 function kvBudgetOf(
   kind: EngineKind,
   samples: ReturnType<typeof parsePrometheus>,
   o: ProbeOptions,
-  sgl: Record<string, unknown> | null,
+  sgl: { info: Record<string, unknown>; route: string } | null,
   llama: Record<string, unknown> | null,
   tgi: Record<string, unknown> | null,
 ): KvBudget {
@@ -322,31 +380,33 @@ function kvBudgetOf(
       maxConcurrency: stated.maxConcurrency,
       tokensPerRequest: null,
     };
+  const blocks = kvFromCacheConfigBlocks(samples, contextParallelOf(o.launch?.argv ?? [], o.logArgs));
+  const fromBlocks = blocks && {
+    tokens: blocks.tokens,
+    source: 'metrics-cache-config' as const,
+    detail: blocks.detail,
+    maxConcurrency: null,
+    tokensPerRequest: null,
+  };
   if (o.logKv) {
+    // Fewer engines' lines than the launch has engines: the log holds a share, the metric the sum.
+    const dp = dataParallelOf(o.launch?.argv ?? [], o.logArgs);
+    const partial = o.logKv.engines < dp;
+    if (partial && fromBlocks) return fromBlocks;
     return {
       tokens: o.logKv.tokens,
       source: 'startup-log',
-      detail: o.logKv.detail,
+      detail: partial
+        ? `${o.logKv.detail} (lines of ${o.logKv.engines} of ${dp} data parallel engines were read)`
+        : o.logKv.detail,
       maxConcurrency: o.logKv.maxConcurrency,
       tokensPerRequest: o.logKv.tokensPerRequest,
     };
   }
-  const blocks = kvFromCacheConfigBlocks(samples, contextParallelOf(o.launch?.argv ?? [], o.logArgs));
-  if (blocks)
-    return {
-      tokens: blocks.tokens,
-      source: 'metrics-cache-config',
-      detail: blocks.detail,
-      maxConcurrency: null,
-      tokensPerRequest: null,
-    };
-  if (kind === 'sglang' && asNum(sgl?.max_total_num_tokens) !== null) {
-    return {
-      tokens: asNum(sgl?.max_total_num_tokens),
-      source: 'engine-info',
-      detail: 'SGLang /get_server_info max_total_num_tokens',
-      ...none,
-    };
+  if (fromBlocks) return fromBlocks;
+  if (kind === 'sglang' && sgl) {
+    const fromSglang = sglangKv(sgl.info, sgl.route);
+    if (fromSglang) return { ...fromSglang, source: 'engine-info', ...none };
   }
   if (kind === 'llamacpp') {
     // llama.cpp splits --ctx-size across slots; /props states the per-slot n_ctx.
@@ -371,6 +431,28 @@ function kvBudgetOf(
   if (o.userKvTokens !== undefined)
     return { tokens: o.userKvTokens, source: 'user', detail: 'given by the user', ...none };
   return { tokens: null, source: 'unknown', detail: null, ...none };
+}
+
+/**
+ * SGLang's KV pool over all data parallel replicas: `max_total_num_tokens` is replica 0's alone
+ * (data_parallel_controller.py), so each replica's `memory_usage.token_capacity` is added up, or
+ * without them the one figure times `dp_size`.
+ */
+function sglangKv(info: Record<string, unknown>, route: string): { tokens: number; detail: string } | null {
+  const perDp = sglangPerReplica(info, (s) =>
+    asNum((s.memory_usage as Record<string, unknown> | undefined)?.token_capacity),
+  );
+  if (perDp && perDp.length > 1)
+    return {
+      tokens: perDp.reduce((a, b) => a + b, 0),
+      detail: `SGLang ${route} memory_usage.token_capacity summed over ${perDp.length} data parallel replicas`,
+    };
+  const one = asNum(info.max_total_num_tokens);
+  if (one === null) return null;
+  const dp = asNum(info.dp_size) ?? 1;
+  return dp > 1
+    ? { tokens: one * dp, detail: `SGLang ${route} max_total_num_tokens x dp_size ${dp}` }
+    : { tokens: one, detail: `SGLang ${route} max_total_num_tokens` };
 }
 
 const ENGINE_NAMES: Record<EngineKind, string> = {

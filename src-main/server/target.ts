@@ -19,8 +19,11 @@ export interface ServerTarget {
   engineKind: EngineKind;
   /** Whether Prometheus /metrics answered with known series (readiness and queue checks need it). */
   metricsAvailable: boolean;
-  /** Whether POST /tokenize works (exact token targeting needs it). */
-  tokenizeAvailable: boolean;
+  /**
+   * What POST /tokenize counts (exact token targeting needs it): a chat (`messages`), only plain
+   * text (`prompt`, SGLang 0.5.4-0.5.11), or nothing (null).
+   */
+  tokenize: 'messages' | 'prompt' | null;
   /** How it was launched (argv/env redacted), for the session's server block. */
   launch: ServerLaunch;
   /** True when the server is SpeedMatrix's simulated vLLM. */

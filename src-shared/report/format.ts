@@ -46,12 +46,29 @@ export function withFailed(figure: string, failed: number | null | undefined): s
   return failed && figure !== NONE ? `${figure} (${grouped(failed, 0)} failed)` : figure;
 }
 
-/** A decode cell's queue evidence: "waiting in 7% of 30 checks (at most 1 in a row), 16.0 running on average". */
+/**
+ * A decode cell's queue evidence: "waiting in 7% of 30 checks (at most 1 in a row), 16.0 running on
+ * average, 16.0 in flight from the client" (the client's part where it was counted).
+ */
 export function fmtQueueEvidence(
-  q: { scrapes: number; waitingShare: number; longestWaitingRun: number; avgRunning: number } | null | undefined,
+  q:
+    | {
+        scrapes: number;
+        waitingShare: number;
+        longestWaitingRun: number;
+        avgRunning: number;
+        clientInFlight?: number;
+        clientTurnaroundSeconds?: number;
+      }
+    | null
+    | undefined,
 ): string {
   if (!q) return NONE;
-  return `waiting in ${Math.round(q.waitingShare * 100)}% of ${grouped(q.scrapes, 0)} checks (at most ${grouped(q.longestWaitingRun, 0)} in a row), ${grouped(q.avgRunning, 1)} running on average`;
+  const client =
+    q.clientInFlight !== undefined
+      ? `, ${grouped(q.clientInFlight, 1)} in flight from the client${q.clientTurnaroundSeconds ? ` (${fmtMs(q.clientTurnaroundSeconds)} from a finished request to the next)` : ''}`
+      : '';
+  return `waiting in ${Math.round(q.waitingShare * 100)}% of ${grouped(q.scrapes, 0)} checks (at most ${grouped(q.longestWaitingRun, 0)} in a row), ${grouped(q.avgRunning, 1)} running on average${client}`;
 }
 
 /** Seconds as whole milliseconds: "236 ms", "1,053 ms". */

@@ -224,6 +224,14 @@ export const QueueEvidenceSchema = z.object({
   longestWaitingRun: count,
   /** Mean running requests over the scrapes. */
   avgRunning: nonNeg,
+  /**
+   * Requests the client really had at the server on average: its own count of outstanding requests
+   * less its turnaround (older files: absent). Running below this is the server's queueing; this
+   * below C is the client's shortfall, never the server's.
+   */
+  clientInFlight: nonNeg.optional(),
+  /** Mean seconds from a request's last token to its worker's next request, inside the window (older files: absent). */
+  clientTurnaroundSeconds: nonNeg.optional(),
 });
 
 /** The longest gap between two tokens of one stream inside the window, when it made the figure suspect. */
@@ -248,6 +256,8 @@ export const RepetitionSchema = z.object({
   outputTokens: count.nullable(),
   windowSeconds: maybeNum,
   startedAt: maybeStr.default(null),
+  /** See DecodeCellSchema's simulatorLagSeconds. */
+  simulatorLagSeconds: nonNeg.optional(),
 });
 
 export const DecodeCellSchema = z.object({
@@ -275,6 +285,11 @@ export const DecodeCellSchema = z.object({
   windowRequests: count.nullable().optional(),
   queueEvidence: QueueEvidenceSchema.nullable().optional(),
   stall: StallEvidenceSchema.nullable().optional(),
+  /**
+   * Simulated seconds of schedule a simulated server gave up during the window because its host did
+   * not let it run (its /metrics says so); the figures are then less certain. Absent otherwise.
+   */
+  simulatorLagSeconds: nonNeg.optional(),
   evidence: EvidenceSchema.nullable().default(null),
   requests: RequestSamplesSchema.nullable().default(null),
   telemetry: CellTelemetrySchema.nullable().default(null),

@@ -76,7 +76,7 @@ function target(baseUrl: string): ServerTarget {
     },
     engineKind: 'vllm',
     metricsAvailable: false,
-    tokenizeAvailable: false,
+    tokenize: null,
     launch: {
       kind: 'attach',
       url: baseUrl,

@@ -26,7 +26,7 @@ describe('probeServer: other engines', () => {
       model: 'Qwen/Qwen3-8B',
       maxModelLen: 40960,
       metricsAvailable: true,
-      tokenizeAvailable: false,
+      tokenize: null,
       simulated: false,
     });
     expect(r.data.kvBudget).toMatchObject({
@@ -72,7 +72,7 @@ describe('probeServer: other engines', () => {
       baseUrl: e.url,
       engineKind: 'vllm',
       maxModelLen: 131072,
-      tokenizeAvailable: true,
+      tokenize: 'messages',
       kvBudget: {
         tokens: 1048576 * 16,
         source: 'metrics-cache-config',
@@ -89,7 +89,7 @@ describe('probeServer: other engines', () => {
         '/health': () => ({ text: '' }),
       }),
     );
-    const logKv = { tokens: 302945, detail: 'startup log', maxConcurrency: 1.16, tokensPerRequest: 262144 };
+    const logKv = { tokens: 302945, detail: 'startup log', maxConcurrency: 1.16, tokensPerRequest: 262144, engines: 1 };
     const a = await probeServer({ baseUrl: e.url, logKv, userKvTokens: 5000 });
     expect(a.ok && a.data.kvBudget).toEqual({
       tokens: 302945,
@@ -137,6 +137,7 @@ describe('probeServer: which KV figure, and the model really served', () => {
       detail: 'startup log "GPU KV cache size: 1,200,000 tokens"',
       maxConcurrency: 36.6,
       tokensPerRequest: 32768,
+      engines: 1,
     };
     const withLog = await probeServer({ baseUrl: e.url, logKv });
     expect(withLog.ok && withLog.data.kvBudget).toMatchObject({
@@ -150,6 +151,28 @@ describe('probeServer: which KV figure, and the model really served', () => {
       source: 'metrics-cache-config',
       detail: 'vllm:cache_config_info num_gpu_blocks 3000 x block_size 16',
     });
+  });
+
+  it('data parallelism: a log with fewer engines than the launch yields to the metric, which holds the sum', async () => {
+    const e = await track(hybridVllm('Qwen/Qwen3-Next-80B-A3B'));
+    const oneEngine = {
+      tokens: 24_000,
+      detail: 'startup log',
+      maxConcurrency: null,
+      tokensPerRequest: null,
+      engines: 1,
+    };
+    const dp2 = launch(['vllm', 'serve', 'Qwen/Qwen3-Next-80B-A3B', '--data-parallel-size', '2']);
+    const r = await probeServer({ baseUrl: e.url, logKv: oneEngine, launch: dp2 });
+    expect(r.ok && r.data.kvBudget).toMatchObject({ tokens: 48_000, source: 'metrics-cache-config' });
+    const both = await probeServer({
+      baseUrl: e.url,
+      logKv: { ...oneEngine, tokens: 50_000, engines: 2 },
+      launch: dp2,
+    });
+    expect(both.ok && both.data.kvBudget).toMatchObject({ tokens: 50_000, source: 'startup-log' });
+    const fromArgs = await probeServer({ baseUrl: e.url, logKv: oneEngine, logArgs: { data_parallel_size: 2 } });
+    expect(fromArgs.ok && fromArgs.data.kvBudget).toMatchObject({ source: 'metrics-cache-config' });
   });
 
   it('decode context parallelism in the launch multiplies the block count', async () => {

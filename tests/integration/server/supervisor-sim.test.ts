@@ -63,7 +63,7 @@ describe('Supervisor + simulator', () => {
       expect(t.launch.display).toMatch(
         /^speedmatrix sim serve fara-4b --host 127\.0\.0\.1 --port \d+ --max-model-len 262144 --gpu-memory-utilization 0\.83 --sim-speed 20 --sim-load-seconds 0\.3 --sim-log-style \d$/,
       );
-      expect(t.metricsAvailable && t.tokenizeAvailable).toBe(true);
+      expect(t.metricsAvailable && t.tokenize).toBe('messages');
       const pid = sup.pid!;
       const rep = await sup.stop();
       expect(rep.graceful).toBe(true);

@@ -61,7 +61,7 @@ describe('Supervisor with the scripted fake vLLM', () => {
       maxConcurrency: 1.16,
     });
     expect(t.metricsAvailable).toBe(true);
-    expect(t.tokenizeAvailable).toBe(true);
+    expect(t.tokenize).toBe('messages');
     expect(t.launch.kind).toBe('custom');
     expect(states).toEqual(['starting', 'ready']);
     expect(sup.state).toBe('ready');

@@ -41,6 +41,35 @@ describe('status rules', () => {
     );
     expect(decideStatus({ ...base, readinessTimedOut: true }).reason).toMatch(/readiness/);
   });
+  it('a client that kept fewer than C in flight is a client shortfall, said as such and never Requests queued', () => {
+    const client = { ...calm, avgRunning: 14.2, clientInFlight: 14.4, clientTurnaroundSeconds: 0.042 };
+    const v = decideStatus({ ...base, avgActiveRequests: 14.2, queue: client });
+    expect(v.status).toBe('valid');
+    expect(v.reason).toBe(
+      "client shortfall: the client kept 14.4 of 16 requests in flight on average, 42 ms from a finished request to the next on average; the server ran what it was given, with nothing waiting, so the figure is the server's at about 14 at once",
+    );
+    // The same server with a client that kept all 16 in flight: nothing to say.
+    expect(decideStatus({ ...base, queue: { ...calm, clientInFlight: 15.9 } })).toEqual({
+      status: 'valid',
+      reason: null,
+    });
+  });
+  it('the server running fewer than the client had in flight is queueing; a server capped below C stays Requests queued', () => {
+    const behind = decideStatus({
+      ...base,
+      avgActiveRequests: 12,
+      queue: { ...calm, avgRunning: 12, clientInFlight: 14.5 },
+    });
+    expect(behind).toEqual({
+      status: 'queued',
+      reason: 'the server ran 12.0 requests on average of the 14.5 the client had in flight (below 95%)',
+    });
+    const capped = { ...calm, avgRunning: 4, waitingShare: 1, longestWaitingRun: 10, clientInFlight: 16 };
+    expect(decideStatus({ ...base, avgActiveRequests: 4, queue: capped })).toMatchObject({
+      status: 'queued',
+      reason: expect.stringMatching(/^average active requests 4.0 is below 95% of 16; requests were waiting in 100%/),
+    });
+  });
   it('a request waiting in single scrapes (request turnover) is not queueing', () => {
     expect(decideStatus({ ...base, queue: { ...calm, waitingShare: 0.3, longestWaitingRun: 1 } }).status).toBe('valid');
   });

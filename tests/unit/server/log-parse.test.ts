@@ -47,6 +47,7 @@ describe('log lines', () => {
       detail: 'startup log "# GPU blocks: 1381" x block size 16',
       maxConcurrency: 10.79,
       tokensPerRequest: 2048,
+      engines: 1,
     });
     const g = parseLog([`${A}non-default args: {'block_size': 32}`, `${P}# GPU blocks: 1381`]);
     expect(logKvBudget(g)?.tokens).toBe(1381 * 32);
@@ -79,6 +80,7 @@ describe('log lines', () => {
       detail: 'startup log "GPU KV cache size: 302,945 tokens"',
       maxConcurrency: 1.16,
       tokensPerRequest: 262144,
+      engines: 1,
     });
   });
 

@@ -10,6 +10,13 @@
 export const API = '\x1b[1;36m(APIServer pid=1234)\x1b[0;0m INFO 05-24 08:14:51 [api_server.py:1639] ';
 export const ENGINE = (dp = 0) =>
   `\x1b[1;33m(EngineCore_DP${dp} pid=${4242 + dp})\x1b[0;0m INFO 05-24 08:14:51 [kv_cache_utils.py:1734] `;
+/**
+ * Before v0.10.2 an engine core's process was named "EngineCore_N" (vllm/v1/engine/utils.py
+ * `name=f"EngineCore_{global_index}"` @15dac210f, 2025-03-27, to @0cdd21364~1, 2025-09-08) and
+ * `_add_prefix` wrote it in cyan (vllm/utils/__init__.py); @0cdd21364 renamed it "EngineCore_DPN".
+ */
+export const ENGINE_BEFORE_0_10_2 = (n = 0) =>
+  `\x1b[1;36m(EngineCore_${n} pid=${4242 + n})\x1b[0;0m INFO 09-01 10:00:00 [kv_cache_utils.py:864] `;
 /** Before process prefixes (v0.8-v0.10). */
 export const BARE = 'INFO 03-19 10:00:00 [loggers.py:80] ';
 
@@ -37,6 +44,8 @@ export const KV_LINES = {
   /** V1: vllm/v1/core/kv_cache_utils.py, two info_once lines, thousands separators, @d100d78eb (2025-10) to @28be48fa9. */
   v1Size: (dp = 0, tokens = '1,587,648') => `${ENGINE(dp)}GPU KV cache size: ${tokens} tokens`,
   v1Concurrency: (dp = 0) => `${ENGINE(dp)}Maximum concurrency for 32,768 tokens per request: 48.45x`,
+  /** vllm/v1/core/kv_cache_utils.py "GPU KV cache size: %s tokens" @0cdd21364~1 (2025-09-08, before v0.10.2), one per engine core. */
+  v1SizeBefore0102: (n: number, tokens: string) => `${ENGINE_BEFORE_0_10_2(n)}GPU KV cache size: ${tokens} tokens`,
   /** @2fd893b4c (2025-11-19) to @e68fa1b90~1 (2026-04): the log figure already multiplied by context parallelism. */
   cpMultiplied: `${ENGINE()}Multiplying the GPU KV cache size by the cp_world_size 4 (pcp_world_size 1 * dcp_world_size 4).`,
 };
@@ -51,6 +60,13 @@ export const STATS_LINES = {
   /** @5c18b961d (2026-04-13) to @28be48fa9: "Deferred: %d reqs" before Preemptions; "N Engines Aggregated: " with several engines (@8317f7235, 2025-10). */
   deferred: `${API}2 Engines Aggregated: Avg prompt throughput: 12.5 tokens/s, Avg generation throughput: 2,310.4 tokens/s, Running: 96 reqs, Waiting: 40 reqs, Deferred: 8 reqs, Preemptions: 3, GPU KV cache usage: 98.1%, Prefix cache hit rate: 91.0%, MM cache hit rate: 0.0%`,
 };
+
+/** What PyTorch prints under any CUDA error. */
+const CUDA_ERROR_TAIL = [
+  'CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.',
+  'For debugging consider passing CUDA_LAUNCH_BLOCKING=1',
+  'Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.',
+];
 
 /** Startup failures' root-cause lines. */
 export const FAILURE_LINES = {
@@ -69,6 +85,12 @@ export const FAILURE_LINES = {
     "  Value error, User-specified max_model_len (65536) is greater than the derived max_model_len (max_seq_len=32768 or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution. [type=value_error, input_value=ArgsKwargs((), {'model': ...}), input_type=ArgsKwargs]",
     '    For further information visit https://errors.pydantic.dev/2.11/v/value_error',
   ],
+  /** V0: vllm/worker/worker.py raise_if_cache_size_invalid, @5a0905ba2 (v0.8) to @c99db8c8d~1 (2025-09-20, V0 removed). */
+  v0MaxSeqLen:
+    "ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (98304). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+  /** PyTorch's CUDA error (c10/cuda/CUDAException): a RuntimeError before torch 2.8, torch.AcceleratorError from 2.8. */
+  cudaErrorRuntime: ['RuntimeError: CUDA error: out of memory', ...CUDA_ERROR_TAIL],
+  cudaErrorAccelerator: ['torch.AcceleratorError: CUDA error: out of memory', ...CUDA_ERROR_TAIL],
   /** vllm/v1/core/kv_cache_utils.py @8ee90c83f (2025-12-23, --max-model-len auto) to @28be48fa9. */
   autoFit:
     'ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`.',

@@ -56,6 +56,11 @@ describe('the KV capacity lines', () => {
     });
   });
 
+  it('before v0.10.2 ("EngineCore_N" prefixes) two data parallel engines are two engines, and they add up', () => {
+    const f = parseLog([KV_LINES.v1SizeBefore0102(0, '1,000,000'), KV_LINES.v1SizeBefore0102(1, '1,000,000')]);
+    expect(logKvBudget(f)).toMatchObject({ tokens: 2_000_000, engines: 2 });
+  });
+
   it('V1 with context parallelism: the log figure is already multiplied, and is taken as it is', () => {
     const f = parseLog([KV_LINES.cpMultiplied, KV_LINES.v1Size(0, '4,000,000')]);
     expect(logKvBudget(f)?.tokens).toBe(4_000_000);
@@ -168,6 +173,23 @@ describe('startup failures in the words of each vLLM version', () => {
     expect(f.rootCauseLines).toEqual([
       'Value error, Tensor parallel size (3) must divide the number of attention heads (32). [type=value_error]',
     ]);
+  });
+
+  it('V0\'s "max seq len (N) is larger than the maximum number of tokens that can be stored in KV cache (M)": lower to M', () => {
+    const f = recognizeStartupFailure([FAILURE_LINES.v0MaxSeqLen]);
+    expect(f).toMatchObject({
+      kind: 'max-seq-len-exceeds-kv',
+      message: "The KV cache cannot hold even one request at the model's max length (131072 tokens).",
+      advice: 'Lower --max-model-len to at most 98304 or raise --gpu-memory-utilization.',
+    });
+  });
+
+  it('"CUDA error: out of memory" as RuntimeError (torch before 2.8) and torch.AcceleratorError (2.8 on) is out of memory', () => {
+    for (const lines of [FAILURE_LINES.cudaErrorRuntime, FAILURE_LINES.cudaErrorAccelerator]) {
+      const f = recognizeStartupFailure(lines);
+      expect(f.kind).toBe('cuda-out-of-memory');
+      expect(f.rootCauseLines).toEqual([lines[0]]);
+    }
   });
 
   it('"Cannot auto-fit max_model_len" (--max-model-len auto)', () => {
