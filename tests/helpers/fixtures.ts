@@ -111,8 +111,8 @@ export const webTest = tempTest
 export interface BootMainOptions {
   argv?: string[];
   env?: Record<string, string>;
-  /** The app's userData folder (default: a fresh one, removed after the file). */
-  userData?: string;
+  /** The app's userData folder, given as --user-data-dir (default: a fresh one, removed after the file; null: none given). */
+  userData?: string | null;
   /** Files already in Open Recent, written into userData before the start. */
   recent?: string[];
 }
@@ -127,8 +127,8 @@ export const standinTest = simTest.extend('bootMain', async ({ tempDir }, { onCl
     for (const m of running.splice(0)) m.kill();
   });
   return (opts = {}) => {
-    const userData = opts.userData ?? tempDir('speedmatrix-main-user-');
-    if (opts.recent) {
+    const userData = opts.userData === undefined ? tempDir('speedmatrix-main-user-') : opts.userData;
+    if (opts.recent && userData) {
       mkdirSync(join(userData, 'core'), { recursive: true });
       writeFileSync(join(userData, 'core', 'recent-files.json'), JSON.stringify(opts.recent));
     }
