@@ -33,7 +33,7 @@ const L = launcher as {
     nodeVersion?: string;
     env?: NodeJS.ProcessEnv;
     cliMinimumNode?: string | null;
-  }): Promise<{ ok: true } | { ok: false; message: string }>;
+  }): Promise<{ ok: true; executable: string } | { ok: false; message: string }>;
 };
 
 const REAL_ELECTRON = join(ROOT, 'node_modules/electron');
@@ -105,7 +105,7 @@ it('before npm install: one paragraph saying to run it, exit 1', async () => {
   const write = process.stderr.write;
   process.stderr.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
   try {
-    expect(await L.main(['preview'], root)).toBe(1);
+    expect(await L.main(['preview'], root, { ...process.env, DISPLAY: ':99' })).toBe(1);
   } finally {
     process.stderr.write = write;
   }
@@ -131,8 +131,9 @@ describe('a missing binary', () => {
 
   it('on a new enough Node: runs the installer once, then starts with the binary it left', async () => {
     const dir = freshElectronDir('installs', STANDIN_INSTALLER);
-    expect(await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' })).toEqual({ ok: true });
-    expect(await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' })).toEqual({ ok: true });
+    const installed = { ok: true, executable: join(dir, 'dist', 'electron') };
+    expect(await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' })).toEqual(installed);
+    expect(await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' })).toEqual(installed);
     expect(readFileSync(join(dir, 'runs'), 'utf8')).toBe('x');
   });
 
