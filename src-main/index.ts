@@ -17,6 +17,7 @@ import { registerIpc } from './ipc/handlers';
 import { describeWriteError } from './session/write';
 import { userDataDir } from './server/launched-registry';
 import { userDataProblem } from './app/single-instance';
+import { adoptLoginShellPath } from './os/login-shell-path';
 import { createMainWindow, hardenSession } from './window';
 
 let win: BrowserWindow | null = null;
@@ -205,6 +206,7 @@ if (!app.requestSingleInstanceLock()) {
   app.on('activate', () => activate());
   app
     .whenReady()
+    .then(() => adoptLoginShellPath())
     .then(startApp)
     .catch((e: unknown) => failStart(e));
 }

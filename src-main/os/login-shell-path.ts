@@ -1,0 +1,49 @@
+/**
+ * macOS apps opened from Finder or the Dock get launchd's PATH (/usr/bin:/bin:/usr/sbin:/sbin),
+ * so `vllm` in a Python environment and `docker` in /usr/local/bin or /opt/homebrew/bin are not
+ * found, although they are in a terminal. The PATH the person's commands see is the one their
+ * login shell builds; it is asked once, with a fixed script that takes no input (nothing of a
+ * server command ever goes through it).
+ */
+import { execFile } from 'node:child_process';
+import { delimiter } from 'node:path';
+
+const START = '__SPEEDMATRIX_PATH_START__';
+const END = '__SPEEDMATRIX_PATH_END__';
+/** A slow shell start-up (plugins, version managers) must not hold the app's window back for long. */
+const TIMEOUT_MS = 5000;
+
+/** The PATH the user's login shell ($SHELL, else zsh) sets, or null when it cannot be read. */
+export function loginShellPath(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+  const shell = env.SHELL || '/bin/zsh';
+  return new Promise((resolve) => {
+    // -i -l: rc and profile files both run, as in Terminal; markers skip anything they print.
+    execFile(
+      shell,
+      ['-ilc', `printf '%s%s%s' '${START}' "$PATH" '${END}'`],
+      { env, timeout: TIMEOUT_MS, encoding: 'utf8' },
+      (_err, stdout) => {
+        const m = new RegExp(`${START}(.*?)${END}`, 's').exec(stdout ?? '');
+        resolve(m && m[1].trim() ? m[1].trim() : null);
+      },
+    );
+  });
+}
+
+/** The login shell's PATH first, then any entry of the current one it lacks. */
+export function mergePaths(login: string, current: string | undefined): string {
+  const seen = new Set<string>();
+  return [...login.split(delimiter), ...(current ?? '').split(delimiter)]
+    .filter((d) => d && !seen.has(d) && seen.add(d))
+    .join(delimiter);
+}
+
+/** macOS only: this process's PATH becomes the login shell's, so servers and tools are found as in a terminal. */
+export async function adoptLoginShellPath(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  if (platform !== 'darwin') return;
+  const login = await loginShellPath(env);
+  if (login) env.PATH = mergePaths(login, env.PATH);
+}
