@@ -115,6 +115,9 @@ export interface BootMainOptions {
   userData?: string | null;
   /** Files already in Open Recent, written into userData before the start. */
   recent?: string[];
+  /** Another built main bundle (a packaged app's, extracted), run from `cwd`. */
+  main?: string;
+  cwd?: string;
 }
 
 /** Boots the main process for the running test; it is killed when the test ends. */
@@ -132,7 +135,7 @@ export const standinTest = simTest.extend('bootMain', async ({ tempDir }, { onCl
       mkdirSync(join(userData, 'core'), { recursive: true });
       writeFileSync(join(userData, 'core', 'recent-files.json'), JSON.stringify(opts.recent));
     }
-    const m = bootMain({ userData, argv: opts.argv, env: opts.env });
+    const m = bootMain({ userData, argv: opts.argv, env: opts.env, main: opts.main, cwd: opts.cwd });
     running.push(m);
     return m;
   };
