@@ -206,7 +206,8 @@ if (!app.requestSingleInstanceLock()) {
   app.on('activate', () => activate());
   app
     .whenReady()
-    .then(() => adoptLoginShellPath())
+    // An installed app opened from Finder has launchd's PATH; `npm start` has the terminal's.
+    .then(() => (app.isPackaged ? adoptLoginShellPath() : undefined))
     .then(startApp)
     .catch((e: unknown) => failStart(e));
 }

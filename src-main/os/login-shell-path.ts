@@ -5,7 +5,7 @@
  * login shell builds; it is asked once, with a fixed script that takes no input (nothing of a
  * server command ever goes through it).
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { delimiter } from 'node:path';
 
 const START = '__SPEEDMATRIX_PATH_START__';
@@ -13,20 +13,36 @@ const END = '__SPEEDMATRIX_PATH_END__';
 /** A slow shell start-up (plugins, version managers) must not hold the app's window back for long. */
 const TIMEOUT_MS = 5000;
 
-/** The PATH the user's login shell ($SHELL, else zsh) sets, or null when it cannot be read. */
+/**
+ * The PATH the user's login shell ($SHELL, else zsh) sets, or null when it cannot be read. The
+ * shell runs in a session of its own (no terminal): an interactive shell in a terminal's
+ * background would be stopped the moment it touched the terminal, and a stopped process
+ * ignores the timeout's kill unless it is SIGKILL.
+ */
 export function loginShellPath(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
   const shell = env.SHELL || '/bin/zsh';
   return new Promise((resolve) => {
+    let stdout = '';
     // -i -l: rc and profile files both run, as in Terminal; markers skip anything they print.
-    execFile(
-      shell,
-      ['-ilc', `printf '%s%s%s' '${START}' "$PATH" '${END}'`],
-      { env, timeout: TIMEOUT_MS, encoding: 'utf8' },
-      (_err, stdout) => {
-        const m = new RegExp(`${START}(.*?)${END}`, 's').exec(stdout ?? '');
-        resolve(m && m[1].trim() ? m[1].trim() : null);
-      },
-    );
+    const child = spawn(shell, ['-ilc', `printf '%s%s%s' '${START}' "$PATH" '${END}'`], {
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }, TIMEOUT_MS);
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.on('error', () => undefined);
+    child.on('close', () => {
+      clearTimeout(timer);
+      const m = new RegExp(`${START}(.*?)${END}`, 's').exec(stdout);
+      resolve(m && m[1].trim() ? m[1].trim() : null);
+    });
   });
 }
 

@@ -45,3 +45,12 @@ it('on macOS the login PATH comes first, the old entries it lacks after; elsewhe
   expect(linux.PATH).toBe('/usr/bin');
   expect(mergePaths('/a::/b', '/b:/c')).toBe('/a:/b:/c');
 });
+
+it('a shell that never finishes is ended after its time, and the app goes on with its PATH', async () => {
+  const shell = join(dir, 'hanging-shell');
+  writeFileSync(shell, '#!/bin/sh\nsleep 60\n');
+  chmodSync(shell, 0o755);
+  const started = Date.now();
+  expect(await loginShellPath({ SHELL: shell })).toBeNull();
+  expect(Date.now() - started).toBeLessThan(15_000);
+}, 20_000);
