@@ -34,6 +34,13 @@ export function nodeAtLeast(version, minimum) {
   return true;
 }
 
+/** The binary's path inside Electron's dist folder, as electron's own index.js names it. */
+function platformExecutable(platform = process.platform) {
+  if (platform === 'darwin') return 'Electron.app/Contents/MacOS/Electron';
+  if (platform === 'win32') return 'electron.exe';
+  return 'electron';
+}
+
 /**
  * What node_modules/electron holds: its version, the Node its installer needs, and whether the
  * binary is there (path.txt names it, and the file exists under dist/ or ELECTRON_OVERRIDE_DIST_PATH).
@@ -43,7 +50,7 @@ export function electronState(electronDir, env = process.env) {
   const pathFile = join(electronDir, 'path.txt');
   const rel = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;
   const distDir = env.ELECTRON_OVERRIDE_DIST_PATH || join(electronDir, 'dist');
-  const executable = rel || env.ELECTRON_OVERRIDE_DIST_PATH ? join(distDir, rel || 'electron') : null;
+  const executable = rel || env.ELECTRON_OVERRIDE_DIST_PATH ? join(distDir, rel || platformExecutable()) : null;
   return {
     version: pkg.version,
     minimumNode: minimumNode(pkg.engines?.node),
@@ -114,14 +121,14 @@ export async function ensureElectron({
   cliMinimumNode = null,
 }) {
   let s = electronState(electronDir, env);
-  if (s.installed) return { ok: true };
+  if (s.installed) return { ok: true, executable: s.executable };
   if (!nodeAtLeast(nodeVersion, s.minimumNode)) {
     const cliWorks = nodeAtLeast(nodeVersion, cliMinimumNode);
     return { ok: false, message: missingBinaryHelp(s, { kind: 'old-node', node: nodeVersion, cliWorks }) };
   }
   const r = await runInstaller(s, env);
   s = electronState(electronDir, env);
-  if (r.ok && s.installed) return { ok: true };
+  if (r.ok && s.installed) return { ok: true, executable: s.executable };
   return {
     ok: false,
     message: missingBinaryHelp(s, {
@@ -150,13 +157,49 @@ export function electronViteArgs(args, cwd = process.env.INIT_CWD || process.cwd
   return files.length ? [...options, '--', ...files] : options;
 }
 
-export async function main(argv = process.argv.slice(2), root = ROOT) {
+/**
+ * Linux with no display (a GPU server over SSH): Chromium would only say "Missing X server or
+ * $DISPLAY". Say it plainly and point to the command-line tool, which needs none.
+ */
+export function displayProblem(platform = process.platform, env = process.env) {
+  if (platform !== 'linux' || env.DISPLAY || env.WAYLAND_DISPLAY) return null;
+  return [
+    'SpeedMatrix cannot open its window: this Linux session has no display (neither DISPLAY nor WAYLAND_DISPLAY is set), as on a GPU server reached over SSH.',
+    'Run the same tests here with the command-line tool, which needs no display: `npx speedmatrix run --demo`, or `npx speedmatrix run --url http://127.0.0.1:8000` against a running server (`npx speedmatrix --help` lists the rest).',
+    'Or open the app where there is a screen: from the machine’s desktop, or over `ssh -X`.',
+  ].join(' ');
+}
+
+/** One keypress's signal may come more than once (the terminal and npm both send it): repeats this close together are dropped. */
+const SAME_SIGNAL_MS = 1000;
+
+/**
+ * Forwards a signal to the child once per keypress. Ctrl+C on `npm start` signals the whole
+ * foreground process group, and npm forwards it again, so the launcher gets it twice; Electron
+ * takes its first SIGINT as a graceful quit (which asks about unsaved results and stops the
+ * server) and a second as the default kill. The child runs in its own process group (see main),
+ * so this forward is the only way a signal reaches it, and electron-vite passes it to Electron once.
+ */
+export function signalForwarder(child, now = Date.now) {
+  const last = new Map();
+  return (signal) => {
+    const t = now();
+    if (t - (last.get(signal) ?? -Infinity) < SAME_SIGNAL_MS) return false;
+    last.set(signal, t);
+    child.kill(signal);
+    return true;
+  };
+}
+
+export async function main(argv = process.argv.slice(2), root = ROOT, env = process.env, platform = process.platform) {
   const [mode, ...rest] = argv;
   if (mode !== 'preview' && mode !== 'dev') {
     process.stderr.write('Usage: node scripts/launch-app.mjs preview|dev [electron-vite options]\n');
     return 2;
   }
   const say = (paragraph) => (process.stderr.write(`\n${paragraph}\n\n`), 1);
+  const noDisplay = displayProblem(platform, env);
+  if (noDisplay) return say(noDisplay);
   let electronDir;
   try {
     electronDir = dirname(createRequire(join(root, 'package.json')).resolve('electron/package.json'));
@@ -167,7 +210,7 @@ export async function main(argv = process.argv.slice(2), root = ROOT) {
   }
   // The project's own requirement (package.json engines): the build (Vite) and the CLI need it.
   const projectMinimumNode = minimumNode(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines?.node);
-  const ready = await ensureElectron({ electronDir, cliMinimumNode: projectMinimumNode });
+  const ready = await ensureElectron({ electronDir, env, cliMinimumNode: projectMinimumNode });
   if (!ready.ok) return say(ready.message);
   if (!nodeAtLeast(process.version, projectMinimumNode)) {
     return say(
@@ -175,11 +218,17 @@ export async function main(argv = process.argv.slice(2), root = ROOT) {
     );
   }
   // preview builds once, then starts the app; there is no separate build step before it.
+  // ELECTRON_EXEC_PATH: electron-vite reads only node_modules/electron/path.txt otherwise, so
+  // ELECTRON_OVERRIDE_DIST_PATH would be honoured here and ignored there.
   const child = spawn(process.execPath, [electronViteBin(root), mode, ...electronViteArgs(rest)], {
     stdio: 'inherit',
     cwd: root,
+    env: { ...env, ELECTRON_EXEC_PATH: ready.executable },
+    // Its own process group (POSIX), so the terminal's Ctrl+C reaches it only through signalForwarder.
+    detached: platform !== 'win32',
   });
-  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  const forward = signalForwarder(child);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => forward(sig));
   return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
 

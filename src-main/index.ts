@@ -5,7 +5,7 @@
  */
 import { basename, join } from 'node:path';
 import { BrowserWindow, Menu, app, clipboard, dialog, shell } from 'electron';
-import { electronDialogs } from './app/dialogs';
+import { electronConfirmCommands, electronDialogs } from './app/dialogs';
 import { buildMenu, menuKey, type MenuState } from './app/menu';
 import { fileFromArgv } from './app/open-files';
 import { printPdf } from './app/pdf';
@@ -15,6 +15,9 @@ import { type AppCore, createAppCore } from './core';
 import { IPC_PREFIX, type MenuCommand, type Notice } from '../src-shared/ipc/contract';
 import { registerIpc } from './ipc/handlers';
 import { describeWriteError } from './session/write';
+import { userDataDir } from './server/launched-registry';
+import { userDataProblem } from './app/single-instance';
+import { adoptLoginShellPath } from './os/login-shell-path';
 import { createMainWindow, hardenSession } from './window';
 
 let win: BrowserWindow | null = null;
@@ -79,10 +82,51 @@ async function requestQuit(): Promise<void> {
     return;
   }
   quitState = 'closing';
+  if (c) await sayStopping(c).catch(() => undefined);
   await c?.dispose().catch(() => undefined);
   core = null;
   quitState = 'closed';
   app.quit();
+}
+
+/** The OS's own recent list (the Dock and File menus on macOS, Jump List on Windows; Linux has none). */
+function addRecentDocument(file: string): void {
+  if (process.platform === 'darwin' || process.platform === 'win32') app.addRecentDocument(file);
+}
+
+function openWindow(): void {
+  const w = createMainWindow({ notify, quit: () => void requestQuit() });
+  win = w;
+  pageLoaded = new Promise((res) => w.webContents.once('did-finish-load', () => res()));
+  w.on('close', (e) => {
+    if (quitState === 'closed') return;
+    e.preventDefault();
+    void requestQuit();
+  });
+  w.on('closed', () => {
+    if (win === w) win = null;
+  });
+}
+
+/** macOS: a click on the Dock icon (or opening the app again) brings the window back, or opens one. */
+function activate(): void {
+  if (!core || quitState === 'closed') return;
+  if (!win) return openWindow();
+  if (win.isMinimized()) win.restore();
+  win.show();
+  win.focus();
+}
+
+/** While quitting waits for the server to stop, the window says so. */
+async function sayStopping(c: AppCore): Promise<void> {
+  const snap = await c.invoke('server:snapshot', []);
+  if (!snap.ok || snap.data.kind === 'attach') return;
+  if (snap.data.state !== 'starting' && snap.data.state !== 'ready') return;
+  notify({ level: 'info', message: 'Stopping the server before quitting…' });
+  if (win && !win.isDestroyed()) {
+    win.setTitle('SpeedMatrix: stopping the server…');
+    win.show();
+  }
 }
 
 function startApp(): void {
@@ -91,6 +135,7 @@ function startApp(): void {
     host: 'electron',
     dataDir: join(app.getPath('userData'), 'core'),
     dialogs: electronDialogs(() => win),
+    confirmCommands: electronConfirmCommands(() => win),
     printPdf,
     launcher: utilityLauncher,
     openExternal: (url) => shell.openExternal(url),
@@ -104,24 +149,18 @@ function startApp(): void {
     if (key === lastMetaKey) return;
     lastMetaKey = key;
     void refreshMenu(m.hasSession);
+    if (m.file) addRecentDocument(m.file);
   });
   void refreshMenu(false);
-  const w = createMainWindow();
-  win = w;
-  pageLoaded = new Promise((res) => w.webContents.once('did-finish-load', () => res()));
-  w.on('close', (e) => {
-    if (quitState === 'closed') return;
-    e.preventDefault();
-    void requestQuit();
-  });
-  w.on('closed', () => {
-    if (win === w) win = null;
-  });
+  openWindow();
   const file = fileFromArgv(process.argv, process.cwd());
   for (const f of [...(file ? [file] : []), ...pendingFiles.splice(0)]) void openFile(f);
 }
 
-/** A start that fails (an unwritable data folder, say) says why and exits, never leaving a process with no window. */
+/**
+ * A start that fails (an unwritable data folder, say) says why and exits 1, never leaving a
+ * process with no window. Called once the app is ready: before, Linux only prints the box to stderr.
+ */
 function failStart(e: unknown): void {
   const err = e as NodeJS.ErrnoException;
   const where = err.path ? ` ${err.path}` : '';
@@ -135,8 +174,15 @@ function failStart(e: unknown): void {
   app.exit(1);
 }
 
+// One user-data folder, packaged or not (else it follows the product name): the CLI's
+// launched-servers registry lives there too. --user-data-dir still chooses another.
+if (!app.commandLine.hasSwitch('user-data-dir')) app.setPath('userData', userDataDir());
+
 if (!app.requestSingleInstanceLock()) {
-  app.quit();
+  // False also when the folder the lock lives in cannot be written (Electron does not say why).
+  const problem = userDataProblem(app.getPath('userData'));
+  if (problem) void app.whenReady().then(() => failStart(problem));
+  else app.quit();
 } else {
   app.on('second-instance', (_e, argv, workingDirectory) => {
     if (win) {
@@ -157,8 +203,11 @@ if (!app.requestSingleInstanceLock()) {
     void requestQuit();
   });
   app.on('window-all-closed', () => app.quit());
+  app.on('activate', () => activate());
   app
     .whenReady()
+    // An installed app opened from Finder has launchd's PATH; `npm start` has the terminal's.
+    .then(() => (app.isPackaged ? adoptLoginShellPath() : undefined))
     .then(startApp)
     .catch((e: unknown) => failStart(e));
 }

@@ -9,6 +9,7 @@ import { BrowserWindow, app, session, shell } from 'electron';
 import { EXTERNAL_ALLOWLIST } from '../src-shared/ipc/contract';
 import { showEditContextMenu } from './app/context-menu';
 import { CSP, devCsp, isDevServerUrl } from './app/csp';
+import { type PageHealthDeps, loadPage, watchPageHealth } from './app/page-health';
 
 export { CSP };
 
@@ -38,7 +39,8 @@ export function hardenSession(pageUrl = rendererUrl()): void {
   ses.setPermissionCheckHandler(() => false);
 }
 
-export function createMainWindow(): BrowserWindow {
+/** The window, watched for a page that dies, hangs or cannot load (app/page-health.ts), then loaded. */
+export function createMainWindow(health: PageHealthDeps): BrowserWindow {
   const win = new BrowserWindow({
     width: 1400,
     height: 950,
@@ -55,6 +57,8 @@ export function createMainWindow(): BrowserWindow {
       allowRunningInsecureContent: false,
       webviewTag: false,
       spellcheck: false,
+      // An installed app opens no developer tools; `npm start` and `npm run dev` do.
+      devTools: !app.isPackaged,
     },
   });
   const url = rendererUrl();
@@ -69,6 +73,7 @@ export function createMainWindow(): BrowserWindow {
   win.webContents.on('will-attach-webview', (e) => e.preventDefault());
   win.webContents.on('context-menu', (_e, params) => showEditContextMenu(win, params));
   win.once('ready-to-show', () => win.show());
-  void win.loadURL(url);
+  watchPageHealth(win, health);
+  loadPage(win, url);
   return win;
 }

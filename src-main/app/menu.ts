@@ -4,7 +4,7 @@
  * views on Ctrl/Cmd+1..4), Window, Help. Built from a small state so main rebuilds it only when
  * what it shows changes.
  */
-import { type BrowserWindow, Menu, type MenuItemConstructorOptions, shell } from 'electron';
+import { type BrowserWindow, Menu, type MenuItemConstructorOptions, app, shell } from 'electron';
 import { basename } from 'node:path';
 import type { MenuCommand } from '../../src-shared/ipc/contract';
 
@@ -37,6 +37,7 @@ function menuTemplate(
   s: MenuState,
   a: MenuActions,
   platform: NodeJS.Platform = process.platform,
+  devTools = false,
 ): MenuItemConstructorOptions[] {
   const isMac = platform === 'darwin';
   const item = (label: string, cmd: MenuCommand, accelerator?: string, enabled = true): MenuItemConstructorOptions => ({
@@ -88,16 +89,21 @@ function menuTemplate(
       role: 'help',
       submenu: [
         { label: 'vLLM documentation', click: () => void shell.openExternal('https://docs.vllm.ai/') },
-        {
-          label: 'Toggle developer tools',
-          accelerator: 'CmdOrCtrl+Alt+I',
-          click: () => a.window()?.webContents.toggleDevTools(),
-        },
+        // Development only: an installed app has no developer tools (the window refuses them too).
+        ...(devTools
+          ? [
+              {
+                label: 'Toggle developer tools',
+                accelerator: 'CmdOrCtrl+Alt+I',
+                click: () => a.window()?.webContents.toggleDevTools(),
+              },
+            ]
+          : []),
       ],
     },
   ];
 }
 
 export function buildMenu(s: MenuState, a: MenuActions): Menu {
-  return Menu.buildFromTemplate(menuTemplate(s, a));
+  return Menu.buildFromTemplate(menuTemplate(s, a, process.platform, !app.isPackaged));
 }

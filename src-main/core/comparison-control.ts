@@ -15,7 +15,7 @@ import { renderSweepHtml, renderSweepMarkdown } from '../report/sweep';
 import { writeFileAtomic } from '../session/write';
 import { readSweepEntries } from '../report/sweep-folder';
 import { SWEEP_MANIFEST, readManifest } from '../sweep/manifest';
-import type { Dialogs } from './session-control';
+import { type Dialogs, withSaveExtension } from './session-control';
 import { CancelledError, UserError } from './user-error';
 import { type PrintPdf, printedPdf } from './print-pdf';
 
@@ -137,12 +137,12 @@ export class ComparisonControl {
     const data = format === 'pdf' ? await printedPdf(this.printPdf, this.render('html')) : this.render(format);
     let file = path;
     if (!file && this.dialogs) {
-      const chosen = await this.dialogs.chooseSavePath(this.defaultName(format), format);
+      const chosen = await this.dialogs.chooseSavePath(this.defaultName(format), format, this.opened?.dir ?? null);
       if (!chosen) throw new CancelledError();
       file = chosen;
     }
     if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
-    if (!file.toLowerCase().endsWith(EXT[format])) file += EXT[format];
+    file = withSaveExtension(file, format);
     const res = await writeFileAtomic(file, data);
     if (!res.ok) throw new UserError(res.error);
     return { file };

@@ -36,14 +36,17 @@ import { CoreEvents } from './emitter';
 import { RecentFiles } from './recent-files';
 import { RunControl } from './run-control';
 import { ServerControl } from './server-control';
+import { CommandGate, type ConfirmCommands } from './command-gate';
 import { SweepControl } from './sweep-control';
 import { TelemetryControl } from './telemetry-control';
 import { LaunchedRegistry } from '../server/launched-registry';
 import { FORM_DEFAULTS } from './server-form';
-import { type Dialogs, SessionControl } from './session-control';
+import { type Dialogs, SessionControl, withSaveExtension } from './session-control';
 import { CancelledError, UserError, describeError } from './user-error';
 
-export type { Dialogs } from './session-control';
+export type { Dialogs, SaveKind } from './session-control';
+export { withSaveExtension } from './session-control';
+export type { CommandToConfirm, ConfirmCommands } from './command-gate';
 
 export interface AppCoreOptions {
   host: 'electron' | 'bridge';
@@ -77,6 +80,11 @@ export interface AppCoreOptions {
   launchedServersDir?: string;
   /** The OS the Server view advises for (default this one): what can launch here, how the command is copied. */
   platform?: NodeJS.Platform;
+  /**
+   * Asks the person before a command line the page wrote, or a sweep folder from elsewhere, is
+   * spawned (the app; see command-gate.ts). Without it (CLI-like callers, tests) nothing is asked.
+   */
+  confirmCommands?: ConfirmCommands;
 }
 
 export interface AppCore {
@@ -126,7 +134,9 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
   });
   // Telemetry runs while a server runs: from the launch (model loading shows too) to its end.
   const launched = new LaunchedRegistry(opts.launchedServersDir);
+  const gate = new CommandGate(opts.confirmCommands);
   const server = new ServerControl(events, {
+    gate,
     stopTimeoutMs: opts.stopTimeoutMs,
     registry: launched,
     platform: opts.platform,
@@ -155,6 +165,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     telemetry: () => telemetry.current(),
     chooseFolder: opts.dialogs?.chooseFolder?.bind(opts.dialogs),
     allowWritePaths: opts.allowWritePaths !== false,
+    gate,
   });
 
   const writablePath = (path: string | undefined): string | undefined => {
@@ -170,20 +181,24 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     if (!session) throw new UserError('There is nothing to export yet: run a matrix or open a session first.');
     let file = path ?? sessions.defaultExportPath(EXT[format]);
     if (!path && opts.dialogs) {
-      const chosen = await opts.dialogs.chooseSavePath(sessions.defaultName(EXT[format]), format);
+      const chosen = await opts.dialogs.chooseSavePath(
+        sessions.defaultName(EXT[format]),
+        format,
+        sessions.defaultExportDir(),
+      );
       if (!chosen) throw new CancelledError();
       file = chosen;
     }
     if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
-    if (!file.toLowerCase().endsWith(EXT[format])) file += EXT[format];
+    const target = withSaveExtension(file, format);
     const options = reportOptions(view);
     let data: string | Uint8Array;
     if (format === 'markdown') data = renderMarkdownReport(session, options);
     else if (format === 'html') data = renderHtmlReport(session, options);
     else data = await printedPdf(opts.printPdf, renderHtmlReport(session, options));
-    const res = await writeFileAtomic(file, data);
+    const res = await writeFileAtomic(target, data);
     if (!res.ok) throw new UserError(res.error);
-    return { file };
+    return { file: target };
   };
 
   const handlers: InvokeHandlers = {

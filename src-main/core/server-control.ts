@@ -18,11 +18,11 @@ import {
   type StartupFailure,
 } from '../server';
 import { isPortFree } from '../server/port';
-import { redactArgv, redactEnv } from '../../src-shared/session/secrets';
 import type { CoreEvents } from './emitter';
 import { copiesAsPowerShell, localLaunchNote } from '../server/platform-support';
 import { displayAsPowerShell } from '../server/powershell';
 import { formToLaunch, formWarnings } from './server-form';
+import { type CommandGate, commandToConfirm } from './command-gate';
 import { UserError } from './user-error';
 import { freePort } from '../server/port';
 import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '../server/launched-registry';
@@ -53,6 +53,8 @@ export class ServerControl {
       onStopped?: () => void;
       platform?: NodeJS.Platform;
       registry?: LaunchedRegistry;
+      /** Asks the person before a command line the page wrote is spawned (the app; see command-gate.ts). */
+      gate?: CommandGate;
     } = {},
   ) {}
 
@@ -81,11 +83,11 @@ export class ServerControl {
     } catch (e) {
       throw new UserError((e as Error).message);
     }
-    const key = launch.data.apiKey;
+    const shown = commandToConfirm(form.kind, built, launch.data.apiKey);
     return {
       display: built.display,
-      argv: redactArgv(built.argv).map((a) => (key && a === key ? '<redacted>' : a)),
-      env: redactEnv(built.env),
+      argv: shown.argv,
+      env: shown.env,
       warnings: formWarnings(form),
       powershell: copiesAsPowerShell(platform) ? displayAsPowerShell(built.display) : null,
       platformNote,
@@ -153,12 +155,15 @@ export class ServerControl {
     const port = form.port ?? (await this.portFor(form.host));
     const launch = formToLaunch(form, port);
     if (!launch.ok) throw new UserError(launch.error);
-    let display = '';
+    let built;
     try {
-      display = buildLaunch(launch.data).display;
+      built = buildLaunch(launch.data);
     } catch (e) {
       throw new UserError((e as Error).message);
     }
+    if (launch.data.engineKind !== 'simulator')
+      await this.opts.gate?.check('Start this server?', [commandToConfirm(form.kind, built, launch.data.apiKey)]);
+    const display = built.display;
     const sup = new Supervisor();
     this.opts.registry?.track(sup, port);
     this.watch(sup, form.kind, display, null);

@@ -24,11 +24,30 @@ import type { RecentFiles } from './recent-files';
 import { CancelledError, UserError } from './user-error';
 import { hasExtension } from '../runtime/text';
 
+export type SaveKind = 'session' | 'markdown' | 'html' | 'pdf';
+
+const SAVE_EXTENSION: Record<SaveKind, string> = {
+  session: SESSION_EXTENSION,
+  markdown: '.md',
+  html: '.html',
+  pdf: '.pdf',
+};
+
+/** The file a chosen path writes: the kind's extension added when missing (a session keeps any .json name). */
+export function withSaveExtension(path: string, kind: SaveKind): string {
+  if (kind === 'session' && hasExtension(path, '.json')) return path;
+  return hasExtension(path, SAVE_EXTENSION[kind]) ? path : path + SAVE_EXTENSION[kind];
+}
+
 export interface Dialogs {
   /** A path to open, or null when the person cancelled. */
   chooseOpenPath(): Promise<string | null>;
-  /** A path to save to (the extension is added when missing), or null when cancelled. */
-  chooseSavePath(defaultName: string, kind: 'session' | 'markdown' | 'html' | 'pdf'): Promise<string | null>;
+  /**
+   * The file to write, its extension already added (withSaveExtension) so that the question
+   * about replacing a file is about this very file; null when cancelled. It opens in `folder`
+   * (the session's) when given.
+   */
+  chooseSavePath(defaultName: string, kind: SaveKind, folder?: string | null): Promise<string | null>;
   /** A folder: a sweep to open, or the one a new sweep goes to (made if missing); null when cancelled. */
   chooseFolder?(): Promise<string | null>;
   /** Several files to open together (sessions to compare), or null when cancelled. */
@@ -192,10 +211,11 @@ export class SessionControl {
     let target = path ?? (forceAsk ? null : this.file);
     if (!target)
       target = await this.ask(
-        () => this.dialogs?.chooseSavePath(this.defaultName(), 'session') ?? Promise.resolve(null),
+        () =>
+          this.dialogs?.chooseSavePath(this.defaultName(), 'session', this.defaultExportDir()) ?? Promise.resolve(null),
         'Saving needs a path here: there is no file dialog.',
       );
-    if (!hasExtension(target, '.json')) target += SESSION_EXTENSION;
+    target = withSaveExtension(target, 'session');
     const res = await writeSessionFile(target, session);
     if (!res.ok) {
       this.saveError = `${res.error} Your results are still open here; use Save As to choose another place.`;

@@ -35,6 +35,7 @@ import type { CoreEvents } from './emitter';
 import { toConfig, type RunControl } from './run-control';
 import { formToLaunch } from './server-form';
 import type { ServerControl } from './server-control';
+import { type CommandGate, commandToConfirm } from './command-gate';
 import { CancelledError, UserError } from './user-error';
 
 interface SweepDeps {
@@ -48,6 +49,8 @@ interface SweepDeps {
   chooseFolder?: () => Promise<string | null>;
   /** False in the app: a sweep writes only into a folder the person chose in the dialog. */
   allowWritePaths: boolean;
+  /** Asks the person before the page's commands, or a sweep folder's from elsewhere, are spawned. */
+  gate?: CommandGate;
 }
 
 const ATTACH =
@@ -92,6 +95,8 @@ function newSweepDir(dir: string): string {
 }
 
 export class SweepControl {
+  /** Sweep folders this process created: resuming one needs no question. */
+  private readonly startedHere = new Set<string>();
   private view: SweepView = IDLE_SWEEP;
   private sweep: SweepRun | null = null;
   private finished: Promise<void> | null = null;
@@ -187,7 +192,9 @@ export class SweepControl {
     const dir = this.writableDir(req.dir);
     await this.freeTheServer();
     const base = commandOf(req.server, req.server.port ?? (await this.deps.server.portFor(req.server.host)));
+    await this.confirmVariants('Start this sweep?', base, variantsOf(axes), req.server.apiKey || undefined);
     const into = newSweepDir(dir);
+    this.startedHere.add(into);
     const made = await createSweep(into, { ...base, axes, config: toConfig(req.run) });
     if (!made.ok) throw new UserError(`Sweep folder: ${made.error.message}.`);
     this.apiKey = req.server.apiKey || undefined;
@@ -206,6 +213,13 @@ export class SweepControl {
       );
     if (m.data.variants.every((v) => v.state === 'done'))
       throw new UserError(`Every variant of the sweep in ${from} is measured already: open it as a comparison.`);
+    if (!this.startedHere.has(from))
+      await this.confirmVariants(
+        `Resume the sweep in ${from}? SpeedMatrix did not start it, and will run the commands its ${SWEEP_MANIFEST} holds.`,
+        m.data,
+        m.data.variants.filter((v) => v.state !== 'done'),
+        this.apiKey,
+      );
     await this.freeTheServer();
     return this.begin(from, m.data);
   }
@@ -221,6 +235,26 @@ export class SweepControl {
 
   async dispose(): Promise<void> {
     await this.stop().catch(() => undefined);
+  }
+
+  /** Shows each variant's command line before any is spawned, unless all are the simulator (SpeedMatrix's own). */
+  private async confirmVariants(
+    why: string,
+    m: Pick<SweepManifest, 'command' | 'env'>,
+    variants: { label: string; settings: SweepManifest['variants'][number]['settings'] }[],
+    apiKey: string | undefined,
+  ): Promise<void> {
+    const launchFor = sweepLauncher(m, apiKey);
+    const launches = variants.map((v) => ({ label: v.label, launch: launchFor(v) }));
+    if (launches.every((l) => l.launch.engineKind === 'simulator')) return;
+    const commands = launches.flatMap(({ label, launch }) => {
+      try {
+        return [commandToConfirm(label || 'base', buildLaunch(launch), launch.apiKey)];
+      } catch {
+        return []; // Not startable: the variant fails with that reason, nothing is spawned.
+      }
+    });
+    await this.deps.gate?.check(why, commands);
   }
 
   private writableDir(dir: string): string {

@@ -297,6 +297,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
     this.child = child;
     process.on('exit', this.killOnExit);
+    // Which file a bare name started (a macOS app's PATH comes from the login shell): said in the log.
+    if (found.path && found.path !== command) this.onLine(`[SpeedMatrix] "${command}" is ${found.path}`);
     for (const stream of [child.stdout, child.stderr]) {
       let partial = '';
       stream?.setEncoding('utf8').on('data', (chunk: string) => {

@@ -111,10 +111,13 @@ export const webTest = tempTest
 export interface BootMainOptions {
   argv?: string[];
   env?: Record<string, string>;
-  /** The app's userData folder (default: a fresh one, removed after the file). */
-  userData?: string;
+  /** The app's userData folder, given as --user-data-dir (default: a fresh one, removed after the file; null: none given). */
+  userData?: string | null;
   /** Files already in Open Recent, written into userData before the start. */
   recent?: string[];
+  /** Another built main bundle (a packaged app's, extracted), run from `cwd`. */
+  main?: string;
+  cwd?: string;
 }
 
 /** Boots the main process for the running test; it is killed when the test ends. */
@@ -127,12 +130,12 @@ export const standinTest = simTest.extend('bootMain', async ({ tempDir }, { onCl
     for (const m of running.splice(0)) m.kill();
   });
   return (opts = {}) => {
-    const userData = opts.userData ?? tempDir('speedmatrix-main-user-');
-    if (opts.recent) {
+    const userData = opts.userData === undefined ? tempDir('speedmatrix-main-user-') : opts.userData;
+    if (opts.recent && userData) {
       mkdirSync(join(userData, 'core'), { recursive: true });
       writeFileSync(join(userData, 'core', 'recent-files.json'), JSON.stringify(opts.recent));
     }
-    const m = bootMain({ userData, argv: opts.argv, env: opts.env });
+    const m = bootMain({ userData, argv: opts.argv, env: opts.env, main: opts.main, cwd: opts.cwd });
     running.push(m);
     return m;
   };

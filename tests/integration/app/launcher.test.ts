@@ -1,5 +1,7 @@
 /**
- * `npm start` / `npm run dev` (scripts/launch-app.mjs): with no Electron binary it runs
+ * `npm start` / `npm run dev` (scripts/launch-app.mjs): on Linux with no display it says so and
+ * points to the CLI; one Ctrl+C reaches Electron once (a stand-in binary counts the signals).
+ * With no Electron binary it runs
  * Electron's own installer when this Node can, and otherwise, or when the download fails, prints
  * one paragraph (what, why, the command that fixes it) and exits 1, before building anything.
  * The download failures come from Electron's real installer against a local mirror that
@@ -23,13 +25,15 @@ const L = launcher as {
   nodeAtLeast(v: string, min: string | null): boolean;
   installFailure(stderr: string, code: number): string;
   electronViteArgs(args: string[], cwd: string): string[];
-  main(argv: string[], root: string): Promise<number>;
+  main(argv: string[], root: string, env?: NodeJS.ProcessEnv, platform?: NodeJS.Platform): Promise<number>;
+  displayProblem(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string | null;
+  signalForwarder(child: { kill(s: string): void }, now: () => number): (signal: string) => boolean;
   ensureElectron(o: {
     electronDir: string;
     nodeVersion?: string;
     env?: NodeJS.ProcessEnv;
     cliMinimumNode?: string | null;
-  }): Promise<{ ok: true } | { ok: false; message: string }>;
+  }): Promise<{ ok: true; executable: string } | { ok: false; message: string }>;
 };
 
 const REAL_ELECTRON = join(ROOT, 'node_modules/electron');
@@ -101,7 +105,7 @@ it('before npm install: one paragraph saying to run it, exit 1', async () => {
   const write = process.stderr.write;
   process.stderr.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
   try {
-    expect(await L.main(['preview'], root)).toBe(1);
+    expect(await L.main(['preview'], root, { ...process.env, DISPLAY: ':99' })).toBe(1);
   } finally {
     process.stderr.write = write;
   }
@@ -127,8 +131,9 @@ describe('a missing binary', () => {
 
   it('on a new enough Node: runs the installer once, then starts with the binary it left', async () => {
     const dir = freshElectronDir('installs', STANDIN_INSTALLER);
-    expect(await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' })).toEqual({ ok: true });
-    expect(await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' })).toEqual({ ok: true });
+    const installed = { ok: true, executable: join(dir, 'dist', 'electron') };
+    expect(await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' })).toEqual(installed);
+    expect(await L.ensureElectron({ electronDir: dir, nodeVersion: 'v22.12.0' })).toEqual(installed);
     expect(readFileSync(join(dir, 'runs'), 'utf8')).toBe('x');
   });
 
@@ -171,6 +176,8 @@ describe.skipIf(hasElectronBinary)(
     afterAll(() => new Promise((r) => mirror.close(r)));
     const env = (mirror: string) => ({
       ...process.env,
+      // A display, so the launcher goes on to the binary (without one it stops earlier; see below).
+      DISPLAY: ':99',
       ELECTRON_MIRROR: mirror,
       electron_config_cache: join(tmp, 'cache'),
     });
@@ -227,3 +234,93 @@ it('the scripts hand over to electron-vite once: start is preview (which builds)
   expect(pkg.scripts.dev).toBe('node scripts/launch-app.mjs dev');
   expect(readdirSync(join(ROOT, 'scripts'))).toContain('launch-app.mjs');
 });
+
+describe('a Linux session with no display (a GPU server over SSH)', () => {
+  it('says so in one paragraph, points to the command-line tool, and exits 1 before anything else', async () => {
+    const written: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const env = { PATH: process.env.PATH, ELECTRON_OVERRIDE_DIST_PATH: join(tmp, 'never-looked-at') };
+      expect(await L.main(['preview'], ROOT, env, 'linux')).toBe(1);
+    } finally {
+      process.stderr.write = write;
+    }
+    const text = written.join('');
+    isOneParagraph(text);
+    expect(text).toContain('no display (neither DISPLAY nor WAYLAND_DISPLAY is set)');
+    expect(text).toContain('`npx speedmatrix run --demo`');
+    expect(text).not.toMatch(/Missing X server/);
+  });
+
+  it('a display of either kind, or another OS, is no problem', () => {
+    expect(L.displayProblem('linux', { DISPLAY: ':0' })).toBeNull();
+    expect(L.displayProblem('linux', { WAYLAND_DISPLAY: 'wayland-0' })).toBeNull();
+    expect(L.displayProblem('darwin', {})).toBeNull();
+    expect(L.displayProblem('win32', {})).toBeNull();
+  });
+});
+
+it('a signal that arrives twice for one keypress is forwarded once; a second Ctrl+C later is forwarded too', () => {
+  const sent: string[] = [];
+  let now = 0;
+  const forward = L.signalForwarder({ kill: (s) => sent.push(s) }, () => now);
+  expect(forward('SIGINT')).toBe(true);
+  now = 5;
+  expect(forward('SIGINT')).toBe(false);
+  expect(forward('SIGTERM')).toBe(true);
+  now = 3000;
+  expect(forward('SIGINT')).toBe(true);
+  expect(sent).toEqual(['SIGINT', 'SIGTERM', 'SIGINT']);
+});
+
+/**
+ * A stand-in for Electron's binary, found through ELECTRON_OVERRIDE_DIST_PATH: it writes down
+ * every SIGINT, and like Electron quits gracefully on the first (after a moment, so that any
+ * second one still arrives) and dies on a second.
+ */
+const SIGNAL_RECORDER = `#!/usr/bin/env node
+const fs = require('fs');
+const log = (line) => fs.appendFileSync(process.env.STANDIN_SIGNAL_LOG, line + '\\n');
+log('started ' + process.pid);
+let n = 0;
+process.on('SIGINT', () => {
+  log('SIGINT');
+  if (++n === 1) setTimeout(() => (log('quit'), process.exit(0)), 1500);
+  else process.exit(130);
+});
+setInterval(() => undefined, 1000);
+`;
+
+it('Ctrl+C on `npm start` (SIGINT to its whole process group) reaches Electron exactly once', async () => {
+  const dist = join(tmp, 'signal-dist');
+  mkdirSync(dist, { recursive: true });
+  writeFileSync(join(dist, 'electron'), SIGNAL_RECORDER, { mode: 0o755 });
+  const log = join(tmp, 'signals.log');
+  const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+  // detached: its own process group, as a terminal's foreground job is.
+  const npm = spawn('npm', ['start'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, DISPLAY: ':99', ELECTRON_OVERRIDE_DIST_PATH: dist, STANDIN_SIGNAL_LOG: log },
+  });
+  const closed = new Promise((r) => npm.on('close', r));
+  try {
+    for (let i = 0; i < 1200 && !lines().length; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(lines()[0], 'the stand-in binary was not started').toMatch(/^started \d+$/);
+    process.kill(-npm.pid!, 'SIGINT');
+    await closed;
+    for (let i = 0; i < 50 && !lines().includes('quit'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(lines().slice(1)).toEqual(['SIGINT', 'quit']);
+  } finally {
+    const pid = Number(lines()[0]?.split(' ')[1]);
+    for (const p of [-npm.pid!, pid]) {
+      try {
+        if (p) process.kill(p, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+}, 180_000);

@@ -4,7 +4,8 @@
  * a person would: the menus and their shortcuts, Copy, the right-click menu, quitting with
  * unsaved results (Cmd+Q, File > Quit, closing the window) and during a run, files opened from
  * Open Recent, a second launch, macOS open-file and the command line, the CSP in production and
- * in development, the IPC sender check, and a start that fails. What the stand-in cannot settle
+ * in development, the IPC sender check, and a start that fails. Roles read back lowercased, as
+ * Electron keeps them. What the stand-in cannot settle
  * (the real clipboard, native menus, a page that runs) is in tests/e2e, with the binary.
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -83,16 +84,16 @@ describe('a plain start', () => {
     const menu = lastMenu(s)!;
     expect(menu.map((i) => i.label)).toEqual(['File', 'Edit', 'View', 'Window', 'Help']);
     const edit = menuItem(menu, 'Edit')!;
-    expect(edit.role).toBe('editMenu');
+    expect(edit.role).toBe('editmenu');
     const roles = Object.fromEntries(edit.submenu!.filter((i) => i.role).map((i) => [i.role, i.accelerator]));
     expect(roles).toMatchObject({
       undo: 'CommandOrControl+Z',
       cut: 'CommandOrControl+X',
       copy: 'CommandOrControl+C',
       paste: 'CommandOrControl+V',
-      selectAll: 'CommandOrControl+A',
+      selectall: 'CommandOrControl+A',
     });
-    expect(menuItem(menu, 'Window')!.role).toBe('windowMenu');
+    expect(menuItem(menu, 'Window')!.role).toBe('windowmenu');
     expect(menuItem(menu, 'File', 'quit')).toBeDefined();
     // Nothing open yet: Save and Export wait for a session.
     expect(menuItem(menu, 'File', 'Save')!.enabled).toBe(false);
@@ -121,7 +122,7 @@ describe('a plain start', () => {
   it('macOS: the app menu first, the same Edit and Window menus, Close in File', async ({ bootMain }) => {
     const s = await started(bootMain({ env: { STANDIN_PLATFORM: 'darwin' } }));
     const menu = lastMenu(s)!;
-    expect(menu.map((i) => i.role ?? i.label)).toEqual(['appMenu', 'File', 'editMenu', 'View', 'windowMenu', 'help']);
+    expect(menu.map((i) => i.role ?? i.label)).toEqual(['appmenu', 'File', 'editmenu', 'View', 'windowmenu', 'help']);
     expect(menuItem(menu, 'appMenu', 'quit')!.accelerator).toBe('CommandOrControl+Q');
     expect(menuItem(menu, 'File', 'close')).toBeDefined();
     expect(menuItem(menu, 'Edit', 'selectAll')!.accelerator).toBe('CommandOrControl+A');
@@ -178,7 +179,7 @@ describe('a plain start', () => {
       ['cut', true],
       ['copy', true],
       ['paste', true],
-      ['selectAll', true],
+      ['selectall', true],
     ]);
     const selection = await m.call<{ items: { role: string | null }[] }>('contextMenu', {
       params: {

@@ -85,6 +85,8 @@ import { invokeArgs } from '../../../src-shared/ipc/contract';
 import { REFUSED, registerIpc } from '../../../src-main/ipc/handlers';
 import { createAppCore } from '../../../src-main/core';
 
+/** What a page that dies or hangs would trigger: not exercised here (tests/unit/app/shell.test.ts). */
+const NO_HEALTH_CHECKS = { notify: () => undefined, quit: () => undefined };
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-checklist-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 beforeEach(() => {
@@ -103,7 +105,7 @@ function directives(csp: string): Map<string, string[]> {
 
 describe('the window (window.ts)', () => {
   it('context isolation, sandbox, no Node integration, webSecurity on, no webview, no insecure content', () => {
-    createMainWindow();
+    createMainWindow(NO_HEALTH_CHECKS);
     const prefs = m.windows.at(-1)!.options.webPreferences as Record<string, unknown>;
     expect(prefs).toMatchObject({
       contextIsolation: true,
@@ -120,14 +122,14 @@ describe('the window (window.ts)', () => {
   });
 
   it('loads only the local page: no remote content', () => {
-    createMainWindow();
+    createMainWindow(NO_HEALTH_CHECKS);
     const loaded = m.windows.at(-1)!.loaded;
     expect(loaded).toEqual([rendererUrl()]);
     expect(loaded[0]).toMatch(/^file:\/\/.*renderer\/index\.html$/);
   });
 
   it('window.open is denied for every URL; allowlisted https links go to the system browser, nothing else does', () => {
-    createMainWindow();
+    createMainWindow(NO_HEALTH_CHECKS);
     const open = m.windows.at(-1)!.wc.openHandler!;
     m.external.length = 0;
     const tries = [
@@ -147,7 +149,7 @@ describe('the window (window.ts)', () => {
   });
 
   it('navigation away from the page, redirects and webviews are prevented', () => {
-    createMainWindow();
+    createMainWindow(NO_HEALTH_CHECKS);
     const { handlers } = m.windows.at(-1)!.wc;
     const nav = (url: string) => {
       let prevented = false;

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { StartupFailure } from '../../../src-main/server/failures';
 import { findGroupProcesses } from '../../../src-main/server/orphans';
@@ -25,6 +25,22 @@ const waitFor = async (cond: () => boolean, ms = 10_000) => {
     await new Promise((r) => setTimeout(r, 50));
   }
 };
+
+it('says in the log which file a bare command name started (an app’s PATH is not always a terminal’s)', async () => {
+  const port = await freePort();
+  const sup = supervisor();
+  const lines: string[] = [];
+  sup.on('log', (l) => lines.push(l));
+  void sup.start({
+    engineKind: 'vllm-native',
+    model: 'org/fake-model',
+    host: '127.0.0.1',
+    port,
+    extraEnv: { PATH: `${FAKE_BIN}${delimiter}${process.env.PATH}` },
+  });
+  await waitFor(() => lines.length > 0);
+  expect(lines[0]).toBe(`[SpeedMatrix] "vllm" is ${join(FAKE_BIN, 'vllm')}`);
+});
 
 describe('Supervisor with the scripted fake vLLM', () => {
   it('reaches ready through the states, with progress, ANSI-free log lines and a log file', async () => {

@@ -41,7 +41,9 @@ export interface Recorded {
     id: number;
     options: { webPreferences?: Record<string, unknown> };
     loaded: string[];
+    title: string;
     shown: boolean;
+    minimized: boolean;
     focused: number;
     destroyed: boolean;
   }[];
@@ -58,6 +60,9 @@ export interface Recorded {
   exitCode: number | null;
   appEvents: string[];
   roleActions: string[];
+  recentDocuments: string[];
+  stderr: string[];
+  utilityProcesses: { modulePath: string; args: string[]; serviceName: string | null }[];
   ready: boolean;
   openWindows: number[];
 }
@@ -73,16 +78,22 @@ export interface MainProcess {
   kill(): void;
 }
 
+/**
+ * `userData` goes to the app as Electron's --user-data-dir switch; null gives none, so the app
+ * chooses its folder itself. `main` is another built main bundle (the packaged app's).
+ */
 export function bootMain(opts: {
-  userData: string;
+  userData: string | null;
   argv?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  main?: string;
 }): MainProcess {
-  const child: ChildProcess = fork(MAIN_BUNDLE, opts.argv ?? [], {
+  const argv = [...(opts.userData === null ? [] : [`--user-data-dir=${opts.userData}`]), ...(opts.argv ?? [])];
+  const child: ChildProcess = fork(opts.main ?? MAIN_BUNDLE, argv, {
     cwd: opts.cwd ?? ROOT,
     execArgv: ['--require', DRIVER],
-    env: { ...process.env, ELECTRON_RENDERER_URL: '', ...opts.env, STANDIN_USER_DATA: opts.userData },
+    env: { ...process.env, ELECTRON_RENDERER_URL: '', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let stderr = '';
@@ -141,7 +152,7 @@ export function menuItem(menu: MenuItemData[] | undefined, ...path: string[]): M
   let items = menu ?? [];
   let found: MenuItemData | undefined;
   for (const label of path) {
-    found = items.find((i) => i.label === label || i.role === label);
+    found = items.find((i) => i.label === label || i.role === label.toLowerCase());
     if (!found) return undefined;
     items = found.submenu ?? [];
   }

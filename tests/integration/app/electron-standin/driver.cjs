@@ -20,11 +20,23 @@ const electron = require(STANDIN);
 const { app, BrowserWindow, Menu, session, __standin: s } = electron;
 
 // Read and drop the driver's settings, so processes the app starts do not inherit them.
-s.config.userData = process.env.STANDIN_USER_DATA ?? '';
+// The user-data folder comes from --user-data-dir, as in Electron (boot.ts passes it).
+app.isPackaged = process.env.STANDIN_PACKAGED === '1';
 const openFileBeforeReady = process.env.STANDIN_OPEN_FILE_BEFORE_READY;
 if (process.env.STANDIN_PLATFORM) Object.defineProperty(process, 'platform', { value: process.env.STANDIN_PLATFORM });
 s.config.platform = process.platform;
-for (const k of ['STANDIN_USER_DATA', 'STANDIN_OPEN_FILE_BEFORE_READY', 'STANDIN_PLATFORM']) delete process.env[k];
+// Another instance holds the single-instance lock; the page goes wrong (see BrowserWindow.loadURL in electron.cjs).
+s.config.lockHeld = process.env.STANDIN_LOCK_HELD === '1';
+s.config.page = process.env.STANDIN_PAGE ?? 'ok';
+process.versions.electron = require('../../../../node_modules/electron/package.json').version;
+for (const k of [
+  'STANDIN_PACKAGED',
+  'STANDIN_OPEN_FILE_BEFORE_READY',
+  'STANDIN_PLATFORM',
+  'STANDIN_LOCK_HELD',
+  'STANDIN_PAGE',
+])
+  delete process.env[k];
 
 s.setOnExit((code) => {
   const finish = () => process.exit(code);
@@ -42,7 +54,7 @@ function findItem(path) {
   let items = Menu.getApplicationMenu()?.items ?? [];
   let item = null;
   for (const label of path) {
-    item = items.find((i) => i.label === label || i.role === label);
+    item = items.find((i) => i.label === label || i.role === label.toLowerCase());
     if (!item) throw new Error(`No menu item ${JSON.stringify(label)} in ${path.join(' > ')}`);
     items = item.submenu?.items ?? [];
   }
@@ -99,6 +111,11 @@ const commands = {
     mainWindow().close();
     return true;
   },
+  /** The window's minimise button. */
+  windowMinimize: () => {
+    mainWindow().minimize();
+    return true;
+  },
   emitApp: ({ name, args = [] }) => {
     const e = s.electronEvent();
     app.emit(name, e, ...args);
@@ -129,6 +146,16 @@ const commands = {
         { requestingUrl: 'file:///' },
       ),
     );
+  },
+  /** The page's renderer: 'crash' kills it, 'unresponsive' hangs it, 'responsive' lets it go on. */
+  page: ({ event }) => {
+    const w = mainWindow();
+    if (event === 'crash') {
+      w.webContents._crashed = true;
+      w.webContents.emit('render-process-gone', s.electronEvent(), { reason: 'crashed', exitCode: 139 });
+    } else if (event === 'unresponsive' || event === 'responsive') w.emit(event);
+    else throw new Error(`Unknown page event ${event}`);
+    return true;
   },
   answer: ({ kind, answer }) => {
     s.answerDialog(kind, answer);

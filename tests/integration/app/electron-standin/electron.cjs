@@ -12,7 +12,7 @@
 const { EventEmitter } = require('node:events');
 const { fork } = require('node:child_process');
 
-const config = { userData: '', platform: process.platform, singleInstance: true };
+const config = { userData: '', platform: process.platform, lockHeld: false, page: 'ok' };
 
 /** Everything observable, as plain data. */
 const record = {
@@ -30,6 +30,9 @@ const record = {
   exitCode: null,
   appEvents: [],
   roleActions: [],
+  recentDocuments: [],
+  stderr: [],
+  utilityProcesses: [],
 };
 
 let onExit = (code) => process.exit(code);
@@ -46,11 +49,36 @@ function electronEvent() {
 
 // ---------- app ----------
 
+const { join } = require('node:path');
+
+/** Chromium's switches as app.commandLine reads them: `--name` or `--name=value` after the script. */
+const commandLine = {
+  getSwitchValue(name) {
+    for (const a of process.argv.slice(2)) {
+      if (a === `--${name}`) return '';
+      if (a.startsWith(`--${name}=`)) return a.slice(name.length + 3);
+    }
+    return '';
+  },
+  hasSwitch(name) {
+    return process.argv.slice(2).some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  },
+  appendSwitch() {},
+};
+
+function appDataDir() {
+  const home = require('node:os').homedir();
+  if (config.platform === 'win32') return process.env.APPDATA ?? join(home, 'AppData', 'Roaming');
+  if (config.platform === 'darwin') return join(home, 'Library', 'Application Support');
+  return process.env.XDG_CONFIG_HOME ?? join(home, '.config');
+}
+
 class App extends EventEmitter {
   constructor() {
     super();
     this.isPackaged = false;
     this.name = 'speedmatrix';
+    this.commandLine = commandLine;
     this._ready = false;
     this._quitting = false;
     this._readyPromise = new Promise((resolve, reject) => {
@@ -74,13 +102,39 @@ class App extends EventEmitter {
   getVersion() {
     return '0.0.0-standin';
   }
+  /** userData: --user-data-dir, else what setPath gave, else appData/<name> as Electron makes it. */
   getPath(name) {
-    if (name === 'userData') return config.userData;
+    if (name === 'userData')
+      return config.userData || commandLine.getSwitchValue('user-data-dir') || join(this.getPath('appData'), this.name);
+    if (name === 'appData') return appDataDir();
     if (name === 'temp') return require('node:os').tmpdir();
     throw new Error(`Failed to get '${name}' path`);
   }
+  setPath(name, path) {
+    if (name !== 'userData') throw new Error(`The stand-in sets only userData, not ${name}`);
+    if (!require('node:path').isAbsolute(path)) throw new Error('Path must be absolute');
+    config.userData = path;
+  }
+  /**
+   * As Electron's ProcessSingleton: a lock in the userData folder. False when another instance
+   * holds it, and also when the folder cannot be made or written (Electron says nothing then).
+   */
   requestSingleInstanceLock() {
-    return config.singleInstance;
+    if (config.lockHeld) return false;
+    try {
+      const fs = require('node:fs');
+      const dir = this.getPath('userData');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(join(dir, 'SingletonLock'), String(process.pid));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  /** macOS and Windows only: Electron has no such method on Linux. */
+  addRecentDocument(path) {
+    if (config.platform === 'linux') throw new TypeError('app.addRecentDocument is not a function');
+    record.recentDocuments.push(path);
   }
   focus() {}
   /** As Electron: before-quit (preventable), then close every window (any may refuse), then will-quit, quit. */
@@ -163,6 +217,54 @@ class WebContents extends EventEmitter {
   async printToPDF() {
     throw new Error('printToPDF needs the Electron binary');
   }
+  /** Ends the renderer (for a hung page); Electron reports it as 'render-process-gone'. */
+  forcefullyCrashRenderer() {
+    this._crashed = true;
+    setImmediate(() => this.emit('render-process-gone', electronEvent(), { reason: 'killed', exitCode: 9 }));
+  }
+  /** Loads the current URL again, as a person pressing Reload (Electron's reload() returns nothing). */
+  reload() {
+    record.roleActions.push('reload');
+    this._win._rec.loaded.push(this._url);
+    setImmediate(() =>
+      this._load(
+        this._url,
+        () => undefined,
+        () => undefined,
+      ),
+    );
+  }
+  _load(url, resolve, reject) {
+    const w = this._win;
+    if (w.isDestroyed()) return resolve();
+    const fail = (code, name) => {
+      this.emit('did-fail-load', electronEvent(), code, name, url, true, this.mainFrame.processId, 1);
+      const err = new Error(`${name} (${code}) loading '${url}'`);
+      Object.assign(err, { errno: code, code: name, url });
+      reject(err);
+    };
+    if (url.startsWith('file:') && !require('node:fs').existsSync(require('node:url').fileURLToPath(url)))
+      return fail(-6, 'ERR_FILE_NOT_FOUND');
+    const mode = config.page;
+    if (mode === 'crash') {
+      config.page = 'ok';
+      this._crashed = true;
+      this.emit('render-process-gone', electronEvent(), { reason: 'crashed', exitCode: 139 });
+      return fail(-2, 'ERR_FAILED');
+    }
+    this._crashed = false;
+    if (mode === 'preload-error') {
+      config.page = 'ok';
+      const preload = w._rec.options.webPreferences?.preload ?? '';
+      this.emit('preload-error', electronEvent(), preload, new Error("Cannot find module 'electron/renderer'"));
+    }
+    this.emit('did-finish-load', electronEvent());
+    if (!w._painted) {
+      w._painted = true;
+      w.emit('ready-to-show', electronEvent());
+    }
+    resolve();
+  }
 }
 for (const action of [
   'undo',
@@ -173,7 +275,6 @@ for (const action of [
   'pasteAndMatchStyle',
   'delete',
   'selectAll',
-  'reload',
   'forceReload',
 ]) {
   WebContents.prototype[action] = function () {
@@ -194,7 +295,9 @@ class BrowserWindow extends EventEmitter {
       id: this.id,
       options: JSON.parse(JSON.stringify(options)),
       loaded: [],
+      title: options.title ?? 'Electron',
       shown: false,
+      minimized: false,
       focused: 0,
       destroyed: false,
     };
@@ -209,18 +312,17 @@ class BrowserWindow extends EventEmitter {
   static fromWebContents(wc) {
     return BrowserWindow._all.find((w) => w.webContents === wc) ?? null;
   }
+  /**
+   * As Electron: resolves once the page has loaded, and rejects after 'did-fail-load' when it
+   * cannot (a file:// page that is not there). config.page plays a renderer that goes wrong:
+   * 'crash' dies before its first paint ('render-process-gone', no 'ready-to-show', once);
+   * 'preload-error' loads the page, but its preload threw first.
+   */
   loadURL(url) {
     this._rec.loaded.push(url);
     this.webContents._url = url;
     this.webContents.mainFrame.url = url;
-    return new Promise((resolve) => {
-      setImmediate(() => {
-        if (this._destroyed) return resolve();
-        this.webContents.emit('did-finish-load', electronEvent());
-        this.emit('ready-to-show', electronEvent());
-        resolve();
-      });
-    });
+    return new Promise((resolve, reject) => setImmediate(() => this.webContents._load(url, resolve, reject)));
   }
   loadFile(file) {
     return this.loadURL(require('node:url').pathToFileURL(file).href);
@@ -228,17 +330,32 @@ class BrowserWindow extends EventEmitter {
   show() {
     this._rec.shown = true;
   }
-  hide() {}
+  hide() {
+    this._rec.shown = false;
+  }
+  isVisible() {
+    return this._rec.shown && !this._destroyed;
+  }
   focus() {
     this._rec.focused++;
   }
   isMinimized() {
     return this._minimized;
   }
+  minimize() {
+    this._minimized = true;
+    this._rec.minimized = true;
+  }
   restore() {
     this._minimized = false;
+    this._rec.minimized = false;
   }
-  setTitle() {}
+  setTitle(title) {
+    this._rec.title = String(title);
+  }
+  getTitle() {
+    return this._rec.title;
+  }
   isDestroyed() {
     return this._destroyed;
   }
@@ -321,6 +438,9 @@ const ROLES = new Set([
   'windowMenu',
 ]);
 
+/** Electron keeps a role lowercased (menu-item.ts); the table below spells them as its docs do. */
+const CANONICAL_ROLE = new Map([...ROLES].map((r) => [r.toLowerCase(), r]));
+
 /** Electron's default label and accelerator of a role (lib/browser/api/menu-item-roles.ts), per platform. */
 function roleDefaults(role) {
   const mac = config.platform === 'darwin';
@@ -400,25 +520,27 @@ function roleSubmenu(role) {
 
 /** What a role does when clicked, as far as the stand-in can: app and window roles act, editing roles are recorded on the focused page. */
 function runRole(role, win) {
-  if (role === 'quit') return app.quit();
-  if (role === 'close') return win?.close();
+  const name = CANONICAL_ROLE.get(role);
+  if (name === 'quit') return app.quit();
+  if (name === 'close') return win?.close();
   const wc = win?.webContents;
-  if (wc && typeof wc[role] === 'function') return wc[role]();
-  record.roleActions.push(role);
+  if (wc && typeof wc[name] === 'function') return wc[name]();
+  record.roleActions.push(name);
 }
 
 class MenuItem {
   constructor(o) {
-    if (o.role !== undefined && !ROLES.has(o.role)) throw new Error(`Invalid role: ${o.role}`);
-    const [label, accelerator] = o.role ? roleDefaults(o.role) : ['', undefined];
-    this.role = o.role;
-    this.type = o.type ?? (o.submenu || (o.role && roleSubmenu(o.role)) ? 'submenu' : 'normal');
+    const role = o.role === undefined ? undefined : CANONICAL_ROLE.get(String(o.role).toLowerCase());
+    if (o.role !== undefined && !role) throw new Error(`Invalid role: ${o.role}`);
+    const [label, accelerator] = role ? roleDefaults(role) : ['', undefined];
+    this.role = role?.toLowerCase();
+    this.type = o.type ?? (o.submenu || (role && roleSubmenu(role)) ? 'submenu' : 'normal');
     this.label = o.label ?? (this.type === 'separator' ? '' : label);
     this.accelerator = o.accelerator ?? accelerator;
     this.enabled = o.enabled ?? true;
     this.visible = o.visible ?? true;
     this.toolTip = o.toolTip ?? '';
-    const sub = o.submenu ?? (o.role ? roleSubmenu(o.role) : null);
+    const sub = o.submenu ?? (role ? roleSubmenu(role) : null);
     this.submenu = sub ? (sub instanceof Menu ? sub : Menu.buildFromTemplate(sub)) : null;
     this._click = o.click;
   }
@@ -489,13 +611,23 @@ function splitWindow(a, b) {
 }
 
 const dialog = {
+  /** An AbortSignal closes the box as if the person cancelled it (Electron's `signal` option). */
   showMessageBox(a, b) {
     const [win, options] = splitWindow(a, b);
     if (!options || !Array.isArray(options.buttons ?? [])) throw new TypeError('Invalid options');
-    return pendingDialog(record.messageBoxes, {
+    const shown = pendingDialog(record.messageBoxes, {
       window: win?.id ?? null,
       options: JSON.parse(JSON.stringify(options)),
     });
+    const entry = record.messageBoxes.at(-1);
+    options.signal?.addEventListener('abort', () => {
+      if (entry.answer !== null) return;
+      entry.answer = { aborted: true };
+      const p = pending.get(entry.id);
+      pending.delete(entry.id);
+      p.resolve({ response: options.cancelId ?? 0, checkboxChecked: false });
+    });
+    return shown;
   },
   showMessageBoxSync() {
     throw new Error('The stand-in cannot block for an answer: use dialog.showMessageBox');
@@ -516,7 +648,13 @@ const dialog = {
       options: JSON.parse(JSON.stringify(options ?? {})),
     });
   },
+  /** Before 'ready' on Linux, Electron only prints it to stderr: no one sees a box. */
   showErrorBox(title, content) {
+    if (!app.isReady() && config.platform === 'linux') {
+      record.stderr.push(`${title}\n${content}`);
+      process.stderr.write(`${title}\n${content}\n`);
+      return;
+    }
     record.errorBoxes.push({ title, content });
   },
 };
@@ -584,19 +722,30 @@ const shell = {
   },
 };
 
-/** utilityProcess.fork over child_process.fork: postMessage/'message'/'exit'(code)/kill/stderr, as the UtilityProcess class. */
+const UTILITY_CHILD = require('node:path').join(__dirname, 'utility-child.cjs');
+
+/**
+ * utilityProcess.fork as Electron's: only once the app is ready; the module runs with
+ * `process.parentPort`, not `process.send` (utility-child.cjs); 'spawn', 'message' (the data),
+ * 'exit' (code); stdout and stderr only with stdio 'pipe'.
+ */
 const utilityProcess = {
   fork(modulePath, args = [], options = {}) {
+    if (!app.isReady()) throw new Error('utilityProcess cannot be created before app is ready.');
+    if (typeof modulePath !== 'string') throw new TypeError('Invalid modulePath');
+    record.utilityProcesses.push({ modulePath, args, serviceName: options.serviceName ?? null });
+    const pipe = options.stdio === 'pipe';
     const child = fork(modulePath, args, {
-      stdio: ['ignore', 'inherit', options.stdio === 'pipe' ? 'pipe' : 'inherit', 'ipc'],
-      execArgv: [],
+      stdio: ['ignore', pipe ? 'pipe' : 'inherit', pipe ? 'pipe' : 'inherit', 'ipc'],
+      execArgv: ['--require', UTILITY_CHILD],
       serialization: 'advanced',
       env: options.env ?? process.env,
+      cwd: options.cwd,
     });
     const up = new EventEmitter();
     up.pid = child.pid;
-    up.stdout = null;
-    up.stderr = child.stderr;
+    up.stdout = child.stdout ?? null;
+    up.stderr = child.stderr ?? null;
     up.postMessage = (m) => child.connected && child.send(m);
     up.kill = () => child.kill('SIGTERM');
     child.on('message', (m) => up.emit('message', m));

@@ -1,0 +1,17 @@
+/**
+ * Preloaded into a stand-in utility process: what Electron's utility process gives a module.
+ * It talks to main through `process.parentPort` ('message' events carry `{ data, ports }`), and
+ * has no `process.send`; `process.type` is 'utility' and `process.versions.electron` is set, so
+ * code that spawns from here sees it is under Electron.
+ */
+'use strict';
+const { EventEmitter } = require('node:events');
+
+const send = process.send.bind(process);
+const parentPort = new EventEmitter();
+parentPort.postMessage = (message) => send(message);
+process.on('message', (data) => parentPort.emit('message', { data, ports: [] }));
+process.send = undefined;
+Object.defineProperty(process, 'parentPort', { value: parentPort });
+Object.defineProperty(process, 'type', { value: 'utility' });
+process.versions.electron = require('../../../../node_modules/electron/package.json').version;

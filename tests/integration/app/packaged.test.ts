@@ -1,0 +1,173 @@
+/**
+ * The installed app, as far as this machine can build it: electron-builder's unpacked Linux
+ * target (`dir`, what the AppImage and deb wrap) from the built out/, with a placeholder Electron
+ * folder (electronDist) whose binary carries Electron's fuse wire, so the fuses are really
+ * flipped. The test reads app.asar with @electron/asar (what is in, what is not), reads the
+ * fuses back with @electron/fuses, then boots the packaged main process from the extracted
+ * tree against the electron stand-in: it starts the simulated server and a benchmark worker
+ * from inside the package and measures one cell. Needs `npm run build` first.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { extractAll, listPackage } from '@electron/asar';
+import { FuseV1Options, getCurrentFuseWire } from '@electron/fuses';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { standinTest } from '../../helpers/fixtures';
+import { ROOT } from '../../helpers/paths';
+
+/** Electron's fuse sentinel and a v1 wire of 8 fuses set as Electron 45 ships them (RunAsNode, …, GrantFileProtocolExtraPrivileges). */
+const FUSE_WIRE = Buffer.concat([
+  Buffer.from('dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX'),
+  Buffer.from([1, 8]),
+  Buffer.from('10110001'),
+]);
+
+/** electron-builder's `dir` target with a placeholder Electron, into `out`; resolves with its log. */
+function buildUnpacked(electronDist: string, out: string): Promise<{ code: number | null; log: string }> {
+  const cli = join(ROOT, 'node_modules/electron-builder/cli.js');
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        '--dir',
+        '--linux',
+        '--x64',
+        '--publish',
+        'never',
+        `-c.electronDist=${electronDist}`,
+        `-c.directories.output=${out}`,
+      ],
+      { cwd: ROOT, env: { ...process.env, CSC_IDENTITY_AUTO_DISCOVERY: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let log = '';
+    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    child.on('close', (code) => resolve({ code, log }));
+  });
+}
+
+type Cell = {
+  concurrency: number;
+  status: string;
+  totalTokensPerSecond: number | null;
+  completedRequests: number | null;
+};
+
+const it = standinTest;
+let work = '';
+let unpacked = '';
+let asarFiles: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'out/main/index.js'))) throw new Error('out/ is missing: run `npm run build` first.');
+  work = mkdtempSync(join(tmpdir(), 'speedmatrix-packaged-'));
+  const dist = join(work, 'electron-dist');
+  mkdirSync(join(dist, 'resources'), { recursive: true });
+  writeFileSync(
+    join(dist, 'electron'),
+    Buffer.concat([Buffer.from('#!/bin/sh\necho placeholder Electron >&2\nexit 1\n'), FUSE_WIRE]),
+  );
+  chmodSync(join(dist, 'electron'), 0o755);
+  writeFileSync(join(dist, 'version'), '45.5.0');
+  writeFileSync(join(dist, 'LICENSE'), '');
+  const r = await buildUnpacked(dist, join(work, 'dist'));
+  if (r.code !== 0) throw new Error(`electron-builder failed (${r.code}):\n${r.log}`);
+  unpacked = join(work, 'dist', 'linux-unpacked');
+  asarFiles = listPackage(join(unpacked, 'resources', 'app.asar'), { isPack: false }).map((f) => f.replace(/\\/g, '/'));
+}, 600_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the unpacked Linux app', () => {
+  it('is named speedmatrix, and app.asar holds the built app and only the packages main loads', () => {
+    expect(existsSync(join(unpacked, 'speedmatrix'))).toBe(true);
+    for (const f of [
+      '/out/main/index.js',
+      '/out/main/bench-worker.js',
+      '/out/main/sim.js',
+      '/out/preload/index.js',
+      '/out/renderer/index.html',
+      '/package.json',
+      '/node_modules/zod/package.json',
+      '/node_modules/undici/package.json',
+      '/node_modules/systeminformation/package.json',
+    ])
+      expect(asarFiles, f).toContain(f);
+    const packages = new Set(
+      asarFiles.map((f) => /^\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f)?.[1]).filter(Boolean),
+    );
+    expect([...packages].sort()).toEqual(['systeminformation', 'undici', 'zod']);
+    const unwanted = asarFiles.filter(
+      (f) => /^\/(src-|tests|scripts|resources|docs)/.test(f) || /\.(ts|tsx|map)$/.test(f) || f === '/out/main/cli.js',
+    );
+    expect(unwanted.filter((f) => !f.endsWith('.d.ts') && !f.startsWith('/node_modules/'))).toEqual([]);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { build: { productName: string } };
+    expect(pkg.build.productName).toBe('SpeedMatrix');
+  });
+
+  it('its fuses: no NODE_OPTIONS, no --inspect, the app only from app.asar, asar integrity checked', async () => {
+    const wire = await getCurrentFuseWire(join(unpacked, 'speedmatrix'));
+    const on = (f: FuseV1Options) => String.fromCharCode(wire[f] as number);
+    expect(on(FuseV1Options.EnableNodeOptionsEnvironmentVariable)).toBe('0');
+    expect(on(FuseV1Options.EnableNodeCliInspectArguments)).toBe('0');
+    expect(on(FuseV1Options.OnlyLoadAppFromAsar)).toBe('1');
+    expect(on(FuseV1Options.EnableEmbeddedAsarIntegrityValidation)).toBe('1');
+    // Still on: the simulated server runs as Node through ELECTRON_RUN_AS_NODE (see README, packaging).
+    expect(on(FuseV1Options.RunAsNode)).toBe('1');
+  });
+
+  it('booted from the extracted app.asar: the simulator and a benchmark worker start from inside the package and measure a cell', async ({
+    bootMain,
+    tempDir,
+  }) => {
+    const app = join(tempDir('speedmatrix-packaged-'), 'app');
+    extractAll(join(unpacked, 'resources', 'app.asar'), app);
+    const m = bootMain({ main: join(app, 'out/main/index.js'), cwd: app, env: { STANDIN_PACKAGED: '1' } });
+    await m.waitFor((s) => s.windows.length > 0, 'the window');
+    const start = await m.call('invoke', {
+      channel: 'server:start',
+      args: [{ kind: 'simulator', model: 'sim', simSpeed: 20, simLoadSeconds: 0 }],
+    });
+    expect(start).toMatchObject({ ok: true });
+    const server = async () =>
+      (await m.call<{ data: { state: string; display: string } }>('invoke', { channel: 'server:snapshot' })).data;
+    for (let i = 0; i < 300 && (await server()).state !== 'ready'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await server()).state).toBe('ready');
+    // The simulated server runs the package's own sim.js, and started its engine process (which
+    // renames itself VLLM::EngineCore, as vLLM's does) from that same file.
+    const ps = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+      .filter((m) => m !== null)
+      .map((m) => ({ pid: m[1], ppid: m[2], args: m[3] }));
+    const serve = ps.find((p) => p.args.includes(`${join(app, 'out/main/sim.js')} serve `));
+    expect(serve, 'the simulated server from the package').toBeDefined();
+    expect(ps.filter((p) => p.ppid === serve!.pid).map((p) => p.args)).toContain('VLLM::EngineCore');
+    const form = {
+      contexts: [0],
+      concurrency: [1],
+      prefillContexts: [],
+      secondsPerMeasurement: 10,
+      maxOutputTokens: 256,
+      tokenTargeting: 'estimate',
+    };
+    expect(await m.call('invoke', { channel: 'run:start', args: [form] })).toMatchObject({ ok: true });
+    const run = async () =>
+      (await m.call<{ data: { phase: string } }>('invoke', { channel: 'run:snapshot' })).data.phase;
+    for (let i = 0; i < 600 && !['done', 'cancelled', 'failed'].includes(await run()); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const s = await m.call<{ data: { session: { cells: Cell[] } } }>('invoke', { channel: 'session:get' });
+    // Measured: a figure from completed requests. Its status (valid, or a verdict such as queued on
+    // a loaded machine) is the engine's business, tested elsewhere.
+    const cells = s.data.session.cells;
+    expect(cells.map((c) => c.concurrency)).toEqual([1]);
+    expect(['error', 'cancelled', 'skipped'], JSON.stringify(cells[0])).not.toContain(cells[0].status);
+    expect(cells[0].totalTokensPerSecond).toBeGreaterThan(0);
+    expect(cells[0].completedRequests).toBeGreaterThan(0);
+    const workers = (await m.state()).utilityProcesses;
+    expect(workers.map((w) => w.modulePath)).toEqual([join(app, 'out/main/bench-worker.js')]);
+    expect(await m.call('invoke', { channel: 'server:stop' })).toMatchObject({ ok: true });
+  }, 180_000);
+});
