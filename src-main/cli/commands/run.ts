@@ -45,7 +45,9 @@ function parseCounts(flag: string, text: string, min: number, example: string): 
   for (const part of text.split(',')) {
     if (!part.trim()) continue;
     const v = parseTokenCount(part);
-    if (v === null || v < min)
+    // A fraction is a count only with a K or M suffix (8.5k); "1.5" would be rounded silently.
+    const fraction = /\.\d*\s*$/.test(part);
+    if (v === null || v < min || fraction)
       throw new UsageError(
         `${flag}: "${part.trim()}" is not a ${min > 0 ? 'positive ' : ''}whole number (e.g. ${flag} ${example}).`,
       );

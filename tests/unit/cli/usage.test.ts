@@ -40,6 +40,13 @@ describe('usage errors', () => {
     expect(r.stderr).toContain('--concurrency: "0" is not a positive whole number (e.g. --concurrency 1,4,16).');
   });
 
+  it('--concurrency 1.5 is refused as a whole number is expected, not rounded to 2', async () => {
+    const r = await runCli(['run', '--demo', '--concurrency', '1,1.5']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--concurrency: "1.5" is not a positive whole number (e.g. --concurrency 1,4,16).');
+    expect(r.stdout).toBe('');
+  });
+
   it('--version and --help exit 0', async () => {
     const v = await runCli(['--version']);
     expect(v.code).toBe(0);
