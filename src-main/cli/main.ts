@@ -48,10 +48,33 @@ export function buildProgram(): Command {
   ]) {
     register(program);
   }
+  addHelpCommand(program);
   // Usage errors print the error and where the help is (not the whole help), and exit 2.
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const cmd of all(program)) cmd.exitOverride().showHelpAfterError(helpHint(cmd));
   return program;
+}
+
+/**
+ * `help [command...]`: the help of the command named, however deep (`help sim serve`);
+ * commander's own looks at the first name only.
+ */
+function addHelpCommand(program: Command): void {
+  program.helpCommand(false);
+  program
+    .command('help')
+    .description('display help for command')
+    .argument('[command...]', 'the command, e.g. run or sim serve')
+    .action((names: string[]) => {
+      let cmd = program;
+      for (const name of names) {
+        const sub = cmd.commands.find((c) => c.name() === name || c.aliases().includes(name));
+        if (!sub)
+          cmd.error(`unknown command '${names.join(' ')}'`, { exitCode: EXIT.usage, code: 'commander.unknownCommand' });
+        cmd = sub!;
+      }
+      cmd.outputHelp();
+    });
 }
 
 /** `speedmatrix help | head` closes the pipe early: that is not an error worth a stack trace. */

@@ -3,7 +3,7 @@
  * (flags, the output folder, servers an earlier killed run left behind), gets the server
  * (attach or launch), hands it to the run orchestrator and prints what happens.
  */
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -22,6 +22,7 @@ import { attachServer, launchServer } from '../../orchestrator/server-side';
 import { fmtCount } from '../../../src-shared/report/format';
 import { renderMarkdownReport } from '../../report/markdown';
 import { launchOptionsFromCommand } from '../../server/command-line';
+import { normalizeBaseUrl } from '../../server/probe';
 import { LaunchedRegistry } from '../../server/launched-registry';
 import type { LaunchOptions } from '../../server/launch';
 import { freePort } from '../../server/port';
@@ -31,6 +32,7 @@ import { summarizeSession } from '../../session/summary';
 import { configFromFlags, positiveNumber, type RunFlags } from './run';
 import { EXIT } from './exit';
 import { offerToEndLeftovers } from './leftovers';
+import { Refusal, checkWritableFolder } from './out-folder';
 
 export const DEMO_PROFILE = 'rtx-pro-6000-fara-4b-bf16';
 /** The demo's clock speed-up: a 30 s window takes 3 s. */
@@ -55,34 +57,7 @@ export function defaultSessionFile(model: string, simulated: boolean, now = new 
   return resolve(`speedmatrix-${simulated ? 'demo-' : ''}${safeName(model)}-${stamp}${SESSION_EXTENSION}`);
 }
 
-export class Refusal extends Error {
-  constructor(
-    message: string,
-    readonly code: number,
-  ) {
-    super(message);
-  }
-}
-
-/** The folder a file goes into must exist and take new files: said before anything runs. */
-function checkWritableFolder(flag: string, file: string): void {
-  const dir = dirname(file);
-  let isDir = false;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    throw new Refusal(`${flag}: the folder ${dir} does not exist; create it or choose another place.`, EXIT.usage);
-  }
-  if (!isDir) throw new Refusal(`${flag}: ${dir} is not a folder.`, EXIT.usage);
-  try {
-    accessSync(dir, constants.W_OK);
-  } catch {
-    throw new Refusal(
-      `${flag}: cannot write in ${dir} (permission denied or a read-only file system); choose another place.`,
-      EXIT.usage,
-    );
-  }
-}
+export { Refusal } from './out-folder';
 
 /** Where the session goes, checked now; the default name waits for the model's name. */
 function checkOutputs(flags: RunFlags): void {
@@ -133,6 +108,8 @@ function usageProblem(cmd: string[], flags: RunFlags): string | null {
   if (!flags.launch && cmd.length > 0)
     return `unexpected arguments: ${cmd.join(' ')} (a server command goes after --launch ... --).`;
   if (flags.apiKey && flags.apiKeyFile) return 'give the key one way: --api-key-file or --api-key.';
+  const url = flags.url === undefined ? null : normalizeBaseUrl(flags.url);
+  if (url && !url.ok) return `--url: ${url.error}`;
   return null;
 }
 
