@@ -47,6 +47,27 @@ describe('usage errors', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('--url without a scheme is a usage error (exit 2), said before anything is measured', async () => {
+    const r = await runCli(['run', '--url', 'localhost:8000']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('speedmatrix run: --url: "localhost:8000" must start with http:// or https://\n');
+  });
+
+  it('help sim serve shows the simulator’s flags; sim --help shows sim’s commands only', async () => {
+    const serve = await runCli(['help', 'sim', 'serve']);
+    expect(serve.code).toBe(0);
+    expect(serve.stdout).toMatch(/^Usage: speedmatrix sim serve \[MODEL\]/);
+    expect(serve.stdout).toContain('Sim flags:');
+    const sim = await runCli(['sim', '--help']);
+    expect(sim.code).toBe(0);
+    expect(sim.stdout).toMatch(/^Usage: speedmatrix sim /);
+    expect(sim.stdout).not.toContain('Sim flags:');
+    expect((await runCli(['help', 'run'])).stdout).toMatch(/^Usage: speedmatrix run /);
+    const unknown = await runCli(['help', 'sim', 'bogus']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'sim bogus'");
+  });
+
   it('--version and --help exit 0', async () => {
     const v = await runCli(['--version']);
     expect(v.code).toBe(0);
@@ -79,6 +100,25 @@ describe('the output is checked before anything runs', () => {
     const exists = await runCli(['run', '--demo', '--out', file]);
     expect(exists.code).toBe(2);
     expect(exists.stderr).toContain(`--out: ${file} already exists`);
+  });
+
+  it('sweep --out-dir on a file: "is not a folder", exit 2, as run says it', async () => {
+    const dir = temp();
+    const file = join(dir, 'plain.txt');
+    writeFileSync(file, 'x');
+    const r = await runCli([
+      'sweep',
+      '--vary',
+      '--max-num-seqs=4,16',
+      '--out-dir',
+      file,
+      '--',
+      'speedmatrix',
+      'sim',
+      'serve',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`speedmatrix sweep: --out-dir: ${file} is not a folder.\n`);
   });
 
   it('--report in a folder that does not exist: exit 2', async () => {
