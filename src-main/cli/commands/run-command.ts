@@ -51,10 +51,10 @@ const safeName = (s: string) =>
     .replace(/^-+|-+$/g, '')
     .slice(0, 60) || 'model';
 
-/** Default session file: ./speedmatrix-<model>-<date>.speedmatrix.json */
-export function defaultSessionFile(model: string, simulated: boolean, now = new Date()): string {
+/** Default session file: ./speedmatrix-<model>-<date>.speedmatrix.json (speedmatrix-demo-... for --demo). */
+export function defaultSessionFile(model: string, demo: boolean, now = new Date()): string {
   const stamp = now.toISOString().replace(/[:]/g, '').replace(/\..*$/, '').replace('T', '-');
-  return resolve(`speedmatrix-${simulated ? 'demo-' : ''}${safeName(model)}-${stamp}${SESSION_EXTENSION}`);
+  return resolve(`speedmatrix-${demo ? 'demo-' : ''}${safeName(model)}-${stamp}${SESSION_EXTENSION}`);
 }
 
 export { Refusal } from './out-folder';
@@ -325,7 +325,7 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
     const side = await getServer(flags, inputs, supervisor, say);
     const sessionFile = flags.resume
       ? resolve(flags.resume)
-      : resolve(flags.out ?? defaultSessionFile(side.target.model, side.target.simulated));
+      : resolve(flags.out ?? defaultSessionFile(side.target.model, Boolean(flags.demo)));
     if (!flags.resume && existsSync(sessionFile))
       throw new Refusal(
         `${sessionFile} already exists; choose another --out, or continue it with --resume ${sessionFile}.`,

@@ -146,7 +146,10 @@ export function registerRun(program: Command): void {
       '--hardware <file>',
       "the server's hardware, for a server on another machine: `speedmatrix hw --json > hw.json` run there",
     )
-    .option('--out <file>', 'session file (default ./speedmatrix-<model>-<time>.speedmatrix.json)')
+    .option(
+      '--out <file>',
+      'session file (default ./speedmatrix-<model>-<time>.speedmatrix.json; --demo: ./speedmatrix-demo-<model>-<time>...)',
+    )
     .option('--report <file.md>', 'also write a Markdown report')
     .option('--resume <file>', 'continue this session: the same plan, only the cells not done')
     .option('--json-progress', 'print one JSON event per line instead of a progress bar')
