@@ -33,6 +33,8 @@ import { configFromFlags, positiveNumber, type RunFlags } from './run';
 import { EXIT } from './exit';
 import { offerToEndLeftovers } from './leftovers';
 import { Refusal, checkWritableFolder } from './out-folder';
+import { relaunchOf } from './resume-server';
+import { shellLine } from '../../../src-shared/shell-quote';
 
 export const DEMO_PROFILE = 'rtx-pro-6000-fara-4b-bf16';
 /** The demo's clock speed-up: a 30 s window takes 3 s. */
@@ -187,6 +189,13 @@ async function readInputs(cmd: string[], flags: RunFlags): Promise<RunInputs> {
     const loaded = await loadForResume(resolve(flags.resume));
     if (!loaded.ok) throw new Refusal(loaded.error, EXIT.failed);
     inputs.resumeSession = loaded.session;
+    if (!flags.url && !flags.launch && !flags.demo) {
+      const again = relaunchOf(loaded.session, flags.resume, inputs.apiKey, await freePort());
+      if (again) {
+        inputs.launch = again.launch;
+        inputs.config = { ...inputs.config, simSpeed: inputs.config.simSpeed ?? again.simSpeed };
+      }
+    }
   }
   return inputs;
 }
@@ -278,9 +287,20 @@ async function finish(
   );
   say(`Session file: ${file}`);
   if (reportFile) say(`Report: ${reportFile}`);
-  if (outcome === 'cancelled')
-    say(`Continue later with: speedmatrix run --resume ${file}${flags.url ? ` --url ${flags.url}` : ''}`);
+  if (outcome === 'cancelled') say(`Continue later with: ${shellLine(resumeCommand(file, flags))}`);
   return outcome === 'cancelled' ? EXIT.cancelled : outcome === 'failed' ? EXIT.failed : EXIT.ok;
+}
+
+/** What resumes this run as typed: the session restarts a server it launched; a URL and a key file are given again. */
+function resumeCommand(file: string, flags: RunFlags): string[] {
+  return [
+    'speedmatrix',
+    'run',
+    '--resume',
+    file,
+    ...(flags.url ? ['--url', flags.url] : []),
+    ...(flags.apiKeyFile ? ['--api-key-file', flags.apiKeyFile] : []),
+  ];
 }
 
 /** The whole command; returns the exit code. */
