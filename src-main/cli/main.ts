@@ -77,12 +77,16 @@ function addHelpCommand(program: Command): void {
     });
 }
 
-/** `speedmatrix help | head` closes the pipe early: that is not an error worth a stack trace. */
+/**
+ * `speedmatrix ... | head -2` closes the pipe early. That is no error worth a stack trace, and
+ * no reason to stop: what is left to print goes nowhere and the command carries on, so a run
+ * still measures and writes its session (never a half-written file), and its exit code stands.
+ */
 function quietOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code !== 'EPIPE') throw e;
-      process.exit(process.exitCode ?? EXIT.ok);
+      stream.write = () => true;
     });
   }
 }

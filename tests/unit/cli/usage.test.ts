@@ -4,7 +4,7 @@
  * launched or measured), a bad hardware file, and a pipe closed early. The real CLI process.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -156,6 +156,30 @@ describe('the output is checked before anything runs', () => {
 });
 
 describe('a pipe closed early (`speedmatrix help | head`)', () => {
+  it('a run whose reader goes away after two lines (| head -2) carries on and writes its whole session', async () => {
+    const dir = temp();
+    const out = join(dir, 'piped.speedmatrix.json');
+    const args = ['run', '--demo', '--contexts', '8k', '--concurrency', '1,2', '--prefill-contexts', 'none'];
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'src-main/cli/bin.cjs'), ...args, '--duration', '10', '--sim-speed', '20', '--out', out],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SPEEDMATRIX_DATA_DIR: join(dir, 'data') } },
+    );
+    let seen = '';
+    child.stdout.on('data', (d) => {
+      seen += d;
+      if (seen.split('\n').length > 2) child.stdout.destroy();
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const saved = JSON.parse(readFileSync(out, 'utf8'));
+    expect(saved.cells.map((c: { status: string }) => c.status)).toEqual(['valid', 'valid']);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp') || f.endsWith('.journal'))).toEqual([]);
+  }, 120_000);
+
   it('exits quietly: no EPIPE stack trace', async () => {
     const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'run', '--help'], {
       stdio: ['ignore', 'pipe', 'pipe'],
