@@ -3,6 +3,7 @@ import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
 import { CSP, devCsp } from './src-main/app/csp';
+import { PROGRAM_SOURCES } from './src-main/runtime/node-entry';
 
 /**
  * `npm run dev` only: the page's CSP meta tag becomes the dev variant (app/csp.ts), or the
@@ -33,10 +34,8 @@ export default defineConfig({
       rollupOptions: {
         input: {
           index: resolve(__dirname, 'src-main/index.ts'),
-          'bench-worker': resolve(__dirname, 'src-main/bench/worker-main.ts'),
-          sim: resolve(__dirname, 'src-main/sim/main.ts'),
-          // The headless CLI, run by src-main/cli/bin.cjs when built.
-          cli: resolve(__dirname, 'src-main/cli/main.ts'),
+          // The Node programs (CLI, benchmark worker, simulator), listed once in node-entry.ts.
+          ...Object.fromEntries(Object.entries(PROGRAM_SOURCES).map(([name, src]) => [name, resolve(__dirname, src)])),
         },
       },
     },

@@ -54,6 +54,7 @@ export class EtaTracker {
       this.stepsFrom = now;
       this.lastDoneAt = now;
     }
+    this.startStep(e, now);
     let i = -1;
     if (e.type === 'cell-done')
       i = this.remaining.findIndex(
@@ -73,6 +74,24 @@ export class EtaTracker {
       const r = (now - this.stepsFrom) / 1000 / this.estimatedDone;
       this.ratio = Math.min(RATIO_LIMITS[1], Math.max(RATIO_LIMITS[0], r));
     }
+  }
+
+  /**
+   * A cell or prefill starts: the steps before it (warm-up, cache warm-up) are over, so the
+   * countdown runs within this step, not within a warm-up already done.
+   */
+  private startStep(e: BenchEvent, now: number): void {
+    let at = -1;
+    if (e.type === 'cell-start')
+      at = this.remaining.findIndex(
+        (s) => s.kind === 'decode' && repetitionKey(s, s.repetition) === repetitionKey(e, e.repetition ?? 1),
+      );
+    else if (e.type === 'prefill-start')
+      at = this.remaining.findIndex((s) => s.kind === 'prefill' && s.measured && s.context === e.context);
+    if (at <= 0) return;
+    this.estimatedDone += this.estimate(this.remaining.slice(0, at));
+    this.remaining = this.remaining.slice(at);
+    this.lastDoneAt = now;
   }
 
   private estimate(steps: readonly PlanStep[]): number {
@@ -97,24 +116,28 @@ interface ProgressOutput {
   columns?(): number | undefined;
 }
 
+/** A part of the bar line's middle, and how long it stays as the line narrows (lower stays longer). */
+export interface LineField {
+  text: string;
+  keep: number;
+}
+
 /**
  * The bar line in `width` columns. The cell count and the ETA are kept whole; the bar goes
- * first when there is no room, then the middle (the current cell and its live figures) is cut
- * in its middle so both of its ends still read. Too narrow even for that: the ETA alone.
+ * first when there is no room, then the middle's fields go whole, the least useful first (a
+ * number is never cut in half). Too narrow even for the count: the ETA alone.
  */
-export function fitLine(bar: string, count: string, middle: string, tail: string, width: number): string {
-  const full = `${bar} ${count}  ${middle}  ${tail}`;
-  if (full.length <= width) return full;
-  const bare = `${count}  ${middle}  ${tail}`;
-  if (bare.length <= width) return bare;
-  const room = width - count.length - tail.length - 4;
-  if (room >= 5) {
-    const keep = room - 1;
-    const start = Math.ceil(keep / 2);
-    return `${count}  ${middle.slice(0, start)}…${middle.slice(middle.length - (keep - start))}  ${tail}`;
+export function fitLine(bar: string, count: string, fields: readonly LineField[], tail: string, width: number): string {
+  const join = (kept: readonly LineField[]) => [count, ...kept.map((f) => f.text).filter(Boolean), tail].join('  ');
+  const all = join(fields);
+  if (`${bar} ${all}`.length <= width) return `${bar} ${all}`;
+  const byKeep = [...fields].sort((a, b) => b.keep - a.keep);
+  for (let dropped = 0; dropped <= byKeep.length; dropped++) {
+    const gone = new Set(byKeep.slice(0, dropped));
+    const line = join(fields.filter((f) => !gone.has(f)));
+    if (line.length <= width) return line;
   }
-  const short = `${count}  ${tail}`;
-  return short.length <= width ? short : tail.slice(0, Math.max(0, width));
+  return tail.slice(0, Math.max(0, width));
 }
 
 const BAR = 24;
@@ -145,7 +168,8 @@ export class ProgressPrinter {
   private unit: ProgressUnit = 'cell';
   private eta: EtaTracker | null = null;
   private current = '';
-  private live = '';
+  /** The current step's live state: stage, throughput, active requests (display order). */
+  private live: LineField[] = [];
   private barShown = false;
   private lastDraw = 0;
   private stopRequested = false;
@@ -179,16 +203,16 @@ export class ProgressPrinter {
         this.index = e.index;
         this.total = e.total;
         this.current = `${fmtContext(e.context)} × ${e.concurrency}`;
-        this.live = 'starting';
+        this.live = [{ text: 'starting', keep: 2 }];
         this.draw(true);
         break;
       case 'phase':
         if (e.phase === 'warmup' || e.phase === 'calibration') {
           this.current = e.message;
-          this.live = '';
+          this.live = [];
           this.draw(true);
         } else if (this.mode === 'tty') {
-          this.live =
+          const stage =
             e.phase === 'window'
               ? 'measuring'
               : e.phase === 'readiness'
@@ -198,11 +222,16 @@ export class ProgressPrinter {
                     ? 'cancelling'
                     : 'finishing'
                   : 'waiting for idle';
+          this.live = [{ text: stage, keep: 2 }];
           this.draw(false);
         }
         break;
       case 'sample':
-        this.live = `${e.stage === 'window' ? 'measuring' : 'ramping up'}  ${fmtTokPerSec(e.tokensPerSecond)} tok/s  ${Math.round(e.activeRequests)} active`;
+        this.live = [
+          { text: e.stage === 'window' ? 'measuring' : 'ramping up', keep: 2 },
+          { text: `${fmtTokPerSec(e.tokensPerSecond)} tok/s`, keep: 1 },
+          { text: `${Math.round(e.activeRequests)} active`, keep: 3 },
+        ];
         this.draw(false);
         break;
       case 'cell-done': {
@@ -219,7 +248,7 @@ export class ProgressPrinter {
       }
       case 'prefill-start':
         this.current = `prefill ${fmtContext(e.context)}${scoutTimes(e.expectedSeconds, e.deadlineSeconds)}`;
-        this.live = '';
+        this.live = [];
         this.draw(true);
         break;
       case 'prefill-done': {
@@ -251,7 +280,7 @@ export class ProgressPrinter {
   /** The person asked to stop: the cell in progress is being cancelled, not finished. */
   stopping(): void {
     this.stopRequested = true;
-    this.live = 'cancelling';
+    this.live = [{ text: 'cancelling', keep: 0 }];
     this.draw(true);
   }
 
@@ -296,7 +325,7 @@ export class ProgressPrinter {
     const text = fitLine(
       bar,
       count,
-      `${this.current}  ${this.live}`,
+      [{ text: this.current, keep: 0 }, ...this.live],
       `ETA ${fmtDuration(this.etaNow())}`,
       (this.out.columns?.() ?? 120) - 1,
     );

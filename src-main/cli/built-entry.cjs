@@ -1,12 +1,17 @@
-// Which CLI to run: the compiled one (out/main/cli.js, from `npm run build`) when no source
-// file is newer than it, else none (the caller runs the TypeScript sources through tsx).
+// Which CLI to run. Installed from the package (`npm pack`, README "On a GPU server"): its
+// compiled CLI, out/cli/cli.js; the package has no sources. In a clone: the compiled one
+// (out/main/cli.js, from `npm run build`) when no source file is newer than it, else none
+// (the caller runs the TypeScript sources through tsx).
 // Plain CommonJS with no dependencies: it runs before anything else, on every start.
 'use strict';
-const { readdirSync, statSync } = require('node:fs');
+const { existsSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..', '..');
 const builtCli = join(root, 'out', 'main', 'cli.js');
+const packagedCli = join(root, 'out', 'cli', 'cli.js');
+/** The package ships no TypeScript: a CLI without its sources beside it is the installed one. */
+const installed = !existsSync(join(__dirname, 'main.ts'));
 
 /** The newest modification time under `dir` (ms); Infinity when it cannot be read. */
 function newestUnder(dir) {
@@ -24,8 +29,9 @@ function newestUnder(dir) {
   return newest;
 }
 
-/** The compiled CLI's path when it is at least as new as every source it was built from, else null. */
+/** The compiled CLI's path: the package's, or a clone's when at least as new as every source it was built from, else null. */
 function freshBuiltCli() {
+  if (installed) return packagedCli;
   let builtAt;
   try {
     builtAt = statSync(builtCli).mtimeMs;

@@ -46,18 +46,45 @@ function buildProgram(): Command {
   ]) {
     register(program);
   }
+  addHelpCommand(program);
   // Usage errors print the error and where the help is (not the whole help), and exit 2.
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const cmd of all(program)) cmd.exitOverride().showHelpAfterError(helpHint(cmd));
   return program;
 }
 
-/** `speedmatrix help | head` closes the pipe early: that is not an error worth a stack trace. */
+/**
+ * `help [command...]`: the help of the command named, however deep (`help sim serve`);
+ * commander's own looks at the first name only.
+ */
+function addHelpCommand(program: Command): void {
+  program.helpCommand(false);
+  program
+    .command('help')
+    .description('display help for command')
+    .argument('[command...]', 'the command, e.g. run or sim serve')
+    .action((names: string[]) => {
+      let cmd = program;
+      for (const name of names) {
+        const sub = cmd.commands.find((c) => c.name() === name || c.aliases().includes(name));
+        if (!sub)
+          cmd.error(`unknown command '${names.join(' ')}'`, { exitCode: EXIT.usage, code: 'commander.unknownCommand' });
+        cmd = sub!;
+      }
+      cmd.outputHelp();
+    });
+}
+
+/**
+ * `speedmatrix ... | head -2` closes the pipe early. That is no error worth a stack trace, and
+ * no reason to stop: what is left to print goes nowhere and the command carries on, so a run
+ * still measures and writes its session (never a half-written file), and its exit code stands.
+ */
 function quietOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code !== 'EPIPE') throw e;
-      process.exit(process.exitCode ?? EXIT.ok);
+      stream.write = () => true;
     });
   }
 }

@@ -2,6 +2,7 @@
  * Open whatever a person points at: a SpeedMatrix session, or a file another tool wrote
  * (imported on the fly). Used by `report` and `compare`, so both take either.
  */
+import { open } from 'node:fs/promises';
 import { type Result, fail, ok } from '../../src-shared/result';
 import { readSessionFile } from '../session/read';
 import type { Session } from '../../src-shared/session/schema';
@@ -10,7 +11,22 @@ import { importFile } from './index';
 export async function openSessionOrImport(path: string): Promise<Result<Session>> {
   const read = await readSessionFile(path);
   if (read.ok) return ok(read.data);
-  // Not a session at all (no format marker): maybe another tool's results.
-  if (read.error.path === 'format') return importFile(path);
+  // Not a session at all (no format marker, or not JSON: report text): maybe another tool's results.
+  if (read.error.path === 'format' || !(await startsLikeJson(path))) return importFile(path);
   return fail(read.error.message);
+}
+
+/** Whether a file's first bytes open a JSON object or list; true when it cannot be read (the session error says why). */
+export async function startsLikeJson(file: string): Promise<boolean> {
+  try {
+    const fh = await open(file, 'r');
+    try {
+      const { buffer, bytesRead } = await fh.read(Buffer.alloc(1024), 0, 1024, 0);
+      return /^\s*[{[]/.test(buffer.subarray(0, bytesRead).toString('utf8'));
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return true;
+  }
 }

@@ -187,6 +187,16 @@ function readTitle(lines: readonly string[]): string | null {
   return heading ? unescapeMarkdown(headerName(heading)) : null;
 }
 
+/**
+ * "Intel Xeon E5-2680 v4 (14C)", "AMD EPYC 9355 (32 cores, 64 threads)", "... (14C/28T)": the
+ * model, and the core and thread counts the brackets give.
+ */
+export function cpuOf(text: string): { model: string; cores: number | null; threads: number | null } {
+  const m = /\s*\((\d+)\s*(?:C|cores?)(?:\s*[,/]\s*(\d+)\s*(?:T|threads?))?\)\s*$/i.exec(text);
+  if (!m) return { model: text.replace(/\s*\(.*\)$/, ''), cores: null, threads: null };
+  return { model: text.slice(0, m.index), cores: Number(m[1]), threads: m[2] ? Number(m[2]) : null };
+}
+
 /** Parse the text; `file` names it in messages and in the session's origin. */
 export function parseReportText(text: string, file = 'report'): Result<Session> {
   const name = basename(file);
@@ -308,7 +318,7 @@ export function parseReportText(text: string, file = 'report'): Result<Session> 
     hardware: {
       gpuType: value(hw, 'Type'),
       gpus: gpusOf(hw),
-      cpu: value(hw, 'CPU') ? { model: value(hw, 'CPU')!.replace(/\s*\(.*\)$/, ''), cores: null, threads: null } : null,
+      cpu: value(hw, 'CPU') ? cpuOf(value(hw, 'CPU')!) : null,
       ramBytes: readGigabytes(value(hw, 'RAM') ?? '') ?? null,
       os: os ? { platform: os.replace(/\s*\(.*\)$/, '') } : null,
       notes: [],

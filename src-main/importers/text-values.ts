@@ -63,12 +63,16 @@ export function readGigabytes(t: string): number | null | undefined {
 }
 
 /**
- * "8K" -> 8192, "0" -> 0. A label is K = 1024 floored, so "251K" may stand for any of 1024
+ * "8K" -> 8192, "8.5K" -> 8704, "0" -> 0. A label is K = 1024 floored, so "251K" may stand for any of 1024
  * token counts; `hint` (the largest context a run can use, max_model_len - max_output - 64)
  * is used when it prints the same, so imported matrices keep the real size.
  */
 export function readContext(t: string, hints: readonly number[] = []): number | undefined {
   const s = t.trim();
+  // A precise label ("8.5K", "8,193"): what fmtContext prints where floored labels would collide.
+  const precise = /^(\d+\.\d+)\s*[Kk]$/.exec(s);
+  if (precise) return Math.round(Number(precise[1]) * 1024);
+  if (/^\d{1,3}(,\d{3})+$/.test(s)) return Number(s.replace(/,/g, ''));
   const m = /^(\d+)\s*[Kk]$/.exec(s);
   if (!m) return /^\d+$/.test(s) ? Number(s) : undefined;
   const k = Number(m[1]);

@@ -4,7 +4,7 @@
  */
 import type { Session } from '../../src-shared/session/schema';
 import { escapeHtml as esc, escapeMarkdownLine as line, escapeMarkdown as md } from './escape';
-import { fmtContext, fmtTokPerSec } from '../../src-shared/report/format';
+import { fmtContext, fmtContexts, fmtTokPerSec } from '../../src-shared/report/format';
 import { htmlDocument, htmlTable } from './html';
 import { markdownTable } from './markdown';
 import type { HeatmapModel } from '../../src-shared/report/matrix-model';
@@ -76,7 +76,7 @@ function ratioHeatmap(r: RatioMatrix): HeatmapModel {
   return {
     title: `Sustained decode: ${r.label} total tok/s`,
     key: null,
-    rowLabels: r.contexts.map(fmtContext),
+    rowLabels: fmtContexts(r.contexts),
     colLabels: r.concurrency.map(String),
     rowAxis: 'Context',
     colAxis: 'Simultaneous requests',

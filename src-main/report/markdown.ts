@@ -41,7 +41,7 @@ export function matrixCellText(cell: MatrixCellView): string {
 export function decodeMatrixTable(m: DecodeMatrixModel): TableModel {
   return {
     header: ['Context', ...m.concurrency.map(String)],
-    rows: m.rows.map((row, i) => [fmtContext(m.contexts[i]), ...row.map(matrixCellText)]),
+    rows: m.rows.map((row, i) => [fmtContext(m.contexts[i], m.contexts), ...row.map(matrixCellText)]),
   };
 }
 

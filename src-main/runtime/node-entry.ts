@@ -11,7 +11,13 @@ import { pathToFileURL } from 'node:url';
 
 type NodeProgram = 'sim' | 'bench-worker';
 
-const SOURCE_ENTRIES: Record<NodeProgram, string> = {
+/**
+ * The Node programs' sources, relative to the project root: the one list the builds read
+ * (electron.vite.config.ts for the app, cli.vite.config.ts for the installable CLI package),
+ * each program compiled to `<name>.js`.
+ */
+export const PROGRAM_SOURCES: Record<NodeProgram | 'cli', string> = {
+  cli: 'src-main/cli/main.ts',
   sim: 'src-main/sim/main.ts',
   'bench-worker': 'src-main/bench/worker-main.ts',
 };
@@ -42,7 +48,7 @@ export function nodeProgram(program: NodeProgram): NodeCommand {
     const tsx = createRequire(join(root, 'package.json')).resolve('tsx');
     return {
       command: process.execPath,
-      args: ['--import', pathToFileURL(tsx).href, join(root, SOURCE_ENTRIES[program])],
+      args: ['--import', pathToFileURL(tsx).href, join(root, PROGRAM_SOURCES[program])],
       env: {},
     };
   }

@@ -19,8 +19,13 @@ export function flagValue(argv: readonly string[], ...names: string[]): string |
   return value;
 }
 
-/** vLLM (and the simulator) listen on all interfaces unless --host says otherwise. */
+/** vLLM listens on all interfaces unless --host says otherwise; a typed command runs as typed. */
 const DEFAULT_LISTEN = '0.0.0.0';
+/**
+ * A typed simulator command gets its --host from SpeedMatrix (the launch spells out every
+ * listen flag): loopback only, unless the person gave --host.
+ */
+const SIM_DEFAULT_LISTEN = '127.0.0.1';
 
 /** argv without the given `--flag value` / `--flag=value` pairs. */
 function withoutFlags(argv: readonly string[], names: string[]): string[] {
@@ -71,7 +76,7 @@ export function launchOptionsFromCommand(argv: readonly string[], env: NodeJS.Pr
     return {
       engineKind: 'simulator',
       model: model ?? '',
-      host: flagValue(rest, '--host') ?? DEFAULT_LISTEN,
+      host: flagValue(rest, '--host') ?? SIM_DEFAULT_LISTEN,
       port,
       apiKey: flagValue(rest, '--api-key'),
       servedModelName: flagValue(rest, '--served-model-name'),

@@ -1,5 +1,5 @@
 /** A one-screen, plain-text summary of a session: model, GPU, engine, cells by status. */
-import { fmtContextRange, fmtGigabytes } from '../../src-shared/report/format';
+import { fmtContextRange, fmtGigabytes, plural } from '../../src-shared/report/format';
 import { type CellStatus, STATUS_WORDS, type Session } from '../../src-shared/session/schema';
 import { countByStatus } from '../../src-shared/session/status-words';
 
@@ -21,8 +21,8 @@ export function summarizeSession(session: Session): string {
     `Model:     ${model}${session.simulated ? '  [SIMULATED]' : ''}`,
     `GPU:       ${gpuLine}`,
     `Engine:    ${engine || 'unknown'}`,
-    `Matrix:    ${rc.contexts.length} contexts (${fmtContextRange(rc.contexts)}) × ${rc.concurrency.length} concurrency levels (${rc.concurrency.join(', ') || '—'})`,
-    `Prefill:   ${session.prefill.length} context${session.prefill.length === 1 ? '' : 's'} measured`,
+    `Matrix:    ${plural(rc.contexts.length, 'context')} (${fmtContextRange(rc.contexts)}) × ${plural(rc.concurrency.length, 'concurrency level')} (${rc.concurrency.join(', ') || '—'})`,
+    `Prefill:   ${plural(session.prefill.length, 'context')} measured`,
     `Cells:     ${session.cells.length}${statusLine ? ` (${statusLine})` : ''}`,
     `Created:   ${session.createdAt}  (SpeedMatrix ${session.appVersion}, format v${session.formatVersion})`,
   ].join('\n');

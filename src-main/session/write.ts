@@ -105,7 +105,12 @@ export function describeWriteError(e: unknown): string {
       return 'another program keeps the file open (antivirus, OneDrive or the search indexer often do for a moment); try again';
     case 'EFBIG':
       return 'the file is larger than this file system allows';
+    case 'ENOTDIR':
+      return 'part of the path is a file, not a folder';
+    case 'EISDIR':
+      return 'it is a folder';
     default:
-      return err.message ?? String(e);
+      // Node names the path it failed on, which here is the temp file: the person knows the file.
+      return (err.message ?? String(e)).replace(/, \w+ '[^']*'( -> '[^']*')?$/, '');
   }
 }

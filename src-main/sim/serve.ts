@@ -107,10 +107,9 @@ class Server_ {
   }
 
   private spawnChild(): void {
-    // From source: tsx. Built: the bundle that runs this server (its chunks may live elsewhere than sim.js).
-    const cmd = __filename.endsWith('.ts')
-      ? nodeProgram('sim')
-      : { command: process.execPath, args: [process.argv[1]], env: {} };
+    // The simulator's own program (sim.js when built), also when this server runs inside
+    // `speedmatrix sim serve`, whose argv[1] is the CLI and knows no `engine-core`.
+    const cmd = nodeProgram('sim');
     this.child = spawn(cmd.command, [...cmd.args, 'engine-core', '--parent-pid', String(process.pid)], {
       env: { ...process.env, ...cmd.env },
       stdio: 'ignore',

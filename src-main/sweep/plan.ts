@@ -41,7 +41,7 @@ export function planSweep(
 
 /** The CLI's plan line. */
 export function sweepPlanLine(p: SweepPlanFigures): string {
-  return `Sweep plan: ${p.toRun} of ${p.variants} variants to run (${p.serverStarts} server starts), up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all; Over capacity is known once each server is up), about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts.`;
+  return `Sweep plan: ${p.toRun} of ${p.variants} variants to run (${plural(p.serverStarts, 'server start')}), up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all; Over capacity is known once each server is up), about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts.`;
 }
 
 /**

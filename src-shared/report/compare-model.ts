@@ -298,7 +298,7 @@ export function prefillTable(m: ComparisonModel): TableModel {
 export function ratioTable(r: RatioMatrix): TableModel {
   return {
     header: ['Context', ...r.concurrency.map(String)],
-    rows: r.rows.map((row, i) => [fmtContext(r.contexts[i]), ...row.map((c) => c.text)]),
+    rows: r.rows.map((row, i) => [fmtContext(r.contexts[i], r.contexts), ...row.map((c) => c.text)]),
   };
 }
 

@@ -98,19 +98,32 @@ export function fmtDuration(seconds: number | null | undefined): string {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
-/** Context length label: tokens floored to K = 1024, "8K", "251K"; small values as-is. */
-export function fmtContext(tokens: number | null | undefined): string {
+/**
+ * Context length label: tokens floored to K = 1024, "8K", "251K"; small values as-is. Given
+ * the other contexts shown beside it (`among`), a label that would collide with another's
+ * ("8K" for both 8K and 8.5K) gets the precise value: "8.5K", or the token count.
+ */
+export function fmtContext(tokens: number | null | undefined, among: Iterable<number> = []): string {
   if (missing(tokens)) return NONE;
-  if (tokens < 1024) return String(tokens);
-  return `${Math.floor(tokens / 1024)}K`;
+  const short = (t: number) => (t < 1024 ? String(t) : `${Math.floor(t / 1024)}K`);
+  const others = [...among].filter((t) => t !== tokens);
+  if (!others.some((t) => short(t) === short(tokens))) return short(tokens);
+  for (const digits of [1, 2]) {
+    const precise = (t: number) => (t < 1024 ? String(t) : `${Number((t / 1024).toFixed(digits))}K`);
+    if (!others.some((t) => precise(t) === precise(tokens))) return precise(tokens);
+  }
+  return grouped(tokens, 0);
 }
 
-/** A range of contexts: "8K–251K". */
+/** Labels for contexts shown side by side: "8K", "8.5K", "16K" (see fmtContext). */
+export const fmtContexts = (contexts: readonly number[]): string[] => contexts.map((c) => fmtContext(c, contexts));
+
+/** A range of contexts: "8K–251K" ("8K–8.5K" where the two would read alike). */
 export function fmtContextRange(contexts: readonly number[]): string {
   if (contexts.length === 0) return NONE;
   const lo = Math.min(...contexts);
   const hi = Math.max(...contexts);
-  return lo === hi ? fmtContext(lo) : `${fmtContext(lo)}–${fmtContext(hi)}`;
+  return lo === hi ? fmtContext(lo) : `${fmtContext(lo, [hi])}–${fmtContext(hi, [lo])}`;
 }
 
 /** An integer count with separators: "4,243". */

@@ -6,7 +6,7 @@
 import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/schema';
 import { STATUSES, type StatusTone, hasFigure } from '../session/status-words';
 import { cellKey } from '../cell-key';
-import { NONE, fmtContext, fmtMs, fmtTokPerSec, withFailed } from './format';
+import { NONE, fmtContext, fmtContexts, fmtMs, fmtTokPerSec, withFailed } from './format';
 import { fmtCellThroughput } from './confidence';
 import { CELL_METRIC_DEFS, type CellMetric, type MetricContext } from './cell-metrics';
 import { type TargetSet, meetsTargets } from './slo';
@@ -329,7 +329,7 @@ export function decodeHeatmap(m: DecodeMatrixModel): HeatmapModel {
     title: `Sustained decode: ${what} by context length and simultaneous requests`,
     key: m.maxValue > 0 ? metricKeyText(m.metric, m.maxValue) : null,
     better: def.better,
-    rowLabels: m.contexts.map(fmtContext),
+    rowLabels: fmtContexts(m.contexts),
     colLabels: m.concurrency.map(String),
     rowAxis: 'Context',
     colAxis: 'Simultaneous requests',

@@ -9,6 +9,7 @@ import { STATUSES, STATUS_WORDS, hasFigure, legendLine, legendStatuses } from '.
 import {
   NONE,
   fmtContext,
+  fmtContexts,
   fmtContextRange,
   fmtCount,
   fmtGigabytes,
@@ -214,7 +215,7 @@ function matrixLineOf(session: Session): string {
   const parts = [
     `${plural(contexts.length, 'context', 'contexts')} (${fmtContextRange(contexts)}) × ${plural(concurrency.length, 'concurrency level', 'concurrency levels')} (${concurrencyRange(concurrency)})`,
   ];
-  if (prefill.length) parts.push(`prefill at ${prefill.map(fmtContext).join(', ')}`);
+  if (prefill.length) parts.push(`prefill at ${fmtContexts(prefill).join(', ')}`);
   return parts.join(' · ');
 }
 
@@ -347,14 +348,20 @@ function launchMissingOf(session: Session): string {
   }
 }
 
+/** Every context a session shows (prefill and decode): the labels beside each other, kept apart. */
+export function contextsOf(session: Session): number[] {
+  return [...new Set([...session.prefill.map((p) => p.context), ...session.cells.map((c) => c.context)])];
+}
+
 function prefillTable(session: Session): TableModel | null {
   if (session.prefill.length === 0) return null;
+  const contexts = contextsOf(session);
   return {
     header: [...PREFILL_COLUMNS],
     rows: sortedPrefill(session.prefill).map((p) => {
       const figures = hasFigure(p.status);
       return [
-        fmtContext(p.context),
+        fmtContext(p.context, contexts),
         figures ? fmtTokPerSec(p.tokensPerSecond) : STATUS_WORDS[p.status],
         figures ? fmtMs(p.ttftSeconds) : NONE,
       ];
@@ -368,10 +375,10 @@ function prefillCompleted(status: CellStatus): number | null {
   return hasFigure(status) ? 1 : 0;
 }
 
-export function decodeMeasurementRow(c: DecodeCell): string[] {
+export function decodeMeasurementRow(c: DecodeCell, contexts: readonly number[] = []): string[] {
   return [
     PHASE_DECODE,
-    fmtContext(c.context),
+    fmtContext(c.context, contexts),
     String(c.concurrency),
     STATUS_WORDS[c.status],
     withFailed(fmtCellThroughput(c), c.failedRequests),
@@ -387,6 +394,7 @@ export function decodeMeasurementRow(c: DecodeCell): string[] {
 
 /** All measurements, prefill first then decode in matrix order (a rerun replaces its cell). */
 export function measurementRows(session: Session): MeasurementRow[] {
+  const contexts = contextsOf(session);
   const prefill = sortedPrefill(session.prefill).map((p): MeasurementRow => {
     const completed = prefillCompleted(p.status);
     return {
@@ -408,7 +416,7 @@ export function measurementRows(session: Session): MeasurementRow[] {
       },
       text: [
         PHASE_PREFILL,
-        fmtContext(p.context),
+        fmtContext(p.context, contexts),
         '1',
         STATUS_WORDS[p.status],
         fmtTokPerSec(p.tokensPerSecond),
@@ -439,7 +447,7 @@ export function measurementRows(session: Session): MeasurementRow[] {
       output: c.outputTokens,
       window: c.windowSeconds,
     },
-    text: decodeMeasurementRow(c),
+    text: decodeMeasurementRow(c, contexts),
   }));
   return [...prefill, ...decode];
 }
@@ -456,7 +464,7 @@ function energyTable(session: Session): TableModel | null {
   return {
     header: ['Context', ...concurrency.map(String)],
     rows: contexts.map((ctx) => [
-      fmtContext(ctx),
+      fmtContext(ctx, contexts),
       ...concurrency.map((c) =>
         fmtJoulesPerToken(index.get(cellKey({ context: ctx, concurrency: c }))?.telemetry?.energyPerTokenJoules),
       ),

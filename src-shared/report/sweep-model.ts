@@ -102,7 +102,7 @@ export function bestTable(m: SweepModel): TableModel {
   return {
     header: ['Context', ...m.best.concurrency.map(String)],
     rows: m.best.rows.map((row, i) => [
-      fmtContext(m.best.contexts[i]),
+      fmtContext(m.best.contexts[i], m.best.contexts),
       ...row.map((b) => (b.entry === null ? NONE : `${m.labels[b.entry]} · ${fmtTokPerSec(b.totalTokensPerSecond)}`)),
     ]),
   };

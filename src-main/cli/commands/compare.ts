@@ -1,5 +1,8 @@
 import { Option, type Command } from 'commander';
+import { resolve } from 'node:path';
 import type { Session } from '../../../src-shared/session/schema';
+import { EXIT } from './exit';
+import { Refusal, checkWritableFolder } from './out-folder';
 
 export function registerCompare(program: Command): void {
   program
@@ -33,6 +36,16 @@ export function registerCompare(program: Command): void {
           return;
         }
         sessions.push(s.data);
+      }
+      if (opts.out) {
+        try {
+          checkWritableFolder('--out', resolve(opts.out));
+        } catch (e) {
+          if (!(e instanceof Refusal)) throw e;
+          process.stderr.write(`speedmatrix compare: ${e.message}\n`);
+          process.exitCode = EXIT.usage;
+          return;
+        }
       }
       const text = opts.format === 'html' ? renderCompareHtml(sessions) : renderCompareMarkdown(sessions);
       if (!opts.out) {

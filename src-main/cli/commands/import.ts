@@ -37,7 +37,7 @@ export function registerImport(program: Command): void {
         process.stderr.write(
           `speedmatrix import: ${out} already exists; choose another --out or add --force to replace it.\n`,
         );
-        process.exitCode = 1;
+        process.exitCode = 2;
         return;
       }
       const written = await writeSessionFile(out, imported.data);

@@ -1,8 +1,11 @@
 import { Option, type Command } from 'commander';
-import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { PaperSize } from '../../report/pdf';
 import { TargetSpecError, type TargetSet, parseTargets } from '../../../src-shared/report/slo';
 import { CELL_METRICS, type CellMetric } from '../../../src-shared/report/cell-metrics';
+import { EXIT } from './exit';
+import { Refusal, checkWritableFolder } from './out-folder';
 
 type ReportFormat = 'md' | 'html' | 'pdf';
 
@@ -40,6 +43,32 @@ export function metricOptions(
   return { ok: true, data: { metric: metric as CellMetric, gpuPricePerHour: price } };
 }
 
+/** Why the report cannot go to `out` (its folder, or a file there without --force), else null. */
+function outputRefusal(out: string, force: boolean): string | null {
+  try {
+    checkWritableFolder('--out', resolve(out));
+  } catch (e) {
+    if (e instanceof Refusal) return e.message;
+    throw e;
+  }
+  return existsSync(out) && !force ? `${out} already exists; choose another --out or add --force to replace it.` : null;
+}
+
+/** Flags given that this report does not use, each said in one line rather than ignored silently. */
+export function unusedFlags(o: {
+  format: ReportFormat;
+  metric: string;
+  gpuPrice?: string;
+  paperGiven: boolean;
+}): string[] {
+  const notes: string[] = [];
+  if (o.gpuPrice !== undefined && o.metric !== 'cost-per-million')
+    notes.push('--gpu-price is used only with --metric cost-per-million; ignored.');
+  if (o.paperGiven && o.format !== 'pdf')
+    notes.push(`--paper is for PDF reports; ignored for ${FORMAT_NAMES[o.format]}.`);
+  return notes;
+}
+
 export function registerReport(program: Command): void {
   program
     .command('report')
@@ -54,10 +83,20 @@ export function registerReport(program: Command): void {
     )
     .option('--metric <name>', `figure the decode heatmap shows: ${CELL_METRICS.join(', ')}`, 'total')
     .option('--gpu-price <n>', 'price of one GPU for one hour, for --metric cost-per-million')
+    .option('--force', 'replace the output file if it exists')
     .action(
       async (
         file: string,
-        opts: { format: ReportFormat; out?: string; paper: PaperSize; slo?: string; metric: string; gpuPrice?: string },
+        opts: {
+          format: ReportFormat;
+          out?: string;
+          paper: PaperSize;
+          slo?: string;
+          metric: string;
+          gpuPrice?: string;
+          force?: boolean;
+        },
+        cmd: Command,
       ) => {
         let targets: TargetSet | undefined;
         try {
@@ -72,6 +111,15 @@ export function registerReport(program: Command): void {
         if (!view.ok) {
           process.stderr.write(`speedmatrix report: ${view.error}\n`);
           process.exitCode = 2;
+          return;
+        }
+        const paperGiven = cmd.getOptionValueSource('paper') === 'cli';
+        for (const note of unusedFlags({ ...opts, paperGiven })) process.stderr.write(`speedmatrix report: ${note}\n`);
+        const out = opts.out ?? defaultReportPath(file, opts.format);
+        const refused = outputRefusal(out, Boolean(opts.force));
+        if (refused) {
+          process.stderr.write(`speedmatrix report: ${refused}\n`);
+          process.exitCode = EXIT.usage;
           return;
         }
         const options = { targets, ...view.data };
@@ -106,7 +154,6 @@ export function registerReport(program: Command): void {
           }
           data = pdf.data;
         }
-        const out = opts.out ?? defaultReportPath(file, opts.format);
         const written = await writeFileAtomic(out, data);
         if (!written.ok) {
           process.stderr.write(`speedmatrix report: ${written.error} Choose another place with --out.\n`);

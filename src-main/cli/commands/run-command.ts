@@ -3,7 +3,7 @@
  * (flags, the output folder, servers an earlier killed run left behind), gets the server
  * (attach or launch), hands it to the run orchestrator and prints what happens.
  */
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -22,6 +22,7 @@ import { attachServer, launchServer } from '../../orchestrator/server-side';
 import { fmtCount } from '../../../src-shared/report/format';
 import { renderMarkdownReport } from '../../report/markdown';
 import { launchOptionsFromCommand } from '../../server/command-line';
+import { normalizeBaseUrl } from '../../server/probe';
 import { LaunchedRegistry } from '../../server/launched-registry';
 import type { LaunchOptions } from '../../server/launch';
 import { freePort } from '../../server/port';
@@ -31,6 +32,9 @@ import { summarizeSession } from '../../session/summary';
 import { configFromFlags, positiveNumber, type RunFlags } from './run';
 import { EXIT } from './exit';
 import { offerToEndLeftovers } from './leftovers';
+import { Refusal, checkWritableFolder } from './out-folder';
+import { relaunchOf } from './resume-server';
+import { shellLine } from '../../../src-shared/shell-quote';
 
 export const DEMO_PROFILE = 'rtx-pro-6000-fara-4b-bf16';
 /** The demo's clock speed-up: a 30 s window takes 3 s. */
@@ -49,40 +53,13 @@ const safeName = (s: string) =>
     .replace(/^-+|-+$/g, '')
     .slice(0, 60) || 'model';
 
-/** Default session file: ./speedmatrix-<model>-<date>.speedmatrix.json */
-export function defaultSessionFile(model: string, simulated: boolean, now = new Date()): string {
+/** Default session file: ./speedmatrix-<model>-<date>.speedmatrix.json (speedmatrix-demo-... for --demo). */
+export function defaultSessionFile(model: string, demo: boolean, now = new Date()): string {
   const stamp = now.toISOString().replace(/[:]/g, '').replace(/\..*$/, '').replace('T', '-');
-  return resolve(`speedmatrix-${simulated ? 'demo-' : ''}${safeName(model)}-${stamp}${SESSION_EXTENSION}`);
+  return resolve(`speedmatrix-${demo ? 'demo-' : ''}${safeName(model)}-${stamp}${SESSION_EXTENSION}`);
 }
 
-export class Refusal extends Error {
-  constructor(
-    message: string,
-    readonly code: number,
-  ) {
-    super(message);
-  }
-}
-
-/** The folder a file goes into must exist and take new files: said before anything runs. */
-function checkWritableFolder(flag: string, file: string): void {
-  const dir = dirname(file);
-  let isDir = false;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    throw new Refusal(`${flag}: the folder ${dir} does not exist; create it or choose another place.`, EXIT.usage);
-  }
-  if (!isDir) throw new Refusal(`${flag}: ${dir} is not a folder.`, EXIT.usage);
-  try {
-    accessSync(dir, constants.W_OK);
-  } catch {
-    throw new Refusal(
-      `${flag}: cannot write in ${dir} (permission denied or a read-only file system); choose another place.`,
-      EXIT.usage,
-    );
-  }
-}
+export { Refusal } from './out-folder';
 
 /** Where the session goes, checked now; the default name waits for the model's name. */
 function checkOutputs(flags: RunFlags): void {
@@ -133,6 +110,8 @@ function usageProblem(cmd: string[], flags: RunFlags): string | null {
   if (!flags.launch && cmd.length > 0)
     return `unexpected arguments: ${cmd.join(' ')} (a server command goes after --launch ... --).`;
   if (flags.apiKey && flags.apiKeyFile) return 'give the key one way: --api-key-file or --api-key.';
+  const url = flags.url === undefined ? null : normalizeBaseUrl(flags.url);
+  if (url && !url.ok) return `--url: ${url.error}`;
   return null;
 }
 
@@ -210,6 +189,13 @@ async function readInputs(cmd: string[], flags: RunFlags): Promise<RunInputs> {
     const loaded = await loadForResume(resolve(flags.resume));
     if (!loaded.ok) throw new Refusal(loaded.error, EXIT.failed);
     inputs.resumeSession = loaded.session;
+    if (!flags.url && !flags.launch && !flags.demo) {
+      const again = relaunchOf(loaded.session, flags.resume, inputs.apiKey, await freePort());
+      if (again) {
+        inputs.launch = again.launch;
+        inputs.config = { ...inputs.config, simSpeed: inputs.config.simSpeed ?? again.simSpeed };
+      }
+    }
   }
   return inputs;
 }
@@ -301,9 +287,20 @@ async function finish(
   );
   say(`Session file: ${file}`);
   if (reportFile) say(`Report: ${reportFile}`);
-  if (outcome === 'cancelled')
-    say(`Continue later with: speedmatrix run --resume ${file}${flags.url ? ` --url ${flags.url}` : ''}`);
+  if (outcome === 'cancelled') say(`Continue later with: ${shellLine(resumeCommand(file, flags))}`);
   return outcome === 'cancelled' ? EXIT.cancelled : outcome === 'failed' ? EXIT.failed : EXIT.ok;
+}
+
+/** What resumes this run as typed: the session restarts a server it launched; a URL and a key file are given again. */
+function resumeCommand(file: string, flags: RunFlags): string[] {
+  return [
+    'speedmatrix',
+    'run',
+    '--resume',
+    file,
+    ...(flags.url ? ['--url', flags.url] : []),
+    ...(flags.apiKeyFile ? ['--api-key-file', flags.apiKeyFile] : []),
+  ];
 }
 
 /** The whole command; returns the exit code. */
@@ -348,7 +345,7 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
     const side = await getServer(flags, inputs, supervisor, say);
     const sessionFile = flags.resume
       ? resolve(flags.resume)
-      : resolve(flags.out ?? defaultSessionFile(side.target.model, side.target.simulated));
+      : resolve(flags.out ?? defaultSessionFile(side.target.model, Boolean(flags.demo)));
     if (!flags.resume && existsSync(sessionFile))
       throw new Refusal(
         `${sessionFile} already exists; choose another --out, or continue it with --resume ${sessionFile}.`,

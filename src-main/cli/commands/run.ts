@@ -45,7 +45,9 @@ function parseCounts(flag: string, text: string, min: number, example: string): 
   for (const part of text.split(',')) {
     if (!part.trim()) continue;
     const v = parseTokenCount(part);
-    if (v === null || v < min)
+    // A fraction is a count only with a K or M suffix (8.5k); "1.5" would be rounded silently.
+    const fraction = /\.\d*\s*$/.test(part);
+    if (v === null || v < min || fraction)
       throw new UsageError(
         `${flag}: "${part.trim()}" is not a ${min > 0 ? 'positive ' : ''}whole number (e.g. ${flag} ${example}).`,
       );
@@ -144,7 +146,10 @@ export function registerRun(program: Command): void {
       '--hardware <file>',
       "the server's hardware, for a server on another machine: `speedmatrix hw --json > hw.json` run there",
     )
-    .option('--out <file>', 'session file (default ./speedmatrix-<model>-<time>.speedmatrix.json)')
+    .option(
+      '--out <file>',
+      'session file (default ./speedmatrix-<model>-<time>.speedmatrix.json; --demo: ./speedmatrix-demo-<model>-<time>...)',
+    )
     .option('--report <file.md>', 'also write a Markdown report')
     .option('--resume <file>', 'continue this session: the same plan, only the cells not done')
     .option('--json-progress', 'print one JSON event per line instead of a progress bar')

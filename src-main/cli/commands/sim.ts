@@ -8,11 +8,12 @@ import { simHelp } from '../../sim/help';
 export function registerSim(program: Command): void {
   const sim = program
     .command('sim')
-    .description('Simulated vLLM server for demos and tests (sim serve --help lists its flags and profiles).')
-    .addHelpText('after', () => simHelp());
+    .description('Simulated vLLM server for demos and tests (sim serve --help lists its flags and profiles).');
   sim
     .command('serve')
     .description('Start the simulated vLLM server; takes `vllm serve` flags plus --sim-* flags.')
+    // Its flags are the simulator's own (`help sim serve` prints them too); --help is read below.
+    .configureHelp({ formatHelp: () => simHelp().trimStart() })
     .helpOption(false)
     .allowUnknownOption()
     .allowExcessArguments()

@@ -19,7 +19,8 @@ import { configFromFlags, positiveNumber } from './run';
 import type { SweepFlags } from './sweep';
 import { EXIT } from './exit';
 import { offerToEndLeftovers } from './leftovers';
-import { Refusal, apiKeyFrom } from './run-command';
+import { apiKeyFrom } from './run-command';
+import { Refusal, checkOutputFolder } from './out-folder';
 
 /** A new sweep's index from the flags, or the stopped sweep's to resume. */
 async function manifestFrom(
@@ -45,6 +46,7 @@ async function manifestFrom(
   if (flags.vary.length === 0)
     throw new Refusal('give at least one --vary FLAG=V1,V2 (e.g. --vary --max-num-seqs=64,128).', EXIT.usage);
   const dir = resolve(flags.outDir);
+  checkOutputFolder('--out-dir', dir);
   const made = await createSweep(dir, { command: cmd, axes: flags.vary.map(parseVary), config });
   if (!made.ok) {
     const { message, notEmpty } = made.error;

@@ -41,7 +41,7 @@ export function Heatmap(props: {
         <tbody>
           {model.rows.map((row, i) => (
             <tr key={model.contexts[i]}>
-              <th scope="row">{fmtContext(model.contexts[i])}</th>
+              <th scope="row">{fmtContext(model.contexts[i], model.contexts)}</th>
               {row.map((cell) => (
                 <HeatmapCell
                   key={cell.key}

@@ -55,13 +55,15 @@ describe('the API key', () => {
     expect(readFileSync(out, 'utf8')).not.toContain(KEY);
   }, 120_000);
 
-  it('on the command line: works, with one warning naming the safer ways', async ({ sim, tempDir }) => {
+  it('on the command line: works, with one warning naming the safer ways; the session is named as the help says', async ({
+    sim,
+    tempDir,
+  }) => {
     const dir = tempDir('sm-url-');
-    const r = await runCli(
-      ['run', '--url', sim.url, '--api-key', KEY, ...small, '--out', join(dir, 'b.speedmatrix.json')],
-      { timeoutMs: 90_000 },
-    );
+    const r = await runCli(['run', '--url', sim.url, '--api-key', KEY, ...small], { timeoutMs: 90_000, cwd: dir });
     expect(r.code).toBe(0);
+    // ./speedmatrix-<model>-<time>.speedmatrix.json: "demo" is for --demo only, not any simulator.
+    expect(r.stdout).toMatch(/^Session file: .*\/speedmatrix-llama-\d{4}-\d{2}-\d{2}-\d{6}\.speedmatrix\.json$/m);
     expect(r.stderr.match(/warning: a key given with --api-key/g)).toHaveLength(1);
     expect(r.stderr).toMatch(/SPEEDMATRIX_API_KEY or use --api-key-file/);
     expect(r.stderr + r.stdout).not.toContain(KEY);

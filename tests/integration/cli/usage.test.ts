@@ -4,7 +4,7 @@
  * launched or measured), a bad hardware file, and a pipe closed early. The real CLI process.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -40,6 +40,34 @@ describe('usage errors', () => {
     expect(r.stderr).toContain('--concurrency: "0" is not a positive whole number (e.g. --concurrency 1,4,16).');
   });
 
+  it('--concurrency 1.5 is refused as a whole number is expected, not rounded to 2', async () => {
+    const r = await runCli(['run', '--demo', '--concurrency', '1,1.5']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--concurrency: "1.5" is not a positive whole number (e.g. --concurrency 1,4,16).');
+    expect(r.stdout).toBe('');
+  });
+
+  it('--url without a scheme is a usage error (exit 2), said before anything is measured', async () => {
+    const r = await runCli(['run', '--url', 'localhost:8000']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('speedmatrix run: --url: "localhost:8000" must start with http:// or https://\n');
+  });
+
+  it('help sim serve shows the simulator’s flags; sim --help shows sim’s commands only', async () => {
+    const serve = await runCli(['help', 'sim', 'serve']);
+    expect(serve.code).toBe(0);
+    expect(serve.stdout).toMatch(/^Usage: speedmatrix sim serve \[MODEL\]/);
+    expect(serve.stdout).toContain('Sim flags:');
+    const sim = await runCli(['sim', '--help']);
+    expect(sim.code).toBe(0);
+    expect(sim.stdout).toMatch(/^Usage: speedmatrix sim /);
+    expect(sim.stdout).not.toContain('Sim flags:');
+    expect((await runCli(['help', 'run'])).stdout).toMatch(/^Usage: speedmatrix run /);
+    const unknown = await runCli(['help', 'sim', 'bogus']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'sim bogus'");
+  });
+
   it('--version and --help exit 0', async () => {
     const v = await runCli(['--version']);
     expect(v.code).toBe(0);
@@ -72,6 +100,25 @@ describe('the output is checked before anything runs', () => {
     const exists = await runCli(['run', '--demo', '--out', file]);
     expect(exists.code).toBe(2);
     expect(exists.stderr).toContain(`--out: ${file} already exists`);
+  });
+
+  it('sweep --out-dir on a file: "is not a folder", exit 2, as run says it', async () => {
+    const dir = temp();
+    const file = join(dir, 'plain.txt');
+    writeFileSync(file, 'x');
+    const r = await runCli([
+      'sweep',
+      '--vary',
+      '--max-num-seqs=4,16',
+      '--out-dir',
+      file,
+      '--',
+      'speedmatrix',
+      'sim',
+      'serve',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`speedmatrix sweep: --out-dir: ${file} is not a folder.\n`);
   });
 
   it('--report in a folder that does not exist: exit 2', async () => {
@@ -109,6 +156,30 @@ describe('the output is checked before anything runs', () => {
 });
 
 describe('a pipe closed early (`speedmatrix help | head`)', () => {
+  it('a run whose reader goes away after two lines (| head -2) carries on and writes its whole session', async () => {
+    const dir = temp();
+    const out = join(dir, 'piped.speedmatrix.json');
+    const args = ['run', '--demo', '--contexts', '8k', '--concurrency', '1,2', '--prefill-contexts', 'none'];
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'src-main/cli/bin.cjs'), ...args, '--duration', '10', '--sim-speed', '20', '--out', out],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SPEEDMATRIX_DATA_DIR: join(dir, 'data') } },
+    );
+    let seen = '';
+    child.stdout.on('data', (d) => {
+      seen += d;
+      if (seen.split('\n').length > 2) child.stdout.destroy();
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const saved = JSON.parse(readFileSync(out, 'utf8'));
+    expect(saved.cells.map((c: { status: string }) => c.status)).toEqual(['valid', 'valid']);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp') || f.endsWith('.journal'))).toEqual([]);
+  }, 120_000);
+
   it('exits quietly: no EPIPE stack trace', async () => {
     const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'run', '--help'], {
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -74,11 +74,11 @@ describe('speedmatrix import', () => {
     expect(saved.origin.kind).toBe('imported-report-text');
   });
 
-  it('imports seed JSON to --out, and will not replace a file without --force', async () => {
+  it('imports seed JSON to --out, and will not replace a file without --force (exit 2, as run and report)', async () => {
     const out = join(dir, 'seed.speedmatrix.json');
     expect((await cli(['import', join(dir, 'benchmark_results.json'), '--out', out])).code).toBe(0);
     const again = await cli(['import', join(dir, 'benchmark_results.json'), '--out', out]);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(2);
     expect(again.stderr).toContain('already exists; choose another --out or add --force');
     expect((await cli(['import', join(dir, 'benchmark_results.json'), '--out', out, '--force'])).code).toBe(0);
   });
@@ -113,7 +113,7 @@ describe('speedmatrix report', () => {
     );
   });
 
-  it('fails cleanly: bad format (2), unreadable input (1), unwritable output (1, nothing left behind)', async () => {
+  it('fails cleanly: bad format (2), unreadable input (1), an output folder that is a file or missing (2, nothing left behind)', async () => {
     const fmt = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'docx']);
     expect(fmt.code).toBe(2);
     expect(fmt.stderr).toContain("argument 'docx' is invalid. Allowed choices are md, html, pdf.");
@@ -128,14 +128,59 @@ describe('speedmatrix report', () => {
     // A file where a folder should be: unwritable for every user, root included.
     const before = readdirSync(dir).sort();
     const w = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', join(dir, 'fara.txt', 'r.md')]);
-    expect(w.code).toBe(1);
-    expect(w.stderr).toMatch(
-      /^speedmatrix report: Could not save .*fara\.txt\/r\.md: .*Choose another place with --out\.\n$/,
-    );
+    expect(w.code).toBe(2);
+    expect(w.stderr).toBe(`speedmatrix report: --out: ${join(dir, 'fara.txt')} is not a folder.\n`);
     expect(readdirSync(dir).sort()).toEqual(before);
     const missing = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', join(dir, 'no/such/dir/r.md')]);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('the folder does not exist. Choose another place with --out.');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `speedmatrix report: --out: the folder ${join(dir, 'no/such/dir')} does not exist; create it or choose another place.\n`,
+    );
+  });
+
+  it('will not replace a report without --force, and reads report text as import does', async () => {
+    const out = join(dir, 'from-text.md');
+    const first = await cli(['report', join(dir, 'fara.txt'), '--out', out]);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain('| 8K | 34.6K |');
+    writeFileSync(out, 'kept');
+    const again = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', out]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toBe(
+      `speedmatrix report: ${out} already exists; choose another --out or add --force to replace it.\n`,
+    );
+    expect(readFileSync(out, 'utf8')).toBe('kept');
+    expect((await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', out, '--force'])).code).toBe(0);
+    expect(readFileSync(out, 'utf8')).not.toBe('kept');
+  });
+
+  it('says which given flags it does not use: --gpu-price without the cost metric, --paper for Markdown', async () => {
+    const out = join(dir, 'unused-flags.md');
+    const r = await cli([
+      'report',
+      join(dir, 'ref.speedmatrix.json'),
+      '--gpu-price',
+      '2.5',
+      '--paper',
+      'letter',
+      '--out',
+      out,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      'speedmatrix report: --gpu-price is used only with --metric cost-per-million; ignored.\n' +
+        'speedmatrix report: --paper is for PDF reports; ignored for Markdown.\n',
+    );
+    const quiet = await cli([
+      'report',
+      join(dir, 'ref.speedmatrix.json'),
+      '--format',
+      'html',
+      '--out',
+      join(dir, 'q.html'),
+    ]);
+    expect(quiet.stderr).toBe('');
   });
 
   it('says how to get Chromium when there is none', async () => {

@@ -199,7 +199,7 @@ describe('launchOptionsFromCommand (speedmatrix serve -- CMD)', () => {
       "speedmatrix sim serve fara --host 127.0.0.1 --port 8123 --api-key '<redacted>' --sim-speed 5 --max-model-len 64k",
     );
     expect(buildLaunch(launchOptionsFromCommand(['sim', 'serve', '--port', '9000'], {})).display).toBe(
-      'speedmatrix sim serve --host 0.0.0.0 --port 9000',
+      'speedmatrix sim serve --host 127.0.0.1 --port 9000',
     );
     // The last --port wins, as with argparse.
     expect(launchOptionsFromCommand(['vllm', 'serve', 'm', '--port', '1', '--port=2'], {}).port).toBe(2);

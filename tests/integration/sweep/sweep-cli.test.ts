@@ -140,7 +140,7 @@ describe('speedmatrix sweep', () => {
 
     const r = await runCli(['sweep', '--resume', dir], { timeoutMs: 240_000 });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Sweep plan: 1 of 2 variants to run \(1 server starts\)/);
+    expect(r.stdout).toMatch(/Sweep plan: 1 of 2 variants to run \(1 server start\)/);
     expect(r.stdout).not.toContain('Variant A');
     expect(readFileSync(join(dir, 'max-num-seqs-8.speedmatrix.json'), 'utf8')).toBe(first);
     expect(existsSync(join(dir, 'max-num-seqs-16.speedmatrix.json'))).toBe(true);

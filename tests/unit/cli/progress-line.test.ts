@@ -47,18 +47,38 @@ describe('the progress bar line', () => {
 
   it('120 columns: the bar, the cell, live figures and the ETA', () => {
     const last = tty(120, [planned, start, sample]).pop()!;
-    expect(last).toMatch(/^\[####\.+\] cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  16 active  ETA \d+ min \d+ s$/);
+    expect(last).toMatch(
+      /^\[####\.+\] cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  16 active  ETA (\d+ min )?\d+ s$/,
+    );
   });
 
-  it('60 columns: the bar goes, then the middle is cut; the ETA stays whole', () => {
+  it('60 columns: the bar goes, then whole fields, the least useful first; no number is cut', () => {
     const last = tty(60, [planned, start, sample]).pop()!;
     expect(last.length).toBeLessThanOrEqual(59);
-    expect(last).toMatch(/^cell 2\/6  32K × 16.*….*16 active  ETA \d+ min \d+ s$/);
+    expect(last).toMatch(/^cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  ETA (\d+ min )?\d+ s$/);
+    const narrower = tty(48, [planned, start, sample]).pop()!;
+    expect(narrower).toMatch(/^cell 2\/6  32K × 16  2,412\.5 tok\/s  ETA (\d+ min )?\d+ s$/);
+  });
+
+  it('the ETA counts down while a cell is measured', () => {
+    const slow = planRun(
+      { contexts: [8192], concurrency: [1, 2], prefillContexts: [], secondsPerMeasurement: 120 },
+      { maxModelLen: 65536, kvBudget: kv },
+    );
+    const first: BenchEvent = { type: 'cell-start', context: 8192, concurrency: 1, index: 1, total: 2, etaSeconds: 0 };
+    const at = { ...sample, context: 8192, concurrency: 1 };
+    const etas = tty(120, [{ ...planned, plan: slow }, first, at, at, at, at, at, at])
+      .filter((l) => l.startsWith('['))
+      .map((l) => /ETA (.*)$/.exec(l)![1]);
+    // Half a second between events: three seconds of measuring show three seconds less.
+    expect(new Set(etas).size).toBeGreaterThanOrEqual(3);
+    expect(etas.at(-1)).not.toBe(etas[1]);
   });
 
   it('very narrow: the cell count and the ETA, then the ETA alone', () => {
-    expect(fitLine('[##..]', 'cell 2/6', 'a long middle part', 'ETA 1 min 5 s', 26)).toBe('cell 2/6  ETA 1 min 5 s');
-    expect(fitLine('[##..]', 'cell 2/6', 'a long middle part', 'ETA 1 min 5 s', 14)).toBe('ETA 1 min 5 s');
+    const middle = [{ text: 'a long middle part', keep: 0 }];
+    expect(fitLine('[##..]', 'cell 2/6', middle, 'ETA 1 min 5 s', 26)).toBe('cell 2/6  ETA 1 min 5 s');
+    expect(fitLine('[##..]', 'cell 2/6', middle, 'ETA 1 min 5 s', 14)).toBe('ETA 1 min 5 s');
   });
 
   it('the normal end of a cell reads "finishing"; after a stop it reads "cancelling"', () => {

@@ -175,3 +175,24 @@ describe('import: text of a speed test matrix web page', () => {
     }
   });
 });
+
+describe('import: the CPU line of the Hardware block', () => {
+  const withCpu = (cpu: string) => reference().replace('- OS\n- linux\n', `- OS\n- linux\n- CPU\n- ${cpu}\n`);
+
+  it('keeps the core count of "(14C)" and of "(32 cores, 64 threads)", and the threads where given', () => {
+    const short = importText(withCpu('Intel Xeon E5-2680 v4 (14C)'), 'page.txt');
+    if (!short.ok) throw new Error(short.error);
+    expect(short.data.hardware.cpu).toEqual({ model: 'Intel Xeon E5-2680 v4', cores: 14, threads: null });
+    const long = importText(withCpu('AMD EPYC 9355 (32 cores, 64 threads)'), 'page.txt');
+    if (!long.ok) throw new Error(long.error);
+    expect(long.data.hardware.cpu).toEqual({ model: 'AMD EPYC 9355', cores: 32, threads: 64 });
+  });
+
+  it('round-trips through SpeedMatrix’s own Markdown report', () => {
+    const first = importText(withCpu('Intel Xeon E5-2680 v4 (14C)'), 'page.txt');
+    if (!first.ok) throw new Error(first.error);
+    const again = importText(renderMarkdownReport(first.data), 'report.md');
+    if (!again.ok) throw new Error(again.error);
+    expect(again.data.hardware.cpu).toEqual({ model: 'Intel Xeon E5-2680 v4', cores: 14, threads: null });
+  });
+});

@@ -88,3 +88,20 @@ describe('atomic save with a briefly locked file', () => {
     expect(readFileSync(join(dir, 'b.json'), 'utf8')).toBe('x');
   });
 });
+
+describe('a save that cannot be made', () => {
+  it('names the file asked for and the cause in words, never the temp file it wrote through', async () => {
+    const plain = join(dir, 'plain.txt');
+    writeFileSync(plain, 'x');
+    const under = await writeFileAtomic(join(plain, 'r.md'), 'x');
+    expect(under).toEqual({
+      ok: false,
+      error: `Could not save ${join(plain, 'r.md')}: part of the path is a file, not a folder.`,
+    });
+    const lock = lockedFor(1, 'EXDEV');
+    const odd = await writeFileAtomic(join(dir, 'c.md'), 'x', { platform: 'linux', rename: lock.fn });
+    expect(odd.ok).toBe(false);
+    if (!odd.ok) expect(odd.error).toBe(`Could not save ${join(dir, 'c.md')}: EXDEV: operation not permitted.`);
+    expect(tmpFiles()).toEqual([]);
+  });
+});

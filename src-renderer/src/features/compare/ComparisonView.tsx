@@ -143,7 +143,7 @@ function BestPerCell({ sweep, entries }: { sweep: SweepModel; entries: Compariso
           <tbody>
             {sweep.best.rows.map((row, i) => (
               <tr key={sweep.best.contexts[i]}>
-                <th scope="row">{fmtContext(sweep.best.contexts[i])}</th>
+                <th scope="row">{fmtContext(sweep.best.contexts[i], sweep.best.contexts)}</th>
                 {row.map((b) => {
                   const e = b.entry === null ? null : entries[b.entry];
                   return (

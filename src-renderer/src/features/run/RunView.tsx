@@ -7,6 +7,7 @@ import { PrefillChart } from '../../charts/PrefillChart';
 import type { PlanView, RunPhase } from '@shared/ipc/contract';
 import {
   fmtContext,
+  fmtContexts,
   fmtDuration,
   fmtPercent,
   fmtSeconds,
@@ -239,7 +240,7 @@ export function RunView() {
             {shownRun ? 'A new run: ' : ''}
             {runnable} of {plural(plan.cells.length, 'cell')} to run
             {form.repeat > 1 ? `, ${form.repeat} times each` : ''} · prefill at{' '}
-            {plan.prefillContexts.length ? plan.prefillContexts.map(fmtContext).join(', ') : 'no context'} · about{' '}
+            {plan.prefillContexts.length ? fmtContexts(plan.prefillContexts).join(', ') : 'no context'} · about{' '}
             {fmtDuration(plan.etaSeconds)} in total
           </span>
         )}
