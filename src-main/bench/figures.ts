@@ -67,7 +67,7 @@ export function completedInWindow(streams: readonly StreamTimes[], w: Window): n
 }
 
 /** A request's own time between tokens, server seconds; null below two tokens. */
-function ownTimeBetweenTokens(s: StreamTimes, clock: ServerClock): number | null {
+export function ownTimeBetweenTokens(s: StreamTimes, clock: ServerClock): number | null {
   if (s.tokens < 2 || s.lastTokenAt <= s.firstTokenAt) return null;
   return clock.seconds(s.lastTokenAt - s.firstTokenAt) / (s.tokens - 1);
 }
