@@ -1,0 +1,36 @@
+/**
+ * The results site's script (site-script.ts and what it imports: the comparison model and
+ * renderer) bundled for the browser, once per process. esbuild comes with tsx, a runtime
+ * dependency; it bundles from the TypeScript sources, which both the source and the built CLI
+ * find under the project root. See docs/site.md.
+ */
+import { join } from 'node:path';
+import { projectRoot } from '../runtime/node-entry';
+
+const SITE_SCRIPT_SOURCE = 'src-main/report/site-script.ts';
+
+let bundled: Promise<string> | null = null;
+
+async function bundle(): Promise<string> {
+  const { build } = await import('esbuild');
+  const out = await build({
+    entryPoints: [join(projectRoot(), SITE_SCRIPT_SOURCE)],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+    legalComments: 'none',
+  });
+  return out.outputFiles[0].text;
+}
+
+export function siteScript(): Promise<string> {
+  bundled ??= bundle().catch((e: unknown) => {
+    bundled = null;
+    throw new Error(`Could not build the site's script from ${SITE_SCRIPT_SOURCE}: ${(e as Error).message}`);
+  });
+  return bundled;
+}
