@@ -15,6 +15,9 @@ export const RUNS_FOLDER = 'runs';
 export const RUN_DATA = 'data.js';
 export const RUN_PAGE = 'index.html';
 
+/** The performance mark the index's script sets once sorting and filtering work. */
+export const INDEX_READY = 'speedmatrix-index-ready';
+
 export const runPageHref = (id: string): string => `${RUNS_FOLDER}/${id}/${RUN_PAGE}`;
 
 /** What the index adds to the report's stylesheet: the filter bar, sort buttons, print. */
@@ -58,16 +61,17 @@ function runCell(r: SiteRun): string {
   return `<td class="run">${link}${marks}<span class="source">${esc(r.source)}</span>${error}</td>`;
 }
 
+/** A cell; the value it sorts by is written beside it only when it is not the text shown. */
+function cell(c: SiteColumn, r: SiteRun): string {
+  const v = c.value(r);
+  const text = c.text(r);
+  const sortBy = v === null ? '' : String(v);
+  return `<td${c.kind === 'text' ? ' class="text"' : ''}${sortBy === text ? '' : ` data-v="${esc(sortBy)}"`}>${esc(text)}</td>`;
+}
+
 function row(r: SiteRun): string {
-  const filters = SITE_COLUMNS.filter((c) => c.filter)
-    .map((c) => ` data-${c.key}="${esc(c.text(r))}"`)
-    .join('');
   const pick = `<td class="pick"><input type="checkbox" value="${esc(r.id)}" aria-label="Select ${esc(r.source)} to compare"${r.error ? ' disabled' : ''}></td>`;
-  const cells = SITE_COLUMNS.map((c) => {
-    const v = c.value(r);
-    return `<td${c.kind === 'text' ? ' class="text"' : ''} data-v="${esc(v === null ? '' : String(v))}">${esc(c.text(r))}</td>`;
-  }).join('');
-  return `<tr data-id="${esc(r.id)}"${filters}>${pick}${runCell(r)}${cells}</tr>`;
+  return `<tr>${pick}${runCell(r)}${SITE_COLUMNS.map((c) => cell(c, r)).join('')}</tr>`;
 }
 
 function filterSelect(c: SiteColumn, runs: readonly SiteRun[]): string {

@@ -62,7 +62,7 @@ function visibleRows(page: Page): Promise<Record<string, string>[]> {
         const row: Record<string, string> = { run: tr.cells[1].querySelector('a, :first-child')!.textContent! };
         row.marks = [...tr.cells[1].querySelectorAll('.mark')].map((m) => m.textContent).join(' ');
         keys.forEach((k, i) => {
-          if (k) row[k] = tr.cells[i].dataset.v!;
+          if (k) row[k] = tr.cells[i].dataset.v ?? tr.cells[i].textContent!;
         });
         return row;
       });
