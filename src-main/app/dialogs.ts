@@ -21,10 +21,10 @@ export function electronDialogs(window: () => BrowserWindow | null): Dialogs {
       const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
       return r.canceled ? null : (r.filePaths[0] ?? null);
     },
-    async chooseFolder() {
+    async chooseFolder(title = 'Sweep folder') {
       const win = window();
-      // One dialog for a sweep folder to open and for the (empty) folder a new sweep goes to.
-      const opts = { title: 'Sweep folder', properties: ['openDirectory' as const] };
+      // One dialog for a sweep folder to open, the (empty) folder a new sweep goes to, and a results site's folders.
+      const opts = { title, properties: ['openDirectory' as const] };
       const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
       return r.canceled ? null : (r.filePaths[0] ?? null);
     },

@@ -36,6 +36,7 @@ import { CoreEvents } from './emitter';
 import { RecentFiles } from './recent-files';
 import { RunControl } from './run-control';
 import { ServerControl } from './server-control';
+import { publishSite } from './site-control';
 import { SweepControl } from './sweep-control';
 import { TelemetryControl } from './telemetry-control';
 import { LaunchedRegistry } from '../server/launched-registry';
@@ -233,6 +234,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'compare:open-sessions': (paths?: string[]) => comparisons.openSessions(paths),
     'compare:get': async () => comparisons.view(),
     'compare:export': (format, path?: string) => comparisons.export(format, writablePath(path)),
+    'site:publish': (from?: string, to?: string) => publishSite(opts.dialogs ?? null, from, writablePath(to)),
     'shell:open-external': async (url: string) => {
       if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p)))
         throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);

@@ -29,8 +29,11 @@ export interface Dialogs {
   chooseOpenPath(): Promise<string | null>;
   /** A path to save to (the extension is added when missing), or null when cancelled. */
   chooseSavePath(defaultName: string, kind: 'session' | 'markdown' | 'html' | 'pdf'): Promise<string | null>;
-  /** A folder: a sweep to open, or the one a new sweep goes to (made if missing); null when cancelled. */
-  chooseFolder?(): Promise<string | null>;
+  /**
+   * A folder: a sweep to open, the one a new sweep goes to (made if missing), the runs and the
+   * folder of a results site; `title` says which. Null when cancelled.
+   */
+  chooseFolder?(title?: string): Promise<string | null>;
   /** Several files to open together (sessions to compare), or null when cancelled. */
   chooseOpenPaths?(): Promise<string[] | null>;
 }
