@@ -26,8 +26,11 @@ let sweepDir: string;
 let browser: Browser;
 
 /** A page that may load only file:// URLs; it records errors, CSP violations and refused requests. */
-async function offlinePage(url: string): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+async function offlinePage(
+  url: string,
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme });
   const problems: string[] = [];
   await context.route('**/*', (route) => {
     const u = route.request().url();
@@ -46,8 +49,11 @@ async function offlinePage(url: string): Promise<{ page: Page; problems: string[
 
 const indexUrl = () => pathToFileURL(join(site, 'index.html')).href;
 
-async function openIndex(hash = ''): Promise<{ page: Page; problems: string[] }> {
-  const opened = await offlinePage(indexUrl() + hash);
+async function openIndex(
+  hash = '',
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<{ page: Page; problems: string[] }> {
+  const opened = await offlinePage(indexUrl() + hash, colorScheme);
   await opened.page.waitForSelector('body[data-ready="true"]');
   return opened;
 }
@@ -148,6 +154,29 @@ describe.skipIf(!hasChromium)('the results site in Chromium, offline from file:/
     expect((await visibleRows(linked.page)).map((r) => r.run)).toEqual(['demo.speedmatrix.json']);
     expect(await linked.page.locator('select[data-filter="gpu"]').inputValue()).toBe('H200 141GB');
     expect([...problems, ...linked.problems]).toEqual([]);
+  });
+
+  it('filters by free text, reads light on dark in dark mode, and prints the table without its controls', async () => {
+    const { page, problems } = await openIndex('', 'dark');
+    await page.locator('input[data-filter="q"]').fill('benchmark_results');
+    expect((await visibleRows(page)).map((r) => r.run)).toEqual(['benchmark_results.json']);
+    expect(new URL(page.url()).hash).toBe('#q=benchmark_results');
+    const colours = await page.evaluate(() => {
+      const cs = (el: Element) => getComputedStyle(el);
+      const td = document.querySelector('#runs tbody td.text')!;
+      return { bg: cs(document.documentElement).backgroundColor, fg: cs(td).color };
+    });
+    const luminance = (rgb: string) => {
+      const [r, g, b] = rgb.match(/\d+/g)!.map(Number);
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    expect(luminance(colours.bg)).toBeLessThan(60);
+    expect(luminance(colours.fg)).toBeGreaterThan(180);
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.locator('form.filters').isVisible()).toBe(false);
+    expect(await page.locator('#runs th.pick').isVisible()).toBe(false);
+    expect(await page.locator('#runs').isVisible()).toBe(true);
+    expect(problems).toEqual([]);
   });
 
   it("opens a run's page: the exported HTML report, a link back to the index and the session file to download", async () => {
