@@ -9,6 +9,7 @@ import { describe, expect } from 'vitest';
 import { openSessionOrImport } from '../../../src-main/importers/open';
 import { buildSite, runIdOf } from '../../../src-main/report/site';
 import { serializeSession } from '../../../src-main/session/write';
+import { runCli } from '../../helpers/cli';
 import { tempTest as it } from '../../helpers/fixtures';
 import { sampleSession } from '../../helpers/sample-session';
 
@@ -92,5 +93,19 @@ describe('the results site rebuilt on the same folder', () => {
       [join(basename(root), 'benchmark_results.json'), false],
     ]);
     expect(built.runs[1].error).toMatch(/not valid JSON.*truncated/);
+  });
+
+  it('the command: no site folder is a usage error; a folder that is not there is named and fails', async ({
+    tempDir,
+  }) => {
+    const root = tempDir('sm-site-');
+    const usage = await runCli(['site', root]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("required option '-o, --out <dir>' not specified");
+    const missing = join(root, 'nope');
+    const r = await runCli(['site', missing, '-o', join(root, 'site')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`speedmatrix site: ${missing}: no such file or folder`);
+    expect(r.stdout).toContain('Built the site of 0 runs');
   });
 });
