@@ -42,20 +42,28 @@ function variant(base: Session, i: number): Session {
   return s;
 }
 
-async function timeIndex(site: string): Promise<{ interactive: number; sort: number }> {
+/** Loads of the index: the first in a browser just started, then with the browser open. */
+const LOADS = 4;
+
+async function timeIndex(site: string): Promise<{ interactive: number[]; sort: number }> {
   const browser = await launchChromium();
   try {
-    const page = await browser.newPage();
-    await page.route('**/*', (r) => (r.request().url().startsWith('file://') ? r.continue() : r.abort()));
-    await page.goto(pathToFileURL(join(site, 'index.html')).href);
-    await page.waitForSelector('body[data-ready="true"]');
-    // From the start of navigation to the script having set the table up (sorting, filters).
-    const interactive = await page.evaluate((mark) => performance.getEntriesByName(mark)[0].startTime, INDEX_READY);
-    const sort = await page.evaluate(() => {
-      const t0 = performance.now();
-      document.querySelector<HTMLButtonElement>('th[data-key="decodeSingle"] button')!.click();
-      return performance.now() - t0;
-    });
+    const interactive: number[] = [];
+    let sort = Number.NaN;
+    for (let i = 0; i < LOADS; i++) {
+      const page = await browser.newPage();
+      await page.route('**/*', (r) => (r.request().url().startsWith('file://') ? r.continue() : r.abort()));
+      await page.goto(pathToFileURL(join(site, 'index.html')).href);
+      await page.waitForSelector('body[data-ready="true"]');
+      // From the start of navigation to the script having set the table up (sorting, filters).
+      interactive.push(await page.evaluate((mark) => performance.getEntriesByName(mark)[0].startTime, INDEX_READY));
+      sort = await page.evaluate(() => {
+        const t0 = performance.now();
+        document.querySelector<HTMLButtonElement>('th[data-key="decodeSingle"] button')!.click();
+        return performance.now() - t0;
+      });
+      await page.close();
+    }
     return { interactive, sort };
   } finally {
     await browser.close();
@@ -85,7 +93,8 @@ export async function siteFigure(): Promise<Row[]> {
     return [
       row(f, `${RUNS} sessions: build from nothing`, spread([build]), 's', 1, { text: '< 30 s', ok: (v) => v < 30 }),
       row(f, `${RUNS} sessions: rebuild, nothing changed`, spread([rebuild]), 's', 1),
-      row(f, 'index interactive in Chromium (file://)', spread([index.interactive]), 'ms', 0, {
+      row(f, 'index interactive, browser just started (file://)', spread(index.interactive.slice(0, 1)), 'ms', 0),
+      row(f, 'index interactive, browser open (file://)', spread(index.interactive.slice(1)), 'ms', 0, {
         text: '< 1,000 ms',
         ok: (v) => v < 1000,
       }),
