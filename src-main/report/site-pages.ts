@@ -22,9 +22,7 @@ export const runPageHref = (id: string): string => `${RUNS_FOLDER}/${id}/${RUN_P
 
 /** What the index adds to the report's stylesheet: the filter bar, sort buttons, print. */
 const SITE_CSS = `
-main.report.site, .site main.report { max-width: none; }
-.site-nav { max-width: 1100px; margin: 0 auto; padding: 16px 32px 0; font-size: 13px; }
-.site-nav a { color: var(--accent); }
+body[data-page="index"] main.report { max-width: none; }
 .filters { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: end; margin: 12px 0; }
 .filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 2px; }
 .filters select, .filters input, .filters button { font: inherit; font-size: 13px; color: var(--fg); background: var(--bg); border: 1px solid var(--rule); border-radius: 4px; padding: 3px 6px; }
@@ -42,7 +40,7 @@ table.site-index a { color: var(--accent); }
 .run-error { color: #b3402a; }
 @media (prefers-color-scheme: dark) { .run-error { color: #f08a73; } }
 @media print {
-  .filters, .pick, .site-nav { display: none; }
+  .filters, .pick { display: none; }
   table.site-index td { white-space: normal; }
 }
 `;
@@ -112,7 +110,7 @@ export function renderSiteIndex(runs: readonly SiteRun[]): string {
 export function siteNav(up: number, download?: { href: string; name: string }): string {
   const root = '../'.repeat(up);
   const file = download ? ` · <a href="${esc(download.href)}" download>Download ${esc(download.name)}</a>` : '';
-  return `<nav class="site-nav" style="max-width:1100px;margin:0 auto;padding:16px 32px 0;font-size:13px"><a href="${root}${INDEX_PAGE}">← All runs</a>${file}</nav>`;
+  return `<nav class="site-nav"><a href="${root}${INDEX_PAGE}">← All runs</a>${file}</nav>`;
 }
 
 /** The comparison page before the script fills it: what it is waiting for, or why it cannot. */
