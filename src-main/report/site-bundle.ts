@@ -1,8 +1,9 @@
 /**
  * The results site's script (site-script.ts and what it imports: the comparison model and
  * renderer) bundled for the browser, once per process. esbuild comes with tsx, a runtime
- * dependency, and is loaded from the project's node_modules; it bundles from the TypeScript sources, which both the source and the built CLI
- * find under the project root. See docs/site.md.
+ * dependency, and is loaded from the project's node_modules; it bundles from the TypeScript
+ * sources, which the source and the built CLI (and app) both find under the project root.
+ * See docs/site.md.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
