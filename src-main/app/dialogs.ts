@@ -47,11 +47,12 @@ export function electronDialogs(window: () => BrowserWindow | null): Dialogs {
     async chooseOpenPaths() {
       return openFiles('Compare sessions (the first is the baseline)', true);
     },
-    async chooseFolder() {
-      // One dialog for a sweep folder to open and for the (empty) folder a new sweep goes to,
-      // which the person may make there and then (createDirectory: macOS; promptToCreate: Windows).
+    async chooseFolder(title = 'Sweep folder') {
+      // One dialog for a sweep folder to open, the (empty) folder a new sweep goes to, and a
+      // results site's folders, which the person may make there and then (createDirectory:
+      // macOS; promptToCreate: Windows).
       const r = await d.open({
-        title: 'Sweep folder',
+        title,
         properties: ['openDirectory', 'createDirectory', 'promptToCreate'],
       });
       return r.canceled ? null : (r.filePaths[0] ?? null);

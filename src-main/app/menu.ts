@@ -1,5 +1,5 @@
 /**
- * The application menu: File (Open, Open Recent, Save, Save As, Export, Quit), Edit (the
+ * The application menu: File (Open, Open Recent, Save, Save As, Export, Publish Site, Quit), Edit (the
  * standard roles, so Cmd/Ctrl+C/V/X/A/Z work in text fields on every platform), View (the four
  * views on Ctrl/Cmd+1..4), Window, Help. Built from a small state so main rebuilds it only when
  * what it shows changes.
@@ -54,6 +54,7 @@ function menuTemplate(
         item('Open…', 'open', 'CmdOrCtrl+O'),
         item('Open Sweep…', 'open-sweep'),
         item('Compare Sessions…', 'compare-sessions'),
+        item('Publish Site…', 'publish-site'),
         {
           label: 'Open Recent',
           submenu: s.recent.length

@@ -14,6 +14,7 @@ import { registerReport } from './commands/report';
 import { registerRun } from './commands/run';
 import { registerServe } from './commands/serve';
 import { registerSim } from './commands/sim';
+import { registerSite } from './commands/site';
 import { registerSweep } from './commands/sweep';
 import { registerValidate } from './commands/validate';
 import { EXIT } from './commands/exit';
@@ -42,6 +43,7 @@ function buildProgram(): Command {
     registerServe,
     registerSim,
     registerSweep,
+    registerSite,
     registerValidate,
   ]) {
     register(program);

@@ -37,6 +37,7 @@ import { RecentFiles } from './recent-files';
 import { RunControl } from './run-control';
 import { ServerControl } from './server-control';
 import { CommandGate, type ConfirmCommands } from './command-gate';
+import { publishSite } from './site-control';
 import { SweepControl } from './sweep-control';
 import { TelemetryControl } from './telemetry-control';
 import { LaunchedRegistry } from '../server/launched-registry';
@@ -248,6 +249,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'compare:open-sessions': (paths?: string[]) => comparisons.openSessions(paths),
     'compare:get': async () => comparisons.view(),
     'compare:export': (format, path?: string) => comparisons.export(format, writablePath(path)),
+    'site:publish': (from?: string, to?: string) => publishSite(opts.dialogs ?? null, from, writablePath(to)),
     'shell:open-external': async (url: string) => {
       if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p)))
         throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);

@@ -48,8 +48,11 @@ export interface Dialogs {
    * (the session's) when given.
    */
   chooseSavePath(defaultName: string, kind: SaveKind, folder?: string | null): Promise<string | null>;
-  /** A folder: a sweep to open, or the one a new sweep goes to (made if missing); null when cancelled. */
-  chooseFolder?(): Promise<string | null>;
+  /**
+   * A folder: a sweep to open, the one a new sweep goes to (made if missing), the runs and the
+   * folder of a results site; `title` says which. Null when cancelled.
+   */
+  chooseFolder?(title?: string): Promise<string | null>;
   /** Several files to open together (sessions to compare), or null when cancelled. */
   chooseOpenPaths?(): Promise<string[] | null>;
 }

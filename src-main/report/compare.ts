@@ -5,7 +5,7 @@
 import type { Session } from '../../src-shared/session/schema';
 import { escapeHtml as esc, escapeMarkdownLine as line, escapeMarkdown as md } from './escape';
 import { fmtContext, fmtContexts, fmtTokPerSec } from '../../src-shared/report/format';
-import { htmlDocument, htmlTable } from './html';
+import { type PageFrame, htmlDocument, htmlTable } from './html';
 import { markdownTable } from './markdown';
 import type { HeatmapModel } from '../../src-shared/report/matrix-model';
 import { simulatedBanner } from '../../src-shared/report/report-model';
@@ -104,7 +104,7 @@ function prefillOverlay(m: ComparisonModel): string {
   });
 }
 
-export function renderCompareHtml(sessions: readonly Session[]): string {
+export function renderCompareHtml(sessions: readonly Session[], frame: PageFrame = {}): string {
   const m = compareSessions(sessions);
   const out: string[] = [
     '<p class="kicker">Speed test matrix comparison</p>',
@@ -118,7 +118,7 @@ export function renderCompareHtml(sessions: readonly Session[]): string {
     ),
   );
   out.push('</ul>', ...compareHtmlSections(m));
-  return htmlDocument(`Comparison: ${m.titles.join(' vs ')}`, out.join('\n'));
+  return htmlDocument(`Comparison: ${m.titles.join(' vs ')}`, out.join('\n'), frame);
 }
 
 /** The comparison's sections (differences, prefill, ratio heatmaps, deltas), as HTML. */

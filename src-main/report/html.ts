@@ -24,20 +24,34 @@ import { SERIES_COLORS } from '../../src-shared/report/scale';
 
 /** Nothing may load or run: styles inline, images only as data: URIs. */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src 'none'; script-src 'none'";
+/** A results-site page (docs/site.md) may run the site's own script file, and nothing else. */
+const SITE_SCRIPT_CSP = CSP.replace("script-src 'none'", "script-src 'self'");
 
-export function htmlDocument(title: string, body: string): string {
+/** Where a page sits in a results site: a navigation line above the report, the site's script. */
+export interface PageFrame {
+  /** HTML placed before the report's <main> (already escaped). */
+  nav?: string;
+  /** Relative URL of the site's script; the page may then run it and only it. */
+  script?: string;
+  /** data-page on <body>, which the site's script reads to know what page it is on. */
+  page?: string;
+}
+
+export function htmlDocument(title: string, body: string, frame: PageFrame = {}): string {
   return [
     '<!doctype html>',
     '<html lang="en">',
     '<head>',
     '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${frame.script ? SITE_SCRIPT_CSP : CSP}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="color-scheme" content="light dark">',
     `<title>${esc(title)}</title>`,
     `<style>${REPORT_CSS}</style>`,
+    ...(frame.script ? [`<script src="${esc(frame.script)}" defer></script>`] : []),
     '</head>',
-    '<body>',
+    frame.page ? `<body data-page="${esc(frame.page)}">` : '<body>',
+    ...(frame.nav ? [frame.nav] : []),
     '<main class="report">',
     body,
     '</main>',
@@ -176,7 +190,7 @@ function bodyOf(r: ReportModel, session: Session): string {
   return out.join('\n');
 }
 
-export function renderHtmlReport(session: Session, options: ReportOptions = {}): string {
+export function renderHtmlReport(session: Session, options: ReportOptions = {}, frame: PageFrame = {}): string {
   const model = buildReportModel(session, options);
-  return htmlDocument(`${model.title} · ${model.kicker}`, bodyOf(model, session));
+  return htmlDocument(`${model.title} · ${model.kicker}`, bodyOf(model, session), frame);
 }

@@ -58,6 +58,8 @@ table.measurements td { white-space: nowrap; }
 .legend li { margin: 2px 0; }
 ul.notes { font-size: 13px; padding-left: 18px; }
 footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
+.site-nav { max-width: 1100px; margin: 0 auto; padding: 16px 32px 0; font-size: 13px; }
+.site-nav a { color: var(--accent); }
 @media screen and (max-width: 800px) { .blocks { grid-template-columns: 1fr; } }
 @media (prefers-color-scheme: dark) {
   .tone-discarded, .tone-failed { color: #f08a73; }
@@ -87,5 +89,6 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
   thead { display: table-header-group; }
   tr, .block, figure { break-inside: avoid; page-break-inside: avoid; }
   footer { font-size: 8pt; }
+  .site-nav { display: none; }
 }
 `;

@@ -29,7 +29,7 @@ interface NodeCommand {
 }
 
 /** The project root: the nearest folder upward that holds package.json. */
-function projectRoot(from: string = __dirname): string {
+export function projectRoot(from: string = __dirname): string {
   let dir = resolve(from);
   for (;;) {
     if (existsSync(join(dir, 'package.json'))) return dir;

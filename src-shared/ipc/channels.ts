@@ -51,6 +51,7 @@ export const bridgeMethods = {
   compareSessions: 'compare:open-sessions',
   getComparison: 'compare:get',
   exportComparison: 'compare:export',
+  publishSite: 'site:publish',
   openExternal: 'shell:open-external',
   writeClipboard: 'clipboard:write-text',
 } as const satisfies Record<string, InvokeChannel>;

@@ -422,10 +422,24 @@ export interface ComparisonView {
   comparison: ComparisonModel | null;
 }
 
+/** A results site built by File > Publish Site… (docs/site.md). */
+export interface PublishedSite {
+  /** The site folder, and its index page to open. */
+  dir: string;
+  index: string;
+  runs: number;
+  /** Runs listed with an error because their file could not be read. */
+  unreadable: number;
+  written: number;
+  kept: number;
+  removed: number;
+}
+
 export type MenuCommand =
   | 'open'
   | 'open-sweep'
   | 'compare-sessions'
+  | 'publish-site'
   | 'save'
   | 'save-as'
   | 'export-markdown'
@@ -481,6 +495,8 @@ export const invokeArgs = {
   /** The open comparison, or null. */
   'compare:get': z.tuple([]),
   'compare:export': z.tuple([ComparisonFormatSchema, optionalPath]),
+  /** Build a results site from the runs under a folder into a site folder; folder dialogs ask for those absent. */
+  'site:publish': z.tuple([optionalPath, optionalPath]),
   'shell:open-external': z.tuple([z.string().url().max(2000)]),
   /** Text for the system clipboard, written by main (the page holds no clipboard permission). */
   'clipboard:write-text': z.tuple([z.string().max(100_000)]),
@@ -524,6 +540,7 @@ export interface InvokeResults {
   'compare:open-sessions': ComparisonView;
   'compare:get': ComparisonView | null;
   'compare:export': { file: string };
+  'site:publish': PublishedSite;
   'shell:open-external': true;
   'clipboard:write-text': true;
 }

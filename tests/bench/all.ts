@@ -7,6 +7,7 @@
  *   BENCH_SOAK_SECONDS=600 npm run bench   the full 10-minute worker soak
  *   BENCH_ONLY=absorb,truth npm run bench  a subset (ids below); figure ids given as arguments do the same
  *   npm run bench:client                   the client's figures: absorb, truth, orchestration
+ *   npm run bench:site                     the results site: 500 sessions built, the index in Chromium
  * More knobs in tests/bench/lib/config.ts.
  */
 import { absorbFigure } from './figures/absorb';
@@ -16,6 +17,7 @@ import { promptsFigure } from './figures/prompts';
 import { rendererFigure } from './figures/renderer';
 import { sessionFileFigure } from './figures/session-file';
 import { simFigure } from './figures/sim';
+import { siteFigure } from './figures/site';
 import { soakFigure } from './figures/soak';
 import { truthFigure } from './figures/truth';
 import { BENCH } from './lib/config';
@@ -31,6 +33,7 @@ const FIGURES: Array<[string, () => Promise<Row[]>]> = [
   ['soak', soakFigure],
   ['sim', simFigure],
   ['cli', cliStartupFigure],
+  ['site', siteFigure],
 ];
 
 async function main(): Promise<void> {

@@ -380,6 +380,9 @@ export function runMenuCommand(cmd: MenuCommand): void {
     case 'compare-sessions':
       void compareSessions();
       break;
+    case 'publish-site':
+      void publishSite();
+      break;
     default:
       st().setView(cmd.slice('view-'.length) as 'hardware');
   }
@@ -425,4 +428,22 @@ export async function exportComparison(format: ComparisonFormat): Promise<void> 
     st().setLastExport(r.data.file);
     st().pushNotice({ level: 'info', message: `Exported ${r.data.file}` });
   } else if (r.code !== 'cancelled') st().pushNotice({ level: 'error', message: r.error });
+}
+
+// ----- results site -----
+
+/** File > Publish Site…: folder dialogs ask for the runs and the site folder; a notice says what was built. */
+export async function publishSite(from?: string, to?: string): Promise<void> {
+  const r = await call(bridgeOrThrow().publishSite(from, to));
+  if (r.ok) {
+    const d = r.data;
+    const unreadable = d.unreadable
+      ? ` ${d.unreadable} file${d.unreadable === 1 ? '' : 's'} could not be read (listed in the index).`
+      : '';
+    st().pushNotice({
+      level: d.unreadable ? 'warn' : 'info',
+      message: `Published ${d.runs} run${d.runs === 1 ? '' : 's'} to ${d.index} (${d.written} written, ${d.kept} unchanged, ${d.removed} removed).${unreadable}`,
+    });
+  } else if (r.code !== 'cancelled')
+    st().pushNotice({ level: 'error', message: `Could not publish the site: ${r.error}` });
 }
