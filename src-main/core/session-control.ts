@@ -5,9 +5,9 @@
  * replacement of the whole session is marked (`replaced`): the page fetches the session then,
  * and takes a run's cells and prefill points from its run updates (docs/ipc.md).
  */
-import { open as openFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { importFile, importText } from '../importers';
+import { startsLikeJson } from '../importers/open';
 import type { CellRef, SessionMeta, SessionView } from '../../src-shared/ipc/contract';
 import { readSessionFile, parseSessionText } from '../session/read';
 import {
@@ -241,20 +241,5 @@ export class SessionControl {
     const chosen = await choose();
     if (!chosen) throw new CancelledError();
     return chosen;
-  }
-}
-
-/** Whether a file's first bytes look like JSON (else it may be a report text to import). */
-async function startsLikeJson(file: string): Promise<boolean> {
-  try {
-    const fh = await openFile(file, 'r');
-    try {
-      const { buffer, bytesRead } = await fh.read(Buffer.alloc(1024), 0, 1024, 0);
-      return /^\s*[{[]/.test(buffer.subarray(0, bytesRead).toString('utf8'));
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    return true;
   }
 }
