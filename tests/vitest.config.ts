@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
 /** Suites of pure code on real files, with no process, server or browser: a failure is never a scheduling stall. */
 const PURE = [
   'tests/unit/{renderer,importers}/**/*.test.ts',
-  'tests/unit/report/{markdown,html,compare,launch-line,cell-metrics,confidence,slo,failed-display,repeat-report}.test.ts',
+  'tests/unit/report/{markdown,html,compare,launch-line,cell-metrics,cell-difference,confidence,slo,failed-display,repeat-report}.test.ts',
   'tests/unit/server/{engine-facts,failures,launch,log-parse,vllm-versions}.test.ts',
   'tests/unit/hardware/{nvidia-smi-parse,h200-fixture,telemetry-summary}.test.ts',
   'tests/unit/bench/{loop-detector,plan,plan-engine-limits,progress,repeat,scout-deadline,sse,stats-status-metrics}.test.ts',

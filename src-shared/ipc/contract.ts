@@ -285,6 +285,8 @@ export interface SweepPlanFigures {
   /** Cells each variant runs at most: Over capacity is known only once its server is up. */
   cellsPerVariant: number;
   cells: number;
+  /** Cells planned as Requests queued: above their variant's running-request cap (--max-num-seqs). */
+  queuedCells: number;
   secondsPerVariant: number;
   /** Measuring time of the variants to run, server starts left out. */
   measuringSeconds: number;

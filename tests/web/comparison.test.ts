@@ -15,7 +15,7 @@ import { renderMarkdownReport } from '../../src-main/report/markdown';
 import { compareSessions as compareModel, fmtRatio } from '../../src-shared/report/compare-model';
 import { divergingColor } from '../../src-shared/report/matrix-model';
 import { parseTargets } from '../../src-shared/report/slo';
-import { buildSweepModel } from '../../src-shared/report/sweep-model';
+import { bestLabel, buildSweepModel } from '../../src-shared/report/sweep-model';
 import type { Session } from '../../src-shared/session/schema';
 import { webTest as it } from '../helpers/fixtures';
 import { SWEEP_FILES, makeSweepFolder } from '../unit/compare/real-sweep';
@@ -87,20 +87,28 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     for (const row of model.best.rows)
       for (const b of row) {
         const cell = best.locator(`[data-cell="${b.context}x${b.concurrency}"]`);
-        expect(await cell.getAttribute('data-best')).toBe(b.entry === null ? '' : model.labels[b.entry]);
+        expect(await cell.getAttribute('data-best')).toBe(b.entry === null ? '' : bestLabel(model, b));
       }
-    expect(await best.locator('[data-cell="8192x8"]').innerText()).toMatch(
+    expect(await best.locator('[data-cell="8192x16"]').innerText()).toMatch(
       /^D · --max-model-len=32768 --max-num-seqs=16\s+[\d,.]+ tok\/s$/,
     );
 
-    // D over C, drawn in the report's colours; C's queued cell says why it has no ratio.
-    const ratio = compareModel([few, many]).decode[0].rows[0][0].ratio as number;
+    // D over C, drawn in the report's colours; at 16 requests D is about 3× C, whose status is named beside it.
+    const compared = compareModel([few, many], ['C', 'D']).decode[0];
+    const ratio = compared.rows[0][0].ratio as number;
     const map = page.getByTestId('ratio-map');
     expect(await map.getAttribute('data-label')).toBe('D / C');
     const one = map.locator('[data-cell="8192x1"]');
     expect(await one.innerText()).toBe(fmtRatio(ratio));
     expect(await one.evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(rgb(divergingColor(ratio)));
-    expect(await map.locator('[data-cell="8192x8"]').innerText()).toBe('C: Requests queued');
+    const at16 = compared.rows[0][1].ratio as number;
+    expect(at16).toBeGreaterThan(2.5);
+    expect(await map.locator('[data-cell="8192x16"]').innerText()).toBe(`${fmtRatio(at16)}\nC: Requests queued`);
+    // The verdict at the top says it in words.
+    const verdict = page.getByTestId('comparison-verdict');
+    expect(await verdict.locator('li[data-label="D / C"] > strong').innerText()).toBe(compared.verdict);
+    expect(await verdict.innerText()).toContain(compared.contextVerdicts[0]);
+    expect(compared.contextVerdicts[0]).toMatch(/D is \d\.\d\d× faster at 16 requests \(C: Requests queued\)/);
     expect(await tableRows(page, 'comparison-differences')).toEqual([['Launch', '--max-num-seqs', '4', '16', '≠']]);
     expect((await tableRows(page, 'comparison-prefill'))[0][0]).toBe('8K');
     // Prefill overlaid: one line per variant that ran.
@@ -135,8 +143,8 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     await toResults(page);
     await chooseSweep(page, bridge.dialogs, sweepDir);
     await page.getByTestId('ratio-map').waitFor({ timeout: 15_000 });
-    // Status cells take the theme's colours, not the light report's greys.
-    const queued = page.getByTestId('ratio-map').locator('[data-cell="8192x8"]');
+    // The page takes the theme's colours, not the light report's greys.
+    const queued = page.getByTestId('ratio-map').locator('[data-cell="8192x16"]');
     expect(await queued.evaluate((td) => getComputedStyle(td).backgroundColor)).not.toBe('rgb(239, 239, 239)');
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(20, 23, 28)');
     await shot(page, '61-comparison-sweep-dark');

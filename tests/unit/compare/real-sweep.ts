@@ -1,8 +1,8 @@
 /**
  * A sweep folder made the way a person makes one: the real `speedmatrix sweep` CLI on the
  * simulator, four variants of which two cannot start (a max_model_len above the model's) and
- * two run 8K × 1 and 8K × 8, where four sequences at once leave requests queued and sixteen
- * do not. About 20 s.
+ * two run 8K × 1 and 8K × 16, where four sequences at once leave requests queued and sixteen
+ * do not (about 3× the total tok/s). About 25 s.
  */
 import { join } from 'node:path';
 import { readSessionFile } from '../../../src-main/session/read';
@@ -41,13 +41,13 @@ export async function makeSweepFolder(root: string): Promise<RealSweep> {
       '--contexts',
       '8k',
       '--concurrency',
-      '1,8',
+      '1,16',
       '--prefill-contexts',
       '8k',
       '--duration',
       '10',
       '--max-output',
-      '2048',
+      '1024',
       '--sim-speed',
       '10',
       '--out-dir',

@@ -15,7 +15,7 @@ import { plural } from '@shared/report/format';
 
 /** The plan in words: the same figures as the CLI's plan line. */
 export function planWords(p: SweepPlanFigures): string {
-  return `${p.toRun} of ${plural(p.variants, 'variant')} to run · ${plural(p.serverStarts, 'server start')} · up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all; Over capacity is known once each server is up) · about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts`;
+  return `${p.toRun} of ${plural(p.variants, 'variant')} to run · ${plural(p.serverStarts, 'server start')} · up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all${p.queuedCells ? `, ${p.queuedCells} planned as Requests queued` : ''}; Over capacity is known once each server is up) · about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts`;
 }
 
 function stateWords(v: SweepVariantView): string {
