@@ -149,6 +149,8 @@ export class ProgressPrinter {
   private barShown = false;
   private lastDraw = 0;
   private stopRequested = false;
+  /** When the plan arrived: the elapsed time shown beside the ETA. */
+  private startedMs: number | null = null;
 
   constructor(
     private readonly mode: ProgressMode,
@@ -167,6 +169,7 @@ export class ProgressPrinter {
     this.track(e);
     switch (e.type) {
       case 'plan':
+        this.startedMs = Date.now();
         this.total = measurementsToRun(e.plan);
         this.unit = progressUnit(e.plan);
         this.index = e.alreadyDone;
@@ -261,6 +264,12 @@ export class ProgressPrinter {
     else this.eta?.push(e);
   }
 
+  /** "1 min 5 s elapsed, ETA 40 s": the time so far beside the time left. */
+  private timeText(): string {
+    const eta = `ETA ${fmtDuration(this.etaNow())}`;
+    return this.startedMs === null ? eta : `${fmtDuration((Date.now() - this.startedMs) / 1000)} elapsed, ${eta}`;
+  }
+
   private etaNow(): number | null {
     return this.eta ? this.eta.seconds() : null;
   }
@@ -282,7 +291,7 @@ export class ProgressPrinter {
     if (this.mode !== 'tty') {
       if (force && this.current)
         this.out.write(
-          `... ${this.current}${this.total ? `  (${this.unit} ${Math.min(this.index, this.total)}/${this.total}, ETA ${fmtDuration(this.etaNow())})` : ''}\n`,
+          `... ${this.current}${this.total ? `  (${this.unit} ${Math.min(this.index, this.total)}/${this.total}, ${this.timeText()})` : ''}\n`,
         );
       return;
     }
@@ -297,7 +306,7 @@ export class ProgressPrinter {
       bar,
       count,
       `${this.current}  ${this.live}`,
-      `ETA ${fmtDuration(this.etaNow())}`,
+      this.timeText(),
       (this.out.columns?.() ?? 120) - 1,
     );
     this.out.write(`\r\x1b[2K${text}`);

@@ -47,13 +47,15 @@ describe('the progress bar line', () => {
 
   it('120 columns: the bar, the cell, live figures and the ETA', () => {
     const last = tty(120, [planned, start, sample]).pop()!;
-    expect(last).toMatch(/^\[####\.+\] cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  16 active  ETA \d+ min \d+ s$/);
+    expect(last).toMatch(
+      /^\[####\.+\] cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  16 active  \d+ s elapsed, ETA \d+ min \d+ s$/,
+    );
   });
 
   it('60 columns: the bar goes, then the middle is cut; the ETA stays whole', () => {
     const last = tty(60, [planned, start, sample]).pop()!;
     expect(last.length).toBeLessThanOrEqual(59);
-    expect(last).toMatch(/^cell 2\/6  32K × 16.*….*16 active  ETA \d+ min \d+ s$/);
+    expect(last).toMatch(/^cell 2\/6  32K × 16.*….*16 active  \d+ s elapsed, ETA \d+ min \d+ s$/);
   });
 
   it('very narrow: the cell count and the ETA, then the ETA alone', () => {
