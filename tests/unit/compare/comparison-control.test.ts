@@ -77,7 +77,7 @@ describe('a sweep folder opened as a comparison', () => {
     expect(v.sweep.best).toEqual(expected.best);
     expect(v.sweep.wins).toEqual(expected.wins);
     // Four sequences at once cannot hold sixteen requests: D wins 8K × 16 with its Valid figure.
-    expect(total(few, 16).status).toBe('queued');
+    expect(total(few, 16).status, total(few, 16).reason ?? '').toBe('queued');
     expect(v.sweep.best.rows[0][1]).toMatchObject({
       entry: 3,
       totalTokensPerSecond: total(many, 16).totalTokensPerSecond,

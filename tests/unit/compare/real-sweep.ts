@@ -2,7 +2,7 @@
  * A sweep folder made the way a person makes one: the real `speedmatrix sweep` CLI on the
  * simulator, four variants of which two cannot start (a max_model_len above the model's) and
  * two run 8K × 1 and 8K × 16, where four sequences at once leave requests queued and sixteen
- * do not (about 3× the total tok/s). About 25 s.
+ * do not (about 3× the total tok/s). The simulator at 5×, so a loaded machine keeps up. About 40 s.
  */
 import { join } from 'node:path';
 import { readSessionFile } from '../../../src-main/session/read';
@@ -49,7 +49,7 @@ export async function makeSweepFolder(root: string): Promise<RealSweep> {
       '--max-output',
       '1024',
       '--sim-speed',
-      '10',
+      '5',
       '--out-dir',
       dir,
       '--',
@@ -62,7 +62,7 @@ export async function makeSweepFolder(root: string): Promise<RealSweep> {
       '--port',
       String(port),
       '--sim-speed',
-      '10',
+      '5',
     ],
     { timeoutMs: 240_000 },
   );
