@@ -13,6 +13,7 @@ import { absorbFigure } from './figures/absorb';
 import { cliStartupFigure } from './figures/cli-startup';
 import { orchestrationFigure } from './figures/orchestration';
 import { promptsFigure } from './figures/prompts';
+import { sameServerFigure } from './figures/same-server';
 import { rendererFigure } from './figures/renderer';
 import { sessionFileFigure } from './figures/session-file';
 import { simFigure } from './figures/sim';
@@ -31,6 +32,7 @@ const FIGURES: Array<[string, () => Promise<Row[]>]> = [
   ['soak', soakFigure],
   ['sim', simFigure],
   ['cli', cliStartupFigure],
+  ['same-server', sameServerFigure],
 ];
 
 async function main(): Promise<void> {

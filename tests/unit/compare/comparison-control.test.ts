@@ -96,7 +96,8 @@ describe('a sweep folder opened as a comparison', () => {
     expect(at16).toBeGreaterThan(2.5);
     expect(ratio.rows[0][1]).toMatchObject({ ratio: at16, verdict: 'faster', note: 'C: Requests queued' });
     expect(ratio.contextVerdicts[0]).toMatch(
-      /^At 8K context, D is \d\.\d\d× faster at 16 requests \(C: Requests queued\)(, the same at 1 request)?\.$/,
+      // At 1 request a loaded machine may leave either variant below 0.95 active: then its status shows too.
+      /^At 8K context, D is \d\.\d\d× faster at 16 requests \(C: Requests queued\)(, the same at 1 request( \([^)]+\))?)?\.$/,
     );
     // sweep.md says it at the top and beside the ratio.
     const md = readFileSync(join(sweepDir, 'sweep.md'), 'utf8');
