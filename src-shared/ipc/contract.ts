@@ -242,6 +242,8 @@ export interface RunProgress {
   total: number;
   unit: ProgressUnit;
   etaSeconds: number | null;
+  /** When the run's plan arrived (ms since epoch): the time elapsed is shown beside the ETA. */
+  startedAtMs?: number;
 }
 
 /**

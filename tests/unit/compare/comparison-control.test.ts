@@ -17,7 +17,7 @@ import { parseTargets } from '../../../src-shared/report/slo';
 import type { Session } from '../../../src-shared/session/schema';
 import { SWEEP_FILES, makeSweepFolder } from './real-sweep';
 import { runCli } from '../../helpers/cli';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { REFERENCE_REPORT, ROOT } from '../../helpers/paths';
 
 let root: string;
 let sweepDir: string;
@@ -106,6 +106,21 @@ describe('a sweep folder opened as a comparison', () => {
     expect(md).toContain(`| 8K | ${ratio.rows[0][0].text} | ${ratio.rows[0][1].text} |`);
     expect(ratio.rows[0][1].text).toMatch(/^\d\.\d\d× · C: Requests queued$/);
     expect(v.comparison!.prefill.map((p) => p.context)).toEqual([8192]);
+  });
+
+  it('holds no path of this machine: the sessions record the command as given, not the process that ran it', async () => {
+    const v = await new ComparisonControl(null).openSweep(sweepDir);
+    const texts = [
+      ...[SWEEP_FILES.fewSeqs, SWEEP_FILES.manySeqs, 'sweep.json', 'sweep.md', 'sweep.html'].map((f) =>
+        readFileSync(join(sweepDir, f), 'utf8'),
+      ),
+      JSON.stringify(v.comparison),
+      JSON.stringify(v.sweep),
+    ];
+    for (const text of texts) {
+      for (const local of [ROOT, process.execPath, tmpdir(), 'file://', '--import']) expect(text).not.toContain(local);
+    }
+    expect(many.server.argv.slice(0, 3)).toEqual(['speedmatrix', 'sim', 'serve']);
   });
 
   it('exports exactly the sweep.md and sweep.html the CLI wrote', async () => {
