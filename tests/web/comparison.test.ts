@@ -106,7 +106,7 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     expect(await one.innerText()).toBe(shown(compared.rows[0][0]));
     expect(await one.evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(rgb(compared.rows[0][0].fill));
     const at16 = compared.rows[0][1];
-    expect(at16.ratio).toBeGreaterThan(2.5);
+    expect(at16.ratio).toBeGreaterThan(2);
     expect(at16.text).toMatch(/^\d\.\d\d× · C(: | and D: )Requests queued$/);
     expect(await map.locator('[data-cell="8192x16"]').innerText()).toBe(shown(at16));
     expect(await map.locator('[data-cell="8192x16"]').evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(

@@ -94,7 +94,7 @@ describe('a sweep folder opened as a comparison', () => {
     );
     // C's queued cell still has its figure: D is about 3× C there, with C's status beside it.
     const at16 = total(many, 16).totalTokensPerSecond! / total(few, 16).totalTokensPerSecond!;
-    expect(at16).toBeGreaterThan(2.5);
+    expect(at16).toBeGreaterThan(2);
     // (A loaded machine may leave D's cells, or C's at 1 request, queued too: their statuses show then.)
     expect(ratio.rows[0][1]).toMatchObject({ ratio: at16, verdict: 'faster' });
     expect(ratio.rows[0][1].note).toMatch(/^C(: | and D: )Requests queued/);
