@@ -11,7 +11,8 @@ import type { ProgressUnit } from '../../src-shared/ipc/contract';
 import type { KvBudget } from '../../src-shared/session/schema';
 import { STATUS_WORDS } from '../../src-shared/session/status-words';
 import type { ServerTarget } from '../server/target';
-import { READINESS_STEADY_SECONDS } from './readiness';
+import { READINESS_STEADY_SECONDS, readinessTimeoutSeconds } from './readiness';
+import { flagsOf, parseLaunchLine } from '../../src-shared/report/launch-flags';
 import { DEFAULT_SCOUT_DEADLINE, expectedPrefillSeconds, type PrefillPoint } from './scout-deadline';
 import type { PlannedCell, PlannedPrefill, PlanStep, ResolvedRunConfig, RunConfigInput, RunPlan } from './types';
 
@@ -151,6 +152,11 @@ function decodeCellSeconds(config: Pick<ResolvedRunConfig, 'secondsPerMeasuremen
   return FIRST_TOKENS_SECONDS + READINESS_STEADY_SECONDS + config.secondsPerMeasurement + COOLDOWN_SECONDS;
 }
 
+/** A cell expected to queue: the readiness gate never opens, so it waits out its deadline (docs/method.md). */
+export function queuedCellSeconds(context: number, config: Pick<ResolvedRunConfig, 'secondsPerMeasurement'>): number {
+  return readinessTimeoutSeconds(context) + config.secondsPerMeasurement + COOLDOWN_SECONDS;
+}
+
 /**
  * Wall-clock estimate of the given steps, seconds (the simulator's clock runs simSpeed times
  * faster); prefill from the prefills measured so far, if any, else a guessed speed.
@@ -169,7 +175,7 @@ export function estimateSeconds(
       serverSeconds +=
         (scouted.has(s.context) ? 0 : (expectedPrefillSeconds(s.context, measured) ?? 0)) + PREFILL_OVERHEAD_SECONDS;
       scouted.add(s.context);
-    } else serverSeconds += decodeCellSeconds(config);
+    } else serverSeconds += s.queued ? queuedCellSeconds(s.context, config) : decodeCellSeconds(config);
   }
   return serverSeconds / config.simSpeed;
 }
@@ -207,6 +213,33 @@ export function pendingSteps(
   return out;
 }
 
+/**
+ * The most requests the server runs at once, and what says so: the engine's own report (SGLang's
+ * max_running_requests), else the launch flags: vLLM's `--max-num-seqs`, and
+ * `--max-num-batched-tokens`, since each running sequence takes one token of every step.
+ */
+export function runningCap(target: PlanTarget): { limit: number; what: string } | null {
+  if (target.maxRunningRequests !== undefined)
+    return { limit: target.maxRunningRequests, what: "the engine's max_running_requests" };
+  const launch = target.launch;
+  if (!launch) return null;
+  const flags = launch.argv.length ? flagsOf(launch.argv) : parseLaunchLine(launch.display).flags;
+  const caps = ['--max-num-seqs', '--max-num-batched-tokens'].flatMap((flag) => {
+    const n = Number(flags.get(flag));
+    return Number.isInteger(n) && n > 0 ? [{ limit: n, what: flag }] : [];
+  });
+  return caps.reduce<{ limit: number; what: string } | null>((a, b) => (a && a.limit <= b.limit ? a : b), null);
+}
+
+/** A cell's decode step; one expected to queue waits out its readiness deadline, and the ETA counts that. */
+const decodeStep = (c: PlannedCell): PlanStep => ({
+  kind: 'decode',
+  context: c.context,
+  concurrency: c.concurrency,
+  repetition: 1,
+  ...(c.expectQueued ? { queued: true } : {}),
+});
+
 export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   const config = resolveConfig(input, target);
   const { maxOutputTokens: out, kvBudget } = config;
@@ -223,6 +256,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
       `The server did not report max_model_len, so no cell could be marked ${STATUS_WORDS['too-long']} in advance.`,
     );
 
+  const cap = runningCap(target);
   const cells: PlannedCell[] = [];
   for (const context of config.contexts) {
     for (const concurrency of config.concurrency) {
@@ -238,19 +272,18 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
           action: 'over-capacity',
           reason: `${concurrency} × (${context} + ${out}) = ${kvTokensNeeded} tokens exceeds the KV cache budget of ${budget} tokens (${kvBudget.source}${kvBudget.detail ? `: ${kvBudget.detail}` : ''})`,
         };
-      const limit = target.maxRunningRequests;
-      if (cell.action === 'run' && limit !== undefined && concurrency > limit) {
+      if (cell.action === 'run' && cap && concurrency > cap.limit) {
         cell = {
           ...cell,
-          expectQueued: `${concurrency} requests at once is above the engine's max_running_requests of ${limit}: the rest wait, so the cell will be ${STATUS_WORDS.queued}`,
+          expectQueued: `${concurrency} requests at once is above ${cap.what} of ${cap.limit}: the rest wait, so the cell will be ${STATUS_WORDS.queued}`,
         };
       }
       cells.push(cell);
     }
   }
-  if (cells.some((c) => c.expectQueued)) {
+  if (cap && cells.some((c) => c.expectQueued)) {
     warnings.push(
-      `The engine runs at most ${target.maxRunningRequests} requests at once (max_running_requests): cells above that concurrency will be ${STATUS_WORDS.queued}.`,
+      `The server runs at most ${cap.limit} requests at once (${cap.what}): cells above that concurrency will be ${STATUS_WORDS.queued}, each waiting out its readiness deadline.`,
     );
   }
 
@@ -286,7 +319,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     const first = cells.find((c) => c.context === context && c.concurrency === firstColumn);
     if (first && runnable(first)) {
       if (context > 0 && !prefillRun.has(context)) steps.push({ kind: 'prefill', context, measured: false });
-      steps.push({ kind: 'decode', context, concurrency: firstColumn, repetition: 1 });
+      steps.push(decodeStep(first));
     }
   }
   for (const context of config.contexts) {
@@ -294,7 +327,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
     if (row.length === 0) continue;
     // Re-warm the prefix cache for this context: other contexts ran since its scout.
     if (context > 0) steps.push({ kind: 'prefill', context, measured: false });
-    for (const c of row) steps.push({ kind: 'decode', context, concurrency: c.concurrency, repetition: 1 });
+    for (const c of row) steps.push(decodeStep(c));
   }
   steps.push(...laterPasses(steps, config.repeat));
 

@@ -173,6 +173,8 @@ export class ProgressPrinter {
   private barShown = false;
   private lastDraw = 0;
   private stopRequested = false;
+  /** When the plan arrived: the elapsed time shown beside the ETA. */
+  private startedMs: number | null = null;
 
   constructor(
     private readonly mode: ProgressMode,
@@ -191,6 +193,7 @@ export class ProgressPrinter {
     this.track(e);
     switch (e.type) {
       case 'plan':
+        this.startedMs = Date.now();
         this.total = measurementsToRun(e.plan);
         this.unit = progressUnit(e.plan);
         this.index = e.alreadyDone;
@@ -290,6 +293,12 @@ export class ProgressPrinter {
     else this.eta?.push(e);
   }
 
+  /** "1 min 5 s elapsed, ETA 40 s": the time so far beside the time left. */
+  private timeText(): string {
+    const eta = `ETA ${fmtDuration(this.etaNow())}`;
+    return this.startedMs === null ? eta : `${fmtDuration((Date.now() - this.startedMs) / 1000)} elapsed, ${eta}`;
+  }
+
   private etaNow(): number | null {
     return this.eta ? this.eta.seconds() : null;
   }
@@ -311,7 +320,7 @@ export class ProgressPrinter {
     if (this.mode !== 'tty') {
       if (force && this.current)
         this.out.write(
-          `... ${this.current}${this.total ? `  (${this.unit} ${Math.min(this.index, this.total)}/${this.total}, ETA ${fmtDuration(this.etaNow())})` : ''}\n`,
+          `... ${this.current}${this.total ? `  (${this.unit} ${Math.min(this.index, this.total)}/${this.total}, ${this.timeText()})` : ''}\n`,
         );
       return;
     }
@@ -326,7 +335,7 @@ export class ProgressPrinter {
       bar,
       count,
       [{ text: this.current, keep: 0 }, ...this.live],
-      `ETA ${fmtDuration(this.etaNow())}`,
+      this.timeText(),
       (this.out.columns?.() ?? 120) - 1,
     );
     this.out.write(`\r\x1b[2K${text}`);

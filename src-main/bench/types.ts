@@ -95,7 +95,14 @@ export type PlanStep =
   | { kind: 'warmup' }
   | { kind: 'prefill'; context: number; measured: boolean }
   /** `repetition`: 1 in the first pass, 2 in the second, ... (with repeat N). */
-  | { kind: 'decode'; context: number; concurrency: number; repetition: number };
+  | {
+      kind: 'decode';
+      context: number;
+      concurrency: number;
+      repetition: number;
+      /** Planned as Requests queued (above the server's running-request cap): the ETA counts its readiness deadline. */
+      queued?: boolean;
+    };
 
 export interface RunPlan {
   config: ResolvedRunConfig;

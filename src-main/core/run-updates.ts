@@ -51,6 +51,8 @@ export class RunUpdates {
   private seq = 0;
   private doneCount = 0;
   private toRun = 0;
+  /** When the plan arrived: the page shows the time elapsed beside the ETA. */
+  private startedAtMs: number | undefined = undefined;
 
   constructor(
     private readonly emit: (u: RunUpdate) => void,
@@ -96,7 +98,14 @@ export class RunUpdates {
         this.doneCount = e.alreadyDone;
         this.eta = new EtaTracker(e.plan, { cells: e.doneCells, prefill: e.donePrefill });
         this.unit = progressUnit(e.plan);
-        this.progress = { done: this.doneCount, total: this.toRun, unit: this.unit, etaSeconds: this.eta.seconds() };
+        this.startedAtMs = Date.now();
+        this.progress = {
+          done: this.doneCount,
+          total: this.toRun,
+          unit: this.unit,
+          etaSeconds: this.eta.seconds(),
+          startedAtMs: this.startedAtMs,
+        };
         break;
       case 'session':
         // The session owner replaced its session: the page fetches it whole.
@@ -132,6 +141,7 @@ export class RunUpdates {
           total: this.toRun || e.total,
           unit: this.unit,
           etaSeconds: this.eta?.seconds() ?? e.etaSeconds,
+          startedAtMs: this.startedAtMs,
         };
         break;
       case 'phase':
@@ -164,6 +174,7 @@ export class RunUpdates {
           total: this.toRun || e.total,
           unit: this.unit,
           etaSeconds: this.eta?.seconds() ?? e.etaSeconds,
+          startedAtMs: this.startedAtMs,
         };
         if (this.live && key(this.live) === key(e.cell)) this.live = null;
         break;

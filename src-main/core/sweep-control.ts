@@ -131,9 +131,8 @@ export class SweepControl {
     const launchFor = sweepLauncher(base, form.apiKey || undefined);
     const variants = variantsOf(good);
     const plan = planSweep(
-      variants.map(() => ({ state: 'pending' as const })),
+      variants.map((v) => ({ state: 'pending' as const, launch: launchFor(v) })),
       toConfig(run),
-      launchFor(variants[0]),
     );
     return {
       problems,
@@ -267,8 +266,10 @@ export class SweepControl {
   private begin(dir: string, manifest: SweepManifest): SweepView {
     const config = manifest.config as RunConfigInput;
     const launchFor = sweepLauncher(manifest, this.apiKey);
-    const next = manifest.variants.find((v) => v.state !== 'done') ?? manifest.variants[0];
-    const plan = planSweep(manifest.variants, config, launchFor(next));
+    const plan = planSweep(
+      manifest.variants.map((v) => ({ state: v.state, launch: launchFor(v) })),
+      config,
+    );
     this.lastDir = dir;
     const runs = this.deps.runs.followSweep(HELD, () => this.stop().then(() => undefined));
     this.deps.server.holdForSweep(HELD);

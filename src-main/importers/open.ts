@@ -1,6 +1,7 @@
 /**
  * Open whatever a person points at: a SpeedMatrix session, or a file another tool wrote
- * (imported on the fly). Used by `report` and `compare`, so both take either.
+ * (imported on the fly), by the same rule as File > Open. Used by `report`, `compare`, the app's
+ * Compare Sessions and Open, so all take the same files.
  */
 import { open } from 'node:fs/promises';
 import { type Result, fail, ok } from '../../src-shared/result';
@@ -8,15 +9,7 @@ import { readSessionFile } from '../session/read';
 import type { Session } from '../../src-shared/session/schema';
 import { importFile } from './index';
 
-export async function openSessionOrImport(path: string): Promise<Result<Session>> {
-  const read = await readSessionFile(path);
-  if (read.ok) return ok(read.data);
-  // Not a session at all (no format marker, or not JSON: report text): maybe another tool's results.
-  if (read.error.path === 'format' || !(await startsLikeJson(path))) return importFile(path);
-  return fail(read.error.message);
-}
-
-/** Whether a file's first bytes open a JSON object or list; true when it cannot be read (the session error says why). */
+/** Whether a file's first bytes look like JSON; true when it cannot be read (the read error says why). */
 export async function startsLikeJson(file: string): Promise<boolean> {
   try {
     const fh = await open(file, 'r');
@@ -30,3 +23,12 @@ export async function startsLikeJson(file: string): Promise<boolean> {
     return true;
   }
 }
+
+export async function openSessionOrImport(path: string): Promise<Result<Session>> {
+  const read = await readSessionFile(path);
+  if (read.ok) return ok(read.data);
+  // Not a session at all (no format marker, or not JSON: report text): maybe another tool's results.
+  if (read.error.path === 'format' || !(await startsLikeJson(path))) return importFile(path);
+  return fail(read.error.message);
+}
+

@@ -13,6 +13,8 @@ import {
   type ComparisonModel,
   deltasCaption,
   prefillCaption,
+  prefillSeriesName,
+  VERDICT_CAPTION,
   ratioCaption,
   type RatioMatrix,
   compareSessions,
@@ -45,11 +47,30 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
     ...simulatedBannerMarkdown(m.simulated),
   ];
   m.titles.forEach((t, i) => out.push(`- **${m.labels[i]}**: ${md(t)}${m.simulated[i] ? ' **(SIMULATED)**' : ''}`));
-  out.push('', ...compareMarkdownSections(m));
+  out.push('', ...compareVerdictMarkdown(m), ...compareMarkdownSections(m));
   return `${out
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trimEnd()}\n`;
+}
+
+/** The verdict in one line per comparison and per context, for the top of a comparison or sweep report. */
+export function compareVerdictMarkdown(m: ComparisonModel): string[] {
+  const out = ['## Verdict', '', line(VERDICT_CAPTION), ''];
+  for (const r of m.decode) {
+    out.push(`- **${md(r.verdict)}**`, ...r.contextVerdicts.map((v) => `  - ${md(v)}`));
+  }
+  return [...out, ''];
+}
+
+/** The verdict lines, as HTML. */
+export function compareVerdictHtml(m: ComparisonModel): string[] {
+  const out = ['<h2>Verdict</h2>', `<p class="caption">${esc(VERDICT_CAPTION)}</p>`, '<ul class="verdict">'];
+  for (const r of m.decode) {
+    const contexts = r.contextVerdicts.map((v) => `<li>${esc(v)}</li>`).join('');
+    out.push(`<li><strong>${esc(r.verdict)}</strong>${contexts ? `<ul>${contexts}</ul>` : ''}</li>`);
+  }
+  return [...out, '</ul>'];
 }
 
 /** The comparison's sections (differences, prefill, ratio matrices, deltas), as Markdown lines. */
@@ -86,7 +107,7 @@ function ratioHeatmap(r: RatioMatrix): HeatmapModel {
 
 function prefillOverlay(m: ComparisonModel): string {
   const series = m.labels.map((label, i) => ({
-    label: `${label}: ${m.titles[i]}`.slice(0, 60),
+    label: prefillSeriesName(label),
     color: SERIES_COLORS[i % SERIES_COLORS.length],
     points: m.prefill
       .filter((r) => r.tokensPerSecond[i] !== null)
@@ -117,7 +138,7 @@ export function renderCompareHtml(sessions: readonly Session[], frame: PageFrame
       `<li><strong>${m.labels[i]}</strong>: ${esc(t)}${m.simulated[i] ? ' <strong>(SIMULATED)</strong>' : ''}</li>`,
     ),
   );
-  out.push('</ul>', ...compareHtmlSections(m));
+  out.push('</ul>', ...compareVerdictHtml(m), ...compareHtmlSections(m));
   return htmlDocument(`Comparison: ${m.titles.join(' vs ')}`, out.join('\n'), frame);
 }
 

@@ -49,6 +49,8 @@ th { background: var(--panel); font-weight: 600; text-align: center; }
 td:first-child, th:first-child, td.text { text-align: left; }
 tr.diff td { background: var(--diff); font-weight: 600; }
 table.differences td { text-align: left; overflow-wrap: anywhere; }
+/* A section name is one short word: never broken inside ("Hardwar e"). */
+table.differences td:first-child { overflow-wrap: normal; white-space: nowrap; }
 table.differences td:last-child { text-align: center; }
 table.measurements { width: 100%; font-size: 11.5px; }
 table.measurements td { white-space: nowrap; }

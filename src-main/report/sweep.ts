@@ -12,7 +12,14 @@ import {
   buildSweepModel,
   sweepComparison,
 } from '../../src-shared/report/sweep-model';
-import { compareHtmlSections, compareMarkdownSections, simulatedBannerHtml, simulatedBannerMarkdown } from './compare';
+import {
+  compareHtmlSections,
+  compareMarkdownSections,
+  compareVerdictHtml,
+  compareVerdictMarkdown,
+  simulatedBannerHtml,
+  simulatedBannerMarkdown,
+} from './compare';
 import { escapeHtml as esc, escapeMarkdownLine as line } from './escape';
 import { htmlDocument, htmlTable } from './html';
 import { markdownTable } from './markdown';
@@ -26,9 +33,10 @@ export function renderSweepMarkdown(entries: readonly SweepEntry[]): string {
   const m = buildSweepModel(entries);
   const out: string[] = ['Speed test matrix sweep', '', `# Sweep of ${entries.length} launch variants`, ''];
   out.push(...simulatedBannerMarkdown(simulatedOf(entries)));
+  const compared = sweepComparison(entries, m);
+  if (compared) out.push(...compareVerdictMarkdown(compared));
   out.push('## Variants', '', markdownTable(m.variants), '');
   out.push('## Best variant per cell', '', line(BEST_CAPTION), '', markdownTable(bestTable(m)), '');
-  const compared = sweepComparison(entries, m);
   if (compared) out.push(...compareMarkdownSections(compared));
   else out.push(TOO_FEW_RAN, '');
   return `${out
@@ -44,13 +52,14 @@ export function renderSweepHtml(entries: readonly SweepEntry[]): string {
     `<h1>${esc(`Sweep of ${entries.length} launch variants`)}</h1>`,
     ...simulatedBannerHtml(simulatedOf(entries)),
   ];
+  const compared = sweepComparison(entries, m);
+  if (compared) out.push(...compareVerdictHtml(compared));
   out.push('<h2>Variants</h2>', htmlTable(m.variants, 'variants'));
   out.push(
     '<h2>Best variant per cell</h2>',
     `<p class="caption">${esc(BEST_CAPTION)}</p>`,
     htmlTable(bestTable(m), 'best'),
   );
-  const compared = sweepComparison(entries, m);
   if (compared) out.push(...compareHtmlSections(compared));
   else out.push(`<p>${esc(TOO_FEW_RAN)}</p>`);
   return htmlDocument('Sweep of launch variants', out.join('\n'));

@@ -81,6 +81,12 @@ export interface BuiltLaunch {
   env: Record<string, string>;
   /** The one-line shell form, API key shown as <redacted>. */
   display: string;
+  /**
+   * The command as the person gave it, where the process runs something else: the simulator's
+   * `speedmatrix sim serve ...`, not Node with its loader flags and this machine's paths. The
+   * session records this (docs/session-format.md).
+   */
+  given?: { argv: string[]; env: Record<string, string> };
 }
 
 /** Where the Hugging Face cache lives on this machine (mounted into the vLLM container). */
@@ -208,20 +214,21 @@ export function buildLaunch(o: LaunchOptions): BuiltLaunch {
       const tail = ['serve', ...(o.model ? [o.model] : []), ...vllmFlags(o, o), ...key, ...(o.extraArgs ?? []), ...sim];
       const argv = [node.command, ...node.args, ...tail];
       const env = { ...node.env, ...serverEnv(o, false) };
-      const shownEnv = serverEnv(o, false);
-      return { argv, env, display: redactedDisplay(['speedmatrix', 'sim', ...tail], shownEnv, o.apiKey) };
+      const given = { argv: ['speedmatrix', 'sim', ...tail], env: serverEnv(o, false) };
+      return { argv, env, display: redactedDisplay(given.argv, given.env, o.apiKey), given };
     }
   }
 }
 
-/** The session's server block for a launch: argv and env with secrets redacted. */
+/** The session's server block for a launch: the command as given (argv and env), secrets redacted. */
 export function toServerLaunch(o: LaunchOptions, built: BuiltLaunch, maxModelLen: number | null = null): ServerLaunch {
-  const env = redactEnv(built.env);
-  if (o.apiKey) for (const k of Object.keys(env)) if (built.env[k] === o.apiKey) env[k] = REDACTED;
+  const given = built.given ?? built;
+  const env = redactEnv(given.env);
+  if (o.apiKey) for (const k of Object.keys(env)) if (given.env[k] === o.apiKey) env[k] = REDACTED;
   return {
     kind: o.engineKind,
     url: `http://${connectHost(o.host)}:${o.port}`,
-    argv: redactArgv(built.argv).map((a) => (o.apiKey && a === o.apiKey ? REDACTED : a)),
+    argv: redactArgv(given.argv).map((a) => (o.apiKey && a === o.apiKey ? REDACTED : a)),
     env,
     display: built.display,
     model: o.model,

@@ -5,43 +5,57 @@
  */
 import { planRun } from '../bench/plan';
 import type { RunConfigInput } from '../bench/types';
-import type { LaunchOptions } from '../server/launch';
+import { type LaunchOptions, buildLaunch, toServerLaunch } from '../server/launch';
 import { flagValue } from '../server/command-line';
 import { fmtDuration, plural } from '../../src-shared/report/format';
 import type { SweepPlanFigures } from '../../src-shared/ipc/contract';
 import { mean } from '../../src-shared/mean';
 import type { VariantState } from './manifest';
 
-/** The plan of the variants not done yet, each on a fresh server whose KV budget is not known yet. */
+/**
+ * The plan of the variants not done yet, each on a fresh server whose KV budget is not known
+ * yet, each planned with its own launch flags (a variant whose --max-num-seqs is below a cell's
+ * concurrency plans that cell as Requests queued, and its ETA counts the readiness deadline).
+ */
 export function planSweep(
-  variants: readonly Pick<VariantState, 'state'>[],
+  variants: readonly { state: VariantState['state']; launch: LaunchOptions }[],
   config: RunConfigInput,
-  first: LaunchOptions,
 ): SweepPlanFigures {
-  const toRun = variants.filter((v) => v.state !== 'done').length;
-  const simulated = first.engineKind === 'simulator';
-  const speed = Number(flagValue([...(first.extraArgs ?? []), ...(first.simArgs ?? [])], '--sim-speed'));
-  const plan = planRun(config, {
-    maxModelLen: first.maxModelLen ?? null,
-    kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
-    simulated,
-    simSpeed: config.simSpeed ?? (simulated && speed > 0 ? speed : first.simSpeed),
-  });
-  const cellsPerVariant = plan.counts.toRun;
+  const plans = variants
+    .filter((v) => v.state !== 'done')
+    .map(({ launch }) => {
+      const simulated = launch.engineKind === 'simulator';
+      const speed = Number(flagValue([...(launch.extraArgs ?? []), ...(launch.simArgs ?? [])], '--sim-speed'));
+      return planRun(config, {
+        maxModelLen: launch.maxModelLen ?? null,
+        kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
+        simulated,
+        simSpeed: config.simSpeed ?? (simulated && speed > 0 ? speed : launch.simSpeed),
+        launch: toServerLaunch(launch, buildLaunch(launch)),
+      });
+    });
+  const toRun = plans.length;
+  const measuringSeconds = plans.reduce((a, p) => a + p.etaSeconds, 0);
+  const cells = plans.reduce((a, p) => a + p.counts.toRun, 0);
   return {
     variants: variants.length,
     toRun,
     serverStarts: toRun,
-    cellsPerVariant,
-    cells: cellsPerVariant * toRun,
-    secondsPerVariant: plan.etaSeconds,
-    measuringSeconds: plan.etaSeconds * toRun,
+    cellsPerVariant: Math.max(0, ...plans.map((p) => p.counts.toRun)),
+    cells,
+    queuedCells: plans.reduce((a, p) => a + p.cells.filter((c) => c.expectQueued).length, 0),
+    secondsPerVariant: toRun ? measuringSeconds / toRun : 0,
+    measuringSeconds,
   };
 }
 
+/** ", 2 planned as Requests queued (above a variant's running-request cap)". */
+export const queuedNote = (p: SweepPlanFigures): string =>
+  p.queuedCells ? `, ${p.queuedCells} planned as Requests queued (above a variant's --max-num-seqs)` : '';
+
 /** The CLI's plan line. */
 export function sweepPlanLine(p: SweepPlanFigures): string {
-  return `Sweep plan: ${p.toRun} of ${p.variants} variants to run (${plural(p.serverStarts, 'server start')}), up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all; Over capacity is known once each server is up), about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts.`;
+  return `Sweep plan: ${p.toRun} of ${p.variants} variants to run (${plural(p.serverStarts, 'server start')}), up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all${queuedNote(p)}; Over capacity is known once each server is up), about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts.`;
 }
 
 /**

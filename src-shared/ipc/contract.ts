@@ -243,6 +243,8 @@ export interface RunProgress {
   total: number;
   unit: ProgressUnit;
   etaSeconds: number | null;
+  /** When the run's plan arrived (ms since epoch): the time elapsed is shown beside the ETA. */
+  startedAtMs?: number;
 }
 
 /**
@@ -286,6 +288,8 @@ export interface SweepPlanFigures {
   /** Cells each variant runs at most: Over capacity is known only once its server is up. */
   cellsPerVariant: number;
   cells: number;
+  /** Cells planned as Requests queued: above their variant's running-request cap (--max-num-seqs). */
+  queuedCells: number;
   secondsPerVariant: number;
   /** Measuring time of the variants to run, server starts left out. */
   measuringSeconds: number;

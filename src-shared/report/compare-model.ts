@@ -1,17 +1,24 @@
 /**
- * Comparing sessions side by side, as data: overlaid prefill, a B / A ratio matrix of total
- * tok/s (only where both cells are Valid), a table of deltas, and the hardware, engine and
- * launch settings with differences marked. Pure: the Markdown and HTML comparisons
- * (src-main/report/compare.ts) and the app's comparison view are all laid out from it.
+ * Comparing sessions side by side, as data: one-line verdicts, overlaid prefill, a B / A ratio
+ * matrix of total tok/s (every pair of cells that both have a figure; Valid pairs are the
+ * headline, the others carry their status), a table of deltas, and the hardware, engine, run
+ * and launch settings with differences marked. Whether two cells differ is decided by one rule
+ * (cell-difference.ts). Pure: the Markdown and HTML comparisons (src-main/report/compare.ts)
+ * and the app's comparison view are all laid out from it.
  */
-import type { Session } from '../session/schema';
+import type { DecodeCell, Session } from '../session/schema';
 import { STATUS_WORDS, hasFigure } from '../session/status-words';
 import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { cellKey } from '../cell-key';
 import { buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
 import { type TableModel, gpuLabelOf, reportTitle } from './report-model';
-import { differenceOf, fmtCellThroughput, fmtDifference, repetitionTotals } from './confidence';
+import { fmtCellThroughput } from './confidence';
+import { type CellDifference, type Verdict, cellDifference, fmtCellDifference } from './cell-difference';
+
+import { contextVerdicts, overallVerdict } from './compare-verdict';
+
+export { fmtChange } from './cell-difference';
 
 interface DifferenceRow {
   section: 'Hardware' | 'Engine' | 'Run' | 'Launch';
@@ -32,9 +39,17 @@ interface PrefillComparisonRow {
 interface RatioCell {
   context: number;
   concurrency: number;
-  /** B / A of total tok/s, only when both cells are Valid. */
+  /** B / A of total tok/s, whenever both cells have a figure. */
   ratio: number | null;
-  /** "1.23×", or why there is no ratio ("A: Looped", "not in B"). */
+  /** Faster, slower or the same by the one rule (cell-difference.ts); null without a ratio. */
+  verdict: Verdict | null;
+  /** True when both cells are Valid: the headline ratios. */
+  headline: boolean;
+  /** The status of a side that is not Valid ("A: Requests queued"), or why there is no ratio ("not in B"). */
+  note: string | null;
+  /** "1.23×", "1.01× same", or the note alone without a ratio. */
+  figure: string;
+  /** The figure and the note: "3.30× · A: Requests queued". */
   text: string;
   fill: string;
   title: string;
@@ -48,6 +63,10 @@ export interface RatioMatrix {
   contexts: number[];
   concurrency: number[];
   rows: RatioCell[][];
+  /** The comparison in one line: "B against A: faster in 2 cells (up to 3.30×), the same in 4." */
+  verdict: string;
+  /** One line per context: "At 8K context, B is 3.30× faster at 16 requests (A: Requests queued), the same at 1 and 2." */
+  contextVerdicts: string[];
 }
 
 export interface DeltaRow {
@@ -56,13 +75,16 @@ export interface DeltaRow {
   statuses: string[];
   totals: (number | null)[];
   ttfts: (number | null)[];
-  /** Change of each session's total over the first, as a fraction (0.1 = +10 %), Valid pairs only. */
+  /** Change of each session's total over the first, as a fraction (0.1 = +10 %), wherever both have a figure. */
   changes: (number | null)[];
+  /** Each session against the first by the one rule; null for the first and where either has no figure. */
+  differences: (CellDifference | null)[];
   /**
-   * With repetitions on both sides (two or more each), whether the change is more than noise:
-   * "B is 3.1% faster, 95% CI 1.2–5.0%" or "no significant difference"; null otherwise.
+   * Each session against the first in words, by the one rule: "B is 3.1% faster, 95% CI 1.2–5.0%"
+   * or "no significant difference" (repeats on both sides), "+230.1%" or "+1.2%, the same within
+   * ±5.0%" (one window); "" for the first, "—" where either has no figure.
    */
-  significance: (string | null)[];
+  changeTexts: string[];
   /** Each session's total as shown: "4,786.2 ± 21.3" with repetitions. */
   totalTexts: string[];
 }
@@ -82,22 +104,16 @@ export const labelOf = (i: number): string => LETTERS[i] ?? `#${i + 1}`;
 
 /** "1.23×" */
 export const fmtRatio = (r: number | null): string => (r === null ? NONE : `${r.toFixed(2)}×`);
-/** "+5.2%", "−3.0%" */
-export function fmtChange(c: number | null): string {
-  if (c === null) return NONE;
-  const pct = Math.abs(c * 100).toFixed(1);
-  // A change that rounds to zero is no slowdown: "+0.0%", never "−0.0%".
-  return `${c >= 0 || Number(pct) === 0 ? '+' : '−'}${pct}%`;
-}
-
+// The launch as the person gave it: the display line first, since an older session's argv is
+// the process's own (for the simulator: Node, its loader flags and this machine's paths).
 function launchFlags(s: Session): Map<string, string> {
-  if (s.server.argv.length) return flagsOf(s.server.argv);
-  return s.server.display.trim() ? parseLaunchLine(s.server.display).flags : new Map();
+  if (s.server.display.trim()) return parseLaunchLine(s.server.display).flags;
+  return flagsOf(s.server.argv);
 }
 
 function launchEnv(s: Session): Record<string, string> {
-  if (s.server.argv.length) return s.server.env;
-  return s.server.display.trim() ? parseLaunchLine(s.server.display).env : {};
+  if (s.server.display.trim()) return parseLaunchLine(s.server.display).env;
+  return s.server.env;
 }
 
 const SECRET_FLAGS = new Set(['--api-key', '--hf-token', '--token', '--password']);
@@ -130,9 +146,13 @@ function differences(sessions: readonly Session[]): DifferenceRow[] {
   add('Engine', 'Commit', (s) => s.engine.commit);
   add('Run', 'Model', (s) => s.server.model);
   add('Run', 'Served model', (s) => s.server.servedModel);
+  // Every run setting that can change a figure (docs/sweeps.md).
   add('Run', 'Benchmark tool', (s) => s.runConfig.benchmarkTool);
+  add('Run', 'Written by', (s) => `SpeedMatrix ${s.appVersion}`);
+  add('Run', 'Repeat each cell', (s) => `${s.runConfig.repeat}×`);
   add('Run', 'Time per measurement', (s) => `${s.runConfig.secondsPerMeasurement} s`);
   add('Run', 'Max output', (s) => `${fmtCount(s.runConfig.maxOutputTokens)} tokens`);
+  add('Run', 'Token targeting', (s) => s.runConfig.tokenTargeting);
   add('Run', 'KV cache', (s) => (s.kvBudget.tokens !== null ? `${fmtCount(s.kvBudget.tokens)} tokens` : null));
   add('Run', 'Simulated', (s) => (s.simulated ? 'yes' : 'no'));
   const flags = sessions.map(launchFlags);
@@ -158,6 +178,67 @@ function prefillRows(sessions: readonly Session[]): PrefillComparisonRow[] {
   });
 }
 
+/** Why a pair of cells has no ratio, or which side is not Valid; null for a Valid pair. */
+function pairNote(ca: DecodeCell | undefined, cb: DecodeCell | undefined, la: string, lb: string): string | null {
+  if (!ca) return `not in ${la}`;
+  if (!cb) return `not in ${lb}`;
+  if (ca.status === 'valid' && cb.status === 'valid') return null;
+  if (ca.status === cb.status) return `${la} and ${lb}: ${STATUS_WORDS[ca.status]}`;
+  const sides = [ca.status !== 'valid' ? `${la}: ${STATUS_WORDS[ca.status]}` : null];
+  sides.push(cb.status !== 'valid' ? `${lb}: ${STATUS_WORDS[cb.status]}` : null);
+  return sides.filter(Boolean).join(', ');
+}
+
+/** Both cells' figures compared by the one rule, when both have one. */
+function pairDifference(ca: DecodeCell | undefined, cb: DecodeCell | undefined): CellDifference | null {
+  if (!ca || !cb || !hasFigure(ca.status) || !hasFigure(cb.status)) return null;
+  return cellDifference(ca, cb);
+}
+
+function ratioCell(
+  ca: DecodeCell | undefined,
+  cb: DecodeCell | undefined,
+  where: Pick<RatioCell, 'context' | 'concurrency'>,
+  la: string,
+  lb: string,
+): RatioCell {
+  const note = pairNote(ca, cb, la, lb);
+  const d = pairDifference(ca, cb);
+  const at = `${fmtContext(where.context)} context × ${where.concurrency} at once`;
+  if (!d) {
+    const why = note ?? 'no figure';
+    return {
+      ...where,
+      ratio: null,
+      verdict: null,
+      headline: false,
+      note: why,
+      figure: why,
+      text: why,
+      fill: statusColor(null),
+      title: `${at}: no ratio (${why})`,
+    };
+  }
+  const ratio = fmtRatio(d.ratio);
+  const figure = d.verdict === 'same' ? `${ratio} same` : ratio;
+  const text = note ? `${figure} · ${note}` : figure;
+  // A tie is drawn as "the same", whatever the noise made the ratio.
+  const fill = divergingColor(d.verdict === 'same' ? 1 : d.ratio);
+  const figures = `${lb} ${fmtTokPerSec(cb!.totalTokensPerSecond)} / ${la} ${fmtTokPerSec(ca!.totalTokensPerSecond)} tok/s = ${ratio}`;
+  const verdict = d.verdict === 'same' ? 'the same within the noise' : d.verdict;
+  return {
+    ...where,
+    ratio: d.ratio,
+    verdict: d.verdict,
+    headline: note === null,
+    note,
+    figure,
+    text,
+    fill,
+    title: `${at}: ${figures}, ${verdict}${note ? ` (${note})` : ''}`,
+  };
+}
+
 function ratioMatrix(a: Session, b: Session, against: number, labels: readonly string[]): RatioMatrix {
   const axA = matrixAxes(a);
   const axB = matrixAxes(b);
@@ -167,45 +248,21 @@ function ratioMatrix(a: Session, b: Session, against: number, labels: readonly s
   const ib = cellIndex(b.cells);
   const la = labels[0];
   const lb = labels[against];
-  const rows = contexts.map((ctx) =>
-    concurrency.map((c): RatioCell => {
-      const ca = ia.get(cellKey({ context: ctx, concurrency: c }));
-      const cb = ib.get(cellKey({ context: ctx, concurrency: c }));
-      const where = `${fmtContext(ctx)} context × ${c} at once`;
-      if (
-        ca?.status === 'valid' &&
-        cb?.status === 'valid' &&
-        ca.totalTokensPerSecond &&
-        cb.totalTokensPerSecond !== null
-      ) {
-        const ratio = cb.totalTokensPerSecond / ca.totalTokensPerSecond;
-        return {
-          context: ctx,
-          concurrency: c,
-          ratio,
-          text: fmtRatio(ratio),
-          fill: divergingColor(ratio),
-          title: `${where}: ${lb} ${fmtTokPerSec(cb.totalTokensPerSecond)} / ${la} ${fmtTokPerSec(ca.totalTokensPerSecond)} tok/s = ${fmtRatio(ratio)}`,
-        };
-      }
-      const why = !ca
-        ? `not in ${la}`
-        : !cb
-          ? `not in ${lb}`
-          : ca.status !== 'valid'
-            ? `${la}: ${STATUS_WORDS[ca.status]}`
-            : `${lb}: ${STATUS_WORDS[cb!.status]}`;
-      return {
-        context: ctx,
-        concurrency: c,
-        ratio: null,
-        text: why,
-        fill: statusColor(null),
-        title: `${where}: no ratio (${why})`,
-      };
+  const rows = contexts.map((context) =>
+    concurrency.map((c) => {
+      const key = cellKey({ context, concurrency: c });
+      return ratioCell(ia.get(key), ib.get(key), { context, concurrency: c }, la, lb);
     }),
   );
-  return { label: `${lb} / ${la}`, against, contexts, concurrency, rows };
+  return {
+    label: `${lb} / ${la}`,
+    against,
+    contexts,
+    concurrency,
+    rows,
+    verdict: overallVerdict(rows, la, lb),
+    contextVerdicts: contextVerdicts(rows, contexts, lb),
+  };
 }
 
 function deltaRows(sessions: readonly Session[], labels: readonly string[]): DeltaRow[] {
@@ -217,26 +274,16 @@ function deltaRows(sessions: readonly Session[], labels: readonly string[]): Del
     .map(([context, concurrency]) => {
       const cells = indexes.map((ix) => ix.get(cellKey({ context, concurrency })));
       const base = cells[0];
+      const differences = cells.map((c, i) => (i === 0 ? null : pairDifference(base, c)));
       return {
         context,
         concurrency,
         statuses: cells.map((c) => (c ? STATUS_WORDS[c.status] : NONE)),
         totals: cells.map((c) => (c && hasFigure(c.status) ? c.totalTokensPerSecond : null)),
         ttfts: cells.map((c) => (c && hasFigure(c.status) ? (c.ttft?.p50 ?? null) : null)),
-        changes: cells.map((c, i) =>
-          i > 0 &&
-          c?.status === 'valid' &&
-          base?.status === 'valid' &&
-          base.totalTokensPerSecond &&
-          c.totalTokensPerSecond !== null
-            ? c.totalTokensPerSecond / base.totalTokensPerSecond - 1
-            : null,
-        ),
-        significance: cells.map((c, i) =>
-          i > 0 && c?.status === 'valid' && base?.status === 'valid'
-            ? fmtDifference(differenceOf(repetitionTotals(base), repetitionTotals(c)), labels[i])
-            : null,
-        ),
+        changes: differences.map((d) => (d ? d.change : null)),
+        differences,
+        changeTexts: differences.map((d, i) => (i === 0 ? '' : d ? fmtCellDifference(d, labels[i]) : NONE)),
         totalTexts: cells.map((c) => (c && hasFigure(c.status) ? fmtCellThroughput(c) : NONE)),
       };
     });
@@ -318,15 +365,21 @@ export function deltasTable(m: ComparisonModel): TableModel {
       String(d.concurrency),
       ...d.statuses,
       ...d.totalTexts,
-      ...d.changes.slice(1).map((c, i) => d.significance[i + 1] ?? fmtChange(c)),
+      ...d.changeTexts.slice(1),
       ...d.ttfts.map(fmtMs),
     ]),
   };
 }
 
 export const deltasCaption = (m: ComparisonModel): string =>
-  `Each measurement side by side; the change is against ${m.labels[0]}, for Valid pairs only. With repeated cells on both sides, ± is the 95% confidence interval and the change is called significant only when its interval excludes zero.`;
+  `Each measurement side by side; the change is against ${m.labels[0]}, wherever both have a figure (the statuses beside it). With repeated cells on both sides, ± is the 95% confidence interval and the change is called significant only when its interval excludes zero; with one measurement, a change within the band of the two windows' own noise is the same.`;
 export const ratioCaption = (m: ComparisonModel): string =>
-  `Total tok/s of each session over ${m.labels[0]}, only where both cells are Valid. Above 1.00× is faster than ${m.labels[0]}, below is slower.`;
+  `Total tok/s of each session over ${m.labels[0]}, wherever both cells have a figure; a side that is not Valid is named beside the ratio, and Valid pairs are the headline. Above 1.00× is faster than ${m.labels[0]}, below is slower; "same" is within the noise.`;
+export const VERDICT_CAPTION =
+  'Total tok/s of every cell both sessions measured. "The same" is a difference within the noise: with repeated cells, Welch’s test at 95%; with one measurement, the 95% band of the two windows’ own variation, at least ±5%.';
+
+/** A prefill series' name in the overlaid chart: the letter, which the title list at the top explains. */
+export const prefillSeriesName = (label: string): string => `${label} prompt tok/s`;
+
 export const prefillCaption = (m: ComparisonModel): string =>
   `Prompt tok/s by context length, and each session over ${m.labels[0]}.`;

@@ -1,6 +1,7 @@
 /**
  * A sweep of launch variants as data: the variants side by side, the best variant for every
- * cell (highest total tok/s among Valid cells) and how many cells each wins. Pure: the sweep
+ * cell (highest total tok/s among Valid cells; variants within its noise tie with it, by the
+ * one rule of cell-difference.ts) and how many cells each wins outright. Pure: the sweep
  * reports (src-main/report/sweep.ts) and the app's comparison view are laid out from it.
  * See docs/sweeps.md.
  */
@@ -11,6 +12,7 @@ import { cellKey } from '../cell-key';
 import { cellIndex, matrixAxes } from './matrix-model';
 import type { TableModel } from './report-model';
 import { type ComparisonModel, compareSessions, labelOf } from './compare-model';
+import { cellDifference } from './cell-difference';
 
 /** A variant's launch settings: a sweep's `--vary` values, or none for sessions compared as files. */
 interface SweepVariant {
@@ -39,13 +41,15 @@ interface BestCell {
   /** Index into the sweep's entries, or null when no variant has a Valid cell here. */
   entry: number | null;
   totalTokensPerSecond: number | null;
+  /** Other entries whose Valid figure is the same as the best's within the noise: then nobody wins the cell. */
+  tied: number[];
 }
 
 export interface SweepModel {
   labels: string[];
   variants: TableModel;
   best: { contexts: number[]; concurrency: number[]; rows: BestCell[][] };
-  /** How many cells each entry wins. */
+  /** How many cells each entry wins outright (ties win nothing). */
   wins: number[];
 }
 
@@ -58,15 +62,20 @@ function bestCells(entries: readonly SweepEntry[]): SweepModel['best'] {
   const indexes = entries.map((e) => (e.session ? cellIndex(e.session.cells) : null));
   const rows = contexts.map((context) =>
     concurrency.map((c): BestCell => {
-      let best: BestCell = { context, concurrency: c, entry: null, totalTokensPerSecond: null };
-      indexes.forEach((index, i) => {
+      const valid = indexes.flatMap((index, i) => {
         const cell = index?.get(cellKey({ context, concurrency: c }));
-        const v = cell?.status === 'valid' ? cell.totalTokensPerSecond : null;
-        if (v !== null && v !== undefined && (best.totalTokensPerSecond === null || v > best.totalTokensPerSecond)) {
-          best = { context, concurrency: c, entry: i, totalTokensPerSecond: v };
-        }
+        return cell?.status === 'valid' && cell.totalTokensPerSecond !== null ? [{ i, cell }] : [];
       });
-      return best;
+      if (!valid.length) return { context, concurrency: c, entry: null, totalTokensPerSecond: null, tied: [] };
+      const best = valid.reduce((a, b) => (b.cell.totalTokensPerSecond! > a.cell.totalTokensPerSecond! ? b : a));
+      const tied = valid.filter((v) => v !== best && cellDifference(best.cell, v.cell)?.verdict === 'same');
+      return {
+        context,
+        concurrency: c,
+        entry: best.i,
+        totalTokensPerSecond: best.cell.totalTokensPerSecond,
+        tied: tied.map((t) => t.i),
+      };
     }),
   );
   return { contexts, concurrency, rows };
@@ -84,7 +93,7 @@ function resultText(e: SweepEntry): string {
 export function buildSweepModel(entries: readonly SweepEntry[]): SweepModel {
   const labels = entries.map((_, i) => labelOf(i));
   const best = bestCells(entries);
-  const wins = entries.map((_, i) => best.rows.flat().filter((b) => b.entry === i).length);
+  const wins = entries.map((_, i) => best.rows.flat().filter((b) => b.entry === i && !b.tied.length).length);
   const variants: TableModel = {
     header: ['Variant', 'Settings', 'Session file', 'Result', 'Best in cells'],
     rows: entries.map((e, i) => [
@@ -98,18 +107,23 @@ export function buildSweepModel(entries: readonly SweepEntry[]): SweepModel {
   return { labels, variants, best, wins };
 }
 
+/** "B", or "A = B" when variants tie within the noise (the best first). */
+export function bestLabel(m: Pick<SweepModel, 'labels'>, b: BestCell): string {
+  return b.entry === null ? NONE : [b.entry, ...b.tied].map((i) => m.labels[i]).join(' = ');
+}
+
 export function bestTable(m: SweepModel): TableModel {
   return {
     header: ['Context', ...m.best.concurrency.map(String)],
     rows: m.best.rows.map((row, i) => [
       fmtContext(m.best.contexts[i], m.best.contexts),
-      ...row.map((b) => (b.entry === null ? NONE : `${m.labels[b.entry]} · ${fmtTokPerSec(b.totalTokensPerSecond)}`)),
+      ...row.map((b) => (b.entry === null ? NONE : `${bestLabel(m, b)} · ${fmtTokPerSec(b.totalTokensPerSecond)}`)),
     ]),
   };
 }
 
 export const BEST_CAPTION =
-  'For each cell, the variant with the highest total tok/s among Valid cells, and that figure.';
+  'For each cell, the variant with the highest total tok/s among Valid cells, and that figure. Variants within its noise are the same ("A = B") and win nothing.';
 export const TOO_FEW_RAN = 'Fewer than two variants ran, so there is nothing to compare.';
 
 /**

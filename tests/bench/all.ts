@@ -14,6 +14,7 @@ import { absorbFigure } from './figures/absorb';
 import { cliStartupFigure } from './figures/cli-startup';
 import { orchestrationFigure } from './figures/orchestration';
 import { promptsFigure } from './figures/prompts';
+import { sameServerFigure } from './figures/same-server';
 import { rendererFigure } from './figures/renderer';
 import { sessionFileFigure } from './figures/session-file';
 import { simFigure } from './figures/sim';
@@ -34,6 +35,7 @@ const FIGURES: Array<[string, () => Promise<Row[]>]> = [
   ['sim', simFigure],
   ['cli', cliStartupFigure],
   ['site', siteFigure],
+  ['same-server', sameServerFigure],
 ];
 
 async function main(): Promise<void> {

@@ -131,7 +131,7 @@ describe.skipIf(!hasChromium)('a sweep of launch variants from the app', () => {
     await page.getByTestId('choose-sweep-dir').click();
     await expect.poll(() => page.locator('#sweep-dir').inputValue()).toBe(dir);
     expect(await page.getByTestId('sweep-plan').innerText()).toMatch(
-      /^2 of 2 variants to run · 2 server starts · up to 1 cell each \(2 in all; .*\) · about .+ of measuring plus the server starts$/,
+      /^2 of 2 variants to run · 2 server starts · up to 1 cell each \(2 in all, 1 planned as Requests queued; .*\) · about .+ of measuring plus the server starts$/,
     );
     await page.getByTestId('start-sweep').click();
     await expect.poll(() => variantState(page, 'A'), { timeout: 30_000 }).toMatch(/starting|running/);
@@ -172,6 +172,11 @@ describe.skipIf(!hasChromium)('a sweep of launch variants from the app', () => {
     expect(await page.getByTestId('sweep-progress').innerText()).toMatch(/^2 of 2 variants finished$/);
     expect((await page.getByTestId('sweep-variants').innerText()).match(/Done: 1 of 1 cell/g)).toHaveLength(2);
     await shot(page, '74-run-sweep-done', false);
+    // The Server view shows the last variant's server as stopped, without its Ready card.
+    await page.keyboard.press('Control+2');
+    await page.locator('[data-testid="server-status"]:not([data-state="ready"])').waitFor();
+    expect(await page.getByTestId('server-ready').count()).toBe(0);
+    await page.keyboard.press('Control+3');
     expect(manifestStates(dir)).toEqual(['done', 'done']);
     expect((await cellOf(join(dir, 'max-num-seqs-4.speedmatrix.json')))?.status).toBe('queued');
     expect((await cellOf(join(dir, 'max-num-seqs-16.speedmatrix.json')))?.status).toBe('valid');

@@ -88,7 +88,14 @@ export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise
   }
   const launchFor = sweepLauncher(manifest, apiKey);
   try {
-    say(sweepPlanLine(planSweep(manifest.variants, config, launchFor(manifest.variants[0]))));
+    say(
+      sweepPlanLine(
+        planSweep(
+          manifest.variants.map((v) => ({ state: v.state, launch: launchFor(v) })),
+          config,
+        ),
+      ),
+    );
   } catch (e) {
     err((e as Error).message);
     return EXIT.usage;

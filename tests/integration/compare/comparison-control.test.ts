@@ -16,6 +16,8 @@ import { buildSweepModel } from '../../../src-shared/report/sweep-model';
 import { parseTargets } from '../../../src-shared/report/slo';
 import type { Session } from '../../../src-shared/session/schema';
 import { SWEEP_FILES, makeSweepFolder } from './real-sweep';
+import { runCli } from '../../helpers/cli';
+import { REFERENCE_REPORT, ROOT } from '../../helpers/paths';
 
 let root: string;
 let sweepDir: string;
@@ -74,12 +76,13 @@ describe('a sweep folder opened as a comparison', () => {
     ]);
     expect(v.sweep.best).toEqual(expected.best);
     expect(v.sweep.wins).toEqual(expected.wins);
-    // Four sequences at once cannot hold eight requests: D wins 8K × 8 with its Valid figure.
-    expect(total(few, 8).status).toBe('queued');
-    expect(v.sweep.best.rows[0][1]).toMatchObject({
-      entry: 3,
-      totalTokensPerSecond: total(many, 8).totalTokensPerSecond,
-    });
+    // Four sequences at once cannot hold sixteen requests: D wins 8K × 16 with its Valid figure.
+    expect(total(few, 16).status, total(few, 16).reason ?? '').toBe('queued');
+    if (total(many, 16).status === 'valid')
+      expect(v.sweep.best.rows[0][1]).toMatchObject({
+        entry: 3,
+        totalTokensPerSecond: total(many, 16).totalTokensPerSecond,
+      });
 
     // The variants that ran keep their letters in the comparison, D over C.
     expect(v.comparison?.labels).toEqual(['C', 'D']);
@@ -89,8 +92,37 @@ describe('a sweep folder opened as a comparison', () => {
       total(many, 1).totalTokensPerSecond! / total(few, 1).totalTokensPerSecond!,
       10,
     );
-    expect(ratio.rows[0][1]).toMatchObject({ ratio: null, text: 'C: Requests queued' });
+    // C's queued cell still has its figure: D is about 3× C there, with C's status beside it.
+    const at16 = total(many, 16).totalTokensPerSecond! / total(few, 16).totalTokensPerSecond!;
+    expect(at16).toBeGreaterThan(2);
+    // (A loaded machine may leave D's cells, or C's at 1 request, queued too: their statuses show then.)
+    expect(ratio.rows[0][1]).toMatchObject({ ratio: at16, verdict: 'faster' });
+    expect(ratio.rows[0][1].note).toMatch(/^C(: | and D: )Requests queued/);
+    expect(ratio.contextVerdicts[0]).toContain(
+      `At 8K context, D is ${ratio.rows[0][1].figure} faster at 16 requests (${ratio.rows[0][1].note})`,
+    );
+    // sweep.md says it at the top and beside the ratio.
+    const md = readFileSync(join(sweepDir, 'sweep.md'), 'utf8');
+    expect(md.indexOf(ratio.contextVerdicts[0])).toBeGreaterThan(0);
+    expect(md.indexOf(ratio.contextVerdicts[0])).toBeLessThan(md.indexOf('## Variants'));
+    expect(md).toContain(`| 8K | ${ratio.rows[0][0].text} | ${ratio.rows[0][1].text} |`);
+    expect(ratio.rows[0][1].text).toMatch(/^\d\.\d\d× · C(: | and D: )Requests queued$/);
     expect(v.comparison!.prefill.map((p) => p.context)).toEqual([8192]);
+  });
+
+  it('holds no path of this machine: the sessions record the command as given, not the process that ran it', async () => {
+    const v = await new ComparisonControl(null).openSweep(sweepDir);
+    const texts = [
+      ...[SWEEP_FILES.fewSeqs, SWEEP_FILES.manySeqs, 'sweep.json', 'sweep.md', 'sweep.html'].map((f) =>
+        readFileSync(join(sweepDir, f), 'utf8'),
+      ),
+      JSON.stringify(v.comparison),
+      JSON.stringify(v.sweep),
+    ];
+    for (const text of texts) {
+      for (const local of [ROOT, process.execPath, tmpdir(), 'file://', '--import']) expect(text).not.toContain(local);
+    }
+    expect(many.server.argv.slice(0, 3)).toEqual(['speedmatrix', 'sim', 'serve']);
   });
 
   it('exports exactly the sweep.md and sweep.html the CLI wrote', async () => {
@@ -143,6 +175,29 @@ describe('a sweep folder opened as a comparison', () => {
   });
 });
 
+describe('the regression gate of `speedmatrix compare`', () => {
+  it('exits 3 naming the cells when B has fewer max sequences, 0 for the same server, and prints JSON', async () => {
+    const fewFile = join(sweepDir, SWEEP_FILES.fewSeqs);
+    const manyFile = join(sweepDir, SWEEP_FILES.manySeqs);
+    const slower = await runCli(['compare', manyFile, fewFile, '--max-regression', '5%']);
+    expect(slower.code).toBe(3);
+    expect(slower.stderr).toMatch(/^Regression gate: 1 cell slower by more than 5% beyond the noise:\n/);
+    expect(slower.stderr).toMatch(/B \/ A at 8K context × 16: 0\.\d\d× \(\d+% slower; (A and )?B: Requests queued\)/);
+    expect(slower.stdout).toContain('## Verdict');
+    const same = await runCli(['compare', fewFile, fewFile, '--max-regression', '5%']);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toContain('Regression gate: no cell slower by more than 5% beyond the noise.');
+    const json = await runCli(['compare', manyFile, fewFile, '--json', '--max-regression', '5']);
+    expect(json.code).toBe(3);
+    const parsed = JSON.parse(json.stdout) as { labels: string[]; regressions: { concurrency: number }[] };
+    expect(parsed.labels).toEqual(['A', 'B']);
+    expect(parsed.regressions.map((r) => r.concurrency)).toEqual([16]);
+    const usage = await runCli(['compare', manyFile, fewFile, '--max-regression', 'fast']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/--max-regression takes a percentage/);
+  });
+});
+
 describe('sessions compared as files', () => {
   it('compares two session files, the first the baseline, and exports what `speedmatrix compare` prints', async () => {
     const a = join(root, 'a.speedmatrix.json');
@@ -161,6 +216,15 @@ describe('sessions compared as files', () => {
     expect(readFileSync(md.file, 'utf8')).toBe(renderCompareMarkdown([few, many]));
     const html = await c.export('html', join(root, 'cmp.html'));
     expect(readFileSync(html.file, 'utf8')).toBe(renderCompareHtml([few, many]));
+  });
+
+  it('takes every file Open takes: a report’s text compares with a session', async () => {
+    const v = await new ComparisonControl(null).openSessions([REFERENCE_REPORT, join(sweepDir, SWEEP_FILES.manySeqs)]);
+    expect(v.entries.map((e) => e.name)).toEqual(['fara-4b-rtx-pro-6000-bf16.txt', SWEEP_FILES.manySeqs]);
+    expect(v.comparison?.decode[0].label).toBe('B / A');
+    const cli = await runCli(['compare', REFERENCE_REPORT, join(sweepDir, SWEEP_FILES.manySeqs)]);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain('## Sustained decode: B / A');
   });
 
   it('refuses one file, and names the file that cannot be read', async () => {

@@ -1,8 +1,8 @@
 /**
  * A sweep folder made the way a person makes one: the real `speedmatrix sweep` CLI on the
  * simulator, four variants of which two cannot start (a max_model_len above the model's) and
- * two run 8K × 1 and 8K × 8, where four sequences at once leave requests queued and sixteen
- * do not. About 20 s.
+ * two run 8K × 1 and 8K × 16, where four sequences at once leave requests queued and sixteen
+ * do not (about 3× the total tok/s). The simulator at 5×, so a loaded machine keeps up. About 40 s.
  */
 import { join } from 'node:path';
 import { readSessionFile } from '../../../src-main/session/read';
@@ -41,15 +41,15 @@ export async function makeSweepFolder(root: string): Promise<RealSweep> {
       '--contexts',
       '8k',
       '--concurrency',
-      '1,8',
+      '1,16',
       '--prefill-contexts',
       '8k',
       '--duration',
       '10',
       '--max-output',
-      '2048',
+      '1024',
       '--sim-speed',
-      '10',
+      '5',
       '--out-dir',
       dir,
       '--',
@@ -62,7 +62,7 @@ export async function makeSweepFolder(root: string): Promise<RealSweep> {
       '--port',
       String(port),
       '--sim-speed',
-      '10',
+      '5',
     ],
     { timeoutMs: 240_000 },
   );

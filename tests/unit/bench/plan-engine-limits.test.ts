@@ -28,8 +28,56 @@ describe('plan from the engine limits', () => {
       "32 requests at once is above the engine's max_running_requests of 16: the rest wait, so the cell will be Requests queued",
     );
     expect(plan.warnings).toContain(
-      'The engine runs at most 16 requests at once (max_running_requests): cells above that concurrency will be Requests queued.',
+      "The server runs at most 16 requests at once (the engine's max_running_requests): cells above that concurrency will be Requests queued, each waiting out its readiness deadline.",
     );
+  });
+
+  it('vLLM: reads --max-num-seqs and --max-num-batched-tokens from the launch, and the ETA counts the readiness deadline of a queued cell', () => {
+    const launched = (argv: string[]): PlanTarget => ({
+      maxModelLen: 32_768,
+      kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
+      launch: {
+        kind: 'vllm-native',
+        url: null,
+        argv,
+        env: {},
+        display: argv.join(' '),
+        model: 'm',
+        servedModel: null,
+        revision: null,
+        maxModelLen: null,
+      },
+    });
+    const input = {
+      contexts: [8 * K],
+      concurrency: [4, 16],
+      secondsPerMeasurement: 10,
+      warmup: false,
+      prefillContexts: [],
+    };
+    const capped = planRun(input, launched(['vllm', 'serve', 'm', '--max-num-seqs', '4']));
+    expect(capped.cells.map((c) => c.expectQueued ?? null)).toEqual([
+      null,
+      '16 requests at once is above --max-num-seqs of 4: the rest wait, so the cell will be Requests queued',
+    ]);
+    expect(
+      capped.steps.filter((s) => s.kind === 'decode').map((s) => s.kind === 'decode' && s.queued === true),
+    ).toEqual([false, true]);
+    const open = planRun(input, launched(['vllm', 'serve', 'm', '--max-num-seqs=64']));
+    expect(open.cells.every((c) => c.expectQueued === undefined)).toBe(true);
+    // The queued cell waits out 60 s of readiness instead of about 4 s of first tokens and steady streams.
+    expect(capped.etaSeconds - open.etaSeconds).toBeCloseTo(60 - 4, 5);
+    const batched = planRun(
+      input,
+      launched(['vllm', 'serve', 'm', '--max-num-batched-tokens', '8', '--max-num-seqs', '64']),
+    );
+    expect(batched.cells[1].expectQueued).toMatch(/^16 requests at once is above --max-num-batched-tokens of 8/);
+    // Given as the person typed it, when only the display line was kept.
+    const shown = planRun(input, {
+      ...launched([]),
+      launch: { ...launched([]).launch!, display: 'vllm serve m --max-num-seqs 4' },
+    });
+    expect(shown.cells[1].expectQueued).toBeDefined();
   });
 
   it('decode context parallelism: the block count times -dcp, and Over capacity names that source', () => {

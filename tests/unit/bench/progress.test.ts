@@ -64,7 +64,7 @@ describe('progress output', () => {
     expect(out).toMatch(
       /^Plan: 2 cells \(2 to run, 0 over capacity, 0 too long, 0 skipped\), prefill at 8K, about \d+ min \d+ s\.\n/,
     );
-    expect(out).toMatch(/\.\.\. 8K × 2  \(cell 2\/2, ETA (\d+ min )?\d+ s\)/);
+    expect(out).toMatch(/\.\.\. 8K × 2  \(cell 2\/2, (\d+ min )?\d+ s elapsed, ETA (\d+ min )?\d+ s\)/);
     expect(out).toContain('cell 2/2  8K × 2  Valid  2,646.7 tok/s  TTFT 247 ms  between tokens 12.1 ms');
     expect(out).toContain('cell 3/3  8K × 4  Looped  (the model kept repeating the same text)');
     expect(out).not.toContain('\r'); // no bar without a TTY

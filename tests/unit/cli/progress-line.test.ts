@@ -48,16 +48,16 @@ describe('the progress bar line', () => {
   it('120 columns: the bar, the cell, live figures and the ETA', () => {
     const last = tty(120, [planned, start, sample]).pop()!;
     expect(last).toMatch(
-      /^\[####\.+\] cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  16 active  ETA (\d+ min )?\d+ s$/,
+      /^\[####\.+\] cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  16 active  \d+ s elapsed, ETA (\d+ min )?\d+ s$/,
     );
   });
 
   it('60 columns: the bar goes, then whole fields, the least useful first; no number is cut', () => {
     const last = tty(60, [planned, start, sample]).pop()!;
     expect(last.length).toBeLessThanOrEqual(59);
-    expect(last).toMatch(/^cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  ETA (\d+ min )?\d+ s$/);
+    expect(last).toMatch(/^cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  (\d+ s elapsed, )?ETA (\d+ min )?\d+ s$/);
     const narrower = tty(48, [planned, start, sample]).pop()!;
-    expect(narrower).toMatch(/^cell 2\/6  32K × 16  2,412\.5 tok\/s  ETA (\d+ min )?\d+ s$/);
+    expect(narrower).toMatch(/^cell 2\/6  32K × 16  2,412\.5 tok\/s  (\d+ s elapsed, )?ETA (\d+ min )?\d+ s$/);
   });
 
   it('the ETA counts down while a cell is measured', () => {

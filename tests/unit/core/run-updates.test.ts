@@ -52,6 +52,8 @@ describe('RunUpdates', () => {
     expect(p?.cells[3].reason).toMatch(/exceeds the KV cache budget of 100000 tokens/);
     expect(out[0].progress).toMatchObject({ done: 0, total: 3, unit: 'cell' });
     expect(out[0].progress?.etaSeconds).toBeCloseTo(plan.etaSeconds, 0);
+    // The page shows the time elapsed since the plan beside the ETA.
+    expect(Date.now() - out[0].progress!.startedAtMs!).toBeLessThan(60_000);
   });
 
   it("shows the plan's warnings and the orchestrator's notes under the plan, whichever comes first", () => {

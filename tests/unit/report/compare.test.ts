@@ -33,7 +33,7 @@ async function faster(): Promise<Session> {
 }
 
 describe('compare', () => {
-  it('builds ratios only where both cells are Valid', async () => {
+  it('builds a ratio for every pair with figures, the Valid pairs as the headline and the others with their status', async () => {
     const m = compareSessions([await reference(), await faster()]);
     expect(m.labels).toEqual(['A', 'B']);
     expect(m.decode).toHaveLength(1);
@@ -42,28 +42,31 @@ describe('compare', () => {
     const at = (ctx: number, c: number) => r.rows[r.contexts.indexOf(ctx)][r.concurrency.indexOf(c)];
     expect(at(8192, 1).ratio).toBeCloseTo(1.1, 9);
     expect(at(8192, 1).text).toBe('1.10×');
+    expect(at(8192, 1)).toMatchObject({ verdict: 'faster', headline: true, note: null });
     expect(at(8192, 1).fill).toBe(divergingColor(1.1));
-    expect(at(32768, 4)).toMatchObject({ ratio: null, text: 'A: Looped' });
-    expect(at(8192, 4)).toMatchObject({ ratio: null, text: 'B: Requests queued' });
-    expect(at(32768, 16)).toMatchObject({ ratio: null, text: 'A: Over capacity' });
+    expect(at(8192, 16)).toMatchObject({ ratio: null, verdict: null, text: 'A: Looped' });
+    expect(at(8192, 2)).toMatchObject({ verdict: 'faster', headline: false, text: '1.10× · B: Requests queued' });
+    expect(at(8192, 2).ratio).toBeCloseTo(1.1, 9);
+    expect(at(16384, 128)).toMatchObject({ ratio: null, text: 'A and B: Over capacity' });
     expect(m.prefill[0].ratios[1]).toBeCloseTo(1.2, 9);
   });
 
-  it('shows a Stream stalled cell’s kept figure beside the others, but takes no ratio from it', async () => {
+  it('compares a Stream stalled cell’s kept figure, marked with its status, outside the headline', async () => {
     const b = await faster();
     const stalled = b.cells.find((x) => x.context === 8192 && x.concurrency === 16)!;
     stalled.status = 'stalled';
     const m = compareSessions([await reference(), b]);
     const r = m.decode[0];
-    expect(r.rows[r.contexts.indexOf(8192)][r.concurrency.indexOf(16)]).toMatchObject({
-      ratio: null,
-      text: 'B: Stream stalled',
+    expect(r.rows[r.contexts.indexOf(8192)][r.concurrency.indexOf(4)]).toMatchObject({
+      headline: false,
+      note: 'B: Stream stalled',
+      text: '1.10× · B: Stream stalled',
     });
     const d = m.deltas.find((x) => x.context === 8192 && x.concurrency === 16)!;
     expect(d.statuses).toEqual(['Valid', 'Stream stalled']);
     expect(d.totals[1]).toBe(stalled.totalTokensPerSecond);
     expect(d.totalTexts[1]).not.toBe('—');
-    expect(d.changes[1]).toBeNull();
+    expect(d.changes[1]).toBeCloseTo(0.1, 9);
   });
 
   it('marks the settings that differ: engine version and launch flags, not the GPU', async () => {
@@ -115,9 +118,8 @@ describe('compare', () => {
     const prefill = tableAfter(md.slice(md.indexOf('## Prefill')), 'Context');
     expect(prefill[1]).toEqual(['8K', '20.0K', '24.0K', '1.20×', '400 ms', '400 ms']);
     const ratio = tableAfter(md.slice(md.indexOf('## Sustained decode: B / A')), 'Context');
-    expect(ratio).toHaveLength(3);
-    expect(ratio[1]).toEqual(['8K', '1.10×', 'B: Requests queued', '1.10×']);
-    expect(ratio[2]).toEqual(['32K', '1.10×', 'A: Looped', 'A: Over capacity']);
+    expect(ratio).toHaveLength(7);
+    expect(ratio[1].slice(0, 6)).toEqual(['8K', '1.10×', '1.10× · B: Requests queued', '1.10×', '1.10×', 'A: Looped']);
   });
 
   it('HTML form: overlaid prefill curves, a ratio heatmap per session, highlighted differences', async () => {

@@ -43,11 +43,11 @@ describe('repeated cells in reports', () => {
     });
     const m = compareSessions([a, b]);
     const row = (ctx: number, c: number) => m.deltas.find((d) => d.context === ctx && d.concurrency === c)!;
-    expect(row(8192, 1).significance[1]).toBe('B is 3.1% faster, 95% CI 0.6–5.6%');
-    expect(row(16384, 1).significance[1]).toBe('no significant difference');
+    expect(row(8192, 1).changeTexts[1]).toBe('B is 3.1% faster, 95% CI 0.6–5.6%');
+    expect(row(16384, 1).changeTexts[1]).toBe('no significant difference');
     expect(row(8192, 1).totalTexts).toEqual(['1,000.0 ± 24.8', '1,031.0 ± 22.4']);
     const slower = compareSessions([b, a]);
-    expect(slower.deltas.find((d) => d.context === 8192 && d.concurrency === 1)!.significance[1]).toBe(
+    expect(slower.deltas.find((d) => d.context === 8192 && d.concurrency === 1)!.changeTexts[1]).toBe(
       'B is 3.0% slower, 95% CI 0.6–5.4%',
     );
     const md = renderCompareMarkdown([a, b]);
@@ -60,7 +60,7 @@ describe('repeated cells in reports', () => {
     const once = sampleSession();
     const m = compareSessions([once, a]);
     const r = m.deltas.find((d) => d.context === 8192 && d.concurrency === 1)!;
-    expect(r.significance[1]).toBeNull();
+    expect(r.differences[1]?.method).toBe('band');
     expect(r.changes[1]).toBeCloseTo(1000 / 141.4 - 1, 9);
   });
 });

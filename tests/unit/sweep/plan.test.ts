@@ -13,7 +13,10 @@ const config = {
 describe('the plan of a sweep', () => {
   it('counts the variants not done, one server start each, and the cells every variant runs', () => {
     const launch = launchOptionsFromCommand(['vllm', 'serve', 'Qwen/Qwen3-8B', '--max-model-len', '32768']);
-    const p = planSweep([{ state: 'done' }, { state: 'partial' }, { state: 'pending' }], config, launch);
+    const p = planSweep(
+      (['done', 'partial', 'pending'] as const).map((state) => ({ state, launch })),
+      config,
+    );
     // 32K contexts leave no room for 2,048 output tokens under max_model_len 32,768: Too long.
     expect(p).toMatchObject({ variants: 3, toRun: 2, serverStarts: 2, cellsPerVariant: 2, cells: 4 });
     expect(p.measuringSeconds).toBeCloseTo(p.secondsPerVariant * 2);
@@ -25,10 +28,34 @@ describe('the plan of a sweep', () => {
   it("reads a simulator's clock speed-up from its command: a clock ten times faster plans far less time", () => {
     const sim = (speed: string) =>
       launchOptionsFromCommand(['speedmatrix', 'sim', 'serve', 'm', '--max-model-len', '65536', '--sim-speed', speed]);
-    const slow = planSweep([{ state: 'pending' }], config, sim('1'));
-    const fast = planSweep([{ state: 'pending' }], config, sim('10'));
+    const slow = planSweep([{ state: 'pending', launch: sim('1') }], config);
+    const fast = planSweep([{ state: 'pending', launch: sim('10') }], config);
     // Simulated seconds pass ten times faster; the client's own overheads do not.
     expect(fast.secondsPerVariant).toBeLessThan(slow.secondsPerVariant / 5);
+  });
+
+  it('plans the cells above a variant’s --max-num-seqs as Requests queued, and counts their readiness deadline', () => {
+    const sim = (seqs: string) =>
+      launchOptionsFromCommand([
+        'speedmatrix',
+        'sim',
+        'serve',
+        'm',
+        '--max-model-len',
+        '65536',
+        '--max-num-seqs',
+        seqs,
+      ]);
+    const many = planSweep([{ state: 'pending', launch: sim('16') }], config);
+    const few = planSweep([{ state: 'pending', launch: sim('4') }], config);
+    expect(many.queuedCells).toBe(0);
+    // 8 requests at once at 8K and 32K are above 4 sequences.
+    expect(few.queuedCells).toBe(2);
+    // Each waits out its 60 s readiness deadline instead of about 4 s of first tokens and steady streams.
+    expect(few.measuringSeconds - many.measuringSeconds).toBeCloseTo(2 * (60 - 4), 5);
+    expect(sweepPlanLine(few)).toContain(
+      "(4 in all, 2 planned as Requests queued (above a variant's --max-num-seqs); Over capacity",
+    );
   });
 });
 

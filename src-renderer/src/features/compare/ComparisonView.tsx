@@ -14,10 +14,11 @@ import {
   prefillCaption,
   prefillTable,
   ratioCaption,
+  VERDICT_CAPTION,
 } from '@shared/report/compare-model';
 import { divergingColor } from '@shared/report/matrix-model';
 import { simulatedBanner } from '@shared/report/report-model';
-import { BEST_CAPTION, type SweepModel, TOO_FEW_RAN } from '@shared/report/sweep-model';
+import { BEST_CAPTION, type SweepModel, TOO_FEW_RAN, bestLabel } from '@shared/report/sweep-model';
 import { useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
 import { fmtContext, tokPerSec } from '../../format';
@@ -88,6 +89,7 @@ function ComparisonBody({ view }: { view: Comparison }) {
         )}
         {banner && <p className="sim-note">{banner}</p>}
       </header>
+      {m && <Verdicts m={m} />}
       <section>
         <h3>{view.source === 'sweep' ? 'Variants' : 'Sessions'}</h3>
         <ModelTable
@@ -100,6 +102,30 @@ function ComparisonBody({ view }: { view: Comparison }) {
       <BestPerCell sweep={view.sweep} entries={view.entries} />
       {m ? <Compared m={m} /> : <p className="empty">{TOO_FEW_RAN}</p>}
     </>
+  );
+}
+
+/** One line per comparison and per context, as at the top of every export. */
+function Verdicts({ m }: { m: ComparisonModel }) {
+  return (
+    <section data-testid="comparison-verdict">
+      <h3>Verdict</h3>
+      <p className="muted">{VERDICT_CAPTION}</p>
+      <ul className="verdict">
+        {m.decode.map((r) => (
+          <li key={r.label} data-label={r.label}>
+            <strong>{r.verdict}</strong>
+            {r.contextVerdicts.length > 0 && (
+              <ul>
+                {r.contextVerdicts.map((v) => (
+                  <li key={v}>{v}</li>
+                ))}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -146,15 +172,28 @@ function BestPerCell({ sweep, entries }: { sweep: SweepModel; entries: Compariso
                 <th scope="row">{fmtContext(sweep.best.contexts[i], sweep.best.contexts)}</th>
                 {row.map((b) => {
                   const e = b.entry === null ? null : entries[b.entry];
+                  const who = bestLabel(sweep, b);
+                  const tied = b.tied.length > 0;
                   return (
                     <td
                       key={cellKey(b)}
                       className={`hm-cell ${e ? 'best-cell' : 'hm-status'}`}
                       data-cell={cellKey(b)}
-                      data-best={e?.label ?? ''}
+                      data-best={e ? who : ''}
                     >
-                      <div className="hm-btn" title={e ? `${e.label}: ${e.name}` : 'No variant has a Valid cell here'}>
-                        <span className="l1">{e ? `${e.label} · ${e.name}` : 'no Valid cell'}</span>
+                      <div
+                        className="hm-btn"
+                        title={
+                          !e
+                            ? 'No variant has a Valid cell here'
+                            : tied
+                              ? `${who}: the same within the noise`
+                              : `${e.label}: ${e.name}`
+                        }
+                      >
+                        <span className="l1">
+                          {e ? (tied ? `${who} (the same)` : `${e.label} · ${e.name}`) : 'no Valid cell'}
+                        </span>
                         {e && <span className="l2">{tokPerSec(b.totalTokensPerSecond)}</span>}
                       </div>
                     </td>
@@ -166,7 +205,7 @@ function BestPerCell({ sweep, entries }: { sweep: SweepModel; entries: Compariso
         </table>
       </div>
       <p className="muted" data-testid="wins">
-        Cells won: {entries.map((e, i) => `${e.label} ${sweep.wins[i]}`).join(' · ')}
+        Cells won (beyond the noise): {entries.map((e, i) => `${e.label} ${sweep.wins[i]}`).join(' · ')}
       </p>
     </section>
   );

@@ -3,7 +3,7 @@
  * per session in the reports' series colours, the value axis from zero on round ticks (scale.ts).
  */
 import { memo, useMemo } from 'react';
-import type { ComparisonModel } from '@shared/report/compare-model';
+import { type ComparisonModel, prefillSeriesName } from '@shared/report/compare-model';
 import { SERIES_COLORS, fmtTick, zeroScale } from '@shared/report/scale';
 import { Plot } from '../../charts/Plot';
 import { chartColors, useDarkTheme } from '../../charts/theme';
@@ -19,7 +19,7 @@ export const PrefillCompareChart = memo(function PrefillCompareChart({ m }: { m:
       return {
         type: 'scatter' as const,
         mode: 'lines+markers',
-        name: `${label} prompt tok/s`,
+        name: prefillSeriesName(label),
         x: rows.map((r) => r.context),
         y: rows.map((r) => r.tokensPerSecond[i] as number),
         text: rows.map((r) => `${label} at ${fmtContext(r.context)}: ${fmtTokPerSec(r.tokensPerSecond[i])} tok/s`),

@@ -8,9 +8,14 @@ import type { DeltaRow, RatioMatrix } from '@shared/report/compare-model';
 import { textColorOn } from '@shared/report/matrix-model';
 import type { HeatCell, HeatmapModel } from '../../charts/heatmap-model';
 
-/** With repeated cells, whether each ratio is more than noise ("B is 3.1% faster, 95% CI …") goes under it. */
+/**
+ * Each ratio with, under it, the side that is not Valid ("A: Requests queued") or, with repeated
+ * cells, whether the difference is more than noise ("B is 3.1% faster, 95% CI …").
+ */
 export function ratioHeatmap(r: RatioMatrix, deltas: readonly DeltaRow[]): HeatmapModel {
-  const significance = new Map(deltas.map((d) => [cellKey(d), d.significance[r.against] ?? '']));
+  const welch = new Map(
+    deltas.map((d) => [cellKey(d), d.differences[r.against]?.method === 'welch' ? d.changeTexts[r.against] : '']),
+  );
   const ratios = r.rows.flat().flatMap((c) => (c.ratio === null ? [] : [c.ratio]));
   const rows = r.rows.map((row) =>
     row.map((c): HeatCell => {
@@ -19,15 +24,16 @@ export function ratioHeatmap(r: RatioMatrix, deltas: readonly DeltaRow[]): Heatm
         context: c.context,
         concurrency: c.concurrency,
         status: null,
-        line2: significance.get(cellKey(c)) ?? '',
+        line2: c.ratio !== null && c.note ? c.note : (welch.get(cellKey(c)) ?? ''),
         flag: null,
         cell: null,
         reason: c.title,
         missesTargets: false,
       };
-      // A cell without a ratio says why ("A: Requests queued") on the theme's status colour.
-      if (c.ratio === null) return { ...base, kind: 'status', line1: c.text, background: null, foreground: null };
-      return { ...base, kind: 'value', line1: c.text, background: c.fill, foreground: textColorOn(c.fill) };
+      // A cell without a ratio says why ("not in B", "A: Looped") on the theme's status colour.
+      if (c.ratio === null)
+        return { ...base, kind: 'status', line1: c.text, line2: '', background: null, foreground: null };
+      return { ...base, kind: 'value', line1: c.figure, background: c.fill, foreground: textColorOn(c.fill) };
     }),
   );
   return {

@@ -318,6 +318,9 @@ function RunProgressBar() {
       <span>
         {progress.done} of {plural(progress.total, progress.unit)} (
         {fmtPercent(progress.total ? progress.done / progress.total : 0)})
+        {progress.startedAtMs != null && running
+          ? ` · ${fmtDuration((Date.now() - progress.startedAtMs) / 1000)} elapsed`
+          : ''}
         {progress.etaSeconds != null && running ? ` · about ${fmtDuration(progress.etaSeconds)} left` : ''}
       </span>
     </div>

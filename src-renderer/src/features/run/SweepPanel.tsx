@@ -12,10 +12,11 @@ import { isRunning } from '../../store/run-slice';
 import { sweepBusy } from '../../store/sweep-slice';
 import { Field } from '../../components/ui';
 import { plural } from '@shared/report/format';
+import { STATUS_WORDS } from '@shared/session/status-words';
 
 /** The plan in words: the same figures as the CLI's plan line. */
-function planWords(p: SweepPlanFigures): string {
-  return `${p.toRun} of ${plural(p.variants, 'variant')} to run · ${plural(p.serverStarts, 'server start')} · up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all; Over capacity is known once each server is up) · about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts`;
+export function planWords(p: SweepPlanFigures): string {
+  return `${p.toRun} of ${plural(p.variants, 'variant')} to run · ${plural(p.serverStarts, 'server start')} · up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all${p.queuedCells ? `, ${p.queuedCells} planned as ${STATUS_WORDS.queued}` : ''}; Over capacity is known once each server is up) · about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts`;
 }
 
 function stateWords(v: SweepVariantView): string {

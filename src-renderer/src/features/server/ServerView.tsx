@@ -421,7 +421,8 @@ export function ServerView() {
           {failure.lines.length > 0 && <pre className="log-excerpt">{failure.lines.join('\n')}</pre>}
         </section>
       )}
-      {server.ready && (
+      {/* The facts of a server that is up; one that stopped (a sweep's last variant) is Ready no more. */}
+      {server.ready && server.state === 'ready' && (
         <Block
           title="Ready"
           testId="server-ready"
