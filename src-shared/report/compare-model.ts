@@ -36,7 +36,7 @@ interface PrefillComparisonRow {
   ratios: (number | null)[];
 }
 
-interface RatioCell {
+export interface RatioCell {
   context: number;
   concurrency: number;
   /** B / A of total tok/s, whenever both cells have a figure. */
