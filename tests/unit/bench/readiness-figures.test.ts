@@ -178,6 +178,7 @@ describe('figures at their edges', () => {
       at({ sentAt: 0, endedAt: 10_000, outcome: 'done' }), // ended as it opens: in
       at({ sentAt: 0, endedAt: 9_999, outcome: 'done' }), // before: out
       at({ sentAt: 0, endedAt: -1 }), // still running: in
+      at({ sentAt: 0, endedAt: 0, outcome: 'done' }), // ended at the epoch's start, long before: out
     ];
     expect(inWindow(streams, w).map((s) => streams.indexOf(s))).toEqual([0, 2, 4]);
   });
@@ -189,13 +190,22 @@ describe('figures at their edges', () => {
     expect(windowTokens([s(500, 100, -1)])).toBe(400);
     expect(windowTokens([s(50, 100, 80)])).toBe(0);
     expect(windowTokens([s(500, 100, 400), s(500, 0, -1)])).toBe(800);
+    expect(windowTokens([s(500, 0, 0)])).toBe(0); // closed before its first token
   });
 
   it('counts requests completed inside the window, edges included, and only completed ones', () => {
     const ended = (endedAt: number, outcome: StreamTimes['outcome'] = 'done') =>
       stream({ first: 0, tbtMs: 10, tokens: 10, endedAt, outcome });
-    const streams = [ended(10_000), ended(40_000), ended(9_999), ended(40_001), ended(20_000, 'error'), ended(-1)];
-    expect(completedInWindow(streams, w)).toBe(2);
+    const streams = [
+      ended(10_000),
+      ended(25_000),
+      ended(40_000),
+      ended(9_999),
+      ended(40_001),
+      ended(20_000, 'error'),
+      ended(-1, 'running'),
+    ];
+    expect(completedInWindow(streams, w)).toBe(3);
   });
 
   it("times to first token in server seconds, leaving out requests that have none; a request's own gap needs two tokens", () => {
@@ -211,6 +221,13 @@ describe('figures at their edges', () => {
     expect(ownTimeBetweenTokens(stream({ first: 0, tbtMs: 20, tokens: 11 }), clock)).toBeCloseTo(0.02, 12);
     expect(ownTimeBetweenTokens(stream({ first: 0, tbtMs: 20, tokens: 11 }), fast)).toBeCloseTo(0.2, 12);
     expect(ownTimeBetweenTokens(stream({ first: 0, tbtMs: 20, tokens: 1 }), clock)).toBeNull();
+    expect(ownTimeBetweenTokens(stream({ first: 0, tbtMs: 20, tokens: 2 }), clock)).toBeCloseTo(0.02, 12);
+    // Requests without a gap of their own are left out of the time between tokens and the rate.
+    const mixed = [stream({ first: 0, tbtMs: 20, tokens: 2 }), stream({ first: 0, tbtMs: 20, tokens: 1 })];
+    expect(timeBetweenTokens(mixed, clock)).toMatchObject({ p50: 0.02, mean: 0.02 });
+    expect(perRequestRate(mixed, everything, clock)).toBeCloseTo(50, 9);
+    // A first token at the clock's zero still counts.
+    expect(timeToFirstToken([stream({ first: 0, tbtMs: 10, tokens: 3 })], clock)?.p50).toBeCloseTo(0.05, 12);
     expect(ownTimeBetweenTokens(stream({ first: 500, tbtMs: 0, tokens: 5 }), clock)).toBeNull();
     expect(timeBetweenTokens([stream({ first: 0, tbtMs: 20, tokens: 1 })], clock)).toBeNull();
   });
@@ -247,6 +264,13 @@ describe('figures at their edges', () => {
       endedAtSeconds: 25,
       thresholdSeconds: 4,
     });
+    expect(stallInWindow([gap(5_000), gap(7_000, 22_000), gap(6_000)], win, 0.01, 30, clock)).toMatchObject({
+      gapSeconds: 7,
+      endedAtSeconds: 22,
+    });
+    // Gaps that ended exactly as the window opened or closed are inside it.
+    expect(stallInWindow([gap(5_000, 0)], win, 0.01, 30, clock)?.endedAtSeconds).toBe(0);
+    expect(stallInWindow([gap(5_000, 30_000)], win, 0.01, 30, clock)?.endedAtSeconds).toBe(30);
     // Exactly 1 s of wall time counts at a fast clock (20 s of server time at speed 20).
     const fast = new ServerClock(20);
     expect(stallInWindow([gap(1_000)], win, 0.01, 30, fast)?.gapSeconds).toBeCloseTo(20, 9);
