@@ -31,4 +31,3 @@ export async function openSessionOrImport(path: string): Promise<Result<Session>
   if (read.error.path === 'format' || !(await startsLikeJson(path))) return importFile(path);
   return fail(read.error.message);
 }
-

@@ -34,7 +34,10 @@ const STATE_FILE = 'launched-servers.json';
  * The user's data folder, shared by the CLI and the app: SPEEDMATRIX_DATA_DIR when set, else
  * the platform's place for application data (the same folder Electron's userData names).
  */
-export function userDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function userDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (env.SPEEDMATRIX_DATA_DIR) return env.SPEEDMATRIX_DATA_DIR;
   if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'speedmatrix');
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'speedmatrix');
