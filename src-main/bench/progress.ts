@@ -295,8 +295,16 @@ export class ProgressPrinter {
 
   /** "1 min 5 s elapsed, ETA 40 s": the time so far beside the time left. */
   private timeText(): string {
-    const eta = `ETA ${fmtDuration(this.etaNow())}`;
-    return this.startedMs === null ? eta : `${fmtDuration((Date.now() - this.startedMs) / 1000)} elapsed, ${eta}`;
+    const elapsed = this.elapsedText();
+    return elapsed ? `${elapsed}, ${this.etaText()}` : this.etaText();
+  }
+
+  private elapsedText(): string {
+    return this.startedMs === null ? '' : `${fmtDuration((Date.now() - this.startedMs) / 1000)} elapsed`;
+  }
+
+  private etaText(): string {
+    return `ETA ${fmtDuration(this.etaNow())}`;
   }
 
   private etaNow(): number | null {
@@ -334,8 +342,9 @@ export class ProgressPrinter {
     const text = fitLine(
       bar,
       count,
-      [{ text: this.current, keep: 0 }, ...this.live],
-      this.timeText(),
+      // On a narrow terminal the elapsed time goes first: the ETA says more.
+      [{ text: this.current, keep: 0 }, ...this.live, { text: this.elapsedText(), keep: 9 }],
+      this.etaText(),
       (this.out.columns?.() ?? 120) - 1,
     );
     this.out.write(`\r\x1b[2K${text}`);

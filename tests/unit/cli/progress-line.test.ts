@@ -48,7 +48,7 @@ describe('the progress bar line', () => {
   it('120 columns: the bar, the cell, live figures and the ETA', () => {
     const last = tty(120, [planned, start, sample]).pop()!;
     expect(last).toMatch(
-      /^\[####\.+\] cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  16 active  \d+ s elapsed, ETA (\d+ min )?\d+ s$/,
+      /^\[####\.+\] cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  16 active  \d+ s elapsed  ETA (\d+ min )?\d+ s$/,
     );
   });
 
