@@ -1,22 +1,25 @@
 /**
  * The results site's script (site-script.ts and what it imports: the comparison model and
- * renderer) bundled for the browser, once per process. esbuild comes with tsx, a runtime
- * dependency, and is loaded from the project's node_modules; it bundles from the TypeScript
- * sources, which the source and the built CLI (and app) both find under the project root.
- * See docs/site.md.
+ * renderer) for the browser. The build bundles it once into site.js beside the compiled
+ * programs (scripts/build-site-script.ts), so the installed CLI and the packaged app read that
+ * file; run from the TypeScript sources, it is bundled here, once per process, with esbuild
+ * (a development dependency). See docs/site.md.
  */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { projectRoot } from '../runtime/node-entry';
 
 const SITE_SCRIPT_SOURCE = 'src-main/report/site-script.ts';
+/** The prebuilt script's name beside out/main/*.js and out/cli/*.js. */
+export const SITE_SCRIPT_FILE = 'site.js';
 
-let bundled: Promise<string> | null = null;
+const runningFromSource = __filename.endsWith('.ts');
 
-async function bundle(): Promise<string> {
-  const root = projectRoot();
-  // Required from the project root at run time, never bundled: esbuild's API finds its binary
-  // beside itself (the built main process would otherwise carry a copy that cannot).
+/** The script bundled from the sources under `root`, with esbuild from that project's node_modules. */
+export async function bundleSiteScript(root: string): Promise<string> {
+  // Required at run time, never bundled: esbuild's API finds its binary beside itself.
   const { build } = createRequire(join(root, 'package.json'))('esbuild') as typeof import('esbuild');
   const out = await build({
     entryPoints: [join(root, SITE_SCRIPT_SOURCE)],
@@ -32,8 +35,18 @@ async function bundle(): Promise<string> {
   return out.outputFiles[0].text;
 }
 
+/** The built site.js: beside this module, or one folder up when it sits in a chunks/ folder. */
+function prebuilt(): string | null {
+  const candidates = [join(__dirname, SITE_SCRIPT_FILE), join(__dirname, '..', SITE_SCRIPT_FILE)];
+  return candidates.find((c) => existsSync(c)) ?? null;
+}
+
+let bundled: Promise<string> | null = null;
+
 export function siteScript(): Promise<string> {
-  bundled ??= bundle().catch((e: unknown) => {
+  const file = runningFromSource ? null : prebuilt();
+  if (file) return readFile(file, 'utf8');
+  bundled ??= bundleSiteScript(projectRoot()).catch((e: unknown) => {
     bundled = null;
     throw new Error(`Could not build the site's script from ${SITE_SCRIPT_SOURCE}: ${(e as Error).message}`);
   });

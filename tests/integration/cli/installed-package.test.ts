@@ -58,7 +58,7 @@ describe.skipIf(process.platform === 'win32')('the CLI installed from its npm pa
     expect(cli.installLog).not.toMatch(/EBADENGINE|Unsupported engine/i);
   });
 
-  it('runs hw, a short simulated run, report and compare from a folder outside the repository', async () => {
+  it('runs hw, a short simulated run, report, compare and site from a folder outside the repository', async () => {
     work = mkdtempSync(join(dir, 'work-'));
     const version = await speedmatrix(['--version']);
     expect(version.code).toBe(0);
@@ -97,5 +97,12 @@ describe.skipIf(process.platform === 'win32')('the CLI installed from its npm pa
     expect(compare.stderr).toBe('');
     expect(compare.code).toBe(0);
     expect(readFileSync(join(work, 'compare.md'), 'utf8')).toMatch(/fara/);
+
+    // The results site's browser script was bundled at build time: nothing is compiled here.
+    const site = await speedmatrix(['site', '.', '-o', 'site']);
+    expect(site.stderr).toBe('');
+    expect(site.code).toBe(0);
+    expect(readFileSync(join(work, 'site', 'index.html'), 'utf8')).toMatch(/fara/i);
+    expect(readFileSync(join(work, 'site', 'site.js'), 'utf8').length).toBeGreaterThan(1000);
   }, 180_000);
 });
