@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
-import { PROGRAM_SOURCES } from './src-main/runtime/node-entry';
+import { PROGRAM_SOURCES } from './src-main/platform/runtime/node-entry';
 
 /**
  * The installable CLI package (`npm pack`, README "On a GPU server"): the CLI and the Node

@@ -2,11 +2,11 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
-import { CSP, devCsp } from './src-main/app/csp';
-import { PROGRAM_SOURCES } from './src-main/runtime/node-entry';
+import { CSP, devCsp } from './src-main/hosts/electron/csp';
+import { PROGRAM_SOURCES } from './src-main/platform/runtime/node-entry';
 
 /**
- * `npm run dev` only: the page's CSP meta tag becomes the dev variant (app/csp.ts), or the
+ * `npm run dev` only: the page's CSP meta tag becomes the dev variant (src-main/hosts/electron/csp.ts), or the
  * React plugin's inline fast-refresh preamble is blocked and the window stays blank. The build
  * keeps the production policy untouched.
  */
@@ -18,7 +18,7 @@ function devServerCsp(): Plugin {
       const origin =
         ctx.server?.resolvedUrls?.local[0] ?? `http://localhost:${ctx.server?.config.server.port ?? 5173}/`;
       if (!html.includes(`content="${CSP}"`))
-        throw new Error('src-renderer/index.html: the CSP meta tag differs from src-main/app/csp.ts.');
+        throw new Error('src-renderer/index.html: the CSP meta tag differs from src-main/hosts/electron/csp.ts.');
       return html.replace(`content="${CSP}"`, `content="${devCsp(origin)}"`);
     },
   };
@@ -33,7 +33,7 @@ export default defineConfig({
       outDir: 'out/main',
       rollupOptions: {
         input: {
-          index: resolve(__dirname, 'src-main/index.ts'),
+          index: resolve(__dirname, 'src-main/hosts/electron/index.ts'),
           // The Node programs (CLI, benchmark worker, simulator), listed once in node-entry.ts.
           ...Object.fromEntries(Object.entries(PROGRAM_SOURCES).map(([name, src]) => [name, resolve(__dirname, src)])),
         },
@@ -52,7 +52,6 @@ export default defineConfig({
   renderer: {
     root: resolve(__dirname, 'src-renderer'),
     // The renderer reaches code it shares with main only through this alias (docs/architecture.md).
-    resolve: { alias: { '@shared': resolve(__dirname, 'src-shared') } },
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
       rollupOptions: { input: { index: resolve(__dirname, 'src-renderer/index.html') } },

@@ -5,18 +5,12 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** Where `electron` may be imported: the Electron entry points and IPC wiring only. */
-const ELECTRON_FILES = [
-  'src-main/index.ts',
-  'src-main/window.ts',
-  'src-main/ipc/**',
-  'src-main/app/**',
-  'src-preload/**',
-];
+const ELECTRON_FILES = ['src-main/hosts/electron/**', 'src-preload/**'];
 
 const noElectron = {
   name: 'electron',
   message:
-    'Only src-main/index.ts, window.ts, ipc/ and app/ may import electron; the core is plain Node (docs/architecture.md).',
+    'Only src-main/hosts/electron/ and the preload may import electron; the core is plain Node (docs/architecture.md).',
 };
 
 export default tseslint.config(
@@ -80,7 +74,7 @@ export default tseslint.config(
       ],
     },
   },
-  // The renderer sees the browser, and reaches outside its own folder only through @shared. It
+  // The renderer sees the browser, and reaches outside its own folder only through #shared. It
   // takes only types from the zod modules, so zod stays out of the page's bundle.
   {
     files: ['src-renderer/**/*.{ts,tsx}'],
@@ -92,18 +86,18 @@ export default tseslint.config(
         {
           paths: [
             noElectron,
-            ...['@shared/ipc/contract', '@shared/session/schema'].map((name) => ({
+            ...['#shared/ipc/contract', '#shared/session/schema'].map((name) => ({
               name,
               allowTypeImports: true,
               message:
-                'Values from here would bundle zod into the page: import types only, values from @shared/ipc/channels or @shared/session/status-words.',
+                'Values from here would bundle zod into the page: import types only, values from #shared/ipc/channels or #shared/session/status-words.',
             })),
           ],
           patterns: [
             { regex: '^node:', message: 'The renderer is a sandboxed page: no Node built-ins.' },
             {
               regex: '(^|/)src-(main|shared|preload)(/|$)',
-              message: 'The renderer imports shared code as @shared/... and nothing else from outside src-renderer.',
+              message: 'The renderer imports shared code as #shared/... and nothing else from outside src-renderer.',
             },
           ],
         },

@@ -1,16 +1,37 @@
 /**
- * Import cycles between folders make layers meaningless, so `npm run lint` refuses them. Builds
- * the folder graph of every relative or @shared import in the sources and prints each cycle.
- * A node is the folder a file sits in; a file directly in a source root (an entry point such as
- * src-main/index.ts, or a loose helper such as src-renderer/src/format.ts) is a node of its own.
- * See docs/architecture.md.
+ * Layers only point down, and folders never need each other in a circle: `npm run lint` runs this
+ * and refuses both. The layers, lowest first, are in LAYERS; a file may import from its own layer
+ * or a lower one. A layer of src-main is entered from above only through its public entry, its
+ * index.ts; files inside a layer import each other directly, never through that entry. Inside a
+ * layer, the folder graph must have no cycles. A node of that graph is the folder a file sits in;
+ * a file directly in a source root is a node of its own.
+ * See docs/architecture.md ("The layers").
+ *
+ *   node --import tsx scripts/check-layers.ts [ROOT]   (ROOT: the checkout to read; default this one)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const SOURCES = ['src-shared', 'src-main', 'src-preload', 'src-renderer/src'];
+/** Lowest first. Each layer lists the folders (relative to the root) that belong to it. */
+export const LAYERS: { name: string; folders: string[] }[] = [
+  { name: 'shared', folders: ['src-shared'] },
+  { name: 'platform', folders: ['src-main/platform'] },
+  { name: 'engine', folders: ['src-main/engine'] },
+  { name: 'workflows', folders: ['src-main/workflows'] },
+  { name: 'hosts', folders: ['src-main/hosts', 'src-preload', 'src-renderer/src'] },
+];
+const SOURCES = LAYERS.flatMap((l) => l.folders);
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+const SHARED_ALIAS = '#shared/';
+
+export interface Edge {
+  file: string;
+  spec: string;
+  from: string;
+  to: string;
+  /** The imported module, repo-relative, without extension (a folder for its index). */
+  target: string;
+}
 
 function* sourceFiles(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -20,35 +41,77 @@ function* sourceFiles(dir: string): Generator<string> {
   }
 }
 
-/** The graph node of a module path (absolute, extension optional). */
-function nodeOf(modulePath: string): string {
-  const dir = relative(ROOT, dirname(modulePath));
-  return SOURCES.includes(dir) ? relative(ROOT, modulePath).replace(/\.tsx?$/, '') : dir;
+/** The layer a repo-relative path belongs to, as its index in LAYERS; -1 when it is in none. */
+export function layerOf(path: string): number {
+  return LAYERS.findIndex((l) => l.folders.some((f) => path === f || path.startsWith(`${f}/`)));
 }
 
-function targetNode(fromFile: string, spec: string): string | null {
-  if (spec.startsWith('@shared/')) return nodeOf(join(ROOT, 'src-shared', spec.slice('@shared/'.length)));
-  if (spec.startsWith('.')) return nodeOf(resolve(dirname(fromFile), spec));
-  return null;
-}
-
-function folderGraph(): Map<string, Set<string>> {
-  const graph = new Map<string, Set<string>>();
+/** Every import between source files, as repo-relative folder nodes. */
+export function importEdges(root: string): Edge[] {
+  const nodeOf = (modulePath: string): string => {
+    const dir = relative(root, dirname(modulePath));
+    return SOURCES.includes(dir) ? relative(root, modulePath).replace(/\.tsx?$/, '') : dir;
+  };
+  const edges: Edge[] = [];
   for (const top of SOURCES) {
-    for (const file of sourceFiles(join(ROOT, top))) {
-      const from = nodeOf(file);
-      const edges = graph.get(from) ?? graph.set(from, new Set()).get(from)!;
+    for (const file of sourceFiles(join(root, top))) {
       for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-        const to = targetNode(file, m[1] ?? m[2]);
-        if (to && to !== from) edges.add(to);
+        const spec = m[1] ?? m[2];
+        let target: string | null = null;
+        if (spec.startsWith(SHARED_ALIAS)) target = join(root, 'src-shared', spec.slice(SHARED_ALIAS.length));
+        else if (spec.startsWith('.')) target = resolve(dirname(file), spec);
+        if (target) {
+          const to = relative(root, target)
+            .replace(/\.tsx?$/, '')
+            .replace(/\/index$/, '');
+          edges.push({ file: relative(root, file), spec, from: nodeOf(file), to: nodeOf(target), target: to });
+        }
       }
     }
   }
-  return graph;
+  return edges;
+}
+
+/** Imports of source in a higher layer (package.json and resources/ sit outside every layer). */
+export function upwardImports(edges: Edge[]): string[] {
+  return edges
+    .filter((e) => layerOf(e.to) > layerOf(e.from))
+    .map(
+      (e) =>
+        `${e.file}: imports '${e.spec}' from layer "${LAYERS[layerOf(e.to)].name}", above its own layer "${LAYERS[layerOf(e.from)].name}"`,
+    );
+}
+
+/** The public entry of a layer whose folders are one folder of src-main (not src-shared: it is entered as #shared/...). */
+function entryOf(layer: number): string | null {
+  const folders = LAYERS[layer].folders;
+  return folders.length === 1 && folders[0].startsWith('src-main/') ? folders[0] : null;
+}
+
+/** Imports into another layer past its index.ts, and imports of a file's own layer through it. */
+export function bypassedEntries(edges: Edge[]): string[] {
+  const out: string[] = [];
+  for (const e of edges) {
+    const [from, to] = [layerOf(e.from), layerOf(e.to)];
+    const entry = to >= 0 ? entryOf(to) : null;
+    if (!entry) continue;
+    if (from !== to && e.target !== entry)
+      out.push(
+        `${e.file}: imports '${e.spec}' past the public entry of layer "${LAYERS[to].name}" (${entry}/index.ts)`,
+      );
+    if (from === to && e.target === entry)
+      out.push(`${e.file}: imports its own layer's public entry '${e.spec}'; inside a layer, import the file itself`);
+  }
+  return out;
 }
 
 /** Strongly connected components with more than one folder (Tarjan). */
-function cycles(graph: Map<string, Set<string>>): string[][] {
+export function folderCycles(edges: Edge[]): string[][] {
+  const graph = new Map<string, Set<string>>();
+  for (const e of edges) {
+    if (e.from === e.to) continue;
+    (graph.get(e.from) ?? graph.set(e.from, new Set()).get(e.from)!).add(e.to);
+  }
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -75,10 +138,25 @@ function cycles(graph: Map<string, Set<string>>): string[][] {
   return out;
 }
 
-const found = cycles(folderGraph());
-for (const c of found) console.error(`import cycle between folders: ${c.join(' <-> ')}`);
-if (found.length) {
-  console.error('Move the shared piece down a layer (docs/architecture.md).');
-  process.exit(1);
+function main(root: string): number {
+  const edges = importEdges(root);
+  const upward = upwardImports(edges);
+  const cycles = folderCycles(edges);
+  const bypassed = bypassedEntries(edges);
+  for (const u of upward) console.error(`import points up: ${u}`);
+  for (const b of bypassed) console.error(`import bypasses a layer's entry: ${b}`);
+  for (const c of cycles) console.error(`import cycle between folders: ${c.join(' <-> ')}`);
+  if (upward.length || cycles.length || bypassed.length) {
+    console.error(`Layers, lowest first: ${LAYERS.map((l) => l.name).join(' -> ')}.`);
+    console.error('Move the shared piece down a layer, or pass what is needed in from above (docs/architecture.md).');
+    return 1;
+  }
+  console.log(
+    `layers point down (${LAYERS.map((l) => l.name).join(' -> ')}) through their entries, no import cycles between folders`,
+  );
+  return 0;
 }
-console.log('no import cycles between folders');
+
+if (import.meta.filename === resolve(process.argv[1] ?? '')) {
+  process.exitCode = main(resolve(process.argv[2] ?? join(import.meta.dirname, '..')));
+}

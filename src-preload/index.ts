@@ -4,7 +4,7 @@
  * Electron event and returns its unsubscribe function.
  */
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
-import { IPC_PREFIX, type SpeedMatrixBridge, bridgeEvents, bridgeMethods } from '../src-shared/ipc/channels';
+import { IPC_PREFIX, type SpeedMatrixBridge, bridgeEvents, bridgeMethods } from '#shared/ipc/channels';
 
 const api: Record<string, unknown> = {};
 for (const [method, channel] of Object.entries(bridgeMethods)) {

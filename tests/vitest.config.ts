@@ -9,7 +9,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   root: resolve(__dirname, '..'),
-  resolve: { alias: { '@shared': resolve(__dirname, '../src-shared') } },
   test: {
     environment: 'node',
     pool: 'forks',

@@ -2,11 +2,11 @@
  * Display text for the renderer. Numbers come from report/format.ts (the same formatting as
  * the reports); this adds the labels a screen needs, and every number leaves with its unit.
  */
-import { NONE, fmtContext, fmtTokPerSec } from '@shared/report/format';
-import type { CellStatus } from '@shared/session/schema';
-import { STATUSES } from '@shared/session/status-words';
+import { NONE, fmtContext, fmtTokPerSec } from '#shared/report/format';
+import type { CellStatus } from '#shared/session/schema';
+import { STATUSES } from '#shared/session/status-words';
 
-export * from '@shared/report/format';
+export * from '#shared/report/format';
 
 /** "34.6K tok/s", "2,646.7 tok/s", "—". */
 export const tokPerSec = (v: number | null | undefined): string => (v == null ? NONE : `${fmtTokPerSec(v)} tok/s`);

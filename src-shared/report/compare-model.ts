@@ -3,7 +3,7 @@
  * matrix of total tok/s (every pair of cells that both have a figure; Valid pairs are the
  * headline, the others carry their status), a table of deltas, and the hardware, engine, run
  * and launch settings with differences marked. Whether two cells differ is decided by one rule
- * (cell-difference.ts). Pure: the Markdown and HTML comparisons (src-main/report/compare.ts)
+ * (cell-difference.ts). Pure: the Markdown and HTML comparisons (src-main/workflows/report/compare.ts)
  * and the app's comparison view are all laid out from it.
  */
 import type { DecodeCell, Session } from '../session/schema';

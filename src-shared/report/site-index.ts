@@ -1,7 +1,7 @@
 /**
  * The results site's index, as data: one row per run with its headline figures, and the
  * columns the index table shows and sorts by. Pure, no Node imports: the site builder
- * (src-main/report/site.ts) writes the table from it and caches rows in its manifest; the
+ * (src-main/workflows/site/build.ts) writes the table from it and caches rows in its manifest; the
  * page's script sorts by the values written beside each cell. See docs/site.md.
  */
 import type { Session } from '../session/schema';

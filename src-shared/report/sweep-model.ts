@@ -2,7 +2,7 @@
  * A sweep of launch variants as data: the variants side by side, the best variant for every
  * cell (highest total tok/s among Valid cells; variants within its noise tie with it, by the
  * one rule of cell-difference.ts) and how many cells each wins outright. Pure: the sweep
- * reports (src-main/report/sweep.ts) and the app's comparison view are laid out from it.
+ * reports (src-main/workflows/report/sweep.ts) and the app's comparison view are laid out from it.
  * See docs/sweeps.md.
  */
 import type { CellStatus, Session } from '../session/schema';

@@ -12,7 +12,7 @@ import type { CellStatus, Session } from './schema';
 /**
  * The colour family a status is painted in. Each medium has its own palette for the families:
  * the report's SVG fills (statusColor in report/matrix-model.ts), the report's text colours
- * (src-main/report/style.ts) and the app's themed colours (src-renderer/src/styles.css).
+ * (src-main/workflows/report/style.ts) and the app's themed colours (src-renderer/src/styles.css).
  */
 export type StatusTone = 'measured' | 'caution' | 'discarded' | 'failed' | 'not-run' | 'stopped';
 

@@ -10,8 +10,8 @@
  *   BENCH_SIM_LOAD_HOGS=4 BENCH_SIM_LOAD_WINDOW=10 BENCH_SIM_LOAD_OUTPUT=1024 npm run bench:sim-load
  */
 import { loadavg } from 'node:os';
-import { probeServer } from '../../src-main/server/probe';
-import type { DecodeCell, Session } from '../../src-shared/session/schema';
+import { probeServer } from '../../src-main/engine/server/probe';
+import type { DecodeCell, Session } from '#shared/session/schema';
 import { startSim } from '../helpers/sim';
 import { busyCore } from './lib/proc';
 import { runThroughEngine } from './lib/run';

@@ -5,8 +5,8 @@
  */
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { predict } from '../../src-main/sim/model';
-import { BUILTIN_PROFILES } from '../../src-main/sim/profile';
+import { predict } from '../../src-main/engine/sim/model';
+import { BUILTIN_PROFILES } from '../../src-main/engine/sim/profile';
 import { startSim } from '../helpers/sim';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

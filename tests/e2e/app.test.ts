@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { APP_VERSION } from '../../src-main/runtime/app-version';
+import { APP_VERSION } from '../../src-main/platform/runtime/app-version';
 import { electronTest as it } from '../helpers/electron-fixtures';
 import { ARTIFACTS } from '../helpers/paths';
 import { NOT_RUN, hasElectronBinary } from './electron-binary';

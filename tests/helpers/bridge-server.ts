@@ -11,9 +11,9 @@ import { type IncomingMessage, type ServerResponse, createServer } from 'node:ht
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { type AppCore, type AppCoreOptions, createAppCore } from '../../src-main/core';
-import { EVENT_CHANNELS, type InvokeChannel } from '../../src-shared/ipc/contract';
-import { htmlToPdf } from '../../src-main/report/pdf';
+import { type AppCore, type AppCoreOptions, createAppCore } from '../../src-main/hosts/app-facade';
+import { EVENT_CHANNELS, type InvokeChannel } from '#shared/ipc/contract';
+import { htmlToPdf } from '../../src-main/workflows/report/pdf';
 import type { WsEvent, WsInvoke, WsReply } from '../../src-renderer/src/bridge/ws-protocol';
 import { WS_PATH } from '../../src-renderer/src/bridge/ws-protocol';
 import { ROOT } from './paths';

@@ -8,13 +8,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run the real `speedmatrix` CLI (src-main/cli/bin.cjs) as a separate process. */
+/** Run the real `speedmatrix` CLI (src-main/hosts/cli/bin.cjs) as a separate process. */
 export function runCli(
   args: string[],
   opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], {
+    const child = spawn(process.execPath, [join(ROOT, 'src-main/hosts/cli/bin.cjs'), ...args], {
       cwd: opts.cwd ?? ROOT,
       env: { ...process.env, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],

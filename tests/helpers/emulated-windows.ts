@@ -5,8 +5,8 @@
  * ends the real process tree (SIGTERM without /F, SIGKILL with it), printing taskkill's own
  * lines. Every command is recorded so tests can assert exactly what would run on Windows.
  */
-import type { CommandResult } from '../../src-main/os/run-command';
-import { descendants, ProcessControl, type ProcInfo } from '../../src-main/os/process-control';
+import type { CommandResult } from '../../src-main/platform/processes/external-command';
+import { descendants, ProcessControl, type ProcInfo } from '../../src-main/platform/processes/process-control';
 
 export interface EmulatedWindows {
   control: ProcessControl;

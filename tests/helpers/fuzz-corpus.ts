@@ -4,9 +4,9 @@
  * duplicate keys, and markup / javascript: URLs in every string field the schema accepts.
  * Everything derives from a valid session, so each case differs from a good file in one way.
  */
-import { checkSession } from '../../src-main/session/read';
-import type { Session } from '../../src-shared/session/schema';
-import { serializeSession } from '../../src-main/session/write';
+import { checkSession } from '../../src-main/platform/session/read';
+import type { Session } from '#shared/session/schema';
+import { serializeSession } from '../../src-main/platform/session/write';
 import { sampleSession } from './sample-session';
 
 export interface FuzzCase {

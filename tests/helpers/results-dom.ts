@@ -5,9 +5,9 @@
  */
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import type { AppCore } from '../../src-main/core';
-import { buildReportModel } from '../../src-shared/report/report-model';
-import type { Session } from '../../src-shared/session/schema';
+import type { AppCore } from '../../src-main/hosts/app-facade';
+import { buildReportModel } from '#shared/report/report-model';
+import type { Session } from '#shared/session/schema';
 
 export interface ResultsOnScreen {
   title: string;

@@ -1,5 +1,5 @@
 /** A run update as main sends it (run 1, no cells, numbered in the order made) with the parts a test gives. */
-import type { RunUpdate } from '../../src-shared/ipc/contract';
+import type { RunUpdate } from '#shared/ipc/contract';
 
 let seq = 0;
 

@@ -2,10 +2,10 @@
  * A realistic session for tests, with figures taken from the reference report
  * (Fara1.5-4B on RTX PRO 6000, 8K row). Built through the real schema, so it is valid.
  */
-import { foldRepetition } from '../../src-main/bench/repetitions';
-import { createSession } from '../../src-main/session/create';
-import { cellKey } from '../../src-shared/cell-key';
-import type { DecodeCell, Session } from '../../src-shared/session/schema';
+import { foldRepetition } from '../../src-main/engine/bench/repetitions';
+import { createSession } from '../../src-main/platform/session/create';
+import { cellKey } from '#shared/cell-key';
+import type { DecodeCell, Session } from '#shared/session/schema';
 
 const stats = (p50: number) => ({ p50, p90: p50 * 1.2, p99: p50 * 1.5, mean: p50 * 1.05 });
 

@@ -1,12 +1,12 @@
 /**
- * Start the real simulated vLLM server (src-main/sim) as a separate process on a free port,
+ * Start the real simulated vLLM server (src-main/engine/sim) as a separate process on a free port,
  * wait until it answers /health, and clean it up (leader and its engine child) afterwards.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { nodeProgram } from '../../src-main/runtime/node-entry';
+import { nodeProgram } from '../../src-main/platform/runtime/node-entry';
 import { ROOT } from './paths';
-import { killGroupNow } from '../../src-main/server/orphans';
+import { killGroupNow } from '../../src-main/engine/server/orphans';
 
 export interface StartSimOptions {
   /** MODEL argument (default: the profile's model name). */

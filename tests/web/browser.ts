@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type ConsoleMessage, type Page, chromium } from 'playwright-core';
-import { findChromium } from '../../src-main/report/pdf';
+import { findChromium } from '../../src-main/workflows/report/pdf';
 import { ARTIFACTS } from '../helpers/paths';
 
 /** The browser the PDF export would use on this OS (CHROMIUM_PATH overrides it). */

@@ -7,10 +7,10 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import type { AppCore } from '../../src-main/core';
-import { cellKey } from '../../src-shared/cell-key';
-import { buildReportModel } from '../../src-shared/report/report-model';
-import type { Session } from '../../src-shared/session/schema';
+import type { AppCore } from '../../src-main/hosts/app-facade';
+import { cellKey } from '#shared/cell-key';
+import { buildReportModel } from '#shared/report/report-model';
+import type { Session } from '#shared/session/schema';
 import { webTest } from '../helpers/fixtures';
 import { coreSession, expectResultsMatchReport, readResults } from '../helpers/results-dom';
 import { setChips } from '../helpers/run-view';

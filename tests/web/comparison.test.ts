@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { renderMarkdownReport } from '../../src-main/report/markdown';
-import { type RatioCell, compareSessions as compareModel, fmtRatio } from '../../src-shared/report/compare-model';
-import { divergingColor } from '../../src-shared/report/matrix-model';
-import { parseTargets } from '../../src-shared/report/slo';
-import { bestLabel, buildSweepModel } from '../../src-shared/report/sweep-model';
-import type { Session } from '../../src-shared/session/schema';
+import { renderMarkdownReport } from '../../src-main/workflows/report/markdown';
+import { type RatioCell, compareSessions as compareModel, fmtRatio } from '#shared/report/compare-model';
+import { divergingColor } from '#shared/report/matrix-model';
+import { parseTargets } from '#shared/report/slo';
+import { bestLabel, buildSweepModel } from '#shared/report/sweep-model';
+import type { Session } from '#shared/session/schema';
 import { webTest as it } from '../helpers/fixtures';
 import { SWEEP_FILES, makeSweepFolder } from '../integration/compare/real-sweep';
 import { hasChromium, openPage, shot } from './browser';
@@ -223,7 +223,7 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     await expect.poll(() => existsSync(html)).toBe(true);
     const cli = execFileSync(
       process.execPath,
-      [join(__dirname, '../../src-main/cli/bin.cjs'), 'compare', a, b, '--format', 'html'],
+      [join(__dirname, '../../src-main/hosts/cli/bin.cjs'), 'compare', a, b, '--format', 'html'],
       {
         encoding: 'utf8',
       },

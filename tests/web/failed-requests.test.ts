@@ -4,7 +4,7 @@
  * Stream stalled cell keeps its figure with its word, and its detail shows the gap.
  */
 import { describe, expect } from 'vitest';
-import { serializeSession } from '../../src-main/session/write';
+import { serializeSession } from '../../src-main/platform/session/write';
 import { webTest as it } from '../helpers/fixtures';
 import { sampleCell, sampleSession } from '../helpers/sample-session';
 import { hasChromium, shot } from './browser';

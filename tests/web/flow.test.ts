@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { readSessionFile } from '../../src-main/session/read';
+import { readSessionFile } from '../../src-main/platform/session/read';
 import { webTest } from '../helpers/fixtures';
 import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
 import { FAKE_NVIDIA_SMI } from '../helpers/fake-servers';

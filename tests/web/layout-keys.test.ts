@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { serializeSession } from '../../src-main/session/write';
+import { serializeSession } from '../../src-main/platform/session/write';
 import { webTest as it } from '../helpers/fixtures';
 import { sampleSession } from '../helpers/sample-session';
 import { hasChromium, shot } from './browser';

@@ -6,8 +6,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { describe, expect } from 'vitest';
-import { LaunchedRegistry } from '../../src-main/server/launched-registry';
-import { findGroupProcesses } from '../../src-main/server/orphans';
+import { LaunchedRegistry } from '../../src-main/engine/server/launched-registry';
+import { findGroupProcesses } from '../../src-main/engine/server/orphans';
 import { webTest } from '../helpers/fixtures';
 import { hasChromium, shot } from './browser';
 

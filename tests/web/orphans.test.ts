@@ -4,7 +4,7 @@
  * the process is really gone.
  */
 import { describe, expect } from 'vitest';
-import { listProcesses } from '../../src-main/server/orphans';
+import { listProcesses } from '../../src-main/engine/server/orphans';
 import { alive } from '../helpers/fake-servers';
 import { webTest } from '../helpers/fixtures';
 import { hasChromium, shot } from './browser';

@@ -4,7 +4,7 @@
  * The core runs here with its platform set to win32 / darwin; the page is the real renderer.
  */
 import { describe, expect } from 'vitest';
-import { localLaunchNote } from '../../src-main/server/platform-support';
+import { localLaunchNote } from '../../src-main/engine/server/platform-support';
 import { webTest as it } from '../helpers/fixtures';
 import { hasChromium, openPage, shot } from './browser';
 

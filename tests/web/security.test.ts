@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { serializeSession } from '../../src-main/session/write';
+import { serializeSession } from '../../src-main/platform/session/write';
 import { CSP } from '../helpers/bridge-server';
 import { webTest as it } from '../helpers/fixtures';
 import { HOSTILE_STRINGS, fuzzCorpus, hostileSession } from '../helpers/fuzz-corpus';

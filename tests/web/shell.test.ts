@@ -3,7 +3,7 @@
  * to the real app core in Node, shows the shell with navigation and the version it read.
  */
 import { describe, expect } from 'vitest';
-import { APP_VERSION } from '../../src-main/runtime/app-version';
+import { APP_VERSION } from '../../src-main/platform/runtime/app-version';
 import { webTest as it } from '../helpers/fixtures';
 import { hasChromium, openPage, shot } from './browser';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serializeSession } from '../../src-main/session/write';
+import { serializeSession } from '../../src-main/platform/session/write';
 import { runCli } from '../helpers/cli';
 import { ROOT } from '../helpers/paths';
 import { sampleSession } from '../helpers/sample-session';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect } from 'vitest';
-import { readSessionFile } from '../../src-main/session/read';
+import { readSessionFile } from '../../src-main/platform/session/read';
 import { webTest } from '../helpers/fixtures';
 import { ARTIFACTS } from '../helpers/paths';
 import { hasChromium, openPage, shot } from './browser';

@@ -3,9 +3,9 @@
  * built renderer in a plain browser against the real core (tests/helpers/bridge-server.ts).
  * The socket is same-origin, so the CSP's connect-src 'self' already allows it.
  */
-import type { EventChannel, EventPayloads } from '@shared/ipc/contract';
-import { type SpeedMatrixBridge, bridgeEvents, bridgeMethods } from '@shared/ipc/channels';
-import type { Result } from '@shared/result';
+import type { EventChannel, EventPayloads } from '#shared/ipc/contract';
+import { type SpeedMatrixBridge, bridgeEvents, bridgeMethods } from '#shared/ipc/channels';
+import type { Result } from '#shared/result';
 import { WS_PATH, type WsEvent, type WsInvoke, type WsReply } from './ws-protocol';
 
 export function createWsBridge(url: string): SpeedMatrixBridge {

@@ -1,6 +1,6 @@
 /** Messages of the test WebSocket bridge: the same channels as IPC, carried as JSON. */
-import type { EventChannel, EventPayloads, InvokeChannel } from '@shared/ipc/contract';
-import type { Result } from '@shared/result';
+import type { EventChannel, EventPayloads, InvokeChannel } from '#shared/ipc/contract';
+import type { Result } from '#shared/result';
 
 export interface WsInvoke {
   type: 'invoke';

@@ -2,13 +2,13 @@
  * The sustained-decode heatmap: an HTML table, so cell text is real text, every cell is a
  * keyboard-reachable button, and it prints as it looks.
  */
-import { cellKey } from '@shared/cell-key';
+import { cellKey } from '#shared/cell-key';
 import { type ReactNode, memo } from 'react';
-import { CELL_METRIC_DEFS } from '@shared/report/cell-metrics';
-import { metricGradientCss, metricKeyText } from '@shared/report/matrix-model';
+import { CELL_METRIC_DEFS } from '#shared/report/cell-metrics';
+import { metricGradientCss, metricKeyText } from '#shared/report/matrix-model';
 import type { HeatCell, HeatmapModel } from './heatmap-model';
 import { fmtContext, legendText, statusWord, toneClass, tokPerSec } from '../format';
-import type { LiveCell } from '@shared/ipc/contract';
+import type { LiveCell } from '#shared/ipc/contract';
 
 export function Heatmap(props: {
   model: HeatmapModel;

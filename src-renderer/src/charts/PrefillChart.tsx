@@ -4,9 +4,9 @@
  * reports' charts do.
  */
 import { memo, useMemo } from 'react';
-import { buildPrefillSeries } from '@shared/report/matrix-model';
-import { fmtTick, zeroScale } from '@shared/report/scale';
-import type { PrefillResult } from '@shared/session/schema';
+import { buildPrefillSeries } from '#shared/report/matrix-model';
+import { fmtTick, zeroScale } from '#shared/report/scale';
+import type { PrefillResult } from '#shared/session/schema';
 import { fmtContext, fmtMs, fmtTokPerSec } from '../format';
 import { Plot } from './Plot';
 import { chartColors, useDarkTheme } from './theme';

@@ -4,11 +4,11 @@
  * written in each cell, plus what only the live app has: planned cells with the plan's reasons,
  * and the statuses its legend explains. Pure, so it is unit-tested without a browser.
  */
-import { cellKey } from '@shared/cell-key';
-import type { PlanCell } from '@shared/ipc/contract';
-import type { CellStatus, DecodeCell } from '@shared/session/schema';
-import { legendStatuses } from '@shared/session/status-words';
-import { CELL_METRIC_DEFS, type CellMetric } from '@shared/report/cell-metrics';
+import { cellKey } from '#shared/cell-key';
+import type { PlanCell } from '#shared/ipc/contract';
+import type { CellStatus, DecodeCell } from '#shared/session/schema';
+import { legendStatuses } from '#shared/session/status-words';
+import { CELL_METRIC_DEFS, type CellMetric } from '#shared/report/cell-metrics';
 import {
   type MatrixCellView,
   type MatrixView,
@@ -17,7 +17,7 @@ import {
   decodeCellFill,
   decodeMatrix,
   textColorOn,
-} from '@shared/report/matrix-model';
+} from '#shared/report/matrix-model';
 import { statusWord } from '../format';
 
 export interface HeatCell {

@@ -1,6 +1,6 @@
 /** A report table (TableModel: header and text rows) as a screen table, the first column as row headers. */
 import type { ReactNode } from 'react';
-import type { TableModel } from '@shared/report/report-model';
+import type { TableModel } from '#shared/report/report-model';
 
 export function ModelTable(props: {
   table: TableModel;

@@ -12,14 +12,14 @@ import type {
   RunForm,
   RunUpdate,
   ServerForm,
-} from '@shared/ipc/contract';
-import type { Result } from '@shared/result';
-import type { RequestSamples } from '@shared/session/schema';
+} from '#shared/ipc/contract';
+import type { Result } from '#shared/result';
+import type { RequestSamples } from '#shared/session/schema';
 import { bridgeOrThrow } from '../bridge';
 import { appStore } from './index';
 import { flushRunUpdates } from './run-queue';
 import { formFromRunConfig } from './run-slice';
-import type { AxisInput } from '@shared/sweep/variants';
+import type { AxisInput } from '#shared/sweep/variants';
 import { sweepBusy } from './sweep-slice';
 import { reportViewOf } from './report-view-slice';
 

@@ -1,5 +1,5 @@
 /** App-wide state: version info from the bridge, loading state, and notices for the person. */
-import type { AppInfo, Notice } from '@shared/ipc/contract';
+import type { AppInfo, Notice } from '#shared/ipc/contract';
 import type { SliceCreator } from './types';
 
 export interface AppSlice {

@@ -1,5 +1,5 @@
 /** The comparison Results shows instead of the open session: a sweep folder or sessions compared. */
-import type { ComparisonView } from '@shared/ipc/contract';
+import type { ComparisonView } from '#shared/ipc/contract';
 import type { SliceCreator } from './types';
 
 export interface CompareSlice {

@@ -1,6 +1,6 @@
 /** Detected hardware and a short rolling window of live GPU telemetry per GPU. */
-import type { TelemetrySample } from '@shared/ipc/contract';
-import type { Hardware } from '@shared/session/schema';
+import type { TelemetrySample } from '#shared/ipc/contract';
+import type { Hardware } from '#shared/session/schema';
 import type { SliceCreator } from './types';
 
 /** About two minutes at one sample a second: enough for the small charts. */

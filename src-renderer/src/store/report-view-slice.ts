@@ -3,9 +3,9 @@
  * targets and the GPU price (remembered in localStorage). Export sends the same choice, so the
  * file shows what the screen does.
  */
-import type { ReportView } from '@shared/ipc/contract';
-import type { CellMetric } from '@shared/report/cell-metrics';
-import { type TargetSet, TargetSpecError, parseTargets } from '@shared/report/slo';
+import type { ReportView } from '#shared/ipc/contract';
+import type { CellMetric } from '#shared/report/cell-metrics';
+import { type TargetSet, TargetSpecError, parseTargets } from '#shared/report/slo';
 import type { SliceCreator, StoreState } from './types';
 
 const GPU_PRICE_KEY = 'speedmatrix.gpuPricePerHour';

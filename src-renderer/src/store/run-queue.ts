@@ -3,7 +3,7 @@
  * once per event. A timer covers a hidden window, where animation frames stop. Anything that
  * applies an update directly (an invoke's answer) flushes first, so updates stay in order.
  */
-import type { RunUpdate } from '@shared/ipc/contract';
+import type { RunUpdate } from '#shared/ipc/contract';
 import type { AppStore } from './index';
 
 const FALLBACK_MS = 100;

@@ -1,8 +1,8 @@
 /** Run: the form, the plan preview, and the live run as main reports it (merged updates). */
-import { cellKey } from '@shared/cell-key';
-import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '@shared/ipc/contract';
-import type { Session } from '@shared/session/schema';
-import { isDoneForResume } from '@shared/session/status-words';
+import { cellKey } from '#shared/cell-key';
+import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '#shared/ipc/contract';
+import type { Session } from '#shared/session/schema';
+import { isDoneForResume } from '#shared/session/status-words';
 import { foldRunCells, type HeldSession } from './session-slice';
 import type { SliceCreator, StoreState } from './types';
 

@@ -1,6 +1,6 @@
 /** Server: the form, its command preview, the supervisor's snapshot (main is the source of truth) and the log. */
-import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '@shared/ipc/contract';
-import { IDLE_SERVER } from '@shared/ipc/idle-server';
+import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '#shared/ipc/contract';
+import { IDLE_SERVER } from '#shared/ipc/idle-server';
 import type { SliceCreator } from './types';
 
 /** Lines kept for the live log view; the full log stays in main. */

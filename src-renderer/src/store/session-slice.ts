@@ -1,8 +1,8 @@
 /** Results: the page's copy of main's session (docs/ipc.md), its file state, the open error, and table state. */
-import { cellKey } from '@shared/cell-key';
-import type { Notice, RunUpdate, SessionMeta, SessionView } from '@shared/ipc/contract';
-import { withCell, withPrefill } from '@shared/session/cells';
-import type { Session } from '@shared/session/schema';
+import { cellKey } from '#shared/cell-key';
+import type { Notice, RunUpdate, SessionMeta, SessionView } from '#shared/ipc/contract';
+import { withCell, withPrefill } from '#shared/session/cells';
+import type { Session } from '#shared/session/schema';
 import type { SliceCreator } from './types';
 
 const EMPTY_META: SessionMeta = {

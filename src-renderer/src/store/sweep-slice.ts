@@ -1,7 +1,7 @@
 /** Sweep: the launch variants typed in the Server view, their check and plan, and the running sweep as main reports it. */
-import type { SweepPlanView, SweepView } from '@shared/ipc/contract';
-import type { AxisInput } from '@shared/sweep/variants';
-import { IDLE_SWEEP } from '@shared/ipc/idle-sweep';
+import type { SweepPlanView, SweepView } from '#shared/ipc/contract';
+import type { AxisInput } from '#shared/sweep/variants';
+import { IDLE_SWEEP } from '#shared/ipc/idle-sweep';
 import type { SliceCreator } from './types';
 
 export interface SweepSlice {

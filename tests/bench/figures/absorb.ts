@@ -5,10 +5,10 @@
  * this process's CPU time is the client's.
  */
 import type { Dispatcher } from 'undici';
-import { createHttp, type BenchHttp } from '../../../src-main/bench/http';
-import { buildMessages } from '../../../src-main/bench/prompts';
-import { ChatStream, nowMs } from '../../../src-main/bench/stream';
-import { probeServer } from '../../../src-main/server/probe';
+import { createHttp, type BenchHttp } from '../../../src-main/engine/bench/http';
+import { buildMessages } from '../../../src-main/engine/bench/prompts';
+import { ChatStream, nowMs } from '../../../src-main/engine/bench/stream';
+import { probeServer } from '../../../src-main/engine/server/probe';
 import { startSim } from '../../helpers/sim';
 import { BENCH } from '../lib/config';
 import { cpuMicros } from '../lib/proc';

@@ -17,8 +17,8 @@ import { BENCH } from '../lib/config';
 import { spread } from '../lib/stats';
 import { row, type Row } from '../lib/table';
 
-const BIN = join(ROOT, 'src-main/cli/bin.cjs');
-const { freshBuiltCli } = createRequire(__filename)(join(ROOT, 'src-main/cli/built-entry.cjs')) as {
+const BIN = join(ROOT, 'src-main/hosts/cli/bin.cjs');
+const { freshBuiltCli } = createRequire(__filename)(join(ROOT, 'src-main/hosts/cli/built-entry.cjs')) as {
   freshBuiltCli: () => string | null;
 };
 
@@ -40,7 +40,7 @@ export async function cliStartupFigure(): Promise<Row[]> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-bench-pkg-'));
   try {
-    return measure(join(packAndInstall(dir).packageDir, 'src-main/cli/bin.cjs'), note);
+    return measure(join(packAndInstall(dir).packageDir, 'src-main/hosts/cli/bin.cjs'), note);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
  * Wall time over the sum of measurement windows, and where the rest went, from the engine's
  * own phase events (each event's time runs until the next event).
  */
-import { probeServer } from '../../../src-main/server/probe';
+import { probeServer } from '../../../src-main/engine/server/probe';
 import { startSim } from '../../helpers/sim';
 import { BENCH } from '../lib/config';
 import { runThroughEngine } from '../lib/run';

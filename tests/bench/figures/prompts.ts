@@ -4,10 +4,10 @@
  * for this server (cold: it calibrates on the way) and then again with the calibration warm.
  */
 import type { Agent, Dispatcher } from 'undici';
-import { createHttp, type BenchHttp } from '../../../src-main/bench/http';
-import { exactPrompt } from '../../../src-main/bench/prompts';
-import { probeServer } from '../../../src-main/server/probe';
-import { fmtContext } from '../../../src-shared/report/format';
+import { createHttp, type BenchHttp } from '../../../src-main/engine/bench/http';
+import { exactPrompt } from '../../../src-main/engine/bench/prompts';
+import { probeServer } from '../../../src-main/engine/server/probe';
+import { fmtContext } from '#shared/report/format';
 import { startSim } from '../../helpers/sim';
 import { BENCH } from '../lib/config';
 import { spread } from '../lib/stats';

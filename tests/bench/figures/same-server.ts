@@ -4,9 +4,9 @@
  * row (two with BENCH_QUICK=1). Every cell must come out "the same" and the regression gate must
  * pass; the largest run-to-run difference and the narrowest tie band are reported beside it.
  */
-import { probeServer } from '../../../src-main/server/probe';
-import { compareSessions } from '../../../src-shared/report/compare-model';
-import { regressions } from '../../../src-shared/report/compare-verdict';
+import { probeServer } from '../../../src-main/engine/server/probe';
+import { compareSessions } from '#shared/report/compare-model';
+import { regressions } from '#shared/report/compare-verdict';
 import { startSim } from '../../helpers/sim';
 import { BENCH } from '../lib/config';
 import { runThroughEngine } from '../lib/run';

@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSessionFile } from '../../../src-main/session/read';
-import { writeSessionFile } from '../../../src-main/session/write';
+import { readSessionFile } from '../../../src-main/platform/session/read';
+import { writeSessionFile } from '../../../src-main/platform/session/write';
 import { bigSession } from '../lib/big-session';
 import { BENCH } from '../lib/config';
 import { spread } from '../lib/stats';

@@ -4,7 +4,7 @@
  * process's RSS and open file descriptors are read from /proc every second; "flat" means the
  * end of the window looks like its start.
  */
-import { probeServer } from '../../../src-main/server/probe';
+import { probeServer } from '../../../src-main/engine/server/probe';
 import { startSim } from '../../helpers/sim';
 import { BENCH } from '../lib/config';
 import { memoryOf, openFds } from '../lib/proc';

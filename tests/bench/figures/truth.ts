@@ -8,12 +8,12 @@
  *    the error is what the client adds: delivery and parsing);
  *  - total tok/s: tokens the client counted in its window against tokens emitted in it.
  */
-import { Interrupt, ServerClock } from '../../../src-main/bench/clock';
-import { runDecodeCell } from '../../../src-main/bench/decode';
-import { createHttp, type BenchHttp } from '../../../src-main/bench/http';
-import { buildMessages } from '../../../src-main/bench/prompts';
-import { ChatStream } from '../../../src-main/bench/stream';
-import { probeServer } from '../../../src-main/server/probe';
+import { Interrupt, ServerClock } from '../../../src-main/engine/bench/clock';
+import { runDecodeCell } from '../../../src-main/engine/bench/decode';
+import { createHttp, type BenchHttp } from '../../../src-main/engine/bench/http';
+import { buildMessages } from '../../../src-main/engine/bench/prompts';
+import { ChatStream } from '../../../src-main/engine/bench/stream';
+import { probeServer } from '../../../src-main/engine/server/probe';
 import { startSim } from '../../helpers/sim';
 import { BENCH } from '../lib/config';
 import { busyCore } from '../lib/proc';

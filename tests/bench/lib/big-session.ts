@@ -3,7 +3,7 @@
  * holding 100,000 per-request samples in all, with full-precision times as the engine writes
  * them. Deterministic (a seeded generator), built through the real schema.
  */
-import type { DecodeCell, Session } from '../../../src-shared/session/schema';
+import type { DecodeCell, Session } from '#shared/session/schema';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
 
 export const BIG_CONTEXTS = [0, 8192, 16384, 32768, 65536, 131072];

@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BenchEvent, type RunConfigInput, startRun } from '../../../src-main/bench';
-import { forkLauncher, type WorkerChannel, type WorkerLauncher } from '../../../src-main/bench/worker-transport';
-import type { ServerTarget } from '../../../src-main/server/target';
-import type { Session } from '../../../src-shared/session/schema';
+import { type BenchEvent, type RunConfigInput, startRun } from '../../../src-main/engine/bench';
+import { forkLauncher, type WorkerChannel, type WorkerLauncher } from '../../../src-main/engine/bench/worker-transport';
+import type { ServerTarget } from '../../../src-main/engine/server/target';
+import type { Session } from '#shared/session/schema';
 
 export interface TimedEvent {
   at: number;

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import type { LaunchOptions } from '../../../src-main/server/launch';
+import type { LaunchOptions } from '../../../src-main/engine/server/launch';
 import { ROOT } from '../paths';
 
 export const FAKE_VLLM = join(ROOT, 'tests/helpers/fake-servers/fake-vllm.cjs');

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { countTokens, encodeChat } from '../../../src-main/sim/tokenizer';
+import { countTokens, encodeChat } from '../../../src-main/engine/sim/tokenizer';
 import { ROOT } from '../paths';
 import { serveRoutes, type FakeEngine } from './engines';
 

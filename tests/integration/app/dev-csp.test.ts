@@ -8,7 +8,7 @@ import { type Browser } from 'playwright-core';
 import { type ViteDevServer, createServer } from 'vite';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import config from '../../../electron.vite.config';
-import { CSP, devCsp } from '../../../src-main/app/csp';
+import { CSP, devCsp } from '../../../src-main/hosts/electron/csp';
 import { freePort } from '../../helpers/sim';
 import { webTest as it } from '../../helpers/fixtures';
 import { hasChromium } from '../../web/browser';

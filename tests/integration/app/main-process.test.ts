@@ -12,16 +12,16 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
-import { CSP, devCsp } from '../../../src-main/app/csp';
-import { createSession } from '../../../src-main/session/create';
-import { readSessionFile } from '../../../src-main/session/read';
-import { serializeSession } from '../../../src-main/session/write';
+import { CSP, devCsp } from '../../../src-main/hosts/electron/csp';
+import { createSession } from '../../../src-main/platform/session/create';
+import { readSessionFile } from '../../../src-main/platform/session/read';
+import { serializeSession } from '../../../src-main/platform/session/write';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { type BootMain, standinTest } from '../../helpers/fixtures';
 import type { SimHandle } from '../../helpers/sim';
 import { type MainProcess, type Recorded, menuItem } from './electron-standin/boot';
 
-/** What src-main/ipc/handlers.ts answers a sender it does not trust (that module needs the real electron). */
+/** What src-main/hosts/electron/ipc-handlers.ts answers a sender it does not trust (that module needs the real electron). */
 const REFUSED = 'Refused: this message did not come from the SpeedMatrix window.';
 const tmp = mkdtempSync(join(tmpdir(), 'speedmatrix-main-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

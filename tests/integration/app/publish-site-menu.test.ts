@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { serializeSession } from '../../../src-main/session/write';
+import { serializeSession } from '../../../src-main/platform/session/write';
 import { sampleSession } from '../../helpers/sample-session';
 import { MAIN_BUNDLE, type MainProcess, bootMain, hasMainBundle, menuItem } from './electron-standin/boot';
 

@@ -10,10 +10,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { createSession } from '../../../src-main/session/create';
-import { createSweep } from '../../../src-main/sweep/folder';
-import { serializeSession } from '../../../src-main/session/write';
-import { userDataDir } from '../../../src-main/server/launched-registry';
+import { createSession } from '../../../src-main/platform/session/create';
+import { createSweep } from '../../../src-main/workflows/sweep/folder';
+import { serializeSession } from '../../../src-main/platform/session/write';
+import { userDataDir } from '../../../src-main/engine/server/launched-registry';
 import { standinTest as it } from '../../helpers/fixtures';
 import { type MainProcess, type Recorded, menuItem } from './electron-standin/boot';
 

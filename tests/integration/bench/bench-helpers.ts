@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { startRun, type StartRunOptions } from '../../../src-main/bench/start-run';
-import type { BenchEvent, RunConfigInput } from '../../../src-main/bench/types';
-import { probeServer } from '../../../src-main/server/probe';
-import type { ServerTarget } from '../../../src-main/server/target';
-import type { Session } from '../../../src-shared/session/schema';
+import { startRun, type StartRunOptions } from '../../../src-main/engine/bench/start-run';
+import type { BenchEvent, RunConfigInput } from '../../../src-main/engine/bench/types';
+import { probeServer } from '../../../src-main/engine/server/probe';
+import type { ServerTarget } from '../../../src-main/engine/server/target';
+import type { Session } from '#shared/session/schema';
 
 // Imported at the top of a test file, so this hook belongs to that file: every folder made by
 // tempDir() is removed after the file's last test, whether it passed or failed.

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { readSessionFile } from '../../../src-main/session/read';
+import { readSessionFile } from '../../../src-main/platform/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 import { simTest } from '../../helpers/fixtures';
@@ -89,7 +89,7 @@ describe('speedmatrix run --url', () => {
       '--out',
       out,
     ];
-    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], {
+    const child = spawn(process.execPath, [join(ROOT, 'src-main/hosts/cli/bin.cjs'), ...args], {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

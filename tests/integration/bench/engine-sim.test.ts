@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { createHttp } from '../../../src-main/bench/http';
-import { countTokens, exactPrompt, promptTag, tolerance } from '../../../src-main/bench/prompts';
-import type { BenchEvent } from '../../../src-main/bench/types';
-import type { DecodeCell } from '../../../src-shared/session/schema';
-import { readSessionFile } from '../../../src-main/session/read';
+import { createHttp } from '../../../src-main/engine/bench/http';
+import { countTokens, exactPrompt, promptTag, tolerance } from '../../../src-main/engine/bench/prompts';
+import type { BenchEvent } from '../../../src-main/engine/bench/types';
+import type { DecodeCell } from '#shared/session/schema';
+import { readSessionFile } from '../../../src-main/platform/session/read';
 import { simTest } from '../../helpers/fixtures';
 import { cellsOf, emittedBetween, median, runBench, simRequests, targetOf, tempDir } from './bench-helpers';
 

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import type { RunConfigInput } from '../../../src-main/bench/types';
+import type { RunConfigInput } from '../../../src-main/engine/bench/types';
 import { type LaunchSim, simTest as it } from '../../helpers/fixtures';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
 

@@ -5,8 +5,14 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttp, getTextOrNull, IDLE_SOCKET_MS, maxTokensFields, postJson } from '../../../src-main/bench/http';
-import type { ServerTarget } from '../../../src-main/server/target';
+import {
+  createHttp,
+  getTextOrNull,
+  IDLE_SOCKET_MS,
+  maxTokensFields,
+  postJson,
+} from '../../../src-main/engine/bench/http';
+import type { ServerTarget } from '../../../src-main/engine/server/target';
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -4,10 +4,10 @@
  */
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import type { BenchEvent } from '../../../src-main/bench/types';
-import { predict } from '../../../src-main/sim/model';
-import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
-import type { ServerTarget } from '../../../src-main/server/target';
+import type { BenchEvent } from '../../../src-main/engine/bench/types';
+import { predict } from '../../../src-main/engine/sim/model';
+import { BUILTIN_PROFILES } from '../../../src-main/engine/sim/profile';
+import type { ServerTarget } from '../../../src-main/engine/server/target';
 import { simTest } from '../../helpers/fixtures';
 import { runBench, targetOf, tempDir } from './bench-helpers';
 

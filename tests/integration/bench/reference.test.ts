@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { planRun } from '../../../src-main/bench/plan';
-import type { ServerTarget } from '../../../src-main/server/target';
+import { planRun } from '../../../src-main/engine/bench/plan';
+import type { ServerTarget } from '../../../src-main/engine/server/target';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { simTest } from '../../helpers/fixtures';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';

@@ -5,9 +5,9 @@
  */
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import type { BenchEvent } from '../../../src-main/bench/types';
-import { throughputInterval, type MeanInterval } from '../../../src-shared/report/confidence';
-import type { DecodeCell } from '../../../src-shared/session/schema';
+import type { BenchEvent } from '../../../src-main/engine/bench/types';
+import { throughputInterval, type MeanInterval } from '#shared/report/confidence';
+import type { DecodeCell } from '#shared/session/schema';
 import { simTest } from '../../helpers/fixtures';
 import type { SimHandle } from '../../helpers/sim';
 import { cellsOf, emittedBetween, runBench, simRequests, targetOf, tempDir } from './bench-helpers';

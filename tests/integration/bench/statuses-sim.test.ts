@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import type { RunConfigInput } from '../../../src-main/bench/types';
-import { renderMarkdownReport } from '../../../src-main/report/markdown';
+import type { RunConfigInput } from '../../../src-main/engine/bench/types';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import { type LaunchSim, simTest as it } from '../../helpers/fixtures';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
 

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
-import { GpuTelemetry } from '../../../src-main/hardware/telemetry';
+import { GpuTelemetry } from '../../../src-main/platform/hardware/telemetry';
 import { FAKE_NVIDIA_SMI } from '../../helpers/fake-servers';
 import { simTest as it } from '../../helpers/fixtures';
 import { runBench, targetOf, tempDir } from './bench-helpers';

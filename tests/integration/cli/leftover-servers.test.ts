@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { LaunchedRegistry, processStartTime } from '../../../src-main/server/launched-registry';
-import { findGroupProcesses } from '../../../src-main/server/orphans';
+import { LaunchedRegistry, processStartTime } from '../../../src-main/engine/server/launched-registry';
+import { findGroupProcesses } from '../../../src-main/engine/server/orphans';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 
@@ -79,7 +79,7 @@ describe('run --launch killed with SIGKILL', () => {
     const cli = spawn(
       process.execPath,
       [
-        join(ROOT, 'src-main/cli/bin.cjs'),
+        join(ROOT, 'src-main/hosts/cli/bin.cjs'),
         'run',
         '--demo',
         '--contexts',

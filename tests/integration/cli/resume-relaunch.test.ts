@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { readSessionFile } from '../../../src-main/session/read';
-import { LaunchedRegistry } from '../../../src-main/server/launched-registry';
-import { freePort } from '../../../src-main/server/port';
-import { shellSplit } from '../../../src-shared/shell-quote';
+import { readSessionFile } from '../../../src-main/platform/session/read';
+import { LaunchedRegistry } from '../../../src-main/engine/server/launched-registry';
+import { freePort } from '../../../src-main/engine/server/port';
+import { shellSplit } from '#shared/shell-quote';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 
@@ -26,7 +26,7 @@ function temp(prefix: string): string {
 
 /** Start `speedmatrix run ARGS --json-progress`; `stop` once the first cell is done; resolves with its output. */
 function runUntilFirstCell(args: string[], env: NodeJS.ProcessEnv, signal: NodeJS.Signals) {
-  const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'run', '--json-progress', ...args], {
+  const child = spawn(process.execPath, [join(ROOT, 'src-main/hosts/cli/bin.cjs'), 'run', '--json-progress', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { reportTitle } from '../../../src-shared/report/report-model';
-import { readSessionFile } from '../../../src-main/session/read';
+import { reportTitle } from '#shared/report/report-model';
+import { readSessionFile } from '../../../src-main/platform/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 import { simTest } from '../../helpers/fixtures';
@@ -81,7 +81,7 @@ describe('Ctrl-C in a terminal', () => {
     const cli = spawn(
       process.execPath,
       [
-        join(ROOT, 'src-main/cli/bin.cjs'),
+        join(ROOT, 'src-main/hosts/cli/bin.cjs'),
         'run',
         '--url',
         sim.url,

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { freePort } from '../../../src-main/server/port';
+import { freePort } from '../../../src-main/engine/server/port';
 import { ROOT } from '../../helpers/paths';
 
 /** This machine's first non-loopback IPv4 address, if it has one. */
@@ -29,7 +29,7 @@ async function serveSim(port: number, extra: string[]): Promise<string> {
   const data = mkdtempSync(join(tmpdir(), 'sm-host-'));
   onTestFinished(() => rmSync(data, { recursive: true, force: true }));
   const args = ['serve', '--', 'speedmatrix', 'sim', 'serve', 'm', '--port', String(port), '--sim-speed', '20'];
-  const cli = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args, ...extra], {
+  const cli = spawn(process.execPath, [join(ROOT, 'src-main/hosts/cli/bin.cjs'), ...args, ...extra], {
     env: { ...process.env, SPEEDMATRIX_DATA_DIR: data },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

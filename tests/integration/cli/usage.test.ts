@@ -162,7 +162,7 @@ describe('a pipe closed early (`speedmatrix help | head`)', () => {
     const args = ['run', '--demo', '--contexts', '8k', '--concurrency', '1,2', '--prefill-contexts', 'none'];
     const child = spawn(
       process.execPath,
-      [join(ROOT, 'src-main/cli/bin.cjs'), ...args, '--duration', '10', '--sim-speed', '20', '--out', out],
+      [join(ROOT, 'src-main/hosts/cli/bin.cjs'), ...args, '--duration', '10', '--sim-speed', '20', '--out', out],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SPEEDMATRIX_DATA_DIR: join(dir, 'data') } },
     );
     let seen = '';
@@ -181,7 +181,7 @@ describe('a pipe closed early (`speedmatrix help | head`)', () => {
   }, 120_000);
 
   it('exits quietly: no EPIPE stack trace', async () => {
-    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'run', '--help'], {
+    const child = spawn(process.execPath, [join(ROOT, 'src-main/hosts/cli/bin.cjs'), 'run', '--help'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.destroy();

@@ -5,8 +5,8 @@
  * do not (about 3× the total tok/s). The simulator at 5×, so a loaded machine keeps up. About 40 s.
  */
 import { join } from 'node:path';
-import { readSessionFile } from '../../../src-main/session/read';
-import type { Session } from '../../../src-shared/session/schema';
+import { readSessionFile } from '../../../src-main/platform/session/read';
+import type { Session } from '#shared/session/schema';
 import { runCli } from '../../helpers/cli';
 import { freePort } from '../../helpers/sim';
 

@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createAppCore } from '../../../src-main/core';
-import { IPC_PREFIX, invokeArgs } from '../../../src-shared/ipc/contract';
-import { REFUSED, isTrustedSender, registerIpc } from '../../../src-main/ipc/handlers';
-import { createSession } from '../../../src-main/session/create';
-import { serializeSession } from '../../../src-main/session/write';
+import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { IPC_PREFIX, invokeArgs } from '#shared/ipc/contract';
+import { REFUSED, isTrustedSender, registerIpc } from '../../../src-main/hosts/electron/ipc-handlers';
+import { createSession } from '../../../src-main/platform/session/create';
+import { serializeSession } from '../../../src-main/platform/session/write';
 
 const handlers = vi.hoisted(() => new Map<string, (event: unknown, ...args: unknown[]) => unknown>());
 vi.mock('electron', () => ({

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createAppCore } from '../../../src-main/core';
-import { LaunchedRegistry } from '../../../src-main/server/launched-registry';
-import { findGroupProcesses } from '../../../src-main/server/orphans';
+import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { LaunchedRegistry } from '../../../src-main/engine/server/launched-registry';
+import { findGroupProcesses } from '../../../src-main/engine/server/orphans';
 
 describe('leftover launched servers at app start', () => {
   it('lists the ones still running whose launcher is gone, and ends the one asked for', async () => {

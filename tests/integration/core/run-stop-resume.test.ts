@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AppCore, createAppCore } from '../../../src-main/core';
-import type { RunUpdate } from '../../../src-shared/ipc/contract';
+import { type AppCore, createAppCore } from '../../../src-main/hosts/app-facade';
+import type { RunUpdate } from '#shared/ipc/contract';
 
 const noGpu = async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] });
 const until = async (cond: () => boolean, ms: number) => {

@@ -7,9 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAppCore } from '../../../src-main/core';
-import { FORM_DEFAULTS } from '../../../src-main/core/server-form';
-import type { RunForm, ServerForm, ServerSnapshot, SweepView } from '../../../src-shared/ipc/contract';
+import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { FORM_DEFAULTS } from '../../../src-main/hosts/app-facade/server-form';
+import type { RunForm, ServerForm, ServerSnapshot, SweepView } from '#shared/ipc/contract';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-sweep-core-'));
 const core = (allowWritePaths = true) =>

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { detectHardware } from '../../../src-main/hardware/detect';
-import { formatHardware } from '../../../src-main/hardware/format-hw';
-import { HardwareSchema } from '../../../src-shared/session/schema';
+import { detectHardware } from '../../../src-main/platform/hardware/detect';
+import { formatHardware } from '../../../src-main/platform/hardware/format-hw';
+import { HardwareSchema } from '#shared/session/schema';
 import { FAKE_BIN } from '../../helpers/fake-servers';
 import { ROOT } from '../../helpers/paths';
 
@@ -151,7 +151,7 @@ describe('detectHardware with a fake nvidia-smi on PATH', () => {
 });
 
 describe('speedmatrix hw (CLI, separate process)', () => {
-  const bin = join(ROOT, 'src-main/cli/bin.cjs');
+  const bin = join(ROOT, 'src-main/hosts/cli/bin.cjs');
 
   it('on this machine (no GPU): says no supported GPU found next to what it saw', async () => {
     const env = {

@@ -5,8 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { detectHardware, withDeadline } from '../../../src-main/hardware/detect';
-import { findNvidiaSmi } from '../../../src-main/hardware/nvidia-smi-path';
+import { detectHardware, withDeadline } from '../../../src-main/platform/hardware/detect';
+import { findNvidiaSmi } from '../../../src-main/platform/hardware/nvidia-smi-path';
 import { emulatedWindows } from '../../helpers/emulated-windows';
 import { alive } from '../../helpers/fake-servers';
 

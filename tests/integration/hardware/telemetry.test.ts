@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { GpuTelemetry, summarizeCellTelemetry, toTelemetrySeries } from '../../../src-main/hardware/telemetry';
-import { TelemetrySeriesSchema } from '../../../src-shared/session/schema';
+import { GpuTelemetry, summarizeCellTelemetry, toTelemetrySeries } from '../../../src-main/platform/hardware/telemetry';
+import { TelemetrySeriesSchema } from '#shared/session/schema';
 import { FAKE_NVIDIA_SMI } from '../../helpers/fake-servers';
 
 const live: GpuTelemetry[] = [];

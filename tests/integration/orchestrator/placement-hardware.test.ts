@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { isThisMachine, serverPlacement } from '../../../src-main/orchestrator/placement';
+import { isThisMachine, serverPlacement } from '../../../src-main/workflows/orchestrator/placement';
 import {
   hardwareOfServer,
   readHardwareFile,
   REMOTE_NOT_RECORDED,
-} from '../../../src-main/orchestrator/server-hardware';
-import type { Hardware } from '../../../src-shared/session/schema';
+} from '../../../src-main/workflows/orchestrator/server-hardware';
+import type { Hardware } from '#shared/session/schema';
 import { ROOT } from '../../helpers/paths';
 import { startSim } from '../../helpers/sim';
 
@@ -101,7 +101,7 @@ describe('a hardware file', () => {
     const file = join(dir, 'hw.json');
     writeFileSync(
       file,
-      execFileSync(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), 'hw', '--json'], { encoding: 'utf8' }),
+      execFileSync(process.execPath, [join(ROOT, 'src-main/hosts/cli/bin.cjs'), 'hw', '--json'], { encoding: 'utf8' }),
     );
     const r = await readHardwareFile(file);
     expect(r.ok).toBe(true);

@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { unmeasuredCell } from '../../../src-main/bench/cells';
-import type { WorkerLauncher } from '../../../src-main/bench/worker-transport';
-import type { WorkerMessage } from '../../../src-main/bench/worker-protocol';
-import { startOrchestratedRun } from '../../../src-main/orchestrator/orchestrator';
-import { REMOTE_NOT_RECORDED } from '../../../src-main/orchestrator/server-hardware';
-import type { ServerTarget } from '../../../src-main/server/target';
+import { unmeasuredCell } from '../../../src-main/engine/bench/cells';
+import type { WorkerLauncher } from '../../../src-main/engine/bench/worker-transport';
+import type { WorkerMessage } from '../../../src-main/engine/bench/worker-protocol';
+import { startOrchestratedRun } from '../../../src-main/workflows/orchestrator/orchestrator';
+import { REMOTE_NOT_RECORDED } from '../../../src-main/workflows/orchestrator/server-hardware';
+import type { ServerTarget } from '../../../src-main/engine/server/target';
 import { FAKE_NVIDIA_SMI } from '../../helpers/fake-servers';
 
 const WINDOW_MS = 3500;

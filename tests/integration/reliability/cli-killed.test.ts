@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
-import { cellKey } from '../../../src-shared/cell-key';
-import { journalPathFor, recoverFromJournal } from '../../../src-main/session/journal';
-import { readSessionFile } from '../../../src-main/session/read';
+import { cellKey } from '#shared/cell-key';
+import { journalPathFor, recoverFromJournal } from '../../../src-main/platform/session/journal';
+import { readSessionFile } from '../../../src-main/platform/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 import { simTest } from '../../helpers/fixtures';
@@ -67,7 +67,7 @@ describe('speedmatrix run killed with SIGKILL', () => {
       out,
     ];
     const env = { ...process.env, SPEEDMATRIX_API_KEY: KEY };
-    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], {
+    const child = spawn(process.execPath, [join(ROOT, 'src-main/hosts/cli/bin.cjs'), ...args], {
       cwd: dir,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,11 +9,11 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppCore } from '../../../src-main/core';
-import { importText } from '../../../src-main/importers';
-import type { Session } from '../../../src-shared/session/schema';
-import { serializeSession } from '../../../src-main/session/write';
-import { createSession } from '../../../src-main/session/create';
+import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { importText } from '../../../src-main/workflows/importers';
+import type { Session } from '#shared/session/schema';
+import { serializeSession } from '../../../src-main/platform/session/write';
+import { createSession } from '../../../src-main/platform/session/create';
 import { runCli } from '../../helpers/cli';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 

@@ -79,11 +79,11 @@ vi.mock('electron', () => {
   };
 });
 
-import { CSP, createMainWindow, hardenSession, rendererUrl } from '../../../src-main/window';
-import { EXTERNAL_ALLOWLIST, IPC_PREFIX, bridgeEvents, bridgeMethods } from '../../../src-shared/ipc/channels';
-import { invokeArgs } from '../../../src-shared/ipc/contract';
-import { REFUSED, registerIpc } from '../../../src-main/ipc/handlers';
-import { createAppCore } from '../../../src-main/core';
+import { CSP, createMainWindow, hardenSession, rendererUrl } from '../../../src-main/hosts/electron/window';
+import { EXTERNAL_ALLOWLIST, IPC_PREFIX, bridgeEvents, bridgeMethods } from '#shared/ipc/channels';
+import { invokeArgs } from '#shared/ipc/contract';
+import { REFUSED, registerIpc } from '../../../src-main/hosts/electron/ipc-handlers';
+import { createAppCore } from '../../../src-main/hosts/app-facade';
 
 /** What a page that dies or hangs would trigger: not exercised here (tests/unit/app/shell.test.ts). */
 const NO_HEALTH_CHECKS = { notify: () => undefined, quit: () => undefined };

@@ -7,11 +7,11 @@ import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAppCore } from '../../../src-main/core';
-import { importFile, importText } from '../../../src-main/importers';
-import { renderHtmlReport } from '../../../src-main/report/html';
-import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { parseSessionText, readSessionFile } from '../../../src-main/session/read';
+import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { importFile, importText } from '../../../src-main/workflows/importers';
+import { renderHtmlReport } from '../../../src-main/workflows/report/html';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
+import { parseSessionText, readSessionFile } from '../../../src-main/platform/session/read';
 import {
   HOSTILE_STRINGS,
   baseSession,

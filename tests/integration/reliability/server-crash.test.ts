@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { readSessionFile } from '../../../src-main/session/read';
+import { readSessionFile } from '../../../src-main/platform/session/read';
 import { runCli } from '../../helpers/cli';
 import { simTest as it } from '../../helpers/fixtures';
 import { freePort } from '../../helpers/sim';

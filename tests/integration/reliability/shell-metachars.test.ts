@@ -7,10 +7,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAppCore } from '../../../src-main/core';
-import { buildLaunch } from '../../../src-main/server/launch';
-import { shellSplit } from '../../../src-shared/shell-quote';
-import { Supervisor } from '../../../src-main/server/supervisor';
+import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { buildLaunch } from '../../../src-main/engine/server/launch';
+import { shellSplit } from '#shared/shell-quote';
+import { Supervisor } from '../../../src-main/engine/server/supervisor';
 import { freePort } from '../../helpers/fake-servers';
 
 const ECHO = join(__dirname, 'fixtures/echo-argv.cjs');

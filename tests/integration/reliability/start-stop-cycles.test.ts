@@ -5,9 +5,9 @@
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { LaunchOptions } from '../../../src-main/server/launch';
-import { findGroupProcesses, listProcesses } from '../../../src-main/server/orphans';
-import { Supervisor } from '../../../src-main/server/supervisor';
+import type { LaunchOptions } from '../../../src-main/engine/server/launch';
+import { findGroupProcesses, listProcesses } from '../../../src-main/engine/server/orphans';
+import { Supervisor } from '../../../src-main/engine/server/supervisor';
 import { alive, freePort } from '../../helpers/fake-servers';
 
 const CYCLES = 50;

@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { readSessionFile } from '../../../src-main/session/read';
+import { readSessionFile } from '../../../src-main/platform/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 import { simTest as it } from '../../helpers/fixtures';
@@ -26,7 +26,7 @@ function workersOf(tag: string): number[] {
     .filter((p) => {
       try {
         return (
-          readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join(ROOT, 'src-main/bench/worker-main.ts')) &&
+          readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join(ROOT, 'src-main/engine/bench/worker-main.ts')) &&
           readFileSync(`/proc/${p}/environ`, 'utf8').includes(`SM_TEST_RUN=${tag}`)
         );
       } catch {

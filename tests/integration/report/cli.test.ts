@@ -17,11 +17,11 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFile } from '../../../src-main/importers/index';
-import { writeSessionFile } from '../../../src-main/session/write';
+import { importFile } from '../../../src-main/workflows/importers/index';
+import { writeSessionFile } from '../../../src-main/platform/session/write';
 import { ARTIFACTS, REFERENCE_REPORT, ROOT } from '../../helpers/paths';
 
-const BIN = join(ROOT, 'src-main/cli/bin.cjs');
+const BIN = join(ROOT, 'src-main/hosts/cli/bin.cjs');
 const SEED = join(ROOT, 'tests/unit/importers/fixtures/fara-benchmark_results.json');
 
 interface Run {

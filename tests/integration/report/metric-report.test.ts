@@ -6,19 +6,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFile } from '../../../src-main/importers/index';
-import { renderHtmlReport } from '../../../src-main/report/html';
-import { writeSessionFile } from '../../../src-main/session/write';
-import { metricOptions } from '../../../src-main/cli/commands/report';
-import {
-  MISSED_TARGET_FILL,
-  decodeHeatmap,
-  metricColor,
-  sequentialColor,
-} from '../../../src-shared/report/matrix-model';
-import { buildReportModel } from '../../../src-shared/report/report-model';
-import { parseTargets } from '../../../src-shared/report/slo';
-import type { Session } from '../../../src-shared/session/schema';
+import { importFile } from '../../../src-main/workflows/importers/index';
+import { renderHtmlReport } from '../../../src-main/workflows/report/html';
+import { writeSessionFile } from '../../../src-main/platform/session/write';
+import { metricOptions } from '../../../src-main/hosts/cli/commands/report';
+import { MISSED_TARGET_FILL, decodeHeatmap, metricColor, sequentialColor } from '#shared/report/matrix-model';
+import { buildReportModel } from '#shared/report/report-model';
+import { parseTargets } from '#shared/report/slo';
+import type { Session } from '#shared/session/schema';
 import { runCli } from '../../helpers/cli';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 

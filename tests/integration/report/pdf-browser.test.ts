@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { chromiumHelp, findChromium, htmlToPdf } from '../../../src-main/report/pdf';
-import { removeTempDir } from '../../../src-main/runtime/temp';
+import { chromiumHelp, findChromium, htmlToPdf } from '../../../src-main/workflows/report/pdf';
+import { removeTempDir } from '../../../src-main/platform/runtime/temp';
 
 const WIN_ENV = {
   LOCALAPPDATA: 'C:\\Users\\me\\AppData\\Local',

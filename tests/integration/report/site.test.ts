@@ -6,9 +6,9 @@
 import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { openSessionOrImport } from '../../../src-main/importers/open';
-import { buildSite, runIdOf } from '../../../src-main/report/site';
-import { serializeSession } from '../../../src-main/session/write';
+import { openSessionOrImport } from '../../../src-main/workflows/importers/open';
+import { buildSite, runIdOf } from '../../../src-main/workflows/site/build';
+import { serializeSession } from '../../../src-main/platform/session/write';
 import { runCli } from '../../helpers/cli';
 import { tempTest as it } from '../../helpers/fixtures';
 import { sampleSession } from '../../helpers/sample-session';

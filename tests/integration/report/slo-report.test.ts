@@ -6,11 +6,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFile } from '../../../src-main/importers/index';
-import { writeSessionFile } from '../../../src-main/session/write';
+import { importFile } from '../../../src-main/workflows/importers/index';
+import { writeSessionFile } from '../../../src-main/platform/session/write';
 import { REFERENCE_REPORT, ROOT } from '../../helpers/paths';
 
-const BIN = join(ROOT, 'src-main/cli/bin.cjs');
+const BIN = join(ROOT, 'src-main/hosts/cli/bin.cjs');
 
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { resolveCommand } from '../../../src-main/os/command-lookup';
-import { Supervisor } from '../../../src-main/server/supervisor';
+import { resolveCommand } from '../../../src-main/platform/processes/command-lookup';
+import { Supervisor } from '../../../src-main/engine/server/supervisor';
 import { emulatedWindows } from '../../helpers/emulated-windows';
 import { fakeVllmLaunch, freePort } from '../../helpers/fake-servers';
 

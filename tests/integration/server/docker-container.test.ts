@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerContainerOf } from '../../../src-main/server/command-line';
-import { buildLaunch, dockerContainerName } from '../../../src-main/server/launch';
-import { Supervisor } from '../../../src-main/server/supervisor';
+import { dockerContainerOf } from '../../../src-main/engine/server/command-line';
+import { buildLaunch, dockerContainerName } from '../../../src-main/engine/server/launch';
+import { Supervisor } from '../../../src-main/engine/server/supervisor';
 import { freePort } from '../../helpers/fake-servers';
 import { ROOT } from '../../helpers/paths';
 

@@ -1,16 +1,16 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { launchOptionsFromCommand } from '../../../src-main/server/command-line';
-import { buildLaunch } from '../../../src-main/server/launch';
+import { launchOptionsFromCommand } from '../../../src-main/engine/server/command-line';
+import { buildLaunch } from '../../../src-main/engine/server/launch';
 import {
   endLeftovers,
   findLeftovers,
   parseProcStat,
   parsePsOutput,
   processTree,
-} from '../../../src-main/server/orphans';
-import { isPortFree } from '../../../src-main/server/port';
+} from '../../../src-main/engine/server/orphans';
+import { isPortFree } from '../../../src-main/engine/server/port';
 import { alive, freePort } from '../../helpers/fake-servers';
 
 describe('process table parsing', () => {

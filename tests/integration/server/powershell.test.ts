@@ -3,12 +3,12 @@
  * (pointing to Attach to URL), and the launch command copied as PowerShell on Windows.
  */
 import { describe, expect, it } from 'vitest';
-import { CoreEvents } from '../../../src-main/core/emitter';
-import { ServerControl } from '../../../src-main/core/server-control';
-import { FORM_DEFAULTS } from '../../../src-main/core/server-form';
-import { localLaunchNote } from '../../../src-main/server/platform-support';
-import { displayAsPowerShell, powershellLine, powershellQuote } from '../../../src-main/server/powershell';
-import { shellLine } from '../../../src-shared/shell-quote';
+import { CoreEvents } from '../../../src-main/hosts/app-facade/emitter';
+import { ServerControl } from '../../../src-main/hosts/app-facade/server-control';
+import { FORM_DEFAULTS } from '../../../src-main/hosts/app-facade/server-form';
+import { localLaunchNote } from '../../../src-main/engine/server/platform-support';
+import { displayAsPowerShell, powershellLine, powershellQuote } from '../../../src-main/engine/server/powershell';
+import { shellLine } from '#shared/shell-quote';
 
 describe('PowerShell quoting', () => {
   it('leaves plain words, single-quotes what PowerShell reads specially', () => {

@@ -1,7 +1,7 @@
 import { createServer as createTls } from 'node:https';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { normalizeBaseUrl, probeServer } from '../../../src-main/server/probe';
+import { normalizeBaseUrl, probeServer } from '../../../src-main/engine/server/probe';
 import { llamacpp, serveRoutes, sglang, tgi, vllmTp, type FakeEngine } from '../../helpers/fake-servers/engines';
 import { freePort } from '../../helpers/fake-servers';
 

@@ -7,15 +7,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import type { CommandResult } from '../../../src-main/os/run-command';
+import type { CommandResult } from '../../../src-main/platform/processes/external-command';
 import {
   findGroupProcesses,
   findLeftovers,
   processTree,
   ProcessTableUnavailable,
-} from '../../../src-main/server/orphans';
-import { ProcessControl, parseWin32Processes, type ProcInfo } from '../../../src-main/os/process-control';
-import { Supervisor, TRANSITIONS, type CrashInfo } from '../../../src-main/server/supervisor';
+} from '../../../src-main/engine/server/orphans';
+import {
+  ProcessControl,
+  parseWin32Processes,
+  type ProcInfo,
+} from '../../../src-main/platform/processes/process-control';
+import { Supervisor, TRANSITIONS, type CrashInfo } from '../../../src-main/engine/server/supervisor';
 import { emulatedWindows } from '../../helpers/emulated-windows';
 import { alive, FAKE_NVIDIA_SMI, fakeVllmLaunch, freePort } from '../../helpers/fake-servers';
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FAKE_VLLM, freePort } from '../../helpers/fake-servers';
 import { ROOT } from '../../helpers/paths';
 
-const BIN = join(ROOT, 'src-main/cli/bin.cjs');
+const BIN = join(ROOT, 'src-main/hosts/cli/bin.cjs');
 const procs: ChildProcess[] = [];
 afterEach(() => {
   for (const p of procs.splice(0)) if (p.exitCode === null) p.kill('SIGKILL');

@@ -4,8 +4,8 @@
  * endOrphans() (only the pids it reported), and stop() cleans up whatever is still there.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { findGroupProcesses } from '../../../src-main/server/orphans';
-import { Supervisor, type CrashInfo } from '../../../src-main/server/supervisor';
+import { findGroupProcesses } from '../../../src-main/engine/server/orphans';
+import { Supervisor, type CrashInfo } from '../../../src-main/engine/server/supervisor';
 import { alive, freePort } from '../../helpers/fake-servers';
 
 const previous = process.env.SIM_ENGINE_ORPHAN_SECONDS;

@@ -1,13 +1,13 @@
 /**
- * The supervisor driving the real simulated vLLM server (src-main/sim) as a separate process:
+ * The supervisor driving the real simulated vLLM server (src-main/engine/sim) as a separate process:
  * the same launch, supervise and stop path a real vLLM goes through.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LaunchOptions } from '../../../src-main/server/launch';
-import { logKvBudget } from '../../../src-main/server/log-parse';
-import { kvFromCacheConfigBlocks, parsePrometheus } from '../../../src-main/server/metrics-parse';
-import { findGroupProcesses } from '../../../src-main/server/orphans';
-import { Supervisor, type CrashInfo } from '../../../src-main/server/supervisor';
+import type { LaunchOptions } from '../../../src-main/engine/server/launch';
+import { logKvBudget } from '../../../src-main/engine/server/log-parse';
+import { kvFromCacheConfigBlocks, parsePrometheus } from '../../../src-main/engine/server/metrics-parse';
+import { findGroupProcesses } from '../../../src-main/engine/server/orphans';
+import { Supervisor, type CrashInfo } from '../../../src-main/engine/server/supervisor';
 import { alive, freePort } from '../../helpers/fake-servers';
 
 const running: Supervisor[] = [];

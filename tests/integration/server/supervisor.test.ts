@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import type { StartupFailure } from '../../../src-main/server/failures';
-import { findGroupProcesses } from '../../../src-main/server/orphans';
-import { Supervisor, type CrashInfo, type SupervisorState } from '../../../src-main/server/supervisor';
+import type { StartupFailure } from '../../../src-main/engine/server/failures';
+import { findGroupProcesses } from '../../../src-main/engine/server/orphans';
+import { Supervisor, type CrashInfo, type SupervisorState } from '../../../src-main/engine/server/supervisor';
 import { alive, FAKE_BIN, FAKE_NVIDIA_SMI, fakeVllmLaunch, freePort } from '../../helpers/fake-servers';
 
 const running: Supervisor[] = [];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serializeSession } from '../../../src-main/session/write';
+import { serializeSession } from '../../../src-main/platform/session/write';
 import { runCli } from '../../helpers/cli';
 import { sampleSession } from '../../helpers/sample-session';
 

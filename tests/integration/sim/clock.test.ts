@@ -6,9 +6,9 @@
  */
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { MAX_CATCH_UP_MS } from '../../../src-main/sim/engine';
-import { SIM_LAG_METRIC } from '../../../src-main/sim/metrics';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
+import { MAX_CATCH_UP_MS } from '../../../src-main/engine/sim/engine';
+import { SIM_LAG_METRIC } from '../../../src-main/engine/sim/metrics';
 import { simTest } from '../../helpers/fixtures';
 import { cellsOf, runBench, targetOf, tempDir } from '../bench/bench-helpers';
 import { chatBody, filler, metric, post, scrape } from './client';

@@ -1,8 +1,8 @@
 /** The simulator as a separate process over HTTP: routes, auth, errors, SSE shape, usage, metrics, ground truth. */
 import { describe, expect } from 'vitest';
 import { simTest } from '../../helpers/fixtures';
-import { simSpeedFromTarget } from '../../../src-main/bench/plan';
-import { probeServer } from '../../../src-main/server/probe';
+import { simSpeedFromTarget } from '../../../src-main/engine/bench/plan';
+import { probeServer } from '../../../src-main/engine/server/probe';
 import { chatBody, detectLoop, filler, getJson, metric, post, scrape } from './client';
 
 const KEY = 'test-key-123';

@@ -4,8 +4,8 @@ import { request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
-import { predict, prefillSeconds } from '../../../src-main/sim/model';
-import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
+import { predict, prefillSeconds } from '../../../src-main/engine/sim/model';
+import { BUILTIN_PROFILES } from '../../../src-main/engine/sim/profile';
 import { simTest as it } from '../../helpers/fixtures';
 import { chatBody, filler, getJson, metric, post, scrape } from './client';
 

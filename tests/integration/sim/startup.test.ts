@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { describe, expect } from 'vitest';
-import { nodeProgram } from '../../../src-main/runtime/node-entry';
-import { parseLog } from '../../../src-main/server/log-parse';
-import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
+import { nodeProgram } from '../../../src-main/platform/runtime/node-entry';
+import { parseLog } from '../../../src-main/engine/server/log-parse';
+import { BUILTIN_PROFILES } from '../../../src-main/engine/sim/profile';
 import { simTest as it } from '../../helpers/fixtures';
 import { freePort } from '../../helpers/sim';
 import { ROOT } from '../../helpers/paths';
-import { killGroupNow } from '../../../src-main/server/orphans';
+import { killGroupNow } from '../../../src-main/engine/server/orphans';
 
 // eslint-disable-next-line no-control-regex
 const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
@@ -315,7 +315,7 @@ describe('speedmatrix sim (CLI)', () => {
     const p = spawn(
       process.execPath,
       [
-        `${ROOT}/src-main/cli/bin.cjs`,
+        `${ROOT}/src-main/hosts/cli/bin.cjs`,
         'sim',
         'serve',
         'my/model',

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { parseLog, parseLogLine } from '../../../src-main/server/log-parse';
-import { applyProfileVersion, parseServeArgs } from '../../../src-main/sim/args';
-import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
+import { parseLog, parseLogLine } from '../../../src-main/engine/server/log-parse';
+import { applyProfileVersion, parseServeArgs } from '../../../src-main/engine/sim/args';
+import { BUILTIN_PROFILES } from '../../../src-main/engine/sim/profile';
 import { simTest as it } from '../../helpers/fixtures';
 import { chatBody, filler, getJson, post } from './client';
-import { checkKvCacheDtype, kvCacheDtypeChoices, vllmTraits } from '../../../src-main/sim/vllm-traits';
+import { checkKvCacheDtype, kvCacheDtypeChoices, vllmTraits } from '../../../src-main/engine/sim/vllm-traits';
 
 const parse = (args: string[], version: string) => {
   const r = parseServeArgs(args, {});

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSessionFile } from '../../../src-main/session/read';
+import { readSessionFile } from '../../../src-main/platform/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 import { freePort } from '../../helpers/sim';
@@ -122,7 +122,7 @@ describe('speedmatrix sweep', () => {
       dir,
       ...simCommand(await freePort()),
     ];
-    const child = spawn(process.execPath, [join(ROOT, 'src-main/cli/bin.cjs'), ...args], {
+    const child = spawn(process.execPath, [join(ROOT, 'src-main/hosts/cli/bin.cjs'), ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findLoop, LoopDetector } from '../../../src-main/bench/loop-detector';
-import { fillerText } from '../../../src-main/bench/prompts';
+import { findLoop, LoopDetector } from '../../../src-main/engine/bench/loop-detector';
+import { fillerText } from '../../../src-main/engine/bench/prompts';
 
 // Varied prose that never repeats a 64-character window: numbered sentences.
 const varied = (chars: number) => {

@@ -1,8 +1,8 @@
 /** The plan from what the server states: its KV budget's source, context parallelism, and SGLang's running limit. */
 import { describe, expect, it } from 'vitest';
-import { K, planRun, type PlanTarget } from '../../../src-main/bench/plan';
-import { kvFromCacheConfigBlocks, parsePrometheus } from '../../../src-main/server/metrics-parse';
-import { contextParallelOf } from '../../../src-main/server/probe';
+import { K, planRun, type PlanTarget } from '../../../src-main/engine/bench/plan';
+import { kvFromCacheConfigBlocks, parsePrometheus } from '../../../src-main/engine/server/metrics-parse';
+import { contextParallelOf } from '../../../src-main/engine/server/probe';
 
 describe('plan from the engine limits', () => {
   it('SGLang: concurrency above max_running_requests is planned as Requests queued, and the plan says why', () => {

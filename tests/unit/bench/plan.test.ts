@@ -6,8 +6,8 @@ import {
   planRun,
   tooLongReason,
   WORKER_START_WALL_SECONDS,
-} from '../../../src-main/bench/plan';
-import type { PlanTarget } from '../../../src-main/bench/plan';
+} from '../../../src-main/engine/bench/plan';
+import type { PlanTarget } from '../../../src-main/engine/bench/plan';
 
 // The reference report's server: max_model_len 262144; its KV budget lies between the largest
 // cell that ran (128K x 16 = 2,162,688 tokens) and the smallest Over capacity one (64K x 32 = 2,228,224).

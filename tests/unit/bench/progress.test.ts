@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { unmeasuredCell } from '../../../src-main/bench/cells';
-import { planRun } from '../../../src-main/bench/plan';
-import { ProgressPrinter } from '../../../src-main/bench/progress';
-import type { BenchEvent } from '../../../src-main/bench/types';
-import type { DecodeCell } from '../../../src-shared/session/schema';
+import { unmeasuredCell } from '../../../src-main/engine/bench/cells';
+import { planRun } from '../../../src-main/engine/bench/plan';
+import { ProgressPrinter } from '../../../src-main/engine/bench/progress';
+import type { BenchEvent } from '../../../src-main/engine/bench/types';
+import type { DecodeCell } from '#shared/session/schema';
 
 const plan = planRun(
   { contexts: [8192], concurrency: [1, 2] },

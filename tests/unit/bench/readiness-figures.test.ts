@@ -1,6 +1,6 @@
 /** The readiness gate and a cell's figures, judged from plain observations and stream timings. */
 import { describe, expect, it } from 'vitest';
-import { ServerClock } from '../../../src-main/bench/clock';
+import { ServerClock } from '../../../src-main/engine/bench/clock';
 import {
   completedInWindow,
   failureCount,
@@ -12,13 +12,13 @@ import {
   timeBetweenTokens,
   timeToFirstToken,
   windowTokens,
-} from '../../../src-main/bench/figures';
+} from '../../../src-main/engine/bench/figures';
 import {
   READINESS_START,
   type ReadinessObservation,
   readinessStep,
   readinessTimeoutSeconds,
-} from '../../../src-main/bench/readiness';
+} from '../../../src-main/engine/bench/readiness';
 
 const K = 1024;
 

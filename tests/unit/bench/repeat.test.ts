@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { K, measurementsToRun, planRun } from '../../../src-main/bench/plan';
-import type { PlanTarget } from '../../../src-main/bench/plan';
-import { unmeasuredCell } from '../../../src-main/bench/cells';
-import { doneMeasurements, foldRepetition, repetitionKey } from '../../../src-main/bench/repetitions';
-import { SessionSchema, type CellStatus, type DecodeCell } from '../../../src-shared/session/schema';
+import { K, measurementsToRun, planRun } from '../../../src-main/engine/bench/plan';
+import type { PlanTarget } from '../../../src-main/engine/bench/plan';
+import { unmeasuredCell } from '../../../src-main/engine/bench/cells';
+import { doneMeasurements, foldRepetition, repetitionKey } from '../../../src-main/engine/bench/repetitions';
+import { SessionSchema, type CellStatus, type DecodeCell } from '#shared/session/schema';
 import { sampleSession } from '../../helpers/sample-session';
 
 const target: PlanTarget = {

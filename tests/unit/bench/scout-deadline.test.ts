@@ -1,15 +1,15 @@
 /** A prefill scout's deadline scales with the prefill speed measured at smaller contexts, within a floor and a cap. */
 import { describe, expect, it } from 'vitest';
-import { planRun } from '../../../src-main/bench/plan';
-import { configFromFlags } from '../../../src-main/cli/commands/run';
+import { planRun } from '../../../src-main/engine/bench/plan';
+import { configFromFlags } from '../../../src-main/hosts/cli/commands/run-flags';
 import {
   DEFAULT_SCOUT_DEADLINE,
   expectedPrefillSeconds,
   scoutDeadline,
   type PrefillPoint,
-} from '../../../src-main/bench/scout-deadline';
-import { predict } from '../../../src-main/sim/model';
-import { BUILTIN_PROFILES } from '../../../src-main/sim/profile';
+} from '../../../src-main/engine/bench/scout-deadline';
+import { predict } from '../../../src-main/engine/sim/model';
+import { BUILTIN_PROFILES } from '../../../src-main/engine/sim/profile';
 
 const K = 1024;
 /** What a run measures on a simulated card: the cold TTFT of a lone prompt of each size. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChatStreamParser, type ChatStreamSink } from '../../../src-main/bench/sse';
+import { ChatStreamParser, type ChatStreamSink } from '../../../src-main/engine/bench/sse';
 
 type Ev =
   ['chunk', number, number, string | null, string | null] | ['done'] | ['error', string] | ['malformed', string];

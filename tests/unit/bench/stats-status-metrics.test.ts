@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { metricValue, queueSample } from '../../../src-main/bench/metrics';
-import { latencyStats, percentile } from '../../../src-main/bench/stats';
-import { decideStatus, queueEvidence, tooManyFailed } from '../../../src-main/bench/status';
+import { metricValue, queueSample } from '../../../src-main/engine/bench/metrics';
+import { latencyStats, percentile } from '../../../src-main/engine/bench/stats';
+import { decideStatus, queueEvidence, tooManyFailed } from '../../../src-main/engine/bench/status';
 
 describe('latency stats', () => {
   it('interpolates percentiles and computes the mean', () => {

@@ -4,9 +4,9 @@
  * stop, and counts in words that agree with the number.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { planRun } from '../../../src-main/bench/plan';
-import { fitLine, ProgressPrinter } from '../../../src-main/bench/progress';
-import type { BenchEvent } from '../../../src-main/bench/types';
+import { planRun } from '../../../src-main/engine/bench/plan';
+import { fitLine, ProgressPrinter } from '../../../src-main/engine/bench/progress';
+import type { BenchEvent } from '../../../src-main/engine/bench/types';
 
 const kv = { tokens: 1_000_000, source: 'user' as const, detail: null, maxConcurrency: null, tokensPerRequest: null };
 const stripAnsi = (s: string) => s.replace(/\r\x1b\[2K/g, '\n'); // eslint-disable-line no-control-regex

@@ -1,11 +1,11 @@
 /** The engine's event stream merged for the renderer: nothing finished is dropped, live samples coalesce. */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BenchEvent } from '../../../src-main/bench';
-import { planRun } from '../../../src-main/bench';
-import type { RunUpdate } from '../../../src-shared/ipc/contract';
-import { RunUpdates } from '../../../src-main/core/run-updates';
-import { cellKey } from '../../../src-shared/cell-key';
-import type { DecodeCell, PrefillResult, RequestSamples } from '../../../src-shared/session/schema';
+import type { BenchEvent } from '../../../src-main/engine/bench';
+import { planRun } from '../../../src-main/engine/bench';
+import type { RunUpdate } from '#shared/ipc/contract';
+import { RunUpdates } from '../../../src-main/hosts/app-facade/run-updates';
+import { cellKey } from '#shared/cell-key';
+import type { DecodeCell, PrefillResult, RequestSamples } from '#shared/session/schema';
 
 const K = 1024;
 const kv = {

@@ -5,9 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appleGpusFromSi, detectNvidia, parseLspciDisplays, systemFromSi } from '../../../src-main/hardware/detect';
-import { formatHardware } from '../../../src-main/hardware/format-hw';
-import type { Hardware } from '../../../src-shared/session/schema';
+import {
+  appleGpusFromSi,
+  detectNvidia,
+  parseLspciDisplays,
+  systemFromSi,
+} from '../../../src-main/platform/hardware/detect';
+import { formatHardware } from '../../../src-main/platform/hardware/format-hw';
+import type { Hardware } from '#shared/session/schema';
 import { FAKE_NVIDIA_SMI } from '../../helpers/fake-servers';
 import { H200_FIXTURES } from '../../helpers/paths';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAmdSmiStatic } from '../../../src-main/hardware/amd-smi-parse';
+import { parseAmdSmiStatic } from '../../../src-main/platform/hardware/amd-smi-parse';
 import {
   cell,
   decodeThrottleReasons,
@@ -11,7 +11,7 @@ import {
   parseDriverVersion,
   parseGpuIdentity,
   parseTelemetryLine,
-} from '../../../src-main/hardware/nvidia-smi-parse';
+} from '../../../src-main/platform/hardware/nvidia-smi-parse';
 import { H200_FIXTURES } from '../../helpers/paths';
 
 const fixture = (f: string) => readFileSync(join(H200_FIXTURES, f), 'utf8');

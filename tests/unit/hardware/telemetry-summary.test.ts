@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { GpuSample } from '../../../src-main/hardware/nvidia-smi-parse';
-import { appendTelemetrySeries, summarizeCellTelemetry, toTelemetrySeries } from '../../../src-main/hardware/telemetry';
-import { TelemetrySeriesSchema } from '../../../src-shared/session/schema';
+import type { GpuSample } from '../../../src-main/platform/hardware/nvidia-smi-parse';
+import {
+  appendTelemetrySeries,
+  summarizeCellTelemetry,
+  toTelemetrySeries,
+} from '../../../src-main/platform/hardware/telemetry';
+import { TelemetrySeriesSchema } from '#shared/session/schema';
 
 const s = (t: number, gpu: number, power: number | null, util: number, reasons: string[] | null = []): GpuSample => ({
   t,

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { importFile, importText } from '../../../src-main/importers/index';
-import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { SessionSchema } from '../../../src-shared/session/schema';
-import { countByStatus } from '../../../src-main/session/summary';
+import { importFile, importText } from '../../../src-main/workflows/importers/index';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
+import { SessionSchema } from '#shared/session/schema';
+import { countByStatus } from '../../../src-main/platform/session/summary';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { tableAfter } from '../report/reference-text';
 

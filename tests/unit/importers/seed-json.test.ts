@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { importFile, importText } from '../../../src-main/importers/index';
-import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { serializeSession } from '../../../src-main/session/write';
-import { SessionSchema } from '../../../src-shared/session/schema';
-import { countByStatus } from '../../../src-main/session/summary';
+import { importFile, importText } from '../../../src-main/workflows/importers/index';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
+import { serializeSession } from '../../../src-main/platform/session/write';
+import { SessionSchema } from '#shared/session/schema';
+import { countByStatus } from '../../../src-main/platform/session/summary';
 import { sampleSession } from '../../helpers/sample-session';
 import { tableAfter, referenceText } from '../report/reference-text';
 

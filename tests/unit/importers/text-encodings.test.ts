@@ -7,12 +7,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { importFile } from '../../../src-main/importers';
-import { openSessionOrImport } from '../../../src-main/importers/open';
-import { decodeText, hasExtension } from '../../../src-main/runtime/text';
-import { readSessionFile } from '../../../src-main/session/read';
-import { serializeSession } from '../../../src-main/session/write';
-import { loadProfile } from '../../../src-main/sim/profile';
+import { importFile } from '../../../src-main/workflows/importers';
+import { openSessionOrImport } from '../../../src-main/workflows/importers/open';
+import { decodeText, hasExtension } from '../../../src-main/platform/runtime/text';
+import { readSessionFile } from '../../../src-main/platform/session/read';
+import { serializeSession } from '../../../src-main/platform/session/write';
+import { loadProfile } from '../../../src-main/engine/sim/profile';
 import { sampleSession } from '../../helpers/sample-session';
 
 const dir = mkdtempSync(join(tmpdir(), 'sm-enc-'));
@@ -37,7 +37,7 @@ describe('text encodings of files from Windows', () => {
   const session = sampleSession();
   const seed = readFileSync(join(__dirname, 'fixtures/fara-benchmark_results.json'), 'utf8');
   const profile = JSON.stringify({
-    ...JSON.parse(readFileSync(join(__dirname, '../../../src-main/sim/profiles/firehose.json'), 'utf8')),
+    ...JSON.parse(readFileSync(join(__dirname, '../../../src-main/engine/sim/profiles/firehose.json'), 'utf8')),
     name: 'from-windows',
   });
   let n = 0;

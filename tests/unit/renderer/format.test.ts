@@ -10,10 +10,10 @@ import {
   cellName,
 } from '../../../src-renderer/src/format';
 import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
-import { textColorOn, throughputColor } from '../../../src-shared/report/matrix-model';
+import { textColorOn, throughputColor } from '#shared/report/matrix-model';
 import { measurementRows, sortRows } from '../../../src-renderer/src/features/results/measurements';
-import { createSession } from '../../../src-main/session/create';
-import type { DecodeCell } from '../../../src-shared/session/schema';
+import { createSession } from '../../../src-main/platform/session/create';
+import type { DecodeCell } from '#shared/session/schema';
 
 const K = 1024;
 const stats = (p50: number) => ({ p50, p90: p50 * 1.2, p99: p50 * 1.5, mean: p50 * 1.1 });

@@ -3,16 +3,16 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
-import { importText } from '../../../src-main/importers';
-import { metricContextOf } from '../../../src-shared/report/cell-metrics';
+import { importText } from '../../../src-main/workflows/importers';
+import { metricContextOf } from '#shared/report/cell-metrics';
 import {
   MISSED_TARGET_FILL,
   matrixAxes,
   metricColor,
   sequentialColor,
   throughputColor,
-} from '../../../src-shared/report/matrix-model';
-import { medianOnly, parseTargets } from '../../../src-shared/report/slo';
+} from '#shared/report/matrix-model';
+import { medianOnly, parseTargets } from '#shared/report/slo';
 import { SHARED } from '../../helpers/paths';
 
 const reference = () => {

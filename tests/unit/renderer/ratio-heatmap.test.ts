@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ratioHeatmap } from '../../../src-renderer/src/features/compare/ratio-heatmap';
-import { compareSessions, fmtChange } from '../../../src-shared/report/compare-model';
-import { divergingColor, textColorOn } from '../../../src-shared/report/matrix-model';
+import { compareSessions, fmtChange } from '#shared/report/compare-model';
+import { divergingColor, textColorOn } from '#shared/report/matrix-model';
 import { repeatedSession, sampleSession } from '../../helpers/sample-session';
 
 describe('the ratio heatmap of a comparison', () => {

@@ -4,14 +4,14 @@
  * ever overwriting something newer.
  */
 import { describe, expect, it } from 'vitest';
-import { CoreEvents } from '../../../src-main/core/emitter';
-import { RecentFiles } from '../../../src-main/core/recent-files';
-import { RunUpdates } from '../../../src-main/core/run-updates';
-import { SessionControl } from '../../../src-main/core/session-control';
-import { createSession } from '../../../src-main/session/create';
-import { cellKey } from '../../../src-shared/cell-key';
-import type { RunUpdate, SessionMeta, SessionView } from '../../../src-shared/ipc/contract';
-import type { DecodeCell, PrefillResult, Session } from '../../../src-shared/session/schema';
+import { CoreEvents } from '../../../src-main/hosts/app-facade/emitter';
+import { RecentFiles } from '../../../src-main/hosts/app-facade/recent-files';
+import { RunUpdates } from '../../../src-main/hosts/app-facade/run-updates';
+import { SessionControl } from '../../../src-main/hosts/app-facade/session-control';
+import { createSession } from '../../../src-main/platform/session/create';
+import { cellKey } from '#shared/cell-key';
+import type { RunUpdate, SessionMeta, SessionView } from '#shared/ipc/contract';
+import type { DecodeCell, PrefillResult, Session } from '#shared/session/schema';
 import { createAppStore } from '../../../src-renderer/src/store';
 import { runSession } from '../../../src-renderer/src/store/run-slice';
 import {

@@ -1,8 +1,8 @@
 /** The store's slices: the renderer's state changes as main's events say, nothing guessed. */
 import { describe, expect, it, vi } from 'vitest';
-import type { RunUpdate, ServerSnapshot } from '../../../src-shared/ipc/contract';
-import { createSession } from '../../../src-main/session/create';
-import type { DecodeCell } from '../../../src-shared/session/schema';
+import type { RunUpdate, ServerSnapshot } from '#shared/ipc/contract';
+import { createSession } from '../../../src-main/platform/session/create';
+import type { DecodeCell } from '#shared/session/schema';
 import { createAppStore } from '../../../src-renderer/src/store';
 import { runSession } from '../../../src-renderer/src/store/run-slice';
 import { runUpdate as update } from '../../helpers/run-update';

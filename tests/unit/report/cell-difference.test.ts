@@ -4,11 +4,11 @@
  * the one-line verdicts and the regression gate.
  */
 import { describe, expect, it } from 'vitest';
-import { BAND_FLOOR, cellDifference, relativeNoise, tieBand } from '../../../src-shared/report/cell-difference';
-import { compareSessions } from '../../../src-shared/report/compare-model';
-import { regressions } from '../../../src-shared/report/compare-verdict';
-import { bestTable, buildSweepModel } from '../../../src-shared/report/sweep-model';
-import type { DecodeCell, Session } from '../../../src-shared/session/schema';
+import { BAND_FLOOR, cellDifference, relativeNoise, tieBand } from '#shared/report/cell-difference';
+import { compareSessions } from '#shared/report/compare-model';
+import { regressions } from '#shared/report/compare-verdict';
+import { bestTable, buildSweepModel } from '#shared/report/sweep-model';
+import type { DecodeCell, Session } from '#shared/session/schema';
 import { repeatedSession, sampleCell, sampleSession } from '../../helpers/sample-session';
 
 /** A 30 s window of `streams` requests, each sending `rates[k]` tokens per second in the k-th fifth of the window. */

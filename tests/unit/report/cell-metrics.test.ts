@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CELL_METRICS,
-  CELL_METRIC_DEFS,
-  costPerMillionTokens,
-  metricUnavailable,
-} from '../../../src-shared/report/cell-metrics';
-import type { DecodeCell, Session } from '../../../src-shared/session/schema';
+import { CELL_METRICS, CELL_METRIC_DEFS, costPerMillionTokens, metricUnavailable } from '#shared/report/cell-metrics';
+import type { DecodeCell, Session } from '#shared/session/schema';
 import { sampleSession } from '../../helpers/sample-session';
 
 const ctx = { gpuPricePerHour: 2, gpuCount: 1 };

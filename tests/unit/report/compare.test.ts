@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { importFile } from '../../../src-main/importers/index';
-import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
-import { type SweepEntry, renderSweepHtml, renderSweepMarkdown } from '../../../src-main/report/sweep';
-import { compareSessions } from '../../../src-shared/report/compare-model';
-import { divergingColor } from '../../../src-shared/report/matrix-model';
-import type { Session } from '../../../src-shared/session/schema';
+import { importFile } from '../../../src-main/workflows/importers/index';
+import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/workflows/report/compare';
+import { type SweepEntry, renderSweepHtml, renderSweepMarkdown } from '../../../src-main/workflows/report/sweep';
+import { compareSessions } from '#shared/report/compare-model';
+import { divergingColor } from '#shared/report/matrix-model';
+import type { Session } from '#shared/session/schema';
 import { SYNTHETIC_REPORT } from '../../helpers/paths';
 import { tableAfter } from './reference-text';
 

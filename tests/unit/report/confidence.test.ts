@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { differenceOf, meanInterval, tQuantile95 } from '../../../src-shared/report/confidence';
+import { differenceOf, meanInterval, tQuantile95 } from '#shared/report/confidence';
 
 describe('confidence intervals of repeated measurements', () => {
   it('uses Student t quantiles: the table for small samples, a close expansion beyond', () => {

@@ -3,10 +3,10 @@
  * they get their precise value, in the summary, the Markdown report, and back through import.
  */
 import { describe, expect, it } from 'vitest';
-import { importText } from '../../../src-main/importers';
-import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { summarizeSession } from '../../../src-main/session/summary';
-import { fmtContext, fmtContextRange, fmtContexts } from '../../../src-shared/report/format';
+import { importText } from '../../../src-main/workflows/importers';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
+import { summarizeSession } from '../../../src-main/platform/session/summary';
+import { fmtContext, fmtContextRange, fmtContexts } from '#shared/report/format';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
 
 /** The sample session measured at 8K and 8.5K (8,704 tokens), one request at a time. */

@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
 import { measurementRows } from '../../../src-renderer/src/features/results/measurements';
-import { renderHtmlReport } from '../../../src-main/report/html';
-import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { parseSessionText } from '../../../src-main/session/read';
-import { withFailed } from '../../../src-shared/report/format';
+import { renderHtmlReport } from '../../../src-main/workflows/report/html';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
+import { parseSessionText } from '../../../src-main/platform/session/read';
+import { withFailed } from '#shared/report/format';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
 
 function sessionWithFailures() {

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { importFile } from '../../../src-main/importers/index';
-import { renderCompareHtml } from '../../../src-main/report/compare';
-import { renderHtmlReport } from '../../../src-main/report/html';
-import { renderMarkdownReport } from '../../../src-main/report/markdown';
+import { importFile } from '../../../src-main/workflows/importers/index';
+import { renderCompareHtml } from '../../../src-main/workflows/report/compare';
+import { renderHtmlReport } from '../../../src-main/workflows/report/html';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import {
   buildDecodeMatrix,
   decodeHeatmap,
   divergingColor,
   sequentialColor,
   textColorOn,
-} from '../../../src-shared/report/matrix-model';
-import type { Session } from '../../../src-shared/session/schema';
+} from '#shared/report/matrix-model';
+import type { Session } from '#shared/session/schema';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { sampleSession } from '../../helpers/sample-session';
 import { PAYLOAD, poisonedSession } from './poison';

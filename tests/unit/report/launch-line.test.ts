@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { codeBlock, escapeMarkdown, unescapeMarkdown } from '../../../src-main/report/escape';
-import { parseLaunchLine, splitShellWords } from '../../../src-shared/report/launch-flags';
-import { commandLineOf, redactCommandLine } from '../../../src-shared/report/redact';
+import { codeBlock, escapeMarkdown, unescapeMarkdown } from '../../../src-main/workflows/report/escape';
+import { parseLaunchLine, splitShellWords } from '#shared/report/launch-flags';
+import { commandLineOf, redactCommandLine } from '#shared/report/redact';
 
 describe('launch lines', () => {
   it.each([

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { importFile } from '../../../src-main/importers/index';
-import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { notRecordedHardware } from '../../../src-main/orchestrator/server-hardware';
-import { createSession } from '../../../src-main/session/create';
-import { modelNameOf } from '../../../src-shared/report/report-model';
-import type { Session } from '../../../src-shared/session/schema';
+import { importFile } from '../../../src-main/workflows/importers/index';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
+import { notRecordedHardware } from '../../../src-main/workflows/orchestrator/server-hardware';
+import { createSession } from '../../../src-main/platform/session/create';
+import { modelNameOf } from '#shared/report/report-model';
+import type { Session } from '#shared/session/schema';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
 import { markdownBlock, referenceBlock, referenceLines, referenceText, tableAfter } from './reference-text';

@@ -2,7 +2,7 @@
  * A session with an attack string in every free-text field the schema allows (enums and
  * formats stay valid), to prove reports let nothing through.
  */
-import { type Session, SessionSchema } from '../../../src-shared/session/schema';
+import { type Session, SessionSchema } from '#shared/session/schema';
 import { sampleSession } from '../../helpers/sample-session';
 
 export const PAYLOAD =

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/report/compare';
-import { compareSessions } from '../../../src-shared/report/compare-model';
-import { renderHtmlReport } from '../../../src-main/report/html';
-import { renderMarkdownReport } from '../../../src-main/report/markdown';
-import { buildReportModel, decodeMeasurementRow } from '../../../src-shared/report/report-model';
-import { buildDecodeMatrix } from '../../../src-shared/report/matrix-model';
+import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/workflows/report/compare';
+import { compareSessions } from '#shared/report/compare-model';
+import { renderHtmlReport } from '../../../src-main/workflows/report/html';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
+import { buildReportModel, decodeMeasurementRow } from '#shared/report/report-model';
+import { buildDecodeMatrix } from '#shared/report/matrix-model';
 import { repeatedSession, sampleSession } from '../../helpers/sample-session';
 
 describe('repeated cells in reports', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { importText } from '../../../src-main/importers';
-import { TargetSpecError, capacityWithinTargets, meetsTargets, parseTargets } from '../../../src-shared/report/slo';
+import { importText } from '../../../src-main/workflows/importers';
+import { TargetSpecError, capacityWithinTargets, meetsTargets, parseTargets } from '#shared/report/slo';
 import { SYNTHETIC_REPORT } from '../../helpers/paths';
 
 const reference = () => {

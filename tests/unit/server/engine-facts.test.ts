@@ -8,13 +8,13 @@ import {
   commitFromVersion,
   quantizationLabel,
   readLocalModelConfig,
-} from '../../../src-main/server/engine-facts';
-import { defaultHfCacheDir } from '../../../src-main/server/launch';
+} from '../../../src-main/engine/server/engine-facts';
+import { defaultHfCacheDir } from '../../../src-main/engine/server/launch';
 import {
   kvFromCacheConfigBlocks,
   kvFromCacheConfigTokens,
   parsePrometheus,
-} from '../../../src-main/server/metrics-parse';
+} from '../../../src-main/engine/server/metrics-parse';
 import { FAKE_BIN } from '../../helpers/fake-servers';
 
 describe('engine facts', () => {

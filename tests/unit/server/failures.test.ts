@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executableNotFound, portBusy, recognizeStartupFailure } from '../../../src-main/server/failures';
+import { executableNotFound, portBusy, recognizeStartupFailure } from '../../../src-main/engine/server/failures';
 
 const tb = (root: string) => [
   '\x1b[1;36m(EngineCore_DP0 pid=9)\x1b[0;0m ERROR 08-19 14:58:41 [core.py:700] EngineCore failed to start.',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildLaunch, toServerLaunch, type LaunchOptions } from '../../../src-main/server/launch';
-import { shellQuote, shellSplit } from '../../../src-shared/shell-quote';
+import { buildLaunch, toServerLaunch, type LaunchOptions } from '../../../src-main/engine/server/launch';
+import { shellQuote, shellSplit } from '#shared/shell-quote';
 
 const base: LaunchOptions = { engineKind: 'vllm-native', model: 'Qwen/Qwen3-8B', host: '127.0.0.1', port: 8000 };
 
@@ -248,7 +248,7 @@ describe('buildLaunch: docker, custom, simulator', () => {
       simArgs: ['--sim-load-seconds', '0.2'],
     });
     expect(b.argv[0]).toBe(process.execPath);
-    expect(b.argv.some((a) => a.endsWith('src-main/sim/main.ts'))).toBe(true);
+    expect(b.argv.some((a) => a.endsWith('src-main/engine/sim/main.ts'))).toBe(true);
     const tail = b.argv.slice(b.argv.indexOf('serve'));
     expect(tail).toEqual([
       'serve',

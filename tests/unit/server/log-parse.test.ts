@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { logKvBudget, parseLog, parseLogLine, parsePythonDict, stripAnsi } from '../../../src-main/server/log-parse';
+import {
+  logKvBudget,
+  parseLog,
+  parseLogLine,
+  parsePythonDict,
+  stripAnsi,
+} from '../../../src-main/engine/server/log-parse';
 
 const P = '\x1b[1;36m(EngineCore_DP0 pid=4242)\x1b[0;0m INFO 08-19 14:58:41 [kv_cache_utils.py:849] ';
 const A = '\x1b[1;36m(APIServer pid=1234)\x1b[0;0m INFO 08-19 14:58:41 [api_server.py:1639] ';

@@ -1,13 +1,13 @@
 /**
  * macOS apps from Finder get launchd's PATH; SpeedMatrix takes the login shell's instead
- * (src-main/os/login-shell-path.ts). Here a real shell script stands in for the person's shell:
+ * (src-main/platform/processes/login-shell-path.ts). Here a real shell script stands in for the person's shell:
  * it prints a greeting as many rc files do, and sets its own PATH, as a profile would.
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { adoptLoginShellPath, loginShellPath, mergePaths } from '../../../src-main/os/login-shell-path';
+import { adoptLoginShellPath, loginShellPath, mergePaths } from '../../../src-main/platform/processes/login-shell-path';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-login-shell-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,12 +3,12 @@
  * probe, the queue reader and exact prompt sizing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttp } from '../../../src-main/bench/http';
-import { queueSample } from '../../../src-main/bench/metrics';
-import { sizedPrompt, tolerance } from '../../../src-main/bench/prompts';
-import { launchOptionsFromCommand } from '../../../src-main/server/command-line';
-import { probeServer } from '../../../src-main/server/probe';
-import { encodeChat } from '../../../src-main/sim/tokenizer';
+import { createHttp } from '../../../src-main/engine/bench/http';
+import { queueSample } from '../../../src-main/engine/bench/metrics';
+import { sizedPrompt, tolerance } from '../../../src-main/engine/bench/prompts';
+import { launchOptionsFromCommand } from '../../../src-main/engine/server/command-line';
+import { probeServer } from '../../../src-main/engine/server/probe';
+import { encodeChat } from '../../../src-main/engine/sim/tokenizer';
 import { sglang0510, sglangFixture, type FakeSglang } from '../../helpers/fake-servers/sglang';
 
 const open: FakeSglang[] = [];

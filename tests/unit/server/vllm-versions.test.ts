@@ -3,15 +3,15 @@
  * failure recogniser and the KV budget reader (the lines and where each comes from are in vllm-strings.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { recognizeStartupFailure } from '../../../src-main/server/failures';
-import { logKvBudget, parseLog, parseLogLine } from '../../../src-main/server/log-parse';
+import { recognizeStartupFailure } from '../../../src-main/engine/server/failures';
+import { logKvBudget, parseLog, parseLogLine } from '../../../src-main/engine/server/log-parse';
 import {
   kvFromCacheConfigBlocks,
   kvFromCacheConfigTokens,
   parsePrometheus,
-} from '../../../src-main/server/metrics-parse';
-import { launchOptionsFromCommand } from '../../../src-main/server/command-line';
-import { contextParallelOf } from '../../../src-main/server/probe';
+} from '../../../src-main/engine/server/metrics-parse';
+import { launchOptionsFromCommand } from '../../../src-main/engine/server/command-line';
+import { contextParallelOf } from '../../../src-main/engine/server/probe';
 import { CACHE_CONFIG_INFO, FAILURE_LINES, KV_LINES, STATS_LINES, VERSION_LINES } from './vllm-strings';
 
 describe('the version and served model, every way vLLM has logged them', () => {

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Journal, journalPathFor, recoverFromJournal } from '../../../src-main/session/journal';
+import { Journal, journalPathFor, recoverFromJournal } from '../../../src-main/platform/session/journal';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
 
 const dir = mkdtempSync(join(tmpdir(), 'sm-journal-'));

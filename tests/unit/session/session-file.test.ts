@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_SESSION_BYTES, parseSessionText, readSessionFile } from '../../../src-main/session/read';
-import { SESSION_FORMAT_VERSION } from '../../../src-shared/session/schema';
-import { serializeSession, writeSessionFile } from '../../../src-main/session/write';
+import { MAX_SESSION_BYTES, parseSessionText, readSessionFile } from '../../../src-main/platform/session/read';
+import { SESSION_FORMAT_VERSION } from '#shared/session/schema';
+import { serializeSession, writeSessionFile } from '../../../src-main/platform/session/write';
 import { sampleSession } from '../../helpers/sample-session';
 
 const dir = mkdtempSync(join(tmpdir(), 'sm-session-'));

@@ -4,17 +4,17 @@
  * report's legend, table colours and matrix, and the plan. Each status is one cell of a session.
  */
 import { describe, expect, it } from 'vitest';
-import { unmeasuredCell } from '../../../src-main/bench/cells';
-import { planRun } from '../../../src-main/bench/plan';
-import { doneMeasurements } from '../../../src-main/bench/repetitions';
-import { renderHtmlReport } from '../../../src-main/report/html';
+import { unmeasuredCell } from '../../../src-main/engine/bench/cells';
+import { planRun } from '../../../src-main/engine/bench/plan';
+import { doneMeasurements } from '../../../src-main/engine/bench/repetitions';
+import { renderHtmlReport } from '../../../src-main/workflows/report/html';
 import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
 import { cellsLeft } from '../../../src-renderer/src/store/run-slice';
-import { cellKey } from '../../../src-shared/cell-key';
-import { buildDecodeMatrix, statusColor } from '../../../src-shared/report/matrix-model';
-import { buildReportModel } from '../../../src-shared/report/report-model';
-import { type CellStatus, CellStatusSchema, type Session } from '../../../src-shared/session/schema';
-import { STATUSES, STATUS_ORDER, legendLine } from '../../../src-shared/session/status-words';
+import { cellKey } from '#shared/cell-key';
+import { buildDecodeMatrix, statusColor } from '#shared/report/matrix-model';
+import { buildReportModel } from '#shared/report/report-model';
+import { type CellStatus, CellStatusSchema, type Session } from '#shared/session/schema';
+import { STATUSES, STATUS_ORDER, legendLine } from '#shared/session/status-words';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
 
 const K = 1024;

@@ -9,8 +9,8 @@ import { rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readSessionFile } from '../../../src-main/session/read';
-import { writeFileAtomic, writeSessionFile } from '../../../src-main/session/write';
+import { readSessionFile } from '../../../src-main/platform/session/read';
+import { writeFileAtomic, writeSessionFile } from '../../../src-main/platform/session/write';
 import { sampleSession } from '../../helpers/sample-session';
 
 const dir = mkdtempSync(join(tmpdir(), 'sm-lock-'));

@@ -1,13 +1,13 @@
 /** The simulator's pure parts: KV plan, calibration of profile (a) against the reference report, tokenizer, args. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { applyProfileVersion, parseServeArgs } from '../../../src-main/sim/args';
-import { parseMaxModelLenArg as parseMaxModelLen } from '../../../src-main/server/human-int';
-import { BlockPool, blockHashes } from '../../../src-main/sim/blocks';
-import { promFloat } from '../../../src-main/sim/metrics';
-import { kvBytesPerToken, kvReadSeconds, planKv, predict, prefillSeconds } from '../../../src-main/sim/model';
-import { BUILTIN_PROFILES, checkProfile, loadProfile } from '../../../src-main/sim/profile';
-import { countTokens, decode, encode, encodeChat, pieces } from '../../../src-main/sim/tokenizer';
+import { applyProfileVersion, parseServeArgs } from '../../../src-main/engine/sim/args';
+import { parseMaxModelLenArg as parseMaxModelLen } from '../../../src-main/engine/server/human-int';
+import { BlockPool, blockHashes } from '../../../src-main/engine/sim/blocks';
+import { promFloat } from '../../../src-main/engine/sim/metrics';
+import { kvBytesPerToken, kvReadSeconds, planKv, predict, prefillSeconds } from '../../../src-main/engine/sim/model';
+import { BUILTIN_PROFILES, checkProfile, loadProfile } from '../../../src-main/engine/sim/profile';
+import { countTokens, decode, encode, encodeChat, pieces } from '../../../src-main/engine/sim/tokenizer';
 import { REFERENCE_REPORT } from '../../helpers/paths';
 
 const fara = BUILTIN_PROFILES['rtx-pro-6000-fara-4b-bf16'];

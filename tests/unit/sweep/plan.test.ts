@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planSweep, sweepPlanLine, sweepSecondsLeft } from '../../../src-main/sweep/plan';
-import { launchOptionsFromCommand } from '../../../src-main/server/command-line';
+import { planSweep, sweepPlanLine, sweepSecondsLeft } from '../../../src-main/workflows/sweep/plan';
+import { launchOptionsFromCommand } from '../../../src-main/engine/server/command-line';
 
 const config = {
   contexts: [8192, 32768],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VaryError, applyVariant, checkAxes, parseVary, variantsOf } from '../../../src-shared/sweep/variants';
+import { VaryError, applyVariant, checkAxes, parseVary, variantsOf } from '#shared/sweep/variants';
 
 describe('sweep variants', () => {
   it('parses a flag and its values', () => {

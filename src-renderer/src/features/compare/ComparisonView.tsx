@@ -4,8 +4,8 @@
  * against the first, prefill, and every measurement side by side. A variant opens in Results
  * as an ordinary session; the comparison exports as Markdown or HTML.
  */
-import { cellKey } from '@shared/cell-key';
-import type { ComparisonEntryView, ComparisonFormat, ComparisonView as Comparison } from '@shared/ipc/contract';
+import { cellKey } from '#shared/cell-key';
+import type { ComparisonEntryView, ComparisonFormat, ComparisonView as Comparison } from '#shared/ipc/contract';
 import {
   type ComparisonModel,
   deltasCaption,
@@ -15,10 +15,10 @@ import {
   prefillTable,
   ratioCaption,
   VERDICT_CAPTION,
-} from '@shared/report/compare-model';
-import { divergingColor } from '@shared/report/matrix-model';
-import { simulatedBanner } from '@shared/report/report-model';
-import { BEST_CAPTION, type SweepModel, TOO_FEW_RAN, bestLabel } from '@shared/report/sweep-model';
+} from '#shared/report/compare-model';
+import { divergingColor } from '#shared/report/matrix-model';
+import { simulatedBanner } from '#shared/report/report-model';
+import { BEST_CAPTION, type SweepModel, TOO_FEW_RAN, bestLabel } from '#shared/report/sweep-model';
 import { useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
 import { fmtContext, tokPerSec } from '../../format';

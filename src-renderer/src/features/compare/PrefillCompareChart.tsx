@@ -3,8 +3,8 @@
  * per session in the reports' series colours, the value axis from zero on round ticks (scale.ts).
  */
 import { memo, useMemo } from 'react';
-import { type ComparisonModel, prefillSeriesName } from '@shared/report/compare-model';
-import { SERIES_COLORS, fmtTick, zeroScale } from '@shared/report/scale';
+import { type ComparisonModel, prefillSeriesName } from '#shared/report/compare-model';
+import { SERIES_COLORS, fmtTick, zeroScale } from '#shared/report/scale';
 import { Plot } from '../../charts/Plot';
 import { chartColors, useDarkTheme } from '../../charts/theme';
 import { fmtContext, fmtTokPerSec } from '../../format';

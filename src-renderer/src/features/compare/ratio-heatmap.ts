@@ -3,9 +3,9 @@
  * so it is drawn by the same Heatmap component as a session's matrix, in the report's colours
  * (divergingColor: red slower, grey the same, green faster).
  */
-import { cellKey } from '@shared/cell-key';
-import type { DeltaRow, RatioMatrix } from '@shared/report/compare-model';
-import { textColorOn } from '@shared/report/matrix-model';
+import { cellKey } from '#shared/cell-key';
+import type { DeltaRow, RatioMatrix } from '#shared/report/compare-model';
+import { textColorOn } from '#shared/report/matrix-model';
 import type { HeatCell, HeatmapModel } from '../../charts/heatmap-model';
 
 /**

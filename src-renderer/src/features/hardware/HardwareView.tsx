@@ -1,5 +1,5 @@
 /** Hardware: a card per GPU, CPU/RAM/OS, live telemetry, and a clear "no GPU" state. */
-import type { Gpu } from '@shared/session/schema';
+import type { Gpu } from '#shared/session/schema';
 import { Sparkline } from '../../charts/Sparkline';
 import { NONE, fmtGigabytes, fmtPercent, fmtTemperature, fmtWatts } from '../../format';
 import { useApp } from '../../store';

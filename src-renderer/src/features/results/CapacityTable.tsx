@@ -1,5 +1,5 @@
 /** "Capacity within targets": the report model's section, as the Markdown and HTML reports show it. */
-import type { CapacitySection } from '@shared/report/capacity-section';
+import type { CapacitySection } from '#shared/report/capacity-section';
 import { ModelTable } from '../../components/ModelTable';
 
 export function CapacityTable({ section }: { section: CapacitySection }) {

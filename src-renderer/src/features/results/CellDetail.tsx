@@ -1,8 +1,8 @@
 /** One decode cell: TTFT and time-between-tokens distributions, telemetry, energy, reason, evidence. */
-import { cellKey } from '@shared/cell-key';
+import { cellKey } from '#shared/cell-key';
 import { useEffect, useMemo, useState } from 'react';
-import type { DecodeCell, LatencyStats, RequestSamples, Session } from '@shared/session/schema';
-import { fmtTick, zeroScale } from '@shared/report/scale';
+import type { DecodeCell, LatencyStats, RequestSamples, Session } from '#shared/session/schema';
+import { fmtTick, zeroScale } from '#shared/report/scale';
 import { Plot } from '../../charts/Plot';
 import { chartColors, useDarkTheme } from '../../charts/theme';
 import {

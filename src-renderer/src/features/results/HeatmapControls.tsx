@@ -3,8 +3,8 @@
  * (remembered in localStorage), and the service-level targets whose misses are greyed.
  */
 import { useMemo } from 'react';
-import { CELL_METRICS, CELL_METRIC_DEFS, type CellMetric } from '@shared/report/cell-metrics';
-import type { TargetSet } from '@shared/report/slo';
+import { CELL_METRICS, CELL_METRIC_DEFS, type CellMetric } from '#shared/report/cell-metrics';
+import type { TargetSet } from '#shared/report/slo';
 import { useApp } from '../../store';
 import { parsePrice, parseTargetText } from '../../store/report-view-slice';
 import { Field, invalidProps } from '../../components/ui';

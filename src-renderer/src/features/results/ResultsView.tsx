@@ -1,10 +1,10 @@
 /** Results, laid out like the reference report: title, blocks, prefill chart, heatmap, table, detail. */
-import { cellKey } from '@shared/cell-key';
+import { cellKey } from '#shared/cell-key';
 import { useMemo } from 'react';
-import { metricContextOf, metricUnavailable } from '@shared/report/cell-metrics';
-import { medianOnly } from '@shared/report/slo';
-import { SIMULATED_NOTE, buildReportModel } from '@shared/report/report-model';
-import type { Session } from '@shared/session/schema';
+import { metricContextOf, metricUnavailable } from '#shared/report/cell-metrics';
+import { medianOnly } from '#shared/report/slo';
+import { SIMULATED_NOTE, buildReportModel } from '#shared/report/report-model';
+import type { Session } from '#shared/session/schema';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';

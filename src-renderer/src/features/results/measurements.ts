@@ -7,9 +7,9 @@ import {
   MEASUREMENT_SORT_KEYS,
   type MeasurementRow,
   type MeasurementSortKey,
-} from '@shared/report/report-model';
+} from '#shared/report/report-model';
 
-export { measurementRows, type MeasurementRow } from '@shared/report/report-model';
+export { measurementRows, type MeasurementRow } from '#shared/report/report-model';
 
 export const COLUMNS: { id: MeasurementSortKey | 'phase'; label: string }[] = MEASUREMENT_COLUMNS.map((label, i) => ({
   id: i === 0 ? 'phase' : MEASUREMENT_SORT_KEYS[i - 1],

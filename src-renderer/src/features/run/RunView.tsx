@@ -1,10 +1,10 @@
 /** Run: edit the matrix, preview the plan, start/stop/resume, and watch it fill in. */
-import { cellKey } from '@shared/cell-key';
+import { cellKey } from '#shared/cell-key';
 import { useEffect, useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
-import type { PlanView, RunPhase } from '@shared/ipc/contract';
+import type { PlanView, RunPhase } from '#shared/ipc/contract';
 import {
   fmtContext,
   fmtContexts,

@@ -4,15 +4,15 @@
  * left. The current variant's matrix fills in below, as a run's does. Stop saves; Resume
  * finishes what is missing, as `speedmatrix sweep --resume` does.
  */
-import type { SweepPlanFigures, SweepVariantView, SweepView } from '@shared/ipc/contract';
+import type { SweepPlanFigures, SweepVariantView, SweepView } from '#shared/ipc/contract';
 import { fmtDuration } from '../../format';
 import { useApp } from '../../store';
 import { chooseSweepDir, openSweep, resumeSweep, startSweep, stopSweep } from '../../store/actions';
 import { isRunning } from '../../store/run-slice';
 import { sweepBusy } from '../../store/sweep-slice';
 import { Field } from '../../components/ui';
-import { plural } from '@shared/report/format';
-import { STATUS_WORDS } from '@shared/session/status-words';
+import { plural } from '#shared/report/format';
+import { STATUS_WORDS } from '#shared/session/status-words';
 
 /** The plan in words: the same figures as the CLI's plan line. */
 export function planWords(p: SweepPlanFigures): string {

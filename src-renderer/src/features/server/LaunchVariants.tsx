@@ -3,7 +3,7 @@
  * (the CLI's `--vary` rules) and lists every combination, labelled A, B, … with the command each
  * launches; the Run view runs them as a sweep.
  */
-import type { AxisInput } from '@shared/sweep/variants';
+import type { AxisInput } from '#shared/sweep/variants';
 import { useApp } from '../../store';
 import { updateSweepAxes } from '../../store/actions';
 import { sweepBusy } from '../../store/sweep-slice';

@@ -1,7 +1,7 @@
 /** Server: choose the engine, fill the launch form, preview the command, start/stop, watch the log. */
 import { useEffect, useRef, useState } from 'react';
-import type { ServerForm } from '@shared/ipc/contract';
-import { KV_SOURCE_WORDS } from '@shared/report/report-model';
+import type { ServerForm } from '#shared/ipc/contract';
+import { KV_SOURCE_WORDS } from '#shared/report/report-model';
 import { useApp } from '../../store';
 import { copyText, startServer, stopServer, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';

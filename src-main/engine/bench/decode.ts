@@ -1,0 +1,608 @@
+/**
+ * One sustained-decode cell (docs/method.md, "Sustained decode"), in phases: the idle gate,
+ * the ramp of C workers, the readiness gate, the measurement window, cancel and drain; then
+ * the figures and the status. The judging is pure and lives apart: readiness.ts (when the
+ * window opens), figures.ts (the numbers), status.ts (the verdict). Everything measured goes
+ * into the returned DecodeCell, including every request's own timings.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { plural } from '#shared/report/format';
+import type { EngineKind } from '../server/target';
+import type { DecodeCell, RequestSamples } from '#shared/session/schema';
+import { unmeasuredCell } from './cells';
+import { Interrupt, type ServerClock } from './clock';
+import {
+  completedInWindow,
+  failureCount,
+  perRequestRate,
+  stallInWindow,
+  timeBetweenTokens,
+  timeToFirstToken,
+  type Window,
+  windowTokens,
+} from './figures';
+import { type BenchHttp, getTextOrNull } from './http';
+import { queueSample, type QueueSample } from './metrics';
+import { READINESS_START, readinessStep } from './readiness';
+import { mean } from '#shared/mean';
+import { hasFigure } from '#shared/session/status-words';
+import { type ClientSide, decideStatus, type FailureCount, queueEvidence, tooManyFailed } from './status';
+import { ChatStream, nowMs } from './stream';
+import type { BenchEvent } from './types';
+
+/** Idle gates give up after this long and go on (with a log line). */
+export const IDLE_TIMEOUT_SECONDS = 60;
+/** Live samples to the UI: twice a (server) second, at most twice a wall second, at least every 50 ms. */
+const SAMPLE_EVERY_SECONDS = 0.5;
+/**
+ * Failed requests are replaced at once; past this many, a cell whose failures are already over
+ * the limit share stops instead of hammering a server that fails everything.
+ */
+const FAILURE_FUSE = 10;
+
+interface DecodeCellInput {
+  http: BenchHttp;
+  engine: EngineKind;
+  /** Whether /metrics answers with queue gauges (else readiness is client-side). */
+  metrics: boolean;
+  clock: ServerClock;
+  context: number;
+  concurrency: number;
+  /** The serialized request body (the same for every request of the cell). */
+  body: string;
+  windowSeconds: number;
+  stallSeconds: number;
+  readinessTimeoutSeconds: number;
+  /** The user's stop. */
+  stop: Interrupt;
+  emit: (e: BenchEvent) => void;
+}
+
+export interface DecodeCellOutput {
+  cell: DecodeCell;
+  /** The server went away during the cell (connection refused or reset). */
+  connectionLost: boolean;
+  /** The measurement window in wall-clock epoch milliseconds (null when it never closed). */
+  window: { startMs: number; endMs: number } | null;
+  /** Every stream of the cell (benchmarks compare them with a simulator's ground truth). */
+  streams: readonly ChatStream[];
+}
+
+async function scrapeQueue(http: BenchHttp, engine: EngineKind): Promise<QueueSample | null> {
+  const text = await getTextOrNull(http, '/metrics', 5_000);
+  return text === null ? null : queueSample(text, engine);
+}
+
+/** Waits until the server runs and queues nothing; false when it did not within the timeout. */
+export async function idleGate(
+  x: Pick<DecodeCellInput, 'http' | 'engine' | 'metrics' | 'clock'>,
+  stop: Interrupt,
+  timeoutSeconds = IDLE_TIMEOUT_SECONDS,
+): Promise<boolean> {
+  if (!x.metrics) return true;
+  const start = nowMs();
+  while (!stop.fired) {
+    const q = await scrapeQueue(x.http, x.engine);
+    if (q && q.running === 0 && q.waiting === 0) return true;
+    if (x.clock.since(start) > timeoutSeconds) return false;
+    await stop.sleep(Math.min(250, x.clock.wallMs(0.25)));
+  }
+  return true;
+}
+
+/**
+ * The C workers of a cell. Each keeps one request in flight: when it finishes, or fails (HTTP
+ * error, error event, broken or stalled stream), the worker sends the next at once. A lost
+ * connection, a loop, or failures far over the limit end the cell.
+ */
+class CellLoad {
+  readonly streams: ChatStream[] = [];
+  readonly live = new Set<ChatStream>();
+  looped: ChatStream | null = null;
+  /** A failure that ends the cell whatever the count (server gone, failures far over the limit). */
+  fatal: string | null = null;
+  connectionLost = false;
+  failed = 0;
+  firstError: string | null = null;
+  /** The whole cell's count when failures ended it early: the cell stores what its reason says. */
+  fused: FailureCount | null = null;
+  /** Wall time the window opened (gaps between tokens count from there); +Infinity before. */
+  private gapsFrom = Number.POSITIVE_INFINITY;
+  private readonly current: Array<ChatStream | null>;
+  private readonly hadToken: boolean[];
+  private accepting = true;
+  /** Each replacement request: when it was sent, and how long after its predecessor's last token (wall ms). */
+  readonly turnarounds: Array<{ sentAt: number; gapMs: number }> = [];
+
+  constructor(
+    private readonly x: DecodeCellInput,
+    private readonly stopCell: Interrupt,
+  ) {
+    this.current = new Array<ChatStream | null>(x.concurrency).fill(null);
+    this.hadToken = new Array<boolean>(x.concurrency).fill(false);
+  }
+
+  start(): void {
+    for (let w = 0; w < this.x.concurrency; w++) this.send(w);
+  }
+
+  private send(worker: number): void {
+    const s = new ChatStream(this.x.http, {
+      body: this.x.body,
+      detectLoops: true,
+      onEnd: (st) => this.ended(st, worker),
+      onLoop: (st) => {
+        this.looped ??= st;
+        this.stopCell.fire(); // the measurement is discarded: no need to go on
+      },
+    });
+    s.gapsFrom = this.gapsFrom;
+    this.streams.push(s);
+    this.current[worker] = s;
+    if (s.outcome === 'running') this.live.add(s);
+  }
+
+  private ended(s: ChatStream, worker: number): void {
+    this.live.delete(s);
+    if (s.firstTokenAt >= 0) this.hadToken[worker] = true;
+    if (!this.accepting) return;
+    if (s.outcome === 'error') {
+      this.firstError ??= s.error;
+      if (s.connectionLost) {
+        this.fatal ??= s.error;
+        this.connectionLost = true;
+        this.stopCell.fire();
+        return;
+      }
+      this.failed++;
+      if (this.failed === 1)
+        this.x.emit({
+          type: 'log',
+          level: 'warn',
+          message: `Cell ${this.x.context}×${this.x.concurrency}: a request failed and was replaced: ${s.error}`,
+        });
+      const soFar: FailureCount = {
+        windowRequests: this.streams.length,
+        failed: this.failed,
+        firstError: this.firstError,
+      };
+      if (this.failed >= FAILURE_FUSE && tooManyFailed(soFar)) {
+        this.fused = soFar;
+        this.fatal = `${this.failed} of ${this.streams.length} requests failed; the first: ${this.firstError ?? 'no message'}`;
+        this.stopCell.fire();
+        return;
+      }
+    }
+    if (s.outcome === 'error' || s.outcome === 'done') {
+      this.send(worker);
+      const next = this.current[worker]!;
+      const lastSeen = s.lastTokenAt >= 0 ? s.lastTokenAt : s.endedAt;
+      if (lastSeen >= 0) this.turnarounds.push({ sentAt: next.sentAt, gapMs: Math.max(0, next.sentAt - lastSeen) });
+    }
+  }
+
+  /** Requests sent and not yet ended, as the client counts them. */
+  outstanding(): number {
+    return this.live.size;
+  }
+
+  /** The ramp is over: every worker has had a token (a fresh replacement need not have one yet). */
+  everyWorkerHasToken(): boolean {
+    return this.current.every((s, w) => this.hadToken[w] || (s !== null && s.firstTokenAt >= 0));
+  }
+
+  clientActive(): number {
+    let n = 0;
+    for (const s of this.live) if (s.firstTokenAt >= 0) n++;
+    return n;
+  }
+
+  tokens(sinceOpen: boolean): number {
+    let n = 0;
+    for (const s of this.streams) n += sinceOpen ? Math.max(0, s.tokens - s.tokensAtOpen) : s.tokens;
+    return n;
+  }
+
+  openWindow(t0: number): void {
+    this.gapsFrom = t0;
+    for (const s of this.streams) {
+      s.tokensAtOpen = s.tokens;
+      s.gapsFrom = t0;
+    }
+  }
+
+  closeWindow(t1: number): void {
+    for (const s of this.streams) {
+      s.tokensAtClose = s.tokens;
+      s.gapAtCloseMs = s.outcome === 'running' && s.firstTokenAt >= 0 ? t1 - s.lastTokenAt : 0;
+    }
+  }
+
+  /**
+   * Stalls: no first token within the readiness timeout plus the window (unless the server
+   * says requests wait), or no bytes for the stall limit once streaming. Such a stream fails.
+   */
+  checkStalls(lastQueue: QueueSample | null): void {
+    const { clock } = this.x;
+    const now = nowMs();
+    for (const s of this.live) {
+      if (s.firstTokenAt < 0) {
+        const queued = lastQueue !== null && lastQueue.waiting > 0;
+        if (!queued && clock.seconds(now - s.sentAt) > this.x.readinessTimeoutSeconds + this.x.windowSeconds)
+          s.failWith(
+            `No first token after ${Math.round(clock.seconds(now - s.sentAt))} s: the server accepted the request but produced nothing.`,
+          );
+      } else if (clock.seconds(now - s.lastActivityAt) > this.x.stallSeconds) {
+        s.failWith(`No token for ${this.x.stallSeconds} s: the stream stalled (the server stopped producing tokens).`);
+      }
+    }
+  }
+
+  /** Stop replacing and cancel every stream still going (closing the connection aborts it on vLLM). */
+  cancelAll(): void {
+    this.accepting = false;
+    for (const s of [...this.live]) s.cancel();
+  }
+}
+
+/** What the live view shows, shared by the phases and the sampler. */
+interface LiveState {
+  stage: 'ramp' | 'window';
+  rampStart: number;
+  windowOpen: number;
+  lastQueue: QueueSample | null;
+}
+
+/** Live samples about twice a second, whatever the stage; returns the stopper. */
+function startSampler(x: DecodeCellInput, load: CellLoad, live: LiveState): () => void {
+  const { clock, context, concurrency } = x;
+  let lastTokens = 0;
+  let lastAt = live.rampStart;
+  let lastStage = live.stage;
+  const timer = setInterval(
+    () => {
+      const now = nowMs();
+      const inWin = live.stage === 'window';
+      if (live.stage !== lastStage) {
+        lastStage = live.stage;
+        lastTokens = 0;
+      }
+      const tokens = load.tokens(inWin);
+      const tps = inWin
+        ? tokens / Math.max(1e-9, clock.seconds(now - live.windowOpen))
+        : (tokens - lastTokens) / Math.max(1e-9, clock.seconds(now - lastAt));
+      lastTokens = tokens;
+      lastAt = now;
+      x.emit({
+        type: 'sample',
+        context,
+        concurrency,
+        stage: live.stage,
+        tokensPerSecond: tps,
+        activeRequests: x.metrics && live.lastQueue ? live.lastQueue.running : load.clientActive(),
+        waitingRequests: live.lastQueue ? live.lastQueue.waiting : null,
+        tokens: inWin ? tokens : 0,
+        elapsedSeconds: clock.since(inWin ? live.windowOpen : live.rampStart),
+      });
+    },
+    Math.max(50, Math.min(500, clock.wallMs(SAMPLE_EVERY_SECONDS))),
+  );
+  return () => clearInterval(timer);
+}
+
+/** Polls until readiness.ts says the window may open; true when it timed out instead. */
+async function readinessPhase(
+  x: DecodeCellInput,
+  load: CellLoad,
+  live: LiveState,
+  stopCell: Interrupt,
+): Promise<boolean> {
+  const { clock, context, concurrency: C } = x;
+  x.emit({
+    type: 'phase',
+    phase: 'readiness',
+    message: `waiting for ${plural(C, 'stream')} to be steady`,
+    context,
+    concurrency: C,
+  });
+  let state = READINESS_START;
+  while (!stopCell.fired) {
+    if (x.metrics) live.lastQueue = await scrapeQueue(x.http, x.engine);
+    load.checkStalls(live.lastQueue);
+    if (stopCell.fired) break;
+    const step = readinessStep(
+      state,
+      {
+        t: clock.since(live.rampStart),
+        everyWorkerHasToken: load.everyWorkerHasToken(),
+        server: x.metrics ? (live.lastQueue ?? { running: 0, waiting: 0 }) : null,
+      },
+      { concurrency: C, timeoutSeconds: x.readinessTimeoutSeconds },
+    );
+    state = step.state;
+    if (step.decision === 'open') return false;
+    if (step.decision === 'timed-out') {
+      x.emit({
+        type: 'log',
+        level: 'warn',
+        message: `Cell ${context}×${C}: readiness did not come within ${x.readinessTimeoutSeconds} s; measuring anyway.`,
+      });
+      return true;
+    }
+    await stopCell.sleep(Math.min(250, clock.wallMs(0.25)));
+  }
+  return false;
+}
+
+interface WindowRecord {
+  /** Wall epoch ms; endMs is 0 when the window never closed (the user stopped the run in it). */
+  startMs: number;
+  endMs: number;
+  /** Once-a-second /metrics scrapes inside the window. */
+  scrapes: QueueSample[];
+  /** Streams with a token, counted by the client at the same times (the fallback without /metrics). */
+  clientActive: number[];
+  /** The client's own outstanding requests at the same times. */
+  clientOutstanding: number[];
+  /** The client's mean event-loop delay in the window (wall ms): how late it read what the server had sent. */
+  clientLoopDelayMs: number;
+}
+
+/** The fixed measurement window, scraping /metrics once a (server) second. */
+async function windowPhase(
+  x: DecodeCellInput,
+  load: CellLoad,
+  live: LiveState,
+  stopCell: Interrupt,
+): Promise<WindowRecord> {
+  const { clock } = x;
+  x.emit({
+    type: 'phase',
+    phase: 'window',
+    message: `measuring for ${x.windowSeconds} s`,
+    context: x.context,
+    concurrency: x.concurrency,
+  });
+  const rec: WindowRecord = {
+    startMs: nowMs(),
+    endMs: 0,
+    scrapes: [],
+    clientActive: [],
+    clientOutstanding: [],
+    clientLoopDelayMs: 0,
+  };
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  load.openWindow(rec.startMs);
+  live.windowOpen = rec.startMs;
+  live.stage = 'window';
+  const end = rec.startMs + clock.wallMs(x.windowSeconds);
+  // The window end is its own timer so a slow scrape never delays it.
+  let nextScrape = rec.startMs;
+  const scrapeLoop = (async () => {
+    while (!stopCell.fired && nowMs() < end) {
+      if (x.metrics) {
+        const q = await scrapeQueue(x.http, x.engine);
+        if (q && nowMs() <= end) {
+          live.lastQueue = q;
+          rec.scrapes.push(q);
+        }
+      }
+      rec.clientActive.push(load.clientActive());
+      rec.clientOutstanding.push(load.outstanding());
+      load.checkStalls(live.lastQueue);
+      nextScrape += clock.wallMs(1);
+      await stopCell.sleep(nextScrape - nowMs());
+    }
+  })();
+  await stopCell.sleep(end - nowMs());
+  // A user stop inside the window leaves it unclosed: the cell is Cancelled, not shortened.
+  if (!x.stop.fired) {
+    rec.endMs = nowMs();
+    load.closeWindow(rec.endMs);
+  }
+  stopCell.fire();
+  await scrapeLoop;
+  loopDelay.disable();
+  // The histogram counts the sampling interval itself: only the delay beyond it is lateness.
+  rec.clientLoopDelayMs = Number.isFinite(loopDelay.mean) ? Math.max(0, loopDelay.mean / 1e6 - 10) : 0;
+  return rec;
+}
+
+export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutput> {
+  const { context, concurrency: C } = x;
+  const startedAt = new Date().toISOString();
+  const stopCell = new Interrupt();
+  const unsubscribe = x.stop.onFire(() => stopCell.fire());
+
+  x.emit({ type: 'phase', phase: 'idle-gate', message: 'waiting for the server to be idle', context, concurrency: C });
+  if (!(await idleGate(x, stopCell)))
+    x.emit({
+      type: 'log',
+      level: 'warn',
+      message: `The server was still busy after ${IDLE_TIMEOUT_SECONDS} s before cell ${context}×${C}; measuring anyway.`,
+    });
+  if (x.stop.fired) {
+    unsubscribe();
+    const cell = {
+      ...unmeasuredCell(context, C, 'cancelled', 'the run was stopped before this cell started'),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+    };
+    return { cell, connectionLost: false, window: null, streams: [] };
+  }
+
+  const load = new CellLoad(x, stopCell);
+  const live: LiveState = { stage: 'ramp', rampStart: nowMs(), windowOpen: 0, lastQueue: null };
+  load.start();
+  const stopSampler = startSampler(x, load, live);
+  const readinessTimedOut = await readinessPhase(x, load, live, stopCell);
+  const win = stopCell.fired ? null : await windowPhase(x, load, live, stopCell);
+
+  // Cancel every stream, then let the server drain.
+  load.cancelAll();
+  stopSampler();
+  unsubscribe();
+  x.emit({
+    type: 'phase',
+    phase: 'cooldown',
+    message: 'cancelling streams, waiting for idle',
+    context,
+    concurrency: C,
+  });
+  if (!load.connectionLost && !x.stop.fired) await idleGate(x, new Interrupt(), 30);
+
+  const window = win && win.endMs > 0 ? { startMs: win.startMs, endMs: win.endMs } : null;
+  const cell = cellOf(x, load, {
+    window,
+    win,
+    readinessTimedOut,
+    startedAt,
+    rampStart: live.rampStart,
+    lastQueue: live.lastQueue,
+  });
+  return { cell, connectionLost: load.connectionLost, window, streams: load.streams };
+}
+
+interface CellFacts {
+  window: Window | null;
+  win: WindowRecord | null;
+  readinessTimedOut: boolean;
+  startedAt: string;
+  rampStart: number;
+  lastQueue: QueueSample | null;
+}
+
+/**
+ * What the client itself kept at the server in the window: its mean outstanding count, less the
+ * requests missing while it turned a finished one around: from reading its last token (read late
+ * by the client's own event-loop delay) to sending the next, summed over the window.
+ */
+function clientSide(win: WindowRecord, load: CellLoad, w: Window, clock: ServerClock): ClientSide | null {
+  if (win.clientOutstanding.length === 0) return null;
+  const inWindow = load.turnarounds.filter((t) => t.sentAt >= w.startMs && t.sentAt <= w.endMs);
+  const turnaroundMs = inWindow.reduce((sum, t) => sum + t.gapMs + win.clientLoopDelayMs, 0);
+  const outstanding = mean(win.clientOutstanding) ?? 0;
+  return {
+    inFlight: Math.max(0, outstanding - turnaroundMs / Math.max(1, w.endMs - w.startMs)),
+    turnaroundSeconds: inWindow.length ? clock.seconds(turnaroundMs / inWindow.length) : 0,
+  };
+}
+
+/** The schedule a simulated server gave up between the window's first and last scrape, when it gave up any. */
+function simulatorLag(scrapes: readonly QueueSample[]): { simulatorLagSeconds?: number } {
+  const lag = scrapes.map((q) => q.simLagSeconds).filter((v): v is number => v !== undefined);
+  const lost = lag.length >= 2 ? lag[lag.length - 1] - lag[0] : 0;
+  return lost > 0 ? { simulatorLagSeconds: lost } : {};
+}
+
+/** The cell record: figures from figures.ts, the status from status.ts. */
+function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
+  const { clock, context, concurrency: C } = x;
+  const w = f.window;
+  const streams = load.streams;
+  const cancelled = w === null && x.stop.fired;
+  const tokens = w ? windowTokens(streams) : 0;
+  const windowSeconds = w ? clock.seconds(w.endMs - w.startMs) : null;
+  let fatal = load.fatal;
+  // A window with no token at all is not a measurement: the server accepted work and made nothing.
+  if (w && tokens === 0 && !fatal) {
+    const waiting = f.lastQueue && f.lastQueue.waiting > 0 ? ` (${f.lastQueue.waiting} waiting)` : '';
+    fatal = `No token arrived during the whole ${Math.round(windowSeconds ?? 0)} s window: the server accepted the requests but produced nothing${load.firstError ? `; ${load.firstError}` : ''}${waiting}.`;
+  }
+  const failures: FailureCount = load.fused
+    ? load.fused
+    : w
+      ? failureCount(streams, w)
+      : { windowRequests: streams.length, failed: load.failed, firstError: load.firstError };
+  const queue = queueEvidence(f.win?.scrapes ?? [], w && f.win ? clientSide(f.win, load, w, clock) : null);
+  const avgActive = x.metrics && queue ? queue.avgRunning : mean(f.win?.clientActive ?? []);
+  const ttft = timeToFirstToken(streams, clock);
+  const tbt = timeBetweenTokens(streams, clock);
+  const stall = w ? stallInWindow(streams, w, tbt?.p50 ?? null, x.stallSeconds, clock) : null;
+  const verdict = decideStatus({
+    cancelled,
+    fatalError: fatal,
+    failures,
+    looped: load.looped !== null,
+    concurrency: C,
+    avgActiveRequests: avgActive,
+    queue,
+    readinessTimedOut: f.readinessTimedOut,
+    stall,
+  });
+  const common = {
+    promptTokens: streams.find((s) => s.promptTokens >= 0)?.promptTokens ?? null,
+    requests: requestSamples(streams, clock, w ? w.startMs : f.rampStart),
+    startedAt: f.startedAt,
+    finishedAt: new Date().toISOString(),
+    readinessTimedOut: f.readinessTimedOut,
+    failedRequests: failures.failed,
+    windowRequests: w || load.fused ? failures.windowRequests : null,
+    queueEvidence: queue,
+    ...simulatorLag(f.win?.scrapes ?? []),
+  };
+
+  if (!hasFigure(verdict.status)) {
+    const cell: DecodeCell = { ...unmeasuredCell(context, C, verdict.status, verdict.reason), ...common };
+    const lf = load.looped?.loop;
+    if (lf && verdict.status === 'looped') {
+      cell.evidence = {
+        loopExcerpt: lf.finding.excerpt,
+        loopPeriodChars: lf.finding.period,
+        loopStream: lf.stream,
+        logLines: [],
+      };
+      cell.reason = `the model kept repeating the same text (a ${lf.finding.period}-character passage ${lf.finding.repeats} times in its ${lf.stream})`;
+    }
+    return cell;
+  }
+
+  const window = w as Window;
+  const total = tokens / (windowSeconds as number);
+  const beforeWindow = load.failed - failures.failed;
+  const failedNote = [
+    failures.failed > 0
+      ? `${failures.failed} of ${failures.windowRequests} requests in the window failed and were replaced (the figure stands up to 10%); the first: ${failures.firstError ?? 'no message'}`
+      : null,
+    beforeWindow > 0
+      ? `${beforeWindow} request${beforeWindow === 1 ? '' : 's'} failed before the window and ${beforeWindow === 1 ? 'was' : 'were'} replaced${failures.failed ? '' : `: ${load.firstError ?? 'no message'}`}`
+      : null,
+  ]
+    .filter(Boolean)
+    .join('; ');
+  return {
+    context,
+    concurrency: C,
+    status: verdict.status,
+    reason: [verdict.reason, failedNote].filter(Boolean).join('; ') || null,
+    totalTokensPerSecond: total,
+    perRequestTokensPerSecond: perRequestRate(streams, window, clock),
+    fairShareTokensPerSecond: total / C,
+    ttft,
+    timeBetweenTokens: tbt,
+    avgActiveRequests: avgActive,
+    completedRequests: completedInWindow(streams, window),
+    outputTokens: tokens,
+    windowSeconds,
+    maxWaitingSeen: f.win?.scrapes.length ? Math.max(...f.win.scrapes.map((q) => q.waiting)) : null,
+    stall,
+    evidence: null,
+    telemetry: null,
+    ...common,
+  };
+}
+
+/** Every request's own timings, columnar, seconds relative to `origin` (the window start). */
+function requestSamples(streams: readonly ChatStream[], clock: ServerClock, origin: number): RequestSamples {
+  const rel = (t: number) => (t < 0 ? null : clock.seconds(t - origin));
+  return {
+    sentAt: streams.map((s) => clock.seconds(s.sentAt - origin)),
+    firstTokenAt: streams.map((s) => rel(s.firstTokenAt)),
+    lastTokenAt: streams.map((s) => rel(s.lastTokenAt)),
+    outputTokens: streams.map((s) => s.tokens),
+    windowTokens: streams.map((s) => (s.tokensAtClose >= 0 ? Math.max(0, s.tokensAtClose - s.tokensAtOpen) : 0)),
+    promptTokens: streams.map((s) => (s.promptTokens >= 0 ? s.promptTokens : null)),
+    outcome: streams.map((s) => (s.outcome === 'done' ? 'done' : s.outcome === 'error' ? 'error' : 'cancelled')),
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * The status of a measured decode cell, from what the cell saw (docs/method.md, "Statuses").
+ * Pure: the decode cell gathers the evidence, these functions judge it.
+ */
+import type { CellStatus, QueueEvidence, StallEvidence } from '#shared/session/schema';
+import type { QueueSample } from './metrics';
+import { plural } from '#shared/report/format';
+
+/** "Could not run all C at once": average running below this share of C. */
+export const QUEUED_ACTIVE_FRACTION = 0.95;
+/** Waiting counts as queueing only when seen in this many consecutive once-a-second scrapes. */
+export const QUEUED_WAITING_RUN = 2;
+/** More than this share of the window's requests failed: the figure is not kept. */
+export const FAILED_SHARE_LIMIT = 0.1;
+
+/** What the client kept at the server in the window (decode.ts): see QueueEvidence's clientInFlight. */
+export interface ClientSide {
+  inFlight: number;
+  turnaroundSeconds: number;
+}
+
+/**
+ * What the window's once-a-second scrapes say about queueing: the share of scrapes with a
+ * request waiting, the longest run of consecutive such scrapes, and the mean running count,
+ * beside what the client itself kept in flight. null without scrapes (no /metrics).
+ */
+export function queueEvidence(samples: readonly QueueSample[], client: ClientSide | null = null): QueueEvidence | null {
+  if (samples.length === 0) return null;
+  let withWaiting = 0;
+  let run = 0;
+  let longest = 0;
+  let running = 0;
+  for (const q of samples) {
+    running += q.running;
+    if (q.waiting > 0) {
+      withWaiting++;
+      run++;
+      longest = Math.max(longest, run);
+    } else run = 0;
+  }
+  return {
+    scrapes: samples.length,
+    waitingShare: withWaiting / samples.length,
+    longestWaitingRun: longest,
+    avgRunning: running / samples.length,
+    ...(client ? { clientInFlight: client.inFlight, clientTurnaroundSeconds: client.turnaroundSeconds } : {}),
+  };
+}
+
+export interface FailureCount {
+  /** Requests in flight at some time during the window, the failed ones included. */
+  windowRequests: number;
+  /** Of those, the ones that failed (HTTP error, error event, broken or stalled stream). */
+  failed: number;
+  /** The first failure's message (the server's words). */
+  firstError: string | null;
+}
+
+interface CellVerdictInput {
+  cancelled: boolean;
+  /** A failure that ends the cell whatever the count: the server went down, or no token came at all. */
+  fatalError: string | null;
+  failures: FailureCount;
+  looped: boolean;
+  concurrency: number;
+  /** Mean active requests in the window (from /metrics, else counted by the client). */
+  avgActiveRequests: number | null;
+  /** From the window's scrapes; null without /metrics. */
+  queue: QueueEvidence | null;
+  readinessTimedOut: boolean;
+  /** A gap in a stream inside the window long enough to make the figure suspect. */
+  stall: StallEvidence | null;
+}
+
+interface CellVerdict {
+  status: CellStatus;
+  reason: string | null;
+}
+
+/** Too many failed requests for the figure to stand: more than 10% of the window's requests. */
+export function tooManyFailed(f: FailureCount): boolean {
+  return f.failed > 0 && f.failed > FAILED_SHARE_LIMIT * Math.max(1, f.windowRequests);
+}
+
+/**
+ * The requests the server was given to run at once: C, or, where the client counted it, what the
+ * client really kept in flight (a client that fell short is not the server queueing).
+ */
+const givenToServer = (v: Pick<CellVerdictInput, 'concurrency' | 'queue'>): number => {
+  const client = v.queue?.clientInFlight;
+  return client !== undefined && client < QUEUED_ACTIVE_FRACTION * v.concurrency ? client : v.concurrency;
+};
+
+/** Why the server could not run all C at once, in words; [] when it could. */
+function queueReasons(
+  v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'readinessTimedOut'>,
+): string[] {
+  const reasons: string[] = [];
+  const given = givenToServer(v);
+  if (v.avgActiveRequests !== null && v.avgActiveRequests < QUEUED_ACTIVE_FRACTION * given)
+    reasons.push(
+      given < v.concurrency
+        ? `the server ran ${v.avgActiveRequests.toFixed(1)} requests on average of the ${given.toFixed(1)} the client had in flight (below 95%)`
+        : `average active requests ${v.avgActiveRequests.toFixed(1)} is below 95% of ${v.concurrency}`,
+    );
+  const q = v.queue;
+  if (q && q.longestWaitingRun >= QUEUED_WAITING_RUN)
+    reasons.push(
+      `requests were waiting in ${Math.round(q.waitingShare * 100)}% of the once-a-second checks, up to ${plural(q.longestWaitingRun, 'check')} in a row`,
+    );
+  if (v.readinessTimedOut) reasons.push('the readiness gate timed out');
+  return reasons;
+}
+
+export function decideStatus(v: CellVerdictInput): CellVerdict {
+  if (v.cancelled) return { status: 'cancelled', reason: 'the run was stopped during this cell' };
+  if (v.fatalError) return { status: 'error', reason: v.fatalError };
+  const f = v.failures;
+  if (tooManyFailed(f))
+    return {
+      status: 'error',
+      reason: `${f.failed} of ${plural(f.windowRequests, 'request')} in the window failed (more than ${FAILED_SHARE_LIMIT * 100}%); the first: ${f.firstError ?? 'no message'}`,
+    };
+  if (v.looped) return { status: 'looped', reason: 'the model kept repeating the same text' };
+  const queued = queueReasons(v);
+  if (queued.length) return { status: 'queued', reason: queued.join('; ') };
+  if (v.stall)
+    return {
+      status: 'stalled',
+      reason: `a stream produced nothing for ${v.stall.gapSeconds.toFixed(1)} s inside the window (over ${v.stall.thresholdSeconds.toFixed(1)} s, 20× the median time between tokens), so the figure may be low`,
+    };
+  return { status: 'valid', reason: clientShortfall(v) };
+}
+
+/** The client's own shortfall, said as such (the server ran what it was given): null when the client kept C in flight. */
+export function clientShortfall(v: Pick<CellVerdictInput, 'concurrency' | 'queue'>): string | null {
+  const q = v.queue;
+  if (q?.clientInFlight === undefined || q.clientInFlight >= QUEUED_ACTIVE_FRACTION * v.concurrency) return null;
+  const turnaround = q.clientTurnaroundSeconds
+    ? `, ${Math.round(q.clientTurnaroundSeconds * 1000)} ms from a finished request to the next on average`
+    : '';
+  return `client shortfall: the client kept ${q.clientInFlight.toFixed(1)} of ${v.concurrency} requests in flight on average${turnaround}; the server ran what it was given, with nothing waiting, so the figure is the server's at about ${Math.round(q.clientInFlight)} at once`;
+}

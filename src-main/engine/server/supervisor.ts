@@ -1,0 +1,714 @@
+/**
+ * The server supervisor: starts an inference server from launch options, watches its log and
+ * readiness, and stops it so that nothing is left holding the GPU. A small state machine
+ * (TRANSITIONS below) that emits events; the UI and CLI render its state, they never guess it.
+ * Processes are listed, stopped and ended through ProcessControl, so the same code serves
+ * POSIX process groups and Windows process trees.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import type { ServerState } from '#shared/ipc/contract';
+import { fail, ok, type Result } from '#shared/result';
+import { redactText } from '#shared/session/secrets';
+import { executableNotFound, portBusy, readyTimeout, recognizeStartupFailure, type StartupFailure } from './failures';
+import {
+  buildLaunch,
+  connectHost,
+  LAUNCH_DEFAULTS,
+  toServerLaunch,
+  type BuiltLaunch,
+  type LaunchOptions,
+} from './launch';
+import { applyLogLine, emptyLogFacts, logKvBudget, stripAnsi, type LogFacts, type StatsLine } from './log-parse';
+import { batchFileMessage, resolveCommand } from '../../platform/processes/command-lookup';
+import { endLeftovers, findLeftovers, processTree, type LeftoverCheck, type LeftoverProcess } from './orphans';
+import { isPortFree } from './port';
+import { probeServer } from './probe';
+import { processControl, type ProcessControl } from '../../platform/processes/process-control';
+import type { ServerTarget } from './target';
+import { runCommand } from '../../platform/processes/external-command';
+import { dockerContainerOf } from './command-line';
+
+/** The contract's ServerState: one definition for the supervisor, the core and the page. */
+export type SupervisorState = ServerState;
+
+/**
+ * Every state change the supervisor may make. A start can fail before it is ready, stopping
+ * a start that never became ready, or a ready server can crash; a stop from 'failed' ends a
+ * crash's leftovers and keeps the state, so 'failed' has no way to 'stopping'.
+ */
+export const TRANSITIONS: Readonly<Record<SupervisorState, readonly SupervisorState[]>> = {
+  idle: ['starting'],
+  starting: ['ready', 'stopping', 'failed'],
+  ready: ['stopping', 'failed'],
+  // A start stopped at its deadline or after failed probes ends 'failed'; a stop ends 'exited'.
+  stopping: ['exited', 'failed'],
+  exited: ['starting'],
+  failed: ['starting'],
+};
+
+export interface SupervisorConfig {
+  /** Startup deadline (default 20 min: model downloads are slow). */
+  readyTimeoutMs?: number;
+  /** How long to wait after SIGTERM before SIGKILL of the whole group (default 30 s). */
+  stopTimeoutMs?: number;
+  /** Append the server's log here, ANSI stripped. */
+  logFile?: string;
+  /** Lines kept in memory (default 5000). */
+  ringSize?: number;
+  /** KV budget the user gave, used when neither metrics nor the log state one. */
+  userKvTokens?: number;
+  /** "cuda"/"rocm" from hardware detection, for the Engine block. */
+  backendHint?: string | null;
+  /** nvidia-smi to ask for leftover GPU processes (default on PATH). */
+  nvidiaSmi?: string;
+  /**
+   * What to do with processes that outlive a crashed leader: 'end' them at once (default, the
+   * CLI), or only 'report' them so a person can decide (the app); endOrphans() or stop() ends them.
+   */
+  orphanPolicy?: 'end' | 'report';
+  /** How processes are listed and ended (default: this machine's). */
+  control?: ProcessControl;
+}
+
+export interface StopReport {
+  /** The leader exited on SIGTERM within the stop timeout. */
+  graceful: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  durationMs: number;
+  /** Processes of the server's group that outlived its leader; they were killed. */
+  orphansKilled: LeftoverProcess[];
+  /** Processes still alive after everything: they need a person's attention. */
+  leftBehind: LeftoverProcess[];
+  /** Why leftovers could not be looked for (no process table here); null when they were. */
+  unchecked: string | null;
+  /** One sentence for people: how it stopped and whether anything was left behind. */
+  summary: string;
+}
+
+export interface CrashInfo {
+  exitCode: number | null;
+  signal: string | null;
+  lastLines: string[];
+  /** Engine processes that outlived the crashed leader. */
+  orphans: LeftoverProcess[];
+  /** True when they were left running (orphanPolicy 'report'); false when the supervisor ended them. */
+  orphansAlive: boolean;
+}
+
+export interface SupervisorEvents {
+  state: [SupervisorState];
+  log: [string];
+  progress: [{ elapsedMs: number; phase: string }];
+  /** A periodic "Engine 000: Avg prompt throughput ..." line, parsed. */
+  stats: [StatsLine];
+  ready: [ServerTarget];
+  failed: [StartupFailure];
+  crashed: [CrashInfo];
+  exited: [{ exitCode: number | null; signal: string | null }];
+}
+
+const POLL_MS = 500;
+/** Consecutive failed probes of a healthy server before giving up (about 10 s). */
+const PROBE_ATTEMPTS = 20;
+
+/** Describe leftovers for people: "pid 123 (VLLM::EngineCore, 70.1 GiB GPU memory)". */
+export function describeProcesses(ps: readonly LeftoverProcess[]): string {
+  return ps
+    .map(
+      (p) =>
+        `pid ${p.pid} (${p.command.slice(0, 80)}${p.gpuMemoryBytes !== null ? `, ${(p.gpuMemoryBytes / 1024 ** 3).toFixed(1)} GiB GPU memory` : ''})`,
+    )
+    .join(', ');
+}
+
+/** Supervises one server at a time. */
+export class Supervisor extends EventEmitter<SupervisorEvents> {
+  private _state: SupervisorState = 'idle';
+  private child: ChildProcess | null = null;
+  private opts: LaunchOptions | null = null;
+  private cfg: SupervisorConfig = {};
+  private built: BuiltLaunch | null = null;
+  private ring: string[] = [];
+  private facts: LogFacts = emptyLogFacts();
+  private logStream: WriteStream | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private startedAt = 0;
+  private settleStart: ((r: Result<ServerTarget, StartupFailure>) => void) | null = null;
+  private exitWaiters: Array<() => void> = [];
+  private exitInfo: { exitCode: number | null; signal: string | null } | null = null;
+  private orphansAtExit: LeftoverProcess[] = [];
+  /** Orphans reported but not ended yet (orphanPolicy 'report'). */
+  private liveOrphans: LeftoverProcess[] = [];
+  private stopping: Promise<StopReport> | null = null;
+  private target: ServerTarget | null = null;
+  private readonly killOnExit = () => {
+    if (this.child?.pid && !this.exitInfo) this.control.killGroupSync(this.child.pid);
+  };
+
+  private get control(): ProcessControl {
+    return this.cfg.control ?? processControl();
+  }
+
+  private get leftoverOpts() {
+    return { nvidiaSmi: this.cfg.nvidiaSmi, control: this.control };
+  }
+
+  get state(): SupervisorState {
+    return this._state;
+  }
+
+  /** The ready server, once ready. */
+  get readyTarget(): ServerTarget | null {
+    return this.target;
+  }
+
+  /** What the log has said so far (version, KV line, last stats line...). */
+  get logFacts(): LogFacts {
+    return this.facts;
+  }
+
+  /** The launch as built (argv/env/display), once started. */
+  get launch(): BuiltLaunch | null {
+    return this.built;
+  }
+
+  /** Process id of the server's leader (also its process group id). */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** Processes a crashed leader left running that are not ended yet (orphanPolicy 'report'). */
+  get orphansLeftRunning(): LeftoverProcess[] {
+    return [...this.liveOrphans];
+  }
+
+  /** The last n log lines (ANSI stripped, API key redacted). */
+  logTail(n = 50): string[] {
+    return this.ring.slice(-n);
+  }
+
+  private setState(s: SupervisorState): void {
+    if (this._state === s) return;
+    if (!TRANSITIONS[this._state].includes(s)) throw new Error(`supervisor: no transition from ${this._state} to ${s}`);
+    this._state = s;
+    this.emit('state', s);
+  }
+
+  /**
+   * Launch and wait until ready. Resolves with the ready target, or with a StartupFailure a
+   * person can act on (the same object the 'failed' event carries).
+   */
+  async start(opts: LaunchOptions, cfg: SupervisorConfig = {}): Promise<Result<ServerTarget, StartupFailure>> {
+    if (this._state === 'starting' || this._state === 'ready' || this._state === 'stopping') {
+      throw new Error(`the supervisor is ${this._state}; stop it before starting another server`);
+    }
+    this.reset(opts, cfg);
+    this.setState('starting');
+    const settled = new Promise<Result<ServerTarget, StartupFailure>>((resolve) => (this.settleStart = resolve));
+
+    let built: BuiltLaunch;
+    try {
+      built = buildLaunch(opts);
+    } catch (e) {
+      this.failStart({
+        kind: 'executable-not-found',
+        message: (e as Error).message,
+        advice: 'Give the command to run.',
+        rootCauseLines: [],
+        logTail: [],
+      });
+      return settled;
+    }
+    this.built = built;
+    if (!(await isPortFree(opts.host, opts.port))) {
+      this.failStart(portBusy(opts.host, opts.port));
+      return settled;
+    }
+    // Stopped while the port was being checked: start nothing.
+    if (this.state !== 'starting') return settled;
+    if (cfg.logFile) this.openLogFile(cfg.logFile);
+    if (!this.spawnServer(built)) {
+      this.logStream?.end();
+      this.logStream = null;
+      return settled;
+    }
+    this.startedAt = Date.now();
+    this.emitProgress();
+    this.every(1000, () => this.emitProgress());
+    this.timers.push(setTimeout(() => void this.onDeadline(), cfg.readyTimeoutMs ?? LAUNCH_DEFAULTS.readyTimeoutMs));
+    this.pollReady();
+    return settled;
+  }
+
+  /** A log file that cannot be written must not stop the server: say so in the log and carry on. */
+  private openLogFile(file: string): void {
+    const note = (e: Error) => {
+      this.logStream = null;
+      this.onLine(`[speedmatrix] cannot write the log file ${file}: ${e.message}`);
+    };
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      this.logStream = createWriteStream(file, { flags: 'a' }).on('error', note);
+    } catch (e) {
+      note(e as Error);
+    }
+  }
+
+  private reset(opts: LaunchOptions, cfg: SupervisorConfig): void {
+    this.opts = opts;
+    this.cfg = cfg;
+    this.ring = [];
+    this.facts = emptyLogFacts();
+    this.exitInfo = null;
+    this.orphansAtExit = [];
+    this.liveOrphans = [];
+    this.stopping = null;
+    this.target = null;
+    this.child = null;
+    this.exitWaiters = [];
+  }
+
+  private spawnServer(built: BuiltLaunch): boolean {
+    const [command, ...args] = built.argv;
+    const env = { ...process.env, PYTHONUNBUFFERED: '1', ...built.env };
+    const control = this.control;
+    const found = resolveCommand(command, { platform: control.platform, env });
+    if (found.batch) {
+      this.failStart({
+        kind: 'executable-not-found',
+        ...batchFileMessage(command, found.path ?? command),
+        rootCauseLines: [],
+        logTail: [],
+      });
+      return false;
+    }
+    let child: ChildProcess;
+    try {
+      // POSIX: own process group so the whole tree can be signalled. Never through a shell.
+      child = spawn(found.path ?? command, args, { ...control.spawnOptions(), stdio: ['ignore', 'pipe', 'pipe'], env });
+    } catch (e) {
+      // Node throws at once (EINVAL for a batch file on Windows, bad arguments) instead of emitting 'error'.
+      this.failStart(this.spawnFailure(command, e as NodeJS.ErrnoException));
+      return false;
+    }
+    this.child = child;
+    process.on('exit', this.killOnExit);
+    // Which file a bare name started (a macOS app's PATH comes from the login shell): said in the log.
+    if (found.path && found.path !== command) this.onLine(`[SpeedMatrix] "${command}" is ${found.path}`);
+    for (const stream of [child.stdout, child.stderr]) {
+      let partial = '';
+      stream?.setEncoding('utf8').on('data', (chunk: string) => {
+        const parts = (partial + chunk).split(/\r\n|\n|\r/);
+        partial = parts.pop() ?? '';
+        for (const p of parts) this.onLine(p);
+      });
+      stream?.on('end', () => {
+        if (partial) this.onLine(partial);
+        partial = '';
+      });
+    }
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (this._state === 'starting') this.failStart(this.spawnFailure(command, e));
+    });
+    child.on('exit', (code, signal) => void this.onExit(code, signal));
+    return true;
+  }
+
+  private spawnFailure(command: string, e: NodeJS.ErrnoException): StartupFailure {
+    if (e.code === 'ENOENT' || e.code === 'EACCES')
+      return executableNotFound(command, this.opts?.engineKind ?? 'custom');
+    if (e.code === 'EINVAL' && this.control.isWindows)
+      return { kind: 'executable-not-found', ...batchFileMessage(command, command), rootCauseLines: [], logTail: [] };
+    return {
+      kind: 'exited-before-ready',
+      message: `Could not start "${command}": ${e.message}`,
+      advice: 'Check the command and its permissions.',
+      rootCauseLines: [],
+      logTail: [],
+    };
+  }
+
+  private onLine(raw: string): void {
+    const line = redactText(stripAnsi(raw), [this.opts?.apiKey]);
+    if (line.trim() === '') return;
+    this.ring.push(line);
+    if (this.ring.length > (this.cfg.ringSize ?? 5000))
+      this.ring.splice(0, this.ring.length - (this.cfg.ringSize ?? 5000));
+    this.logStream?.write(`${line}\n`);
+    const before = { phase: this.facts.phase, stats: this.facts.lastStats };
+    this.facts = applyLogLine(this.facts, line);
+    this.emit('log', line);
+    if (this.facts.lastStats !== before.stats) this.emit('stats', this.facts.lastStats!);
+    if (this._state === 'starting' && this.facts.phase !== before.phase) this.emitProgress();
+  }
+
+  private emitProgress(): void {
+    if (this._state === 'starting')
+      this.emit('progress', { elapsedMs: Date.now() - this.startedAt, phase: this.facts.phase });
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(fn, ms);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  private clearTimers(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+  }
+
+  /** Poll /health (self-rescheduling, never overlapping); on 200, probe the server. */
+  private pollReady(): void {
+    const opts = this.opts!;
+    const baseUrl = `http://${connectHost(opts.host)}:${opts.port}`;
+    let probeFailures = 0;
+    const tick = async () => {
+      if (this._state !== 'starting') return;
+      let healthy = false;
+      try {
+        const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(3000) });
+        await res.arrayBuffer();
+        healthy = res.status === 200;
+      } catch {
+        // Connection refused while loading: expected.
+      }
+      if (healthy && this._state === 'starting') {
+        const probed = await probeServer({
+          baseUrl,
+          apiKey: opts.apiKey,
+          model: opts.engineKind === 'custom' ? undefined : (opts.servedModelName ?? opts.model),
+          launch: toServerLaunch(opts, this.built!),
+          launchOptions: opts,
+          logKv: logKvBudget(this.facts),
+          logArgs: this.facts.nonDefaultArgs,
+          logVersion: this.facts.version,
+          logEngineConfig: { dtype: this.facts.engineDtype, quantization: this.facts.engineQuantization },
+          userKvTokens: this.cfg.userKvTokens,
+          backendHint: this.cfg.backendHint,
+        });
+        if (probed.ok && this._state === 'starting') {
+          this.clearTimers();
+          this.target = probed.data;
+          this.setState('ready');
+          this.emit('ready', probed.data);
+          this.settle(ok(probed.data));
+          return;
+        }
+        if (!probed.ok) {
+          this.facts = { ...this.facts, phase: `probing: ${probed.error}` };
+          // Healthy yet unusable for this long is not a slow start (e.g. another model is served).
+          if (++probeFailures >= PROBE_ATTEMPTS && this._state === 'starting') {
+            this.clearTimers();
+            this.setState('stopping');
+            await this.terminate(Math.min(this.cfg.stopTimeoutMs ?? LAUNCH_DEFAULTS.stopTimeoutMs, 10_000));
+            this.failStart({
+              kind: 'probe-failed',
+              message: `The server answers /health but cannot be used: ${probed.error}`,
+              advice: 'Check the served model name and the API key given to SpeedMatrix against the command line.',
+              rootCauseLines: [],
+              logTail: this.logTail(40),
+            });
+            return;
+          }
+        }
+      }
+      if (this._state === 'starting') this.timers.push(setTimeout(() => void tick(), POLL_MS));
+    };
+    void tick();
+  }
+
+  private settle(r: Result<ServerTarget, StartupFailure>): void {
+    const s = this.settleStart;
+    this.settleStart = null;
+    s?.(r);
+  }
+
+  private failStart(f: StartupFailure): void {
+    this.clearTimers();
+    this.setState('failed');
+    this.emit('failed', f);
+    this.settle(fail(f));
+  }
+
+  private async onDeadline(): Promise<void> {
+    if (this._state !== 'starting') return;
+    const f = readyTimeout(
+      this.cfg.readyTimeoutMs ?? LAUNCH_DEFAULTS.readyTimeoutMs,
+      this.facts.phase,
+      this.logTail(40),
+    );
+    this.clearTimers();
+    this.setState('stopping');
+    await this.terminate(Math.min(this.cfg.stopTimeoutMs ?? LAUNCH_DEFAULTS.stopTimeoutMs, 10_000));
+    this.failStart(f);
+  }
+
+  private async onExit(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    this.exitInfo = { exitCode: code, signal };
+    process.off('exit', this.killOnExit);
+    const pgid = this.child?.pid;
+    // Let the pipes drain so the last (root-cause) lines are in the ring.
+    await new Promise((r) => setTimeout(r, 50));
+    if (this._state === 'starting') {
+      this.clearTimers();
+      if (pgid) this.orphansAtExit = await this.reapOrphans(pgid);
+      this.failStart(
+        recognizeStartupFailure(this.ring, {
+          exitCode: code,
+          signal,
+          port: this.opts?.port,
+          gpuMemoryUtilization: this.opts?.gpuMemoryUtilization,
+          model: this.opts?.model,
+          engineKind: this.opts?.engineKind,
+        }),
+      );
+    } else if (this._state === 'ready') {
+      const report = this.cfg.orphanPolicy === 'report';
+      const orphans = !pgid ? [] : report ? await this.lookForOrphans(pgid) : await this.reapOrphans(pgid);
+      if (report) this.liveOrphans = orphans;
+      else this.orphansAtExit = orphans;
+      this.setState('failed');
+      this.emit('crashed', {
+        exitCode: code,
+        signal,
+        lastLines: this.logTail(40),
+        orphans,
+        orphansAlive: report && orphans.length > 0,
+      });
+    }
+    this.logStream?.end();
+    this.logStream = null;
+    this.emit('exited', { exitCode: code, signal });
+    for (const w of this.exitWaiters.splice(0)) w();
+  }
+
+  /** After the leader died on its own: kill what remains of its group, and say what that was. */
+  private async reapOrphans(pgid: number): Promise<LeftoverProcess[]> {
+    const found = await this.lookForOrphans(pgid);
+    if (found.length > 0) await endLeftovers(pgid, found, 3000, this.leftoverOpts);
+    return found;
+  }
+
+  /** What the dead leader's group left running; where that cannot be checked, the log says so. */
+  private async lookForOrphans(pgid: number): Promise<LeftoverProcess[]> {
+    const { found, unchecked } = await findLeftovers(pgid, [], this.leftoverOpts);
+    if (unchecked)
+      this.onLine(
+        `[speedmatrix] could not check for processes the server left running (${unchecked}); look for them by hand (Task Manager, ps, nvidia-smi).`,
+      );
+    return found;
+  }
+
+  /**
+   * The reported orphans (or those of them named in `pids`) that are still the same processes
+   * (pid and command: a pid may have been reused since), as they are now.
+   */
+  private async ourLiveOrphans(pids?: readonly number[]): Promise<LeftoverProcess[]> {
+    const pgid = this.child?.pid;
+    const chosen = this.liveOrphans.filter((o) => !pids || pids.includes(o.pid));
+    if (!pgid || chosen.length === 0) return [];
+    const { found: now } = await findLeftovers(
+      pgid,
+      chosen.map((o) => o.pid),
+      this.leftoverOpts,
+    );
+    return now.filter((p) => chosen.some((o) => o.pid === p.pid && o.command === p.command));
+  }
+
+  /**
+   * End the orphans a crash left running (all, or those named in `pids`; other pids are
+   * ignored, so a caller can never have an unrelated process killed). Returns what was ended.
+   */
+  async endOrphans(pids?: number[]): Promise<LeftoverProcess[]> {
+    const pgid = this.child?.pid;
+    const targets = await this.ourLiveOrphans(pids);
+    if (!pgid || targets.length === 0) {
+      this.liveOrphans = this.liveOrphans.filter((o) => pids && !pids.includes(o.pid));
+      return [];
+    }
+    let stillAlive: LeftoverProcess[];
+    if (!pids) {
+      // All of them: the group too (it still has members, so its id cannot have been reused).
+      stillAlive = (await endLeftovers(pgid, targets, 3000, this.leftoverOpts)).found;
+    } else {
+      for (const t of targets) await this.control.killProcess(t.pid);
+      const deadline = Date.now() + 3000;
+      stillAlive = await this.ourLiveOrphans(targets.map((t) => t.pid));
+      while (stillAlive.length > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        stillAlive = await this.ourLiveOrphans(targets.map((t) => t.pid));
+      }
+    }
+    const ended = targets.filter((t) => !stillAlive.some((s) => s.pid === t.pid));
+    // Those that ended (or were already gone) are no longer ours to report; survivors stay listed.
+    this.liveOrphans = this.liveOrphans.filter(
+      (o) => stillAlive.some((s) => s.pid === o.pid) || (pids !== undefined && !pids.includes(o.pid)),
+    );
+    this.orphansAtExit = [...this.orphansAtExit, ...ended];
+    return ended;
+  }
+
+  /** The leader's exit signal (a method so TypeScript does not narrow it across awaits). */
+  private exitSignal(): string | null {
+    return this.exitInfo?.signal ?? null;
+  }
+
+  private waitExit(ms: number): Promise<boolean> {
+    if (this.exitInfo || !this.child) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), ms);
+      this.exitWaiters.push(() => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+  }
+
+  /**
+   * Ask the leader to stop (SIGTERM; Windows: taskkill /T), wait, then force the whole group or
+   * tree. Returns whether the leader went when asked, and why leftovers could not be checked.
+   */
+  private async terminate(
+    stopTimeoutMs: number,
+  ): Promise<{ graceful: boolean; treePids: number[]; survivors: LeftoverProcess[]; unchecked: string | null }> {
+    const pid = this.child?.pid;
+    if (!pid || this.exitInfo) return { graceful: true, treePids: [], survivors: [], unchecked: null };
+    // Note every process of the tree now, to find the ones that might leave the group later.
+    const treePids = (await processTree(pid, this.control).catch(() => [])).map((p) => p.pid);
+    // A request that could not be delivered (Windows console programs refuse taskkill without /F) is not waited on.
+    const asked = await this.control.askToStop(pid);
+    const exitedInTime = await this.waitExit(asked ? stopTimeoutMs : 0);
+    // What outlived the leader (or is still there with it) is about to be ended: say what it was.
+    const seen = await findLeftovers(pid, treePids, this.leftoverOpts);
+    const survivors = seen.found.filter((p) => p.pid !== pid);
+    const left = await endLeftovers(pid, survivors, 3000, this.leftoverOpts, [pid, ...treePids]);
+    if (!exitedInTime) await this.waitExit(5000);
+    // Killed from elsewhere meanwhile (e.g. a second Ctrl-C) is not a graceful stop.
+    const graceful = exitedInTime && this.exitSignal() !== 'SIGKILL';
+    return {
+      graceful,
+      treePids,
+      survivors: survivors.filter((s) => !left.found.some((l) => l.pid === s.pid)),
+      unchecked: seen.unchecked ?? left.unchecked,
+    };
+  }
+
+  /**
+   * Stop the server: SIGTERM to the leader, wait (stopTimeoutMs), SIGKILL to the whole group,
+   * then look for leftovers (nvidia-smi compute apps, else the process table) and report them.
+   */
+  stop(): Promise<StopReport> {
+    if (!this.stopping) this.stopping = this.doStop();
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<StopReport> {
+    const t0 = Date.now();
+    const pid = this.child?.pid;
+    const wasStarting = this._state === 'starting';
+    const alreadyExited = this.exitInfo !== null;
+    if (this._state === 'starting' || this._state === 'ready') this.setState('stopping');
+    this.clearTimers();
+    const {
+      graceful,
+      treePids,
+      survivors,
+      unchecked: termUnchecked,
+    } = await this.terminate(this.cfg.stopTimeoutMs ?? LAUNCH_DEFAULTS.stopTimeoutMs);
+    // Orphans a crash left running (orphanPolicy 'report') end here at the latest.
+    const reported = await this.ourLiveOrphans();
+    this.liveOrphans = [];
+    let orphansKilled = [...this.orphansAtExit, ...survivors];
+    let leftBehind: LeftoverProcess[] = [];
+    let unchecked: string | null = termUnchecked;
+    if (pid) {
+      const check: LeftoverCheck = await findLeftovers(
+        pid,
+        [...treePids, ...reported.map((r) => r.pid)],
+        this.leftoverOpts,
+      );
+      unchecked ??= check.unchecked;
+      if (check.found.length > 0) {
+        orphansKilled = [...orphansKilled, ...check.found];
+        const after = await endLeftovers(pid, check.found, 5000, this.leftoverOpts);
+        leftBehind = after.found;
+        unchecked ??= after.unchecked;
+      }
+    }
+    const container = this.built ? dockerContainerOf(this.built.argv) : null;
+    if (container) {
+      // A killed `docker run` client leaves its container running: remove it by its name.
+      const rm = await runCommand('docker', ['rm', '-f', container], { timeoutMs: 20_000 });
+      if (rm.status === 'ok' && rm.stdout.trim())
+        orphansKilled.push({
+          pid: 0,
+          command: `docker container ${rm.stdout.trim()}`,
+          gpuMemoryBytes: null,
+          seenIn: 'process-table',
+        });
+    }
+    if (this._state === 'stopping' || this._state === 'ready') this.setState('exited');
+    if (wasStarting) {
+      const f: StartupFailure = {
+        kind: 'exited-before-ready',
+        message: 'Stopped before the server was ready.',
+        advice: 'Start it again when you are ready to wait for it.',
+        rootCauseLines: [],
+        logTail: this.logTail(40),
+      };
+      this.emit('failed', f);
+      this.settle(fail(f));
+    }
+    const report: StopReport = {
+      graceful,
+      exitCode: this.exitInfo?.exitCode ?? null,
+      signal: this.exitInfo?.signal ?? null,
+      durationMs: Date.now() - t0,
+      orphansKilled,
+      leftBehind,
+      unchecked,
+      summary: '',
+    };
+    report.summary = stopSummary(
+      report,
+      pid === undefined ? 'none' : alreadyExited ? 'exited' : 'running',
+      this.control.isWindows ? 'taskkill /T' : 'SIGTERM',
+    );
+    return report;
+  }
+
+  /** Stop, then start again with the same options. */
+  async restart(): Promise<Result<ServerTarget, StartupFailure>> {
+    if (!this.opts) throw new Error('nothing to restart: start a server first');
+    const { opts, cfg } = this;
+    await this.stop();
+    return this.start(opts, cfg);
+  }
+}
+
+/** "Stopped cleanly in 2.1 s; nothing was left behind." and its less happy variants. */
+export function stopSummary(r: StopReport, before: 'none' | 'exited' | 'running', askedWith = 'SIGTERM'): string {
+  if (before === 'none') return 'Nothing was running.';
+  const how =
+    before === 'exited'
+      ? 'The server had already exited'
+      : r.graceful
+        ? `Stopped${r.unchecked ? '' : ' cleanly'} in ${(r.durationMs / 1000).toFixed(1)} s`
+        : `Did not stop on ${askedWith}; killed after ${(r.durationMs / 1000).toFixed(1)} s`;
+  const orphans =
+    r.orphansKilled.length > 0
+      ? `; killed ${r.orphansKilled.length} leftover process(es): ${describeProcesses(r.orphansKilled)}`
+      : '';
+  const left =
+    r.leftBehind.length > 0
+      ? `; STILL RUNNING, end them by hand: ${describeProcesses(r.leftBehind)}`
+      : r.unchecked
+        ? `; could not check for leftover processes (${r.unchecked}): look for them by hand (Task Manager, ps, nvidia-smi)`
+        : '; nothing was left behind';
+  return `${how}${orphans}${left}.`;
+}

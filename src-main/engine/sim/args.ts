@@ -1,0 +1,362 @@
+/**
+ * `vllm serve` command line (plus the simulator's own --sim-* flags), parsed by hand so
+ * unknown flags pass through with a warning instead of failing: a flag from a newer vLLM must
+ * not stop the simulator.
+ */
+import { fail, ok, type Result } from '#shared/result';
+import { parseMaxModelLenArg } from '../server/human-int';
+import { checkKvCacheDtype, vllmTraits } from './vllm-traits';
+
+export interface Faults {
+  loopAfter?: number;
+  loopContexts?: number[];
+  loopConcurrency?: number[];
+  crashAfterSeconds?: number;
+  crashAfterTokens?: number;
+  hangAfterTokens?: number;
+  errorEventAfterTokens?: number;
+  malformedChunkAfterTokens?: number;
+  share500?: number;
+}
+
+interface SimOptions {
+  profile: string;
+  speed: number;
+  logStyle: 1 | 2 | 3;
+  /** Wall seconds of loading; undefined = the profile's own load time / speed. */
+  loadSeconds?: number;
+  debug: boolean;
+  seed: number;
+  /** The first this many tokens of every chat response are reasoning text (a thinking model); 0 = none. */
+  reasoningTokens: number;
+  faults: Faults;
+}
+
+export interface ServeConfig {
+  /** MODEL as given (undefined: use the profile's model). */
+  model?: string;
+  servedModelNames: string[];
+  host: string;
+  port: number;
+  apiKeys: string[];
+  /** 'auto' = the model's derived maximum. */
+  maxModelLen: number | 'auto';
+  /** As given, or the default of the profile's vLLM version (set by `applyProfileVersion`). */
+  gpuMemoryUtilization: number;
+  /** Whether --gpu-memory-utilization was given. */
+  gpuMemoryUtilizationGiven: boolean;
+  maxNumSeqs?: number;
+  maxNumBatchedTokens?: number;
+  kvCacheDtype: string;
+  enablePrefixCaching: boolean;
+  blockSize: number;
+  streamInterval?: number;
+  tensorParallelSize: number;
+  accessLog: boolean;
+  logStats: boolean;
+  /** vLLM flags given on the command line, for the `non-default args: {...}` line. */
+  nonDefault: Record<string, unknown>;
+  /** One line per unknown flag, printed as a warning at startup. */
+  warnings: string[];
+  sim: SimOptions;
+}
+
+/** Comma list of context sizes (`8K,65536`) or plain integers. */
+function parseList(text: string): number[] | undefined {
+  const out: number[] = [];
+  for (const part of text.split(',')) {
+    const v = parseMaxModelLenArg(part);
+    if (typeof v !== 'number') return undefined;
+    out.push(v);
+  }
+  return out.length ? out : undefined;
+}
+
+type Kind = 'int' | 'float' | 'string' | 'bool' | 'multi';
+
+// Flags the simulator acts on. Key = canonical long name.
+const HANDLED: Record<string, Kind> = {
+  '--model': 'string',
+  '--host': 'string',
+  '--port': 'int',
+  '--api-key': 'multi',
+  '--served-model-name': 'multi',
+  '--max-model-len': 'string',
+  '--gpu-memory-utilization': 'float',
+  '--max-num-seqs': 'int',
+  '--max-num-batched-tokens': 'int',
+  '--kv-cache-dtype': 'string',
+  '--enable-prefix-caching': 'bool',
+  '--no-enable-prefix-caching': 'bool',
+  '--block-size': 'int',
+  '--stream-interval': 'int',
+  '--tensor-parallel-size': 'int',
+  '--disable-uvicorn-access-log': 'bool',
+  '--disable-log-stats': 'bool',
+};
+
+// Real vLLM flags the simulator accepts and ignores (they change nothing it models).
+const ACCEPTED_VALUE = [
+  '--dtype',
+  '--quantization',
+  '--pipeline-parallel-size',
+  '--data-parallel-size',
+  '--distributed-executor-backend',
+  '--attention-backend',
+  '--limit-mm-per-prompt',
+  '--seed',
+  '--swap-space',
+  '--tokenizer',
+  '--revision',
+  '--download-dir',
+  '--load-format',
+  '--tool-call-parser',
+  '--reasoning-parser',
+  '--chat-template',
+  '--uvicorn-log-level',
+  '--cpu-offload-gb',
+  '--shutdown-timeout',
+  '--generation-config',
+  '--hf-overrides',
+  '--override-generation-config',
+  '--compilation-config',
+  '--speculative-config',
+  '--mm-processor-kwargs',
+  '--root-path',
+  '--ssl-keyfile',
+  '--ssl-certfile',
+  '--allowed-origins',
+  '--max-logprobs',
+  '--tokenizer-mode',
+  '--config-format',
+  '--max-num-partial-prefills',
+  '--data-parallel-size-local',
+  '--code-revision',
+];
+const ACCEPTED_BOOL = [
+  '--trust-remote-code',
+  '--enforce-eager',
+  '--language-model-only',
+  '--disable-log-requests',
+  '--enable-log-requests',
+  '--enable-chunked-prefill',
+  '--no-enable-chunked-prefill',
+  '--disable-custom-all-reduce',
+  '--enable-auto-tool-choice',
+  '--disable-frontend-multiprocessing',
+  '--enable-expert-parallel',
+  '--async-scheduling',
+  '--enable-sleep-mode',
+];
+const SHORT: Record<string, string> = {
+  '-tp': '--tensor-parallel-size',
+  '-pp': '--pipeline-parallel-size',
+  '-dp': '--data-parallel-size',
+  '-q': '--quantization',
+  '-O': '--compilation-config',
+};
+
+const SIM: Record<string, Kind> = {
+  '--sim-profile': 'string',
+  '--sim-speed': 'float',
+  '--sim-log-style': 'int',
+  '--sim-load-seconds': 'float',
+  '--sim-slow-start': 'float',
+  '--sim-debug': 'bool',
+  '--sim-seed': 'int',
+  '--sim-reasoning-tokens': 'int',
+  '--sim-loop-after': 'int',
+  '--sim-loop-contexts': 'string',
+  '--sim-loop-concurrency': 'string',
+  '--sim-crash-after-seconds': 'float',
+  '--sim-crash-after-tokens': 'int',
+  '--sim-hang-after-tokens': 'int',
+  '--sim-error-event-after-tokens': 'int',
+  '--sim-malformed-chunk-after-tokens': 'int',
+  '--sim-500-share': 'float',
+};
+
+function kindOf(flag: string): Kind | 'accepted-value' | 'accepted-bool' | undefined {
+  if (HANDLED[flag]) return HANDLED[flag];
+  if (SIM[flag]) return SIM[flag];
+  if (ACCEPTED_VALUE.includes(flag)) return 'accepted-value';
+  if (ACCEPTED_BOOL.includes(flag)) return 'accepted-bool';
+  return undefined;
+}
+
+const isFlag = (t: string | undefined): boolean => t !== undefined && /^--?[A-Za-z]/.test(t);
+
+/** Parse `serve`'s arguments (everything after `serve`). Errors read like argparse's. */
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Result<ServeConfig> {
+  const values = new Map<string, unknown>();
+  const warnings: string[] = [];
+  const positionals: string[] = [];
+  const apiKeys: string[] = [];
+  const names: string[] = [];
+
+  for (let i = 0; i < argv.length; i++) {
+    const tok = argv[i];
+    if (!isFlag(tok)) {
+      positionals.push(tok);
+      continue;
+    }
+    let flag = tok;
+    let inline: string | undefined;
+    const eq = tok.indexOf('=');
+    if (eq > 0) {
+      flag = tok.slice(0, eq);
+      inline = tok.slice(eq + 1);
+    }
+    flag = SHORT[flag] ?? flag.replace(/_/g, '-');
+    const kind = kindOf(flag);
+    const takeValue = (): string | undefined => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || (isFlag(next) && !/^-\d/.test(next))) return undefined;
+      i++;
+      return next;
+    };
+    if (kind === undefined) {
+      // Unknown: swallow a following value if it does not look like a flag.
+      const v = takeValue();
+      warnings.push(
+        `Ignoring unknown argument ${flag}${v !== undefined ? ` ${JSON.stringify(v)}` : ''} (not modelled by the simulator).`,
+      );
+      continue;
+    }
+    if (kind === 'bool' || kind === 'accepted-bool') {
+      values.set(flag, true);
+      continue;
+    }
+    if (kind === 'multi') {
+      const list = flag === '--api-key' ? apiKeys : names;
+      const first = takeValue();
+      if (first === undefined) return fail(`argument ${flag}: expected at least one argument`);
+      list.push(first);
+      while (inline === undefined && argv[i + 1] !== undefined && !isFlag(argv[i + 1])) list.push(argv[++i]);
+      continue;
+    }
+    const v = takeValue();
+    if (v === undefined) return fail(`argument ${flag}: expected one argument`);
+    if (kind === 'int' && !/^-?\d+$/.test(v)) return fail(`argument ${flag}: invalid int value: '${v}'`);
+    if (kind === 'float' && !Number.isFinite(Number(v))) return fail(`argument ${flag}: invalid float value: '${v}'`);
+    values.set(flag, kind === 'int' || kind === 'float' ? Number(v) : v);
+  }
+
+  const model = (values.get('--model') as string | undefined) ?? positionals[0];
+  if (positionals.length > (values.has('--model') ? 0 : 1)) {
+    return fail(`unrecognized arguments: ${positionals.slice(values.has('--model') ? 0 : 1).join(' ')}`);
+  }
+  const get = <T>(k: string, d: T): T => (values.has(k) ? (values.get(k) as T) : d);
+
+  let maxModelLen: number | 'auto' = 'auto';
+  if (values.has('--max-model-len')) {
+    // vLLM's rule: 32k = 32,000 and 32K = 32,768.
+    const parsed = parseMaxModelLenArg(String(values.get('--max-model-len')));
+    if (parsed === undefined)
+      return fail(
+        `argument --max-model-len: invalid value: '${values.get('--max-model-len')}' (use e.g. 32768, 32k = 32,000, 32K = 32,768, or auto)`,
+      );
+    maxModelLen = parsed;
+  }
+  const util = get('--gpu-memory-utilization', 0.9);
+  if (!(util > 0 && util <= 1)) return fail(`argument --gpu-memory-utilization: must be in (0, 1], got ${util}`);
+  const kvCacheDtype = get('--kv-cache-dtype', 'auto');
+  const port = get('--port', 8000);
+  if (!(port >= 0 && port <= 65535)) return fail(`argument --port: invalid port ${port}`);
+  for (const k of [
+    '--max-num-seqs',
+    '--max-num-batched-tokens',
+    '--block-size',
+    '--stream-interval',
+    '--tensor-parallel-size',
+  ]) {
+    if (values.has(k) && !((values.get(k) as number) >= 1)) return fail(`argument ${k}: must be at least 1`);
+  }
+
+  const speed = get('--sim-speed', 1);
+  if (!(speed > 0)) return fail(`argument --sim-speed: must be above 0, got ${speed}`);
+  const logStyle = get('--sim-log-style', 2);
+  if (![1, 2, 3].includes(logStyle))
+    return fail(`argument --sim-log-style: invalid choice: ${logStyle} (choose from 1, 2, 3)`);
+  const share = values.get('--sim-500-share') as number | undefined;
+  if (share !== undefined && !(share >= 0 && share <= 1))
+    return fail(`argument --sim-500-share: must be between 0 and 1, got ${share}`);
+  const loops: Record<string, number[] | undefined> = {};
+  for (const k of ['--sim-loop-contexts', '--sim-loop-concurrency']) {
+    if (!values.has(k)) continue;
+    loops[k] = parseList(String(values.get(k)));
+    if (!loops[k]) return fail(`argument ${k}: expected a comma-separated list like 8K,65536, got '${values.get(k)}'`);
+  }
+  const load = (values.get('--sim-slow-start') ?? values.get('--sim-load-seconds')) as number | undefined;
+  if (load !== undefined && !(load >= 0)) return fail('argument --sim-load-seconds: must be 0 or more seconds');
+
+  const nonDefault: Record<string, unknown> = {};
+  if (model) nonDefault.model = model;
+  for (const [k, v] of values)
+    if (!k.startsWith('--sim-') && k !== '--model') nonDefault[k.slice(2).replace(/-/g, '_')] = v;
+  if (values.has('--max-model-len')) nonDefault.max_model_len = maxModelLen === 'auto' ? -1 : maxModelLen;
+  if (apiKeys.length) nonDefault.api_key = ['<redacted>'];
+  if (names.length) nonDefault.served_model_name = names;
+
+  const envKey = env.VLLM_API_KEY;
+  if (apiKeys.length === 0 && envKey) apiKeys.push(envKey);
+
+  return ok({
+    model,
+    servedModelNames: names,
+    host: get('--host', '0.0.0.0'),
+    port,
+    apiKeys,
+    maxModelLen,
+    gpuMemoryUtilization: util,
+    gpuMemoryUtilizationGiven: values.has('--gpu-memory-utilization'),
+    maxNumSeqs: values.get('--max-num-seqs') as number | undefined,
+    maxNumBatchedTokens: values.get('--max-num-batched-tokens') as number | undefined,
+    kvCacheDtype,
+    enablePrefixCaching: !values.has('--no-enable-prefix-caching'),
+    blockSize: get('--block-size', 16),
+    streamInterval: values.get('--stream-interval') as number | undefined,
+    tensorParallelSize: get('--tensor-parallel-size', 1),
+    accessLog: !values.has('--disable-uvicorn-access-log'),
+    logStats: !values.has('--disable-log-stats'),
+    nonDefault,
+    warnings,
+    sim: {
+      profile: get('--sim-profile', 'rtx-pro-6000-fara-4b-bf16'),
+      speed,
+      logStyle: logStyle as 1 | 2 | 3,
+      loadSeconds: load,
+      debug: values.has('--sim-debug'),
+      seed: get('--sim-seed', 0),
+      reasoningTokens: get('--sim-reasoning-tokens', 0),
+      faults: {
+        loopAfter: values.get('--sim-loop-after') as number | undefined,
+        loopContexts: loops['--sim-loop-contexts'],
+        loopConcurrency: loops['--sim-loop-concurrency'],
+        crashAfterSeconds: values.get('--sim-crash-after-seconds') as number | undefined,
+        crashAfterTokens: values.get('--sim-crash-after-tokens') as number | undefined,
+        hangAfterTokens: values.get('--sim-hang-after-tokens') as number | undefined,
+        errorEventAfterTokens: values.get('--sim-error-event-after-tokens') as number | undefined,
+        malformedChunkAfterTokens: values.get('--sim-malformed-chunk-after-tokens') as number | undefined,
+        share500: share,
+      },
+    },
+  });
+}
+
+/**
+ * What depends on the vLLM version the profile claims: the default --gpu-memory-utilization and
+ * the --kv-cache-dtype choices (a newer vLLM's value is accepted with a warning, others refused).
+ */
+export function applyProfileVersion(cfg: ServeConfig, version: string): Result<ServeConfig> {
+  const kv = checkKvCacheDtype(cfg.kvCacheDtype, version);
+  if (!kv.ok) return fail(kv.error);
+  return ok({
+    ...cfg,
+    gpuMemoryUtilization: cfg.gpuMemoryUtilizationGiven
+      ? cfg.gpuMemoryUtilization
+      : vllmTraits(version).defaultGpuMemoryUtilization,
+    warnings: kv.warning ? [...cfg.warnings, kv.warning] : cfg.warnings,
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * The page may ask main to spawn a command line it wrote itself (a custom command, vLLM's
+ * executable with extra arguments and environment, a Docker image) or to resume a sweep folder
+ * from elsewhere, whose sweep.json names the commands. A page is not trusted with that: before
+ * such a spawn, the host (the app's main process) shows the exact argv and added environment
+ * and the person says yes. The simulator, SpeedMatrix's own program, needs no question.
+ */
+import type { BuiltLaunch } from '../../engine/server';
+import { REDACTED, redactArgv, redactEnv } from '#shared/session/secrets';
+import { CancelledError } from './user-error';
+
+/** One command as the person sees it: secrets replaced by <redacted>, nothing else changed. */
+export interface CommandToConfirm {
+  label: string;
+  argv: string[];
+  /** The variables added to SpeedMatrix's own environment. */
+  env: Record<string, string>;
+}
+
+/** Asks the person; true means start it. */
+export type ConfirmCommands = (why: string, commands: CommandToConfirm[]) => Promise<boolean>;
+
+export function commandToConfirm(
+  label: string,
+  built: Pick<BuiltLaunch, 'argv' | 'env'>,
+  apiKey?: string,
+): CommandToConfirm {
+  const argv = redactArgv(built.argv).map((a) => (apiKey && a === apiKey ? REDACTED : a));
+  return { label, argv, env: redactEnv(built.env) };
+}
+
+/** Asks once per exact set of commands in this process; a "no" is a quiet cancel. */
+export class CommandGate {
+  private readonly approved = new Set<string>();
+
+  constructor(private readonly confirm: ConfirmCommands | undefined) {}
+
+  async check(why: string, commands: CommandToConfirm[]): Promise<void> {
+    if (!this.confirm || commands.length === 0) return;
+    const key = JSON.stringify(commands.map((c) => [c.argv, c.env]));
+    if (this.approved.has(key)) return;
+    if (!(await this.confirm(why, commands))) throw new CancelledError();
+    this.approved.add(key);
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Comparisons in the app: a sweep folder (its sweep.json and one session file per variant) or
+ * two or more session files, read into the same sweep and comparison models the CLI's
+ * sweep.md / compare reports print, and exported through the same renderers. Plain Node.
+ * See docs/sweeps.md.
+ */
+import { statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import type { ComparisonEntryView, ComparisonFormat, ComparisonView } from '#shared/ipc/contract';
+import { type SweepEntry, buildSweepModel, sweepComparison } from '#shared/report/sweep-model';
+import type { Session } from '#shared/session/schema';
+import { openSessionOrImport } from '../../workflows/importers/open';
+import { renderCompareHtml, renderCompareMarkdown } from '../../workflows/report/compare';
+import { renderSweepHtml, renderSweepMarkdown } from '../../workflows/report/sweep';
+import { writeFileAtomic } from '../../platform/session/write';
+import { readSweepEntries } from '../../workflows/sweep/reports';
+import { SWEEP_MANIFEST, readManifest } from '../../workflows/sweep/manifest';
+import { type Dialogs, withSaveExtension } from './session-control';
+import { CancelledError, UserError } from './user-error';
+import { type PrintPdf, printedPdf } from './print-pdf';
+
+/** What is open: the entries the models are built from, kept so an export renders the same thing. */
+interface Opened {
+  source: ComparisonView['source'];
+  dir: string | null;
+  entries: SweepEntry[];
+  states: ComparisonEntryView['state'][];
+  files: (string | null)[];
+}
+
+const EXT: Record<ComparisonFormat, string> = { markdown: '.md', html: '.html', pdf: '.pdf' };
+
+/** A folder given as its sweep.json (a drop, a file dialog) is the folder. */
+function sweepDirOf(path: string): string {
+  const full = resolve(path);
+  return basename(full) === SWEEP_MANIFEST && !isDir(full) ? dirname(full) : full;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export class ComparisonControl {
+  private opened: Opened | null = null;
+
+  constructor(
+    private readonly dialogs: Dialogs | null,
+    /** Prints the comparison's HTML as a PDF (the app's Chromium); none: PDF is refused with a reason. */
+    private readonly printPdf?: PrintPdf,
+  ) {}
+
+  /** A sweep folder (or its sweep.json): every variant, with the failed and unreadable ones said in place. */
+  async openSweep(path?: string): Promise<ComparisonView> {
+    const chosen = path ?? (await this.ask(() => this.dialogs?.chooseFolder?.(), 'Opening a sweep needs its folder.'));
+    // What fails to open replaces what was open, as the page shows it: an export never writes a comparison out of view.
+    this.opened = null;
+    const dir = sweepDirOf(chosen);
+    const manifest = await readManifest(dir);
+    if (!manifest.ok) throw new UserError(manifest.error);
+    if (manifest.data.variants.length === 0) throw new UserError(`${dir}: the sweep lists no variants.`);
+    const read = await readSweepEntries(dir, manifest.data);
+    this.opened = {
+      source: 'sweep',
+      dir,
+      entries: read.map((r) => r.entry),
+      states: read.map((r) => r.state),
+      files: read.map((r) => r.file),
+    };
+    return this.view() as ComparisonView;
+  }
+
+  /** Two or more session files (or other tools' results), the first the baseline; any unreadable one refuses all. */
+  async openSessions(paths?: string[]): Promise<ComparisonView> {
+    const files =
+      paths ??
+      (await this.ask(() => this.dialogs?.chooseOpenPaths?.(), 'Comparing needs the session files to compare.'));
+    this.opened = null;
+    if (files.length < 2) throw new UserError('Choose two or more session files to compare.');
+    const sessions: Session[] = [];
+    for (const f of files) {
+      const s = await openSessionOrImport(f);
+      if (!s.ok) throw new UserError(`${basename(f)} cannot be compared: ${s.error}`);
+      sessions.push(s.data);
+    }
+    this.opened = {
+      source: 'sessions',
+      dir: null,
+      entries: sessions.map((session, i) => ({
+        variant: { settings: [], label: basename(files[i]) },
+        file: basename(files[i]),
+        session,
+        failure: null,
+      })),
+      states: sessions.map(() => 'done'),
+      files: files.map((f) => resolve(f)),
+    };
+    return this.view() as ComparisonView;
+  }
+
+  view(): ComparisonView | null {
+    const o = this.opened;
+    if (!o) return null;
+    const sweep = buildSweepModel(o.entries);
+    return {
+      source: o.source,
+      dir: o.dir,
+      title:
+        o.source === 'sweep'
+          ? `Sweep of ${o.entries.length} launch variants`
+          : `Comparison of ${o.entries.length} sessions`,
+      entries: o.entries.map((e, i) => ({
+        label: sweep.labels[i],
+        name: e.variant.label || '(as given)',
+        file: o.files[i],
+        state: o.states[i],
+        problem: e.failure ?? e.unreadable ?? null,
+      })),
+      sweep,
+      comparison: sweepComparison(o.entries, sweep),
+    };
+  }
+
+  /** The open comparison as the CLI writes it: sweep.md / sweep.html for a sweep, `compare` for files. */
+  render(format: 'markdown' | 'html'): string {
+    const o = this.opened;
+    if (!o) throw new UserError('There is no comparison to export: open a sweep folder or compare sessions first.');
+    if (o.source === 'sweep') return format === 'html' ? renderSweepHtml(o.entries) : renderSweepMarkdown(o.entries);
+    const sessions = o.entries.map((e) => e.session as Session);
+    return format === 'html' ? renderCompareHtml(sessions) : renderCompareMarkdown(sessions);
+  }
+
+  async export(format: ComparisonFormat, path?: string): Promise<{ file: string }> {
+    const data = format === 'pdf' ? await printedPdf(this.printPdf, this.render('html')) : this.render(format);
+    let file = path;
+    if (!file && this.dialogs) {
+      const chosen = await this.dialogs.chooseSavePath(this.defaultName(format), format, this.opened?.dir ?? null);
+      if (!chosen) throw new CancelledError();
+      file = chosen;
+    }
+    if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
+    file = withSaveExtension(file, format);
+    const res = await writeFileAtomic(file, data);
+    if (!res.ok) throw new UserError(res.error);
+    return { file };
+  }
+
+  private defaultName(format: ComparisonFormat): string {
+    const o = this.opened;
+    const stem = o?.dir ? `${basename(o.dir)}-comparison` : 'comparison';
+    return `${stem}${EXT[format]}`;
+  }
+
+  private async ask<T>(pick: () => Promise<T | null> | undefined, noDialog: string): Promise<T> {
+    const p = pick();
+    if (!p) throw new UserError(`${noDialog} There is no file dialog here.`);
+    const chosen = await p;
+    if (chosen === null) throw new CancelledError();
+    return chosen;
+  }
+}

@@ -1,0 +1,291 @@
+/**
+ * The app core: the IPC contract implemented in plain Node (no 'electron' import). The
+ * Electron main process and the test WebSocket bridge both drive this same object, so the
+ * browser tests exercise the real thing. Every channel's arguments are validated here.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkerLauncher } from '../../engine/bench';
+import { detectHardware } from '../../platform/hardware';
+import {
+  type CellRef,
+  EXTERNAL_ALLOWLIST,
+  type EventChannel,
+  type EventPayloads,
+  type ExportFormat,
+  type InvokeChannel,
+  type InvokeHandlers,
+  type InvokeResult,
+  type InvokeResults,
+  type ReportView,
+  invokeArgs,
+  parseArgs,
+} from '#shared/ipc/contract';
+import type { ReportOptions } from '#shared/report/report-model';
+import { TargetSpecError, parseTargets } from '#shared/report/slo';
+import { renderHtmlReport } from '../../workflows/report/html';
+import { renderMarkdownReport } from '../../workflows/report/markdown';
+import { APP_NAME, APP_VERSION } from '../../platform/runtime/app-version';
+import { fail, ok } from '#shared/result';
+import type { Hardware } from '#shared/session/schema';
+import { writeFileAtomic } from '../../platform/session/write';
+import { BUILTIN_PROFILES } from '../../engine/sim/profile';
+import { ComparisonControl } from './comparison-control';
+import { printedPdf } from './print-pdf';
+import { CoreEvents } from './emitter';
+import { RecentFiles } from './recent-files';
+import { RunControl } from './run-control';
+import { ServerControl } from './server-control';
+import { CommandGate, type ConfirmCommands } from './command-gate';
+import { publishSite } from './site-control';
+import { SweepControl } from './sweep-control';
+import { TelemetryControl } from './telemetry-control';
+import { LaunchedRegistry } from '../../engine/server/launched-registry';
+import { FORM_DEFAULTS } from './server-form';
+import { type Dialogs, SessionControl, withSaveExtension } from './session-control';
+import { CancelledError, UserError, describeError } from './user-error';
+
+export type { Dialogs, SaveKind } from './session-control';
+export { withSaveExtension } from './session-control';
+export type { CommandToConfirm, ConfirmCommands } from './command-gate';
+
+export interface AppCoreOptions {
+  host: 'electron' | 'bridge';
+  /** Where the core keeps its own files: recent list, working files of unsaved runs. */
+  dataDir: string;
+  dialogs?: Dialogs;
+  /** HTML in, PDF bytes out (Electron: printToPDF of a hidden window; tests: headless Chromium). */
+  printPdf?: (html: string) => Promise<Uint8Array>;
+  /** How benchmark workers start (Electron: utilityProcess); default a Node child process. */
+  launcher?: WorkerLauncher;
+  /** Opens an allowlisted link in the user's browser. */
+  openExternal?: (url: string) => Promise<void>;
+  /** Writes text to the system clipboard (Electron: main's clipboard). */
+  writeClipboard?: (text: string) => void;
+  /** Hardware detection (default: the real one). */
+  detectHardware?: () => Promise<Hardware>;
+  /** Merged run updates at most this often (default 100 ms). */
+  runUpdateIntervalMs?: number;
+  /** Supervisor stop timeout (default 30 s). */
+  stopTimeoutMs?: number;
+  /** The nvidia-smi to run for detection and telemetry (default: on PATH). */
+  nvidiaSmi?: string;
+  /** Telemetry sample interval (default 1000 ms). */
+  telemetryIntervalMs?: number;
+  /**
+   * Whether callers may name the file a save or export writes (default true: CLI-like callers
+   * and tests). The app passes false: a page may only write where the person chose in a dialog.
+   */
+  allowWritePaths?: boolean;
+  /** Where launched servers are written down (default: the user's data folder, shared with the CLI). */
+  launchedServersDir?: string;
+  /** The OS the Server view advises for (default this one): what can launch here, how the command is copied. */
+  platform?: NodeJS.Platform;
+  /**
+   * Asks the person before a command line the page wrote, or a sweep folder from elsewhere, is
+   * spawned (the app; see command-gate.ts). Without it (CLI-like callers, tests) nothing is asked.
+   */
+  confirmCommands?: ConfirmCommands;
+}
+
+export interface AppCore {
+  /** Validate and run one invoke channel. Never throws: errors come back as {ok: false}. */
+  invoke<C extends InvokeChannel>(channel: C, args: unknown): Promise<InvokeResult<C>>;
+  on<E extends EventChannel>(event: E, cb: (payload: EventPayloads[E]) => void): () => void;
+  /** A session with changes not saved by the person (a finished or running run, an import). */
+  hasUnsavedChanges(): boolean;
+  runInProgress(): boolean;
+  /** The window title's file part: "name.speedmatrix.json •". */
+  sessionMeta(): InvokeResults['session:open'];
+  /** Stop any run and the server cleanly. */
+  dispose(): Promise<void>;
+}
+
+const EXT: Record<ExportFormat, string> = { markdown: '.md', html: '.html', pdf: '.pdf' };
+
+/** What the person chose in Results, as the report's options: the same as `report --metric --slo --gpu-price`. */
+function reportOptions(view: ReportView | undefined): ReportOptions {
+  if (!view) return {};
+  let targets;
+  try {
+    targets = view.slo?.trim() ? parseTargets(view.slo) : undefined;
+  } catch (e) {
+    if (e instanceof TargetSpecError) throw new UserError(`Targets: ${e.message}`);
+    throw e;
+  }
+  return { targets, metric: view.metric, gpuPricePerHour: view.gpuPricePerHour ?? null };
+}
+
+export function createAppCore(opts: AppCoreOptions): AppCore {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const events = new CoreEvents();
+  const recent = new RecentFiles(opts.dataDir);
+  const sessions = new SessionControl(events, recent, opts.dialogs ?? null);
+  let hardware: Hardware | null = null;
+  const detect = async (): Promise<Hardware> => {
+    hardware = opts.detectHardware
+      ? await opts.detectHardware()
+      : (await detectHardware({ nvidiaSmi: opts.nvidiaSmi })).hardware;
+    return hardware;
+  };
+  const telemetry = new TelemetryControl(events, {
+    nvidiaSmi: opts.nvidiaSmi,
+    intervalMs: opts.telemetryIntervalMs,
+    vramOf: (gpu) => hardware?.gpus.find((g) => g.index === gpu)?.vramBytes ?? null,
+  });
+  // Telemetry runs while a server runs: from the launch (model loading shows too) to its end.
+  const launched = new LaunchedRegistry(opts.launchedServersDir);
+  const gate = new CommandGate(opts.confirmCommands);
+  const server = new ServerControl(events, {
+    gate,
+    stopTimeoutMs: opts.stopTimeoutMs,
+    registry: launched,
+    platform: opts.platform,
+    onStarting: () => telemetry.start(),
+    onStopped: () => telemetry.stop(),
+  });
+  const runs = new RunControl({
+    events,
+    sessions,
+    target: () => server.target(),
+    hardware: async () => hardware ?? (await detect().catch(() => undefined)),
+    serverLogLines: () => server.logLines(),
+    restartServer: () => server.restart(),
+    launcher: opts.launcher,
+    telemetry: () => telemetry.current(),
+    runsDir: join(opts.dataDir, 'runs'),
+    updateIntervalMs: opts.runUpdateIntervalMs,
+  });
+
+  const sweeps = new SweepControl({
+    events,
+    server,
+    runs,
+    registry: launched,
+    hardware: async () => hardware ?? (await detect().catch(() => undefined)),
+    telemetry: () => telemetry.current(),
+    chooseFolder: opts.dialogs?.chooseFolder?.bind(opts.dialogs),
+    allowWritePaths: opts.allowWritePaths !== false,
+    gate,
+  });
+
+  const writablePath = (path: string | undefined): string | undefined => {
+    if (path !== undefined && opts.allowWritePaths === false)
+      throw new UserError('Choose where to save in the file dialog.');
+    return path;
+  };
+
+  const comparisons = new ComparisonControl(opts.dialogs ?? null, opts.printPdf);
+
+  const exportReport = async (format: ExportFormat, path?: string, view?: ReportView): Promise<{ file: string }> => {
+    const session = sessions.current();
+    if (!session) throw new UserError('There is nothing to export yet: run a matrix or open a session first.');
+    let file = path ?? sessions.defaultExportPath(EXT[format]);
+    if (!path && opts.dialogs) {
+      const chosen = await opts.dialogs.chooseSavePath(
+        sessions.defaultName(EXT[format]),
+        format,
+        sessions.defaultExportDir(),
+      );
+      if (!chosen) throw new CancelledError();
+      file = chosen;
+    }
+    if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
+    const target = withSaveExtension(file, format);
+    const options = reportOptions(view);
+    let data: string | Uint8Array;
+    if (format === 'markdown') data = renderMarkdownReport(session, options);
+    else if (format === 'html') data = renderHtmlReport(session, options);
+    else data = await printedPdf(opts.printPdf, renderHtmlReport(session, options));
+    const res = await writeFileAtomic(target, data);
+    if (!res.ok) throw new UserError(res.error);
+    return { file: target };
+  };
+
+  const handlers: InvokeHandlers = {
+    'app:info': async () => ({
+      name: APP_NAME,
+      version: APP_VERSION,
+      platform: process.platform,
+      host: opts.host,
+      simProfiles: Object.values(BUILTIN_PROFILES).map((p) => ({ name: p.name, description: p.description })),
+    }),
+    'hardware:detect': () => detect(),
+    'server:defaults': async () => FORM_DEFAULTS,
+    'server:preview': async (form) => server.preview(form),
+    'server:start': (form) => server.start(form),
+    'server:stop': () => server.stop(),
+    'server:snapshot': async () => server.snapshot(),
+    'server:log': async () => server.logLines(),
+    'server:end-orphans': (pids?: number[]) => server.endOrphans(pids),
+    'server:leftovers': () => server.findLeftoverServers(),
+    'run:plan': async (form) => runs.plan(form),
+    'run:start': (form) => runs.start(form),
+    'run:stop': () => runs.stop(),
+    'run:resume': (file?: string) => runs.resume(file),
+    'run:snapshot': async () => runs.snapshot(),
+    'sweep:plan': (form, axes, run) => sweeps.plan(form, axes, run),
+    'sweep:choose-dir': () => sweeps.chooseDir(),
+    'sweep:start': (req) => sweeps.start(req),
+    'sweep:stop': () => sweeps.stop(),
+    'sweep:resume': (dir?: string, apiKey?: string) => sweeps.resume(dir, apiKey),
+    'sweep:snapshot': async () => sweeps.snapshot(),
+    'session:get': async () => sessions.view(),
+    'session:cell-requests': async (cell: CellRef) => sessions.cellRequests(cell),
+    'session:open': (path?: string) => {
+      if (runs.running()) throw new UserError('A run is going: stop it before opening another session.');
+      return sessions.open(path);
+    },
+    'session:open-data': async (file: { name: string; text: string }) => {
+      if (runs.running()) throw new UserError('A run is going: stop it before opening another session.');
+      return sessions.openData(file.name, file.text);
+    },
+    'session:save': async (path?: string) => sessions.save(writablePath(path)),
+    'session:save-as': async (path?: string) => sessions.save(writablePath(path), true),
+    'session:recent': () => recent.list(),
+    'report:export': async (format: ExportFormat, path?: string | null, view?: ReportView) =>
+      exportReport(format, writablePath(path ?? undefined), view),
+    'compare:open-sweep': (path?: string) => comparisons.openSweep(path),
+    'compare:open-sessions': (paths?: string[]) => comparisons.openSessions(paths),
+    'compare:get': async () => comparisons.view(),
+    'compare:export': (format, path?: string) => comparisons.export(format, writablePath(path)),
+    'site:publish': (from?: string, to?: string) => publishSite(opts.dialogs ?? null, from, writablePath(to)),
+    'shell:open-external': async (url: string) => {
+      if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p)))
+        throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);
+      if (!opts.openExternal) throw new UserError('Links cannot be opened here.');
+      await opts.openExternal(url);
+      return true as const;
+    },
+    'clipboard:write-text': async (text: string) => {
+      if (!opts.writeClipboard) throw new UserError('Copying is not available here: select the text and copy it.');
+      opts.writeClipboard(text);
+      return true as const;
+    },
+  };
+
+  return {
+    async invoke(channel, args) {
+      if (!Object.hasOwn(invokeArgs, channel)) return fail(`Unknown channel ${String(channel)}.`);
+      const parsed = parseArgs(channel, args);
+      if (!parsed.ok) return parsed;
+      try {
+        const handler = handlers[channel] as (...a: unknown[]) => Promise<InvokeResults[typeof channel]>;
+        return ok(await handler(...(parsed.data as unknown[])));
+      } catch (e) {
+        if (e instanceof CancelledError) return { ok: false, error: e.message, code: 'cancelled' };
+        return fail(describeError(e));
+      }
+    },
+    on: (event, cb) => events.on(event, cb),
+    hasUnsavedChanges: () => sessions.hasUnsavedChanges(),
+    runInProgress: () => runs.running(),
+    sessionMeta: () => sessions.meta(),
+    async dispose() {
+      await sweeps.dispose();
+      await runs.dispose();
+      await server.dispose();
+      telemetry.stop();
+    },
+  };
+}

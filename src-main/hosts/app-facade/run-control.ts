@@ -1,0 +1,212 @@
+/**
+ * Runs: plan, start, stop and resume through the benchmark engine. The engine saves each
+ * cell to a working file as it finishes (for durability); the open session takes each
+ * finished cell from the event stream, once, and the run update that follows carries it to
+ * the page, which applies it once too, so Results shows the run as it fills in.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type BenchEvent, type RunConfigInput, type RunHandle, type WorkerLauncher, planRun } from '../../engine/bench';
+import { startOrchestratedRun } from '../../workflows/orchestrator/orchestrator';
+import type { PlanView, RunForm, RunUpdate } from '#shared/ipc/contract';
+import type { GpuTelemetry } from '../../platform/hardware';
+import type { Hardware } from '#shared/session/schema';
+import type { ServerTarget } from '../../engine/server/target';
+import type { CoreEvents } from './emitter';
+import { RunUpdates, toPlanView } from './run-updates';
+import type { SessionControl } from './session-control';
+import { UserError } from './user-error';
+
+interface RunDeps {
+  events: CoreEvents;
+  sessions: SessionControl;
+  /** The ready server, or null. */
+  target(): ServerTarget | null;
+  hardware(): Promise<Hardware | undefined>;
+  serverLogLines(): string[];
+  /** Supervised servers restart after a crash; attach mode cannot. */
+  restartServer?(message: string): Promise<ServerTarget | null>;
+  launcher?: WorkerLauncher;
+  /** The live GPU telemetry loop, recorded into the session when the server runs on this machine. */
+  telemetry?(): GpuTelemetry | null;
+  /** Folder for working session files of runs not yet saved by the person. */
+  runsDir: string;
+  updateIntervalMs?: number;
+}
+
+const NO_SERVER_NOTE = 'No server is ready, so capacity and maximum length are not checked yet: start a server first.';
+
+export function toConfig(form: RunForm): RunConfigInput {
+  return {
+    contexts: form.contexts,
+    concurrency: form.concurrency,
+    prefillContexts: form.prefillContexts.length ? form.prefillContexts : undefined,
+    secondsPerMeasurement: form.secondsPerMeasurement,
+    maxOutputTokens: form.maxOutputTokens,
+    tokenTargeting: form.tokenTargeting,
+    repeat: form.repeat,
+  };
+}
+
+export class RunControl {
+  private handle: RunHandle | null = null;
+  private workingFile: string | null = null;
+  /** Why the page's own runs wait (a sweep runs), or null. */
+  private heldBy: string | null = null;
+  /** Stops the sweep: what Stop (and quitting the app) does while one runs. */
+  private stopSweep: (() => Promise<void>) | null = null;
+  /** The run going or last run (RunUpdate.run). */
+  private run = 0;
+  private readonly updates: RunUpdates;
+
+  constructor(private readonly deps: RunDeps) {
+    this.updates = new RunUpdates((u) => deps.events.emit('run:update', u), deps.updateIntervalMs ?? 100);
+  }
+
+  running(): boolean {
+    return this.handle !== null || this.heldBy !== null;
+  }
+
+  /**
+   * A sweep's variant runs are shown as this run's are (live matrix, progress, the open session),
+   * and no run of the page's own starts meanwhile. Returns where the sweep sends a variant's events.
+   */
+  followSweep(
+    reason: string,
+    stop: () => Promise<void>,
+  ): { begin(): void; event(e: BenchEvent): void; noRun(): void; end(): void } {
+    this.heldBy = reason;
+    this.stopSweep = stop;
+    return {
+      // Each variant is a run of its own: its session arrives with its first events.
+      begin: () => {
+        this.run = this.updates.begin('starting');
+        this.workingFile = null;
+      },
+      event: (e) => this.onEvent(e),
+      // A variant whose server never became ready measured nothing: no run, not one left starting.
+      noRun: () => this.updates.begin('idle'),
+      end: () => {
+        this.heldBy = null;
+        this.stopSweep = null;
+      },
+    };
+  }
+
+  snapshot(): RunUpdate {
+    return this.updates.snapshot();
+  }
+
+  plan(form: RunForm): PlanView {
+    const target = this.deps.target();
+    if (!target) {
+      return toPlanView(
+        planRun(toConfig(form), {
+          maxModelLen: null,
+          kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
+        }),
+        [NO_SERVER_NOTE],
+      );
+    }
+    return toPlanView(planRun(toConfig(form), target));
+  }
+
+  async start(form: RunForm): Promise<RunUpdate> {
+    const target = this.requireIdleAndServer();
+    await mkdir(this.deps.runsDir, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const file = join(this.deps.runsDir, `run-${stamp}.speedmatrix.json`);
+    return this.launch(target, toConfig(form), file, false);
+  }
+
+  async resume(file?: string): Promise<RunUpdate> {
+    const target = this.requireIdleAndServer();
+    const from = file ?? this.deps.sessions.meta().file ?? this.workingFile;
+    if (!from) throw new UserError('There is no saved session to resume: open the session file of the run first.');
+    return this.launch(target, {}, from, true);
+  }
+
+  async stop(): Promise<RunUpdate> {
+    if (this.stopSweep) await this.stopSweep();
+    const h = this.handle;
+    if (!h) return this.updates.snapshot();
+    await h.stop();
+    return this.updates.snapshot();
+  }
+
+  private requireIdleAndServer(): ServerTarget {
+    if (this.heldBy) throw new UserError(this.heldBy);
+    if (this.handle) throw new UserError('A run is already going: stop it first.');
+    const target = this.deps.target();
+    if (!target) throw new UserError('No server is ready: start one (or attach to one) in the Server view first.');
+    return target;
+  }
+
+  private async launch(
+    target: ServerTarget,
+    config: RunConfigInput,
+    file: string,
+    resume: boolean,
+  ): Promise<RunUpdate> {
+    this.run = this.updates.begin('starting');
+    // A resume continues the open session when it is that file: its cells stay in view from the start.
+    if (resume && this.isOpen(file)) this.deps.sessions.adopt(this.run);
+    this.workingFile = file;
+    // The orchestrator decides whose hardware the session records and whether this machine's GPU is sampled.
+    const { handle, notes } = await startOrchestratedRun({
+      server: { target, restart: this.deps.restartServer, logLines: this.deps.serverLogLines },
+      config,
+      sessionFile: file,
+      resume,
+      hardware: { detectLocal: () => this.deps.hardware() },
+      localTelemetry: this.deps.telemetry,
+      launcher: this.deps.launcher,
+      onEvent: (e) => this.onEvent(e),
+    });
+    this.handle = handle;
+    this.updates.addNotes(notes);
+    handle.done
+      .catch((e: unknown) => this.updates.fail((e as Error).message))
+      .finally(() => {
+        if (this.handle === handle) this.handle = null;
+      });
+    return this.updates.snapshot();
+  }
+
+  private onEvent(e: BenchEvent): void {
+    const sessions = this.deps.sessions;
+    // The session owner applies a finished cell first; the update that follows carries it with the revision it made.
+    let revision: number | null = null;
+    if (e.type === 'session')
+      sessions.set(e.session, { file: this.userFileFor(this.workingFile), dirty: true, run: this.run });
+    else if (e.type === 'cell-done') revision = sessions.applyCell(e.cell);
+    else if (e.type === 'prefill-done') revision = sessions.applyPrefill(e.result);
+    else if (e.type === 'saved') this.workingFile = e.file;
+    else if (e.type === 'run-done') {
+      // The final session, exactly as saved; the person still has to Save it somewhere.
+      this.workingFile = e.sessionFile ?? this.workingFile;
+      sessions.set(e.session, {
+        file: this.userFileFor(e.sessionFile),
+        dirty: this.userFileFor(e.sessionFile) === null,
+        run: this.run,
+      });
+    }
+    this.updates.push(e, revision);
+  }
+
+  /** Whether `file` is what the open session was read from or, unsaved, the working file of its run. */
+  private isOpen(file: string): boolean {
+    const meta = this.deps.sessions.meta();
+    return meta.file === file || (meta.file === null && meta.run !== null && file === this.workingFile);
+  }
+
+  /** A resumed user file stays the user's file; a working file in runsDir is not "saved". */
+  private userFileFor(file: string | null): string | null {
+    return file && !file.startsWith(this.deps.runsDir) ? file : null;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.handle) await this.handle.stop().catch(() => undefined);
+    this.updates.dispose();
+  }
+}

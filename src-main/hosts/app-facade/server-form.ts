@@ -1,0 +1,177 @@
+/**
+ * The Server view's form (strings as typed) turned into the supervisor's LaunchOptions, with
+ * a clear sentence for each value that does not parse. Pure, so it is table-tested.
+ */
+import type { ServerForm } from '#shared/ipc/contract';
+import { ServerFormSchema } from '#shared/ipc/contract';
+import { type Result, fail, ok } from '#shared/result';
+import {
+  LAUNCH_DEFAULTS,
+  buildLaunch,
+  flagsTooNew,
+  knownEngineVersion,
+  parseHumanInt,
+  type LaunchOptions,
+} from '../../engine/server';
+
+/** The simulator's defaults: a short load so the demo starts at once, speed 1 (true figures). */
+export const FORM_DEFAULTS: ServerForm = ServerFormSchema.parse({
+  kind: 'simulator',
+  model: 'microsoft/Fara1.5-4B',
+  servedModelName: 'fara',
+  maxModelLen: '262144',
+  gpuMemoryUtilization: '0.83',
+  host: LAUNCH_DEFAULTS.host,
+  dockerImage: `${LAUNCH_DEFAULTS.dockerImage}:${LAUNCH_DEFAULTS.dockerTag}`,
+  simSpeed: 1,
+  simLoadSeconds: 3,
+});
+
+const lines = (text: string): string[] =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+/** "--sim-loop-after 50" per line or space-separated: each word one argument. */
+const words = (text: string): string[] => lines(text).flatMap((l) => l.split(/\s+/));
+
+/** A token count as vLLM reads it (256k = 256,000, 256K = 262,144); the launch line carries the exact number. */
+function parseTokens(label: string, text: string): Result<number | undefined> {
+  const t = text.trim();
+  if (!t) return ok(undefined);
+  const v = parseHumanInt(t.replace(/,/g, '').replace(/\s+/g, ''));
+  if (v === undefined)
+    return fail(
+      `${label}: "${text}" is not a token count; write it like 262144, 256K (= 262,144) or 256k (= 256,000).`,
+    );
+  return v > 0 ? ok(v) : fail(`${label} must be above 0.`);
+}
+
+function parseNumber(
+  label: string,
+  text: string,
+  opts: { min: number; max: number; integer?: boolean },
+): Result<number | undefined> {
+  const t = text.trim();
+  if (!t) return ok(undefined);
+  const v = Number(t);
+  if (!Number.isFinite(v) || (opts.integer && !Number.isInteger(v)) || v < opts.min || v > opts.max) {
+    return fail(
+      `${label}: "${text}" must be ${opts.integer ? 'a whole number' : 'a number'} from ${opts.min} to ${opts.max}.`,
+    );
+  }
+  return ok(v);
+}
+
+function parseEnv(text: string): Result<Record<string, string>> {
+  const env: Record<string, string> = {};
+  for (const line of lines(text)) {
+    const eq = line.indexOf('=');
+    if (eq <= 0) return fail(`Extra environment: "${line}" is not KEY=VALUE.`);
+    env[line.slice(0, eq).trim()] = line.slice(eq + 1);
+  }
+  return ok(env);
+}
+
+/** LaunchOptions for every kind but attach (which launches nothing). */
+export function formToLaunch(form: ServerForm, port: number): Result<LaunchOptions> {
+  if (form.kind === 'attach') return fail('Attach mode launches nothing.');
+  const model = form.model.trim();
+  if (!model && form.kind !== 'custom') return fail('Model: give a Hugging Face id (org/name) or a local folder.');
+  if (form.kind === 'custom' && lines(form.customCommand).length === 0)
+    return fail('Command: give the command that starts the server, one argument per line.');
+  const mml = parseTokens('Max model length', form.maxModelLen);
+  const util = parseNumber('GPU memory utilization', form.gpuMemoryUtilization, { min: 0.01, max: 1 });
+  const seqs = parseNumber('Max sequences', form.maxNumSeqs, { min: 1, max: 1_000_000, integer: true });
+  const batched = parseTokens('Max batched tokens', form.maxNumBatchedTokens);
+  const tp = parseNumber('Tensor parallel size', form.tensorParallelSize, { min: 1, max: 1024, integer: true });
+  const env = parseEnv(form.extraEnv);
+  for (const r of [mml, util, seqs, batched, tp, env]) if (!r.ok) return r;
+  const val = <T>(r: Result<T>): T => (r as { ok: true; data: T }).data;
+  const opt = (s: string): string | undefined => s.trim() || undefined;
+  const [image, tag] = (form.dockerImage.trim() || `${LAUNCH_DEFAULTS.dockerImage}:${LAUNCH_DEFAULTS.dockerTag}`).split(
+    /:(?=[^/]*$)/,
+  );
+  const o: LaunchOptions = {
+    engineKind: form.kind,
+    model: model || 'custom',
+    servedModelName: opt(form.servedModelName),
+    revision: opt(form.revision),
+    dtype: opt(form.dtype),
+    quantization: opt(form.quantization),
+    maxModelLen: val(mml),
+    gpuMemoryUtilization: val(util),
+    maxNumSeqs: val(seqs),
+    maxNumBatchedTokens: val(batched),
+    tensorParallelSize: val(tp),
+    kvCacheDtype: opt(form.kvCacheDtype),
+    enablePrefixCaching: form.enablePrefixCaching ? undefined : false,
+    trustRemoteCode: form.trustRemoteCode || undefined,
+    host: form.host.trim() || LAUNCH_DEFAULTS.host,
+    port,
+    apiKey: opt(form.apiKey),
+    cudaVisibleDevices: opt(form.gpus),
+    extraEnv: val(env),
+    extraArgs: lines(form.extraArgs),
+  };
+  if (form.kind === 'vllm-native') o.executable = opt(form.executable);
+  if (form.kind === 'vllm-docker') {
+    o.dockerImage = image;
+    o.dockerTag = tag;
+  }
+  const attention = takeAttentionBackend(o.extraArgs ?? []);
+  if (attention && form.kind !== 'custom') {
+    // Kept as an option so an older vLLM gets it as VLLM_ATTENTION_BACKEND instead.
+    o.attentionBackend = attention.value;
+    o.extraArgs = attention.rest;
+  }
+  if (form.kind === 'custom') o.customArgv = lines(form.customCommand);
+  if (form.kind === 'simulator') {
+    o.simProfile = opt(form.simProfile);
+    o.simSpeed = form.simSpeed;
+    o.simArgs = ['--sim-load-seconds', String(form.simLoadSeconds), ...words(form.simFlags)];
+  }
+  return ok(o);
+}
+
+/** `--attention-backend X` / `--attention-backend=X` taken out of the extra arguments. */
+function takeAttentionBackend(args: string[]): { value: string; rest: string[] } | null {
+  const i = args.findIndex((a) => a === '--attention-backend' || a.startsWith('--attention-backend='));
+  if (i < 0) return null;
+  const inline = args[i].includes('=') ? args[i].slice(args[i].indexOf('=') + 1) : undefined;
+  const value = inline ?? args[i + 1];
+  if (!value) return null;
+  return { value, rest: [...args.slice(0, i), ...args.slice(i + (inline !== undefined ? 1 : 2))] };
+}
+
+/**
+ * Things to know before launching: flags the chosen vLLM version does not have (from a Docker
+ * image's tag; a native vLLM's version is not known before it runs), and sizes written with k or
+ * K, spelled out as the exact token count vLLM will use.
+ */
+export function formWarnings(form: ServerForm): string[] {
+  if (form.kind === 'attach' || form.kind === 'simulator') return [];
+  const launch = formToLaunch(form, form.port ?? LAUNCH_DEFAULTS.port);
+  if (!launch.ok) return [];
+  const warnings: string[] = [];
+  const o = launch.data;
+  const version = knownEngineVersion(o);
+  if (o.maxModelLen !== undefined && /[kKmM]\s*$/.test(form.maxModelLen.trim())) {
+    warnings.push(
+      `Max model length ${form.maxModelLen.trim()} is ${o.maxModelLen.toLocaleString('en-US')} tokens (vLLM reads k as 1,000 and K as 1,024); the launch line gives the exact number.`,
+    );
+  }
+  if (o.attentionBackend && version && buildLaunch(o).env.VLLM_ATTENTION_BACKEND) {
+    warnings.push(
+      `--attention-backend needs vLLM 0.13 or newer; for ${version} it is passed as VLLM_ATTENTION_BACKEND=${o.attentionBackend} instead.`,
+    );
+  }
+  const argv = form.kind === 'custom' ? (o.customArgv ?? []) : (o.extraArgs ?? []);
+  for (const { flag, entry } of flagsTooNew(argv, version)) {
+    warnings.push(
+      `${flag} needs vLLM ${entry.since} or newer, and this launch runs ${version}${entry.older ? `: set ${entry.older.env} in the extra environment instead` : ': choose a newer image'}.`,
+    );
+  }
+  return warnings;
+}

@@ -1,0 +1,98 @@
+import { Option, type Command } from 'commander';
+import { resolve } from 'node:path';
+import type { Session } from '#shared/session/schema';
+import { EXIT } from './exit';
+import { Refusal, checkWritableFolder } from './out-folder';
+
+interface CompareOptions {
+  format: 'md' | 'html';
+  out?: string;
+  json?: boolean;
+  maxRegression?: string;
+}
+
+/** "5%", "5" or "0.5%" as a fraction; null when it is not a percentage from 0 to 100. */
+export function parseRegressionLimit(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
+  if (!m) return null;
+  const pct = Number(m[1]);
+  return pct >= 0 && pct < 100 ? pct / 100 : null;
+}
+
+const fail = (message: string, code: number): void => {
+  process.stderr.write(`speedmatrix compare: ${message}\n`);
+  process.exitCode = code;
+};
+
+export function registerCompare(program: Command): void {
+  program
+    .command('compare')
+    .description(
+      'Compare two or more sessions: a one-line verdict, prefill curves, B / A decode ratios, deltas and the settings that differ. The first file is the baseline (A).',
+    )
+    .argument('<files...>', "session files (or other tools' results, report text included); at least two")
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['md', 'html']).default('md'))
+    .option('-o, --out <path>', 'where to write it (default: print to the terminal)')
+    .option('--json', 'print the comparison as JSON (the model the reports are laid out from)')
+    .option(
+      '--max-regression <percent>',
+      'regression gate: exit 3, naming the cells, when a cell of a later file is slower than the first by more than this (e.g. 5%) beyond the noise',
+    )
+    .action(async (files: string[], opts: CompareOptions) => {
+      if (files.length < 2)
+        return fail(
+          'give at least two files to compare, e.g. speedmatrix compare a.speedmatrix.json b.speedmatrix.json',
+          EXIT.usage,
+        );
+      const limit = opts.maxRegression === undefined ? null : parseRegressionLimit(opts.maxRegression);
+      if (opts.maxRegression !== undefined && limit === null)
+        return fail(
+          `--max-regression takes a percentage from 0 to 100, e.g. --max-regression 5%; got "${opts.maxRegression}".`,
+          EXIT.usage,
+        );
+      const [{ openSessionOrImport }, report, { writeFileAtomic }, { compareSessions }, verdict] = await Promise.all([
+        import('../../../workflows/importers/open'),
+        import('../../../workflows/report/compare'),
+        import('../../../platform/session/write'),
+        import('#shared/report/compare-model'),
+        import('#shared/report/compare-verdict'),
+      ]);
+      const sessions: Session[] = [];
+      for (const f of files) {
+        const s = await openSessionOrImport(f);
+        if (!s.ok) return fail(s.error, EXIT.failed);
+        sessions.push(s.data);
+      }
+      if (opts.out) {
+        try {
+          checkWritableFolder('--out', resolve(opts.out));
+        } catch (e) {
+          if (!(e instanceof Refusal)) throw e;
+          return fail(e.message, EXIT.usage);
+        }
+      }
+      const model = compareSessions(sessions);
+      const slower = limit === null ? [] : verdict.regressions(model.decode, limit);
+      const text = opts.json
+        ? `${JSON.stringify(limit === null ? model : { ...model, regressions: slower }, null, 2)}\n`
+        : opts.format === 'html'
+          ? report.renderCompareHtml(sessions)
+          : report.renderCompareMarkdown(sessions);
+      if (!opts.out) process.stdout.write(text);
+      else {
+        const written = await writeFileAtomic(opts.out, text);
+        if (!written.ok) return fail(`${written.error} Choose another place with --out.`, EXIT.failed);
+        process.stdout.write(`Wrote the comparison to ${opts.out}\n`);
+      }
+      if (limit === null) return;
+      const pct = `${+(limit * 100).toFixed(2)}%`;
+      if (!slower.length) {
+        if (!opts.json) process.stdout.write(`Regression gate: no cell slower by more than ${pct} beyond the noise.\n`);
+        return;
+      }
+      process.stderr.write(
+        `Regression gate: ${slower.length} cell${slower.length === 1 ? '' : 's'} slower by more than ${pct} beyond the noise:\n${slower.map((g) => `  ${verdict.fmtRegression(g)}\n`).join('')}`,
+      );
+      process.exitCode = EXIT.regression;
+    });
+}

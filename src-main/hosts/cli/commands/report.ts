@@ -1,0 +1,166 @@
+import { Option, type Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { PaperSize } from '../../../workflows/report/pdf';
+import { TargetSpecError, type TargetSet, parseTargets } from '#shared/report/slo';
+import { CELL_METRICS, type CellMetric } from '#shared/report/cell-metrics';
+import { EXIT } from './exit';
+import { Refusal, checkWritableFolder } from './out-folder';
+
+type ReportFormat = 'md' | 'html' | 'pdf';
+
+const FORMAT_NAMES: Record<ReportFormat, string> = { md: 'Markdown', html: 'HTML', pdf: 'PDF' };
+
+/** run.speedmatrix.json -> run.md; benchmark_results.json -> benchmark_results.md (same folder). */
+function defaultReportPath(input: string, format: ReportFormat): string {
+  const stem = basename(input)
+    .replace(/\.speedmatrix\.json$/i, '')
+    .replace(/\.[^.]+$/, '');
+  return join(dirname(input), `${stem || 'report'}.${format}`);
+}
+
+/** --metric and --gpu-price checked: a known metric, and a positive price when cost is asked for. */
+export function metricOptions(
+  metric: string,
+  gpuPrice: string | undefined,
+): { ok: true; data: { metric: CellMetric; gpuPricePerHour: number | null } } | { ok: false; error: string } {
+  if (!(CELL_METRICS as readonly string[]).includes(metric)) {
+    return { ok: false, error: `--metric: "${metric}" is not a metric; use one of ${CELL_METRICS.join(', ')}` };
+  }
+  const price = gpuPrice === undefined ? null : Number(gpuPrice);
+  if (price !== null && !(Number.isFinite(price) && price > 0)) {
+    return {
+      ok: false,
+      error: `--gpu-price: "${gpuPrice}" is not a price; give the price of one GPU for one hour as a number above 0, e.g. --gpu-price 2.5`,
+    };
+  }
+  if (metric === 'cost-per-million' && price === null) {
+    return {
+      ok: false,
+      error: '--metric cost-per-million needs --gpu-price: the price of one GPU for one hour, e.g. --gpu-price 2.5',
+    };
+  }
+  return { ok: true, data: { metric: metric as CellMetric, gpuPricePerHour: price } };
+}
+
+/** Why the report cannot go to `out` (its folder, or a file there without --force), else null. */
+function outputRefusal(out: string, force: boolean): string | null {
+  try {
+    checkWritableFolder('--out', resolve(out));
+  } catch (e) {
+    if (e instanceof Refusal) return e.message;
+    throw e;
+  }
+  return existsSync(out) && !force ? `${out} already exists; choose another --out or add --force to replace it.` : null;
+}
+
+/** Flags given that this report does not use, each said in one line rather than ignored silently. */
+export function unusedFlags(o: {
+  format: ReportFormat;
+  metric: string;
+  gpuPrice?: string;
+  paperGiven: boolean;
+}): string[] {
+  const notes: string[] = [];
+  if (o.gpuPrice !== undefined && o.metric !== 'cost-per-million')
+    notes.push('--gpu-price is used only with --metric cost-per-million; ignored.');
+  if (o.paperGiven && o.format !== 'pdf')
+    notes.push(`--paper is for PDF reports; ignored for ${FORMAT_NAMES[o.format]}.`);
+  return notes;
+}
+
+export function registerReport(program: Command): void {
+  program
+    .command('report')
+    .description("Write a report of a session (or of another tool's results) as Markdown, HTML or PDF.")
+    .argument('<file>', 'session file (.speedmatrix.json), llm-inference-bench results, or report text')
+    .addOption(new Option('-f, --format <format>', 'report format').choices(['md', 'html', 'pdf']).default('md'))
+    .option('-o, --out <path>', 'where to write it (default: next to the input file)')
+    .addOption(new Option('--paper <size>', 'PDF paper size').choices(['a4', 'letter']).default('a4'))
+    .option(
+      '--slo <targets>',
+      'service-level targets, e.g. "ttft-p90<=2s,tbt-p90<=50ms,per-request>=20": adds "Capacity within targets"',
+    )
+    .option('--metric <name>', `figure the decode heatmap shows: ${CELL_METRICS.join(', ')}`, 'total')
+    .option('--gpu-price <n>', 'price of one GPU for one hour, for --metric cost-per-million')
+    .option('--force', 'replace the output file if it exists')
+    .action(
+      async (
+        file: string,
+        opts: {
+          format: ReportFormat;
+          out?: string;
+          paper: PaperSize;
+          slo?: string;
+          metric: string;
+          gpuPrice?: string;
+          force?: boolean;
+        },
+        cmd: Command,
+      ) => {
+        let targets: TargetSet | undefined;
+        try {
+          targets = opts.slo === undefined ? undefined : parseTargets(opts.slo);
+        } catch (e) {
+          if (!(e instanceof TargetSpecError)) throw e;
+          process.stderr.write(`speedmatrix report: --slo: ${e.message}\n`);
+          process.exitCode = 2;
+          return;
+        }
+        const view = metricOptions(opts.metric, opts.gpuPrice);
+        if (!view.ok) {
+          process.stderr.write(`speedmatrix report: ${view.error}\n`);
+          process.exitCode = 2;
+          return;
+        }
+        const paperGiven = cmd.getOptionValueSource('paper') === 'cli';
+        for (const note of unusedFlags({ ...opts, paperGiven })) process.stderr.write(`speedmatrix report: ${note}\n`);
+        const out = opts.out ?? defaultReportPath(file, opts.format);
+        const refused = outputRefusal(out, Boolean(opts.force));
+        if (refused) {
+          process.stderr.write(`speedmatrix report: ${refused}\n`);
+          process.exitCode = EXIT.usage;
+          return;
+        }
+        const options = { targets, ...view.data };
+        const [
+          { openSessionOrImport },
+          { renderHtmlReport },
+          { renderMarkdownReport },
+          { htmlToPdf },
+          { writeFileAtomic },
+        ] = await Promise.all([
+          import('../../../workflows/importers/open'),
+          import('../../../workflows/report/html'),
+          import('../../../workflows/report/markdown'),
+          import('../../../workflows/report/pdf'),
+          import('../../../platform/session/write'),
+        ]);
+        const session = await openSessionOrImport(file);
+        if (!session.ok) {
+          process.stderr.write(`speedmatrix report: ${session.error}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        let data: string | Uint8Array;
+        if (opts.format === 'md') data = renderMarkdownReport(session.data, options);
+        else if (opts.format === 'html') data = renderHtmlReport(session.data, options);
+        else {
+          const pdf = await htmlToPdf(renderHtmlReport(session.data, options), { paper: opts.paper });
+          if (!pdf.ok) {
+            process.stderr.write(`speedmatrix report: ${pdf.error}\n`);
+            process.exitCode = 1;
+            return;
+          }
+          data = pdf.data;
+        }
+        const written = await writeFileAtomic(out, data);
+        if (!written.ok) {
+          process.stderr.write(`speedmatrix report: ${written.error} Choose another place with --out.\n`);
+          process.exitCode = 1;
+          return;
+        }
+        process.stdout.write(`Wrote the ${FORMAT_NAMES[opts.format]} report to ${out}\n`);
+      },
+    );
+}

@@ -1,0 +1,182 @@
+/**
+ * Charts as inline SVG strings, from plain data: the prefill curve (one or more series) and
+ * a heatmap grid. Pure functions, no scripts, no external references; every label is
+ * escaped. Axis text uses currentColor so the charts follow the page's light or dark theme.
+ */
+import { escapeHtml as esc } from './escape';
+import { fmtContext, fmtTokPerSec } from '#shared/report/format';
+import { type HeatmapModel, metricColor, textColorOn } from '#shared/report/matrix-model';
+import { fmtTick, zeroScale } from '#shared/report/scale';
+
+interface CurvePoint {
+  x: number;
+  y: number;
+  /** Tooltip text (SVG <title>). */
+  title: string;
+}
+
+interface CurveSeries {
+  label: string;
+  color: string;
+  points: CurvePoint[];
+}
+
+/** Colours for overlaid series: distinct, readable on light and dark backgrounds. */
+const r1 = (v: number): string => (Math.round(v * 10) / 10).toString();
+
+interface CurveChartOptions {
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  /** Label each point with its value (one series only reads well). */
+  valueLabels?: boolean;
+  width?: number;
+  height?: number;
+}
+
+/** Line chart over context length (log₂ x axis, since contexts double), y from 0 to a round top (scale.ts). */
+export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOptions): string {
+  const W = opts.width ?? 720;
+  const H = opts.height ?? 300;
+  const m = { top: 28, right: 20, bottom: 48, left: 64 };
+  const pw = W - m.left - m.right;
+  const ph = H - m.top - m.bottom;
+  const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p.x)))].sort((a, b) => a - b);
+  const yScale = zeroScale(Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.y))));
+  const ymax = yScale.max;
+  const lx = (x: number) => Math.log2(Math.max(1, x));
+  const lo = xs.length ? lx(xs[0]) : 0;
+  const hi = xs.length ? lx(xs[xs.length - 1]) : 1;
+  const pad = 28; // keeps the first and last points clear of the axes
+  const sx = (x: number) => m.left + pad + (hi > lo ? ((lx(x) - lo) / (hi - lo)) * (pw - 2 * pad) : (pw - 2 * pad) / 2);
+  /** Labels closer than this to the previous one move down a line instead of overlapping. */
+  const crowded = (x: number, prev: number | undefined) => prev !== undefined && sx(x) - sx(prev) < 34;
+  const sy = (y: number) => m.top + ph - (y / ymax) * ph;
+  const out: string[] = [
+    `<svg class="chart" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(opts.title)}" font-family="inherit" font-size="12">`,
+    `<title>${esc(opts.title)}</title>`,
+  ];
+  yScale.ticks.forEach((tick, i) => {
+    const y = r1(sy(tick));
+    out.push(
+      `<line x1="${m.left}" x2="${W - m.right}" y1="${y}" y2="${y}" stroke="currentColor" stroke-opacity="${i === 0 ? 0.6 : 0.15}"/>`,
+    );
+    out.push(
+      `<text x="${m.left - 8}" y="${y}" dy="0.32em" text-anchor="end" fill="currentColor">${esc(fmtTick(tick))}</text>`,
+    );
+  });
+  xs.forEach((x, i) => {
+    const dy = i > 0 && crowded(x, xs[i - 1]) ? 14 : 0;
+    out.push(
+      `<text x="${r1(sx(x))}" y="${H - m.bottom + 18 + dy}" text-anchor="middle" fill="currentColor">${esc(fmtContext(x))}</text>`,
+    );
+  });
+  out.push(
+    `<text x="${m.left + pw / 2}" y="${H - 8}" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(opts.xLabel)}</text>`,
+  );
+  out.push(
+    `<text transform="translate(14 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(opts.yLabel)}</text>`,
+  );
+  for (const s of series) {
+    const pts = [...s.points].sort((a, b) => a.x - b.x);
+    if (pts.length > 1) {
+      out.push(
+        `<polyline fill="none" stroke="${esc(s.color)}" stroke-width="2.5" points="${pts.map((p) => `${r1(sx(p.x))},${r1(sy(p.y))}`).join(' ')}"/>`,
+      );
+    }
+    pts.forEach((p, i) => {
+      out.push(
+        `<circle cx="${r1(sx(p.x))}" cy="${r1(sy(p.y))}" r="4" fill="${esc(s.color)}"><title>${esc(p.title)}</title></circle>`,
+      );
+      if (opts.valueLabels) {
+        const below = i > 0 && crowded(p.x, pts[i - 1].x);
+        out.push(
+          `<text x="${r1(sx(p.x))}" y="${r1(sy(p.y) + (below ? 18 : -9))}" text-anchor="middle" fill="currentColor" font-size="11">${esc(fmtTokPerSec(p.y))}</text>`,
+        );
+      }
+    });
+  }
+  if (series.length > 1) {
+    series.forEach((s, i) => {
+      const x = m.left + 8 + i * Math.floor(pw / series.length);
+      out.push(`<rect x="${x}" y="6" width="12" height="12" fill="${esc(s.color)}"/>`);
+      out.push(`<text x="${x + 17}" y="12" dy="0.32em" fill="currentColor">${esc(s.label)}</text>`);
+    });
+  }
+  out.push('</svg>');
+  return out.join('');
+}
+
+/** The heatmap's colour key: the zero-anchored ramp from 0 to the largest value (as steps, no gradient element) in the metric's direction, and what its ends mean. */
+function colourKey(text: string, x: number, y: number, better: 'higher' | 'lower'): string[] {
+  const steps = 12;
+  const w = 10;
+  const swatches = Array.from(
+    { length: steps },
+    (_, i) =>
+      `<rect x="${x + i * w}" y="${y}" width="${w}" height="10" fill="${metricColor(i / (steps - 1), 1, better)}"/>`,
+  );
+  return [
+    ...swatches,
+    `<text x="${x + steps * w + 8}" y="${y + 5}" dy="0.32em" fill="currentColor" font-size="11">${esc(text)}</text>`,
+  ];
+}
+
+/**
+ * A grid of coloured cells with row and column labels; text colour follows each fill. Drawn at
+ * its natural size (the stylesheet only shrinks it to the page), so a 2 × 2 matrix stays small
+ * instead of being blown up to the page width with labels three times the size of the text.
+ */
+export function heatmapSvg(model: HeatmapModel): string {
+  const cw = 96;
+  const ch = 42;
+  const left = 64;
+  const top = 44;
+  const gridBottom = top + ch * model.rowLabels.length;
+  const keyHeight = model.key ? 30 : 0;
+  const W = Math.max(left + cw * model.colLabels.length + 4, model.key ? left + 320 : 0);
+  const H = gridBottom + 4 + keyHeight;
+  const out: string[] = [
+    `<svg class="chart heatmap" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(model.title)}" font-family="inherit" font-size="12">`,
+    `<title>${esc(model.title)}</title>`,
+    `<text x="${left + (cw * model.colLabels.length) / 2}" y="13" text-anchor="middle" fill="currentColor" fill-opacity="0.75">${esc(model.colAxis)}</text>`,
+    `<text x="4" y="${top - 8}" fill="currentColor" fill-opacity="0.75">${esc(model.rowAxis)}</text>`,
+  ];
+  model.colLabels.forEach((c, j) => {
+    out.push(
+      `<text x="${left + j * cw + cw / 2}" y="${top - 8}" text-anchor="middle" fill="currentColor" font-weight="600">${esc(c)}</text>`,
+    );
+  });
+  model.rowLabels.forEach((r, i) => {
+    const y = top + i * ch;
+    out.push(
+      `<text x="${left - 8}" y="${y + ch / 2}" dy="0.32em" text-anchor="end" fill="currentColor" font-weight="600">${esc(r)}</text>`,
+    );
+    model.cells[i].forEach((cell, j) => {
+      const x = left + j * cw;
+      const ink = textColorOn(cell.fill);
+      out.push(
+        `<g><title>${esc(cell.title)}</title><rect x="${x + 1}" y="${y + 1}" width="${cw - 2}" height="${ch - 2}" rx="3" fill="${esc(cell.fill)}"/>`,
+      );
+      const [a, b] = cell.lines;
+      if (b) {
+        // A figure with its failed requests ("1,234.5 (2 failed)") gets a smaller font to fit the cell.
+        const size = a.length > 14 ? 9 : a.length > 11 ? 10.5 : 12;
+        out.push(
+          `<text x="${x + cw / 2}" y="${y + ch / 2 - 7}" dy="0.32em" text-anchor="middle" fill="${ink}" font-weight="600" font-size="${size}">${esc(a)}</text>`,
+        );
+        out.push(
+          `<text x="${x + cw / 2}" y="${y + ch / 2 + 8}" dy="0.32em" text-anchor="middle" fill="${ink}" font-size="10">${esc(b)}</text>`,
+        );
+      } else {
+        out.push(
+          `<text x="${x + cw / 2}" y="${y + ch / 2}" dy="0.32em" text-anchor="middle" fill="${ink}" font-size="${(a ?? '').length > 12 ? 10 : 12}">${esc(a ?? '')}</text>`,
+        );
+      }
+      out.push('</g>');
+    });
+  });
+  if (model.key) out.push(...colourKey(model.key, left, gridBottom + 12, model.better ?? 'higher'));
+  out.push('</svg>');
+  return out.join('');
+}

@@ -1,0 +1,79 @@
+/**
+ * What a sweep will do before it starts (variants to run, server starts, cells, measuring
+ * time) and how long is left while it runs. The CLI prints the plan as one line; the app shows
+ * the same figures. See docs/sweeps.md.
+ */
+import { planRun } from '../../engine/bench/plan';
+import type { RunConfigInput } from '../../engine/bench/types';
+import { type LaunchOptions, buildLaunch, toServerLaunch } from '../../engine/server/launch';
+import { flagValue } from '../../engine/server/command-line';
+import { fmtDuration, plural } from '#shared/report/format';
+import type { SweepPlanFigures } from '#shared/ipc/contract';
+import { mean } from '#shared/mean';
+import type { VariantState } from './manifest';
+
+/**
+ * The plan of the variants not done yet, each on a fresh server whose KV budget is not known
+ * yet, each planned with its own launch flags (a variant whose --max-num-seqs is below a cell's
+ * concurrency plans that cell as Requests queued, and its ETA counts the readiness deadline).
+ */
+export function planSweep(
+  variants: readonly { state: VariantState['state']; launch: LaunchOptions }[],
+  config: RunConfigInput,
+): SweepPlanFigures {
+  const plans = variants
+    .filter((v) => v.state !== 'done')
+    .map(({ launch }) => {
+      const simulated = launch.engineKind === 'simulator';
+      const speed = Number(flagValue([...(launch.extraArgs ?? []), ...(launch.simArgs ?? [])], '--sim-speed'));
+      return planRun(config, {
+        maxModelLen: launch.maxModelLen ?? null,
+        kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
+        simulated,
+        simSpeed: config.simSpeed ?? (simulated && speed > 0 ? speed : launch.simSpeed),
+        launch: toServerLaunch(launch, buildLaunch(launch)),
+      });
+    });
+  const toRun = plans.length;
+  const measuringSeconds = plans.reduce((a, p) => a + p.etaSeconds, 0);
+  const cells = plans.reduce((a, p) => a + p.counts.toRun, 0);
+  return {
+    variants: variants.length,
+    toRun,
+    serverStarts: toRun,
+    cellsPerVariant: Math.max(0, ...plans.map((p) => p.counts.toRun)),
+    cells,
+    queuedCells: plans.reduce((a, p) => a + p.cells.filter((c) => c.expectQueued).length, 0),
+    secondsPerVariant: toRun ? measuringSeconds / toRun : 0,
+    measuringSeconds,
+  };
+}
+
+/** ", 2 planned as Requests queued (above a variant's running-request cap)". */
+export const queuedNote = (p: SweepPlanFigures): string =>
+  p.queuedCells ? `, ${p.queuedCells} planned as Requests queued (above a variant's --max-num-seqs)` : '';
+
+/** The CLI's plan line. */
+export function sweepPlanLine(p: SweepPlanFigures): string {
+  return `Sweep plan: ${p.toRun} of ${p.variants} variants to run (${plural(p.serverStarts, 'server start')}), up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all${queuedNote(p)}; Over capacity is known once each server is up), about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts.`;
+}
+
+/**
+ * Seconds left in a sweep. Once a variant has finished here, each variant still to come is
+ * expected to take as long as those did, server start included; before that, the plan's
+ * measuring time, which leaves the server starts out (`withServerStarts` says which).
+ */
+export function sweepSecondsLeft(o: {
+  /** Seconds left in the variant being measured (its run's ETA), or null while its server starts. */
+  current: number | null;
+  /** Variants still to run after the current one. */
+  after: number;
+  /** Wall seconds of the variants finished in this sweep run, server start included. */
+  finished: readonly number[];
+  /** The plan's measuring seconds per variant. */
+  planned: number;
+}): { seconds: number; withServerStarts: boolean } {
+  const measured = o.finished.length > 0;
+  const perVariant = mean(o.finished) ?? o.planned;
+  return { seconds: (o.current ?? perVariant) + o.after * perVariant, withServerStarts: measured };
+}
