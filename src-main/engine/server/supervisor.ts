@@ -22,13 +22,13 @@ import {
   type LaunchOptions,
 } from './launch';
 import { applyLogLine, emptyLogFacts, logKvBudget, stripAnsi, type LogFacts, type StatsLine } from './log-parse';
-import { batchFileMessage, resolveCommand } from '../../platform/processes/command-lookup';
+import { batchFileMessage, resolveCommand } from '../../platform';
 import { endLeftovers, findLeftovers, processTree, type LeftoverCheck, type LeftoverProcess } from './orphans';
 import { isPortFree } from './port';
 import { probeServer } from './probe';
-import { processControl, type ProcessControl } from '../../platform/processes/process-control';
+import { processControl, type ProcessControl } from '../../platform';
 import type { ServerTarget } from './target';
-import { runCommand } from '../../platform/processes/external-command';
+import { runCommand } from '../../platform';
 import { dockerContainerOf } from './command-line';
 
 /** The contract's ServerState: one definition for the supervisor, the core and the page. */
