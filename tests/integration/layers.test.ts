@@ -1,0 +1,77 @@
+/**
+ * `npm run lint` refuses imports that break the layers (docs/architecture.md, "The layers"): the
+ * layer check runs, as the lint script runs it, on a temporary copy of the sources with one
+ * broken import added.
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect } from 'vitest';
+import { tempTest as test } from '../helpers/fixtures';
+
+const ROOT = resolve(__dirname, '../..');
+const CHECK = join(ROOT, 'scripts/check-layers.ts');
+const TSX = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx')).href;
+const SOURCES = ['src-shared', 'src-main', 'src-preload', 'src-renderer/src'];
+
+function copyOfSources(dir: string): string {
+  for (const s of SOURCES) cpSync(join(ROOT, s), join(dir, s), { recursive: true });
+  return dir;
+}
+
+function checkLayers(root: string): { code: number | null; out: string } {
+  const r = spawnSync(process.execPath, ['--import', TSX, CHECK, root], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout + r.stderr };
+}
+
+describe('the layer check', () => {
+  test('is part of npm run lint', () => {
+    const lint = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.lint as string;
+    expect(lint).toContain('scripts/check-layers.ts');
+  });
+
+  test('passes on the sources as they are', ({ tempDir }) => {
+    const r = checkLayers(copyOfSources(tempDir('sm-layers-')));
+    expect(r.out).toMatch(/layers point down/);
+    expect(r.code).toBe(0);
+  });
+
+  test('refuses an import that points up a layer, naming the file and the layers', ({ tempDir }) => {
+    const root = copyOfSources(tempDir('sm-layers-'));
+    appendFileSync(join(root, 'src-main/platform/runtime/temp.ts'), "\nexport { main } from '../../hosts/cli/main';\n");
+    const r = checkLayers(root);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(
+      `src-main/platform/runtime/temp.ts: imports '../../hosts/cli/main' from layer "hosts", above its own layer "platform"`,
+    );
+  });
+
+  test('refuses an import into a lower layer that bypasses its public entry', ({ tempDir }) => {
+    const root = copyOfSources(tempDir('sm-layers-'));
+    appendFileSync(
+      join(root, 'src-main/workflows/report/markdown.ts'),
+      "\nexport { detectHardware as _d } from '../../platform/hardware/detect';\n",
+    );
+    const r = checkLayers(root);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/markdown\.ts: imports '\.\.\/\.\.\/platform\/hardware\/detect' past the public entry/);
+  });
+
+  test('refuses a file that imports its own layer through the layer entry', ({ tempDir }) => {
+    const root = copyOfSources(tempDir('sm-layers-'));
+    appendFileSync(join(root, 'src-main/engine/bench/plan.ts'), "\nexport { Supervisor as _S } from '../index';\n");
+    const r = checkLayers(root);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/plan\.ts: imports its own layer's public entry '\.\.\/index'/);
+  });
+
+  test('refuses an import cycle between folders of one layer', ({ tempDir }) => {
+    const root = copyOfSources(tempDir('sm-layers-'));
+    appendFileSync(join(root, 'src-main/engine/server/probe.ts'), "\nexport { planRun as _p } from '../bench/plan';\n");
+    const r = checkLayers(root);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/import cycle between folders: .*src-main\/engine\/bench.*src-main\/engine\/server/);
+  });
+});
