@@ -5,7 +5,7 @@
  */
 import { cellKey } from '#shared/cell-key';
 import { fmtContext } from '#shared/report/format';
-import { newRunTag } from '../../platform';
+import { newRunTag } from '../../platform/session/create';
 import { repetitionKey } from './repetitions';
 import type { ProgressUnit } from '#shared/ipc/contract';
 import type { KvBudget } from '#shared/session/schema';

@@ -7,15 +7,20 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { APP_NAME, APP_VERSION } from '../../platform';
-import { appendTelemetrySeries, type GpuTelemetry, summarizeCellTelemetry, toTelemetrySeries } from '../../platform';
-import { countByStatus } from '../../platform';
-import { createSession } from '../../platform';
-import { Journal, journalPathFor, recoverFromJournal } from '../../platform';
-import { readSessionFile } from '../../platform';
+import { APP_NAME, APP_VERSION } from '../../platform/runtime/app-version';
+import {
+  appendTelemetrySeries,
+  type GpuTelemetry,
+  summarizeCellTelemetry,
+  toTelemetrySeries,
+} from '../../platform/hardware/telemetry';
+import { countByStatus } from '../../platform/session/summary';
+import { createSession } from '../../platform/session/create';
+import { Journal, journalPathFor, recoverFromJournal } from '../../platform/session/journal';
+import { readSessionFile } from '../../platform/session/read';
 import type { DecodeCell, Hardware, PrefillResult, Session, SessionEvent } from '#shared/session/schema';
 import { isDoneForResume } from '#shared/session/status-words';
-import { writeSessionFile } from '../../platform';
+import { writeSessionFile } from '../../platform/session/write';
 import type { ServerTarget } from '../server/target';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { cellKey } from '#shared/cell-key';
@@ -24,7 +29,7 @@ import { doneMeasurements, foldRepetition, repetitionKey } from './repetitions';
 import type { BenchEvent, RunConfigInput, RunOutcome, RunPlan } from './types';
 import type { WorkerMessage } from './worker-protocol';
 import { forkLauncher, type WorkerLauncher } from './worker-transport';
-import { hasExtension } from '../../platform';
+import { hasExtension } from '../../platform/runtime/text';
 
 export interface StartRunOptions {
   /** The server to measure (from probeServer in attach mode, or the supervisor's 'ready'). */

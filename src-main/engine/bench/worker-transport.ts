@@ -4,7 +4,7 @@
  * plugs Electron's utilityProcess in behind the same shape.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { nodeProgram } from '../../platform';
+import { nodeProgram } from '../../platform/runtime/node-entry';
 import type { ParentMessage, WorkerMessage } from './worker-protocol';
 
 /** A live channel to one worker process. */

@@ -42,9 +42,9 @@ export {
   processTree,
   ProcessTableUnavailable,
 } from './orphans';
-export { ProcessControl, processControl } from '../../platform';
-export type { Platform, ProcessTable } from '../../platform';
-export { batchFileMessage, resolveCommand } from '../../platform';
+export { ProcessControl, processControl } from '../../platform/processes/process-control';
+export type { Platform, ProcessTable } from '../../platform/processes/process-control';
+export { batchFileMessage, resolveCommand } from '../../platform/processes/command-lookup';
 export type { LeftoverCheck, LeftoverProcess, ProcInfo } from './orphans';
 export { isPortFree } from './port';
 export { hasKnownSeries, kvFromCacheConfigBlocks, kvFromCacheConfigTokens, parsePrometheus } from './metrics-parse';

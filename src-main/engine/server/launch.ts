@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { nodeProgram } from '../../platform';
+import { nodeProgram } from '../../platform/runtime/node-entry';
 import type { ServerLaunch } from '#shared/session/schema';
 import { REDACTED, redactArgv, redactEnv } from '#shared/session/secrets';
 import { shellLine } from '#shared/shell-quote';

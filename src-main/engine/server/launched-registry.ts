@@ -9,8 +9,8 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { processControl } from '../../platform';
-import { runCommand } from '../../platform';
+import { processControl } from '../../platform/processes/process-control';
+import { runCommand } from '../../platform/processes/external-command';
 import { findGroupProcesses } from './orphans';
 import type { Supervisor } from './supervisor';
 

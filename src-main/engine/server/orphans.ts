@@ -5,12 +5,17 @@
  * its process tree), on the GPU (nvidia-smi --query-compute-apps) and in the process table, and
  * reports them. Where the process table cannot be read, it says so instead of reporting none.
  */
-import { findNvidiaSmi } from '../../platform';
-import { parseComputeApps } from '../../platform';
-import { runCommand } from '../../platform';
-import { descendants, processControl, type ProcessControl, type ProcInfo } from '../../platform';
+import { findNvidiaSmi } from '../../platform/hardware/nvidia-smi-path';
+import { parseComputeApps } from '../../platform/hardware/nvidia-smi-parse';
+import { runCommand } from '../../platform/processes/external-command';
+import {
+  descendants,
+  processControl,
+  type ProcessControl,
+  type ProcInfo,
+} from '../../platform/processes/process-control';
 
-export { parseProcStat, parsePsOutput, type ProcInfo } from '../../platform';
+export { parseProcStat, parsePsOutput, type ProcInfo } from '../../platform/processes/process-control';
 
 export interface LeftoverProcess {
   pid: number;

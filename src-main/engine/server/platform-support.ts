@@ -4,7 +4,7 @@
  * no NVIDIA GPU access (Windows: only Docker Desktop with WSL 2). Reading results, exporting,
  * comparing, importing and benchmarking a server by URL work everywhere.
  */
-import type { Platform } from '../../platform';
+import type { Platform } from '../../platform/processes/process-control';
 
 type LaunchKind = 'simulator' | 'vllm-native' | 'vllm-docker' | 'custom' | 'attach';
 

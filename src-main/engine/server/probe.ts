@@ -3,7 +3,7 @@
  * step both end here. It finds which engine answers, the served model and its max length, the
  * KV budget and where that figure came from, and the facts for the report's Engine block.
  */
-import { runCommand } from '../../platform';
+import { runCommand } from '../../platform/processes/external-command';
 import { fail, ok, type Result } from '#shared/result';
 import type { Engine, KvBudget, ServerLaunch } from '#shared/session/schema';
 import {

@@ -22,13 +22,13 @@ import {
   type LaunchOptions,
 } from './launch';
 import { applyLogLine, emptyLogFacts, logKvBudget, stripAnsi, type LogFacts, type StatsLine } from './log-parse';
-import { batchFileMessage, resolveCommand } from '../../platform';
+import { batchFileMessage, resolveCommand } from '../../platform/processes/command-lookup';
 import { endLeftovers, findLeftovers, processTree, type LeftoverCheck, type LeftoverProcess } from './orphans';
 import { isPortFree } from './port';
 import { probeServer } from './probe';
-import { processControl, type ProcessControl } from '../../platform';
+import { processControl, type ProcessControl } from '../../platform/processes/process-control';
 import type { ServerTarget } from './target';
-import { runCommand } from '../../platform';
+import { runCommand } from '../../platform/processes/external-command';
 import { dockerContainerOf } from './command-line';
 
 /** The contract's ServerState: one definition for the supervisor, the core and the page. */

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fail, ok, type Result } from '#shared/result';
-import { readTextFileSync } from '../../platform';
+import { readTextFileSync } from '../../platform/runtime/text';
 import consumer from './profiles/consumer-12gb-4b-int4.json';
 import firehose from './profiles/firehose.json';
 import h200 from './profiles/h200-8b-bf16.json';

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { nodeProgram } from '../../platform';
+import { nodeProgram } from '../../platform/runtime/node-entry';
 import { applyProfileVersion, parseServeArgs, type ServeConfig } from './args';
 import { Engine } from './engine';
 import { SimHttp } from './http';

@@ -5,7 +5,7 @@
  * such a spawn, the host (the app's main process) shows the exact argv and added environment
  * and the person says yes. The simulator, SpeedMatrix's own program, needs no question.
  */
-import type { BuiltLaunch } from '../../engine';
+import type { BuiltLaunch } from '../../engine/server';
 import { REDACTED, redactArgv, redactEnv } from '#shared/session/secrets';
 import { CancelledError } from './user-error';
 

@@ -5,8 +5,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WorkerLauncher } from '../../engine';
-import { detectHardware } from '../../platform';
+import type { WorkerLauncher } from '../../engine/bench';
+import { detectHardware } from '../../platform/hardware';
 import {
   type CellRef,
   EXTERNAL_ALLOWLIST,
@@ -23,13 +23,13 @@ import {
 } from '#shared/ipc/contract';
 import type { ReportOptions } from '#shared/report/report-model';
 import { TargetSpecError, parseTargets } from '#shared/report/slo';
-import { renderHtmlReport } from '../../workflows';
-import { renderMarkdownReport } from '../../workflows';
-import { APP_NAME, APP_VERSION } from '../../platform';
+import { renderHtmlReport } from '../../workflows/report/html';
+import { renderMarkdownReport } from '../../workflows/report/markdown';
+import { APP_NAME, APP_VERSION } from '../../platform/runtime/app-version';
 import { fail, ok } from '#shared/result';
 import type { Hardware } from '#shared/session/schema';
-import { writeFileAtomic } from '../../platform';
-import { BUILTIN_PROFILES } from '../../engine';
+import { writeFileAtomic } from '../../platform/session/write';
+import { BUILTIN_PROFILES } from '../../engine/sim/profile';
 import { ComparisonControl } from './comparison-control';
 import { printedPdf } from './print-pdf';
 import { CoreEvents } from './emitter';
@@ -40,7 +40,7 @@ import { CommandGate, type ConfirmCommands } from './command-gate';
 import { publishSite } from './site-control';
 import { SweepControl } from './sweep-control';
 import { TelemetryControl } from './telemetry-control';
-import { LaunchedRegistry } from '../../engine';
+import { LaunchedRegistry } from '../../engine/server/launched-registry';
 import { FORM_DEFAULTS } from './server-form';
 import { type Dialogs, SessionControl, withSaveExtension } from './session-control';
 import { CancelledError, UserError, describeError } from './user-error';

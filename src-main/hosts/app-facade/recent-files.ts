@@ -1,7 +1,7 @@
 /** The recently opened or saved session files, newest first, kept in a small JSON file. */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../platform';
+import { writeFileAtomic } from '../../platform/session/write';
 
 const MAX_RECENT = 10;
 

@@ -6,12 +6,12 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type BenchEvent, type RunConfigInput, type RunHandle, type WorkerLauncher, planRun } from '../../engine';
-import { startOrchestratedRun } from '../../workflows';
+import { type BenchEvent, type RunConfigInput, type RunHandle, type WorkerLauncher, planRun } from '../../engine/bench';
+import { startOrchestratedRun } from '../../workflows/orchestrator/orchestrator';
 import type { PlanView, RunForm, RunUpdate } from '#shared/ipc/contract';
-import type { GpuTelemetry } from '../../platform';
+import type { GpuTelemetry } from '../../platform/hardware';
 import type { Hardware } from '#shared/session/schema';
-import type { ServerTarget } from '../../engine';
+import type { ServerTarget } from '../../engine/server/target';
 import type { CoreEvents } from './emitter';
 import { RunUpdates, toPlanView } from './run-updates';
 import type { SessionControl } from './session-control';

@@ -6,9 +6,9 @@
  * owner's session from and to, so the page applies it to the session it holds (docs/ipc.md).
  */
 import { cellKey as key } from '#shared/cell-key';
-import type { BenchEvent, RunPlan } from '../../engine';
-import { measurementsToRun, progressUnit } from '../../engine';
-import { EtaTracker } from '../../engine';
+import type { BenchEvent, RunPlan } from '../../engine/bench';
+import { measurementsToRun, progressUnit } from '../../engine/bench/plan';
+import { EtaTracker } from '../../engine/bench/progress';
 import type { LiveCell, PlanView, ProgressUnit, RunPhase, RunProgress, RunUpdate } from '#shared/ipc/contract';
 import type { DecodeCell, PrefillResult } from '#shared/session/schema';
 import { withoutSamples } from '#shared/session/cells';

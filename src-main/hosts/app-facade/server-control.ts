@@ -5,7 +5,7 @@
  */
 import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '#shared/ipc/contract';
 import type { ServerKind } from '#shared/session/schema';
-import type { LaunchOptions } from '../../engine';
+import type { LaunchOptions } from '../../engine/server/launch';
 import { IDLE_SERVER } from '#shared/ipc/idle-server';
 import {
   LAUNCH_DEFAULTS,
@@ -16,16 +16,16 @@ import {
   type LeftoverProcess,
   type ServerTarget,
   type StartupFailure,
-} from '../../engine';
-import { isPortFree } from '../../engine';
+} from '../../engine/server';
+import { isPortFree } from '../../engine/server/port';
 import type { CoreEvents } from './emitter';
-import { copiesAsPowerShell, localLaunchNote } from '../../engine';
-import { displayAsPowerShell } from '../../engine';
+import { copiesAsPowerShell, localLaunchNote } from '../../engine/server/platform-support';
+import { displayAsPowerShell } from '../../engine/server/powershell';
 import { formToLaunch, formWarnings } from './server-form';
 import { type CommandGate, commandToConfirm } from './command-gate';
 import { UserError } from './user-error';
-import { freePort } from '../../engine';
-import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '../../engine';
+import { freePort } from '../../engine/server/port';
+import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '../../engine/server/launched-registry';
 
 const LOG_FLUSH_MS = 100;
 

@@ -12,7 +12,7 @@ import {
   knownEngineVersion,
   parseHumanInt,
   type LaunchOptions,
-} from '../../engine';
+} from '../../engine/server';
 
 /** The simulator's defaults: a short load so the demo starts at once, speed 1 (true figures). */
 export const FORM_DEFAULTS: ServerForm = ServerFormSchema.parse({

@@ -6,10 +6,10 @@
  * and takes a run's cells and prefill points from its run updates (docs/ipc.md).
  */
 import { basename, dirname, join } from 'node:path';
-import { importFile, importText } from '../../workflows';
-import { startsLikeJson } from '../../workflows';
+import { importFile, importText } from '../../workflows/importers';
+import { startsLikeJson } from '../../workflows/importers/open';
 import type { CellRef, SessionMeta, SessionView } from '#shared/ipc/contract';
-import { readSessionFile, parseSessionText } from '../../platform';
+import { readSessionFile, parseSessionText } from '../../platform/session/read';
 import {
   type DecodeCell,
   type PrefillResult,
@@ -18,11 +18,11 @@ import {
   type Session,
 } from '#shared/session/schema';
 import { withCell, withPrefill, withoutSamples } from '#shared/session/cells';
-import { writeSessionFile } from '../../platform';
+import { writeSessionFile } from '../../platform/session/write';
 import type { CoreEvents } from './emitter';
 import type { RecentFiles } from './recent-files';
 import { CancelledError, UserError } from './user-error';
-import { hasExtension } from '../../platform';
+import { hasExtension } from '../../platform/runtime/text';
 
 export type SaveKind = 'session' | 'markdown' | 'html' | 'pdf';
 

@@ -4,9 +4,9 @@
  */
 import { join } from 'node:path';
 import type { PublishedSite } from '#shared/ipc/contract';
-import { openSessionOrImport } from '../../workflows';
-import { buildSite } from '../../workflows';
-import { INDEX_PAGE } from '../../workflows';
+import { openSessionOrImport } from '../../workflows/importers/open';
+import { buildSite } from '../../workflows/site/build';
+import { INDEX_PAGE } from '../../workflows/site/pages';
 import type { Dialogs } from './session-control';
 import { CancelledError, UserError } from './user-error';
 

@@ -3,7 +3,7 @@
  * long-lived nvidia-smi loop, its samples sent to the renderer in one message a second.
  * With no NVIDIA GPU it is said once (a notice) and then stays quiet.
  */
-import { GpuTelemetry, type GpuSample } from '../../platform';
+import { GpuTelemetry, type GpuSample } from '../../platform/hardware';
 import type { TelemetrySample } from '#shared/ipc/contract';
 import type { CoreEvents } from './emitter';
 

@@ -1,5 +1,5 @@
 import { CANCELLED } from '#shared/ipc/contract';
-import { RunRefused } from '../../workflows';
+import { RunRefused } from '../../workflows/orchestrator/orchestrator';
 
 /** An error whose message is already a sentence for a person; anything else gets a prefix. */
 export class UserError extends Error {}

@@ -6,7 +6,7 @@
  * command loads what it needs (hardware, supervisor, engine, reports) when it runs.
  */
 import { Command, CommanderError } from 'commander';
-import { APP_VERSION } from '../../platform';
+import { APP_VERSION } from '../../platform/runtime/app-version';
 import { registerCompare } from './commands/compare';
 import { registerHw } from './commands/hw';
 import { registerImport } from './commands/import';

@@ -14,10 +14,10 @@ import { utilityLauncher } from './worker-launcher';
 import { type AppCore, createAppCore } from '../app-facade';
 import { IPC_PREFIX, type MenuCommand, type Notice } from '#shared/ipc/contract';
 import { registerIpc } from './ipc-handlers';
-import { describeWriteError } from '../../platform';
-import { userDataDir } from '../../engine';
+import { describeWriteError } from '../../platform/session/write';
+import { userDataDir } from '../../engine/server/launched-registry';
 import { userDataProblem } from './single-instance';
-import { adoptLoginShellPath } from '../../platform';
+import { adoptLoginShellPath } from '../../platform/processes/login-shell-path';
 import { createMainWindow, hardenSession } from './window';
 
 let win: BrowserWindow | null = null;

@@ -3,7 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrowserWindow } from 'electron';
-import { removeTempDir } from '../../platform';
+import { removeTempDir } from '../../platform/runtime/temp';
 
 export async function printPdf(html: string): Promise<Uint8Array> {
   // A file, not a data: URL, so a large report is not cut at the URL length limit.

@@ -1,8 +1,8 @@
 /** The benchmark worker in the app: Electron's utilityProcess behind the engine's WorkerLauncher. */
 import { join } from 'node:path';
 import { utilityProcess } from 'electron';
-import type { WorkerLauncher } from '../../engine';
-import type { WorkerMessage } from '../../engine';
+import type { WorkerLauncher } from '../../engine/bench';
+import type { WorkerMessage } from '../../engine/bench';
 
 export const utilityLauncher: WorkerLauncher = {
   launch() {

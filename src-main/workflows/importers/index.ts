@@ -5,8 +5,8 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type Result, fail } from '#shared/result';
-import { decodeText, stripBom } from '../../platform';
-import { MAX_SESSION_BYTES } from '../../platform';
+import { decodeText, stripBom } from '../../platform/runtime/text';
+import { MAX_SESSION_BYTES } from '../../platform/session/read';
 import { SESSION_FORMAT, type Session } from '#shared/session/schema';
 import { parseReportText, looksLikeReportText } from './report-text';
 import { importSeedJson, looksLikeSeedJson } from './seed-json';

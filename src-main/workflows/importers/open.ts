@@ -5,7 +5,7 @@
  */
 import { open } from 'node:fs/promises';
 import { type Result, fail, ok } from '#shared/result';
-import { readSessionFile } from '../../platform';
+import { readSessionFile } from '../../platform/session/read';
 import type { Session } from '#shared/session/schema';
 import { importFile } from './index';
 

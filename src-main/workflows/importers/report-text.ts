@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { unescapeMarkdown } from '../report/escape';
 import { parseLaunchLine } from '#shared/report/launch-flags';
 import { MEASUREMENT_COLUMNS } from '#shared/report/report-model';
-import { createSession } from '../../platform';
+import { createSession } from '../../platform/session/create';
 import {
   type CellStatus,
   type DecodeCell,

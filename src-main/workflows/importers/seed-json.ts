@@ -6,7 +6,7 @@
  * by the user, -3 loop, -4 error.
  */
 import { basename } from 'node:path';
-import { createSession } from '../../platform';
+import { createSession } from '../../platform/session/create';
 import type { CellStatus, DecodeCell, LatencyStats, PrefillResult, Session } from '#shared/session/schema';
 import { STATUSES } from '#shared/session/status-words';
 import { type Result, fail, ok } from '#shared/result';

@@ -4,13 +4,13 @@
  * records and whether this machine's GPU telemetry is sampled; then it plans and starts the
  * run. Callers only gather input (IPC forms, CLI flags) and show what happens.
  */
-import { nothingToRun, planRun, tooLongReason } from '../../engine';
-import { startRun, type RunHandle } from '../../engine';
-import type { BenchEvent, RunConfigInput, RunPlan } from '../../engine';
-import type { WorkerLauncher } from '../../engine';
-import { GpuTelemetry } from '../../platform';
+import { nothingToRun, planRun, tooLongReason } from '../../engine/bench/plan';
+import { startRun, type RunHandle } from '../../engine/bench/start-run';
+import type { BenchEvent, RunConfigInput, RunPlan } from '../../engine/bench/types';
+import type { WorkerLauncher } from '../../engine/bench/worker-transport';
+import { GpuTelemetry } from '../../platform/hardware/telemetry';
 import type { Hardware } from '#shared/session/schema';
-import type { ServerTarget } from '../../engine';
+import type { ServerTarget } from '../../engine/server/target';
 import { serverPlacement, type ServerPlacement } from './placement';
 import { hardwareOfServer, REMOTE_NOT_RECORDED, type ServerHardwareOptions } from './server-hardware';
 

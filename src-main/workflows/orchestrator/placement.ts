@@ -8,7 +8,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
-import type { ServerTarget } from '../../engine';
+import type { ServerTarget } from '../../engine/server/target';
 
 export type ServerPlacement = 'simulated' | 'this-machine' | 'remote';
 

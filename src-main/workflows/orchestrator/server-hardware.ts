@@ -8,8 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { fail, ok, type Result } from '#shared/result';
 import { HardwareSchema, type Gpu, type Hardware } from '#shared/session/schema';
-import { DEFAULT_PROFILE, loadProfile } from '../../engine';
-import type { ServerTarget } from '../../engine';
+import { DEFAULT_PROFILE, loadProfile } from '../../engine/sim/profile';
+import type { ServerTarget } from '../../engine/server/target';
 import type { ServerPlacement } from './placement';
 
 const GIB = 1024 ** 3;

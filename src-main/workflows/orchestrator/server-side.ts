@@ -3,12 +3,12 @@
  * or launch one through the supervisor (restarted after a crash, stopped at the end, written
  * down in the launched-server registry until it is gone).
  */
-import type { LaunchOptions } from '../../engine';
-import { LaunchedRegistry } from '../../engine';
-import { probeServer } from '../../engine';
-import { Supervisor, type StopReport } from '../../engine';
-import type { StartupFailure } from '../../engine';
-import type { ServerTarget } from '../../engine';
+import type { LaunchOptions } from '../../engine/server/launch';
+import { LaunchedRegistry } from '../../engine/server/launched-registry';
+import { probeServer } from '../../engine/server/probe';
+import { Supervisor, type StopReport } from '../../engine/server/supervisor';
+import type { StartupFailure } from '../../engine/server/failures';
+import type { ServerTarget } from '../../engine/server/target';
 import { fail, ok, type Result } from '#shared/result';
 import type { ServerSide } from './orchestrator';
 

@@ -6,7 +6,7 @@
  */
 import type { Session } from '#shared/session/schema';
 import { STATUSES, STATUS_ORDER } from '#shared/session/status-words';
-import { APP_NAME, APP_VERSION } from '../../platform';
+import { APP_NAME, APP_VERSION } from '../../platform/runtime/app-version';
 import { escapeHtml as esc } from './escape';
 import { fmtContext, fmtMs, fmtTokPerSec } from '#shared/report/format';
 import { buildPrefillSeries, decodeHeatmap } from '#shared/report/matrix-model';

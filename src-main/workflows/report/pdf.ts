@@ -10,7 +10,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
 import { chromium } from 'playwright-core';
 import { type Result, fail, ok } from '#shared/result';
-import { removeTempDir } from '../../platform';
+import { removeTempDir } from '../../platform/runtime/temp';
 
 export type PaperSize = 'a4' | 'letter';
 

@@ -12,8 +12,8 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { type Result, fail, ok } from '#shared/result';
 import type { Session } from '#shared/session/schema';
 import { type SiteRun, siteRunOf, unreadableRun } from '#shared/report/site-index';
-import { APP_VERSION } from '../../platform';
-import { writeFileAtomic } from '../../platform';
+import { APP_VERSION } from '../../platform/runtime/app-version';
+import { writeFileAtomic } from '../../platform/session/write';
 import { renderHtmlReport } from '../report/html';
 import { siteScript } from './script-bundle';
 import {

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { projectRoot } from '../../platform';
+import { projectRoot } from '../../platform/runtime/node-entry';
 
 const SITE_SCRIPT_SOURCE = 'src-main/workflows/site/browser-script.ts';
 /** The prebuilt script's name beside out/main/*.js and out/cli/*.js. */

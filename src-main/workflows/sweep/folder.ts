@@ -4,9 +4,9 @@
  * the variant's settings applied (the API key, never saved, given again). See docs/sweeps.md.
  */
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import type { RunConfigInput } from '../../engine';
-import { launchOptionsFromCommand } from '../../engine';
-import type { LaunchOptions } from '../../engine';
+import type { RunConfigInput } from '../../engine/bench/types';
+import { launchOptionsFromCommand } from '../../engine/server/command-line';
+import type { LaunchOptions } from '../../engine/server/launch';
 import { type Result, fail, ok } from '#shared/result';
 import { REDACTED, redactArgv, redactEnv } from '#shared/session/secrets';
 import { type Setting, type VaryAxis, applyVariant, variantsOf } from '#shared/sweep/variants';

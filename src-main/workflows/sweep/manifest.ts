@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { type Result, fail, ok } from '#shared/result';
-import { writeFileAtomic } from '../../platform';
+import { writeFileAtomic } from '../../platform/session/write';
 import { SESSION_EXTENSION } from '#shared/session/schema';
 import type { Variant } from '#shared/sweep/variants';
 

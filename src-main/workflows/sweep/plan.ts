@@ -3,10 +3,10 @@
  * time) and how long is left while it runs. The CLI prints the plan as one line; the app shows
  * the same figures. See docs/sweeps.md.
  */
-import { planRun } from '../../engine';
-import type { RunConfigInput } from '../../engine';
-import { type LaunchOptions, buildLaunch, toServerLaunch } from '../../engine';
-import { flagValue } from '../../engine';
+import { planRun } from '../../engine/bench/plan';
+import type { RunConfigInput } from '../../engine/bench/types';
+import { type LaunchOptions, buildLaunch, toServerLaunch } from '../../engine/server/launch';
+import { flagValue } from '../../engine/server/command-line';
 import { fmtDuration, plural } from '#shared/report/format';
 import type { SweepPlanFigures } from '#shared/ipc/contract';
 import { mean } from '#shared/mean';

@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ComparisonEntryView } from '#shared/ipc/contract';
 import type { SweepEntry } from '#shared/report/sweep-model';
-import { readSessionFile } from '../../platform';
+import { readSessionFile } from '../../platform/session/read';
 import { renderSweepHtml, renderSweepMarkdown } from '../report/sweep';
 import type { SweepManifest, VariantState } from './manifest';
 

@@ -7,16 +7,16 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunHandle } from '../../engine';
-import type { GpuTelemetry } from '../../platform';
+import type { RunHandle } from '../../engine/bench/start-run';
+import type { GpuTelemetry } from '../../platform/hardware';
 import { labelOf } from '#shared/report/compare-model';
-import type { BenchEvent, RunConfigInput } from '../../engine';
+import type { BenchEvent, RunConfigInput } from '../../engine/bench/types';
 import { RunRefused, startOrchestratedRun } from '../orchestrator/orchestrator';
 import type { ServerHardwareOptions } from '../orchestrator/server-hardware';
 import { launchServer } from '../orchestrator/server-side';
-import { LaunchedRegistry } from '../../engine';
-import type { LaunchOptions } from '../../engine';
-import { Supervisor } from '../../engine';
+import { LaunchedRegistry } from '../../engine/server/launched-registry';
+import type { LaunchOptions } from '../../engine/server/launch';
+import { Supervisor } from '../../engine/server/supervisor';
 import { type SweepManifest, type VariantState, writeManifest } from './manifest';
 
 interface SweepRunOptions {

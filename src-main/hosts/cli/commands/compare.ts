@@ -51,9 +51,9 @@ export function registerCompare(program: Command): void {
           EXIT.usage,
         );
       const [{ openSessionOrImport }, report, { writeFileAtomic }, { compareSessions }, verdict] = await Promise.all([
-        import('../../../workflows'),
-        import('../../../workflows'),
-        import('../../../platform'),
+        import('../../../workflows/importers/open'),
+        import('../../../workflows/report/compare'),
+        import('../../../platform/session/write'),
         import('#shared/report/compare-model'),
         import('#shared/report/compare-verdict'),
       ]);

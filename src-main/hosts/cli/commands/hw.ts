@@ -16,8 +16,8 @@ export function registerHw(program: Command): void {
         return;
       }
       const [{ detectHardware }, { formatHardware }] = await Promise.all([
-        import('../../../platform'),
-        import('../../../platform'),
+        import('../../../platform/hardware/detect'),
+        import('../../../platform/hardware/format-hw'),
       ]);
       const r = await detectHardware({ timeoutMs: timeoutS * 1000 });
       if (o.json)

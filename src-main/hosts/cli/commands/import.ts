@@ -22,9 +22,9 @@ export function registerImport(program: Command): void {
     .option('--force', 'replace the output file if it exists')
     .action(async (file: string, opts: { out?: string; force?: boolean }) => {
       const [{ importFile }, { summarizeSession }, { writeSessionFile }] = await Promise.all([
-        import('../../../workflows'),
-        import('../../../platform'),
-        import('../../../platform'),
+        import('../../../workflows/importers/index'),
+        import('../../../platform/session/summary'),
+        import('../../../platform/session/write'),
       ]);
       const imported = await importFile(file);
       if (!imported.ok) {

@@ -3,7 +3,7 @@
  * new launch, then ended (--yes, or the person says so at the prompt) or left with a hint.
  */
 import { createInterface } from 'node:readline/promises';
-import { describeLaunched, type LaunchedRegistry } from '../../../engine';
+import { describeLaunched, type LaunchedRegistry } from '../../../engine/server/launched-registry';
 
 export async function offerToEndLeftovers(
   registry: LaunchedRegistry,

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { PaperSize } from '../../../workflows';
+import type { PaperSize } from '../../../workflows/report/pdf';
 import { TargetSpecError, type TargetSet, parseTargets } from '#shared/report/slo';
 import { CELL_METRICS, type CellMetric } from '#shared/report/cell-metrics';
 import { EXIT } from './exit';
@@ -130,11 +130,11 @@ export function registerReport(program: Command): void {
           { htmlToPdf },
           { writeFileAtomic },
         ] = await Promise.all([
-          import('../../../workflows'),
-          import('../../../workflows'),
-          import('../../../workflows'),
-          import('../../../workflows'),
-          import('../../../platform'),
+          import('../../../workflows/importers/open'),
+          import('../../../workflows/report/html'),
+          import('../../../workflows/report/markdown'),
+          import('../../../workflows/report/pdf'),
+          import('../../../platform/session/write'),
         ]);
         const session = await openSessionOrImport(file);
         if (!session.ok) {

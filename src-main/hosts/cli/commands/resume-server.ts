@@ -7,8 +7,8 @@
 import type { Session } from '#shared/session/schema';
 import { REDACTED } from '#shared/session/secrets';
 import { shellLine } from '#shared/shell-quote';
-import { flagValue, launchOptionsFromCommand } from '../../../engine';
-import type { LaunchOptions } from '../../../engine';
+import { flagValue, launchOptionsFromCommand } from '../../../engine/server/command-line';
+import type { LaunchOptions } from '../../../engine/server/launch';
 import { EXIT } from './exit';
 import { Refusal } from './out-folder';
 

@@ -7,23 +7,28 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ProgressPrinter } from '../../../engine';
-import { loadForResume } from '../../../engine';
-import type { RunConfigInput } from '../../../engine';
-import { detectHardware } from '../../../platform';
-import { RunRefused, startOrchestratedRun, type OrchestratedRun, type ServerSide } from '../../../workflows';
-import { readHardwareFile } from '../../../workflows';
-import { attachServer, launchServer } from '../../../workflows';
+import { ProgressPrinter } from '../../../engine/bench/progress';
+import { loadForResume } from '../../../engine/bench/start-run';
+import type { RunConfigInput } from '../../../engine/bench/types';
+import { detectHardware } from '../../../platform/hardware/detect';
+import {
+  RunRefused,
+  startOrchestratedRun,
+  type OrchestratedRun,
+  type ServerSide,
+} from '../../../workflows/orchestrator/orchestrator';
+import { readHardwareFile } from '../../../workflows/orchestrator/server-hardware';
+import { attachServer, launchServer } from '../../../workflows/orchestrator/server-side';
 import { fmtCount } from '#shared/report/format';
-import { renderMarkdownReport } from '../../../workflows';
-import { launchOptionsFromCommand } from '../../../engine';
-import { normalizeBaseUrl } from '../../../engine';
-import { LaunchedRegistry } from '../../../engine';
-import type { LaunchOptions } from '../../../engine';
-import { freePort } from '../../../engine';
-import { Supervisor } from '../../../engine';
+import { renderMarkdownReport } from '../../../workflows/report/markdown';
+import { launchOptionsFromCommand } from '../../../engine/server/command-line';
+import { normalizeBaseUrl } from '../../../engine/server/probe';
+import { LaunchedRegistry } from '../../../engine/server/launched-registry';
+import type { LaunchOptions } from '../../../engine/server/launch';
+import { freePort } from '../../../engine/server/port';
+import { Supervisor } from '../../../engine/server/supervisor';
 import { SESSION_EXTENSION, type Hardware, type Session } from '#shared/session/schema';
-import { summarizeSession } from '../../../platform';
+import { summarizeSession } from '../../../platform/session/summary';
 import { configFromFlags, positiveNumber, type RunFlags } from './run-flags';
 import { EXIT } from './exit';
 import { offerToEndLeftovers } from './leftovers';

@@ -8,7 +8,7 @@
  * This file only declares the flags and turns them into a configuration; ./run-action.ts runs.
  */
 import type { Command } from 'commander';
-import type { RunConfigInput, TokenTargeting } from '../../../engine';
+import type { RunConfigInput, TokenTargeting } from '../../../engine/bench/types';
 import { parseTokenCount } from '#shared/report/format';
 
 export interface RunFlags {

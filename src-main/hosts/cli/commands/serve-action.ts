@@ -3,12 +3,12 @@
  * the launched-server registry while it runs.
  */
 import { fmtCount, fmtDuration } from '#shared/report/format';
-import { launchOptionsFromCommand } from '../../../engine';
-import { buildLaunch } from '../../../engine';
-import { killGroupNow } from '../../../engine';
-import { Supervisor, type StopReport } from '../../../engine';
-import type { ServerTarget } from '../../../engine';
-import { LaunchedRegistry } from '../../../engine';
+import { launchOptionsFromCommand } from '../../../engine/server/command-line';
+import { buildLaunch } from '../../../engine/server/launch';
+import { killGroupNow } from '../../../engine/server/orphans';
+import { Supervisor, type StopReport } from '../../../engine/server/supervisor';
+import type { ServerTarget } from '../../../engine/server/target';
+import { LaunchedRegistry } from '../../../engine/server/launched-registry';
 import type { ServeFlags } from './serve-flags';
 import { EXIT } from './exit';
 import { offerToEndLeftovers } from './leftovers';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { simHelp } from '../../../engine';
+import { simHelp } from '../../../engine/sim/help';
 
 /**
  * `speedmatrix sim serve MODEL [vllm flags] [sim flags]`: the simulated vLLM server, in this
@@ -23,7 +23,7 @@ export function registerSim(program: Command): void {
         process.stdout.write(simHelp());
         return;
       }
-      const { runServe } = await import('../../../engine');
+      const { runServe } = await import('../../../engine/sim/serve');
       await runServe(args);
     });
 }

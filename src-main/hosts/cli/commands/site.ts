@@ -11,8 +11,8 @@ export function registerSite(program: Command): void {
     .requiredOption('-o, --out <dir>', 'the site folder (new, empty, or a site built before)')
     .action(async (dirs: string[], opts: { out: string }) => {
       const [{ buildSite }, { openSessionOrImport }] = await Promise.all([
-        import('../../../workflows'),
-        import('../../../workflows'),
+        import('../../../workflows/site/build'),
+        import('../../../workflows/importers/open'),
       ]);
       const built = await buildSite(dirs, opts.out, openSessionOrImport);
       if (!built.ok) {

@@ -4,15 +4,15 @@
  * writes sweep.md and sweep.html at the end (also after Ctrl-C, with what was measured).
  */
 import { join, resolve } from 'node:path';
-import { ProgressPrinter } from '../../../engine';
-import type { RunConfigInput } from '../../../engine';
-import { detectHardware } from '../../../platform';
-import { writeSweepReports } from '../../../workflows';
-import { LaunchedRegistry } from '../../../engine';
-import { createSweep, needsApiKey, sweepLauncher, sweepOutcomeLine } from '../../../workflows';
-import { type SweepManifest, readManifest } from '../../../workflows';
-import { planSweep, sweepPlanLine } from '../../../workflows';
-import { SweepRun } from '../../../workflows';
+import { ProgressPrinter } from '../../../engine/bench/progress';
+import type { RunConfigInput } from '../../../engine/bench/types';
+import { detectHardware } from '../../../platform/hardware/detect';
+import { writeSweepReports } from '../../../workflows/sweep/reports';
+import { LaunchedRegistry } from '../../../engine/server/launched-registry';
+import { createSweep, needsApiKey, sweepLauncher, sweepOutcomeLine } from '../../../workflows/sweep/folder';
+import { type SweepManifest, readManifest } from '../../../workflows/sweep/manifest';
+import { planSweep, sweepPlanLine } from '../../../workflows/sweep/plan';
+import { SweepRun } from '../../../workflows/sweep/run-sweep';
 import { VaryError, parseVary } from '#shared/sweep/variants';
 import type { Hardware } from '#shared/session/schema';
 import { configFromFlags, positiveNumber } from './run-flags';

@@ -9,8 +9,8 @@ export function registerValidate(program: Command): void {
     .argument('<file>', 'session file to check')
     .action(async (file: string) => {
       const [{ readSessionFile }, { summarizeSession }] = await Promise.all([
-        import('../../../platform'),
-        import('../../../platform'),
+        import('../../../platform/session/read'),
+        import('../../../platform/session/summary'),
       ]);
       const result = await readSessionFile(file);
       if (!result.ok) {
