@@ -27,6 +27,7 @@ export function loginShellPath(env: NodeJS.ProcessEnv = process.env): Promise<st
     const child = spawn(shell, ['-ilc', `printf '%s%s%s' '${START}' "$PATH" '${END}'`], {
       env,
       detached: true,
+      windowsHide: true,
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     const timer = setTimeout(() => {
