@@ -256,8 +256,6 @@ export const RepetitionSchema = z.object({
   outputTokens: count.nullable(),
   windowSeconds: maybeNum,
   startedAt: maybeStr.default(null),
-  /** See DecodeCellSchema's simulatorLagSeconds. */
-  simulatorLagSeconds: nonNeg.optional(),
 });
 
 export const DecodeCellSchema = z.object({
@@ -285,11 +283,6 @@ export const DecodeCellSchema = z.object({
   windowRequests: count.nullable().optional(),
   queueEvidence: QueueEvidenceSchema.nullable().optional(),
   stall: StallEvidenceSchema.nullable().optional(),
-  /**
-   * Simulated seconds of schedule a simulated server gave up during the window because its host did
-   * not let it run (its /metrics says so); the figures are then less certain. Absent otherwise.
-   */
-  simulatorLagSeconds: nonNeg.optional(),
   evidence: EvidenceSchema.nullable().default(null),
   requests: RequestSamplesSchema.nullable().default(null),
   telemetry: CellTelemetrySchema.nullable().default(null),

@@ -4,8 +4,7 @@
  * speed-up; BENCH_SIM_LOAD_OUTPUT=128 makes requests turn over often, so the client's turnaround
  * shows) is measured twice against one simulator: on the machine as it is, then with four processes spinning
  * beside server and client. Printed per cell: both statuses, both total tok/s, their ratio (goal:
- * within 3%, statuses the same), what the client kept in flight, and the simulated seconds the
- * server gave up (`simulatorLagSeconds`: cells measured while it lagged).
+ * within 3%, statuses the same) and what the client kept in flight.
  *
  *   BENCH_SIM_LOAD_HOGS=4 BENCH_SIM_LOAD_WINDOW=10 BENCH_SIM_LOAD_OUTPUT=1024 npm run bench:sim-load
  */
@@ -58,20 +57,7 @@ async function main(): Promise<void> {
     } finally {
       for (const h of hogs) h.stop();
     }
-    const rows = [
-      [
-        'cell',
-        'status',
-        'status loaded',
-        'tok/s',
-        'tok/s loaded',
-        'ratio',
-        'client C',
-        'client C loaded',
-        'lag s',
-        'lag s loaded',
-      ],
-    ];
+    const rows = [['cell', 'status', 'status loaded', 'tok/s', 'tok/s loaded', 'ratio', 'client C', 'client C loaded']];
     let worst = 0;
     let sameStatuses = true;
     const byKey = new Map(loaded.cells.map((c) => [key(c), c]));
@@ -90,8 +76,6 @@ async function main(): Promise<void> {
         fmt(ratio, 4),
         fmt(a.queueEvidence?.clientInFlight),
         fmt(b?.queueEvidence?.clientInFlight),
-        fmt(a.simulatorLagSeconds ?? 0, 2),
-        fmt(b?.simulatorLagSeconds ?? 0, 2),
       ]);
     }
     for (const p of quiet.prefill) {

@@ -3,7 +3,6 @@
  * and waiting requests. Only the lines needed are read, so large histogram pages stay cheap.
  */
 import type { EngineKind } from '../server/target';
-import { SIM_LAG_METRIC } from '../sim/metrics';
 
 interface QueueNames {
   running: string;
@@ -21,8 +20,6 @@ const QUEUE_METRICS: Record<Exclude<EngineKind, 'unknown'>, QueueNames> = {
 export interface QueueSample {
   running: number;
   waiting: number;
-  /** A simulated server's schedule given up so far, in simulated seconds (absent for real servers). */
-  simLagSeconds?: number;
 }
 
 /**
@@ -63,12 +60,7 @@ export function queueSample(text: string, engine: EngineKind): QueueSample | nul
   for (const names of candidates) {
     const running = metricValue(text, names.running);
     if (running === null) continue;
-    const simLagSeconds = metricValue(text, SIM_LAG_METRIC);
-    return {
-      running,
-      waiting: metricValue(text, names.waiting) ?? 0,
-      ...(simLagSeconds !== null ? { simLagSeconds } : {}),
-    };
+    return { running, waiting: metricValue(text, names.waiting) ?? 0 };
   }
   return null;
 }

@@ -4,12 +4,9 @@
  * token budget; if blocks run out, the latest running request is preempted (recomputed later);
  * then waiting requests are admitted while seats, budget and blocks allow. A step lasts the
  * profile's decode step time for the decoding batch plus the prefill chunks' share of the curve,
- * divided by the speed. Steps are paced by absolute deadlines on the engine's own clock: each starts
- * when the one before was due to end, however late this process got to it (a busy host), so a late
- * step does not push the later ones; results of all steps that ended are handed to the HTTP layer,
- * which writes them once per loop turn. Only a lag beyond MAX_CATCH_UP_MS is given up, and counted
- * (`lagSecondsLost`, in simulated seconds) so measurements taken meanwhile can be marked. A request
- * whose client stops reading sits out steps until its socket drains (back-pressure per request).
+ * divided by the speed. Steps are timed against the wall clock with drift correction; results of
+ * all steps that ended are handed to the HTTP layer, which writes them once per loop turn. A request whose
+ * client stops reading sits out steps until its socket drains (back-pressure per request).
  */
 import { performance } from 'node:perf_hooks';
 import { blockHashes, BlockPool, type BlockHolder } from './blocks';
@@ -17,11 +14,8 @@ import { buckets125, Histogram, ITL_BUCKETS, LATENCY_BUCKETS, TTFT_BUCKETS } fro
 import { decodeStepSeconds, prefillSeconds } from './model';
 import type { Profile } from './profile';
 
-/**
- * Behind schedule by more than this many wall milliseconds (the process got no CPU for that long),
- * the engine's clock gives up the excess instead of catching all of it up in one burst.
- */
-export const MAX_CATCH_UP_MS = 2000;
+/** Behind schedule by more than this (a stalled event loop), the step clock restarts from now instead of catching up. */
+const MAX_CATCH_UP_MS = 200;
 
 export type FinishReason = 'length' | 'stop' | 'abort' | 'error';
 
@@ -47,8 +41,6 @@ interface NewRequest {
   sink: TokenSink;
   /** performance.now() ms when the HTTP request came in (TTFT and e2e count from here). */
   receivedAt?: number;
-  /** performance.now() ms when the modelled frontend handed it over (default: now). */
-  enqueuedAt?: number;
 }
 
 export interface EngineRequest extends BlockHolder {
@@ -127,8 +119,6 @@ export class Engine {
   prefixHits = 0;
   /** Prompt tokens actually computed (cache hits excluded), for the throughput log line. */
   prefillComputed = 0;
-  /** Simulated seconds of schedule the engine could not catch up (the host starved it of CPU). */
-  lagSecondsLost = 0;
   /** Finished requests by reason, as vLLM counts them (errors from faults count as abort). */
   success: Record<'stop' | 'length' | 'abort', number> = { stop: 0, length: 0, abort: 0 };
   readonly h = {
@@ -170,7 +160,7 @@ export class Engine {
       cachedPromptTokens: 0,
       preemptions: 0,
       arrival: n.receivedAt ?? performance.now(),
-      enqueuedAt: n.enqueuedAt ?? performance.now(),
+      enqueuedAt: performance.now(),
       plainBlocks: 0,
       cachedBlocks: [],
     };
@@ -256,7 +246,9 @@ export class Engine {
         this.complete(ended);
         if (this.hung || this.stopped) break;
       }
-      this.current = this.plan(this.stepStart(prevEnd, now));
+      // Drift correction: the next step starts when the last one ended, unless we are far behind.
+      const start = prevEnd !== undefined && now - prevEnd < MAX_CATCH_UP_MS ? prevEnd : now;
+      this.current = this.plan(start);
       if (!this.current) {
         // Only paused streams are left (their clients are not reading): look again shortly.
         if (this.running.length > 0) {
@@ -273,19 +265,6 @@ export class Engine {
       }
     }
     this.flush();
-  }
-
-  /**
-   * When the next step starts on the engine's clock: when the last one was due to end (absolute
-   * deadlines), giving up only a lag beyond MAX_CATCH_UP_MS. An idle engine starts with the
-   * requests it admits (their modelled arrival, raised in `plan`), not when this process woke up.
-   */
-  private stepStart(prevEnd: number | undefined, now: number): number {
-    if (prevEnd === undefined) return Number.NEGATIVE_INFINITY;
-    const behind = now - prevEnd;
-    if (behind <= MAX_CATCH_UP_MS) return prevEnd;
-    this.lagSecondsLost += ((behind - MAX_CATCH_UP_MS) / 1000) * this.o.speed;
-    return now - MAX_CATCH_UP_MS;
   }
 
   private flush(): void {
@@ -365,8 +344,6 @@ export class Engine {
     if (items.length === 0) return null;
     // A step that admits a request cannot have started before the request arrived (catch-up after a stall).
     for (const it of items) if (it.req.enqueuedAt > start) start = it.req.enqueuedAt;
-    // Nothing to date it by (a resumed stream after back-pressure): it starts now.
-    if (!Number.isFinite(start)) start = performance.now();
     let batch = 0;
     let context = 0;
     let seconds = 0;

@@ -61,7 +61,6 @@ class Server_ {
   private stopping = false;
   private dead = false;
   private statsTimer?: NodeJS.Timeout;
-  private lagTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly cfg: ServeConfig,
@@ -292,22 +291,6 @@ class Server_ {
       ).unref();
     }
     if (cfg.logStats) this.startStats(engine);
-    this.watchLag(engine);
-  }
-
-  /** Says in the log when the engine gave up part of its schedule (the host was too busy to run it). */
-  private watchLag(engine: Engine): void {
-    let last = engine.lagSecondsLost;
-    this.lagTimer = setInterval(() => {
-      const lost = engine.lagSecondsLost - last;
-      last = engine.lagSecondsLost;
-      if (lost > 0)
-        this.log.engine(
-          'WARNING',
-          'core.py:300',
-          `Simulated engine fell behind its own clock: ${lost.toFixed(2)} simulated seconds could not be caught up in the last 10 s (the host is busy); measurements taken meanwhile are marked.`,
-        );
-    }, 10_000).unref();
   }
 
   private startStats(engine: Engine): void {
@@ -365,7 +348,6 @@ class Server_ {
     if (this.stopping) return;
     this.stopping = true;
     if (this.statsTimer) clearInterval(this.statsTimer);
-    if (this.lagTimer) clearInterval(this.lagTimer);
     this.log.api('INFO', 'launcher.py:99', 'Shutting down FastAPI HTTP server.');
     this.engine?.stop();
     this.http?.close();
