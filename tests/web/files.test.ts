@@ -1,6 +1,6 @@
 /**
  * Files in the real renderer, against the real core: a session opened from disk renders laid
- * out like the reference report; a corrupt file shows the session format's error; strings
+ * out like the report text it came from; a corrupt file shows the session format's error; strings
  * from a file stay text, never markup.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,7 +30,7 @@ async function pickFile(page: Page, name: string, text: string): Promise<void> {
 }
 
 describe.skipIf(!hasChromium)('session files in Chromium', () => {
-  it('opens a session by path and lays it out like the reference report', async ({ bridge, browser }) => {
+  it('opens a session by path and lays it out like the report text it came from', async ({ bridge, browser }) => {
     const file = join(bridge.dialogs.saveDir, 'reference.speedmatrix.json');
     writeFileSync(file, serializeSession(referenceSession()));
     bridge.dialogs.openQueue.push(file);

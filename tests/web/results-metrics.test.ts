@@ -1,6 +1,6 @@
 /**
  * The Results heatmap's metric switch and service-level targets, in the real renderer against
- * the real core, on the reference report: cell text follows the metric, cost needs a GPU price
+ * the real core, on the synthetic report (tests/fixtures/reports): cell text follows the metric, cost needs a GPU price
  * that is remembered, targets grey the cells that miss them and add "Capacity within targets".
  */
 import { readFileSync, writeFileSync } from 'node:fs';
