@@ -13,14 +13,14 @@ import { describe, expect } from 'vitest';
 import { createSession } from '../../src-main/platform/session/create';
 import { serializeSession } from '../../src-main/platform/session/write';
 import { electronTest as it } from '../helpers/electron-fixtures';
-import { REFERENCE_REPORT } from '../helpers/paths';
+import { SYNTHETIC_REPORT } from '../helpers/paths';
 import { NOT_RUN, hasElectronBinary } from './electron-binary';
 import { answerQuestions, asked } from './main-dialogs';
 
 if (!hasElectronBinary) process.stdout.write(`tests/e2e/desktop: ${NOT_RUN}\n`);
 
 async function importUnsaved(page: Page): Promise<void> {
-  const text = readFileSync(REFERENCE_REPORT, 'utf8');
+  const text = readFileSync(SYNTHETIC_REPORT, 'utf8');
   const r = await page.evaluate(
     (t) =>
       (

@@ -1,6 +1,6 @@
 /**
  * Files in the real renderer, against the real core: a session opened from disk renders laid
- * out like the reference report; a corrupt file shows the session format's error; strings
+ * out like the report text it came from; a corrupt file shows the session format's error; strings
  * from a file stay text, never markup.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,14 +13,14 @@ import { serializeSession } from '../../src-main/platform/session/write';
 import type { Session } from '#shared/session/schema';
 import { cellKey } from '#shared/cell-key';
 import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
-import { REFERENCE_REPORT } from '../helpers/paths';
+import { SYNTHETIC_REPORT } from '../helpers/paths';
 import { hasChromium, openPage, shot } from './browser';
 
 const HOSTILE_IMG = '<img src=x onerror="window.__pwned=1">';
 const HOSTILE_SCRIPT = '<script>window.__pwned=2</script>';
 
 function referenceSession(): Session {
-  const r = importText(readFileSync(REFERENCE_REPORT, 'utf8'), 'fara-4b-rtx-pro-6000-bf16.txt');
+  const r = importText(readFileSync(SYNTHETIC_REPORT, 'utf8'), 'synthetic-matrix.txt');
   if (!r.ok) throw new Error(r.error);
   return r.data;
 }
@@ -30,7 +30,7 @@ async function pickFile(page: Page, name: string, text: string): Promise<void> {
 }
 
 describe.skipIf(!hasChromium)('session files in Chromium', () => {
-  it('opens a session by path and lays it out like the reference report', async ({ bridge, browser }) => {
+  it('opens a session by path and lays it out like the report text it came from', async ({ bridge, browser }) => {
     const file = join(bridge.dialogs.saveDir, 'reference.speedmatrix.json');
     writeFileSync(file, serializeSession(referenceSession()));
     bridge.dialogs.openQueue.push(file);
@@ -41,15 +41,13 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     // Opening through the core (the test's "dialog" answers with the file), as the app's File > Open does.
     expect((await bridge.core.invoke('session:open', [])).ok).toBe(true);
     await page.getByTestId('report').waitFor({ timeout: 10_000 });
-    await expect
-      .poll(() => page.getByTestId('report-title').textContent())
-      .toBe('Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB');
+    await expect.poll(() => page.getByTestId('report-title').textContent()).toBe('Example-2B on Example GPU 48GB');
     await expect.poll(() => page.getByTestId('file-title').textContent()).toBe('reference.speedmatrix.json');
     await expectResultsMatchReport(page, await coreSession(bridge.core));
     const heat = page.getByTestId('heatmap');
-    expect(await heat.locator('[data-cell="8192x32"]').innerText()).toMatch(/2,646\.7 tok\/s\s+247 ms TTFT/);
-    expect(await heat.locator('[data-cell="8192x16"]').innerText()).toBe('Looped');
-    expect(await heat.locator('[data-cell="16384x128"]').innerText()).toBe('Over capacity');
+    expect(await heat.locator('[data-cell="8192x16"]').innerText()).toMatch(/1,200\.0 tok\/s\s+450 ms TTFT/);
+    expect(await heat.locator('[data-cell="32768x4"]').innerText()).toBe('Looped');
+    expect(await heat.locator('[data-cell="32768x16"]').innerText()).toBe('Over capacity');
     expect(await page.getByTestId('heatmap-legend').innerText()).toMatch(
       /Looped: the model kept repeating the same text.*Over capacity: not run because/s,
     );
@@ -69,14 +67,14 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
       'Output tokens',
       'Measured for',
     ]);
-    expect(await table.locator('tbody tr').count()).toBe(7 + 48);
+    expect(await table.locator('tbody tr').count()).toBe(2 + 6);
     await table.locator('thead button', { hasText: 'Total tok/s' }).click();
-    expect(await table.locator('tbody tr').first().locator('td').nth(4).innerText()).toBe('34.6K');
+    expect(await table.locator('tbody tr').first().locator('td').nth(4).innerText()).toBe('20.0K');
     await shot(page, '10-results-reference');
     // A cell's detail.
-    await heat.locator('[data-cell="8192x16"] button').click();
+    await heat.locator('[data-cell="32768x4"] button').click();
     await page.getByTestId('cell-detail').waitFor();
-    expect(await page.getByTestId('cell-detail').innerText()).toMatch(/8K context · 16 requests at once: Looped/);
+    expect(await page.getByTestId('cell-detail').innerText()).toMatch(/32K context · 4 requests at once: Looped/);
     expect(problems).toEqual([]);
   });
 
@@ -94,7 +92,7 @@ describe.skipIf(!hasChromium)('session files in Chromium', () => {
     await page.dispatchEvent('.shell', 'drop', { dataTransfer: drop });
     await page.getByTestId('report').waitFor();
     expect(await page.locator('nav button[aria-current="page"]').innerText()).toBe('Results');
-    expect(await page.getByTestId('report-title').textContent()).toMatch(/^Fara1\.5-4B on RTX PRO 6000/);
+    expect(await page.getByTestId('report-title').textContent()).toMatch(/^Example-2B on Example GPU/);
     expect(await page.getByTestId('file-title').textContent()).toBe('dropped.speedmatrix.json (not saved here)');
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(bg).toBe('rgb(20, 23, 28)');

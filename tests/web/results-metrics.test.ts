@@ -1,6 +1,6 @@
 /**
  * The Results heatmap's metric switch and service-level targets, in the real renderer against
- * the real core, on the reference report: cell text follows the metric, cost needs a GPU price
+ * the real core, on the synthetic report (tests/fixtures/reports): cell text follows the metric, cost needs a GPU price
  * that is remembered, targets grey the cells that miss them and add "Capacity within targets".
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,11 +11,11 @@ import { webTest as it } from '../helpers/fixtures';
 import { importText } from '../../src-main/workflows/importers';
 import { serializeSession } from '../../src-main/platform/session/write';
 import type { BridgeServer } from '../helpers/bridge-server';
-import { REFERENCE_REPORT } from '../helpers/paths';
+import { SYNTHETIC_REPORT } from '../helpers/paths';
 import { hasChromium, openPage, shot } from './browser';
 
 async function openReference(page: Page, bridge: BridgeServer): Promise<void> {
-  const r = importText(readFileSync(REFERENCE_REPORT, 'utf8'), 'fara-4b-rtx-pro-6000-bf16.txt');
+  const r = importText(readFileSync(SYNTHETIC_REPORT, 'utf8'), 'synthetic-matrix.txt');
   if (!r.ok) throw new Error(r.error);
   const file = join(bridge.dialogs.saveDir, 'reference.speedmatrix.json');
   writeFileSync(file, serializeSession(r.data));
@@ -35,9 +35,9 @@ describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium',
   }) => {
     const { page, problems } = await openPage(browser, bridge.url);
     await openReference(page, bridge);
-    expect(await cellText(page, '8192x32')).toMatch(/^2,646\.7 tok\/s\s+247 ms TTFT/);
+    expect(await cellText(page, '8192x16')).toMatch(/^1,200\.0 tok\/s\s+450 ms TTFT/);
     await page.getByLabel('Show').selectOption('ttft');
-    expect(await cellText(page, '8192x32')).toMatch(/^247 ms\s+2,646\.7 tok\/s total/);
+    expect(await cellText(page, '8192x16')).toMatch(/^450 ms\s+1,200\.0 tok\/s total/);
     expect(await page.getByTestId('heatmap-key').innerText()).toMatch(/ms TTFT \(median\), darker is lower/);
     await shot(page, '41-results-ttft');
     await page.getByLabel('Show').selectOption('joules-per-token');
@@ -46,8 +46,8 @@ describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium',
     await page.getByLabel('Show').selectOption('cost-per-million');
     expect(await page.getByTestId('metric-unavailable').innerText()).toBe('Give a GPU price per hour to see cost.');
     await page.getByLabel('GPU price per hour').fill('3.6');
-    // 3.6 per hour is 0.001 per second; at 2,646.7 tok/s a million tokens take 377.8 s.
-    expect(await cellText(page, '8192x32')).toMatch(/^0\.38\s/);
+    // 3.6 per hour is 0.001 per second; at 1,200 tok/s a million tokens take 833.3 s.
+    expect(await cellText(page, '8192x16')).toMatch(/^0\.83\s/);
     await page.getByLabel('GPU price per hour').fill('abc');
     await expect.poll(() => page.getByLabel('GPU price per hour').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('GPU price per hour').fill('3.6');
@@ -57,7 +57,7 @@ describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium',
     await page.getByTestId('heatmap').waitFor({ timeout: 10_000 });
     await page.getByLabel('Show').selectOption('cost-per-million');
     expect(await page.getByLabel('GPU price per hour').inputValue()).toBe('3.6');
-    expect(await cellText(page, '8192x32')).toMatch(/^0\.38\s/);
+    expect(await cellText(page, '8192x16')).toMatch(/^0\.83\s/);
     expect(problems).toEqual([]);
   });
 
@@ -70,25 +70,22 @@ describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium',
     await openReference(page, bridge);
     const field = page.getByLabel('Targets');
     expect(await field.getAttribute('placeholder')).toMatch(/ttft-p90<=2s/);
-    await field.fill('ttft-p90<=500ms,per-request>=60');
+    // 8K: 4 at once (120 ms, 95.2 tok/s) is the most; 16 misses both. 32K: 150 ms alone is already too slow.
+    await field.fill('ttft-p90<=140ms,per-request>=80');
     const capacity = page.getByTestId('capacity-table');
     await capacity.waitFor();
     const rows = await capacity
       .locator('tbody tr')
       .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c as HTMLElement).innerText)));
     expect(rows.map((r) => r.slice(0, 2))).toEqual([
-      ['8K', '64'],
-      ['16K', '32'],
-      ['32K', '16'],
-      ['64K', '8'],
-      ['128K', '2'],
-      ['251K', 'none'],
+      ['8K', '4'],
+      ['32K', 'none'],
     ]);
-    expect(rows[0][2]).toBe('3,910.4');
+    expect(rows[0][2]).toBe('380.0');
     expect(await page.getByTestId('capacity').innerText()).toMatch(/medians only \(imported\)/);
     const heat = page.getByTestId('heatmap');
-    expect(await heat.locator('[data-cell="8192x64"]').getAttribute('data-targets')).toBeNull();
-    expect(await heat.locator('[data-cell="8192x128"]').getAttribute('data-targets')).toBe('missed');
+    expect(await heat.locator('[data-cell="8192x4"]').getAttribute('data-targets')).toBeNull();
+    expect(await heat.locator('[data-cell="8192x16"]').getAttribute('data-targets')).toBe('missed');
     await shot(page, '40-results-targets-1440');
     await field.fill('ttft-p90<=fast');
     await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');

@@ -16,7 +16,7 @@ import { CSP, devCsp } from '../../../src-main/hosts/electron/csp';
 import { createSession } from '../../../src-main/platform/session/create';
 import { readSessionFile } from '../../../src-main/platform/session/read';
 import { serializeSession } from '../../../src-main/platform/session/write';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { SYNTHETIC_REPORT } from '../../helpers/paths';
 import { type BootMain, standinTest } from '../../helpers/fixtures';
 import type { SimHandle } from '../../helpers/sim';
 import { type MainProcess, type Recorded, menuItem } from './electron-standin/boot';
@@ -54,7 +54,7 @@ function sessionFile(name: string): string {
 async function importUnsaved(m: MainProcess): Promise<void> {
   const r = await m.call<{ ok: boolean; data: { dirty: boolean } }>('invoke', {
     channel: 'session:open-data',
-    args: [{ name: 'reference.txt', text: readFileSync(REFERENCE_REPORT, 'utf8') }],
+    args: [{ name: 'reference.txt', text: readFileSync(SYNTHETIC_REPORT, 'utf8') }],
   });
   expect(r.ok).toBe(true);
   expect(r.data.dirty).toBe(true);

@@ -1,13 +1,12 @@
 /**
- * Profile (a) served as in the reference report reproduces its Over capacity cells exactly
+ * Profile (a) served as in the real run it is calibrated on (tests/fixtures/calibration/) reproduces its Over capacity cells exactly
  * and, within 15%, its sustained-decode figures at (8K,1), (8K,64), (64K,8) and (128K,16).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { planRun } from '../../../src-main/engine/bench/plan';
 import type { ServerTarget } from '../../../src-main/engine/server/target';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { faraRtxPro6000 } from '../../helpers/calibration';
 import { simTest } from '../../helpers/fixtures';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
 
@@ -21,38 +20,13 @@ const NEEDED: Array<[number, number]> = [
   [64 * K, 8],
   [128 * K, 16],
 ];
-const CONTEXT_LABELS: Record<string, number> = {
-  '8K': 8 * K,
-  '16K': 16 * K,
-  '32K': 32 * K,
-  '64K': 64 * K,
-  '128K': 128 * K,
-  '251K': 257_984,
-};
-
-const figure = (text: string): number | null => (text.trim() === '—' ? null : Number(text.replace(/,/g, '')));
-
-/** The reference report's "All measurements" decode rows: context label, C, status, total and per request tok/s. */
-function referenceRows(): Array<{
-  context: number;
-  c: number;
-  status: string;
-  total: number | null;
-  perRequest: number | null;
-}> {
-  const rows = [];
-  for (const line of readFileSync(REFERENCE_REPORT, 'utf8').split('\n')) {
-    const m = /^\| Sustained decode \| (\w+) \| (\d+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \|/.exec(line);
-    if (!m) continue;
-    rows.push({
-      context: CONTEXT_LABELS[m[1]],
-      c: Number(m[2]),
-      status: m[3].trim(),
-      total: figure(m[4]),
-      perRequest: figure(m[5]),
-    });
-  }
-  return rows;
+/** The real run's sustained-decode cells: context in tokens, C, status, total and per-request tok/s. */
+function referenceRows(): Array<{ context: number; c: number; status: string; total?: number; perRequest?: number }> {
+  const ref = faraRtxPro6000();
+  return Object.entries(ref.decode).map(([key, cell]) => {
+    const [label, c] = key.split('x');
+    return { context: ref.contexts[label], c: Number(c), ...cell };
+  });
 }
 
 const it = simTest.override(
@@ -64,26 +38,26 @@ const it = simTest.override(
   },
 );
 
-describe('reference report (profile a, --max-model-len 262144 --gpu-memory-utilization 0.83)', () => {
+describe('real-run calibration (profile a, --max-model-len 262144 --gpu-memory-utilization 0.83)', () => {
   let target: ServerTarget;
   it.beforeAll(async ({ sim }) => {
     target = await targetOf(sim.url);
   }, 60_000);
 
-  it('plans exactly the reference Over capacity cells from the KV budget the server reports', () => {
+  it('plans exactly the real run’s Over capacity cells from the KV budget the server reports', () => {
     const ref = referenceRows();
     expect(ref.length).toBe(48);
     const plan = planRun({}, target);
-    expect(plan.config.contexts.slice(1)).toEqual(Object.values(CONTEXT_LABELS));
+    expect(plan.config.contexts.slice(1)).toEqual(Object.values(faraRtxPro6000().contexts));
     const planned = new Map(plan.cells.map((c) => [`${c.context}x${c.concurrency}`, c.action]));
     for (const r of ref)
       expect([`${r.context}x${r.c}`, planned.get(`${r.context}x${r.c}`) === 'over-capacity']).toEqual([
         `${r.context}x${r.c}`,
-        r.status === 'Over capacity',
+        r.status === 'over-capacity',
       ]);
   });
 
-  it('measures the named cells Valid and within 15% of the reference figures', async () => {
+  it('measures the named cells Valid and within 15% of the real run’s figures', async () => {
     const contexts = [8 * K, 64 * K, 128 * K];
     const concurrency = [1, 8, 16, 64];
     const skip = contexts.flatMap((context) =>
@@ -106,7 +80,7 @@ describe('reference report (profile a, --max-model-len 262144 --gpu-memory-utili
       expect(
         `${context}x${c}: ${mine.totalTokensPerSecond?.toFixed(1)} vs ${theirs.total} tok/s, ${err < 0.15 ? 'within' : 'NOT within'} 15%`,
       ).toMatch(/ within 15%$/);
-      // Per request: the median of each request's own rate, as the reference column holds it.
+      // Per request: the median of each request's own rate, as the real run reported it.
       const perErr = Math.abs(mine.perRequestTokensPerSecond! - theirs.perRequest!) / theirs.perRequest!;
       expect(
         `${context}x${c}: ${mine.perRequestTokensPerSecond?.toFixed(1)} vs ${theirs.perRequest} per request, ${perErr < 0.15 ? 'within' : 'NOT within'} 15%`,

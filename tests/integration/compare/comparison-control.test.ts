@@ -17,7 +17,7 @@ import { parseTargets } from '#shared/report/slo';
 import type { Session } from '#shared/session/schema';
 import { SWEEP_FILES, makeSweepFolder } from './real-sweep';
 import { runCli } from '../../helpers/cli';
-import { REFERENCE_REPORT, ROOT } from '../../helpers/paths';
+import { ROOT, SYNTHETIC_REPORT } from '../../helpers/paths';
 
 let root: string;
 let sweepDir: string;
@@ -219,10 +219,10 @@ describe('sessions compared as files', () => {
   });
 
   it('takes every file Open takes: a report’s text compares with a session', async () => {
-    const v = await new ComparisonControl(null).openSessions([REFERENCE_REPORT, join(sweepDir, SWEEP_FILES.manySeqs)]);
-    expect(v.entries.map((e) => e.name)).toEqual(['fara-4b-rtx-pro-6000-bf16.txt', SWEEP_FILES.manySeqs]);
+    const v = await new ComparisonControl(null).openSessions([SYNTHETIC_REPORT, join(sweepDir, SWEEP_FILES.manySeqs)]);
+    expect(v.entries.map((e) => e.name)).toEqual(['synthetic-matrix.txt', SWEEP_FILES.manySeqs]);
     expect(v.comparison?.decode[0].label).toBe('B / A');
-    const cli = await runCli(['compare', REFERENCE_REPORT, join(sweepDir, SWEEP_FILES.manySeqs)]);
+    const cli = await runCli(['compare', SYNTHETIC_REPORT, join(sweepDir, SWEEP_FILES.manySeqs)]);
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain('## Sustained decode: B / A');
   });

@@ -11,7 +11,7 @@ import type { SessionMeta } from '#shared/ipc/contract';
 import { createSession } from '../../../src-main/platform/session/create';
 import { serializeSession } from '../../../src-main/platform/session/write';
 import { BIG_SAMPLES, bigSession } from '../../bench/lib/big-session';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { SYNTHETIC_REPORT } from '../../helpers/paths';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-session-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -75,10 +75,10 @@ describe('session files through the core', () => {
   });
 
   it('imports another tool’s report text opened by path, as an unsaved session', async () => {
-    const r = await core.invoke('session:open', [REFERENCE_REPORT]);
-    expect(r.ok && r.data).toMatchObject({ file: null, dirty: true, sourceName: 'fara-4b-rtx-pro-6000-bf16.txt' });
+    const r = await core.invoke('session:open', [SYNTHETIC_REPORT]);
+    expect(r.ok && r.data).toMatchObject({ file: null, dirty: true, sourceName: 'synthetic-matrix.txt' });
     const v = await core.invoke('session:get', []);
-    expect(v.ok && v.data.session?.cells.length).toBe(48);
+    expect(v.ok && v.data.session?.cells.length).toBe(6);
   });
 
   it('refuses a file that is neither a session nor importable, with what was expected', async () => {

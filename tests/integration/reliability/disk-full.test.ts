@@ -15,7 +15,7 @@ import type { Session } from '#shared/session/schema';
 import { serializeSession } from '../../../src-main/platform/session/write';
 import { createSession } from '../../../src-main/platform/session/create';
 import { runCli } from '../../helpers/cli';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { SYNTHETIC_REPORT } from '../../helpers/paths';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-diskfull-'));
 const mnt = join(dir, 'tiny');
@@ -41,10 +41,15 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The synthetic report's results plus a server log, as a run keeps it: more than the 16 KiB disk holds. */
 function reference(): Session {
-  const r = importText(readFileSync(REFERENCE_REPORT, 'utf8'), 'reference.txt');
+  const r = importText(readFileSync(SYNTHETIC_REPORT, 'utf8'), 'reference.txt');
   if (!r.ok) throw new Error(r.error);
-  return r.data;
+  const lines = Array.from(
+    { length: 600 },
+    (_, i) => `INFO 12-01 10:00:${String(i % 60).padStart(2, '0')} engine step ${i}`,
+  );
+  return { ...r.data, serverLog: { lines, truncated: false } };
 }
 
 describe('saving onto a full or read-only disk', () => {

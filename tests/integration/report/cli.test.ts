@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFile } from '../../../src-main/workflows/importers/index';
 import { writeSessionFile } from '../../../src-main/platform/session/write';
-import { ARTIFACTS, REFERENCE_REPORT, ROOT } from '../../helpers/paths';
+import { ARTIFACTS, ROOT, SYNTHETIC_REPORT } from '../../helpers/paths';
 
 const BIN = join(ROOT, 'src-main/hosts/cli/bin.cjs');
 const SEED = join(ROOT, 'tests/unit/importers/fixtures/fara-benchmark_results.json');
@@ -53,10 +53,10 @@ function run(cmd: string, args: string[]): Promise<string> {
 let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sm-cli-report-'));
-  copyFileSync(REFERENCE_REPORT, join(dir, 'fara.txt'));
+  copyFileSync(SYNTHETIC_REPORT, join(dir, 'synthetic.txt'));
   copyFileSync(SEED, join(dir, 'benchmark_results.json'));
   // The session the report and compare tests start from (the import tests make their own).
-  const ref = await importFile(REFERENCE_REPORT);
+  const ref = await importFile(SYNTHETIC_REPORT);
   if (!ref.ok) throw new Error(ref.error);
   const saved = await writeSessionFile(join(dir, 'ref.speedmatrix.json'), ref.data);
   if (!saved.ok) throw new Error(saved.error);
@@ -65,12 +65,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('speedmatrix import', () => {
   it('imports report text next to the input and prints a summary', async () => {
-    const r = await cli(['import', join(dir, 'fara.txt')]);
+    const r = await cli(['import', join(dir, 'synthetic.txt')]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`Imported fara.txt into ${join(dir, 'fara.speedmatrix.json')}`);
-    expect(r.stdout).toContain('Cells:     48 (Valid 29, Looped 6, Over capacity 13)');
-    const saved = JSON.parse(readFileSync(join(dir, 'fara.speedmatrix.json'), 'utf8'));
+    expect(r.stdout).toContain(`Imported synthetic.txt into ${join(dir, 'synthetic.speedmatrix.json')}`);
+    expect(r.stdout).toContain('Cells:     6 (Valid 4, Looped 1, Over capacity 1)');
+    const saved = JSON.parse(readFileSync(join(dir, 'synthetic.speedmatrix.json'), 'utf8'));
     expect(saved.origin.kind).toBe('imported-report-text');
   });
 
@@ -97,9 +97,7 @@ describe('speedmatrix report', () => {
     const md = await cli(['report', join(dir, 'ref.speedmatrix.json')]);
     expect(md.code).toBe(0);
     expect(md.stdout).toBe(`Wrote the Markdown report to ${join(dir, 'ref.md')}\n`);
-    expect(readFileSync(join(dir, 'ref.md'), 'utf8')).toContain(
-      '# Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB',
-    );
+    expect(readFileSync(join(dir, 'ref.md'), 'utf8')).toContain('# Example-2B on Example GPU 48GB');
     const html = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'html']);
     expect(html.code).toBe(0);
     expect(readFileSync(join(dir, 'ref.html'), 'utf8')).toContain('<svg ');
@@ -127,9 +125,9 @@ describe('speedmatrix report', () => {
 
     // A file where a folder should be: unwritable for every user, root included.
     const before = readdirSync(dir).sort();
-    const w = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', join(dir, 'fara.txt', 'r.md')]);
+    const w = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', join(dir, 'synthetic.txt', 'r.md')]);
     expect(w.code).toBe(2);
-    expect(w.stderr).toBe(`speedmatrix report: --out: ${join(dir, 'fara.txt')} is not a folder.\n`);
+    expect(w.stderr).toBe(`speedmatrix report: --out: ${join(dir, 'synthetic.txt')} is not a folder.\n`);
     expect(readdirSync(dir).sort()).toEqual(before);
     const missing = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', join(dir, 'no/such/dir/r.md')]);
     expect(missing.code).toBe(2);
@@ -140,10 +138,10 @@ describe('speedmatrix report', () => {
 
   it('will not replace a report without --force, and reads report text as import does', async () => {
     const out = join(dir, 'from-text.md');
-    const first = await cli(['report', join(dir, 'fara.txt'), '--out', out]);
+    const first = await cli(['report', join(dir, 'synthetic.txt'), '--out', out]);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(readFileSync(out, 'utf8')).toContain('| 8K | 34.6K |');
+    expect(readFileSync(out, 'utf8')).toContain('| 8K | 20.0K |');
     writeFileSync(out, 'kept');
     const again = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--out', out]);
     expect(again.code).toBe(2);
@@ -200,13 +198,13 @@ describe('speedmatrix report', () => {
     expect(r.code).toBe(0);
     expect(readFileSync(pdf).subarray(0, 5).toString()).toBe('%PDF-');
     const text = await run('pdftotext', ['-layout', pdf, '-']);
-    expect(text).toContain('Fara1.5-4B on RTX PRO 6000 Blackwell Server');
-    expect(text).toContain('microsoft/Fara1.5-4B');
+    expect(text).toContain('Example-2B on Example GPU 48GB');
+    expect(text).toContain('example-org/Example-2B');
     expect(text).toContain('All measurements');
     expect(text).toMatch(
-      /Sustained decode\s+8K\s+128\s+Valid\s+4,786\.2\s+37\.1\s+862 ms\s+26\.9 ms\s+128\.0\s+0\s+143,488\s+30\.0 s/,
+      /Sustained decode\s+8K\s+16\s+Valid\s+1,200\.0\s+75\.1\s+450 ms\s+13\.3 ms\s+16\.0\s+0\s+36,000\s+30\.0 s/,
     );
-    expect(text).toMatch(/Prefill\s+256K\s+1\s+Valid\s+12\.5K/);
+    expect(text).toMatch(/Prefill\s+32K\s+1\s+Valid\s+15\.0K/);
     const info = await run('pdfinfo', [pdf]);
     expect(info).toMatch(/Page size:\s+595\.\d+ x 84[12]\.\d+ pts \(A4\)/);
     // Page 1 as a picture for a person to look at.
@@ -241,7 +239,7 @@ describe('speedmatrix report', () => {
     expect(r.code).toBe(0);
     expect(await run('pdfinfo', [pdf])).toMatch(/Page size:\s+612 x 792 pts \(letter\)/);
     // Tables fit the narrower page: the last column's values are on the page.
-    expect(await run('pdftotext', ['-layout', pdf, '-'])).toMatch(/143,488\s+30\.0 s/);
+    expect(await run('pdftotext', ['-layout', pdf, '-'])).toMatch(/36,000\s+30\.0 s/);
   });
 });
 

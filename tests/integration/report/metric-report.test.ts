@@ -15,7 +15,7 @@ import { buildReportModel } from '#shared/report/report-model';
 import { parseTargets } from '#shared/report/slo';
 import type { Session } from '#shared/session/schema';
 import { runCli } from '../../helpers/cli';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { SYNTHETIC_REPORT } from '../../helpers/paths';
 
 const cli = (args: string[]) => runCli(args);
 
@@ -25,7 +25,7 @@ let ref: Session;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sm-metric-'));
   file = join(dir, 'ref.speedmatrix.json');
-  const r = await importFile(REFERENCE_REPORT);
+  const r = await importFile(SYNTHETIC_REPORT);
   if (!r.ok) throw new Error(r.error);
   ref = r.data;
   const saved = await writeSessionFile(file, ref);
@@ -37,20 +37,20 @@ const at = (m: ReturnType<typeof buildReportModel>['decode'], context: number, c
   m.rows[m.contexts.indexOf(context)][m.concurrency.indexOf(conc)];
 
 describe('report model in a metric', () => {
-  it('keeps total tok/s unless told, as the reference report shows it', () => {
+  it('keeps total tok/s unless told, as the imported report shows it', () => {
     const r = buildReportModel(ref);
-    expect(at(r.decode, 8192, 32)).toMatchObject({ text: '2,646.7', detail: '247 ms TTFT', value: 2646.7 });
+    expect(at(r.decode, 8192, 16)).toMatchObject({ text: '1,200.0', detail: '450 ms TTFT', value: 1200 });
     expect(r.decodeCaption).toMatch(/^Total tok\/s · /);
   });
 
   it('draws TTFT in ms, the lowest darkest', () => {
     const r = buildReportModel(ref, { metric: 'ttft' });
-    const c = at(r.decode, 8192, 32);
-    expect(c).toMatchObject({ text: '247 ms', detail: '2,646.7 tok/s total' });
+    const c = at(r.decode, 8192, 16);
+    expect(c).toMatchObject({ text: '450 ms', detail: '1,200.0 tok/s total' });
     expect(r.decodeCaption).toMatch(/^TTFT \(median\) · /);
     const heat = decodeHeatmap(r.decode);
     const row = r.decode.contexts.indexOf(8192);
-    const col = r.decode.concurrency.indexOf(32);
+    const col = r.decode.concurrency.indexOf(16);
     expect(heat.cells[row][col].fill).toBe(metricColor(c.value as number, r.decode.maxValue, 'lower'));
     expect(heat.key).toMatch(/darker is lower \(better\)$/);
     // The key's steps run dark to light: 0 ms (left) is the best end.
@@ -63,8 +63,8 @@ describe('report model in a metric', () => {
 
   it('prices a million tokens from the GPU price, and says why when there is no price or telemetry', () => {
     const cost = buildReportModel(ref, { metric: 'cost-per-million', gpuPricePerHour: 3.6 });
-    // 3.6 per hour = 0.001 per second; a million tokens at 2,646.7 tok/s take 377.8 s.
-    expect(at(cost.decode, 8192, 32).text).toBe('0.38');
+    // 3.6 per hour = 0.001 per second; a million tokens at 1,200 tok/s take 833.3 s.
+    expect(at(cost.decode, 8192, 16).text).toBe('0.83');
     expect(cost.decodeUnavailable).toBeNull();
     expect(buildReportModel(ref, { metric: 'cost-per-million' }).decodeUnavailable).toBe(
       'Give a GPU price per hour to see cost.',
@@ -73,12 +73,13 @@ describe('report model in a metric', () => {
   });
 
   it('greys the cells that miss the targets', () => {
-    const r = buildReportModel(ref, { targets: parseTargets('ttft-p90<=500ms,per-request>=60') });
+    // 8K × 4 (120 ms, 95.2 tok/s per request) meets both; 8K × 16 (450 ms) misses the TTFT target.
+    const r = buildReportModel(ref, { targets: parseTargets('ttft-p90<=200ms,per-request>=60') });
     const heat = decodeHeatmap(r.decode);
     const row = r.decode.contexts.indexOf(8192);
-    expect(heat.cells[row][r.decode.concurrency.indexOf(128)].fill).toBe(MISSED_TARGET_FILL);
-    expect(heat.cells[row][r.decode.concurrency.indexOf(64)].fill).not.toBe(MISSED_TARGET_FILL);
-    expect(at(r.decode, 8192, 128).title).toMatch(/misses the targets$/);
+    expect(heat.cells[row][r.decode.concurrency.indexOf(16)].fill).toBe(MISSED_TARGET_FILL);
+    expect(heat.cells[row][r.decode.concurrency.indexOf(4)].fill).not.toBe(MISSED_TARGET_FILL);
+    expect(at(r.decode, 8192, 16).title).toMatch(/misses the targets$/);
   });
 
   it('writes the unavailable sentence in the HTML instead of an empty map', () => {
@@ -124,7 +125,7 @@ describe('speedmatrix report --metric', () => {
     expect(r.code).toBe(0);
     const html = readFileSync(out, 'utf8');
     expect(html).toContain('Cost per million output tokens · rows are context length');
-    expect(html).toContain('>0.38<');
+    expect(html).toContain('>0.83<');
   });
 
   it('refuses an unknown metric, and cost without a price, with exit code 2, writing nothing', async () => {

@@ -7,52 +7,51 @@ import { importFile, importText } from '../../../src-main/workflows/importers/in
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import { SessionSchema } from '#shared/session/schema';
 import { countByStatus } from '../../../src-main/platform/session/summary';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { SYNTHETIC_REPORT } from '../../helpers/paths';
 import { tableAfter } from '../report/reference-text';
 
-const reference = (): string => readFileSync(REFERENCE_REPORT, 'utf8');
+const reference = (): string => readFileSync(SYNTHETIC_REPORT, 'utf8');
 
 function imported(text = reference()) {
-  const r = importText(text, 'fara-4b-rtx-pro-6000-bf16.txt');
+  const r = importText(text, 'synthetic-matrix.txt');
   if (!r.ok) throw new Error(r.error);
   return r.data;
 }
 
 describe('import: text of a speed test matrix web page', () => {
   it('reads the title, hardware, engine and run blocks and the launch command', async () => {
-    const r = await importFile(REFERENCE_REPORT);
+    const r = await importFile(SYNTHETIC_REPORT);
     expect(r.ok).toBe(true);
     const s = r.ok ? r.data : imported();
     expect(SessionSchema.safeParse(s).success).toBe(true);
-    expect(s.origin).toEqual({ kind: 'imported-report-text', file: 'fara-4b-rtx-pro-6000-bf16.txt' });
+    expect(s.origin).toEqual({ kind: 'imported-report-text', file: 'synthetic-matrix.txt' });
     expect(s.kvBudget.source).toBe('imported');
     expect(s.hardware.gpuType).toBe('Discrete GPU');
     expect(s.hardware.gpus).toHaveLength(1);
     expect(s.hardware.gpus[0]).toMatchObject({
-      name: 'RTX PRO 6000 Blackwell Server Edition',
-      vendor: 'nvidia',
-      vramBytes: 96 * 1024 ** 3,
+      name: 'Example GPU',
+      vramBytes: 48 * 1024 ** 3,
     });
     expect(s.hardware.os?.platform).toBe('linux');
     expect(s.engine).toMatchObject({
       name: 'vllm',
-      version: '0.30.1rc1.dev452+g73a583112',
+      version: '0.12.0',
       quantization: 'BF16',
       backend: 'cuda',
       repository: 'github.com/vllm-project/vllm',
-      build: 'cuda-13.2',
-      commit: '73a5831127a9',
+      build: 'cuda-12.8',
+      commit: '0123456789ab',
       dtype: 'bfloat16',
     });
     expect(s.server).toMatchObject({
       kind: 'imported',
-      model: 'microsoft/Fara1.5-4B',
-      servedModel: 'fara',
+      model: 'example-org/Example-2B',
+      servedModel: 'example',
       revision: 'main',
-      maxModelLen: 262144,
+      maxModelLen: 65536,
     });
-    expect(s.server.env).toEqual({ MAX_JOBS: '2', FLASHINFER_NVCC_THREADS: '1', TORCHINDUCTOR_COMPILE_THREADS: '1' });
-    expect(s.server.argv.slice(1, 3)).toEqual(['serve', 'microsoft/Fara1.5-4B']);
+    expect(s.server.env).toEqual({ MAX_JOBS: '2' });
+    expect(s.server.argv.slice(1, 3)).toEqual(['serve', 'example-org/Example-2B']);
     expect(s.server.argv[s.server.argv.indexOf('--api-key') + 1]).toBe('<redacted>');
     expect(s.server.argv[s.server.argv.length - 1]).toBe('{"image":10}');
     expect(s.server.display.endsWith(`--limit-mm-per-prompt '{"image":10}'`)).toBe(true);
@@ -65,27 +64,26 @@ describe('import: text of a speed test matrix web page', () => {
 
   it('reads every row of All measurements into prefill results and decode cells', () => {
     const s = imported();
-    expect(s.prefill).toHaveLength(7);
-    expect(s.cells).toHaveLength(48);
-    expect(countByStatus(s)).toEqual({ valid: 29, looped: 6, 'over-capacity': 13 });
-    // "251K" is the largest usable context: 262144 - 4096 - 64 = 257984.
-    expect(s.runConfig.contexts).toEqual([8192, 16384, 32768, 65536, 131072, 257984]);
-    expect(s.runConfig.concurrency).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
-    expect(s.runConfig.prefillContexts).toEqual([8192, 16384, 32768, 65536, 131072, 257984, 262144]);
-    expect(s.prefill[0]).toMatchObject({ context: 8192, status: 'valid', tokensPerSecond: 34_600, ttftSeconds: 0.236 });
-    const c = s.cells.find((x) => x.context === 8192 && x.concurrency === 128)!;
+    expect(s.prefill).toHaveLength(2);
+    expect(s.cells).toHaveLength(6);
+    expect(countByStatus(s)).toEqual({ valid: 4, looped: 1, 'over-capacity': 1 });
+    expect(s.runConfig.contexts).toEqual([8192, 32768]);
+    expect(s.runConfig.concurrency).toEqual([1, 4, 16]);
+    expect(s.runConfig.prefillContexts).toEqual([8192, 32768]);
+    expect(s.prefill[0]).toMatchObject({ context: 8192, status: 'valid', tokensPerSecond: 20_000, ttftSeconds: 0.4 });
+    const c = s.cells.find((x) => x.context === 8192 && x.concurrency === 16)!;
     expect(c).toMatchObject({
       status: 'valid',
-      totalTokensPerSecond: 4786.2,
-      perRequestTokensPerSecond: 37.1,
-      avgActiveRequests: 128,
+      totalTokensPerSecond: 1200,
+      perRequestTokensPerSecond: 75.1,
+      avgActiveRequests: 16,
       completedRequests: 0,
-      outputTokens: 143_488,
+      outputTokens: 36_000,
       windowSeconds: 30,
     });
-    expect(c.ttft?.p50).toBeCloseTo(0.862, 9);
-    expect(c.timeBetweenTokens?.p50).toBeCloseTo(0.0269, 9);
-    const looped = s.cells.find((x) => x.context === 8192 && x.concurrency === 16)!;
+    expect(c.ttft?.p50).toBeCloseTo(0.45, 9);
+    expect(c.timeBetweenTokens?.p50).toBeCloseTo(0.0133, 9);
+    const looped = s.cells.find((x) => x.context === 32768 && x.concurrency === 4)!;
     expect(looped).toMatchObject({
       status: 'looped',
       totalTokensPerSecond: null,
@@ -93,7 +91,7 @@ describe('import: text of a speed test matrix web page', () => {
       outputTokens: 0,
       windowSeconds: null,
     });
-    const over = s.cells.find((x) => x.context === 16384 && x.concurrency === 128)!;
+    const over = s.cells.find((x) => x.context === 32768 && x.concurrency === 16)!;
     expect(over).toMatchObject({ status: 'over-capacity', completedRequests: null, outputTokens: null });
     expect(s.checksUnavailable.join(' ')).toMatch(/only medians/);
   });
@@ -114,7 +112,7 @@ describe('import: text of a speed test matrix web page', () => {
     expect(again.data.cells).toEqual(first.cells);
     expect(again.data.prefill).toEqual(first.prefill);
     expect(again.data.engine).toEqual(first.engine);
-    expect(again.data.server.model).toBe('microsoft/Fara1.5-4B');
+    expect(again.data.server.model).toBe('example-org/Example-2B');
     expect(again.data.hardware.gpus[0].name).toBe(first.hardware.gpus[0].name);
   });
 
@@ -125,29 +123,29 @@ describe('import: text of a speed test matrix web page', () => {
       rows[i] = rows[i].replace('| Valid |', `| ${word} |`).replace('| Over capacity |', `| ${word} |`);
     };
     swap('| Sustained decode | 8K | 1 |', 'Requests queued');
-    swap('| Sustained decode | 8K | 2 |', 'Error');
-    swap('| Sustained decode | 8K | 4 |', 'Cancelled');
-    swap('| Sustained decode | 251K | 128 |', 'Skipped');
-    swap('| Sustained decode | 128K | 128 |', 'Too long');
+    swap('| Sustained decode | 8K | 4 |', 'Error');
+    swap('| Sustained decode | 8K | 16 |', 'Cancelled');
+    swap('| Sustained decode | 32K | 16 |', 'Skipped');
+    swap('| Sustained decode | 32K | 1 |', 'Too long');
     const s = imported(rows.join('\n'));
     const at = (ctx: number, c: number) => s.cells.find((x) => x.context === ctx && x.concurrency === c)!;
-    expect(at(8192, 1)).toMatchObject({ status: 'queued', totalTokensPerSecond: 141.4 });
-    expect(at(8192, 2).status).toBe('error');
-    expect(at(8192, 4).status).toBe('cancelled');
-    expect(at(257984, 128).status).toBe('skipped');
-    expect(at(131072, 128).status).toBe('too-long');
+    expect(at(8192, 1)).toMatchObject({ status: 'queued', totalTokensPerSecond: 100 });
+    expect(at(8192, 4).status).toBe('error');
+    expect(at(8192, 16).status).toBe('cancelled');
+    expect(at(32768, 16).status).toBe('skipped');
+    expect(at(32768, 1).status).toBe('too-long');
     const md = renderMarkdownReport(s);
-    expect(md).toContain('| Sustained decode | 8K | 1 | Requests queued | 141.4 |');
+    expect(md).toContain('| Sustained decode | 8K | 1 | Requests queued | 100.0 |');
   });
 
   it('refuses a truncated table, an unknown status and a missing column, naming the row', () => {
     const text = reference();
-    const cut = text.slice(0, text.indexOf('| Sustained decode | 64K | 4 |') + 30);
+    const cut = text.slice(0, text.indexOf('| Sustained decode | 8K | 16 |') + 30);
     const a = importText(cut, 'cut.txt');
     expect(a.ok).toBe(false);
     if (!a.ok) expect(a.error).toMatch(/cut\.txt.*truncated/);
 
-    const b = importText(text.replace('| 8K | 16 | Looped |', '| 8K | 16 | Wobbly |'), 'odd.txt');
+    const b = importText(text.replace('| 32K | 4 | Looped |', '| 32K | 4 | Wobbly |'), 'odd.txt');
     expect(b.ok).toBe(false);
     if (!b.ok)
       expect(b.error).toMatch(/odd\.txt, All measurements row \d+ .*unknown status "Wobbly"; expected one of Valid, /);
@@ -156,7 +154,7 @@ describe('import: text of a speed test matrix web page', () => {
     expect(c.ok).toBe(false);
     if (!c.ok) expect(c.error).toContain('no "Time between tokens" column');
 
-    const d = importText(text.replace('| 8K | 1 | Valid | 141.4 |', '| 8K | 1 | Valid | fast |'), 'bad.txt');
+    const d = importText(text.replace('| 8K | 1 | Valid | 100.0 |', '| 8K | 1 | Valid | fast |'), 'bad.txt');
     expect(d.ok).toBe(false);
     if (!d.ok) expect(d.error).toContain('"fast" is not a valid Total tok/s value');
   });

@@ -1,6 +1,5 @@
 /** The heatmap in any metric: its cell text, the colour direction, and cells greyed for missing targets. */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
 import { importText } from '../../../src-main/workflows/importers';
@@ -13,10 +12,10 @@ import {
   throughputColor,
 } from '#shared/report/matrix-model';
 import { medianOnly, parseTargets } from '#shared/report/slo';
-import { SHARED } from '../../helpers/paths';
+import { SYNTHETIC_REPORT } from '../../helpers/paths';
 
 const reference = () => {
-  const r = importText(readFileSync(resolve(SHARED, 'fixtures/reports/fara-4b-rtx-pro-6000-bf16.txt')), 'ref.txt');
+  const r = importText(readFileSync(SYNTHETIC_REPORT), 'ref.txt');
   if (!r.ok) throw new Error(r.error);
   return r.data;
 };
@@ -52,22 +51,23 @@ describe('heatmap in a chosen metric', () => {
   it('writes cost per million tokens from the GPU price and the total rate', () => {
     const ctx = metricContextOf(s, 3.6);
     const m = buildHeatmap(contexts, concurrency, s.cells, [], { metric: 'cost-per-million', ctx });
-    const c = at(m, 8 * K, 64);
+    const c = at(m, 8 * K, 16);
     const total = c.cell?.totalTokensPerSecond as number;
     const expected = ((3.6 * ctx.gpuCount) / 3600 / total) * 1e6;
     expect(c.line1).toBe(expected.toFixed(2));
   });
 
   it('greys the measured cells that miss the targets and leaves those that meet them coloured', () => {
-    const set = parseTargets('ttft-p90<=500ms,per-request>=60');
+    // 8K × 4 (120 ms, 95.2 tok/s per request) meets both; 8K × 16 (450 ms) misses the TTFT target.
+    const set = parseTargets('ttft-p90<=200ms,per-request>=60');
     const m = buildHeatmap(contexts, concurrency, s.cells, [], {
       metric: 'total',
       ctx: metricContextOf(s, null),
       targets: { set, medians: medianOnly(s) },
     });
-    expect(at(m, 8 * K, 64).missesTargets).toBe(false);
-    expect(at(m, 8 * K, 64).background).not.toBe(MISSED_TARGET_FILL);
-    const tooMany = at(m, 8 * K, 128);
+    expect(at(m, 8 * K, 4).missesTargets).toBe(false);
+    expect(at(m, 8 * K, 4).background).not.toBe(MISSED_TARGET_FILL);
+    const tooMany = at(m, 8 * K, 16);
     expect(tooMany.missesTargets).toBe(true);
     expect(tooMany.background === MISSED_TARGET_FILL || tooMany.kind === 'status').toBe(true);
   });

@@ -11,12 +11,12 @@ import {
   textColorOn,
 } from '#shared/report/matrix-model';
 import type { Session } from '#shared/session/schema';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { SYNTHETIC_REPORT } from '../../helpers/paths';
 import { sampleSession } from '../../helpers/sample-session';
 import { PAYLOAD, poisonedSession } from './poison';
 
 async function referenceSession(): Promise<Session> {
-  const r = await importFile(REFERENCE_REPORT);
+  const r = await importFile(SYNTHETIC_REPORT);
   if (!r.ok) throw new Error(r.error);
   return r.data;
 }
@@ -94,14 +94,14 @@ describe('HTML report', () => {
 
   it('has the report sections plus the prefill chart and the decode heatmap as inline SVG', async () => {
     const html = renderHtmlReport(await referenceSession());
-    expect(html).toContain('<h1>Fara1.5-4B on RTX PRO 6000 Blackwell Server Edition 96GB</h1>');
+    expect(html).toContain('<h1>Example-2B on Example GPU 48GB</h1>');
     for (const h of ['Launch command', 'Prefill', 'Sustained decode', 'All measurements'])
       expect(html).toContain(`<h2>${h}</h2>`);
     for (const h of ['Hardware', 'Engine', 'Run']) expect(html).toContain(`<h3>${h}</h3>`);
     expect(html.match(/<svg /g)).toHaveLength(2);
     const prefillSvg = html.slice(html.indexOf('<svg '), html.indexOf('</svg>'));
-    expect(prefillSvg.match(/<circle /g)).toHaveLength(7);
-    expect(html).toContain('<td>4,786.2</td>');
+    expect(prefillSvg.match(/<circle /g)).toHaveLength(2);
+    expect(html).toContain('<td>1,200.0</td>');
     expect(html).toContain('--api-key &lt;redacted&gt;');
     expect(html).toMatch(/<td class="text tone-discarded">Looped<\/td>/);
   });
@@ -163,16 +163,16 @@ describe('chart data for the app and the reports', () => {
   it('builds the decode heatmap model from the matrix', async () => {
     const s = await referenceSession();
     const m = buildDecodeMatrix(s);
-    expect(m.contexts).toHaveLength(6);
-    expect(m.concurrency).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
-    expect(m.maxValue).toBe(4786.2);
-    expect(m.rows[0][0]).toMatchObject({ text: '141.4', detail: '37 ms TTFT', status: 'valid', flag: null });
-    expect(m.rows[0][4]).toMatchObject({ text: 'Looped', value: null });
+    expect(m.contexts).toHaveLength(2);
+    expect(m.concurrency).toEqual([1, 4, 16]);
+    expect(m.maxValue).toBe(1200);
+    expect(m.rows[0][0]).toMatchObject({ text: '100.0', detail: '40 ms TTFT', status: 'valid', flag: null });
+    expect(m.rows[1][1]).toMatchObject({ text: 'Looped', value: null });
     const h = decodeHeatmap(m);
-    expect(h.rowLabels).toEqual(['8K', '16K', '32K', '64K', '128K', '251K']);
-    expect(h.cells[0][7].lines).toEqual(['4,786.2', '862 ms TTFT']);
-    expect(h.cells[0][7].fill).toBe(sequentialColor(1));
-    expect(h.cells[5][7].lines).toEqual(['Over capacity']);
+    expect(h.rowLabels).toEqual(['8K', '32K']);
+    expect(h.cells[0][2].lines).toEqual(['1,200.0', '450 ms TTFT']);
+    expect(h.cells[0][2].fill).toBe(sequentialColor(1));
+    expect(h.cells[1][2].lines).toEqual(['Over capacity']);
   });
 
   it('colour scales: neutral at 1×, text readable on every fill', () => {

@@ -1,11 +1,11 @@
 /**
- * Reading the reference report and rendered Markdown in tests, independently of the
+ * Reading the synthetic report (tests/fixtures/reports) and rendered Markdown in tests, independently of the
  * importer (so the importer is not checked against itself).
  */
 import { readFileSync } from 'node:fs';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { SYNTHETIC_REPORT } from '../../helpers/paths';
 
-export const referenceText = (): string => readFileSync(REFERENCE_REPORT, 'utf8');
+export const referenceText = (): string => readFileSync(SYNTHETIC_REPORT, 'utf8');
 export const referenceLines = (): string[] => referenceText().split('\n');
 
 /** Cells of a `| a | b |` row, with Markdown backslash escapes removed. */

@@ -1,5 +1,4 @@
-/** The simulator's pure parts: KV plan, calibration of profile (a) against the reference report, tokenizer, args. */
-import { readFileSync } from 'node:fs';
+/** The simulator's pure parts: KV plan, calibration of profile (a) against a real run's figures, tokenizer, args. */
 import { describe, expect, it } from 'vitest';
 import { applyProfileVersion, parseServeArgs } from '../../../src-main/engine/sim/args';
 import { parseMaxModelLenArg as parseMaxModelLen } from '../../../src-main/engine/server/human-int';
@@ -8,67 +7,41 @@ import { promFloat } from '../../../src-main/engine/sim/metrics';
 import { kvBytesPerToken, kvReadSeconds, planKv, predict, prefillSeconds } from '../../../src-main/engine/sim/model';
 import { BUILTIN_PROFILES, checkProfile, loadProfile } from '../../../src-main/engine/sim/profile';
 import { countTokens, decode, encode, encodeChat, pieces } from '../../../src-main/engine/sim/tokenizer';
-import { REFERENCE_REPORT } from '../../helpers/paths';
+import { faraRtxPro6000, validCell } from '../../helpers/calibration';
 
 const fara = BUILTIN_PROFILES['rtx-pro-6000-fara-4b-bf16'];
-const CONTEXTS: Record<string, number> = {
-  '8K': 8192,
-  '16K': 16384,
-  '32K': 32768,
-  '64K': 65536,
-  '128K': 131072,
-  '251K': 257984,
-};
 
-/** The reference report's rows "| Sustained decode | CTX | C | STATUS | TOTAL | ..." and "| Prefill | CTX | 1 | Valid | 34.6K |". */
-function reference() {
-  const text = readFileSync(REFERENCE_REPORT, 'utf8');
-  const decode = new Map<string, { status: string; total: number }>();
-  const prefill = new Map<string, number>();
-  const num = (s: string) => (s.endsWith('K') ? parseFloat(s) * 1000 : parseFloat(s.replace(/,/g, '')));
-  for (const line of text.split('\n')) {
-    const cells = line.split('|').map((c) => c.trim());
-    if (cells[1] === 'Sustained decode')
-      decode.set(`${cells[2]}x${cells[3]}`, { status: cells[4], total: num(cells[5]) });
-    if (cells[1] === 'Prefill') prefill.set(cells[2], num(cells[5]));
-  }
-  return { decode, prefill };
-}
-
-describe('profile (a) rtx-pro-6000-fara-4b-bf16 against the reference report', () => {
-  const ref = reference();
-  const r = planKv(fara, { maxModelLen: 262144, gpuMemoryUtilization: 0.83, kvCacheDtype: 'auto', blockSize: 16 });
+describe('profile (a) rtx-pro-6000-fara-4b-bf16 against the real run it is calibrated on', () => {
+  const ref = faraRtxPro6000();
+  const CONTEXTS = ref.contexts;
+  const r = planKv(fara, { ...ref.server, kvCacheDtype: 'auto', blockSize: 16 });
   if (!r.ok) throw new Error(r.error.lines.join('\n'));
   const budget = r.plan.kvCacheTokens;
 
   it('decode-cell TTFT of cached prompts grows with concurrency like the report (within 30 %)', () => {
-    // The report's TTFT column (ms) of sustained-decode cells: serial frontend work queues on one API-server loop.
-    const cells: [number, number, number][] = [
-      [8192, 1, 37],
-      [8192, 32, 247],
-      [8192, 128, 862],
-      [65536, 8, 403],
-      [131072, 16, 1558],
-    ];
-    for (const [context, c, ms] of cells) {
-      const got = predict(fara, context, c).concurrentCachedTtftSeconds * 1000;
+    // The run's TTFT (ms) of sustained-decode cells: serial frontend work queues on one API-server loop.
+    for (const key of ['8Kx1', '8Kx32', '8Kx128', '64Kx8', '128Kx16']) {
+      const [ctx, c] = key.split('x');
+      const context = CONTEXTS[ctx];
+      const ms = validCell(ref, key).ttftMs;
+      const got = predict(fara, context, Number(c)).concurrentCachedTtftSeconds * 1000;
       expect(got, `${context} x ${c}`).toBeGreaterThan(ms * 0.7);
       expect(got, `${context} x ${c}`).toBeLessThan(ms * 1.3);
     }
   });
 
-  it('reads the reference report', () => {
-    expect(ref.decode.size).toBe(48);
-    expect(ref.prefill.get('8K')).toBe(34600);
+  it('has the whole matrix of the run: 6 contexts × 8 concurrency levels', () => {
+    expect(Object.keys(ref.decode)).toHaveLength(48);
+    expect(ref.prefill['8K'].tokensPerSecond).toBe(34600);
   });
 
-  it('over-capacity cells are exactly the report’s at --max-model-len 262144 --gpu-memory-utilization 0.83', () => {
+  it('over-capacity cells are exactly the run’s at --max-model-len 262144 --gpu-memory-utilization 0.83', () => {
     const mine: string[] = [];
     const theirs: string[] = [];
     for (const [ctx, n] of Object.entries(CONTEXTS)) {
       for (const c of [1, 2, 4, 8, 16, 32, 64, 128]) {
         if (!predict(fara, n, c, { kvBudgetTokens: budget }).fits) mine.push(`${ctx}x${c}`);
-        if (ref.decode.get(`${ctx}x${c}`)?.status === 'Over capacity') theirs.push(`${ctx}x${c}`);
+        if (ref.decode[`${ctx}x${c}`]?.status === 'over-capacity') theirs.push(`${ctx}x${c}`);
       }
     }
     expect(theirs.length).toBeGreaterThan(10);
@@ -79,7 +52,7 @@ describe('profile (a) rtx-pro-6000-fara-4b-bf16 against the reference report', (
 
   it.each(['8K', '64K', '128K'])('prefill tok/s at %s within 15 percent', (ctx) => {
     const p = predict(fara, CONTEXTS[ctx], 1, { kvBudgetTokens: budget });
-    const want = ref.prefill.get(ctx)!;
+    const want = ref.prefill[ctx].tokensPerSecond;
     expect(Math.abs(p.prefillTokPerSec - want) / want).toBeLessThan(0.15);
   });
 
@@ -90,27 +63,25 @@ describe('profile (a) rtx-pro-6000-fara-4b-bf16 against the reference report', (
     ['128K', 16],
   ] as const)('decode total tok/s at (%s, %i) within 15 percent', (ctx, c) => {
     const p = predict(fara, CONTEXTS[ctx], c, { kvBudgetTokens: budget });
-    const want = ref.decode.get(`${ctx}x${c}`)!.total;
+    const want = validCell(ref, `${ctx}x${c}`).total;
     expect(Math.abs(p.decodeTotalTokPerSec - want) / want).toBeLessThan(0.15);
   });
 
   it.each(['8K', '16K', '64K', '128K', '251K'])(
-    'TTFT of a cached prompt alone at %s (decode cell, C=1) within 25 percent of the report',
+    'TTFT of a cached prompt alone at %s (decode cell, C=1) within 25 percent of the run',
     (ctx) => {
-      const text = readFileSync(REFERENCE_REPORT, 'utf8');
-      const row = text.split('\n').find((l) => l.startsWith(`| Sustained decode | ${ctx} | 1 |`))!;
-      const want = parseFloat(row.split('|')[7].replace(/,/g, '')) / 1000;
+      const want = validCell(ref, `${ctx}x1`).ttftMs / 1000;
       const got = predict(fara, CONTEXTS[ctx], 1, { kvBudgetTokens: budget }).cachedTtftSeconds;
       expect(Math.abs(got - want) / want).toBeLessThan(0.25);
     },
   );
 
-  it('every valid decode cell of the report is within 20% (the model is not only fitted to four points)', () => {
-    for (const [key, { status, total }] of ref.decode) {
-      if (status !== 'Valid') continue;
+  it('every valid decode cell of the run is within 20% (the model is not only fitted to four points)', () => {
+    for (const [key, cell] of Object.entries(ref.decode)) {
+      if (cell.status !== 'valid') continue;
       const [ctx, c] = key.split('x');
       const p = predict(fara, CONTEXTS[ctx], Number(c), { kvBudgetTokens: budget });
-      expect(Math.abs(p.decodeTotalTokPerSec - total) / total, key).toBeLessThan(0.2);
+      expect(Math.abs(p.decodeTotalTokPerSec - cell.total) / cell.total, key).toBeLessThan(0.2);
     }
   });
 });
