@@ -86,6 +86,7 @@ describe.skipIf(!hasChromium)('the results site in Chromium, offline from file:/
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'sm-web-site-'));
     const runs = join(root, 'runs');
+    mkdirSync(runs);
     ({ dir: sweepDir } = await makeSweepFolder(runs));
     const demo = sampleSession();
     demo.simulated = true;

@@ -35,7 +35,8 @@ async function answerFolder(m: MainProcess, path: string | null): Promise<string
   const s = await m.waitFor((x) => x.fileDialogs.some((d) => d.answer === null), 'a folder dialog');
   const dialog = s.fileDialogs.find((d) => d.answer === null)!;
   const options = dialog.options as { title?: string; properties?: string[] };
-  expect(options.properties).toEqual(['openDirectory']);
+  // A folder picker that can make the folder there and then (macOS; Windows).
+  expect(options.properties).toEqual(['openDirectory', 'createDirectory', 'promptToCreate']);
   await m.call('answer', {
     kind: 'file',
     answer: path === null ? { canceled: true, filePaths: [] } : { canceled: false, filePaths: [path] },
