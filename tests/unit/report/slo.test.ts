@@ -121,4 +121,19 @@ describe('service-level targets', () => {
       'Total tok/s ≥ 900',
     ]);
   });
+
+  it('refuses a cell that is not Valid even when its figures meet every target', () => {
+    const set = parseTargets('per-request>=100');
+    expect(meetsTargets(sampleCell(8192, 4), set, false)).toBe(true);
+    expect(meetsTargets(sampleCell(8192, 4, { status: 'queued' }), set, false)).toBe(false);
+  });
+
+  it('lists the capacity by context from the smallest, each with the figures of its best cell', () => {
+    const s = sampleSession();
+    const session = { ...s, cells: [sampleCell(32768, 1), sampleCell(8192, 4), sampleCell(8192, 1)] };
+    expect(capacityWithinTargets(session, parseTargets('per-request>=100'))).toEqual([
+      { context: 8192, concurrency: 4, totalTokensPerSecond: 565.6, perRequestTokensPerSecond: 141.4 },
+      { context: 32768, concurrency: 1, totalTokensPerSecond: 141.4, perRequestTokensPerSecond: 141.4 },
+    ]);
+  });
 });
