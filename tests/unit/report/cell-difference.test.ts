@@ -177,9 +177,49 @@ describe('same or different', () => {
     expect(fmtChange(-0.03)).toBe('−3.0%');
     expect(fmtChange(-0.0004)).toBe('+0.0%');
     expect(fmtChange(0)).toBe('+0.0%');
+    expect(fmtChange(-0.004)).toBe('−0.4%');
     expect(fmtChange(null)).toBe('—');
     const same = cellDifference(windowCell(4, 500), windowCell(4, 506))!;
     expect(fmtCellDifference(same, 'B')).toBe('+1.2%, the same within ±5.0%');
     expect(fmtCellDifference(cellDifference(windowCell(4, 500), windowCell(4, 1650))!, 'B')).toBe('+230.0%');
+  });
+
+  it('spreads each request’s tokens over the slices its stream spans, and puts a stream of one instant in its slice', () => {
+    // One stream over the whole 30 s window (600 tokens, 100 a slice) and one inside the first
+    // slice (100 tokens): slice rates 200, 100, 100, 100, 100, 100.
+    const requests = (first: number[], last: number[], tokens: number[]) => ({
+      sentAt: first.map((f) => f - 0.05),
+      firstTokenAt: first,
+      lastTokenAt: last,
+      outputTokens: tokens,
+      windowTokens: tokens,
+      promptTokens: tokens.map(() => 8192),
+      outcome: tokens.map(() => 'done' as const),
+    });
+    const rates = [200, 100, 100, 100, 100, 100];
+    const mean = 700 / 6;
+    const sd = Math.sqrt(rates.reduce((a, r) => a + (r - mean) ** 2, 0) / 5);
+    const expected = sd / mean / Math.sqrt(6);
+    const spread = sampleCell(8192, 2, { windowSeconds: 30, requests: requests([0, 0], [30, 5], [600, 100]) });
+    expect(relativeNoise(spread)).toBeCloseTo(expected, 9);
+    // The short stream's 100 tokens all at 2 s: the same slice, the same noise.
+    const instant = sampleCell(8192, 2, { windowSeconds: 30, requests: requests([0, 2], [30, 2], [600, 100]) });
+    expect(relativeNoise(instant)).toBeCloseTo(expected, 9);
+    // A window that delivered no tokens says nothing about noise.
+    const empty = sampleCell(8192, 1, { windowSeconds: 30, requests: requests([0], [30], [0]) });
+    expect(relativeNoise(empty)).toBeNull();
+  });
+
+  it('widens the band by the noise of either side', () => {
+    const swinging = windowCell(4, 520, [0.7, 1.3, 0.7, 1.3, 1.0]);
+    expect(tieBand(windowCell(4, 520), swinging)).toBe(tieBand(swinging, windowCell(4, 520)));
+    expect(tieBand(windowCell(4, 520), swinging)).toBeGreaterThan(0.1);
+  });
+
+  it('uses the band, not Welch, when only one side has two or more repetitions', () => {
+    const a = repeatedSession({ '8192x1': [1000, 1010, 990] }).cells[0];
+    const once = repeatedSession({ '8192x1': [1500] }).cells[0];
+    expect(cellDifference(a, once)).toMatchObject({ method: 'band', verdict: 'faster' });
+    expect(cellDifference(once, a)).toMatchObject({ method: 'band', verdict: 'slower' });
   });
 });
