@@ -14,6 +14,7 @@ export default {
     'src-shared/report/confidence.ts',
     'src-shared/report/slo.ts',
     'src-shared/report/compare-model.ts',
+    'src-shared/report/cell-difference.ts',
   ],
   coverageAnalysis: 'perTest',
   // The machine is shared: one test process at a time.

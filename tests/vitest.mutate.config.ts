@@ -11,5 +11,8 @@ export default defineConfig({
     // tests/unit holds only pure suites (tests/vitest.config.ts).
     include: ['tests/unit/**/*.test.ts'],
     retry: 0,
+    // Stryker's dry run loads every suite into one process on a shared machine: a slow start is
+    // not a failed test.
+    testTimeout: 20_000,
   },
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findLoop, LoopDetector } from '../../../src-main/engine/bench/loop-detector';
+import { EXCERPT_CHARS, findLoop, LoopDetector } from '../../../src-main/engine/bench/loop-detector';
 import { fillerText } from '../../../src-main/engine/bench/prompts';
 
 // Varied prose that never repeats a 64-character window: numbered sentences.
@@ -73,5 +73,43 @@ describe('loop detector (METHOD.md)', () => {
     // It needs 4096 covered characters and 4 repeats (2800 chars): fires soon after 1000 + 4096 + anchor.
     expect(firedAt).toBeGreaterThan(1000 + 4096);
     expect(firedAt).toBeLessThan(1000 + 4096 + 700 + 256);
+  });
+
+  it('keeps a period of at most 400 characters whole as evidence', () => {
+    const passage = varied(EXCERPT_CHARS);
+    const found = findLoop(varied(3000) + passage.repeat(11));
+    expect(found).toMatchObject({ period: EXCERPT_CHARS, excerpt: passage });
+    const shorter = varied(300);
+    expect(findLoop(varied(3000) + shorter.repeat(14))?.excerpt).toBe(shorter);
+  });
+
+  it('reports the shortest period at the end of the text and counts its whole repeats', () => {
+    const passage = varied(1000);
+    expect(findLoop(varied(2000) + passage.repeat(6))).toMatchObject({ period: 1000, repeats: 6 });
+    // A text that is nothing but the loop counts every repeat.
+    expect(findLoop(passage.repeat(5))).toMatchObject({ period: 1000, repeats: 5 });
+  });
+
+  it('does nothing for an empty piece and stops checking once a loop is found', () => {
+    const d = new LoopDetector();
+    expect(d.push('')).toBeNull();
+    const passage = varied(500);
+    d.push(varied(1000) + passage.repeat(10));
+    const found = d.found;
+    expect(found).toMatchObject({ period: 500 });
+    // Later text, even another loop, leaves the first finding as it was.
+    expect(d.push(varied(700).repeat(10))).toBe(found);
+    expect(d.push('')).toBe(found);
+  });
+
+  it('checks only at each 256-character mark, however the text arrives', () => {
+    const d = new LoopDetector();
+    const passage = varied(500);
+    const text = varied(1000) + passage.repeat(10);
+    // Nine whole repeats (4,500 characters) are first there at 5,500 characters; the marks are 5,376 and 5,632.
+    expect(d.push(text.slice(0, 5376))).toBeNull();
+    expect(findLoop(text.slice(0, 5631))).toMatchObject({ period: 500, repeats: 9 });
+    expect(d.push(text.slice(5376, 5631))).toBeNull();
+    expect(d.push(text.slice(5631, 5632))).toMatchObject({ period: 500, repeats: 9 });
   });
 });

@@ -4,7 +4,14 @@
  * the one-line verdicts and the regression gate.
  */
 import { describe, expect, it } from 'vitest';
-import { BAND_FLOOR, cellDifference, relativeNoise, tieBand } from '#shared/report/cell-difference';
+import {
+  BAND_FLOOR,
+  cellDifference,
+  fmtCellDifference,
+  fmtChange,
+  relativeNoise,
+  tieBand,
+} from '#shared/report/cell-difference';
 import { compareSessions } from '#shared/report/compare-model';
 import { regressions } from '#shared/report/compare-verdict';
 import { bestTable, buildSweepModel } from '#shared/report/sweep-model';
@@ -113,5 +120,106 @@ describe('same or different', () => {
       { label: 'B / A', context: 8192, concurrency: 16, ratio: 490 / 1620, note: 'B: Requests queued' },
     ]);
     expect(regressions(back, 0.8)).toEqual([]);
+  });
+
+  it('has no difference without a total on both sides or against a zero A', () => {
+    expect(cellDifference(windowCell(4, 520), { ...windowCell(4, 520), totalTokensPerSecond: null })).toBeNull();
+    expect(cellDifference({ ...windowCell(4, 520), totalTokensPerSecond: null }, windowCell(4, 520))).toBeNull();
+    expect(cellDifference({ ...windowCell(4, 520), totalTokensPerSecond: 0 }, windowCell(4, 520))).toBeNull();
+  });
+
+  it('reads the change as B / A − 1; without a window to measure its noise, the band is ±5%', () => {
+    const d = cellDifference(windowCell(4, 400), windowCell(4, 500))!;
+    expect(d).toMatchObject({ ratio: 1.25, verdict: 'faster', method: 'band', low: null, high: null });
+    expect(d.change).toBeCloseTo(0.25, 12);
+    // An imported cell keeps no window: its noise is unknown and the band is the floor.
+    const bare = (total: number) => ({ ...windowCell(1, total), requests: null });
+    expect(relativeNoise(bare(100))).toBeNull();
+    expect(cellDifference(bare(100), bare(104.9))?.verdict).toBe('same');
+    expect(cellDifference(bare(100), bare(95.1))?.verdict).toBe('same');
+    expect(cellDifference(bare(100), bare(94.9))?.verdict).toBe('slower');
+    expect(cellDifference(bare(100), bare(105.1))?.verdict).toBe('faster');
+  });
+
+  it('measures a window’s noise as the spread of its six slices’ rates over √6', () => {
+    // Rates of 0.5 and 1.5 alternating over six slices of the window: mean 1, sample sd √(6/5) × 0.5.
+    const cell = windowCell(1, 600, [0.5, 1.5, 0.5, 1.5, 0.5, 1.5]);
+    expect(relativeNoise(cell)).toBeCloseTo((Math.sqrt(6 / 5) * 0.5) / Math.sqrt(6), 3);
+    const band = tieBand(cell, windowCell(1, 600));
+    expect(band).toBeCloseTo(1.96 * relativeNoise(cell)!, 6);
+    expect(relativeNoise({ ...cell, windowSeconds: null })).toBeNull();
+    expect(relativeNoise({ ...cell, requests: { ...cell.requests!, windowTokens: [] } })).toBeNull();
+  });
+
+  it('takes the noise of repeated cells from their repetitions: the standard error of the mean', () => {
+    const a = repeatedSession({ '8192x1': [990, 1000, 1010] }).cells[0];
+    // sd 10, mean 1000, n 3.
+    expect(relativeNoise(a)).toBeCloseTo(10 / 1000 / Math.sqrt(3), 9);
+    // Against a single window, the band rule decides: the floor of ±5% here.
+    const d = cellDifference(a, windowCell(1, 1030))!;
+    expect(d).toMatchObject({ method: 'band', band: BAND_FLOOR, verdict: 'same' });
+  });
+
+  it('with repeats on both sides, calls differences within the noise the same and slowdowns slower', () => {
+    const a = repeatedSession({ '8192x1': [1000, 1010, 990] }).cells[0];
+    const noisy = repeatedSession({ '8192x1': [900, 1100, 1020] }).cells[0];
+    const slow = repeatedSession({ '8192x1': [960, 968, 952] }).cells[0];
+    expect(cellDifference(a, noisy)).toMatchObject({ verdict: 'same', method: 'welch' });
+    const d = cellDifference(a, slow)!;
+    expect(d).toMatchObject({ verdict: 'slower', method: 'welch', band: null });
+    expect(d.high!).toBeLessThan(0);
+    expect(fmtCellDifference(d, 'B')).toMatch(/^B is 4\.0% slower, 95% CI [\d.]+–[\d.]+%$/);
+    expect(fmtCellDifference(cellDifference(a, noisy)!, 'B')).toBe('no significant difference');
+  });
+
+  it('writes the change with its sign, a tie with its band', () => {
+    expect(fmtChange(0.031)).toBe('+3.1%');
+    expect(fmtChange(-0.03)).toBe('−3.0%');
+    expect(fmtChange(-0.0004)).toBe('+0.0%');
+    expect(fmtChange(0)).toBe('+0.0%');
+    expect(fmtChange(-0.004)).toBe('−0.4%');
+    expect(fmtChange(null)).toBe('—');
+    const same = cellDifference(windowCell(4, 500), windowCell(4, 506))!;
+    expect(fmtCellDifference(same, 'B')).toBe('+1.2%, the same within ±5.0%');
+    expect(fmtCellDifference(cellDifference(windowCell(4, 500), windowCell(4, 1650))!, 'B')).toBe('+230.0%');
+  });
+
+  it('spreads each request’s tokens over the slices its stream spans, and puts a stream of one instant in its slice', () => {
+    // One stream over the whole 30 s window (600 tokens, 100 a slice) and one inside the first
+    // slice (100 tokens): slice rates 200, 100, 100, 100, 100, 100.
+    const requests = (first: number[], last: number[], tokens: number[]) => ({
+      sentAt: first.map((f) => f - 0.05),
+      firstTokenAt: first,
+      lastTokenAt: last,
+      outputTokens: tokens,
+      windowTokens: tokens,
+      promptTokens: tokens.map(() => 8192),
+      outcome: tokens.map(() => 'done' as const),
+    });
+    const rates = [200, 100, 100, 100, 100, 100];
+    const mean = 700 / 6;
+    const sd = Math.sqrt(rates.reduce((a, r) => a + (r - mean) ** 2, 0) / 5);
+    const expected = sd / mean / Math.sqrt(6);
+    const spread = sampleCell(8192, 2, { windowSeconds: 30, requests: requests([0, 0], [30, 5], [600, 100]) });
+    expect(relativeNoise(spread)).toBeCloseTo(expected, 9);
+    // The short stream's 100 tokens all at 2 s: the same slice, the same noise.
+    const instant = sampleCell(8192, 2, { windowSeconds: 30, requests: requests([0, 2], [30, 2], [600, 100]) });
+    expect(relativeNoise(instant)).toBeCloseTo(expected, 9);
+    // A window that delivered no tokens says nothing about noise.
+    const empty = sampleCell(8192, 1, { windowSeconds: 30, requests: requests([0], [30], [0]) });
+    expect(relativeNoise(empty)).toBeNull();
+  });
+
+  it('widens the band by the noise of either side', () => {
+    const swinging = windowCell(4, 520, [0.7, 1.3, 0.7, 1.3, 1.0]);
+    expect(tieBand(windowCell(4, 520), swinging)).toBe(tieBand(swinging, windowCell(4, 520)));
+    expect(tieBand(windowCell(4, 520), swinging)).toBeGreaterThan(0.1);
+  });
+
+  it('uses the band, not Welch, when only one side has two or more repetitions', () => {
+    const a = repeatedSession({ '8192x1': [1000, 1010, 990] }).cells[0];
+    const once = repeatedSession({ '8192x1': [1500] }).cells[0];
+    expect(cellDifference(a, once)).toMatchObject({ method: 'band', verdict: 'faster' });
+    expect(cellDifference(once, a)).toMatchObject({ method: 'band', verdict: 'slower' });
   });
 });

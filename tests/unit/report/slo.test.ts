@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { importText } from '../../../src-main/workflows/importers';
-import { TargetSpecError, capacityWithinTargets, meetsTargets, parseTargets } from '#shared/report/slo';
+import {
+  TargetSpecError,
+  capacityWithinTargets,
+  medianOnly,
+  meetsTargets,
+  parseTargets,
+  targetLabel,
+} from '#shared/report/slo';
+import { sampleCell, sampleSession } from '../../helpers/sample-session';
 import { SYNTHETIC_REPORT } from '../../helpers/paths';
 
 const reference = () => {
@@ -29,6 +37,8 @@ describe('service-level targets', () => {
     ['ttft-p90>=2s', /ceiling/],
     ['per-request<=20', /floor/],
     ['per-request>=fast', /not a number/],
+    ['total>=20s', /tok\/s, not s/],
+    [' , ', /no targets/],
   ])('refuses %j with a message naming the problem', (spec, message) => {
     expect(() => parseTargets(spec)).toThrow(TargetSpecError);
     expect(() => parseTargets(spec)).toThrow(message);
@@ -57,5 +67,73 @@ describe('service-level targets', () => {
     const tight = capacityWithinTargets(reference(), parseTargets('ttft-p90<=100ms,per-request>=80'));
     expect(tight.find((r) => r.context === 8192)).toMatchObject({ concurrency: 1, totalTokensPerSecond: 100 });
     expect(tight.find((r) => r.context === 32768)).toMatchObject({ concurrency: null, totalTokensPerSecond: null });
+  });
+
+  it('reads units, decimals, spaces and capitals, and keeps the spec as written without blanks', () => {
+    const set = parseTargets(' TTFT-P99 <= 1.5 s ,, total >= 2400 tok/s, tbt-mean<=12.5ms ');
+    expect(set.targets).toEqual([
+      { metric: { kind: 'ttft', stat: 'p99' }, op: '<=', limit: 1.5 },
+      { metric: { kind: 'total' }, op: '>=', limit: 2400 },
+      { metric: { kind: 'tbt', stat: 'mean' }, op: '<=', limit: 0.0125 },
+    ]);
+    expect(set.spec).toBe('TTFT-P99 <= 1.5 s,total >= 2400 tok/s,tbt-mean<=12.5ms');
+    expect(() => parseTargets('ttft-p95<=1s')).toThrow(/not a metric: use ttft-p50\|p90\|p99\|mean/);
+  });
+
+  it('checks a measured session against the percentile asked for, an imported one against its medians', () => {
+    // sampleCell: TTFT median 37 ms, p90 44.4 ms; time between tokens median 7 ms, p99 10.5 ms.
+    const cell = sampleCell(8192, 1);
+    const ttftP90 = parseTargets('ttft-p90<=40ms');
+    expect(meetsTargets(cell, ttftP90, false)).toBe(false);
+    expect(meetsTargets(cell, ttftP90, true)).toBe(true);
+    const tbtP99 = parseTargets('tbt-p99<=8ms');
+    expect(meetsTargets(cell, tbtP99, false)).toBe(false);
+    expect(meetsTargets(cell, tbtP99, true)).toBe(true);
+    expect(meetsTargets(cell, parseTargets('tbt-p99<=11ms'), false)).toBe(true);
+    const s = sampleSession();
+    expect(medianOnly(s)).toBe(false);
+    expect(medianOnly(reference())).toBe(true);
+  });
+
+  it('checks rates as floors, per request and in total, and fails a cell without the figure', () => {
+    const cell = sampleCell(8192, 4); // 141.4 tok/s per request, 565.6 in total
+    expect(meetsTargets(cell, parseTargets('per-request>=141.4'), false)).toBe(true);
+    expect(meetsTargets(cell, parseTargets('per-request>=141.5'), false)).toBe(false);
+    expect(meetsTargets(cell, parseTargets('total>=565.6'), false)).toBe(true);
+    expect(meetsTargets(cell, parseTargets('total>=566'), false)).toBe(false);
+    const bare = sampleCell(8192, 4, { ttft: null, timeBetweenTokens: null, perRequestTokensPerSecond: null });
+    expect(meetsTargets(bare, parseTargets('ttft<=10s'), true)).toBe(false);
+    expect(meetsTargets(bare, parseTargets('tbt<=10s'), false)).toBe(false);
+    expect(meetsTargets(bare, parseTargets('per-request>=0'), false)).toBe(false);
+    expect(meetsTargets(sampleCell(8192, 4, { totalTokensPerSecond: null }), parseTargets('total>=0'), false)).toBe(
+      false,
+    );
+  });
+
+  it('names each target for captions, the median by its name', () => {
+    const labels = parseTargets('ttft<=2s,tbt-p90<=50ms,per-request>=20,total>=900').targets.map((t) =>
+      targetLabel(t, (x) => String(x.limit)),
+    );
+    expect(labels).toEqual([
+      'TTFT median ≤ 2',
+      'Time between tokens p90 ≤ 0.05',
+      'Per request tok/s ≥ 20',
+      'Total tok/s ≥ 900',
+    ]);
+  });
+
+  it('refuses a cell that is not Valid even when its figures meet every target', () => {
+    const set = parseTargets('per-request>=100');
+    expect(meetsTargets(sampleCell(8192, 4), set, false)).toBe(true);
+    expect(meetsTargets(sampleCell(8192, 4, { status: 'queued' }), set, false)).toBe(false);
+  });
+
+  it('lists the capacity by context from the smallest, each with the figures of its best cell', () => {
+    const s = sampleSession();
+    const session = { ...s, cells: [sampleCell(32768, 1), sampleCell(8192, 4), sampleCell(8192, 1)] };
+    expect(capacityWithinTargets(session, parseTargets('per-request>=100'))).toEqual([
+      { context: 8192, concurrency: 4, totalTokensPerSecond: 565.6, perRequestTokensPerSecond: 141.4 },
+      { context: 32768, concurrency: 1, totalTokensPerSecond: 141.4, perRequestTokensPerSecond: 141.4 },
+    ]);
   });
 });
