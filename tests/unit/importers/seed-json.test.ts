@@ -8,7 +8,7 @@ import { serializeSession } from '../../../src-main/platform/session/write';
 import { SessionSchema } from '#shared/session/schema';
 import { countByStatus } from '../../../src-main/platform/session/summary';
 import { sampleSession } from '../../helpers/sample-session';
-import { tableAfter, referenceText } from '../report/reference-text';
+import { faraRtxPro6000 } from '../../helpers/calibration';
 
 const FIXTURES = join(__dirname, 'fixtures');
 const FARA = join(FIXTURES, 'fara-benchmark_results.json');
@@ -56,11 +56,31 @@ describe('import: llm-inference-bench benchmark_results.json', () => {
     expect(looped.evidence?.loopExcerpt).toMatch(/^The Renaissance/);
   });
 
-  it('renders the same decode figures as the reference report it was measured for', async () => {
-    const md = renderMarkdownReport(await load(FARA));
-    const ours = tableAfter(md, 'Phase').filter((r) => r[0] === 'Sustained decode');
-    const ref = tableAfter(referenceText(), 'Phase').filter((r) => r[0] === 'Sustained decode');
-    expect(ours).toEqual(ref);
+  it('holds the same decode figures as the reference run it was measured for, cell by cell', async () => {
+    const s = await load(FARA);
+    const cal = faraRtxPro6000();
+    const label = new Map(Object.entries(cal.contexts).map(([name, tokens]) => [tokens, name]));
+    // As the run's report printed them: total to 0.1 tok/s, TTFT in whole ms, per request as printed (to 0.5).
+    const ours = Object.fromEntries(
+      s.cells.map((c) => [
+        `${label.get(c.context)}x${c.concurrency}`,
+        c.status === 'valid'
+          ? {
+              status: c.status,
+              total: Number(c.totalTokensPerSecond!.toFixed(1)),
+              perRequest: c.perRequestTokensPerSecond,
+              ttftMs: Math.round(c.ttft!.p50 * 1000),
+            }
+          : { status: c.status },
+      ]),
+    );
+    const expected = Object.fromEntries(
+      Object.entries(cal.decode).map(([key, cell]) => [
+        key,
+        cell.status === 'valid' ? { ...cell, perRequest: expect.closeTo(cell.perRequest, 0) } : cell,
+      ]),
+    );
+    expect(ours).toEqual(expected);
   });
 
   it('accepts an older file: missing fields, unknown fields, skipped cells left out', async () => {
