@@ -29,6 +29,17 @@ import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '..
 
 const LOG_FLUSH_MS = 100;
 
+/** The launch a form asks for and its command line; a form or command that cannot launch is the user's to fix. */
+function launchOf(form: ServerForm, port: number): { launch: LaunchOptions; built: ReturnType<typeof buildLaunch> } {
+  const launch = formToLaunch(form, port);
+  if (!launch.ok) throw new UserError(launch.error);
+  try {
+    return { launch: launch.data, built: buildLaunch(launch.data) };
+  } catch (e) {
+    throw new UserError((e as Error).message);
+  }
+}
+
 export class ServerControl {
   private supervisor: Supervisor | null = null;
   /** Earlier supervisors whose crash left processes the person chose to leave running: ended on dispose at the latest. */
@@ -75,15 +86,8 @@ export class ServerControl {
       return { display: `attach ${form.url || '<url>'}`, argv: [], env: {}, powershell: null, platformNote: null };
     const platform = this.opts.platform ?? process.platform;
     const platformNote = localLaunchNote(form.kind, platform);
-    const launch = formToLaunch(form, form.port ?? (await this.portFor(form.host)));
-    if (!launch.ok) throw new UserError(launch.error);
-    let built;
-    try {
-      built = buildLaunch(launch.data);
-    } catch (e) {
-      throw new UserError((e as Error).message);
-    }
-    const shown = commandToConfirm(form.kind, built, launch.data.apiKey);
+    const { launch, built } = launchOf(form, form.port ?? (await this.portFor(form.host)));
+    const shown = commandToConfirm(form.kind, built, launch.apiKey);
     return {
       display: built.display,
       argv: shown.argv,
@@ -153,21 +157,14 @@ export class ServerControl {
 
   private async launch(form: ServerForm): Promise<ServerSnapshot> {
     const port = form.port ?? (await this.portFor(form.host));
-    const launch = formToLaunch(form, port);
-    if (!launch.ok) throw new UserError(launch.error);
-    let built;
-    try {
-      built = buildLaunch(launch.data);
-    } catch (e) {
-      throw new UserError((e as Error).message);
-    }
-    if (launch.data.engineKind !== 'simulator')
-      await this.opts.gate?.check('Start this server?', [commandToConfirm(form.kind, built, launch.data.apiKey)]);
+    const { launch, built } = launchOf(form, port);
+    if (launch.engineKind !== 'simulator')
+      await this.opts.gate?.check('Start this server?', [commandToConfirm(form.kind, built, launch.apiKey)]);
     const display = built.display;
     const sup = new Supervisor();
     this.opts.registry?.track(sup, port);
     this.watch(sup, form.kind, display, null);
-    void sup.start(launch.data, {
+    void sup.start(launch, {
       readyTimeoutMs: this.opts.readyTimeoutMs,
       stopTimeoutMs: this.opts.stopTimeoutMs,
       orphanPolicy: 'report',
