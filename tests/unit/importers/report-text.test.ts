@@ -7,7 +7,7 @@ import { importFile, importText } from '../../../src-main/workflows/importers/in
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import { SessionSchema } from '#shared/session/schema';
 import { countByStatus } from '../../../src-main/platform/session/summary';
-import { SYNTHETIC_REPORT } from '../../helpers/paths';
+import { SYNTHETIC_LONG_CONTEXT_REPORT, SYNTHETIC_REPORT } from '../../helpers/paths';
 import { tableAfter } from '../report/reference-text';
 
 const reference = (): string => readFileSync(SYNTHETIC_REPORT, 'utf8');
@@ -171,6 +171,48 @@ describe('import: text of a speed test matrix web page', () => {
       expect(r.error).toContain('All measurements');
       expect(r.error).toContain('benchmark_results.json');
     }
+  });
+});
+
+describe('import: a long-context run on a named NVIDIA card', () => {
+  const longRun = () => {
+    const r = importText(readFileSync(SYNTHETIC_LONG_CONTEXT_REPORT, 'utf8'), 'synthetic-long-context.txt');
+    if (!r.ok) throw new Error(r.error);
+    return r.data;
+  };
+
+  it('reads "251K" as the largest usable context, max_model_len less the max output and 64 (257,984 tokens)', () => {
+    const s = longRun();
+    // 262,144 - 4,096 - 64 = 257,984, which prints as 251K; a plain 251 x 1,024 would be 257,024.
+    expect(s.runConfig.contexts).toEqual([8192, 257_984]);
+    expect(s.runConfig.prefillContexts).toEqual([8192, 257_984, 262_144]);
+    expect(s.cells.find((c) => c.context === 257_984 && c.concurrency === 1)).toMatchObject({
+      status: 'valid',
+      totalTokensPerSecond: 60,
+    });
+    expect(s.cells.find((c) => c.context === 257_984 && c.concurrency === 2)?.status).toBe('over-capacity');
+  });
+
+  it('names the GPU vendor from the card name', () => {
+    const s = longRun();
+    expect(s.hardware.gpus).toEqual([
+      expect.objectContaining({
+        name: 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
+        vendor: 'nvidia',
+        vramBytes: 96 * 1024 ** 3,
+      }),
+    ]);
+    // A card name the importer does not know stays "other", never guessed.
+    expect(imported().hardware.gpus[0].vendor).toBe('other');
+  });
+
+  it('keeps the 251K context through its own Markdown export', () => {
+    const first = longRun();
+    const again = importText(renderMarkdownReport(first), 'long.md');
+    if (!again.ok) throw new Error(again.error);
+    expect(again.data.runConfig.contexts).toEqual([8192, 257_984]);
+    expect(again.data.cells).toEqual(first.cells);
+    expect(again.data.hardware.gpus[0].vendor).toBe('nvidia');
   });
 });
 
