@@ -7,9 +7,9 @@ import { planRun } from '../../engine/bench/plan';
 import type { RunConfigInput } from '../../engine/bench/types';
 import { type LaunchOptions, buildLaunch, toServerLaunch } from '../../engine/server/launch';
 import { flagValue } from '../../engine/server/command-line';
-import { fmtDuration, plural } from '#shared/report/format';
 import type { SweepPlanFigures } from '#shared/ipc/contract';
 import { mean } from '#shared/mean';
+import { sweepPlanWords } from '#shared/sweep/plan-words';
 import type { VariantState } from './manifest';
 
 /**
@@ -49,14 +49,8 @@ export function planSweep(
   };
 }
 
-/** ", 2 planned as Requests queued (above a variant's running-request cap)". */
-export const queuedNote = (p: SweepPlanFigures): string =>
-  p.queuedCells ? `, ${p.queuedCells} planned as Requests queued (above a variant's --max-num-seqs)` : '';
-
-/** The CLI's plan line. */
-export function sweepPlanLine(p: SweepPlanFigures): string {
-  return `Sweep plan: ${p.toRun} of ${p.variants} variants to run (${plural(p.serverStarts, 'server start')}), up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all${queuedNote(p)}; Over capacity is known once each server is up), about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts.`;
-}
+/** The CLI's plan line: the plan's words, as the app shows them too. */
+export const sweepPlanLine = (p: SweepPlanFigures): string => `Sweep plan: ${sweepPlanWords(p)}.`;
 
 /**
  * Seconds left in a sweep. Once a variant has finished here, each variant still to come is

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planSweep, sweepPlanLine, sweepSecondsLeft } from '../../../src-main/workflows/sweep/plan';
 import { launchOptionsFromCommand } from '../../../src-main/engine/server/command-line';
+import { sweepPlanWords } from '#shared/sweep/plan-words';
 
 const config = {
   contexts: [8192, 32768],
@@ -56,6 +57,30 @@ describe('the plan of a sweep', () => {
     expect(sweepPlanLine(few)).toContain(
       "(4 in all, 2 planned as Requests queued (above a variant's --max-num-seqs); Over capacity",
     );
+  });
+});
+
+describe('the plan in words', () => {
+  const figures = { variants: 1, toRun: 1, serverStarts: 1, cellsPerVariant: 1, cells: 1, queuedCells: 0 };
+
+  it('says one variant, one server start and one cell in the singular', () => {
+    const words = sweepPlanWords({ ...figures, secondsPerVariant: 90, measuringSeconds: 90 });
+    expect(words).toMatch(/^1 of 1 variant to run \(1 server start\), up to 1 cell each \(1 in all; Over capacity /);
+  });
+
+  it('is the CLI line after "Sweep plan:", so the app and the CLI say the same', () => {
+    const p = {
+      ...figures,
+      variants: 3,
+      toRun: 2,
+      serverStarts: 2,
+      cells: 2,
+      queuedCells: 1,
+      secondsPerVariant: 60,
+      measuringSeconds: 120,
+    };
+    expect(sweepPlanLine(p)).toBe(`Sweep plan: ${sweepPlanWords(p)}.`);
+    expect(sweepPlanWords(p)).toContain("(2 in all, 1 planned as Requests queued (above a variant's --max-num-seqs); ");
   });
 });
 

@@ -4,7 +4,7 @@
  * left. The current variant's matrix fills in below, as a run's does. Stop saves; Resume
  * finishes what is missing, as `speedmatrix sweep --resume` does.
  */
-import type { SweepPlanFigures, SweepVariantView, SweepView } from '#shared/ipc/contract';
+import type { SweepVariantView, SweepView } from '#shared/ipc/contract';
 import { fmtDuration } from '../../format';
 import { useApp } from '../../store';
 import { chooseSweepDir, openSweep, resumeSweep, startSweep, stopSweep } from '../../store/actions';
@@ -12,12 +12,7 @@ import { isRunning } from '../../store/run-slice';
 import { sweepBusy } from '../../store/sweep-slice';
 import { Field } from '../../components/ui';
 import { plural } from '#shared/report/format';
-import { STATUS_WORDS } from '#shared/session/status-words';
-
-/** The plan in words: the same figures as the CLI's plan line. */
-export function planWords(p: SweepPlanFigures): string {
-  return `${p.toRun} of ${plural(p.variants, 'variant')} to run · ${plural(p.serverStarts, 'server start')} · up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all${p.queuedCells ? `, ${p.queuedCells} planned as ${STATUS_WORDS.queued}` : ''}; Over capacity is known once each server is up) · about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts`;
-}
+import { sweepPlanWords } from '#shared/sweep/plan-words';
 
 function stateWords(v: SweepVariantView): string {
   const cells = v.cells ? `${v.cells.done} of ${plural(v.cells.total, 'cell')}` : null;
@@ -108,7 +103,7 @@ export function SweepPanel() {
       </div>
       {shownPlan && (
         <p className="muted" data-testid="sweep-plan">
-          {planWords(shownPlan)}
+          {sweepPlanWords(shownPlan)}
         </p>
       )}
       <div className="actions">
