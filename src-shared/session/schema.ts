@@ -232,6 +232,14 @@ export const QueueEvidenceSchema = z.object({
   clientInFlight: nonNeg.optional(),
   /** Mean seconds from a request's last token to its worker's next request, inside the window (older files: absent). */
   clientTurnaroundSeconds: nonNeg.optional(),
+  /**
+   * From vLLM's `vllm:request_queue_time_seconds` between the window's first and last scrape, where
+   * the server exports it and scheduled a request in the window (else absent): requests scheduled,
+   * their mean wait before it, and the preemptions meanwhile (`vllm:num_preemptions_total`).
+   */
+  scheduledRequests: count.optional(),
+  meanQueueSeconds: nonNeg.optional(),
+  preemptions: count.optional(),
 });
 
 /** The longest gap between two tokens of one stream inside the window, when it made the figure suspect. */

@@ -523,6 +523,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     queue,
     readinessTimedOut: f.readinessTimedOut,
     stall,
+    stepSeconds: tbt?.p50 ?? null,
   });
   const common = {
     promptTokens: streams.find((s) => s.promptTokens >= 0)?.promptTokens ?? null,

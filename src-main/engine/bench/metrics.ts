@@ -1,6 +1,6 @@
 /**
  * Reading queue state from Prometheus `/metrics` of any supported engine (VLLM.md): running
- * and waiting requests. Only the lines needed are read, so large histogram pages stay cheap.
+ * and waiting requests, and vLLM's own queue time. Only the lines needed are read, so large histogram pages stay cheap.
  */
 import type { EngineKind } from '../server/target';
 
@@ -20,6 +20,21 @@ const QUEUE_METRICS: Record<Exclude<EngineKind, 'unknown'>, QueueNames> = {
 export interface QueueSample {
   running: number;
   waiting: number;
+  /**
+   * vLLM's own record of how long requests waited before they were first scheduled
+   * (`vllm:request_queue_time_seconds`, cumulative `_sum` and `_count`) and its preemption count
+   * (`vllm:num_preemptions_total`); absent where the server does not export them.
+   */
+  queueTime?: { sum: number; count: number; preemptions: number };
+}
+
+const VLLM_QUEUE_TIME = 'vllm:request_queue_time_seconds';
+
+function vllmQueueTime(text: string): QueueSample['queueTime'] {
+  const sum = metricValue(text, `${VLLM_QUEUE_TIME}_sum`);
+  const count = metricValue(text, `${VLLM_QUEUE_TIME}_count`);
+  if (sum === null || count === null) return undefined;
+  return { sum, count, preemptions: metricValue(text, 'vllm:num_preemptions_total') ?? 0 };
 }
 
 /**
@@ -60,7 +75,8 @@ export function queueSample(text: string, engine: EngineKind): QueueSample | nul
   for (const names of candidates) {
     const running = metricValue(text, names.running);
     if (running === null) continue;
-    return { running, waiting: metricValue(text, names.waiting) ?? 0 };
+    const queueTime = names === QUEUE_METRICS.vllm ? vllmQueueTime(text) : undefined;
+    return { running, waiting: metricValue(text, names.waiting) ?? 0, ...(queueTime ? { queueTime } : {}) };
   }
   return null;
 }

@@ -20,9 +20,26 @@ export interface ClientSide {
 }
 
 /**
+ * What the server's own queue-time record says between the window's first and last scrape: how
+ * many requests it scheduled, after how long on average, and how many it preempted. Empty where
+ * the server does not export it, scheduled none in the window, or its counters went back (a restart).
+ */
+function serverQueueTime(samples: readonly QueueSample[]): Partial<QueueEvidence> {
+  const first = samples[0].queueTime;
+  const last = samples[samples.length - 1].queueTime;
+  if (!first || !last) return {};
+  const scheduled = last.count - first.count;
+  const waited = last.sum - first.sum;
+  const preemptions = last.preemptions - first.preemptions;
+  if (scheduled <= 0 || waited < 0 || preemptions < 0) return {};
+  return { scheduledRequests: scheduled, meanQueueSeconds: waited / scheduled, preemptions };
+}
+
+/**
  * What the window's once-a-second scrapes say about queueing: the share of scrapes with a
  * request waiting, the longest run of consecutive such scrapes, and the mean running count,
- * beside what the client itself kept in flight. null without scrapes (no /metrics).
+ * beside what the client itself kept in flight and, where vLLM reports it, how long requests
+ * waited to be scheduled. null without scrapes (no /metrics).
  */
 export function queueEvidence(samples: readonly QueueSample[], client: ClientSide | null = null): QueueEvidence | null {
   if (samples.length === 0) return null;
@@ -44,6 +61,7 @@ export function queueEvidence(samples: readonly QueueSample[], client: ClientSid
     longestWaitingRun: longest,
     avgRunning: running / samples.length,
     ...(client ? { clientInFlight: client.inFlight, clientTurnaroundSeconds: client.turnaroundSeconds } : {}),
+    ...serverQueueTime(samples),
   };
 }
 
@@ -70,6 +88,8 @@ interface CellVerdictInput {
   readinessTimedOut: boolean;
   /** A gap in a stream inside the window long enough to make the figure suspect. */
   stall: StallEvidence | null;
+  /** One scheduler step: the cell's median time between tokens; null when not measured. */
+  stepSeconds: number | null;
 }
 
 interface CellVerdict {
@@ -91,9 +111,20 @@ const givenToServer = (v: Pick<CellVerdictInput, 'concurrency' | 'queue'>): numb
   return client !== undefined && client < QUEUED_ACTIVE_FRACTION * v.concurrency ? client : v.concurrency;
 };
 
+/**
+ * Whether the server's own queue time says its waiting requests were turnover: scheduled within
+ * one step on average, none preempted. A request sent after another finished waits for the step
+ * under way; that is not queueing (docs/method.md, Requests queued).
+ */
+function waitedOneStep(q: QueueEvidence, stepSeconds: number | null): boolean {
+  return (
+    q.meanQueueSeconds !== undefined && stepSeconds !== null && q.meanQueueSeconds <= stepSeconds && q.preemptions === 0
+  );
+}
+
 /** Why the server could not run all C at once, in words; [] when it could. */
 function queueReasons(
-  v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'readinessTimedOut'>,
+  v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'readinessTimedOut' | 'stepSeconds'>,
 ): string[] {
   const reasons: string[] = [];
   const given = givenToServer(v);
@@ -104,7 +135,7 @@ function queueReasons(
         : `average active requests ${v.avgActiveRequests.toFixed(1)} is below 95% of ${v.concurrency}`,
     );
   const q = v.queue;
-  if (q && q.longestWaitingRun >= QUEUED_WAITING_RUN)
+  if (q && q.longestWaitingRun >= QUEUED_WAITING_RUN && !waitedOneStep(q, v.stepSeconds))
     reasons.push(
       `requests were waiting in ${Math.round(q.waitingShare * 100)}% of the once-a-second checks, up to ${plural(q.longestWaitingRun, 'check')} in a row`,
     );

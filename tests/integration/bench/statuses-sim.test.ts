@@ -47,6 +47,10 @@ describe('Requests queued only when requests really wait', () => {
     expect(c.queueEvidence!.scrapes).toBeGreaterThanOrEqual(8);
     expect(c.queueEvidence!.longestWaitingRun).toBeLessThan(2);
     expect(c.queueEvidence!.avgRunning).toBeGreaterThanOrEqual(0.95 * 16);
+    // The server's own queue time (vllm:request_queue_time_seconds): each successor was scheduled
+    // at the next step or so, nowhere near a request's lifetime.
+    expect(c.queueEvidence!.scheduledRequests).toBeGreaterThan(0);
+    expect(c.queueEvidence!.meanQueueSeconds).toBeLessThan(3 * c.timeBetweenTokens!.p50);
     expect(c.failedRequests).toBe(0);
   }, 120_000);
 
@@ -63,6 +67,8 @@ describe('Requests queued only when requests really wait', () => {
     expect(c.queueEvidence!.longestWaitingRun).toBeGreaterThanOrEqual(2);
     expect(c.queueEvidence!.waitingShare).toBeGreaterThan(0.5);
     expect(c.queueEvidence!.avgRunning).toBeLessThanOrEqual(4);
+    // Each request waited for a running one to finish: many steps, by the server's own queue time.
+    expect(c.queueEvidence!.meanQueueSeconds).toBeGreaterThan(10 * c.timeBetweenTokens!.p50);
     expect(c.reason).toMatch(
       /average active requests 4\.0 is below 95% of 8; requests were waiting in \d+% of the once-a-second checks/,
     );

@@ -31,6 +31,7 @@ describe('status rules', () => {
     queue: calm,
     readinessTimedOut: false,
     stall: null,
+    stepSeconds: null,
   };
   it('Valid when none of the rules fire', () => expect(decideStatus(base)).toEqual({ status: 'valid', reason: null }));
   it('Requests queued: average active < 0.95 C, waiting in two scrapes in a row, or a readiness timeout', () => {
@@ -73,6 +74,40 @@ describe('status rules', () => {
   it('a request waiting in single scrapes (request turnover) is not queueing', () => {
     expect(decideStatus({ ...base, queue: { ...calm, waitingShare: 0.3, longestWaitingRun: 1 } }).status).toBe('valid');
   });
+  it("waiting seen in scrapes in a row is not queueing when vLLM's queue time says each request was scheduled within a step", () => {
+    // Short outputs: a request finishes every few steps, so a scrape often sees its successor waiting.
+    const waiting = { ...calm, waitingShare: 0.6, longestWaitingRun: 4, scheduledRequests: 480, preemptions: 0 };
+    const step = { ...base, stepSeconds: 0.012 };
+    expect(decideStatus({ ...step, queue: { ...waiting, meanQueueSeconds: 0.008 } })).toEqual({
+      status: 'valid',
+      reason: null,
+    });
+    expect(decideStatus({ ...step, queue: { ...waiting, meanQueueSeconds: 0.012 } }).status).toBe('valid');
+    // Waiting longer than a step on average is queueing.
+    expect(decideStatus({ ...step, queue: { ...waiting, meanQueueSeconds: 0.013 } })).toMatchObject({
+      status: 'queued',
+      reason: expect.stringMatching(
+        /^requests were waiting in 60% of the once-a-second checks, up to 4 checks in a row$/,
+      ),
+    });
+    // A preempted request waits again after its first scheduling, which the queue time leaves out.
+    expect(decideStatus({ ...step, queue: { ...waiting, meanQueueSeconds: 0.008, preemptions: 3 } }).status).toBe(
+      'queued',
+    );
+    // Without the server's queue time, or without a measured step, the scrapes alone decide.
+    expect(decideStatus({ ...step, queue: { ...calm, waitingShare: 0.6, longestWaitingRun: 4 } }).status).toBe(
+      'queued',
+    );
+    expect(decideStatus({ ...base, queue: { ...waiting, meanQueueSeconds: 0.008 } }).status).toBe('queued');
+  });
+  it("a server capped below C stays Requests queued whatever vLLM's queue time says", () => {
+    const capped = { ...calm, avgRunning: 12, waitingShare: 1, longestWaitingRun: 10, clientInFlight: 16 };
+    const quick = { ...capped, scheduledRequests: 40, meanQueueSeconds: 0.005, preemptions: 0 };
+    expect(decideStatus({ ...base, stepSeconds: 0.012, avgActiveRequests: 12, queue: quick })).toMatchObject({
+      status: 'queued',
+      reason: 'average active requests 12.0 is below 95% of 16',
+    });
+  });
   it('failed requests keep the figure up to 10% of the window, Error above', () => {
     expect(decideStatus({ ...base, failures: { windowRequests: 40, failed: 4, firstError: 'HTTP 500' } }).status).toBe(
       'valid',
@@ -109,6 +144,26 @@ describe('queue evidence from once-a-second scrapes', () => {
     });
     expect(queueEvidence([])).toBeNull();
   });
+  it("adds vLLM's queue time between the first and the last scrape: requests scheduled, their mean wait, preemptions", () => {
+    const q = (waiting: number, count: number, sum: number, preemptions = 0) => ({
+      running: 16,
+      waiting,
+      queueTime: { count, sum, preemptions },
+    });
+    expect(queueEvidence([q(0, 100, 2), q(1, 140, 2.4), q(0, 200, 3)])).toMatchObject({
+      scheduledRequests: 100,
+      meanQueueSeconds: expect.closeTo(0.01, 9),
+      preemptions: 0,
+    });
+    expect(queueEvidence([q(0, 100, 2, 1), q(0, 150, 4, 6)])).toMatchObject({ scheduledRequests: 50, preemptions: 5 });
+    // Nothing scheduled in the window, counters that went back (a restart), or no queue time: no such evidence.
+    for (const samples of [
+      [q(1, 100, 2), q(1, 100, 2)],
+      [q(0, 100, 2), q(0, 10, 0.1)],
+      [q(0, 100, 2), { running: 16, waiting: 0 }],
+    ])
+      expect(queueEvidence(samples)).not.toHaveProperty('meanQueueSeconds');
+  });
 });
 
 describe('metrics', () => {
@@ -125,6 +180,30 @@ describe('metrics', () => {
   it('sums engines, ignores longer names and comments', () => {
     expect(queueSample(vllm, 'vllm')).toEqual({ running: 16, waiting: 1 });
     expect(metricValue(vllm, 'vllm:generation_tokens_total')).toBe(1_048_576);
+  });
+  it("reads vLLM's queue time histogram and preemption counter, summed over engines", () => {
+    // The lines vLLM's Prometheus logger writes (vllm/v1/metrics/loggers.py): a histogram's _sum and
+    // _count beside its buckets, a counter with _total.
+    const page = [
+      vllm,
+      '# HELP vllm:request_queue_time_seconds Histogram of time spent in WAITING phase for request.',
+      '# TYPE vllm:request_queue_time_seconds histogram',
+      'vllm:request_queue_time_seconds_sum{engine="0",model_name="fara"} 1.5',
+      'vllm:request_queue_time_seconds_bucket{engine="0",le="0.3",model_name="fara"} 120.0',
+      'vllm:request_queue_time_seconds_count{engine="0",model_name="fara"} 120.0',
+      'vllm:request_queue_time_seconds_sum{engine="1",model_name="fara"} 0.5',
+      'vllm:request_queue_time_seconds_count{engine="1",model_name="fara"} 40.0',
+      'vllm:num_preemptions_total{engine="0",model_name="fara"} 2.0',
+      'vllm:num_preemptions_total{engine="1",model_name="fara"} 1.0',
+    ].join('\n');
+    expect(queueSample(page, 'vllm')).toEqual({
+      running: 16,
+      waiting: 1,
+      queueTime: { sum: 2, count: 160, preemptions: 3 },
+    });
+    // A version without the histogram, or another engine: the running and waiting counts alone.
+    expect(queueSample(page, 'sglang')).toBeNull();
+    expect(queueSample(vllm, 'unknown')).toEqual({ running: 16, waiting: 1 });
   });
   it('uses rank 0 only under tensor parallelism', () => {
     const tp = 'vllm:num_requests_running{engine="0",rank="0"} 8\nvllm:num_requests_running{engine="0",rank="1"} 8\n';

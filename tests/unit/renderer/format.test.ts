@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   fmtContext,
   fmtMs,
+  fmtQueueEvidence,
   fmtSeconds,
   fmtTokPerSec,
   legendText,
@@ -220,5 +221,32 @@ describe('All measurements rows', () => {
     expect(desc).toEqual(['p8192', 'd8192x32', 'd8192x1', 'd16384x128']);
     const asc = sortRows(rows, { column: 'total', descending: false }).map((r) => r.key);
     expect(asc).toEqual(['d8192x1', 'd8192x32', 'p8192', 'd16384x128']);
+  });
+});
+
+describe('queue evidence in words (the cell detail)', () => {
+  const scrapes = { scrapes: 30, waitingShare: 0.1, longestWaitingRun: 3, avgRunning: 15.96 };
+
+  it("says what the scrapes, the client and vLLM's own queue time saw", () => {
+    expect(
+      fmtQueueEvidence({
+        ...scrapes,
+        clientInFlight: 16,
+        clientTurnaroundSeconds: 0.004,
+        scheduledRequests: 1480,
+        meanQueueSeconds: 0.0084,
+        preemptions: 0,
+      }),
+    ).toBe(
+      'waiting in 10% of 30 checks (at most 3 in a row), 16.0 running on average, 16.0 in flight from the client (4 ms from a finished request to the next), 1,480 requests scheduled after 8 ms on average',
+    );
+    expect(fmtQueueEvidence({ ...scrapes, scheduledRequests: 40, meanQueueSeconds: 2.5, preemptions: 2 })).toBe(
+      'waiting in 10% of 30 checks (at most 3 in a row), 16.0 running on average, 40 requests scheduled after 2,500 ms on average (2 preempted)',
+    );
+  });
+
+  it('leaves out what a server or an older file did not record', () => {
+    expect(fmtQueueEvidence(scrapes)).toBe('waiting in 10% of 30 checks (at most 3 in a row), 16.0 running on average');
+    expect(fmtQueueEvidence(null)).toBe('—');
   });
 });
