@@ -36,18 +36,19 @@ const SEARCH = MAX_PERIOD + ANCHOR;
  */
 export function findLoop(text: string, recent: string = text): LoopFinding | null {
   const n = text.length;
-  if (n < MIN_COVERED || n < ANCHOR * 2) return null;
+  // MIN_COVERED is far above two anchors, so a text this long always has an anchor to look back from.
+  if (n < MIN_COVERED) return null;
   const r = recent.length;
   const anchor = recent.slice(r - ANCHOR);
   const lowest = r - ANCHOR - MAX_PERIOD;
   let idx = recent.lastIndexOf(anchor, r - ANCHOR - 1);
   for (let tries = 0; idx >= 0 && idx >= lowest && tries < MAX_CANDIDATES; tries++) {
     const period = r - ANCHOR - idx;
-    // How far back the text stays periodic with this period.
+    // How far back the text stays periodic with this period (at most the whole text: i stops at period - 1).
     let i = n - 1;
     while (i - period >= 0 && text.charCodeAt(i) === text.charCodeAt(i - period)) i--;
     const covered = n - 1 - i + period;
-    const repeats = Math.floor(Math.min(covered, n) / period);
+    const repeats = Math.floor(covered / period);
     if (repeats >= MIN_REPEATS && repeats * period >= MIN_COVERED) {
       const passage = text.slice(n - period);
       if (passage.trim().length > 0) {
@@ -73,7 +74,7 @@ export class LoopDetector {
   found: LoopFinding | null = null;
 
   push(s: string): LoopFinding | null {
-    if (this.found !== null || s.length === 0) return this.found;
+    if (this.found !== null) return this.found;
     this.text += s;
     this.recent += s;
     this.total += s.length;

@@ -112,4 +112,20 @@ describe('loop detector (METHOD.md)', () => {
     expect(d.push(text.slice(5376, 5631))).toBeNull();
     expect(d.push(text.slice(5631, 5632))).toMatchObject({ period: 500, repeats: 9 });
   });
+
+  it('tries at most 64 candidate periods per check, so a pathological text cannot stall the client', () => {
+    // A passage ending in a run of dashes: the last 64 characters (all dashes) recur at every
+    // distance up to the run's length less 64 before the real period, and each of those fails.
+    const looping = (dashes: number) => (varied(900) + '-'.repeat(dashes)).repeat(5);
+    // 63 failing candidates: the 64th is the real period.
+    expect(findLoop(looping(127))).toMatchObject({ period: 1027, repeats: 5 });
+    // 64 failing candidates: the search stops before the real period.
+    expect(findLoop(looping(128))).toBeNull();
+  });
+
+  it('needs the whole text to be at least 4096 characters, and a loop of exactly 4096 is one', () => {
+    const passage = varied(1024);
+    expect(findLoop(passage.repeat(4))).toMatchObject({ period: 1024, repeats: 4 });
+    expect(findLoop(passage.repeat(4).slice(1))).toBeNull();
+  });
 });
