@@ -44,9 +44,10 @@ export function findLoop(text: string, recent: string = text): LoopFinding | nul
   let idx = recent.lastIndexOf(anchor, r - ANCHOR - 1);
   for (let tries = 0; idx >= 0 && idx >= lowest && tries < MAX_CANDIDATES; tries++) {
     const period = r - ANCHOR - idx;
-    // How far back the text stays periodic with this period (at most the whole text: i stops at period - 1).
+    // How far back the text stays periodic with this period: at most the whole text, since before
+    // its start charCodeAt gives NaN, which equals nothing (i stops at period - 1).
     let i = n - 1;
-    while (i - period >= 0 && text.charCodeAt(i) === text.charCodeAt(i - period)) i--;
+    while (text.charCodeAt(i) === text.charCodeAt(i - period)) i--;
     const covered = n - 1 - i + period;
     const repeats = Math.floor(covered / period);
     if (repeats >= MIN_REPEATS && repeats * period >= MIN_COVERED) {
@@ -60,6 +61,9 @@ export function findLoop(text: string, recent: string = text): LoopFinding | nul
   }
   return null;
 }
+
+/** The last `keep` characters of `s` once it has grown to twice that, so trimming costs little per character. */
+const tail = (s: string, keep: number): string => (s.length > 2 * keep ? s.slice(s.length - keep) : s);
 
 /**
  * Feeds one stream's text as it arrives and checks every CHECK_EVERY characters. Two bounded
@@ -80,9 +84,9 @@ export class LoopDetector {
     this.total += s.length;
     if (this.total >= this.nextCheck) {
       this.nextCheck = (Math.floor(this.total / CHECK_EVERY) + 1) * CHECK_EVERY;
-      if (this.recent.length > 2 * SEARCH) this.recent = this.recent.slice(this.recent.length - SEARCH);
+      this.recent = tail(this.recent, SEARCH);
       this.found = findLoop(this.text, this.recent);
-      if (this.text.length > 2 * KEEP) this.text = this.text.slice(this.text.length - KEEP);
+      this.text = tail(this.text, KEEP);
     }
     return this.found;
   }

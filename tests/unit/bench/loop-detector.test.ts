@@ -56,9 +56,15 @@ describe('loop detector (METHOD.md)', () => {
     const d = new LoopDetector();
     const passage = varied(30_000);
     // The prose before the loop forces the kept text to be trimmed more than once.
-    const text = `${varied(300_000).replaceAll('Sentence', 'Line')}${passage.repeat(5)}`;
-    for (let i = 0; i < text.length && d.found === null; i += 1000) d.push(text.slice(i, i + 1000));
+    const prose = varied(300_000).replaceAll('Sentence', 'Line');
+    const text = `${prose}${passage.repeat(5)}`;
+    let firedAt = -1;
+    for (let i = 0; i < text.length && d.found === null; i += 1000) {
+      if (d.push(text.slice(i, i + 1000))) firedAt = i + 1000;
+    }
     expect(d.found).toMatchObject({ period: 30_000, repeats: 4 });
+    // At the first check with four whole repeats, however often the kept text was trimmed before.
+    expect(firedAt).toBe(Math.ceil((prose.length + 4 * 30_000) / 1000) * 1000);
   });
 
   it('runs incrementally on streamed text, checking every 256 characters', () => {
@@ -127,5 +133,21 @@ describe('loop detector (METHOD.md)', () => {
     const passage = varied(1024);
     expect(findLoop(passage.repeat(4))).toMatchObject({ period: 1024, repeats: 4 });
     expect(findLoop(passage.repeat(4).slice(1))).toBeNull();
+  });
+
+  it('counts a text that is nothing but the loop from its first character when streamed', () => {
+    const d = new LoopDetector();
+    const text = varied(1024).repeat(5);
+    let firedAt = -1;
+    for (let i = 0; i < text.length && firedAt < 0; i += 256) if (d.push(text.slice(i, i + 256))) firedAt = i + 256;
+    expect(firedAt).toBe(4096);
+    expect(d.found).toMatchObject({ period: 1024, repeats: 4 });
+  });
+
+  it('is not a loop one character short of four whole repeats', () => {
+    const passage = varied(1100);
+    // The character before the first repeat's remainder differs from the one it would need.
+    expect(findLoop(`${varied(3000)}#${passage.repeat(4).slice(1)}`)).toBeNull();
+    expect(findLoop(varied(3000) + passage.repeat(4))).toMatchObject({ period: 1100, repeats: 4 });
   });
 });
