@@ -4,13 +4,21 @@
  * reports alike. See docs/repeats-and-targets.md.
  */
 import type { DecodeCell, Session } from '../session/schema';
-import { NONE, fmtJoulesPerToken, fmtMs, fmtMsPrecise, fmtTokPerSec } from './format';
+import { NONE, fmtJoulesPerToken, fmtTokPerSec } from './format';
+import { LATENCY_DEFS, type LatencyKind, type LatencyStat, STAT_WORDS, latencyValue } from './latency';
 
 export const CELL_METRICS = [
   'total',
   'per-request',
   'ttft',
+  'ttft-p90',
+  'ttft-p99',
   'tbt',
+  'tbt-p90',
+  'tbt-p99',
+  'e2e',
+  'e2e-p90',
+  'e2e-p99',
   'joules-per-token',
   'tokens-per-watt',
   'cost-per-million',
@@ -31,6 +39,8 @@ interface CellMetricDef {
   better: 'higher' | 'lower';
   value: (cell: DecodeCell, ctx: MetricContext) => number | null;
   format: (v: number | null) => string;
+  /** The latency a latency percentile reads, so its sample count can be said beside it. */
+  latency?: LatencyKind;
 }
 
 const finite = (v: number | null | undefined): number | null =>
@@ -48,6 +58,18 @@ export function costPerMillionTokens(tokensPerSecond: number | null, ctx: Metric
   return ((price * Math.max(1, ctx.gpuCount)) / 3600 / rate) * 1e6;
 }
 
+/** A latency percentile as a heatmap figure: "TTFT (p90)", in ms, lower is better. */
+function latencyMetric(kind: LatencyKind, stat: LatencyStat): CellMetricDef {
+  return {
+    label: `${LATENCY_DEFS[kind].label} (${STAT_WORDS[stat]})`,
+    unit: 'ms',
+    better: 'lower',
+    value: (c) => latencyValue(c, kind, stat),
+    format: LATENCY_DEFS[kind].format,
+    latency: kind,
+  };
+}
+
 export const CELL_METRIC_DEFS: Record<CellMetric, CellMetricDef> = {
   total: {
     label: 'Total tok/s',
@@ -63,20 +85,15 @@ export const CELL_METRIC_DEFS: Record<CellMetric, CellMetricDef> = {
     value: (c) => finite(c.perRequestTokensPerSecond),
     format: fmtTokPerSec,
   },
-  ttft: {
-    label: 'TTFT (median)',
-    unit: 'ms',
-    better: 'lower',
-    value: (c) => finite(c.ttft?.p50),
-    format: fmtMs,
-  },
-  tbt: {
-    label: 'Time between tokens (median)',
-    unit: 'ms',
-    better: 'lower',
-    value: (c) => finite(c.timeBetweenTokens?.p50),
-    format: fmtMsPrecise,
-  },
+  ttft: latencyMetric('ttft', 'p50'),
+  'ttft-p90': latencyMetric('ttft', 'p90'),
+  'ttft-p99': latencyMetric('ttft', 'p99'),
+  tbt: latencyMetric('tbt', 'p50'),
+  'tbt-p90': latencyMetric('tbt', 'p90'),
+  'tbt-p99': latencyMetric('tbt', 'p99'),
+  e2e: latencyMetric('e2e', 'p50'),
+  'e2e-p90': latencyMetric('e2e', 'p90'),
+  'e2e-p99': latencyMetric('e2e', 'p99'),
   'joules-per-token': {
     label: 'Energy per output token',
     unit: 'J/token',

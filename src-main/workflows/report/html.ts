@@ -165,6 +165,12 @@ function bodyOf(r: ReportModel, session: Session): string {
       : '<p>No measurements in this session.</p>',
   );
 
+  if (r.latency)
+    out.push(
+      '<h2>Latency percentiles</h2>',
+      `<p class="caption">${esc(r.latencyCaption)}</p>`,
+      htmlTable(r.latency, 'latency'),
+    );
   if (r.energy)
     out.push(
       '<h2>Energy per token</h2>',
