@@ -50,7 +50,13 @@ export const LATENCY_DEFS: Record<LatencyKind, LatencyDef> = {
   },
 };
 
-export const STAT_WORDS: Record<LatencyStat, string> = { p50: 'median', p90: 'p90', p95: 'p95', p99: 'p99', mean: 'mean' };
+export const STAT_WORDS: Record<LatencyStat, string> = {
+  p50: 'median',
+  p90: 'p90',
+  p95: 'p95',
+  p99: 'p99',
+  mean: 'mean',
+};
 
 /** The figure, or null when the cell has none (or its file predates that percentile). */
 export function latencyValue(cell: DecodeCell, kind: LatencyKind, stat: LatencyStat): number | null {
@@ -84,7 +90,10 @@ const TABLE_KIND_WORDS: Record<LatencyKind, string> = { ttft: 'TTFT', tbt: 'Betw
 export const LATENCY_COLUMNS: readonly string[] = [
   'Context',
   'Requests at once',
-  ...LATENCY_KINDS.flatMap((k) => [...REPORTED_PERCENTILES.map((p) => `${TABLE_KIND_WORDS[k]} ${p}`), `${TABLE_KIND_WORDS[k]} n`]),
+  ...LATENCY_KINDS.flatMap((k) => [
+    ...REPORTED_PERCENTILES.map((p) => `${TABLE_KIND_WORDS[k]} ${p}`),
+    `${TABLE_KIND_WORDS[k]} n`,
+  ]),
 ];
 
 /**

@@ -6,10 +6,7 @@
 import type { DecodeCell, Session } from '../session/schema';
 import { LATENCY_DEFS, type LatencyKind, type LatencyStat, STAT_WORDS, latencyValue } from './latency';
 
-type TargetMetric =
-  | { kind: LatencyKind; stat: LatencyStat }
-  | { kind: 'per-request' }
-  | { kind: 'total' };
+type TargetMetric = { kind: LatencyKind; stat: LatencyStat } | { kind: 'per-request' } | { kind: 'total' };
 
 export interface Target {
   metric: TargetMetric;
