@@ -118,7 +118,7 @@ export function dataExportRefusal(session: Session, format: DataFormat): string 
       session.origin.kind === 'measured'
         ? 'it kept no per-request timings'
         : "the source tool's file has no per-request timings";
-    return `no request to export: ${why}. The per-cell figures can be exported as CSV (-o cells.csv).`;
+    return `no request to export: ${why}. The per-cell figures can still be exported as CSV.`;
   }
   return null;
 }

@@ -200,7 +200,7 @@ export function registerReport(program: Command): void {
         if (format === 'csv' || format === 'jsonl') {
           const refusal = dataExportRefusal(session.data, format);
           if (refusal) {
-            process.stderr.write(`speedmatrix report: ${refusal}\n`);
+            process.stderr.write(`speedmatrix report: ${refusal} (-o cells.csv)\n`);
             process.exitCode = 1;
             return;
           }
