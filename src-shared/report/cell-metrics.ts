@@ -5,6 +5,7 @@
  */
 import type { DecodeCell, Session } from '../session/schema';
 import { NONE, fmtJoulesPerToken, fmtTokPerSec } from './format';
+import { medianOnly } from './slo';
 import { LATENCY_DEFS, type LatencyKind, type LatencyStat, STAT_WORDS, latencyValue } from './latency';
 
 export const CELL_METRICS = [
@@ -40,7 +41,7 @@ interface CellMetricDef {
   value: (cell: DecodeCell, ctx: MetricContext) => number | null;
   format: (v: number | null) => string;
   /** The latency a latency percentile reads, so its sample count can be said beside it. */
-  latency?: LatencyKind;
+  latency?: { kind: LatencyKind; stat: LatencyStat };
 }
 
 const finite = (v: number | null | undefined): number | null =>
@@ -66,7 +67,7 @@ function latencyMetric(kind: LatencyKind, stat: LatencyStat): CellMetricDef {
     better: 'lower',
     value: (c) => latencyValue(c, kind, stat),
     format: LATENCY_DEFS[kind].format,
-    latency: kind,
+    latency: { kind, stat },
   };
 }
 
@@ -129,6 +130,9 @@ export function metricContextOf(session: Session, gpuPricePerHour: number | null
 /** Why a metric has no values in this session, or null when some cell has one. */
 export function metricUnavailable(session: Session, metric: CellMetric, ctx: MetricContext): string | null {
   const def = CELL_METRIC_DEFS[metric];
+  // An imported report's p90 and p99 are its median repeated (slo.ts, medianOnly): not shown as such.
+  if (def.latency && def.latency.stat !== 'p50' && medianOnly(session))
+    return `The source tool reported medians only: choose ${LATENCY_DEFS[def.latency.kind].label} (median).`;
   if (session.cells.some((c) => def.value(c, ctx) !== null)) return null;
   if (metric === 'cost-per-million' && positive(ctx.gpuPricePerHour) === null)
     return 'Give a GPU price per hour to see cost.';

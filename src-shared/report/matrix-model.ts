@@ -119,10 +119,11 @@ function cellView(
   const unit = view.unitInCells ? unitInCell(view.metric, value) : '';
   const figure = view.metric === 'total' ? fmtCellThroughput(cell) : def.format(value);
   const text = withFailed(`${figure}${unit}`, cell.failedRequests);
+  const latency = def.latency?.kind;
   const detail =
-    def.latency && value !== null && fewSamples(cell, def.latency)
-      ? `from ${plural(latencyCount(cell, def.latency) ?? 0, 'request')}`
-      : def.latency === 'ttft'
+    latency && value !== null && fewSamples(cell, latency)
+      ? `from ${plural(latencyCount(cell, latency) ?? 0, 'request')}`
+      : latency === 'ttft'
         ? `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s total`
         : ttft === null
           ? ''

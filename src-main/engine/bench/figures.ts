@@ -85,7 +85,9 @@ export function timeBetweenTokens(streams: readonly StreamTimes[], clock: Server
 /** End-to-end latency, send to last token, of the requests that finished with [DONE]. */
 export function endToEndLatency(streams: readonly StreamTimes[], clock: ServerClock): LatencyStats | null {
   return latencyStats(
-    streams.filter((s) => s.outcome === 'done' && s.lastTokenAt >= 0).map((s) => clock.seconds(s.lastTokenAt - s.sentAt)),
+    streams
+      .filter((s) => s.outcome === 'done' && s.lastTokenAt >= 0)
+      .map((s) => clock.seconds(s.lastTokenAt - s.sentAt)),
   );
 }
 

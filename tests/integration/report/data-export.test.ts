@@ -94,7 +94,10 @@ describe('speedmatrix report: data exports', () => {
     const out = join(dir, 'requests.jsonl');
     const r = await runCli(['report', file, '-o', out]);
     expect(r.code).toBe(0);
-    const lines = readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(out, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const total = session.cells.reduce((n, c) => n + c.requests!.sentAt.length, 0);
     expect(lines).toHaveLength(total);
     const four = session.cells.find((c) => c.concurrency === 4)!;
