@@ -4,7 +4,7 @@
  * tokens. One reading for the per-request export (JSON Lines) and the cell timeline. Times are
  * seconds from the cell's window start (negative: before it), as stored (docs/session-format.md).
  */
-import type { DecodeCell } from '../session/schema';
+import type { DecodeCell, RequestSamples } from '../session/schema';
 
 export interface RequestRecord {
   /** 0-based, in the order the requests were sent. */
@@ -31,9 +31,8 @@ export function requestsRepetition(cell: DecodeCell): number {
   return withFigures.length ? Math.max(...withFigures.map((r) => r.repetition)) : 1;
 }
 
-/** The cell's requests, or [] when the session kept no per-request columns (imported, or cleared). */
-export function requestRecords(cell: DecodeCell): RequestRecord[] {
-  const r = cell.requests;
+/** A cell's requests, or [] when the session kept no per-request columns (imported, or cleared). */
+export function requestRecords(r: RequestSamples | null): RequestRecord[] {
   if (!r) return [];
   return r.sentAt.map((sentAt, i) => {
     const first = r.firstTokenAt[i];

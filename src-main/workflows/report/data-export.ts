@@ -80,7 +80,7 @@ export function renderRequestsJsonl(session: Session): string {
   const lines: string[] = [];
   for (const cell of [...session.cells].sort(byMatrixOrder)) {
     const repetition = requestsRepetition(cell);
-    for (const r of requestRecords(cell)) {
+    for (const r of requestRecords(cell.requests)) {
       lines.push(
         JSON.stringify({
           context: cell.context,

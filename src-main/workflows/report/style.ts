@@ -53,6 +53,7 @@ table.differences td { text-align: left; overflow-wrap: anywhere; }
 table.differences td:first-child { overflow-wrap: normal; white-space: nowrap; }
 table.differences td:last-child { text-align: center; }
 table.measurements, table.latency { width: 100%; font-size: 11.5px; }
+details.timeline summary { cursor: pointer; margin: 4px 0; }
 table.measurements td, table.latency td { white-space: nowrap; }
 .tone-discarded, .tone-failed { color: #b3402a; }
 .tone-caution { color: #8a5a00; }
@@ -92,5 +93,6 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
   tr, .block, figure { break-inside: avoid; page-break-inside: avoid; }
   footer { font-size: 8pt; }
   .site-nav { display: none; }
+  .timelines { display: none; }
 }
 `;
