@@ -50,10 +50,7 @@ export function cellTimeline(
   if (reqs.length === 0) return null;
   const windowEnd = windowSeconds ?? 0;
   const endOf = (r: (typeof reqs)[number]) => r.lastTokenAt ?? Math.max(r.sentAt, windowEnd);
-  const scale = timeScale(
-    Math.min(0, ...reqs.map((r) => r.sentAt)),
-    Math.max(windowEnd, ...reqs.map(endOf)),
-  );
+  const scale = timeScale(Math.min(0, ...reqs.map((r) => r.sentAt)), Math.max(windowEnd, ...reqs.map(endOf)));
   const span = scale.max - scale.min;
   const x = (t: number) => (t - scale.min) / span;
   const gapThreshold = Math.max(MIN_MARKED_GAP, LARGE_GAP_FACTOR * (medianTbtSeconds ?? 0));
@@ -61,7 +58,9 @@ export function cellTimeline(
   const bars = reqs.map((r): TimelineBar => {
     const large = r.longestGap !== null && r.longestGapEndedAt !== null && r.longestGap >= gapThreshold;
     if (large) markedGaps++;
-    const gapText = large ? `, a ${fmtMs(r.longestGap)} gap between tokens ending at ${fmtSeconds(r.longestGapEndedAt)}` : '';
+    const gapText = large
+      ? `, a ${fmtMs(r.longestGap)} gap between tokens ending at ${fmtSeconds(r.longestGapEndedAt)}`
+      : '';
     return {
       sent: x(r.sentAt),
       first: r.firstTokenAt === null ? null : x(r.firstTokenAt),
@@ -83,4 +82,28 @@ export function cellTimeline(
 /** The legend under a timeline. */
 export function timelineLegend(m: TimelineModel): string {
   return `Each bar is one request, from sending it to its last token (or the window's end); the pale part is its time to first token. Gaps between tokens of ${fmtMs(m.gapThreshold)} or more are marked (${m.markedGaps} here). The shaded band is the measurement window; times are seconds from its start.`;
+}
+
+/** Where a timeline of `bars` requests is drawn, in SVG units: one layout for the report and the app. */
+export function timelineLayout(bars: number) {
+  const width = 720;
+  // Room for the first and last tick's text, centred on the axis ends.
+  const left = 24;
+  const plotWidth = width - left * 2;
+  const row = Math.max(2, Math.min(10, 480 / Math.max(1, bars)));
+  const top = 6;
+  const plotHeight = row * bars;
+  return {
+    width,
+    height: top + plotHeight + 24,
+    plotWidth,
+    plotHeight,
+    row,
+    top,
+    /** Axis fraction to x. */
+    x: (f: number) => left + f * plotWidth,
+    /** The bar of request i: its top and height. */
+    bar: (i: number) => ({ y: top + i * row + row * 0.15, h: row * 0.7 }),
+    tickTextY: top + plotHeight + 16,
+  };
 }

@@ -23,7 +23,23 @@ function session() {
   s.runConfig.concurrency = [4];
   s.cells = [
     sampleCell(8192, 4, { ttft: stats(0.5, 40), timeBetweenTokens: stats(0.01, 40), e2eLatency: stats(20, 36) }),
-    sampleCell(131072, 4, { ttft: stats(1.956, 3), timeBetweenTokens: stats(0.02, 3), e2eLatency: null }),
+    sampleCell(131072, 4, {
+      ttft: stats(1.956, 3),
+      timeBetweenTokens: stats(0.02, 3),
+      e2eLatency: null,
+      // Four requests; the third stalls 2 s (over 10× the 20 ms median between tokens) and ends at 12 s.
+      requests: {
+        sentAt: [-3, -2.9, -2.8, 5],
+        firstTokenAt: [-1, -0.9, -0.8, 7],
+        lastTokenAt: [30, 30, 12, 30],
+        outputTokens: [1550, 1545, 640, 1150],
+        windowTokens: [1500, 1500, 600, 1150],
+        promptTokens: [131072, 131072, 131072, 131072],
+        outcome: ['cancelled', 'cancelled', 'done', 'cancelled'],
+        longestGap: [0.05, 0.04, 2, null],
+        longestGapEndedAt: [3, 4, 10, null],
+      },
+    }),
   ];
   return s;
 }
@@ -83,6 +99,21 @@ describe.skipIf(!hasChromium)('Latency percentiles and data exports in Chromium'
     await page.getByLabel('Show').selectOption('ttft-p90');
     expect(await cell('131072x4')).toMatch(/^3,912 ms\s+from 3 requests/);
     expect(await page.getByTestId('heatmap-key').innerText()).toMatch(/TTFT \(p90\)/);
+
+    // The cell detail draws every request of the window, the stalled one's gap marked.
+    await page.getByTestId('heatmap').locator('[data-cell="131072x4"]').click();
+    const timeline = page.getByTestId('cell-timeline');
+    await timeline.waitFor({ timeout: 10_000 });
+    expect(await timeline.locator('svg > g[class^="tl-"]').count()).toBe(4);
+    expect(await timeline.locator('g[data-gap="large"]').count()).toBe(1);
+    expect(await timeline.locator('g[data-gap="large"] title').textContent()).toMatch(
+      /Request 3: .*a 2,000 ms gap between tokens ending at 10\.0 s/,
+    );
+    expect(await timeline.locator('figcaption').innerText()).toMatch(
+      /Gaps between tokens of 200 ms or more are marked \(1 here\)/,
+    );
+    await timeline.scrollIntoViewIfNeeded();
+    await shot(page, '61-cell-timeline-1280', false);
     expect(problems).toEqual([]);
   });
 
@@ -98,6 +129,9 @@ describe.skipIf(!hasChromium)('Latency percentiles and data exports in Chromium'
     await expect.poll(() => existsSync(out('.html')), { timeout: 30_000 }).toBe(true);
     const html = readFileSync(out('.html'), 'utf8');
     expect(html).toContain('<table class="latency">');
+    expect(html).toMatch(
+      /<details class="timeline" data-cell="131072x4"><summary>128K context × 4 at once: 4 requests, 1 large gap<\/summary>/,
+    );
     expect(await page.getByTestId('last-export').innerText()).toBe('Exported exports.html');
 
     await page.getByTestId('export-csv').click();
@@ -116,8 +150,14 @@ describe.skipIf(!hasChromium)('Latency percentiles and data exports in Chromium'
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l));
-    // sampleCell keeps one request per cell: sent 2.5 s before the window, first token 37 ms later.
-    expect(requests).toHaveLength(2);
+    // 8K × 4 keeps sampleCell's one request (sent 2.5 s before the window, first token 37 ms later), 128K × 4 four.
+    expect(requests).toHaveLength(5);
+    expect(requests.slice(1).map((r) => [r.concurrency, r.request, r.outcome, r.longest_gap_s])).toEqual([
+      [4, 0, 'cancelled', 0.05],
+      [4, 1, 'cancelled', 0.04],
+      [4, 2, 'done', 2],
+      [4, 3, 'cancelled', null],
+    ]);
     expect(requests[0]).toMatchObject({
       context: 8192,
       concurrency: 4,
