@@ -88,6 +88,7 @@ export const LAYERS: Layer[] = [
       'orchestrator/server-hardware',
       'orchestrator/server-side',
       'report/compare',
+      'report/data-export',
       'report/html',
       'report/markdown',
       'report/pdf',

@@ -99,7 +99,8 @@ export const SweepStartSchema = z.object({
 });
 export type SweepStart = z.infer<typeof SweepStartSchema>;
 
-export const ExportFormatSchema = z.enum(['markdown', 'html', 'pdf']);
+/** A report (Markdown, HTML, PDF) or the session's figures as data: per-cell CSV, per-request JSON Lines. */
+export const ExportFormatSchema = z.enum(['markdown', 'html', 'pdf', 'csv', 'jsonl']);
 export type ExportFormat = z.infer<typeof ExportFormatSchema>;
 
 const optionalPath = z.string().min(1).max(4096).optional();
@@ -448,6 +449,9 @@ export type MenuCommand =
   | 'save-as'
   | 'export-markdown'
   | 'export-pdf'
+  | 'export-html'
+  | 'export-csv'
+  | 'export-jsonl'
   | 'view-hardware'
   | 'view-server'
   | 'view-run'

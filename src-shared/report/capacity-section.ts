@@ -20,7 +20,7 @@ const CAPACITY_TITLE = 'Capacity within targets';
 
 /** A target's limit as people read it: times in ms (or s from 10 s), rates in tok/s. */
 function fmtTargetLimit(t: Target): string {
-  if (t.metric.kind === 'ttft') return t.limit >= 10 ? `${t.limit} s` : fmtMs(t.limit);
+  if (t.metric.kind === 'ttft' || t.metric.kind === 'e2e') return t.limit >= 10 ? `${t.limit} s` : fmtMs(t.limit);
   if (t.metric.kind === 'tbt') return fmtMsPrecise(t.limit);
   return `${fmtTokPerSec(t.limit)} tok/s`;
 }

@@ -4,13 +4,22 @@
  * reports alike. See docs/repeats-and-targets.md.
  */
 import type { DecodeCell, Session } from '../session/schema';
-import { NONE, fmtJoulesPerToken, fmtMs, fmtMsPrecise, fmtTokPerSec } from './format';
+import { NONE, fmtJoulesPerToken, fmtTokPerSec } from './format';
+import { medianOnly } from './slo';
+import { LATENCY_DEFS, type LatencyKind, type LatencyStat, STAT_WORDS, latencyValue } from './latency';
 
 export const CELL_METRICS = [
   'total',
   'per-request',
   'ttft',
+  'ttft-p90',
+  'ttft-p99',
   'tbt',
+  'tbt-p90',
+  'tbt-p99',
+  'e2e',
+  'e2e-p90',
+  'e2e-p99',
   'joules-per-token',
   'tokens-per-watt',
   'cost-per-million',
@@ -31,6 +40,8 @@ interface CellMetricDef {
   better: 'higher' | 'lower';
   value: (cell: DecodeCell, ctx: MetricContext) => number | null;
   format: (v: number | null) => string;
+  /** The latency a latency percentile reads, so its sample count can be said beside it. */
+  latency?: { kind: LatencyKind; stat: LatencyStat };
 }
 
 const finite = (v: number | null | undefined): number | null =>
@@ -48,6 +59,18 @@ export function costPerMillionTokens(tokensPerSecond: number | null, ctx: Metric
   return ((price * Math.max(1, ctx.gpuCount)) / 3600 / rate) * 1e6;
 }
 
+/** A latency percentile as a heatmap figure: "TTFT (p90)", in ms, lower is better. */
+function latencyMetric(kind: LatencyKind, stat: LatencyStat): CellMetricDef {
+  return {
+    label: `${LATENCY_DEFS[kind].label} (${STAT_WORDS[stat]})`,
+    unit: 'ms',
+    better: 'lower',
+    value: (c) => latencyValue(c, kind, stat),
+    format: LATENCY_DEFS[kind].format,
+    latency: { kind, stat },
+  };
+}
+
 export const CELL_METRIC_DEFS: Record<CellMetric, CellMetricDef> = {
   total: {
     label: 'Total tok/s',
@@ -63,20 +86,15 @@ export const CELL_METRIC_DEFS: Record<CellMetric, CellMetricDef> = {
     value: (c) => finite(c.perRequestTokensPerSecond),
     format: fmtTokPerSec,
   },
-  ttft: {
-    label: 'TTFT (median)',
-    unit: 'ms',
-    better: 'lower',
-    value: (c) => finite(c.ttft?.p50),
-    format: fmtMs,
-  },
-  tbt: {
-    label: 'Time between tokens (median)',
-    unit: 'ms',
-    better: 'lower',
-    value: (c) => finite(c.timeBetweenTokens?.p50),
-    format: fmtMsPrecise,
-  },
+  ttft: latencyMetric('ttft', 'p50'),
+  'ttft-p90': latencyMetric('ttft', 'p90'),
+  'ttft-p99': latencyMetric('ttft', 'p99'),
+  tbt: latencyMetric('tbt', 'p50'),
+  'tbt-p90': latencyMetric('tbt', 'p90'),
+  'tbt-p99': latencyMetric('tbt', 'p99'),
+  e2e: latencyMetric('e2e', 'p50'),
+  'e2e-p90': latencyMetric('e2e', 'p90'),
+  'e2e-p99': latencyMetric('e2e', 'p99'),
   'joules-per-token': {
     label: 'Energy per output token',
     unit: 'J/token',
@@ -112,6 +130,9 @@ export function metricContextOf(session: Session, gpuPricePerHour: number | null
 /** Why a metric has no values in this session, or null when some cell has one. */
 export function metricUnavailable(session: Session, metric: CellMetric, ctx: MetricContext): string | null {
   const def = CELL_METRIC_DEFS[metric];
+  // An imported report's p90 and p99 are its median repeated (slo.ts, medianOnly): not shown as such.
+  if (def.latency && def.latency.stat !== 'p50' && medianOnly(session))
+    return `The source tool reported medians only: choose ${LATENCY_DEFS[def.latency.kind].label} (median).`;
   if (session.cells.some((c) => def.value(c, ctx) !== null)) return null;
   if (metric === 'cost-per-million' && positive(ctx.gpuPricePerHour) === null)
     return 'Give a GPU price per hour to see cost.';

@@ -6,10 +6,11 @@
 import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/schema';
 import { STATUSES, type StatusTone, hasFigure } from '../session/status-words';
 import { cellKey } from '../cell-key';
-import { NONE, fmtContext, fmtContexts, fmtMs, fmtTokPerSec, withFailed } from './format';
+import { NONE, fmtContext, fmtContexts, fmtMs, fmtTokPerSec, plural, withFailed } from './format';
 import { fmtCellThroughput } from './confidence';
 import { CELL_METRIC_DEFS, type CellMetric, type MetricContext } from './cell-metrics';
 import { type TargetSet, meetsTargets } from './slo';
+import { fewSamples, latencyCount } from './latency';
 
 export interface MatrixCellView {
   context: number;
@@ -118,12 +119,15 @@ function cellView(
   const unit = view.unitInCells ? unitInCell(view.metric, value) : '';
   const figure = view.metric === 'total' ? fmtCellThroughput(cell) : def.format(value);
   const text = withFailed(`${figure}${unit}`, cell.failedRequests);
+  const latency = def.latency?.kind;
   const detail =
-    view.metric === 'ttft'
-      ? `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s total`
-      : ttft === null
-        ? ''
-        : `${fmtMs(ttft)} TTFT`;
+    latency && value !== null && fewSamples(cell, latency)
+      ? `from ${plural(latencyCount(cell, latency) ?? 0, 'request')}`
+      : latency === 'ttft'
+        ? `${fmtTokPerSec(cell.totalTokensPerSecond)} tok/s total`
+        : ttft === null
+          ? ''
+          : `${fmtMs(ttft)} TTFT`;
   const what = view.metric === 'total' ? 'tok/s total' : def.label;
   const flag = cell.status === 'valid' ? null : word;
   const missNote = missesTargets ? ', misses the targets' : '';

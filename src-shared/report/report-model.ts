@@ -33,6 +33,14 @@ import { commandLineOf, redactCommandLine } from './redact';
 import { type CapacitySection, buildCapacitySection } from './capacity-section';
 import { CELL_METRIC_DEFS, type CellMetric, metricContextOf, metricUnavailable } from './cell-metrics';
 import { type TargetSet, medianOnly } from './slo';
+import {
+  FEW_SAMPLES_LEGEND,
+  LATENCY_COLUMNS,
+  fewSamples,
+  fmtLatency,
+  latencyCaption,
+  latencyRowCells,
+} from './latency';
 
 interface InfoRow {
   label: string;
@@ -76,6 +84,9 @@ export interface ReportModel {
   ttftNote: string;
   measurementsCaption: string;
   measurements: TableModel;
+  /** Each decode cell's latency percentiles and their sample counts; null when no cell has any. */
+  latency: TableModel | null;
+  latencyCaption: string;
   /** The same rows with their sort values and cell keys, for the app's sortable table. */
   measurementRows: MeasurementRow[];
   energy: TableModel | null;
@@ -383,7 +394,7 @@ export function decodeMeasurementRow(c: DecodeCell, contexts: readonly number[] 
     STATUS_WORDS[c.status],
     withFailed(fmtCellThroughput(c), c.failedRequests),
     fmtTokPerSec(c.perRequestTokensPerSecond),
-    fmtMs(c.ttft?.p50),
+    fmtLatency(c, 'ttft', 'p50'),
     fmtMsPrecise(c.timeBetweenTokens?.p50),
     fmtOneDecimal(c.avgActiveRequests),
     fmtCount(c.completedRequests),
@@ -454,6 +465,17 @@ export function measurementRows(session: Session): MeasurementRow[] {
 
 function sortedCells(session: Session): DecodeCell[] {
   return [...cellIndex(session.cells).values()].sort((a, b) => a.context - b.context || a.concurrency - b.concurrency);
+}
+
+function latencyTable(session: Session): TableModel | null {
+  const cells = sortedCells(session).filter((c) => hasFigure(c.status) && (c.ttft || c.timeBetweenTokens));
+  if (cells.length === 0) return null;
+  const contexts = contextsOf(session);
+  const medians = medianOnly(session);
+  return {
+    header: [...LATENCY_COLUMNS],
+    rows: cells.map((c) => [fmtContext(c.context, contexts), String(c.concurrency), ...latencyRowCells(c, medians)]),
+  };
 }
 
 function energyTable(session: Session): TableModel | null {
@@ -555,6 +577,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const present = new Set(session.cells.map((c) => c.status));
   const legend = legendStatuses(present, true).map(legendLine);
   if (session.cells.some((c) => (c.repetitions?.length ?? 0) > 1)) legend.push(REPEAT_LEGEND);
+  if (session.cells.some((c) => hasFigure(c.status) && fewSamples(c, 'ttft'))) legend.push(FEW_SAMPLES_LEGEND);
   return {
     kicker: REPORT_KICKER,
     title: reportTitle(session),
@@ -577,6 +600,8 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     ttftNote: TTFT_NOTE,
     measurementsCaption: 'Latencies are medians. Total tok/s is output across all simultaneous requests.',
     measurements: { header: [...MEASUREMENT_COLUMNS], rows: rows.map((r) => r.text) },
+    latency: latencyTable(session),
+    latencyCaption: latencyCaption(medianOnly(session)),
     measurementRows: rows,
     energy: energyTable(session),
     telemetry: telemetryTable(session),

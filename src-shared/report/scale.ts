@@ -31,6 +31,21 @@ export function zeroScale(maxValue: number, intervals = 4): ZeroScale {
   return { max: ticks[n], step, ticks };
 }
 
+/**
+ * A time axis that may start before zero (a cell's requests are sent before its window opens):
+ * from a round tick at or below `min` to one at or above `max`, zero among the ticks when inside.
+ */
+export function timeScale(min: number, max: number, intervals = 6): { min: number; max: number; ticks: number[] } {
+  const lo = Number.isFinite(min) ? min : 0;
+  const hi = Number.isFinite(max) && max > lo ? max : lo + 1;
+  const step = niceStep(hi - lo, intervals);
+  const first = Math.floor(lo / step + 1e-9);
+  const last = Math.ceil(hi / step - 1e-9);
+  const digits = Math.max(0, -Math.floor(Math.log10(step)) + 1);
+  const ticks = Array.from({ length: last - first + 1 }, (_, i) => Number(((first + i) * step).toFixed(digits)));
+  return { min: ticks[0], max: ticks[ticks.length - 1], ticks };
+}
+
 /** Axis tick text: "0", "500", "2.5K", "10K", "7.5". */
 export function fmtTick(v: number): string {
   const trim = (x: number) => String(Math.round(x * 100) / 100);

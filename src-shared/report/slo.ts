@@ -3,14 +3,10 @@
  * the "Capacity within targets" table (for each context, the most requests at once that meet
  * every target). Pure functions; see docs/repeats-and-targets.md.
  */
-import type { DecodeCell, LatencyStats, Session } from '../session/schema';
+import type { DecodeCell, Session } from '../session/schema';
+import { LATENCY_DEFS, type LatencyKind, type LatencyStat, STAT_WORDS, latencyValue } from './latency';
 
-type LatencyPercentile = keyof LatencyStats;
-type TargetMetric =
-  | { kind: 'ttft'; stat: LatencyPercentile }
-  | { kind: 'tbt'; stat: LatencyPercentile }
-  | { kind: 'per-request' }
-  | { kind: 'total' };
+type TargetMetric = { kind: LatencyKind; stat: LatencyStat } | { kind: 'per-request' } | { kind: 'total' };
 
 export interface Target {
   metric: TargetMetric;
@@ -27,23 +23,26 @@ export interface TargetSet {
 
 export class TargetSpecError extends Error {}
 
-const PERCENTILES: readonly LatencyPercentile[] = ['p50', 'p90', 'p99', 'mean'];
-const EXAMPLE = 'e.g. "ttft-p90<=2s,tbt-p90<=50ms,per-request>=20"';
+const PERCENTILES: readonly LatencyStat[] = ['p50', 'p90', 'p95', 'p99', 'mean'];
+const EXAMPLE = 'e.g. "ttft-p90<=2s,tbt-p95<=50ms,e2e-p99<=30s,per-request>=20"';
 
 function parseMetric(name: string): TargetMetric | null {
   if (name === 'per-request') return { kind: 'per-request' };
   if (name === 'total') return { kind: 'total' };
-  const m = /^(ttft|tbt)(?:-(p50|p90|p99|mean))?$/.exec(name);
+  const m = /^(ttft|tbt|e2e)(?:-(p50|p90|p95|p99|mean))?$/.exec(name);
   if (!m) return null;
-  return { kind: m[1] as 'ttft' | 'tbt', stat: (m[2] ?? 'p50') as LatencyPercentile };
+  return { kind: m[1] as LatencyKind, stat: (m[2] ?? 'p50') as LatencyStat };
 }
+
+const isLatencyMetric = (m: TargetMetric): m is { kind: LatencyKind; stat: LatencyStat } =>
+  m.kind !== 'per-request' && m.kind !== 'total';
 
 function parseLimit(metric: TargetMetric, text: string, part: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(ms|s|tok\/s)?$/.exec(text.trim());
   if (!m) throw new TargetSpecError(`"${part}": "${text}" is not a number with a unit (${EXAMPLE})`);
   const value = Number(m[1]);
   const unit = m[2] ?? '';
-  const isLatency = metric.kind === 'ttft' || metric.kind === 'tbt';
+  const isLatency = isLatencyMetric(metric);
   if (isLatency) {
     if (unit === 'ms') return value / 1000;
     if (unit === 's') return value;
@@ -66,11 +65,11 @@ export function parseTargets(spec: string): TargetSet {
     const metric = parseMetric(m[1].toLowerCase());
     if (!metric) {
       throw new TargetSpecError(
-        `"${m[1]}" is not a metric: use ttft-${PERCENTILES.join('|')}, tbt-${PERCENTILES.join('|')}, per-request or total`,
+        `"${m[1]}" is not a metric: use ttft-, tbt- or e2e-${PERCENTILES.join('|')}, per-request or total`,
       );
     }
     const op = m[2] as '<=' | '>=';
-    const isLatency = metric.kind === 'ttft' || metric.kind === 'tbt';
+    const isLatency = isLatencyMetric(metric);
     if (isLatency !== (op === '<=')) {
       throw new TargetSpecError(`"${part}": ${isLatency ? 'a time is a ceiling (<=)' : 'a rate is a floor (>=)'}`);
     }
@@ -84,23 +83,11 @@ export function medianOnly(session: Session): boolean {
   return session.origin.kind !== 'measured';
 }
 
-function latencyOf(stats: LatencyStats | null, stat: LatencyPercentile, medians: boolean): number | null {
-  if (!stats) return null;
-  return medians ? stats.p50 : stats[stat];
-}
-
 /** The value a target is checked against, or null when the cell has none. */
 function targetValue(cell: DecodeCell, metric: TargetMetric, medians: boolean): number | null {
-  switch (metric.kind) {
-    case 'ttft':
-      return latencyOf(cell.ttft, metric.stat, medians);
-    case 'tbt':
-      return latencyOf(cell.timeBetweenTokens, metric.stat, medians);
-    case 'per-request':
-      return cell.perRequestTokensPerSecond;
-    case 'total':
-      return cell.totalTokensPerSecond;
-  }
+  if (metric.kind === 'per-request') return cell.perRequestTokensPerSecond;
+  if (metric.kind === 'total') return cell.totalTokensPerSecond;
+  return latencyValue(cell, metric.kind, medians ? 'p50' : metric.stat);
 }
 
 /** A cell meets the targets when it is Valid and every target holds. */
@@ -138,17 +125,12 @@ export function capacityWithinTargets(session: Session, set: TargetSet): Capacit
   });
 }
 
-const STAT_WORDS: Record<LatencyPercentile, string> = { p50: 'median', p90: 'p90', p99: 'p99', mean: 'mean' };
-
 /** "TTFT p90 ≤ 2,000 ms" etc., for captions; formatting of the limit is the caller's. */
 export function targetLabel(t: Target, fmtLimit: (t: Target) => string): string {
-  const what =
-    t.metric.kind === 'ttft'
-      ? `TTFT ${STAT_WORDS[t.metric.stat]}`
-      : t.metric.kind === 'tbt'
-        ? `Time between tokens ${STAT_WORDS[t.metric.stat]}`
-        : t.metric.kind === 'per-request'
-          ? 'Per request tok/s'
-          : 'Total tok/s';
+  const what = isLatencyMetric(t.metric)
+    ? `${LATENCY_DEFS[t.metric.kind].label} ${STAT_WORDS[t.metric.stat]}`
+    : t.metric.kind === 'per-request'
+      ? 'Per request tok/s'
+      : 'Total tok/s';
   return `${what} ${t.op === '<=' ? '≤' : '≥'} ${fmtLimit(t)}`;
 }

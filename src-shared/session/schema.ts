@@ -25,8 +25,12 @@ const maybeStr = z.string().nullable();
 export const LatencyStatsSchema = z.object({
   p50: nonNeg,
   p90: nonNeg,
+  /** Older files and imported ones: absent. */
+  p95: nonNeg.optional(),
   p99: nonNeg,
   mean: nonNeg,
+  /** How many values the figures are made of (older files and imported ones: absent). */
+  count: count.optional(),
 });
 
 export const GpuSchema = z.object({
@@ -190,6 +194,12 @@ export const RequestSamplesSchema = z
     promptTokens: column(orNull(isCount), 'a whole number >= 0 or null').default([]),
     /** "done" (finished with [DONE]), "cancelled" (cut at window end), "error". */
     outcome: column(isOutcome, '"done", "cancelled" or "error"'),
+    /**
+     * The request's longest gap between two tokens that ended inside the window, in seconds, and
+     * when it ended; null when none did (older files: absent). The cell timeline marks them.
+     */
+    longestGap: column(orNull(isFiniteNumber), 'a finite number or null').optional(),
+    longestGapEndedAt: column(orNull(isFiniteNumber), 'a finite number or null').optional(),
   })
   .refine(
     (s) => [s.firstTokenAt, s.lastTokenAt, s.outputTokens, s.outcome].every((a) => a.length === s.sentAt.length),
@@ -261,6 +271,7 @@ export const RepetitionSchema = z.object({
   perRequestTokensPerSecond: maybeNum,
   ttft: LatencyStatsSchema.nullable(),
   timeBetweenTokens: LatencyStatsSchema.nullable(),
+  e2eLatency: LatencyStatsSchema.nullable().optional(),
   outputTokens: count.nullable(),
   windowSeconds: maybeNum,
   startedAt: maybeStr.default(null),
@@ -279,6 +290,8 @@ export const DecodeCellSchema = z.object({
   fairShareTokensPerSecond: maybeNum.optional(),
   ttft: LatencyStatsSchema.nullable(),
   timeBetweenTokens: LatencyStatsSchema.nullable(),
+  /** End-to-end latency, send to last token, of the requests that finished (older files: absent). */
+  e2eLatency: LatencyStatsSchema.nullable().optional(),
   avgActiveRequests: maybeNum,
   completedRequests: count.nullable(),
   outputTokens: count.nullable(),

@@ -17,6 +17,7 @@ import {
   perRequestRate,
   stallInWindow,
   timeBetweenTokens,
+  endToEndLatency,
   timeToFirstToken,
   type Window,
   windowTokens,
@@ -574,6 +575,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     fairShareTokensPerSecond: total / C,
     ttft,
     timeBetweenTokens: tbt,
+    e2eLatency: endToEndLatency(streams, clock),
     avgActiveRequests: avgActive,
     completedRequests: completedInWindow(streams, window),
     outputTokens: tokens,
@@ -597,5 +599,7 @@ function requestSamples(streams: readonly ChatStream[], clock: ServerClock, orig
     windowTokens: streams.map((s) => (s.tokensAtClose >= 0 ? Math.max(0, s.tokensAtClose - s.tokensAtOpen) : 0)),
     promptTokens: streams.map((s) => (s.promptTokens >= 0 ? s.promptTokens : null)),
     outcome: streams.map((s) => (s.outcome === 'done' ? 'done' : s.outcome === 'error' ? 'error' : 'cancelled')),
+    longestGap: streams.map((s) => (s.longestGapEndedAt < 0 ? null : clock.seconds(s.longestGapMs))),
+    longestGapEndedAt: streams.map((s) => (s.longestGapEndedAt < 0 ? null : rel(s.longestGapEndedAt))),
   };
 }

@@ -82,6 +82,15 @@ export function timeBetweenTokens(streams: readonly StreamTimes[], clock: Server
   return latencyStats(streams.map((s) => ownTimeBetweenTokens(s, clock)).filter(present));
 }
 
+/** End-to-end latency, send to last token, of the requests that finished with [DONE]. */
+export function endToEndLatency(streams: readonly StreamTimes[], clock: ServerClock): LatencyStats | null {
+  return latencyStats(
+    streams
+      .filter((s) => s.outcome === 'done' && s.lastTokenAt >= 0)
+      .map((s) => clock.seconds(s.lastTokenAt - s.sentAt)),
+  );
+}
+
 /**
  * Per request tok/s: the median over the window's requests of each one's own rate, 1 / its time
  * between tokens (not 1 / the median time between tokens, which differs when rates spread).

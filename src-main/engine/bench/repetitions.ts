@@ -34,6 +34,7 @@ function toRepetition(cell: DecodeCell, repetition: number): Repetition {
     perRequestTokensPerSecond: cell.perRequestTokensPerSecond,
     ttft: cell.ttft,
     timeBetweenTokens: cell.timeBetweenTokens,
+    ...(cell.e2eLatency !== undefined ? { e2eLatency: cell.e2eLatency } : {}),
     outputTokens: cell.outputTokens,
     windowSeconds: cell.windowSeconds,
     startedAt: cell.startedAt,
@@ -45,8 +46,18 @@ const hasFigures = (r: Repetition): boolean => r.totalTokensPerSecond !== null;
 function meanStats(stats: ReadonlyArray<LatencyStats | null>): LatencyStats | null {
   const xs = stats.filter((s): s is LatencyStats => s !== null);
   if (!xs.length) return null;
-  const field = (k: keyof LatencyStats) => mean(xs.map((s) => s[k])) as number;
-  return { p50: field('p50'), p90: field('p90'), p99: field('p99'), mean: field('mean') };
+  const field = (k: 'p50' | 'p90' | 'p99' | 'mean') => mean(xs.map((s) => s[k])) as number;
+  const p95s = xs.map((s) => s.p95);
+  const counts = xs.map((s) => s.count);
+  return {
+    p50: field('p50'),
+    p90: field('p90'),
+    ...(p95s.every((v) => v !== undefined) ? { p95: mean(p95s as number[]) as number } : {}),
+    p99: field('p99'),
+    mean: field('mean'),
+    // The means stand on every repetition's values together.
+    ...(counts.every((v) => v !== undefined) ? { count: (counts as number[]).reduce((a, b) => a + b, 0) } : {}),
+  };
 }
 
 /** Valid only when every repetition is; otherwise the first other status, its reason naming the repetition. */
@@ -91,6 +102,7 @@ export function foldRepetition(
       : {}),
     ttft: meanStats(withFigures.map((r) => r.ttft)),
     timeBetweenTokens: meanStats(withFigures.map((r) => r.timeBetweenTokens)),
+    ...(base.e2eLatency !== undefined ? { e2eLatency: meanStats(withFigures.map((r) => r.e2eLatency ?? null)) } : {}),
     outputTokens: outputTokens === null ? base.outputTokens : Math.round(outputTokens),
     windowSeconds: mean(withFigures.map((r) => r.windowSeconds)) ?? base.windowSeconds,
     startedAt: reps[0].startedAt ?? base.startedAt,

@@ -11,7 +11,7 @@ export function percentile(sorted: readonly number[], q: number): number {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
 }
 
-/** p50, p90, p99 and mean; null when there are no values. Negative noise is clamped to 0. */
+/** p50, p90, p95, p99, mean and how many values; null when there are none. Negative noise is clamped to 0. */
 export function latencyStats(values: readonly number[]): LatencyStats | null {
   const xs = values
     .filter((v) => Number.isFinite(v))
@@ -19,5 +19,12 @@ export function latencyStats(values: readonly number[]): LatencyStats | null {
     .sort((a, b) => a - b);
   const avg = mean(xs);
   if (avg === null) return null;
-  return { p50: percentile(xs, 0.5), p90: percentile(xs, 0.9), p99: percentile(xs, 0.99), mean: avg };
+  return {
+    p50: percentile(xs, 0.5),
+    p90: percentile(xs, 0.9),
+    p95: percentile(xs, 0.95),
+    p99: percentile(xs, 0.99),
+    mean: avg,
+    count: xs.length,
+  };
 }

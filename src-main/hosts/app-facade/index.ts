@@ -25,6 +25,7 @@ import type { ReportOptions } from '#shared/report/report-model';
 import { TargetSpecError, parseTargets } from '#shared/report/slo';
 import { renderHtmlReport } from '../../workflows/report/html';
 import { renderMarkdownReport } from '../../workflows/report/markdown';
+import { dataExportRefusal, renderDataExport } from '../../workflows/report/data-export';
 import { APP_NAME, APP_VERSION } from '../../platform/runtime/app-version';
 import { fail, ok } from '#shared/result';
 import type { Hardware } from '#shared/session/schema';
@@ -101,7 +102,13 @@ export interface AppCore {
   dispose(): Promise<void>;
 }
 
-const EXT: Record<ExportFormat, string> = { markdown: '.md', html: '.html', pdf: '.pdf' };
+const EXT: Record<ExportFormat, string> = {
+  markdown: '.md',
+  html: '.html',
+  pdf: '.pdf',
+  csv: '.csv',
+  jsonl: '.jsonl',
+};
 
 /** What the person chose in Results, as the report's options: the same as `report --metric --slo --gpu-price`. */
 function reportOptions(view: ReportView | undefined): ReportOptions {
@@ -180,6 +187,8 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
   const exportReport = async (format: ExportFormat, path?: string, view?: ReportView): Promise<{ file: string }> => {
     const session = sessions.current();
     if (!session) throw new UserError('There is nothing to export yet: run a matrix or open a session first.');
+    const refusal = format === 'csv' || format === 'jsonl' ? dataExportRefusal(session, format) : null;
+    if (refusal) throw new UserError(`Nothing exported: ${refusal}`);
     let file = path ?? sessions.defaultExportPath(EXT[format]);
     if (!path && opts.dialogs) {
       const chosen = await opts.dialogs.chooseSavePath(
@@ -194,7 +203,8 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     const target = withSaveExtension(file, format);
     const options = reportOptions(view);
     let data: string | Uint8Array;
-    if (format === 'markdown') data = renderMarkdownReport(session, options);
+    if (format === 'csv' || format === 'jsonl') data = renderDataExport(session, format);
+    else if (format === 'markdown') data = renderMarkdownReport(session, options);
     else if (format === 'html') data = renderHtmlReport(session, options);
     else data = await printedPdf(opts.printPdf, renderHtmlReport(session, options));
     const res = await writeFileAtomic(target, data);

@@ -24,13 +24,15 @@ import type { RecentFiles } from './recent-files';
 import { CancelledError, UserError } from './user-error';
 import { hasExtension } from '../../platform/runtime/text';
 
-export type SaveKind = 'session' | 'markdown' | 'html' | 'pdf';
+export type SaveKind = 'session' | 'markdown' | 'html' | 'pdf' | 'csv' | 'jsonl';
 
 const SAVE_EXTENSION: Record<SaveKind, string> = {
   session: SESSION_EXTENSION,
   markdown: '.md',
   html: '.html',
   pdf: '.pdf',
+  csv: '.csv',
+  jsonl: '.jsonl',
 };
 
 /** The file a chosen path writes: the kind's extension added when missing (a session keeps any .json name). */

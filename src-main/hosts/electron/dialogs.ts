@@ -21,6 +21,8 @@ const FILTERS: Record<SaveKind, { name: string; extensions: string[] }> = {
   markdown: { name: 'Markdown', extensions: ['md'] },
   html: { name: 'HTML', extensions: ['html'] },
   pdf: { name: 'PDF', extensions: ['pdf'] },
+  csv: { name: 'CSV, one row per decode cell', extensions: ['csv'] },
+  jsonl: { name: 'JSON Lines, one record per request', extensions: ['jsonl'] },
 };
 
 /** Shown over the window when there is one (a sheet on macOS), else on its own. */

@@ -66,7 +66,10 @@ function menuTemplate(
         item('Save As…', 'save-as', 'CmdOrCtrl+Shift+S', s.hasSession),
         { type: 'separator' },
         item('Export Markdown…', 'export-markdown', 'CmdOrCtrl+E', s.hasSession),
+        item('Export HTML…', 'export-html', undefined, s.hasSession),
         item('Export PDF…', 'export-pdf', undefined, s.hasSession),
+        item('Export Cells as CSV…', 'export-csv', undefined, s.hasSession),
+        item('Export Requests as JSON Lines…', 'export-jsonl', undefined, s.hasSession),
         { type: 'separator' },
         // macOS quits from the app menu; closing the window quits too, and both ask first.
         isMac ? { role: 'close' } : { role: 'quit' },

@@ -4,11 +4,13 @@
  * them too), every string from the session escaped. The CLI prints it to PDF with headless
  * Chromium; the app uses Electron's printToPDF on the same HTML.
  */
-import type { Session } from '#shared/session/schema';
+import type { DecodeCell, Session } from '#shared/session/schema';
+import { cellKey } from '#shared/cell-key';
+import { type TimelineModel, cellTimeline, timelineLegend } from '#shared/report/timeline';
 import { STATUSES, STATUS_ORDER } from '#shared/session/status-words';
 import { APP_NAME, APP_VERSION } from '../../platform/runtime/app-version';
 import { escapeHtml as esc } from './escape';
-import { fmtContext, fmtMs, fmtTokPerSec } from '#shared/report/format';
+import { fmtContext, fmtMs, fmtTokPerSec, plural } from '#shared/report/format';
 import { buildPrefillSeries, decodeHeatmap } from '#shared/report/matrix-model';
 import {
   type InfoBlock,
@@ -19,7 +21,7 @@ import {
   buildReportModel,
 } from '#shared/report/report-model';
 import { REPORT_CSS } from './style';
-import { curveChartSvg, heatmapSvg } from './svg';
+import { curveChartSvg, heatmapSvg, timelineSvg } from './svg';
 import { SERIES_COLORS } from '#shared/report/scale';
 
 /** Nothing may load or run: styles inline, images only as data: URIs. */
@@ -120,6 +122,23 @@ export function prefillChart(session: Session): string {
   );
 }
 
+/**
+ * Every decode cell's requests over time, one folded timeline per cell (the screen only: a PDF
+ * of every request of every cell would be most of the document).
+ */
+function timelinesSection(session: Session): string {
+  const cells = [...session.cells]
+    .sort((a, b) => a.context - b.context || a.concurrency - b.concurrency)
+    .map((c) => ({ c, model: cellTimeline(c.requests, c.windowSeconds, c.timeBetweenTokens?.p50 ?? null) }))
+    .filter((x): x is { c: DecodeCell; model: TimelineModel } => x.model !== null);
+  if (cells.length === 0) return '';
+  const items = cells.map(({ c, model }) => {
+    const name = `${fmtContext(c.context)} context × ${c.concurrency} at once`;
+    return `<details class="timeline" data-cell="${esc(cellKey(c))}"><summary>${esc(`${name}: ${plural(model.bars.length, 'request')}, ${plural(model.markedGaps, 'large gap')}`)}</summary><figure>${timelineSvg(model, `Timeline of ${name}`)}</figure><p class="caption">${esc(timelineLegend(model))}</p></details>`;
+  });
+  return `<section class="timelines"><h2>Cell timelines</h2><p class="caption">Open a cell to see every request of its window.</p>${items.join('')}</section>`;
+}
+
 function bodyOf(r: ReportModel, session: Session): string {
   const out: string[] = [`<p class="kicker">${esc(r.kicker)}</p>`, `<h1>${esc(r.title)}</h1>`];
   if (r.simulated) out.push(`<p class="banner">${esc(SIMULATED_NOTE)}</p>`);
@@ -165,6 +184,13 @@ function bodyOf(r: ReportModel, session: Session): string {
       : '<p>No measurements in this session.</p>',
   );
 
+  if (r.latency)
+    out.push(
+      '<h2>Latency percentiles</h2>',
+      `<p class="caption">${esc(r.latencyCaption)}</p>`,
+      htmlTable(r.latency, 'latency'),
+    );
+  out.push(timelinesSection(session));
   if (r.energy)
     out.push(
       '<h2>Energy per token</h2>',

@@ -76,6 +76,7 @@ export function renderMarkdownFromModel(r: ReportModel): string {
   out.push(r.measurements.rows.length ? markdownTable(r.measurements) : 'No measurements in this session.', '');
   out.push(...paragraphs(r.legend));
 
+  if (r.latency) out.push('## Latency percentiles', '', line(r.latencyCaption), '', markdownTable(r.latency), '');
   if (r.energy)
     out.push(
       '## Energy per token',

@@ -52,8 +52,9 @@ table.differences td { text-align: left; overflow-wrap: anywhere; }
 /* A section name is one short word: never broken inside ("Hardwar e"). */
 table.differences td:first-child { overflow-wrap: normal; white-space: nowrap; }
 table.differences td:last-child { text-align: center; }
-table.measurements { width: 100%; font-size: 11.5px; }
-table.measurements td { white-space: nowrap; }
+table.measurements, table.latency { width: 100%; font-size: 11.5px; }
+details.timeline summary { cursor: pointer; margin: 4px 0; }
+table.measurements td, table.latency td { white-space: nowrap; }
 .tone-discarded, .tone-failed { color: #b3402a; }
 .tone-caution { color: #8a5a00; }
 .legend { margin: 8px 0; padding: 0; list-style: none; font-size: 13px; }
@@ -86,11 +87,12 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
   .chart { max-width: 100%; break-inside: avoid; page-break-inside: avoid; }
   .heatmap { max-width: 100%; }
   table { font-size: 8pt; }
-  table.measurements { font-size: 6.8pt; }
+  table.measurements, table.latency { font-size: 6.8pt; }
   th, td { padding: 1.5pt 3pt; }
   thead { display: table-header-group; }
   tr, .block, figure { break-inside: avoid; page-break-inside: avoid; }
   footer { font-size: 8pt; }
   .site-nav { display: none; }
+  .timelines { display: none; }
 }
 `;

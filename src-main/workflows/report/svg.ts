@@ -7,6 +7,7 @@ import { escapeHtml as esc } from './escape';
 import { fmtContext, fmtTokPerSec } from '#shared/report/format';
 import { type HeatmapModel, metricColor, textColorOn } from '#shared/report/matrix-model';
 import { fmtTick, zeroScale } from '#shared/report/scale';
+import { type TimelineBar, type TimelineModel, timelineLayout } from '#shared/report/timeline';
 
 interface CurvePoint {
   x: number;
@@ -177,6 +178,55 @@ export function heatmapSvg(model: HeatmapModel): string {
     });
   });
   if (model.key) out.push(...colourKey(model.key, left, gridBottom + 12, model.better ?? 'higher'));
+  out.push('</svg>');
+  return out.join('');
+}
+
+const OUTCOME_COLOR: Record<TimelineBar['outcome'], string> = {
+  done: '#2f6fb3',
+  cancelled: '#5b8fc7',
+  error: '#b3402a',
+};
+
+/**
+ * A cell's requests as horizontal bars over time (timeline.ts): the pale start of each bar is its
+ * time to first token, a red mark its large gap between tokens, the shaded band the window.
+ */
+export function timelineSvg(model: TimelineModel, title: string): string {
+  const L = timelineLayout(model.bars.length);
+  const X = (f: number) => r1(L.x(f));
+  const wide = (from: number, to: number, min: number) => r1(Math.max(min, (to - from) * L.plotWidth));
+  const out = [
+    `<svg class="chart timeline" viewBox="0 0 ${L.width} ${r1(L.height)}" width="${L.width}" height="${r1(L.height)}" role="img" aria-label="${esc(title)}" font-family="inherit" font-size="11">`,
+  ];
+  if (model.window) {
+    const w = model.window;
+    out.push(
+      `<rect x="${X(w.start)}" y="${L.top}" width="${wide(w.start, w.end, 0)}" height="${r1(L.plotHeight)}" fill="currentColor" opacity="0.07"/>`,
+    );
+  }
+  for (const t of model.ticks) {
+    out.push(
+      `<line x1="${X(t.at)}" x2="${X(t.at)}" y1="${L.top}" y2="${r1(L.top + L.plotHeight + 4)}" stroke="currentColor" opacity="0.2"/>`,
+      `<text x="${X(t.at)}" y="${r1(L.tickTextY)}" text-anchor="middle" fill="currentColor">${esc(t.text)}</text>`,
+    );
+  }
+  model.bars.forEach((b, i) => {
+    const { y, h } = L.bar(i);
+    const at = `y="${r1(y)}" height="${r1(h)}"`;
+    const color = OUTCOME_COLOR[b.outcome];
+    out.push(
+      `<g><title>${esc(b.title)}</title>`,
+      `<rect x="${X(b.sent)}" ${at} width="${wide(b.sent, b.first ?? b.end, 0.5)}" fill="${color}" opacity="0.35"/>`,
+    );
+    if (b.first !== null)
+      out.push(`<rect x="${X(b.first)}" ${at} width="${wide(b.first, b.end, 0.5)}" fill="${color}"/>`);
+    if (b.gap)
+      out.push(
+        `<rect class="gap" x="${X(b.gap.start)}" ${at} width="${wide(b.gap.start, b.gap.end, 1.5)}" fill="#e8a33d"/>`,
+      );
+    out.push('</g>');
+  });
   out.push('</svg>');
   return out.join('');
 }

@@ -374,6 +374,15 @@ export function runMenuCommand(cmd: MenuCommand): void {
     case 'export-pdf':
       void exportReport('pdf');
       break;
+    case 'export-html':
+      void exportReport('html');
+      break;
+    case 'export-csv':
+      void exportReport('csv');
+      break;
+    case 'export-jsonl':
+      void exportReport('jsonl');
+      break;
     case 'open-sweep':
       void openSweep();
       break;

@@ -20,6 +20,7 @@ describe('heatmap metrics', () => {
       perRequestTokensPerSecond: 37.1,
       ttft: { p50: 0.862, p90: 1.1, p99: 1.3, mean: 0.9 },
       timeBetweenTokens: { p50: 0.0269, p90: 0.03, p99: 0.031, mean: 0.027 },
+      e2eLatency: { p50: 20.5, p90: 24.25, p99: 30, mean: 21, count: 12 },
       telemetry: { avgPowerWatts: 300, energyPerTokenJoules: 0.0627 },
     } as unknown as DecodeCell;
     const shown = Object.fromEntries(
@@ -29,7 +30,14 @@ describe('heatmap metrics', () => {
       total: '4,786.2',
       'per-request': '37.1',
       ttft: '862 ms',
+      'ttft-p90': '1,100 ms',
+      'ttft-p99': '1,300 ms',
       tbt: '26.9 ms',
+      'tbt-p90': '30.0 ms',
+      'tbt-p99': '31.0 ms',
+      e2e: '20,500 ms',
+      'e2e-p90': '24,250 ms',
+      'e2e-p99': '30,000 ms',
       'joules-per-token': '0.063 J/token',
       'tokens-per-watt': '15.954 tok/s/W',
       'cost-per-million': '0.12',

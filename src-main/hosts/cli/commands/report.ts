@@ -7,9 +7,42 @@ import { CELL_METRICS, type CellMetric } from '#shared/report/cell-metrics';
 import { EXIT } from './exit';
 import { Refusal, checkWritableFolder } from './out-folder';
 
-type ReportFormat = 'md' | 'html' | 'pdf';
+const REPORT_FORMATS = ['md', 'html', 'pdf', 'csv', 'jsonl'] as const;
+type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-const FORMAT_NAMES: Record<ReportFormat, string> = { md: 'Markdown', html: 'HTML', pdf: 'PDF' };
+const FORMAT_NAMES: Record<ReportFormat, string> = {
+  md: 'Markdown',
+  html: 'HTML',
+  pdf: 'PDF',
+  csv: 'per-cell CSV',
+  jsonl: 'per-request JSON Lines',
+};
+
+/** The format an output file's extension names, or null for another extension. */
+function formatOfPath(path: string): ReportFormat | null {
+  const ext = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase();
+  if (ext === 'markdown') return 'md';
+  if (ext === 'htm') return 'html';
+  return (REPORT_FORMATS as readonly string[]).includes(ext ?? '') ? (ext as ReportFormat) : null;
+}
+
+/**
+ * --format as given, else the one --out's extension names, else Markdown; an error when the two
+ * disagree (a CSV written to report.html would be read as a page).
+ */
+export function reportFormat(
+  given: ReportFormat | undefined,
+  out: string | undefined,
+): { ok: true; data: ReportFormat } | { ok: false; error: string } {
+  const fromPath = out === undefined ? null : formatOfPath(out);
+  if (given && fromPath && given !== fromPath) {
+    return {
+      ok: false,
+      error: `--format ${given} writes ${FORMAT_NAMES[given]}, but --out ${out} ends in .${fromPath}; give an --out ending in .${given}, or leave --format out`,
+    };
+  }
+  return { ok: true, data: given ?? fromPath ?? 'md' };
+}
 
 /** run.speedmatrix.json -> run.md; benchmark_results.json -> benchmark_results.md (same folder). */
 function defaultReportPath(input: string, format: ReportFormat): string {
@@ -64,6 +97,10 @@ export function unusedFlags(o: {
   const notes: string[] = [];
   if (o.gpuPrice !== undefined && o.metric !== 'cost-per-million')
     notes.push('--gpu-price is used only with --metric cost-per-million; ignored.');
+  if (o.metric !== 'total' && (o.format === 'csv' || o.format === 'jsonl'))
+    notes.push(
+      `--metric is for the heatmap of a report; the ${FORMAT_NAMES[o.format]} export holds every figure. Ignored.`,
+    );
   if (o.paperGiven && o.format !== 'pdf')
     notes.push(`--paper is for PDF reports; ignored for ${FORMAT_NAMES[o.format]}.`);
   return notes;
@@ -72,10 +109,17 @@ export function unusedFlags(o: {
 export function registerReport(program: Command): void {
   program
     .command('report')
-    .description("Write a report of a session (or of another tool's results) as Markdown, HTML or PDF.")
+    .description(
+      "Write a report of a session (or of another tool's results) as Markdown, HTML or PDF, or its figures as data: one CSV row per decode cell, or one JSON Lines record per request.",
+    )
     .argument('<file>', 'session file (.speedmatrix.json), llm-inference-bench results, or report text')
-    .addOption(new Option('-f, --format <format>', 'report format').choices(['md', 'html', 'pdf']).default('md'))
-    .option('-o, --out <path>', 'where to write it (default: next to the input file)')
+    .addOption(
+      new Option(
+        '-f, --format <format>',
+        'report format (default: from --out, e.g. cells.csv, requests.jsonl; else md)',
+      ).choices(REPORT_FORMATS),
+    )
+    .option('-o, --out <path>', 'where to write it; its extension chooses the format (default: next to the input file)')
     .addOption(new Option('--paper <size>', 'PDF paper size').choices(['a4', 'letter']).default('a4'))
     .option(
       '--slo <targets>',
@@ -88,7 +132,7 @@ export function registerReport(program: Command): void {
       async (
         file: string,
         opts: {
-          format: ReportFormat;
+          format?: ReportFormat;
           out?: string;
           paper: PaperSize;
           slo?: string;
@@ -107,6 +151,13 @@ export function registerReport(program: Command): void {
           process.exitCode = 2;
           return;
         }
+        const chosen = reportFormat(opts.format, opts.out);
+        if (!chosen.ok) {
+          process.stderr.write(`speedmatrix report: ${chosen.error}\n`);
+          process.exitCode = 2;
+          return;
+        }
+        const format = chosen.data;
         const view = metricOptions(opts.metric, opts.gpuPrice);
         if (!view.ok) {
           process.stderr.write(`speedmatrix report: ${view.error}\n`);
@@ -114,8 +165,9 @@ export function registerReport(program: Command): void {
           return;
         }
         const paperGiven = cmd.getOptionValueSource('paper') === 'cli';
-        for (const note of unusedFlags({ ...opts, paperGiven })) process.stderr.write(`speedmatrix report: ${note}\n`);
-        const out = opts.out ?? defaultReportPath(file, opts.format);
+        for (const note of unusedFlags({ ...opts, format, paperGiven }))
+          process.stderr.write(`speedmatrix report: ${note}\n`);
+        const out = opts.out ?? defaultReportPath(file, format);
         const refused = outputRefusal(out, Boolean(opts.force));
         if (refused) {
           process.stderr.write(`speedmatrix report: ${refused}\n`);
@@ -129,12 +181,14 @@ export function registerReport(program: Command): void {
           { renderMarkdownReport },
           { htmlToPdf },
           { writeFileAtomic },
+          { renderDataExport, dataExportRefusal },
         ] = await Promise.all([
           import('../../../workflows/importers/open'),
           import('../../../workflows/report/html'),
           import('../../../workflows/report/markdown'),
           import('../../../workflows/report/pdf'),
           import('../../../platform/session/write'),
+          import('../../../workflows/report/data-export'),
         ]);
         const session = await openSessionOrImport(file);
         if (!session.ok) {
@@ -143,8 +197,16 @@ export function registerReport(program: Command): void {
           return;
         }
         let data: string | Uint8Array;
-        if (opts.format === 'md') data = renderMarkdownReport(session.data, options);
-        else if (opts.format === 'html') data = renderHtmlReport(session.data, options);
+        if (format === 'csv' || format === 'jsonl') {
+          const refusal = dataExportRefusal(session.data, format);
+          if (refusal) {
+            process.stderr.write(`speedmatrix report: ${refusal} (-o cells.csv)\n`);
+            process.exitCode = 1;
+            return;
+          }
+          data = renderDataExport(session.data, format);
+        } else if (format === 'md') data = renderMarkdownReport(session.data, options);
+        else if (format === 'html') data = renderHtmlReport(session.data, options);
         else {
           const pdf = await htmlToPdf(renderHtmlReport(session.data, options), { paper: opts.paper });
           if (!pdf.ok) {
@@ -160,7 +222,7 @@ export function registerReport(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        process.stdout.write(`Wrote the ${FORMAT_NAMES[opts.format]} report to ${out}\n`);
+        process.stdout.write(`Wrote the ${FORMAT_NAMES[format]} report to ${out}\n`);
       },
     );
 }

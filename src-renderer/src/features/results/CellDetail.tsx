@@ -4,6 +4,9 @@ import { useEffect, useMemo, useState } from 'react';
 import type { DecodeCell, LatencyStats, RequestSamples, Session } from '#shared/session/schema';
 import { fmtTick, zeroScale } from '#shared/report/scale';
 import { Plot } from '../../charts/Plot';
+import { Timeline } from '../../charts/Timeline';
+import { requestRecords } from '#shared/report/requests';
+import { cellTimeline } from '#shared/report/timeline';
 import { chartColors, useDarkTheme } from '../../charts/theme';
 import {
   NONE,
@@ -30,15 +33,11 @@ import { Block } from '../../components/ui';
 
 /** Per-request TTFT and mean time between tokens, in milliseconds, from the cell's own samples. */
 function requestDistributions(r: RequestSamples | null): { ttftMs: number[]; tbtMs: number[] } {
-  if (!r) return { ttftMs: [], tbtMs: [] };
   const ttftMs: number[] = [];
   const tbtMs: number[] = [];
-  for (let i = 0; i < r.sentAt.length; i++) {
-    const first = r.firstTokenAt[i];
-    const last = r.lastTokenAt[i];
-    if (first != null) ttftMs.push((first - r.sentAt[i]) * 1000);
-    if (first != null && last != null && r.outputTokens[i] > 1)
-      tbtMs.push(((last - first) / (r.outputTokens[i] - 1)) * 1000);
+  for (const q of requestRecords(r)) {
+    if (q.ttft !== null) ttftMs.push(q.ttft * 1000);
+    if (q.tokensPerSecond !== null) tbtMs.push(1000 / q.tokensPerSecond);
   }
   return { ttftMs, tbtMs };
 }
@@ -47,6 +46,10 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
   const dark = useDarkTheme();
   const samples = useCellRequests(cell);
   const dist = useMemo(() => requestDistributions(samples.data), [samples.data]);
+  const timeline = useMemo(
+    () => cellTimeline(samples.data, cell.windowSeconds, cell.timeBetweenTokens?.p50 ?? null),
+    [samples.data, cell.windowSeconds, cell.timeBetweenTokens],
+  );
   const hist = useMemo(() => {
     const c = chartColors(dark);
     const axis = { color: c.text, gridcolor: c.grid };
@@ -172,6 +175,12 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
         <p className="muted">
           No per-request timings in this cell{cell.status === 'valid' ? '' : ': it was not measured'}.
         </p>
+      )}
+      {timeline && (
+        <section>
+          <h4>Timeline of the window&apos;s requests</h4>
+          <Timeline model={timeline} label={`Timeline of the ${timeline.bars.length} requests of ${cellName(cell)}`} />
+        </section>
       )}
       {cell.evidence?.loopExcerpt && (
         <section>

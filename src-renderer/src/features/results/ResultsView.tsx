@@ -17,6 +17,8 @@ import { CapacityTable } from './CapacityTable';
 import { CellDetail } from './CellDetail';
 import { HeatmapControls, useGpuPrice, useTargets } from './HeatmapControls';
 import { MeasurementsTable } from './MeasurementsTable';
+import { ModelTable } from '../../components/ModelTable';
+import { FEW_SAMPLES_LEGEND } from '#shared/report/latency';
 import { ComparisonView } from '../compare/ComparisonView';
 
 export function ResultsView() {
@@ -56,8 +58,29 @@ export function ResultsView() {
         >
           Export Markdown
         </button>
+        <button type="button" onClick={() => void exportReport('html')} disabled={!canExport} data-testid="export-html">
+          Export HTML
+        </button>
         <button type="button" onClick={() => void exportReport('pdf')} disabled={!canExport} data-testid="export-pdf">
           Export PDF
+        </button>
+        <button
+          type="button"
+          onClick={() => void exportReport('csv')}
+          disabled={!canExport}
+          data-testid="export-csv"
+          title="Every decode cell's figures, one row each, in base units"
+        >
+          Export cells (CSV)
+        </button>
+        <button
+          type="button"
+          onClick={() => void exportReport('jsonl')}
+          disabled={!canExport}
+          data-testid="export-jsonl"
+          title="Every request of every decode cell, one JSON record per line"
+        >
+          Export requests (JSON Lines)
         </button>
         <button type="button" onClick={() => void openSweep()} data-testid="open-sweep">
           Open sweep…
@@ -209,6 +232,14 @@ function Report({
       {report.capacity && <CapacityTable section={report.capacity} />}
       {selectedCell && <CellDetail session={session} cell={selectedCell} onClose={() => onSelect(null)} />}
       <MeasurementsTable rows={report.measurementRows} caption={report.measurementsCaption} onSelect={onSelect} />
+      {report.latency && (
+        <section data-testid="latency-section">
+          <h3>Latency percentiles</h3>
+          <p className="muted">{report.latencyCaption}</p>
+          {report.legend.includes(FEW_SAMPLES_LEGEND) && <p className="muted">{FEW_SAMPLES_LEGEND}</p>}
+          <ModelTable table={report.latency} testId="latency-table" />
+        </section>
+      )}
     </article>
   );
 }
