@@ -152,7 +152,7 @@ function serverLine(side: ServerSide): string {
   return `Server: ${t.baseUrl}  model ${t.model}${t.simulated ? '  [SIMULATED]' : ''}  max_model_len ${mml}  KV budget ${kv}`;
 }
 
-interface RunInputs {
+export interface RunInputs {
   config: RunConfigInput;
   readyTimeoutMs?: number;
   apiKey?: string;
@@ -201,7 +201,7 @@ async function readInputs(cmd: string[], flags: RunFlags): Promise<RunInputs> {
 }
 
 /** The server to measure: launched through `supervisor` (demo, --launch) or attached (--url, or the resumed session's URL). */
-async function getServer(
+export async function getServer(
   flags: RunFlags,
   inputs: RunInputs,
   supervisor: Supervisor | null,
