@@ -56,6 +56,7 @@ export const LAYERS: Layer[] = [
     folders: ['src-main/engine'],
     publicModules: [
       'bench',
+      'bench/load-dataset',
       'bench/load-run',
       'bench/plan',
       'bench/progress',

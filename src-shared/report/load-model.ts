@@ -43,7 +43,7 @@ export function loadRow(r: LoadRateResult): string[] {
     three(r.e2e, fmtMs),
     fmtCount(r.requests),
     fmtCount(r.errors),
-    r.keptUp ? 'yes' : `no: ${r.keptUpReason}`,
+    r.keptUp ? 'yes' : 'no',
     r.goodput === null ? '—' : fmtRate(r.goodput),
   ];
 }
@@ -55,4 +55,38 @@ export function loadAnswer(load: LoadRun): string {
   if (!load.config.slo) return best;
   if (load.bestRateWithinSlo === null) return `No rate tried kept 99% of its requests within the targets. ${best}`;
   return `Largest rate within the targets: ${fmtRate(load.bestRateWithinSlo)} req/s (99% of requests within them, kept up). ${best}`;
+}
+
+/** A load session's part of a report: what was offered, the answer, and one row per pass. */
+export interface LoadSection {
+  /** The workload in one line: arrivals, lengths, endpoint, window. */
+  workload: string;
+  answer: string;
+  table: { header: string[]; rows: string[][] };
+  /** Each pass that did not keep up, with why. */
+  notes: string[];
+}
+
+const lengthText = (s: LoadRun['config']['inputLength']): string =>
+  s.kind === 'fixed' ? `${s.tokens}` : s.kind === 'uniform' ? `${s.min}-${s.max}` : `${s.mean}~${s.sd}`;
+
+export function loadSection(load: LoadRun): LoadSection {
+  const c = load.config;
+  const arrivals = c.arrivals.kind === 'gamma' ? `gamma arrivals (CV ${c.arrivals.cv})` : `${c.arrivals.kind} arrivals`;
+  const workload = [
+    c.sweep ? `sweep of ${c.sweep.points} rates` : `rates ${c.rates.map(fmtRate).join(', ')} req/s`,
+    arrivals,
+    c.maxInFlight === null ? 'no cap in flight' : `at most ${c.maxInFlight} in flight`,
+    c.dataset ? `prompts from ${c.dataset}` : `input ${lengthText(c.inputLength)} tokens`,
+    `output ${lengthText(c.outputLength)} tokens${c.ignoreEos ? '' : ' at most'}`,
+    c.sharedPrefixTokens ? `shared prefix ${c.sharedPrefixTokens} tokens` : null,
+    `${c.endpoint} endpoint`,
+    `${c.durationSeconds} s per rate after ${c.warmupSeconds} s warm-up`,
+  ];
+  return {
+    workload: workload.filter(Boolean).join(' · '),
+    answer: loadAnswer(load),
+    table: { header: [...LOAD_COLUMNS], rows: load.results.map(loadRow) },
+    notes: load.results.filter((r) => !r.keptUp).map((r) => `${passLabel(r)}: not kept up: ${r.keptUpReason}.`),
+  };
 }

@@ -5,9 +5,11 @@
  * through POST /tokenize (exact at the mean input length) and scale from there; each request's
  * real prompt tokens are recorded from usage. Without /tokenize, one usage count calibrates.
  */
+import { rng } from '#shared/random';
 import type { LoadConfig } from '#shared/session/schema-load';
 import { type BenchHttp, maxTokensFields, postJson } from './http';
 import { lengthSampler, meanLength } from './load-arrivals';
+import type { DatasetEntry } from './load-dataset';
 import type { LoadRequest } from './load-rate';
 import { buildMessages, countTokens, fillerText, promptTag } from './prompts';
 
@@ -76,30 +78,68 @@ export async function loadRequests(
   http: BenchHttp,
   cfg: LoadConfig,
   runTag: string,
+  dataset: readonly DatasetEntry[] | null = null,
 ): Promise<{ next: () => LoadRequest; note: string | null }> {
   const prefix = await sharedPrefix(http, cfg);
   const density = await measureDensity(http, cfg, prefix, requestTag(runTag, 0));
   const input = lengthSampler(cfg.inputLength, cfg.seed);
   const output = lengthSampler(cfg.outputLength, cfg.seed + 1);
+  const body = (messages: Messages, maxTokens: number) =>
+    JSON.stringify({
+      model: http.model,
+      ...(cfg.endpoint === 'chat' ? { messages } : { prompt: asText(messages) }),
+      ...maxTokensFields(maxTokens),
+      stream: true,
+      ignore_eos: cfg.ignoreEos,
+      stream_options: { include_usage: true, continuous_usage_stats: true },
+    });
   const path = PATHS[cfg.endpoint];
+  if (dataset) return { next: fromDataset(dataset, cfg.seed, density, output, body, path), note: null };
   let i = 0;
   const tooShort = density.overhead >= meanLength(cfg.inputLength);
   const next = (): LoadRequest => {
     const want = input();
     const chars = Math.max(0, Math.round((want - density.overhead) * density.charsPerToken));
     const messages = messagesFor(prefix, requestTag(runTag, ++i), chars);
-    const body = JSON.stringify({
-      model: http.model,
-      ...(cfg.endpoint === 'chat' ? { messages } : { prompt: asText(messages) }),
-      ...maxTokensFields(output()),
-      stream: true,
-      ignore_eos: cfg.ignoreEos,
-      stream_options: { include_usage: true, continuous_usage_stats: true },
-    });
-    return { body, path, inputTokens: Math.max(want, density.overhead) };
+    return { body: body(messages, output()), path, inputTokens: Math.max(want, density.overhead) };
   };
   const note = tooShort
     ? `The prompt's fixed part is ${density.overhead} tokens, more than the input length asked for: prompts are ${density.overhead} tokens.`
     : null;
   return { next, note };
+}
+
+/**
+ * Requests from the user's prompts, in a seeded shuffled order, round again when all were sent
+ * (a prompt sent again may then hit the prefix cache). The output length is the entry's own, else
+ * its answer's length in this server's tokens (from the measured density), else --output-len.
+ */
+function fromDataset(
+  entries: readonly DatasetEntry[],
+  seed: number,
+  density: Density,
+  output: () => number,
+  body: (messages: Messages, maxTokens: number) => string,
+  path: string,
+): () => LoadRequest {
+  const order = shuffled(entries.length, seed);
+  let i = 0;
+  return () => {
+    const e = entries[order[i++ % order.length]];
+    const out =
+      e.outputTokens ?? (e.answer ? Math.max(1, Math.round(e.answer.length / density.charsPerToken)) : output());
+    const inputTokens = Math.round(e.prompt.length / density.charsPerToken);
+    return { body: body([{ role: 'user', content: e.prompt }], out), path, inputTokens };
+  };
+}
+
+/** 0..n-1 in a seeded random order (Fisher-Yates). */
+function shuffled(n: number, seed: number): number[] {
+  const uniform = rng(seed);
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(uniform() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
 }

@@ -13,6 +13,7 @@ import { Interrupt, ServerClock } from './clock';
 import { createHttp } from './http';
 import { arrivalTimes } from './load-arrivals';
 import { bestRateWithinSlo, loadFigures } from './load-figures';
+import type { DatasetEntry } from './load-dataset';
 import { loadRequests } from './load-prompts';
 import { type LoadSchedule, runLoadPass } from './load-rate';
 
@@ -32,6 +33,8 @@ export interface LoadRunOptions {
   simSpeed?: number;
   hardware?: Hardware;
   sessionFile: string;
+  /** The prompts of --dataset, read and checked by the caller (config.dataset names the file). */
+  dataset?: readonly DatasetEntry[];
   onEvent: (e: LoadEvent) => void;
   serverLogLines?: () => string[];
 }
@@ -105,7 +108,7 @@ class LoadRun {
     const { config: cfg, onEvent } = this.o;
     const http = createHttp(this.o.target);
     try {
-      const requests = await loadRequests(http, cfg, this.runTag);
+      const requests = await loadRequests(http, cfg, this.runTag, this.o.dataset ?? null);
       if (requests.note) this.log('warn', requests.note);
       const pass = async (
         kind: LoadPass,

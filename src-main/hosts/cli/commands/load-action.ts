@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { readDataset, type DatasetEntry } from '../../../engine/bench/load-dataset';
 import { startLoadRun, type LoadEvent } from '../../../engine/bench/load-run';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
 import { normalizeBaseUrl } from '../../../engine/server/probe';
@@ -32,7 +33,10 @@ function usageProblem(cmd: string[], flags: LoadFlags): string | null {
 }
 
 /** The flags checked into a configuration and the server inputs `getServer` takes. */
-async function readInputs(cmd: string[], flags: LoadFlags): Promise<{ config: LoadConfig; inputs: RunInputs }> {
+async function readInputs(
+  cmd: string[],
+  flags: LoadFlags,
+): Promise<{ config: LoadConfig; inputs: RunInputs; dataset: DatasetEntry[] | null }> {
   let config: LoadConfig;
   let inputs: RunInputs;
   try {
@@ -61,7 +65,15 @@ async function readInputs(cmd: string[], flags: LoadFlags): Promise<{ config: Lo
     if (!hw.ok) throw new Refusal(`--hardware: ${hw.error}`, EXIT.usage);
     inputs.given = hw.data;
   }
-  return { config, inputs };
+  let dataset: DatasetEntry[] | null = null;
+  if (flags.dataset) {
+    try {
+      dataset = await readDataset(resolve(flags.dataset));
+    } catch (e) {
+      throw new Refusal((e as Error).message, EXIT.usage);
+    }
+  }
+  return { config, inputs, dataset };
 }
 
 /** A pass's progress and result as a line (or a JSON event with --json-progress). */
@@ -93,14 +105,14 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
   }
   const json = Boolean(flags.jsonProgress);
   const say = (t: string) => (json ? process.stderr : process.stdout).write(`${t}\n`);
-  let read: { config: LoadConfig; inputs: RunInputs };
+  let read: Awaited<ReturnType<typeof readInputs>>;
   try {
     read = await readInputs(cmd, flags);
   } catch (e) {
     err((e as Error).message);
     return e instanceof Refusal ? e.code : e instanceof LoadUsageError ? EXIT.usage : EXIT.failed;
   }
-  const { config, inputs } = read;
+  const { config, inputs, dataset } = read;
   const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
   let stop: (() => void) | null = null;
   let interrupted = false;
@@ -124,6 +136,7 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
       simSpeed: inputs.config.simSpeed ?? side.target.simSpeed,
       hardware: inputs.given,
       sessionFile,
+      dataset: dataset ?? undefined,
       onEvent: printer(json, say),
       serverLogLines: side.logLines,
     });

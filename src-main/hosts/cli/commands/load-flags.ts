@@ -5,6 +5,7 @@
  *   load --demo                              the simulator, a short sweep
  * This file declares the flags and turns them into a load configuration; ./load-action.ts runs.
  */
+import { basename } from 'node:path';
 import type { Command } from 'commander';
 import type { Arrivals, LengthSpec, LoadConfig, Slo } from '#shared/session/schema-load';
 import { parseTokenCount } from '#shared/report/format';
@@ -27,6 +28,7 @@ export interface LoadFlags {
   ignoreEos?: boolean;
   seed?: string;
   slo?: string;
+  dataset?: string;
   out?: string;
   jsonProgress?: boolean;
   launch?: boolean;
@@ -150,6 +152,8 @@ export function loadConfigFromFlags(f: LoadFlags): LoadConfig {
   if (!Number.isInteger(seed)) throw new LoadUsageError(`--seed must be a whole number, got "${f.seed}".`);
   const sharedPrefix =
     f.sharedPrefix === undefined ? 0 : tokens('--shared-prefix', f.sharedPrefix, '--shared-prefix 4096');
+  if (f.dataset !== undefined && (f.inputLen !== undefined || f.sharedPrefix !== undefined))
+    throw new LoadUsageError('--dataset brings its own prompts: leave out --input-len and --shared-prefix.');
   const inputLength = f.inputLen
     ? parseLength('--input-len', f.inputLen)
     : { kind: 'fixed' as const, tokens: LOAD_DEFAULTS.inputTokens };
@@ -180,7 +184,7 @@ export function loadConfigFromFlags(f: LoadFlags): LoadConfig {
     sharedPrefixTokens: sharedPrefix,
     endpoint,
     ignoreEos: f.ignoreEos ?? true,
-    dataset: null,
+    dataset: f.dataset === undefined ? null : basename(f.dataset),
     seed,
     slo: f.slo === undefined ? null : parseSlo(f.slo),
   };
@@ -233,6 +237,10 @@ export function registerLoad(program: Command): void {
     .option(
       '--shared-prefix <tokens>',
       'every prompt starts with the same this many tokens (prefix caching) (default 0)',
+    )
+    .option(
+      '--dataset <file>',
+      'prompts from a file: ShareGPT-style JSON, or JSON Lines of {"prompt": ..., "output_len": ...} (nothing is downloaded)',
     )
     .option('--endpoint <kind>', 'chat (/v1/chat/completions) or completions (/v1/completions) (default chat)')
     .option('--ignore-eos', 'answers run to their output length (default)')
