@@ -57,6 +57,7 @@ export const LAYERS: Layer[] = [
     publicModules: [
       'bench',
       'bench/load-dataset',
+      'bench/load-figures',
       'bench/load-run',
       'bench/plan',
       'bench/progress',

@@ -229,6 +229,8 @@ function originOf(session: Session): string | null {
       return `Imported from llm-inference-bench results${file}.`;
     case 'imported-report-text':
       return `Imported from a speed test matrix report${file}.`;
+    case 'imported-vllm-bench':
+      return `Imported from vLLM bench serve results${file}.`;
     default:
       return null;
   }
