@@ -231,6 +231,8 @@ function originOf(session: Session): string | null {
       return `Imported from a speed test matrix report${file}.`;
     case 'imported-vllm-bench':
       return `Imported from vLLM bench serve results${file}.`;
+    case 'imported-aiperf':
+      return `Imported from an AIPerf profile export${file}.`;
     default:
       return null;
   }

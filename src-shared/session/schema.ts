@@ -328,7 +328,7 @@ export const SessionSchema = z.object({
   simulated: z.boolean(),
   /** Where this session came from: measured here, or imported from another tool's output. */
   origin: z.object({
-    kind: z.enum(['measured', 'imported-seed-json', 'imported-report-text', 'imported-vllm-bench']),
+    kind: z.enum(['measured', 'imported-seed-json', 'imported-report-text', 'imported-vllm-bench', 'imported-aiperf']),
     file: maybeStr.default(null),
   }),
   hardware: HardwareSchema,

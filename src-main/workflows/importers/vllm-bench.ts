@@ -5,17 +5,12 @@
  * `errors`, and the `*_ttft_ms`-style summaries when the per-request lists are absent).
  */
 import { basename } from 'node:path';
-import { createSession } from '../../platform/session/create';
-import { keptUp } from '../../engine/bench/load-figures';
-import { countedStats } from '../../engine/bench/load-figures';
+import { countedStats, keptUp } from '../../engine/bench/load-figures';
 import type { CountedStats, LoadRateResult } from '#shared/session/schema-load';
 import type { Session } from '#shared/session/schema';
 import { type Result, fail, ok } from '#shared/result';
+import { importedLoadSession, isObject, type Json, num } from './load-import';
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const numbers = (v: unknown): number[] | null =>
   Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : null;
 
@@ -108,52 +103,23 @@ export function importVllmBench(doc: Json, file: string): Result<Session> {
     return fail(
       `${basename(file)}: vLLM bench serve results without per-request "ttfts" and "itls", nor mean, median, p90 and p99 of TTFT: run it with --save-result --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,99.`,
     );
-  const model = typeof doc.model_id === 'string' ? doc.model_id : null;
+  const burstiness = num(doc.burstiness);
   const maxConcurrency = num(doc.max_concurrency);
-  const session = createSession({
-    origin: { kind: 'imported-vllm-bench', file: basename(file) },
-    engine: {
-      name: typeof doc.backend === 'string' ? doc.backend : 'unknown',
-      version: null,
-      commit: null,
-      quantization: null,
-      backend: null,
-      build: null,
-    },
-    server: {
-      kind: 'imported',
-      url: null,
-      argv: [],
-      env: {},
-      display: '',
-      model,
-      servedModel: model,
-      revision: null,
-      maxModelLen: null,
-    },
-    load: {
+  return ok(
+    importedLoadSession({
+      origin: { kind: 'imported-vllm-bench', file: basename(file) },
+      model: typeof doc.model_id === 'string' ? doc.model_id : null,
+      engineName: typeof doc.backend === 'string' ? doc.backend : 'unknown',
+      result,
       config: {
-        rates: result.targetRate === null ? [] : [result.targetRate],
-        sweep: null,
+        // vLLM's burstiness is the gamma shape: its gaps' coefficient of variation is 1/sqrt(shape).
         arrivals:
-          num(doc.burstiness) === null || num(doc.burstiness) === 1
+          burstiness === null || burstiness === 1
             ? { kind: 'poisson' }
-            : { kind: 'gamma', cv: 1 / Math.sqrt(num(doc.burstiness) as number) },
+            : { kind: 'gamma', cv: 1 / Math.sqrt(burstiness) },
         maxInFlight: maxConcurrency === null ? null : Math.round(maxConcurrency),
-        durationSeconds: result.windowSeconds,
-        warmupSeconds: 0,
-        inputLength: { kind: 'fixed', tokens: Math.max(1, Math.round(result.meanInputTokens ?? 1)) },
-        outputLength: { kind: 'fixed', tokens: Math.max(1, Math.round(result.meanOutputTokens ?? 1)) },
-        sharedPrefixTokens: 0,
-        endpoint: 'completions',
-        ignoreEos: false,
-        dataset: null,
-        seed: 0,
-        slo: null,
+        endpoint: doc.endpoint_type === 'openai' || doc.backend === 'vllm' ? 'completions' : 'chat',
       },
-      results: [result],
-      bestRateWithinSlo: null,
-    },
-  });
-  return ok(session);
+    }),
+  );
 }
