@@ -15,6 +15,7 @@ import { arrivalTimes } from './load-arrivals';
 import { bestRateWithinSlo, loadFigures } from './load-figures';
 import type { DatasetEntry } from './load-dataset';
 import { loadRequests } from './load-prompts';
+import { sessionServerOf } from './start-run';
 import { type LoadSchedule, runLoadPass } from './load-rate';
 
 /** Requests in flight in the sweep's throughput pass when --max-in-flight does not say. */
@@ -58,12 +59,7 @@ function newLoadSession(o: LoadRunOptions, runTag: string, speed: number): Sessi
     simulated: t.simulated,
     ...(o.hardware ? { hardware: o.hardware } : {}),
     engine: t.engine,
-    server: {
-      ...t.launch,
-      url: t.launch.url ?? t.baseUrl,
-      servedModel: t.launch.servedModel ?? t.model,
-      maxModelLen: t.launch.maxModelLen ?? t.maxModelLen,
-    },
+    server: sessionServerOf(t),
     runConfig: {
       contexts: [],
       concurrency: [],

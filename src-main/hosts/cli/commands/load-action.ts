@@ -7,7 +7,6 @@ import { resolve } from 'node:path';
 import { readDataset, type DatasetEntry } from '../../../engine/bench/load-dataset';
 import { startLoadRun, type LoadEvent } from '../../../engine/bench/load-run';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
-import { normalizeBaseUrl } from '../../../engine/server/probe';
 import { Supervisor } from '../../../engine/server/supervisor';
 import { readHardwareFile } from '../../../workflows/orchestrator/server-hardware';
 import { LOAD_COLUMNS, loadAnswer, loadRow, passLabel } from '#shared/report/load-model';
@@ -15,22 +14,14 @@ import type { LoadConfig } from '#shared/session/schema-load';
 import { EXIT } from './exit';
 import { loadConfigFromFlags, LoadUsageError, type LoadFlags } from './load-flags';
 import { Refusal, checkWritableFolder } from './out-folder';
-import { apiKeyFrom, defaultSessionFile, getServer, type RunInputs } from './run-action';
+import { apiKeyFrom, defaultSessionFile, getServer, serverFlagsProblem, type RunInputs } from './run-action';
 import { positiveNumber, type RunFlags } from './run-flags';
 
-function usageProblem(cmd: string[], flags: LoadFlags): string | null {
-  const modes = [flags.url, flags.launch, flags.demo].filter(Boolean).length;
-  if (modes > 1) return 'choose one of --url, --launch and --demo.';
-  if (modes === 0) return 'say which server to load: --url URL, --launch -- CMD..., or --demo.';
-  if (flags.launch && cmd.length === 0)
-    return '--launch needs the server command after --, e.g. speedmatrix load --launch --rates 1,2 -- vllm serve MODEL';
-  if (!flags.launch && cmd.length > 0)
-    return `unexpected arguments: ${cmd.join(' ')} (a server command goes after --launch ... --).`;
-  if (flags.apiKey && flags.apiKeyFile) return 'give the key one way: --api-key-file or --api-key.';
-  const url = flags.url === undefined ? null : normalizeBaseUrl(flags.url);
-  if (url && !url.ok) return `--url: ${url.error}`;
-  return null;
-}
+const usageProblem = (cmd: string[], flags: LoadFlags): string | null =>
+  serverFlagsProblem(cmd, flags, {
+    none: 'say which server to load: --url URL, --launch -- CMD..., or --demo.',
+    launchExample: 'speedmatrix load --launch --rates 1,2 -- vllm serve MODEL',
+  });
 
 /** The flags checked into a configuration and the server inputs `getServer` takes. */
 async function readInputs(

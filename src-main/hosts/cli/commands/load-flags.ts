@@ -9,12 +9,13 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import type { Arrivals, LengthSpec, LoadConfig, Slo } from '#shared/session/schema-load';
 import { parseTokenCount } from '#shared/report/format';
+import type { RunFlags } from './run-flags';
 
-export interface LoadFlags {
-  url?: string;
-  apiKey?: string;
-  apiKeyFile?: string;
-  model?: string;
+/** The server's flags are `run`'s. */
+export interface LoadFlags extends Pick<
+  RunFlags,
+  'url' | 'apiKey' | 'apiKeyFile' | 'model' | 'launch' | 'demo' | 'simSpeed' | 'readyTimeout' | 'hardware' | 'yes'
+> {
   rates?: string;
   sweepPoints?: string;
   arrivals?: string;
@@ -31,12 +32,6 @@ export interface LoadFlags {
   dataset?: string;
   out?: string;
   jsonProgress?: boolean;
-  launch?: boolean;
-  demo?: boolean;
-  simSpeed?: string;
-  readyTimeout?: string;
-  hardware?: string;
-  yes?: boolean;
 }
 
 /** A flag's value that cannot be used; the message names the flag and shows a good value. */
