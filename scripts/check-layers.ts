@@ -56,6 +56,9 @@ export const LAYERS: Layer[] = [
     folders: ['src-main/engine'],
     publicModules: [
       'bench',
+      'bench/load-dataset',
+      'bench/load-figures',
+      'bench/load-run',
       'bench/plan',
       'bench/progress',
       'bench/start-run',

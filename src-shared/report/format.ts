@@ -149,6 +149,12 @@ export function fmtOneDecimal(v: number | null | undefined): string {
   return grouped(v, 1);
 }
 
+/** A request rate in requests per second, without the unit: "0.25", "2.5", "12.3", "1,204". */
+export function fmtRate(v: number | null | undefined): string {
+  if (missing(v)) return NONE;
+  return grouped(v, v < 1 ? 2 : v < 100 ? 1 : 0);
+}
+
 /** Bytes as the reference writes VRAM and RAM: binary gigabytes rounded, "96 GB". */
 export function fmtGigabytes(bytes: number | null | undefined): string {
   if (missing(bytes)) return NONE;

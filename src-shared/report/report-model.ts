@@ -4,6 +4,7 @@
  * the same thing in the same order as the reference report (docs/architecture.md). Pure: no
  * Node imports.
  */
+import { type LoadSection, loadSection } from './load-model';
 import type { CellStatus, DecodeCell, Session } from '../session/schema';
 import { STATUSES, STATUS_WORDS, hasFigure, legendLine, legendStatuses } from '../session/status-words';
 import {
@@ -95,6 +96,8 @@ export interface ReportModel {
   checksUnavailable: string[];
   /** The service-level targets' section, when targets were given. */
   capacity: CapacitySection | null;
+  /** A load session's rates and figures (docs/load.md), in place of the matrix's sections; null for a matrix. */
+  load: LoadSection | null;
 }
 
 /** What a reader asks of a report beyond the session itself. */
@@ -237,6 +240,10 @@ function originOf(session: Session): string | null {
       return `Imported from llm-inference-bench results${file}.`;
     case 'imported-report-text':
       return `Imported from a speed test matrix report${file}.`;
+    case 'imported-vllm-bench':
+      return `Imported from vLLM bench serve results${file}.`;
+    case 'imported-aiperf':
+      return `Imported from an AIPerf profile export${file}.`;
     default:
       return null;
   }
@@ -586,8 +593,8 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     simulated: session.simulated,
     origin: originOf(session),
     engineLine: engineLineOf(session),
-    matrixLine: matrixLineOf(session),
-    missing: missingOf(session, decode),
+    matrixLine: session.load ? 'Load: request rates offered, latency and throughput achieved' : matrixLineOf(session),
+    missing: session.load ? [] : missingOf(session, decode),
     blocks: [hardwareBlock(session), engineBlock(session), runBlock(session)],
     launch: launchOf(session),
     launchMissing: launchMissingOf(session),
@@ -608,6 +615,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     cellNotes: cellNotesOf(session),
     checksUnavailable: session.checksUnavailable,
     capacity: options.targets ? buildCapacitySection(session, options.targets) : null,
+    load: session.load ? loadSection(session.load) : null,
   };
 }
 

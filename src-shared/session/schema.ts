@@ -10,6 +10,7 @@
  * docs/session-format.md.
  */
 import { z } from 'zod';
+import { LoadRunSchema } from './schema-load';
 
 export const SESSION_FORMAT = 'speedmatrix-session';
 export const SESSION_FORMAT_VERSION = 1;
@@ -348,7 +349,7 @@ export const SessionSchema = z.object({
   simulated: z.boolean(),
   /** Where this session came from: measured here, or imported from another tool's output. */
   origin: z.object({
-    kind: z.enum(['measured', 'imported-seed-json', 'imported-report-text']),
+    kind: z.enum(['measured', 'imported-seed-json', 'imported-report-text', 'imported-vllm-bench', 'imported-aiperf']),
     file: maybeStr.default(null),
   }),
   hardware: HardwareSchema,
@@ -363,6 +364,8 @@ export const SessionSchema = z.object({
   events: z.array(EventSchema),
   /** Checks the run could not make (e.g. "no /metrics: readiness used client-side signals only"). */
   checksUnavailable: z.array(z.string()).default([]),
+  /** A load session's rates and figures (docs/load.md); absent in a matrix session and in older files. */
+  load: LoadRunSchema.optional(),
 });
 
 export type LatencyStats = z.infer<typeof LatencyStatsSchema>;

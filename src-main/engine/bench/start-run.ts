@@ -437,6 +437,16 @@ function removeQuietly(journal: Journal): void {
   }
 }
 
+/** The session's server block: how it was launched, filled in with what the probe found. */
+export function sessionServerOf(t: ServerTarget): Session['server'] {
+  return {
+    ...t.launch,
+    url: t.launch.url ?? t.baseUrl,
+    servedModel: t.launch.servedModel ?? t.model,
+    maxModelLen: t.launch.maxModelLen ?? t.maxModelLen,
+  };
+}
+
 function newSession(opts: StartRunOptions, plan: RunPlan): Session {
   const t = opts.target;
   const c = plan.config;
@@ -458,12 +468,7 @@ function newSession(opts: StartRunOptions, plan: RunPlan): Session {
     simulated: t.simulated,
     ...(opts.hardware ? { hardware: opts.hardware } : {}),
     engine: t.engine,
-    server: {
-      ...t.launch,
-      url: t.launch.url ?? t.baseUrl,
-      servedModel: t.launch.servedModel ?? t.model,
-      maxModelLen: t.launch.maxModelLen ?? t.maxModelLen,
-    },
+    server: sessionServerOf(t),
     runConfig: {
       contexts: c.contexts,
       concurrency: c.concurrency,

@@ -3,19 +3,10 @@
  * fault asks for it, plus the fixed passage a looping request repeats. Each piece is one token
  * of the simulator's tokenizer, kept with its JSON-escaped form for the chunk templates.
  */
+import { rng } from '#shared/random';
 import { pieces } from './tokenizer';
 
-/** Small, fast, seeded PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng };
 
 const SUBJECTS = [
   'The old harbour',

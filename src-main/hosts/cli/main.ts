@@ -10,6 +10,7 @@ import { APP_VERSION } from '../../platform/runtime/app-version';
 import { registerCompare } from './commands/compare';
 import { registerHw } from './commands/hw';
 import { registerImport } from './commands/import';
+import { registerLoad } from './commands/load-flags';
 import { registerReport } from './commands/report';
 import { registerRun } from './commands/run-flags';
 import { registerServe } from './commands/serve-flags';
@@ -36,6 +37,7 @@ function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(`speedmatrix: ${text.replace(/^error: /, '')}`) });
   for (const register of [
     registerRun,
+    registerLoad,
     registerReport,
     registerImport,
     registerCompare,

@@ -10,9 +10,11 @@ import { MAX_SESSION_BYTES } from '../../platform/session/read';
 import { SESSION_FORMAT, type Session } from '#shared/session/schema';
 import { parseReportText, looksLikeReportText } from './report-text';
 import { importSeedJson, looksLikeSeedJson } from './seed-json';
+import { importVllmBench, looksLikeVllmBench } from './vllm-bench';
+import { importAiperf, looksLikeAiperf } from './aiperf';
 
 export const IMPORT_EXPECTED =
-  'SpeedMatrix imports llm-inference-bench results (benchmark_results.json: a JSON object with "metadata", "prefill" and "results") or the text of a speed test matrix report (with its "All measurements" table).';
+  'SpeedMatrix imports llm-inference-bench results (benchmark_results.json: a JSON object with "metadata", "prefill" and "results"), vLLM bench serve --save-result JSON, AIPerf’s profile_export_aiperf.json, or the text of a speed test matrix report (with its "All measurements" table).';
 
 /** Import bytes or text already in memory (File > Open, drag and drop, tests). */
 export function importText(input: Uint8Array | string, file = 'file'): Result<Session> {
@@ -41,6 +43,8 @@ export function importText(input: Uint8Array | string, file = 'file'): Result<Se
       return fail(`${name} is already a SpeedMatrix session; open it directly instead of importing it.`);
     }
     if (looksLikeSeedJson(doc)) return importSeedJson(doc, name);
+    if (looksLikeVllmBench(doc)) return importVllmBench(doc, name);
+    if (looksLikeAiperf(doc)) return importAiperf(doc, name);
     return fail(
       `${name} is JSON but not llm-inference-bench results: it has no "results" list with "metadata" or "prefill" beside it. ${IMPORT_EXPECTED}`,
     );

@@ -5,6 +5,7 @@
  * Chromium; the app uses Electron's printToPDF on the same HTML.
  */
 import type { DecodeCell, Session } from '#shared/session/schema';
+import type { LoadSection } from '#shared/report/load-model';
 import { cellKey } from '#shared/cell-key';
 import { type TimelineModel, cellTimeline, timelineLegend } from '#shared/report/timeline';
 import { STATUSES, STATUS_ORDER } from '#shared/session/status-words';
@@ -154,6 +155,27 @@ function bodyOf(r: ReportModel, session: Session): string {
   out.push('<h2>Launch command</h2>');
   out.push(r.launch ? `<pre class="launch"><code>${esc(r.launch)}</code></pre>` : `<p>${esc(r.launchMissing)}</p>`);
 
+  if (r.load) out.push(...loadHtml(r.load));
+  else out.push(...matrixHtml(r, session));
+  out.push(
+    `<footer>${esc(`Report by ${APP_NAME} ${APP_VERSION} from a session created ${session.createdAt} (session format v${session.formatVersion}).`)}</footer>`,
+  );
+  return out.join('\n');
+}
+
+function loadHtml(l: LoadSection): string[] {
+  return [
+    '<h2>Load</h2>',
+    `<p class="caption">${esc(l.workload)}</p>`,
+    `<p class="lead"><strong>${esc(l.answer)}</strong></p>`,
+    htmlTable(l.table, 'load'),
+    ...(l.notes.length ? [`<ul class="notes">${l.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`] : []),
+  ];
+}
+
+/** The matrix's sections: prefill, decode, targets, all measurements, energy, telemetry, notes. */
+function matrixHtml(r: ReportModel, session: Session): string[] {
+  const out: string[] = [];
   out.push('<h2>Prefill</h2>', `<p class="caption">${esc(r.prefillCaption)}</p>`);
   if (r.prefill) out.push(`<figure>${prefillChart(session)}</figure>`, htmlTable(r.prefill, 'prefill'));
   else out.push('<p>No prefill measurements in this session.</p>');
@@ -210,10 +232,7 @@ function bodyOf(r: ReportModel, session: Session): string {
       '<h2>Checks not made</h2>',
       `<ul class="notes">${r.checksUnavailable.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`,
     );
-  out.push(
-    `<footer>${esc(`Report by ${APP_NAME} ${APP_VERSION} from a session created ${session.createdAt} (session format v${session.formatVersion}).`)}</footer>`,
-  );
-  return out.join('\n');
+  return out;
 }
 
 export function renderHtmlReport(session: Session, options: ReportOptions = {}, frame: PageFrame = {}): string {

@@ -16,6 +16,7 @@ import {
 import { fmtContext } from '#shared/report/format';
 import type { DecodeMatrixModel, MatrixCellView } from '#shared/report/matrix-model';
 import type { CapacitySection } from '#shared/report/capacity-section';
+import type { LoadSection } from '#shared/report/load-model';
 
 /** A GFM table; cells are escaped here, so callers pass plain text. Rows in `bold` are emphasised. */
 export function markdownTable(table: TableModel, bold: ReadonlySet<number> = new Set()): string {
@@ -60,6 +61,7 @@ export function renderMarkdownFromModel(r: ReportModel): string {
   out.push('## Launch command', '');
   out.push(r.launch ? codeBlock(r.launch) : line(r.launchMissing), '');
 
+  if (r.load) return finish([...out, loadMarkdown(r.load)]);
   out.push('## Prefill', '', line(r.prefillCaption), '');
   out.push(r.prefill ? markdownTable(r.prefill) : 'No prefill measurements in this session.', '');
 
@@ -98,10 +100,27 @@ export function renderMarkdownFromModel(r: ReportModel): string {
   if (r.cellNotes.length) out.push('## Notes', '', ...r.cellNotes.map((n) => `- ${md(n)}`), '');
   if (r.checksUnavailable.length)
     out.push('## Checks not made', '', ...r.checksUnavailable.map((n) => `- ${md(n)}`), '');
-  return `${out
+  return finish(out);
+}
+
+const finish = (out: readonly string[]): string =>
+  `${out
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trimEnd()}\n`;
+
+function loadMarkdown(l: LoadSection): string {
+  return [
+    '## Load',
+    '',
+    line(l.workload),
+    '',
+    `**${md(l.answer)}**`,
+    '',
+    markdownTable(l.table),
+    '',
+    ...l.notes.map((n) => `- ${md(n)}`),
+  ].join('\n');
 }
 
 function capacityMarkdown(c: CapacitySection): string {

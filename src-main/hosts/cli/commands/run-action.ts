@@ -101,12 +101,27 @@ export function apiKeyFrom(flags: RunFlags, warn: (t: string) => void): string |
 }
 
 function usageProblem(cmd: string[], flags: RunFlags): string | null {
+  return serverFlagsProblem(cmd, flags, {
+    none: flags.resume
+      ? null
+      : 'say which server to benchmark: --url URL, --launch -- CMD..., or --demo (try `speedmatrix run --demo` first).',
+    launchExample: 'speedmatrix run --launch -- vllm serve MODEL --port 8000',
+  });
+}
+
+/**
+ * What is wrong with the flags that choose the server (`run`, `load`): one of --url, --launch and
+ * --demo (`none` when none is given, null if that is allowed), a command only after --launch, one key.
+ */
+export function serverFlagsProblem(
+  cmd: string[],
+  flags: Pick<RunFlags, 'url' | 'launch' | 'demo' | 'apiKey' | 'apiKeyFile'>,
+  say: { none: string | null; launchExample: string },
+): string | null {
   const modes = [flags.url, flags.launch, flags.demo].filter(Boolean).length;
   if (modes > 1) return 'choose one of --url, --launch and --demo.';
-  if (modes === 0 && !flags.resume)
-    return 'say which server to benchmark: --url URL, --launch -- CMD..., or --demo (try `speedmatrix run --demo` first).';
-  if (flags.launch && cmd.length === 0)
-    return '--launch needs the server command after --, e.g. speedmatrix run --launch -- vllm serve MODEL --port 8000';
+  if (modes === 0 && say.none) return say.none;
+  if (flags.launch && cmd.length === 0) return `--launch needs the server command after --, e.g. ${say.launchExample}`;
   if (!flags.launch && cmd.length > 0)
     return `unexpected arguments: ${cmd.join(' ')} (a server command goes after --launch ... --).`;
   if (flags.apiKey && flags.apiKeyFile) return 'give the key one way: --api-key-file or --api-key.';
@@ -152,7 +167,7 @@ function serverLine(side: ServerSide): string {
   return `Server: ${t.baseUrl}  model ${t.model}${t.simulated ? '  [SIMULATED]' : ''}  max_model_len ${mml}  KV budget ${kv}`;
 }
 
-interface RunInputs {
+export interface RunInputs {
   config: RunConfigInput;
   readyTimeoutMs?: number;
   apiKey?: string;
@@ -201,7 +216,7 @@ async function readInputs(cmd: string[], flags: RunFlags): Promise<RunInputs> {
 }
 
 /** The server to measure: launched through `supervisor` (demo, --launch) or attached (--url, or the resumed session's URL). */
-async function getServer(
+export async function getServer(
   flags: RunFlags,
   inputs: RunInputs,
   supervisor: Supervisor | null,

@@ -1,4 +1,5 @@
 /** Results, laid out like the reference report: title, blocks, prefill chart, heatmap, table, detail. */
+import { LoadResults } from './LoadResults';
 import { cellKey } from '#shared/cell-key';
 import { useMemo } from 'react';
 import { metricContextOf, metricUnavailable } from '#shared/report/cell-metrics';
@@ -160,7 +161,6 @@ function Report({
   onSelect: (k: string | null) => void;
 }) {
   const metric = useApp((s) => s.heatmapMetric);
-  const setMetric = useApp((s) => s.setHeatmapMetric);
   const price = useGpuPrice();
   const targets = useTargets();
   const report = useMemo(
@@ -178,7 +178,6 @@ function Report({
     [report, session, metric, ctx, targets.set],
   );
   const unavailable = metricUnavailable(session, metric, ctx);
-  const selectedCell = selected ? (session.cells.find((c) => cellKey(c) === selected) ?? null) : null;
   return (
     <article className="report" data-testid="report">
       <header className="report-head">
@@ -210,6 +209,48 @@ function Report({
           {report.launch ?? report.launchMissing}
         </pre>
       </section>
+      {report.load ? (
+        <LoadResults section={report.load} />
+      ) : (
+        <MatrixResults
+          session={session}
+          report={report}
+          heat={heat}
+          unavailable={unavailable}
+          controls={{ price, targets }}
+          selected={selected}
+          onSelect={onSelect}
+        />
+      )}
+    </article>
+  );
+}
+
+/** The matrix's sections: prefill, the decode heatmap, targets, the selected cell and all measurements. */
+function MatrixResults({
+  session,
+  report,
+  heat,
+  unavailable,
+  controls,
+  selected,
+  onSelect,
+}: {
+  session: Session;
+  report: ReturnType<typeof buildReportModel>;
+  heat: ReturnType<typeof buildHeatmap>;
+  unavailable: string | null;
+  /** The report's own price and targets state, shared with the heatmap's controls. */
+  controls: { price: ReturnType<typeof useGpuPrice>; targets: ReturnType<typeof useTargets> };
+  selected: string | null;
+  onSelect: (k: string | null) => void;
+}) {
+  const metric = useApp((s) => s.heatmapMetric);
+  const setMetric = useApp((s) => s.setHeatmapMetric);
+  const { price, targets } = controls;
+  const selectedCell = selected ? (session.cells.find((c) => cellKey(c) === selected) ?? null) : null;
+  return (
+    <>
       <section>
         <h3>Prefill</h3>
         <p className="muted">{report.prefillCaption}</p>
@@ -240,6 +281,6 @@ function Report({
           <ModelTable table={report.latency} testId="latency-table" />
         </section>
       )}
-    </article>
+    </>
   );
 }

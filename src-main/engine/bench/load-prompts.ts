@@ -1,0 +1,145 @@
+/**
+ * The requests of a load run (docs/load.md, "Prompt shapes"): each a prompt of its drawn length
+ * that no other request shares beyond the optional shared prefix (a tag unique to the request
+ * follows it), and an answer limit of its drawn output length. Lengths come from one calibration
+ * through POST /tokenize (exact at the mean input length) and scale from there; each request's
+ * real prompt tokens are recorded from usage. Without /tokenize, one usage count calibrates.
+ */
+import { rng } from '#shared/random';
+import type { LoadConfig } from '#shared/session/schema-load';
+import { type BenchHttp, maxTokensFields, postJson } from './http';
+import { lengthSampler, meanLength } from './load-arrivals';
+import type { DatasetEntry } from './load-dataset';
+import type { LoadRequest } from './load-rate';
+import { buildMessages, countTokens, fillerText, promptTag } from './prompts';
+
+type Messages = ReturnType<typeof buildMessages>;
+
+/** A prompt as one text, for the completions endpoint. */
+const asText = (messages: Messages): string => messages.map((m) => m.content).join('\n\n');
+
+/** Prompt tokens of a request as the endpoint will count them. */
+async function countFor(http: BenchHttp, endpoint: LoadConfig['endpoint'], messages: Messages): Promise<number> {
+  if (endpoint === 'chat' && http.tokenize !== null) return countTokens(http, messages);
+  if (endpoint === 'completions' && http.tokenize !== null) {
+    const r = await postJson<{ count?: number }>(http, '/tokenize', { model: http.model, prompt: asText(messages) });
+    if (typeof r.count === 'number') return r.count;
+  }
+  const r = await postJson<{ usage?: { prompt_tokens?: number } }>(http, PATHS[endpoint], {
+    model: http.model,
+    ...(endpoint === 'chat' ? { messages } : { prompt: asText(messages) }),
+    ...maxTokensFields(1),
+    stream: false,
+  });
+  const n = r.usage?.prompt_tokens;
+  if (typeof n !== 'number') throw new Error('The server counted no prompt tokens (no /tokenize, no usage).');
+  return n;
+}
+
+const PATHS = { chat: '/v1/chat/completions', completions: '/v1/completions' } as const;
+
+/** Characters of filler per token and the tokens around the filler, measured on this server. */
+interface Density {
+  charsPerToken: number;
+  overhead: number;
+}
+
+/** The tag of request i: always the same width, so the same number of tokens on any tokenizer that splits digits. */
+const requestTag = (runTag: string, i: number) => promptTag(runTag, `R${String(i % 1_000_000).padStart(6, '0')}`);
+
+/** The messages of one request: the shared prefix, its own tag, then filler up to its length. */
+function messagesFor(prefix: string, tag: string, fillerChars: number): Messages {
+  const m = buildMessages(tag, fillerChars);
+  if (prefix) m[0] = { ...m[0], content: `${prefix}\n\n${m[0].content}` };
+  return m;
+}
+
+async function measureDensity(http: BenchHttp, cfg: LoadConfig, prefix: string, tag: string): Promise<Density> {
+  const overhead = await countFor(http, cfg.endpoint, messagesFor(prefix, tag, 1));
+  const probeChars = Math.max(4_000, Math.round((meanLength(cfg.inputLength) - overhead) * 4));
+  const probe = await countFor(http, cfg.endpoint, messagesFor(prefix, tag, probeChars));
+  return { charsPerToken: probeChars / Math.max(1, probe - overhead), overhead };
+}
+
+/** The shared prefix's text: filler of about `tokens` tokens, sized with the server's own count. */
+async function sharedPrefix(http: BenchHttp, cfg: LoadConfig): Promise<string> {
+  if (cfg.sharedPrefixTokens <= 0) return '';
+  const probe = fillerText(cfg.sharedPrefixTokens * 4);
+  const n = await countFor(http, cfg.endpoint, [{ role: 'user', content: probe }]);
+  const base = await countFor(http, cfg.endpoint, [{ role: 'user', content: '' }]);
+  return fillerText(Math.round((cfg.sharedPrefixTokens * probe.length) / Math.max(1, n - base)));
+}
+
+/**
+ * A source of requests for the run: each call gives the next one. `exact` is true when the mean
+ * input length was checked with the server's own count.
+ */
+export async function loadRequests(
+  http: BenchHttp,
+  cfg: LoadConfig,
+  runTag: string,
+  dataset: readonly DatasetEntry[] | null = null,
+): Promise<{ next: () => LoadRequest; note: string | null }> {
+  const prefix = await sharedPrefix(http, cfg);
+  const density = await measureDensity(http, cfg, prefix, requestTag(runTag, 0));
+  const input = lengthSampler(cfg.inputLength, cfg.seed);
+  const output = lengthSampler(cfg.outputLength, cfg.seed + 1);
+  const body = (messages: Messages, maxTokens: number) =>
+    JSON.stringify({
+      model: http.model,
+      ...(cfg.endpoint === 'chat' ? { messages } : { prompt: asText(messages) }),
+      ...maxTokensFields(maxTokens),
+      stream: true,
+      ignore_eos: cfg.ignoreEos,
+      stream_options: { include_usage: true, continuous_usage_stats: true },
+    });
+  const path = PATHS[cfg.endpoint];
+  if (dataset) return { next: fromDataset(dataset, cfg.seed, density, output, body, path), note: null };
+  let i = 0;
+  const tooShort = density.overhead >= meanLength(cfg.inputLength);
+  const next = (): LoadRequest => {
+    const want = input();
+    const chars = Math.max(0, Math.round((want - density.overhead) * density.charsPerToken));
+    const messages = messagesFor(prefix, requestTag(runTag, ++i), chars);
+    return { body: body(messages, output()), path, inputTokens: Math.max(want, density.overhead) };
+  };
+  const note = tooShort
+    ? `The prompt's fixed part is ${density.overhead} tokens, more than the input length asked for: prompts are ${density.overhead} tokens.`
+    : null;
+  return { next, note };
+}
+
+/**
+ * Requests from the user's prompts, in a seeded shuffled order, round again when all were sent
+ * (a prompt sent again may then hit the prefix cache). The output length is the entry's own, else
+ * its answer's length in this server's tokens (from the measured density), else --output-len.
+ */
+function fromDataset(
+  entries: readonly DatasetEntry[],
+  seed: number,
+  density: Density,
+  output: () => number,
+  body: (messages: Messages, maxTokens: number) => string,
+  path: string,
+): () => LoadRequest {
+  const order = shuffled(entries.length, seed);
+  let i = 0;
+  return () => {
+    const e = entries[order[i++ % order.length]];
+    const out =
+      e.outputTokens ?? (e.answer ? Math.max(1, Math.round(e.answer.length / density.charsPerToken)) : output());
+    const inputTokens = Math.round(e.prompt.length / density.charsPerToken);
+    return { body: body([{ role: 'user', content: e.prompt }], out), path, inputTokens };
+  };
+}
+
+/** 0..n-1 in a seeded random order (Fisher-Yates). */
+function shuffled(n: number, seed: number): number[] {
+  const uniform = rng(seed);
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(uniform() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}

@@ -1,0 +1,152 @@
+/**
+ * The body of `speedmatrix load`: checks the flags and the output folder, gets the server
+ * (attach or launch, as `run` does), runs the load passes and prints each one as it ends.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { readDataset, type DatasetEntry } from '../../../engine/bench/load-dataset';
+import { startLoadRun, type LoadEvent } from '../../../engine/bench/load-run';
+import { launchOptionsFromCommand } from '../../../engine/server/command-line';
+import { Supervisor } from '../../../engine/server/supervisor';
+import { readHardwareFile } from '../../../workflows/orchestrator/server-hardware';
+import { LOAD_COLUMNS, loadAnswer, loadRow, passLabel } from '#shared/report/load-model';
+import type { LoadConfig } from '#shared/session/schema-load';
+import { EXIT } from './exit';
+import { loadConfigFromFlags, LoadUsageError, type LoadFlags } from './load-flags';
+import { Refusal, checkWritableFolder } from './out-folder';
+import { apiKeyFrom, defaultSessionFile, getServer, serverFlagsProblem, type RunInputs } from './run-action';
+import { positiveNumber, type RunFlags } from './run-flags';
+
+const usageProblem = (cmd: string[], flags: LoadFlags): string | null =>
+  serverFlagsProblem(cmd, flags, {
+    none: 'say which server to load: --url URL, --launch -- CMD..., or --demo.',
+    launchExample: 'speedmatrix load --launch --rates 1,2 -- vllm serve MODEL',
+  });
+
+/** The flags checked into a configuration and the server inputs `getServer` takes. */
+async function readInputs(
+  cmd: string[],
+  flags: LoadFlags,
+): Promise<{ config: LoadConfig; inputs: RunInputs; dataset: DatasetEntry[] | null }> {
+  let config: LoadConfig;
+  let inputs: RunInputs;
+  try {
+    config = loadConfigFromFlags(flags);
+    const apiKey = apiKeyFrom(flags as RunFlags, (t) => process.stderr.write(`${t}\n`));
+    if (flags.out) {
+      const file = resolve(flags.out);
+      checkWritableFolder('--out', file);
+      if (existsSync(file)) throw new Refusal(`--out: ${file} already exists; choose another --out.`, EXIT.usage);
+    } else checkWritableFolder('the session file (add --out FILE to choose)', resolve('session'));
+    const launch = flags.launch ? launchOptionsFromCommand(cmd) : null;
+    if (launch && apiKey && !launch.apiKey) launch.apiKey = apiKey;
+    inputs = {
+      config: flags.simSpeed ? { simSpeed: positiveNumber('--sim-speed', flags.simSpeed) } : {},
+      readyTimeoutMs: flags.readyTimeout ? positiveNumber('--ready-timeout', flags.readyTimeout) * 1000 : undefined,
+      apiKey,
+      launch,
+      resumeSession: null,
+    };
+  } catch (e) {
+    if (e instanceof Refusal) throw e;
+    throw new Refusal((e as Error).message, EXIT.usage);
+  }
+  if (flags.hardware) {
+    const hw = await readHardwareFile(resolve(flags.hardware));
+    if (!hw.ok) throw new Refusal(`--hardware: ${hw.error}`, EXIT.usage);
+    inputs.given = hw.data;
+  }
+  let dataset: DatasetEntry[] | null = null;
+  if (flags.dataset) {
+    try {
+      dataset = await readDataset(resolve(flags.dataset));
+    } catch (e) {
+      throw new Refusal((e as Error).message, EXIT.usage);
+    }
+  }
+  return { config, inputs, dataset };
+}
+
+/** A pass's progress and result as a line (or a JSON event with --json-progress). */
+function printer(json: boolean, say: (t: string) => void): (e: LoadEvent) => void {
+  return (e) => {
+    if (json) {
+      if (e.type !== 'tick') process.stdout.write(`${JSON.stringify(e)}\n`);
+      return;
+    }
+    if (e.type === 'pass-start')
+      say(`[${e.index + 1}/${e.total}] ${e.pass === 'rate' ? `${e.targetRate} req/s` : `${e.pass} pass`}...`);
+    else if (e.type === 'pass-done') {
+      const row = loadRow(e.result);
+      say(
+        `  ${passLabel(e.result)}: ${LOAD_COLUMNS.slice(1)
+          .map((c, i) => `${c} ${row[i + 1]}`)
+          .join(' | ')}`,
+      );
+    } else if (e.type === 'log') say(`${e.level === 'warn' ? 'warning: ' : ''}${e.message}`);
+  };
+}
+
+export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<number> {
+  const err = (m: string) => process.stderr.write(`speedmatrix load: ${m}\n`);
+  const problem = usageProblem(cmd, flags);
+  if (problem) {
+    err(problem);
+    return EXIT.usage;
+  }
+  const json = Boolean(flags.jsonProgress);
+  const say = (t: string) => (json ? process.stderr : process.stdout).write(`${t}\n`);
+  let read: Awaited<ReturnType<typeof readInputs>>;
+  try {
+    read = await readInputs(cmd, flags);
+  } catch (e) {
+    err((e as Error).message);
+    return e instanceof Refusal ? e.code : e instanceof LoadUsageError ? EXIT.usage : EXIT.failed;
+  }
+  const { config, inputs, dataset } = read;
+  const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
+  let stop: (() => void) | null = null;
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) process.exit(EXIT.cancelled);
+    interrupted = true;
+    say('Stopping: saving the rates measured so far (Ctrl-C again to quit at once)...');
+    if (stop) stop();
+    else void supervisor?.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const side = await getServer(flags as RunFlags, inputs, supervisor, say);
+    const sessionFile = resolve(flags.out ?? defaultSessionFile(`load-${side.target.model}`, Boolean(flags.demo)));
+    if (existsSync(sessionFile)) throw new Refusal(`${sessionFile} already exists; choose another --out.`, EXIT.failed);
+    say(`Server: ${side.target.baseUrl}  model ${side.target.model}${side.target.simulated ? '  [SIMULATED]' : ''}`);
+    const run = startLoadRun({
+      target: side.target,
+      config,
+      simSpeed: inputs.config.simSpeed ?? side.target.simSpeed,
+      hardware: inputs.given,
+      sessionFile,
+      dataset: dataset ?? undefined,
+      onEvent: printer(json, say),
+      serverLogLines: side.logLines,
+    });
+    stop = run.stop;
+    if (interrupted) run.stop();
+    const { session, cancelled } = await run.done;
+    say(loadAnswer(session.load!));
+    say(`${cancelled ? 'Cancelled; saved what was measured' : 'Done'}${session.simulated ? ' (SIMULATED)' : ''}.`);
+    say(`Session file: ${sessionFile}`);
+    return cancelled ? EXIT.cancelled : EXIT.ok;
+  } catch (e) {
+    err((e as Error).message);
+    return interrupted ? EXIT.cancelled : e instanceof Refusal ? e.code : EXIT.failed;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (supervisor) {
+      const rep = await supervisor.stop();
+      if (rep.leftBehind.length) say(`warning: ${rep.summary}`);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * What a load session says (docs/load.md): one row per pass with its figures as text, and the
+ * answer in one sentence. Defined once for the CLI, the reports and the app.
+ */
+import type { CountedStats, LoadRateResult, LoadRun } from '../session/schema-load';
+import { fmtCount, fmtMs, fmtMsPrecise, fmtRate, fmtTokPerSec } from './format';
+
+export const LOAD_COLUMNS = [
+  'Pass',
+  'Offered req/s',
+  'Achieved req/s',
+  'Output tok/s',
+  'Total tok/s',
+  'TTFT p50 / p90 / p99',
+  'TBT p50 / p90 / p99',
+  'E2E p50 / p90 / p99',
+  'Requests',
+  'Errors',
+  'Kept up',
+  'Goodput req/s',
+] as const;
+
+const PASS_LABEL = { synchronous: 'synchronous', throughput: 'throughput' } as const;
+
+/** A pass's name: its rate, or the sweep pass it was. */
+export function passLabel(r: LoadRateResult): string {
+  return r.pass === 'rate' ? `${fmtRate(r.targetRate)} req/s` : PASS_LABEL[r.pass];
+}
+
+const three = (s: CountedStats | null, fmt: (v: number) => string): string =>
+  s ? `${fmt(s.p50)} / ${fmt(s.p90)} / ${fmt(s.p99)} (n=${fmtCount(s.count)})` : '—';
+
+/** The row of one pass, in LOAD_COLUMNS order. */
+export function loadRow(r: LoadRateResult): string[] {
+  return [
+    passLabel(r),
+    fmtRate(r.offeredRate),
+    fmtRate(r.achievedRate),
+    fmtTokPerSec(r.outputTokensPerSecond),
+    fmtTokPerSec(r.totalTokensPerSecond),
+    three(r.ttft, fmtMs),
+    three(r.timeBetweenTokens, fmtMsPrecise),
+    three(r.e2e, fmtMs),
+    fmtCount(r.requests),
+    fmtCount(r.errors),
+    r.keptUp ? 'yes' : 'no',
+    r.goodput === null ? '—' : fmtRate(r.goodput),
+  ];
+}
+
+/** The answer: the largest rate within the targets, else the most the server achieved. */
+export function loadAnswer(load: LoadRun): string {
+  const most = Math.max(0, ...load.results.map((r) => r.achievedRate));
+  const best = `The most it achieved: ${fmtRate(most)} req/s.`;
+  if (!load.config.slo) return best;
+  if (load.bestRateWithinSlo === null) return `No rate tried kept 99% of its requests within the targets. ${best}`;
+  return `Largest rate within the targets: ${fmtRate(load.bestRateWithinSlo)} req/s (99% of requests within them, kept up). ${best}`;
+}
+
+/** A load session's part of a report: what was offered, the answer, and one row per pass. */
+export interface LoadSection {
+  /** The workload in one line: arrivals, lengths, endpoint, window. */
+  workload: string;
+  answer: string;
+  table: { header: string[]; rows: string[][] };
+  /** Each pass that did not keep up, with why. */
+  notes: string[];
+}
+
+const lengthText = (s: LoadRun['config']['inputLength']): string =>
+  s.kind === 'fixed' ? `${s.tokens}` : s.kind === 'uniform' ? `${s.min}-${s.max}` : `${s.mean}~${s.sd}`;
+
+export function loadSection(load: LoadRun): LoadSection {
+  const c = load.config;
+  const arrivals = c.arrivals.kind === 'gamma' ? `gamma arrivals (CV ${c.arrivals.cv})` : `${c.arrivals.kind} arrivals`;
+  const workload = [
+    c.sweep ? `sweep of ${c.sweep.points} rates` : `rates ${c.rates.map(fmtRate).join(', ')} req/s`,
+    arrivals,
+    c.maxInFlight === null ? 'no cap in flight' : `at most ${c.maxInFlight} in flight`,
+    c.dataset ? `prompts from ${c.dataset}` : `input ${lengthText(c.inputLength)} tokens`,
+    `output ${lengthText(c.outputLength)} tokens${c.ignoreEos ? '' : ' at most'}`,
+    c.sharedPrefixTokens ? `shared prefix ${c.sharedPrefixTokens} tokens` : null,
+    `${c.endpoint} endpoint`,
+    `${c.durationSeconds} s per rate after ${c.warmupSeconds} s warm-up`,
+  ];
+  return {
+    workload: workload.filter(Boolean).join(' · '),
+    answer: loadAnswer(load),
+    table: { header: [...LOAD_COLUMNS], rows: load.results.map(loadRow) },
+    notes: load.results.filter((r) => !r.keptUp).map((r) => `${passLabel(r)}: not kept up: ${r.keptUpReason}.`),
+  };
+}

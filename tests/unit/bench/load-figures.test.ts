@@ -1,0 +1,124 @@
+/**
+ * The figures of a load pass from request records: rates inside the window, tokens counted where
+ * they fall, percentiles with their counts, the kept-up verdict with its evidence, goodput, and
+ * the largest rate within the targets; and the sweep's rates between its two passes.
+ */
+import { describe, expect, it } from 'vitest';
+import { ServerClock } from '../../../src-main/engine/bench/clock';
+import {
+  bestRateWithinSlo,
+  keptUp,
+  loadFigures,
+  queueOver,
+  tokensInside,
+} from '../../../src-main/engine/bench/load-figures';
+import type { LoadRecord, QueueReading } from '../../../src-main/engine/bench/load-rate';
+import { sweepRates } from '../../../src-main/engine/bench/load-run';
+import type { LoadRateResult } from '#shared/session/schema-load';
+
+/** A request sent at `at` seconds: first token 100 ms later, then `tokens` tokens 10 ms apart. */
+function request(at: number, tokens = 11, extra: Partial<LoadRecord> = {}): LoadRecord {
+  const sent = at * 1000;
+  const first = sent + 100;
+  const last = first + (tokens - 1) * 10;
+  return {
+    dueAt: sent,
+    sentAt: sent,
+    firstTokenAt: first,
+    lastTokenAt: last,
+    endedAt: last + 1,
+    outputTokens: tokens,
+    inputTokens: 500,
+    outcome: 'done',
+    error: null,
+    held: false,
+    ...extra,
+  };
+}
+
+const clock = new ServerClock(1);
+const figures = (records: LoadRecord[], targetRate: number | null = 2, readings: QueueReading[] = []) =>
+  loadFigures({
+    pass: 'rate',
+    targetRate,
+    output: { records, windowStartMs: 10_000, windowEndMs: 20_000, readings },
+    clock,
+    slo: { ttftSeconds: 0.15, e2eSeconds: 0.25 },
+    startedAt: '2026-12-01T00:00:00Z',
+  });
+
+describe('tokens inside a window', () => {
+  it('counts a request’s tokens in the share of its decode that falls inside', () => {
+    const r = request(0, 11); // tokens at 100..200 ms
+    expect(tokensInside(r, 0, 1000)).toBe(11);
+    expect(tokensInside(r, 150, 1000)).toBeCloseTo(5, 6);
+    expect(tokensInside(r, 300, 1000)).toBe(0);
+  });
+});
+
+describe('a pass’s figures', () => {
+  // Two requests a second from 5 s to 25 s: the window [10 s, 20 s] holds 20 sends and 20 completions.
+  const steady = Array.from({ length: 40 }, (_, i) => request(5 + i / 2));
+
+  it('offered and achieved rates, tok/s and latencies with their counts, from the window only', () => {
+    const f = figures(steady);
+    expect(f.offeredRate).toBe(2);
+    expect(f.achievedRate).toBe(2);
+    expect(f.outputTokensPerSecond).toBeCloseTo(22, 6);
+    expect(f.ttft).toMatchObject({ p50: 0.1, count: 20 });
+    expect(f.timeBetweenTokens?.p99).toBeCloseTo(0.01, 9);
+    expect(f.e2e?.p50).toBeCloseTo(0.201, 9);
+    expect(f.keptUp).toBe(true);
+    expect(f.goodput).toBe(2);
+    expect(f.sloShare).toBe(1);
+  });
+
+  it('errors and unfinished requests count apart, and only finished requests meet the targets', () => {
+    const records = steady.map((r, i) =>
+      i === 12
+        ? { ...r, outcome: 'error' as const, error: 'HTTP 500' }
+        : i === 13
+          ? { ...r, outcome: 'cancelled' as const }
+          : r,
+    );
+    const f = figures(records);
+    expect([f.requests, f.completed, f.errors, f.unfinished, f.firstError]).toEqual([20, 18, 1, 1, 'HTTP 500']);
+    expect(f.sloShare).toBeCloseTo(18 / 20, 9);
+  });
+
+  it('a rate completed well below what was asked is not kept up, and says so with the figures', () => {
+    const f = figures(steady, 4);
+    expect(f.keptUp).toBe(false);
+    expect(f.keptUpReason).toBe('completed 2.0 req/s of 4.0 offered');
+  });
+
+  it('a waiting queue that grows over the window is evidence, with its size', () => {
+    const readings = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => ({
+      at: 10_000 + i * 1250,
+      waiting: i * 2,
+      queueSum: i * 3,
+      queueCount: i * 2,
+    }));
+    const q = queueOver(readings, 10_000, 20_000);
+    expect(q).toMatchObject({ scrapes: 9, maxWaiting: 16, waitingGrowth: 12, meanQueueSeconds: 1.5 });
+    expect(keptUp(2, 2, 0, q)).toEqual({
+      keptUp: false,
+      reason: "the server's waiting queue grew by 12.0 over the window (up to 16)",
+    });
+    expect(keptUp(2, 2, 3, null).reason).toBe('3 arrivals waited for the in-flight cap');
+  });
+});
+
+describe('the answer and the sweep', () => {
+  const at = (rate: number, keptUp: boolean, sloShare: number) =>
+    ({ pass: 'rate', targetRate: rate, offeredRate: rate, keptUp, sloShare }) as LoadRateResult;
+
+  it('the largest rate that kept up with 99% of requests within the targets', () => {
+    expect(bestRateWithinSlo([at(1, true, 1), at(2, true, 0.995), at(4, true, 0.9), at(8, false, 1)])).toBe(2);
+    expect(bestRateWithinSlo([at(4, true, 0.5)])).toBeNull();
+  });
+
+  it('sweep rates are spread evenly strictly between the synchronous and the throughput rate', () => {
+    expect(sweepRates(1, 11, 4)).toEqual([3, 5, 7, 9]);
+  });
+});
