@@ -23,7 +23,7 @@ import { apiKeyFrom } from './run-action';
 import { Refusal, checkOutputFolder } from './out-folder';
 
 /** A new sweep's index from the flags, or the stopped sweep's to resume. */
-async function manifestFrom(
+export async function manifestFrom(
   cmd: string[],
   flags: SweepFlags,
   config: RunConfigInput,
