@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { tempTest } from './fixtures';
+import { tempTest, webTest } from './fixtures';
 import { freePort } from './sim';
 
 export interface SlurmCluster {
@@ -144,14 +144,18 @@ export async function startSlurm(): Promise<SlurmCluster> {
   return { dir, node, env, logs, stop };
 }
 
-/** `slurm`: the one-node cluster for the test file, started on the first test that asks for it. */
-export const slurmTest = tempTest.extend(
-  'slurm',
-  { scope: 'file' },
-  // eslint-disable-next-line no-empty-pattern
-  async ({}, { onCleanup }): Promise<SlurmCluster> => {
-    const cluster = await startSlurm();
-    onCleanup(() => cluster.stop());
-    return cluster;
-  },
-);
+/** The `slurm` fixture: the one-node cluster for the test file, started on the first test that asks for it. */
+// vitest reads a fixture's dependencies from its destructuring pattern: an empty one means none.
+// eslint-disable-next-line no-empty-pattern
+async function slurmFixture(
+  {},
+  { onCleanup }: { onCleanup: (fn: () => Promise<void>) => void },
+): Promise<SlurmCluster> {
+  const cluster = await startSlurm();
+  onCleanup(() => cluster.stop());
+  return cluster;
+}
+
+export const slurmTest = tempTest.extend('slurm', { scope: 'file' }, slurmFixture);
+/** The cluster with the app's core behind the bridge and Chromium (the core asks squeue from this process). */
+export const slurmWebTest = webTest.extend('slurm', { scope: 'file' }, slurmFixture);

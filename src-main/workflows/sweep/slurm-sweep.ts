@@ -211,7 +211,6 @@ export function variantStatus(
 ): Omit<SlurmVariantStatus, 'logTail'> {
   const base = { slug: v.slug, label: v.label, jobId, node: outcome?.node ?? job?.node ?? null };
   if (v.state === 'done' && !(job && isLive(job.state))) return { ...base, state: 'done', reason: null };
-  if (!jobId) return { ...base, state: 'pending', reason: 'not submitted: resume the sweep to submit it' };
   const schedulerWord = job ? (ENDED[job.state] ?? job.state.toLowerCase()) : null;
   if (outcome) {
     if (outcome.state === 'done') return { ...base, state: 'done', reason: null };
@@ -219,6 +218,7 @@ export function variantStatus(
     const stopped = 'stopped before its last cell; resume the sweep to finish it';
     return { ...base, state: 'failed', reason: schedulerWord ? `${schedulerWord}: ${stopped}` : stopped };
   }
+  if (!jobId) return { ...base, state: 'pending', reason: 'not submitted: resume the sweep to submit it' };
   if (!job) return { ...base, state: 'failed', reason: `job ${jobId} is unknown to the scheduler and left no outcome` };
   if (job.state === 'PENDING') return { ...base, state: 'pending', reason: job.reason };
   if (isLive(job.state)) return { ...base, state: 'running', reason: null };
@@ -243,8 +243,10 @@ export async function slurmStatus(
   const variants: SlurmVariantStatus[] = [];
   for (const v of m.variants) {
     const jobId = jobs[v.slug]?.id ?? null;
-    const found = jobId ? await readOutcome(dir, v.slug) : null;
-    const outcome = found && found.jobId === jobId ? found : null;
+    // An outcome counts when its job is the variant's latest (or the job was not submitted by speedmatrix:
+    // `sweep --slurm-job` run by another scheduler, as in the README's Kubernetes notes).
+    const found = await readOutcome(dir, v.slug);
+    const outcome = found && (!jobId || found.jobId === jobId) ? found : null;
     if (outcome && (v.state !== outcome.state || v.failure !== outcome.failure)) {
       v.state = outcome.state;
       v.failure = outcome.failure;

@@ -223,10 +223,9 @@ export async function sweepReportCommand(given: string): Promise<number> {
     err(m.error);
     return EXIT.failed;
   }
-  if (m.data.slurm) {
-    const st = await slurmStatus(dir, m.data);
-    if (!st.ok) err(`warning: the jobs' states are not known (${st.error}); the report shows the folder as it is.`);
-  }
+  // The jobs' outcome files folded in first (a sweep without Slurm jobs asks no scheduler).
+  const st = await slurmStatus(dir, m.data);
+  if (!st.ok) err(`warning: the jobs' states are not known (${st.error}); the report shows the folder as it is.`);
   await writeReports(dir, m.data);
   return EXIT.ok;
 }
