@@ -146,8 +146,8 @@ export async function startSlurm(): Promise<SlurmCluster> {
 
 /** The `slurm` fixture: the one-node cluster for the test file, started on the first test that asks for it. */
 // vitest reads a fixture's dependencies from its destructuring pattern: an empty one means none.
-// eslint-disable-next-line no-empty-pattern
 async function slurmFixture(
+  // eslint-disable-next-line no-empty-pattern
   {},
   { onCleanup }: { onCleanup: (fn: () => Promise<void>) => void },
 ): Promise<SlurmCluster> {

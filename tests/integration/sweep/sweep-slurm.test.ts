@@ -114,7 +114,8 @@ describe('speedmatrix sweep --slurm', () => {
     expect(ports.every((p) => Number(p) > 0)).toBe(true);
     expect(ports[0]).not.toBe(ports[1]);
     // Each job recorded the hardware of what it launched on its node: here the simulator's profile GPU.
-    for (const s of [a, b]) expect(s.hardware.gpus.map((g) => g.name)).toEqual(['NVIDIA RTX PRO 6000 Blackwell Server Edition (simulated)']);
+    for (const s of [a, b])
+      expect(s.hardware.gpus.map((g) => g.name)).toEqual(['NVIDIA RTX PRO 6000 Blackwell Server Edition (simulated)']);
 
     expect(manifestOf(dir).variants.map((v: { state: string }) => v.state)).toEqual(['done', 'done']);
     expect(readFileSync(join(dir, 'sweep.md'), 'utf8')).toContain(
