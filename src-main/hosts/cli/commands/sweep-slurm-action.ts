@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline/promises';
 import { ProgressPrinter } from '../../../engine/bench/progress';
 import type { RunConfigInput } from '../../../engine/bench/types';
 import { detectHardware } from '../../../platform/hardware/detect';
-import { needsApiKey, sweepLauncher } from '../../../workflows/sweep/folder';
+import { sweepLauncher } from '../../../workflows/sweep/folder';
 import { type SweepManifest, readManifest } from '../../../workflows/sweep/manifest';
 import { writeSweepReports } from '../../../workflows/sweep/reports';
 import { SweepRun } from '../../../workflows/sweep/run-sweep';
@@ -27,13 +27,10 @@ import {
   writeOutcome,
 } from '../../../workflows/sweep/slurm-sweep';
 import { labelOf } from '#shared/report/compare-model';
-import { VaryError } from '#shared/sweep/variants';
-import { configFromFlags, positiveNumber } from './run-flags';
-import { apiKeyFrom } from './run-action';
-import { manifestFrom } from './sweep-action';
+import { positiveNumber } from './run-flags';
+import { sweepInputs } from './sweep-action';
 import type { SweepFlags } from './sweep-flags';
 import { EXIT } from './exit';
-import { Refusal } from './out-folder';
 
 const say = (t: string) => process.stdout.write(`${t}\n`);
 const err = (t: string) => process.stderr.write(`speedmatrix sweep: ${t}\n`);
@@ -64,22 +61,14 @@ async function writeReports(dir: string, m: SweepManifest): Promise<void> {
 
 /** Submit the variants still to run, then follow the jobs until the last one ends. */
 export async function runSlurmSweep(cmd: string[], flags: SweepFlags): Promise<number> {
-  let dir: string;
-  let manifest: SweepManifest;
-  let apiKey: string | undefined;
-  try {
-    const refused = slurmOptionProblems(flags.slurmOption, []).refuse;
-    if (refused) throw new Refusal(refused, EXIT.usage);
-    apiKey = apiKeyFrom(flags, (t) => process.stderr.write(`${t}\n`));
-    ({ dir, manifest } = await manifestFrom(cmd, flags, configFromFlags(flags) as RunConfigInput));
-  } catch (e) {
-    err((e as Error).message);
-    return e instanceof Refusal ? e.code : e instanceof VaryError ? EXIT.usage : EXIT.failed;
-  }
-  if (needsApiKey(manifest) && !apiKey) {
-    err('the server command had an API key, which is never saved: set SPEEDMATRIX_API_KEY or give --api-key-file.');
+  const refused = slurmOptionProblems(flags.slurmOption, []).refuse;
+  if (refused) {
+    err(refused);
     return EXIT.usage;
   }
+  const inputs = await sweepInputs(cmd, flags, err);
+  if (typeof inputs === 'number') return inputs;
+  const { dir, manifest, apiKey } = inputs;
   say(sharedStorage(dir).line);
   const portWarning = slurmOptionProblems([], manifest.command).warn;
   if (portWarning) say(`warning: ${portWarning}`);
@@ -191,42 +180,45 @@ async function cancelAndReport(dir: string, manifest: SweepManifest, pollMs: num
   return EXIT.cancelled;
 }
 
-/** `sweep --status DIR`: each variant's state; a Slurm sweep's from its jobs (and its reports once all ended). */
-export async function sweepStatusCommand(given: string): Promise<number> {
+/** A sweep folder's index, or null when it cannot be read (said). */
+async function openFolder(given: string): Promise<{ dir: string; m: SweepManifest } | null> {
   const dir = resolve(given);
   const m = await readManifest(dir);
-  if (!m.ok) {
-    err(m.error);
-    return EXIT.failed;
-  }
-  if (!m.data.slurm) {
-    m.data.variants.forEach((v, i) =>
+  if (m.ok) return { dir, m: m.data };
+  err(m.error);
+  return null;
+}
+
+/** `sweep --status DIR`: each variant's state; a Slurm sweep's from its jobs (and its reports once all ended). */
+export async function sweepStatusCommand(given: string): Promise<number> {
+  const opened = await openFolder(given);
+  if (!opened) return EXIT.failed;
+  const { dir, m } = opened;
+  if (!m.slurm) {
+    m.variants.forEach((v, i) =>
       say(`${labelOf(i)}  ${v.label || '(as given)'}  ${v.state}${v.failure ? `: ${v.failure}` : ''}`),
     );
     return EXIT.ok;
   }
-  const st = await slurmStatus(dir, m.data);
+  const st = await slurmStatus(dir, m);
   if (!st.ok) {
     err(st.error);
     return EXIT.failed;
   }
   printStatus(st.data.variants);
-  if (st.data.ended && !existsSync(join(dir, 'sweep.md'))) await writeReports(dir, m.data);
+  if (st.data.ended && !existsSync(join(dir, 'sweep.md'))) await writeReports(dir, m);
   return EXIT.ok;
 }
 
 /** `sweep --report DIR`: sweep.md and sweep.html from the folder as it is now (the jobs' outcomes folded in first). */
 export async function sweepReportCommand(given: string): Promise<number> {
-  const dir = resolve(given);
-  const m = await readManifest(dir);
-  if (!m.ok) {
-    err(m.error);
-    return EXIT.failed;
-  }
+  const opened = await openFolder(given);
+  if (!opened) return EXIT.failed;
+  const { dir, m } = opened;
   // The jobs' outcome files folded in first (a sweep without Slurm jobs asks no scheduler).
-  const st = await slurmStatus(dir, m.data);
+  const st = await slurmStatus(dir, m);
   if (!st.ok) err(`warning: the jobs' states are not known (${st.error}); the report shows the folder as it is.`);
-  await writeReports(dir, m.data);
+  await writeReports(dir, m);
   return EXIT.ok;
 }
 
