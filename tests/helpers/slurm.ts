@@ -13,6 +13,34 @@ import { randomBytes } from 'node:crypto';
 import { tempTest, webTest } from './fixtures';
 import { freePort } from './sim';
 
+/** A small simulator matrix for a sweep's jobs. */
+export const SIM_MATRIX = [
+  '--contexts',
+  '8k',
+  '--concurrency',
+  '8',
+  '--prefill-contexts',
+  'none',
+  '--duration',
+  '5',
+  '--max-output',
+  '2048',
+  '--sim-speed',
+  '10',
+];
+/** The simulator as a sweep's server command, without --port: each job takes a port free on its node. */
+export const SIM = [
+  '--',
+  'speedmatrix',
+  'sim',
+  'serve',
+  'microsoft/Fara1.5-4B',
+  '--sim-profile',
+  'rtx-pro-6000-fara-4b-bf16',
+  '--sim-speed',
+  '10',
+];
+
 export interface SlurmCluster {
   /** The temporary folder holding the configuration, state and daemon logs. */
   dir: string;

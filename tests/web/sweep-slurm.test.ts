@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { ROOT } from '../helpers/paths';
-import { type SlurmCluster, slurmWebTest as it } from '../helpers/slurm';
+import { SIM, SIM_MATRIX, type SlurmCluster, slurmWebTest as it } from '../helpers/slurm';
 import { hasChromium, openPage } from './browser';
 
 const jobState = (page: Page, label: string) => page.getByTestId(`job-${label}`).getAttribute('data-state');
@@ -34,27 +34,10 @@ async function submitHeld(slurm: SlurmCluster, dir: string): Promise<string[]> {
       '--slurm-option=--hold',
       '--vary',
       '--max-model-len=99999999,32768,16384',
-      '--contexts',
-      '8k',
-      '--concurrency',
-      '8',
-      '--prefill-contexts',
-      'none',
-      '--duration',
-      '5',
-      '--sim-speed',
-      '10',
+      ...SIM_MATRIX,
       '--out-dir',
       dir,
-      '--',
-      'speedmatrix',
-      'sim',
-      'serve',
-      'microsoft/Fara1.5-4B',
-      '--sim-profile',
-      'rtx-pro-6000-fara-4b-bf16',
-      '--sim-speed',
-      '10',
+      ...SIM,
     ],
     { cwd: ROOT, env: slurm.env, stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -11,36 +11,9 @@ import { describe, expect } from 'vitest';
 import { readSessionFile } from '../../../src-main/platform/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
-import { type SlurmCluster, slurmTest as it } from '../../helpers/slurm';
+import { SIM, SIM_MATRIX, type SlurmCluster, slurmTest as it } from '../../helpers/slurm';
 
-const MATRIX = [
-  '--contexts',
-  '8k',
-  '--concurrency',
-  '8',
-  '--prefill-contexts',
-  'none',
-  '--duration',
-  '5',
-  '--max-output',
-  '2048',
-  '--sim-speed',
-  '10',
-  '--slurm-poll',
-  '1',
-];
-// No --port: each job takes a port free on its node.
-const SIM = [
-  '--',
-  'speedmatrix',
-  'sim',
-  'serve',
-  'microsoft/Fara1.5-4B',
-  '--sim-profile',
-  'rtx-pro-6000-fara-4b-bf16',
-  '--sim-speed',
-  '10',
-];
+const MATRIX = [...SIM_MATRIX, '--slurm-poll', '1'];
 const GPU = '--slurm-option=--gres=gpu:1';
 
 const session = async (file: string) => {
