@@ -103,6 +103,8 @@ export const LAYERS: Layer[] = [
       'sweep/plan',
       'sweep/reports',
       'sweep/run-sweep',
+      'sweep/shared-storage',
+      'sweep/slurm-sweep',
     ],
   },
   { name: 'hosts', folders: ['src-main/hosts', 'src-preload', 'src-renderer/src'] },

@@ -51,6 +51,7 @@ export const bridgeMethods = {
   compareSessions: 'compare:open-sessions',
   getComparison: 'compare:get',
   exportComparison: 'compare:export',
+  cancelSweepJobs: 'compare:cancel-jobs',
   publishSite: 'site:publish',
   openExternal: 'shell:open-external',
   writeClipboard: 'clipboard:write-text',

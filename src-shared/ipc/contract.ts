@@ -413,6 +413,17 @@ export interface ComparisonEntryView {
   state: 'done' | 'partial' | 'pending' | 'failed' | 'unusable';
   /** Why it has no results: the server's root cause, or what is wrong with its file. */
   problem: string | null;
+  /** A Slurm sweep's variant: its job as the scheduler and the job's outcome say (docs/sweeps.md). */
+  job?: SweepJobView;
+}
+
+/** A variant's Slurm job: waiting, running, done or failed, and for a failed one why and its log's last lines. */
+export interface SweepJobView {
+  id: string | null;
+  state: 'pending' | 'running' | 'done' | 'failed';
+  reason: string | null;
+  node: string | null;
+  logTail: string[];
 }
 
 /** A sweep folder or a set of session files, compared: the same models the sweep and compare reports print. */
@@ -425,6 +436,8 @@ export interface ComparisonView {
   sweep: SweepModel;
   /** The entries that ran, compared (each keeps its letter); null when fewer than two ran. */
   comparison: ComparisonModel | null;
+  /** A Slurm sweep whose jobs' states could not be asked (no squeue here, controller down): why. */
+  jobsProblem?: string | null;
 }
 
 /** A results site built by File > Publish Site… (docs/site.md). */
@@ -503,6 +516,8 @@ export const invokeArgs = {
   /** The open comparison, or null. */
   'compare:get': z.tuple([]),
   'compare:export': z.tuple([ComparisonFormatSchema, optionalPath]),
+  /** Cancel the open Slurm sweep's jobs that wait or run (scancel); the page asks the person first. */
+  'compare:cancel-jobs': z.tuple([]),
   /** Build a results site from the runs under a folder into a site folder; folder dialogs ask for those absent. */
   'site:publish': z.tuple([optionalPath, optionalPath]),
   'shell:open-external': z.tuple([z.string().url().max(2000)]),
@@ -548,6 +563,7 @@ export interface InvokeResults {
   'compare:open-sessions': ComparisonView;
   'compare:get': ComparisonView | null;
   'compare:export': { file: string };
+  'compare:cancel-jobs': ComparisonView;
   'site:publish': PublishedSite;
   'shell:open-external': true;
   'clipboard:write-text': true;

@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import type { ComparisonEntryView, ComparisonFormat, ComparisonView } from '#shared/ipc/contract';
+import type { ComparisonEntryView, ComparisonFormat, ComparisonView, SweepJobView } from '#shared/ipc/contract';
 import { type SweepEntry, buildSweepModel, sweepComparison } from '#shared/report/sweep-model';
 import type { Session } from '#shared/session/schema';
 import { openSessionOrImport } from '../../workflows/importers/open';
@@ -15,6 +15,7 @@ import { renderSweepHtml, renderSweepMarkdown } from '../../workflows/report/swe
 import { writeFileAtomic } from '../../platform/session/write';
 import { readSweepEntries } from '../../workflows/sweep/reports';
 import { SWEEP_MANIFEST, readManifest } from '../../workflows/sweep/manifest';
+import { cancelSweep, slurmStatus } from '../../workflows/sweep/slurm-sweep';
 import { type Dialogs, withSaveExtension } from './session-control';
 import { CancelledError, UserError } from './user-error';
 import { type PrintPdf, printedPdf } from './print-pdf';
@@ -26,6 +27,9 @@ interface Opened {
   entries: SweepEntry[];
   states: ComparisonEntryView['state'][];
   files: (string | null)[];
+  /** A Slurm sweep's jobs, one per entry, and why they could not be asked. */
+  jobs?: SweepJobView[];
+  jobsProblem?: string | null;
 }
 
 const EXT: Record<ComparisonFormat, string> = { markdown: '.md', html: '.html', pdf: '.pdf' };
@@ -62,6 +66,8 @@ export class ComparisonControl {
     const manifest = await readManifest(dir);
     if (!manifest.ok) throw new UserError(manifest.error);
     if (manifest.data.variants.length === 0) throw new UserError(`${dir}: the sweep lists no variants.`);
+    // A Slurm sweep: the jobs' outcomes are folded into sweep.json first, so the entries read what they measured.
+    const jobs = manifest.data.slurm ? await slurmStatus(dir, manifest.data) : null;
     const read = await readSweepEntries(dir, manifest.data);
     this.opened = {
       source: 'sweep',
@@ -69,8 +75,32 @@ export class ComparisonControl {
       entries: read.map((r) => r.entry),
       states: read.map((r) => r.state),
       files: read.map((r) => r.file),
+      ...(jobs && {
+        jobs: jobs.ok
+          ? jobs.data.variants.map(({ jobId, state, reason, node, logTail }) => ({
+              id: jobId,
+              state,
+              reason,
+              node,
+              logTail,
+            }))
+          : [],
+        jobsProblem: jobs.ok ? null : jobs.error,
+      }),
     };
     return this.view() as ComparisonView;
+  }
+
+  /** Cancel the open Slurm sweep's waiting and running jobs (the page has asked), then read it again. */
+  async cancelJobs(): Promise<ComparisonView> {
+    const dir = this.opened?.source === 'sweep' ? this.opened.dir : null;
+    if (!dir) throw new UserError('There is no sweep open whose jobs could be cancelled.');
+    const manifest = await readManifest(dir);
+    if (!manifest.ok) throw new UserError(manifest.error);
+    if (!manifest.data.slurm) throw new UserError(`${dir} is not a Slurm sweep: it has no jobs to cancel.`);
+    const cancelled = await cancelSweep(dir, manifest.data);
+    if (!cancelled.ok) throw new UserError(cancelled.error);
+    return this.openSweep(dir);
   }
 
   /** Two or more session files (or other tools' results), the first the baseline; any unreadable one refuses all. */
@@ -118,7 +148,9 @@ export class ComparisonControl {
         file: o.files[i],
         state: o.states[i],
         problem: e.failure ?? e.unreadable ?? null,
+        ...(o.jobs?.[i] && { job: o.jobs[i] }),
       })),
+      ...(o.jobs && { jobsProblem: o.jobsProblem ?? null }),
       sweep,
       comparison: sweepComparison(o.entries, sweep),
     };

@@ -258,6 +258,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'compare:open-sweep': (path?: string) => comparisons.openSweep(path),
     'compare:open-sessions': (paths?: string[]) => comparisons.openSessions(paths),
     'compare:get': async () => comparisons.view(),
+    'compare:cancel-jobs': () => comparisons.cancelJobs(),
     'compare:export': (format, path?: string) => comparisons.export(format, writablePath(path)),
     'site:publish': (from?: string, to?: string) => publishSite(opts.dialogs ?? null, from, writablePath(to)),
     'shell:open-external': async (url: string) => {

@@ -38,6 +38,13 @@ const SweepManifestSchema = z.object({
   /** The run configuration every variant measures (flags as given; the plan fills defaults). */
   config: z.record(z.string(), z.unknown()),
   variants: z.array(VariantStateSchema),
+  /** A sweep run as Slurm jobs: the sbatch options given, and each variant's latest job id (by slug). */
+  slurm: z
+    .object({
+      options: z.array(z.string()),
+      jobs: z.record(z.string(), z.object({ id: z.string(), submittedAt: z.string() })),
+    })
+    .optional(),
 });
 
 export type SweepManifest = z.infer<typeof SweepManifestSchema>;

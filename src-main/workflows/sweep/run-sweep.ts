@@ -36,6 +36,10 @@ interface SweepRunOptions {
   supervisorFor?: (variant: number, launch: LaunchOptions) => Supervisor;
   /** Live GPU telemetry to record into each session, when the server runs on this machine. */
   localTelemetry?: () => GpuTelemetry | null;
+  /** Run this variant only (a Slurm job runs one variant of the sweep); default all not done. */
+  only?: number;
+  /** Record a variant that ended; default: write sweep.json (a Slurm job writes its own outcome file instead). */
+  saveVariant?: (variant: number, v: VariantState) => Promise<void>;
 }
 
 type SweepOutcome = 'completed' | 'cancelled';
@@ -60,7 +64,8 @@ export class SweepRun {
     else await this.supervisor?.stop();
   }
 
-  private async save(): Promise<void> {
+  private async save(i: number, v: VariantState): Promise<void> {
+    if (this.o.saveVariant) return this.o.saveVariant(i, v);
     const w = await writeManifest(this.o.dir, this.o.manifest);
     if (!w.ok) this.o.say(`warning: could not update the sweep index: ${w.error}`);
   }
@@ -70,9 +75,9 @@ export class SweepRun {
     for (let i = 0; i < variants.length; i++) {
       if (this.stopped) break;
       const v = variants[i];
-      if (v.state === 'done') continue;
+      if (v.state === 'done' || (this.o.only !== undefined && i !== this.o.only)) continue;
       await this.runVariant(i, v);
-      await this.save();
+      await this.save(i, v);
       this.o.onVariant?.(i, 'ended');
     }
     return this.stopped ? 'cancelled' : 'completed';

@@ -431,6 +431,24 @@ export async function compareSessions(paths?: string[]): Promise<void> {
   await showComparison(bridgeOrThrow().compareSessions(paths));
 }
 
+/** Read the open sweep folder again (a Slurm sweep's jobs move on), leaving the view where the person has it. */
+export async function refreshSweep(dir: string): Promise<void> {
+  const r = await call(bridgeOrThrow().openSweep(dir));
+  if (r.ok) st().setComparison(r.data, false);
+  else st().pushNotice({ level: 'error', message: r.error });
+}
+
+/** Stop a Slurm sweep: its waiting and running jobs cancelled (scancel) once the person says so. */
+export async function cancelSweepJobs(live: number): Promise<void> {
+  const which =
+    live === 1 ? 'the job of this sweep that waits or runs' : `the ${live} jobs of this sweep that wait or run`;
+  const asked = `Cancel ${which} on the cluster (scancel)? What was measured is kept; a resume finishes the rest.`;
+  if (!window.confirm(asked)) return;
+  const r = await call(bridgeOrThrow().cancelSweepJobs());
+  if (r.ok) st().setComparison(r.data, false);
+  else st().pushNotice({ level: 'error', message: r.error });
+}
+
 export async function exportComparison(format: ComparisonFormat): Promise<void> {
   const r = await call(bridgeOrThrow().exportComparison(format));
   if (r.ok) {

@@ -58,6 +58,41 @@ async function manifestFrom(
   return { dir, manifest: made.data };
 }
 
+interface SweepInputs {
+  dir: string;
+  manifest: SweepManifest;
+  config: RunConfigInput;
+  apiKey: string | undefined;
+  readyTimeoutMs: number | undefined;
+}
+
+/** The folder and its index (new or resumed), the run configuration and the API key; else the exit code of a refusal, said. */
+export async function sweepInputs(
+  cmd: string[],
+  flags: SweepFlags,
+  err: (t: string) => void,
+): Promise<SweepInputs | number> {
+  let inputs: SweepInputs;
+  try {
+    const given = configFromFlags(flags);
+    const readyTimeoutMs = flags.readyTimeout
+      ? positiveNumber('--ready-timeout', flags.readyTimeout) * 1000
+      : undefined;
+    const apiKey = apiKeyFrom(flags, (t) => process.stderr.write(`${t}\n`));
+    const { dir, manifest } = await manifestFrom(cmd, flags, given);
+    const config = flags.resume ? (manifest.config as RunConfigInput) : given;
+    inputs = { dir, manifest, config, apiKey, readyTimeoutMs };
+  } catch (e) {
+    err((e as Error).message);
+    return e instanceof Refusal ? e.code : e instanceof VaryError ? EXIT.usage : EXIT.failed;
+  }
+  if (needsApiKey(inputs.manifest) && !inputs.apiKey) {
+    err('the server command had an API key, which is never saved: set SPEEDMATRIX_API_KEY or give --api-key-file.');
+    return EXIT.usage;
+  }
+  return inputs;
+}
+
 export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise<number> {
   const err = (t: string) => process.stderr.write(`speedmatrix sweep: ${t}\n`);
   const mode = flags.jsonProgress ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
@@ -67,25 +102,9 @@ export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise
   });
   const say = (t: string) => (mode === 'json' ? process.stderr.write(`${t}\n`) : printer.line(t));
 
-  let dir: string;
-  let manifest: SweepManifest;
-  let config: RunConfigInput;
-  let apiKey: string | undefined;
-  let readyTimeoutMs: number | undefined;
-  try {
-    const given = configFromFlags(flags);
-    readyTimeoutMs = flags.readyTimeout ? positiveNumber('--ready-timeout', flags.readyTimeout) * 1000 : undefined;
-    apiKey = apiKeyFrom(flags, (t) => process.stderr.write(`${t}\n`));
-    ({ dir, manifest } = await manifestFrom(cmd, flags, given));
-    config = flags.resume ? (manifest.config as RunConfigInput) : given;
-  } catch (e) {
-    err((e as Error).message);
-    return e instanceof Refusal ? e.code : e instanceof VaryError ? EXIT.usage : EXIT.failed;
-  }
-  if (needsApiKey(manifest) && !apiKey) {
-    err('the server command had an API key, which is never saved: set SPEEDMATRIX_API_KEY or give --api-key-file.');
-    return EXIT.usage;
-  }
+  const inputs = await sweepInputs(cmd, flags, err);
+  if (typeof inputs === 'number') return inputs;
+  const { dir, manifest, config, apiKey, readyTimeoutMs } = inputs;
   const launchFor = sweepLauncher(manifest, apiKey);
   try {
     say(

@@ -1,15 +1,23 @@
 /**
  * `speedmatrix sweep --vary FLAG=V1,V2 [--vary ...] [matrix options] --out-dir DIR -- CMD...`:
  * the same matrix for every combination of launch settings, one server at a time.
- * `sweep --resume DIR` finishes what a stopped sweep left. This file only declares the flags;
+ * `sweep --resume DIR` finishes what a stopped sweep left. With --slurm each variant is a Slurm
+ * batch job instead (./sweep-slurm-action.ts); `sweep --status DIR` and `sweep --report DIR` read a sweep folder. This file only declares the flags;
  * ./sweep-action.ts runs.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { addMatrixOptions, type RunFlags } from './run-flags';
 
 export interface SweepFlags extends RunFlags {
   vary: string[];
   outDir?: string;
+  slurm?: boolean;
+  slurmOption: string[];
+  slurmPoll?: string;
+  status?: string;
+  report?: string;
+  /** Set by the sweep's Slurm job script only: run this variant (by slug) of the sweep in --out-dir. */
+  slurmJob?: string;
 }
 
 export function registerSweep(program: Command): void {
@@ -27,7 +35,21 @@ export function registerSweep(program: Command): void {
       [] as string[],
     )
     .option('--out-dir <dir>', 'the sweep folder: one session file per variant, sweep.md, sweep.html, sweep.json')
-    .option('--resume <dir>', 'finish a stopped sweep: variants not done are run (partly measured ones resume)');
+    .option('--resume <dir>', 'finish a stopped sweep: variants not done are run (partly measured ones resume)')
+    .option(
+      '--slurm',
+      'submit each variant as a Slurm batch job (sbatch); the folder must be on storage the nodes share',
+    )
+    .option(
+      '--slurm-option <option>',
+      'an sbatch option for every job, e.g. --slurm-option=--partition=gpu --slurm-option=--gres=gpu:1 (repeat)',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
+    .option('--slurm-poll <seconds>', "how often a Slurm sweep asks for its jobs' states while it waits (default 10)")
+    .option('--status <dir>', "a sweep's variants: for a Slurm sweep each job's state, a failed one's reason and log")
+    .option('--report <dir>', 'write sweep.md and sweep.html from what the sweep folder holds now')
+    .addOption(new Option('--slurm-job <variant>').hideHelp());
   addMatrixOptions(sweep)
     .option('--api-key-file <file>', 'the Bearer key for /v1 from this file (or set SPEEDMATRIX_API_KEY)')
     .option('--sim-speed <x>', "a simulator's clock speed-up; times are then in simulated seconds")
@@ -36,6 +58,15 @@ export function registerSweep(program: Command): void {
     .option('-y, --yes', 'end servers an earlier killed run left running, without asking')
     .action(async (cmd: string[], flags: SweepFlags) => {
       const { runSweepCommand } = await import('./sweep-action');
-      process.exitCode = await runSweepCommand(cmd, flags);
+      const slurm = await import('./sweep-slurm-action');
+      process.exitCode = flags.slurmJob
+        ? await slurm.runSlurmJob(flags.slurmJob, flags)
+        : flags.status
+          ? await slurm.sweepStatusCommand(flags.status)
+          : flags.report
+            ? await slurm.sweepReportCommand(flags.report)
+            : (await slurm.isSlurmSweep(flags))
+              ? await slurm.runSlurmSweep(cmd, flags)
+              : await runSweepCommand(cmd, flags);
     });
 }

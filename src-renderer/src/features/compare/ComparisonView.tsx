@@ -27,6 +27,7 @@ import { exportComparison, openSession } from '../../store/actions';
 import { ModelTable } from '../../components/ModelTable';
 import { PrefillCompareChart } from './PrefillCompareChart';
 import { ratioHeatmap } from './ratio-heatmap';
+import { SweepJobs } from './SweepJobs';
 
 const EXPORTS: [ComparisonFormat, string][] = [
   ['markdown', 'Markdown'],
@@ -89,6 +90,7 @@ function ComparisonBody({ view }: { view: Comparison }) {
         )}
         {banner && <p className="sim-note">{banner}</p>}
       </header>
+      <SweepJobs view={view} />
       {m && <Verdicts m={m} />}
       <section>
         <h3>{view.source === 'sweep' ? 'Variants' : 'Sessions'}</h3>
