@@ -5,7 +5,7 @@
  * home. The client options that reach it (`--ssh-option`s) come with it.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../src-main/engine/server/port';
 
@@ -22,7 +22,22 @@ export interface Sshd {
   home: string;
   /** A client key the server does not accept. */
   strangerKey: string;
+  /** Stops sshd and every process still running with this server's home (detached runs, their servers). */
   stop(): void;
+}
+
+/** The processes whose environment names `home` as HOME: what sessions of this server started. */
+function processesOfHome(home: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(`HOME=${home}`)) pids.push(Number(name));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
 }
 
 function keygen(file: string): void {
@@ -80,7 +95,16 @@ export async function startSshd(dir: string, path: string[]): Promise<Sshd> {
     options,
     home,
     strangerKey: join(dir, 'stranger_key'),
-    stop: () => child.kill('SIGTERM'),
+    stop: () => {
+      child.kill('SIGTERM');
+      for (const pid of processesOfHome(home)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    },
   };
   for (let i = 0; i < 100; i++) {
     const r = spawnSync('ssh', [...options.flatMap((o) => ['-o', o]), '-o', 'BatchMode=yes', sshd.host, 'true']);

@@ -7,7 +7,8 @@
  * run there with its journal (`run --resume`) when the process is gone, picks up where it was.
  */
 import { randomBytes } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import { RemoteError, remoteScript, runSsh, spawnSsh, sshProblem, type SshTarget } from './ssh';
 
 /** The session file in the run's folder on the host. */
@@ -154,4 +155,32 @@ export function followRemoteRun(target: SshTarget, id: string, offset: number, o
     });
   });
   return { child, done };
+}
+
+const PACK = `cd "$HOME" && cd "$1" && exec tar -cf - -C "$2" .`;
+
+/** Copy the folder `folder` of the run's folder there into `localDir` here (tar over the ssh channel). */
+export async function fetchRemoteFolder(
+  target: SshTarget,
+  id: string,
+  folder: string,
+  localDir: string,
+): Promise<void> {
+  await mkdir(localDir, { recursive: true });
+  const ssh = spawnSsh(target, remoteScript(PACK, [dirOf(id), folder]));
+  ssh.stdin!.end();
+  const tar = spawn('tar', ['-xf', '-', '-C', localDir], { stdio: ['pipe', 'ignore', 'pipe'], windowsHide: true });
+  ssh.stdout!.pipe(tar.stdin);
+  let sshErr = '';
+  let tarErr = '';
+  ssh.stderr!.setEncoding('utf8').on('data', (d: string) => (sshErr += d));
+  tar.stderr.setEncoding('utf8').on('data', (d: string) => (tarErr += d));
+  const ended = (p: ChildProcess) =>
+    new Promise<number | null>((res) => p.on('close', (code) => res(code)).on('error', () => res(null)));
+  const [sshCode, tarCode] = await Promise.all([ended(ssh), ended(tar)]);
+  const problem = sshProblem(target, { code: sshCode, stdout: '', stderr: sshErr });
+  if (problem) throw new RemoteError(problem);
+  if (sshCode !== 0) throw new RemoteError(`could not pack ${folder} on ${target.host}: ${sshErr.trim()}`);
+  if (tarCode !== 0)
+    throw new RemoteError(`could not unpack ${folder} into ${localDir}: ${tarErr.trim() || 'is tar installed?'}`);
 }

@@ -1,8 +1,8 @@
 /**
  * `speedmatrix run --ssh HOST ...`: the run happens on HOST, by the speedmatrix installed there,
- * detached from the connection; this side starts it, shows its progress lines as they come,
- * follows it again when the link drops, and copies the session back at the end.
- * `--reattach ID` picks up a run this side lost (or resumes it there when it died).
+ * detached from the connection (./remote-drive.ts); this side shows its progress lines as they
+ * come and copies the session back at the end. `--reattach ID` picks up a run this side lost
+ * (or resumes it there from its journal when it died).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -11,27 +11,14 @@ import type { BenchEvent } from '../../../engine/bench/types';
 import { parseSessionText } from '../../../platform/session/read';
 import { summarizeSession } from '../../../platform/session/summary';
 import { writeFileAtomic } from '../../../platform/session/write';
-import { RemoteError, parseSshTarget, type SshTarget } from '../../../workflows/remote/ssh';
-import { checkRemoteCli } from '../../../workflows/remote/remote-cli';
-import {
-  REMOTE_SESSION,
-  checkRunId,
-  fetchRemoteSession,
-  followRemoteRun,
-  launchRemoteRun,
-  newRunId,
-  remoteRunState,
-  resumeRemoteRun,
-  stopRemoteRun,
-} from '../../../workflows/remote/remote-run';
-import { followUntilEnded, type Stopper } from '../../../workflows/remote/follow';
-import { shellLine } from '#shared/shell-quote';
-import type { Session } from '#shared/session/schema';
+import { parseSshTarget } from '../../../workflows/remote/ssh';
+import { REMOTE_SESSION, checkRunId, fetchRemoteSession, newRunId } from '../../../workflows/remote/remote-run';
 import { EXIT } from './exit';
 import { Refusal } from './out-folder';
 import type { RunFlags } from './run-flags';
 import { apiKeyFrom, checkOutputs, defaultSessionFile, usageProblem, writeReport } from './run-action';
 import type { SshFlags } from './ssh-flags';
+import { driveRemote, passedFlags, sayTail, type RemoteJob } from './remote-drive';
 
 export interface RemoteRunFlags extends RunFlags, SshFlags {
   reattach?: string;
@@ -40,28 +27,27 @@ export interface RemoteRunFlags extends RunFlags, SshFlags {
 /** Flags that stay on this side: the session and report land here, the key travels on stdin. */
 const LOCAL_ONLY = new Set(['ssh', 'sshOption', 'reattach', 'out', 'report', 'jsonProgress', 'apiKey', 'apiKeyFile']);
 
-const kebab = (k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-
 /** The remote `speedmatrix` arguments of this run, and of its resume; the key file is the run folder's. */
 export function remoteArgs(
   cmd: string[],
   flags: RemoteRunFlags,
   withKey: boolean,
 ): { args: string[]; resumeArgs: string[] } {
-  const passed: string[] = [];
-  for (const [k, v] of Object.entries(flags)) {
-    if (LOCAL_ONLY.has(k) || v === undefined || v === false) continue;
-    passed.push(...(v === true ? [kebab(k)] : [kebab(k), String(v)]));
-  }
-  const key = withKey ? ['--api-key-file', 'api-key'] : [];
-  const common = ['--json-progress', ...key];
+  const common = ['--json-progress', ...(withKey ? ['--api-key-file', 'api-key'] : [])];
   const again = [
     ...(flags.url ? ['--url', flags.url] : []),
     ...(flags.simSpeed ? ['--sim-speed', flags.simSpeed] : []),
     ...(flags.yes ? ['--yes'] : []),
   ];
   return {
-    args: ['run', ...passed, ...common, '--out', REMOTE_SESSION, ...(cmd.length ? ['--', ...cmd] : [])],
+    args: [
+      'run',
+      ...passedFlags(flags, LOCAL_ONLY),
+      ...common,
+      '--out',
+      REMOTE_SESSION,
+      ...(cmd.length ? ['--', ...cmd] : []),
+    ],
     resumeArgs: ['run', '--resume', REMOTE_SESSION, ...common, ...again],
   };
 }
@@ -76,58 +62,35 @@ function refusedWith(flags: RemoteRunFlags, cmd: string[]): string | null {
       return '--reattach picks up a run already started; give no --url, --launch, --demo or server command.';
     return null;
   }
+  if (flags.out && existsSync(resolve(flags.out)))
+    return `--out: ${resolve(flags.out)} already exists; choose another --out.`;
   return usageProblem(cmd, flags);
 }
 
-/** What this side keeps of the remote run. */
-interface Ctx {
-  target: SshTarget;
-  id: string;
-  flags: RemoteRunFlags;
-  apiKey?: string;
-  say: (t: string) => void;
-}
-
-const reattachLine = (c: Ctx) =>
-  shellLine([
-    'speedmatrix',
-    'run',
-    '--ssh',
-    c.target.host,
-    ...c.target.options.flatMap((o) => ['--ssh-option', o]),
-    '--reattach',
-    c.id,
-    ...(c.flags.out ? ['--out', c.flags.out] : []),
-  ]);
-
-/** Copy the finished session back, write what was asked here; returns the exit code. */
-async function bringBack(c: Ctx, exit: number | null, stderrTail: string[], printer: ProgressPrinter, json: boolean) {
-  let session: Session;
-  let text: string;
-  try {
-    text = await fetchRemoteSession(c.target, c.id);
-    const parsed = parseSessionText(text, REMOTE_SESSION);
-    if (!parsed.ok) throw new RemoteError(parsed.error.message);
-    session = parsed.data;
-  } catch (e) {
-    for (const l of stderrTail) c.say(`  ${c.target.host}: ${l}`);
-    throw new Refusal(`the run on ${c.target.host} left no session to copy back: ${(e as Error).message}`, EXIT.failed);
+/** Copy the finished session back and write what was asked here; returns the exit code. */
+async function bringBack(j: RemoteJob, flags: RemoteRunFlags, end: { exit: number | null; stderrTail: string[] }) {
+  const text = await fetchRemoteSession(j.target, j.id).catch((e: Error) => e);
+  const parsed = typeof text === 'string' ? parseSessionText(text, REMOTE_SESSION) : null;
+  if (typeof text !== 'string' || !parsed?.ok) {
+    sayTail(j, end.stderrTail);
+    const why = typeof text === 'string' ? (parsed?.ok === false ? parsed.error.message : '') : text.message;
+    throw new Refusal(`the run on ${j.target.host} left no session to copy back: ${why}`, EXIT.failed);
   }
-  const file = resolve(c.flags.out ?? defaultSessionFile(session.server.servedModel ?? 'model', Boolean(c.flags.demo)));
+  const session = parsed.data;
+  const file = resolve(flags.out ?? defaultSessionFile(session.server.servedModel ?? 'model', Boolean(flags.demo)));
   const written = await writeFileAtomic(file, text);
   if (!written.ok) throw new Refusal(`could not write ${file}: ${written.error}`, EXIT.failed);
-  if (exit !== 0) for (const l of stderrTail) c.say(`  ${c.target.host}: ${l}`);
-  if (c.flags.report) {
-    const r = await writeReport(resolve(c.flags.report), session);
-    if (r.note) c.say(`warning: ${r.note}`);
-    c.say(`Report: ${r.file}`);
+  if (end.exit !== 0) sayTail(j, end.stderrTail);
+  if (flags.report) {
+    const r = await writeReport(resolve(flags.report), session);
+    if (r.note) j.say(`warning: ${r.note}`);
+    j.say(`Report: ${r.file}`);
   }
-  if (!json) printer.line(summarizeSession(session));
-  c.say(
-    `${exit === 130 ? 'Stopped; saved what was measured' : exit === 0 ? 'Done' : 'The run failed'} on ${c.target.host}.`,
-  );
-  c.say(`Session file: ${file}`);
-  return exit === 0 ? EXIT.ok : exit === 130 ? EXIT.cancelled : EXIT.failed;
+  if (!flags.jsonProgress) j.say(summarizeSession(session));
+  const what = end.exit === 130 ? 'Stopped; saved what was measured' : end.exit === 0 ? 'Done' : 'The run failed';
+  j.say(`${what} on ${j.target.host}.`);
+  j.say(`Session file: ${file}`);
+  return end.exit === 0 ? EXIT.ok : end.exit === 130 ? EXIT.cancelled : EXIT.failed;
 }
 
 /** The whole command; returns the exit code. */
@@ -140,75 +103,33 @@ export async function runRemoteCommand(cmd: string[], flags: RemoteRunFlags): Pr
     columns: () => process.stdout.columns,
   });
   const say = (t: string) => (json ? process.stderr.write(`${t}\n`) : printer.line(t));
-  let c: Ctx;
+  let job: RemoteJob;
   try {
     const problem = refusedWith(flags, cmd);
     if (problem) throw new Refusal(problem, EXIT.usage);
     const target = parseSshTarget(flags.ssh as string, flags.sshOption);
-    if (flags.out && existsSync(resolve(flags.out)) && !flags.reattach)
-      throw new Refusal(`--out: ${resolve(flags.out)} already exists; choose another --out.`, EXIT.usage);
-    checkOutputs({ ...flags, out: flags.out && !existsSync(resolve(flags.out)) ? flags.out : undefined });
+    checkOutputs({ ...flags, out: flags.reattach ? undefined : flags.out });
     const apiKey = apiKeyFrom(flags, say);
-    c = { target, id: flags.reattach ? checkRunId(flags.reattach) : newRunId(), flags, apiKey, say };
+    job = {
+      command: 'run',
+      target,
+      id: flags.reattach ? checkRunId(flags.reattach) : newRunId(),
+      reattach: Boolean(flags.reattach),
+      apiKey,
+      launch: remoteArgs(cmd, flags, Boolean(apiKey)),
+      reattachFlags: flags.out ? ['--out', flags.out] : [],
+      onLine: (line) => (json ? process.stdout.write(`${line}\n`) : printer.handle(JSON.parse(line) as BenchEvent)),
+      onStopping: () => printer.stopping(),
+      say,
+    };
   } catch (e) {
     err((e as Error).message);
     return e instanceof Refusal ? e.code : EXIT.usage;
   }
-  const stopper: Stopper = { requested: false };
-  let quitting = false;
-  let started = Boolean(flags.reattach);
-  const onSignal = () => {
-    if (stopper.requested) {
-      quitting = true;
-      say(`Leaving; the run on ${c.target.host} is stopping and saving. See it with: ${reattachLine(c)}`);
-      process.exit(EXIT.cancelled);
-    }
-    stopper.requested = true;
-    printer.stopping();
-    say(`Stopping the run on ${c.target.host}: it cancels the cell in progress and saves (Ctrl-C again to leave)...`);
-    stopRemoteRun(c.target, c.id).catch((e: Error) => say(`warning: could not stop it: ${e.message}`));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   try {
-    await checkRemoteCli(c.target);
-    if (flags.reattach) {
-      say(`Reattaching to run ${c.id} on ${c.target.host}...`);
-      const state = await remoteRunState(c.target, c.id);
-      if (!state.running && (state.exit === null || state.exit === 130)) {
-        say(
-          `It is not running there (${state.exit === null ? 'it was killed' : 'it was stopped'}): resuming it from its journal.`,
-        );
-        await resumeRemoteRun(c.target, c.id, c.apiKey);
-      }
-    } else {
-      const { args, resumeArgs } = remoteArgs(cmd, flags, Boolean(c.apiKey));
-      await launchRemoteRun(c.target, c.id, { args, resumeArgs, apiKey: c.apiKey });
-      started = true;
-      say(`Started run ${c.id} on ${c.target.host}; it carries on there if this connection drops.`);
-      say(`Reattach with: ${reattachLine(c)}`);
-    }
-    const onLine = (line: string) => {
-      if (json) process.stdout.write(`${line}\n`);
-      else printer.handle(JSON.parse(line) as BenchEvent);
-    };
-    const end = await followUntilEnded(
-      {
-        follow: (offset) => followRemoteRun(c.target, c.id, offset, onLine),
-        state: () => remoteRunState(c.target, c.id),
-        resume: () => resumeRemoteRun(c.target, c.id, c.apiKey),
-        stopper,
-        say,
-      },
-      c.target.host,
-    );
-    return await bringBack(c, end.exit, end.stderrTail, printer, json);
+    return await bringBack(job, flags, await driveRemote(job));
   } catch (e) {
-    if (!quitting) err((e as Error).message);
-    if (started && !(e instanceof Refusal)) say(`The run may still be going on ${c.target.host}: ${reattachLine(c)}`);
+    err((e as Error).message);
     return e instanceof Refusal ? e.code : EXIT.failed;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   }
 }
