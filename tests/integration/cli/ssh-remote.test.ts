@@ -13,6 +13,7 @@ import { cellKey } from '#shared/cell-key';
 import { readSessionFile } from '../../../src-main/platform/session/read';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
+import { freePort } from '../../../src-main/engine/server/port';
 import { sshTest as it, type SshHost } from '../../helpers/fixtures';
 import { sshdAvailable } from '../../helpers/sshd';
 
@@ -199,6 +200,37 @@ describe.skipIf(!sshdAvailable)('speedmatrix over SSH to a real sshd', () => {
     expect(valid).toBeGreaterThanOrEqual(1);
     expect(valid).toBeLessThan(LONG.length);
     expect(cli.out.stderr).toMatch(/Stopped; saved what was measured on root@127\.0\.0\.1\./);
+  }, 300_000);
+
+  it('sweep --ssh runs the variants there and copies the sweep folder here', async ({ sshHost, tempDir }) => {
+    const work = tempDir();
+    const dir = join(work, 'sim-sweep');
+    const port = String(await freePort());
+    const r = await runCli(
+      [
+        'sweep',
+        ...sshFlags(sshHost),
+        '--vary',
+        '--max-num-seqs=4,16',
+        ...['--contexts', '8k', '--concurrency', '8', '--prefill-contexts', 'none', '--duration', '10'],
+        ...['--max-output', '2048', '--sim-speed', '10', '--out-dir', dir],
+        ...['--', 'speedmatrix', 'sim', 'serve', 'microsoft/Fara1.5-4B', '--port', port, '--sim-speed', '10'],
+        ...['--max-model-len', '32768'],
+      ],
+      { cwd: work, timeoutMs: 240_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`Done on root@127.0.0.1. The sweep folder: ${dir}`);
+    expect(readdirSync(dir).sort()).toEqual([
+      'max-num-seqs-16.speedmatrix.json',
+      'max-num-seqs-4.speedmatrix.json',
+      'sweep.html',
+      'sweep.json',
+      'sweep.md',
+    ]);
+    const s = await readSessionFile(join(dir, 'max-num-seqs-16.speedmatrix.json'));
+    expect(s.ok && s.data.cells.map((c) => cellKey(c))).toEqual(['8192x8']);
+    expect(readFileSync(join(dir, 'sweep.md'), 'utf8')).toMatch(/max-num-seqs/);
   }, 300_000);
 
   it('says what to do when the host key is unknown, the key is refused, or speedmatrix is missing or older there', async ({
