@@ -11,6 +11,8 @@
  *   shared by the file's tests, and `launchBridge(options)` for a further bridge in one test.
  * - `standinTest`: everything of `simTest`, and `bootMain(options)`, which boots the built main
  *   process against the Electron stand-in (tests/integration/app/electron-standin) and kills it after the test.
+ * - `sshTest`: `sshHost`, a real sshd on 127.0.0.1 whose sessions run the packed CLI, and
+ *   `launchSshd(path)`, one more for the test with another PATH (tests/helpers/sshd.ts).
  * - `electronTest` (electron-fixtures.ts): the app in the real Electron binary.
  *
  * How to use them: docs/architecture.md, "Test set-up". File-scoped fixtures start on the first
@@ -20,13 +22,15 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { test } from 'vitest';
 import { MAIN_BUNDLE, type MainProcess, bootMain, hasMainBundle } from '../integration/app/electron-standin/boot';
 import { launchChromium, openPage } from '../web/browser';
 import { type BridgeServer, type BridgeServerOptions, startBridgeServer } from './bridge-server';
 import { type SimHandle, type StartSimOptions, startSim } from './sim';
+import { packAndInstall } from './installed-cli';
+import { type Sshd, startSshd } from './sshd';
 
 /** Start something for one test and stop it when the test ends, in reverse order of start. */
 function startedPerTest<O, H>(
@@ -77,6 +81,37 @@ export const simTest = tempTest
   .extend('launchSim', async ({}, { onCleanup }): Promise<LaunchSim> =>
     startedPerTest(startSim, (sim) => sim.stop(), onCleanup),
   );
+
+/** A host reached over ssh, and the folder holding the `speedmatrix` command installed for it. */
+export interface SshHost extends Sshd {
+  cliBin: string;
+}
+/** Starts one more sshd for the running test, its sessions on this PATH; stopped when the test ends. */
+export type LaunchSshd = (path: string[]) => Promise<Sshd>;
+
+/**
+ * `sshHost`: a real sshd on 127.0.0.1 (tests/helpers/sshd.ts) whose sessions find this checkout's
+ * packed and installed CLI on their PATH; `launchSshd(path)`: a further one with another PATH.
+ */
+export const sshTest = tempTest
+  .extend('sshHost', { scope: 'file' }, async ({ tempDir }, { onCleanup }): Promise<SshHost> => {
+    const dir = tempDir('speedmatrix-ssh-');
+    const cliBin = dirname(packAndInstall(dir).command);
+    const sshd = await startSshd(join(dir, 'sshd'), [cliBin, dirname(process.execPath), '/usr/bin', '/bin']);
+    onCleanup(() => sshd.stop());
+    return { ...sshd, cliBin };
+  })
+  .extend('launchSshd', async ({ tempDir }, { onCleanup }): Promise<LaunchSshd> => {
+    const started: Sshd[] = [];
+    onCleanup(() => {
+      for (const s of started.splice(0)) s.stop();
+    });
+    return async (path) => {
+      const s = await startSshd(tempDir('speedmatrix-sshd-'), path);
+      started.push(s);
+      return s;
+    };
+  });
 
 /** A page of the app, and the console errors and CSP violations it logged so far. */
 export interface AppPage {

@@ -62,7 +62,7 @@ export function defaultSessionFile(model: string, demo: boolean, now = new Date(
 export { Refusal } from './out-folder';
 
 /** Where the session goes, checked now; the default name waits for the model's name. */
-function checkOutputs(flags: RunFlags): void {
+export function checkOutputs(flags: RunFlags): void {
   if (flags.resume) {
     checkWritableFolder('--resume', resolve(flags.resume));
   } else if (flags.out) {
@@ -100,7 +100,7 @@ export function apiKeyFrom(flags: RunFlags, warn: (t: string) => void): string |
   return process.env.SPEEDMATRIX_API_KEY || undefined;
 }
 
-function usageProblem(cmd: string[], flags: RunFlags): string | null {
+export function usageProblem(cmd: string[], flags: RunFlags): string | null {
   return serverFlagsProblem(cmd, flags, {
     none: flags.resume
       ? null
@@ -147,7 +147,7 @@ function demoLaunch(port: number, apiKey: string | undefined, simSpeed: number):
 }
 
 /** Write the Markdown report where it was asked, or to the temp folder when that fails. */
-async function writeReport(file: string, session: Session): Promise<{ file: string; note: string | null }> {
+export async function writeReport(file: string, session: Session): Promise<{ file: string; note: string | null }> {
   const text = renderMarkdownReport(session);
   try {
     await mkdir(dirname(file), { recursive: true });

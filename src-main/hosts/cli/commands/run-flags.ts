@@ -10,6 +10,7 @@
 import type { Command } from 'commander';
 import type { RunConfigInput, TokenTargeting } from '../../../engine/bench/types';
 import { parseTokenCount } from '#shared/report/format';
+import { addSshOptions, type SshFlags } from './ssh-flags';
 
 export interface RunFlags {
   url?: string;
@@ -153,6 +154,7 @@ export function registerRun(program: Command): void {
     .option('--report <file.md>', 'also write a Markdown report')
     .option('--resume <file>', 'continue this session: the same plan, only the cells not done')
     .option('--json-progress', 'print one JSON event per line instead of a progress bar')
+    .option('--reattach <id>', 'with --ssh: follow the run with this id on the host again, or resume it there')
     .option('--launch', 'start the server command given after -- through the supervisor, stop it at the end')
     .option(
       '--demo',
@@ -171,9 +173,14 @@ export function registerRun(program: Command): void {
     .option(
       '--scout-deadline-cap <seconds>',
       'and at most this long (default 3600; a 256K prefill on a slow card takes minutes)',
-    )
-    .action(async (cmd: string[], flags: RunFlags) => {
-      const { runBenchmarkCommand } = await import('./run-action');
-      process.exitCode = await runBenchmarkCommand(cmd, flags);
-    });
+    );
+  addSshOptions(run).action(async (cmd: string[], flags: RunFlags & SshFlags & { reattach?: string }) => {
+    if (flags.ssh || flags.reattach) {
+      const { runRemoteCommand } = await import('./run-remote-action');
+      process.exitCode = await runRemoteCommand(cmd, flags);
+      return;
+    }
+    const { runBenchmarkCommand } = await import('./run-action');
+    process.exitCode = await runBenchmarkCommand(cmd, flags);
+  });
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { addSshOptions, type SshFlags } from './ssh-flags';
 
 export interface ServeFlags {
   readyTimeout: string;
@@ -9,7 +10,7 @@ export interface ServeFlags {
 }
 
 export function registerServe(program: Command): void {
-  program
+  const serve = program
     .command('serve')
     .description(
       'Run any server command under the supervisor: progress, the ready line (URL, model, max_model_len, KV budget), a clean stop on Ctrl-C.',
@@ -20,8 +21,15 @@ export function registerServe(program: Command): void {
     .option('--stop-timeout <seconds>', 'wait after SIGTERM before SIGKILL of the whole process group', '30')
     .option('--log-file <file>', 'also write the server log (ANSI stripped) to this file')
     .option('--json', 'print one JSON object per event instead of text')
-    .option('-y, --yes', 'end servers an earlier killed SpeedMatrix left running, without asking')
-    .action(async (cmd: string[], o: ServeFlags) => {
+    .option('-y, --yes', 'end servers an earlier killed SpeedMatrix left running, without asking');
+  addSshOptions(serve)
+    .option('--reattach <id>', 'with --ssh: follow the server with this id on the host again')
+    .action(async (cmd: string[], o: ServeFlags & SshFlags & { reattach?: string }) => {
+      if (o.ssh || o.reattach) {
+        const { serveRemoteCommand } = await import('./serve-remote-action');
+        process.exitCode = await serveRemoteCommand(cmd, o);
+        return;
+      }
       const { serveCommand } = await import('./serve-action');
       process.exitCode = await serveCommand(cmd, o);
     });

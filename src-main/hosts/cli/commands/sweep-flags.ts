@@ -7,6 +7,7 @@
  */
 import { type Command, Option } from 'commander';
 import { addMatrixOptions, type RunFlags } from './run-flags';
+import { addSshOptions, type SshFlags } from './ssh-flags';
 
 export interface SweepFlags extends RunFlags {
   vary: string[];
@@ -55,8 +56,15 @@ export function registerSweep(program: Command): void {
     .option('--sim-speed <x>', "a simulator's clock speed-up; times are then in simulated seconds")
     .option('--ready-timeout <seconds>', 'startup deadline of each server (default 1200)')
     .option('--json-progress', 'print one JSON event per line instead of a progress bar')
-    .option('-y, --yes', 'end servers an earlier killed run left running, without asking')
-    .action(async (cmd: string[], flags: SweepFlags) => {
+    .option('-y, --yes', 'end servers an earlier killed run left running, without asking');
+  addSshOptions(sweep)
+    .option('--reattach <id>', 'with --ssh: follow the sweep with this id on the host again, or resume it there')
+    .action(async (cmd: string[], flags: SweepFlags & SshFlags & { reattach?: string }) => {
+      if (flags.ssh || flags.reattach) {
+        const { sweepRemoteCommand } = await import('./sweep-remote-action');
+        process.exitCode = await sweepRemoteCommand(cmd, flags);
+        return;
+      }
       const { runSweepCommand } = await import('./sweep-action');
       const slurm = await import('./sweep-slurm-action');
       process.exitCode = flags.slurmJob

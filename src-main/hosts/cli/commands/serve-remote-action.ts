@@ -1,0 +1,47 @@
+/**
+ * `speedmatrix serve --ssh HOST -- CMD`: the server runs on HOST under the supervisor of the
+ * speedmatrix installed there, detached from the connection (./remote-drive.ts): its progress,
+ * ready and stop lines show here; Ctrl-C stops it there. `--reattach ID` follows it again.
+ */
+import { parseSshTarget } from '../../../workflows/remote/ssh';
+import { checkRunId, newRunId } from '../../../workflows/remote/remote-run';
+import { EXIT } from './exit';
+import type { ServeFlags } from './serve-flags';
+import type { SshFlags } from './ssh-flags';
+import { driveRemote, passedFlags, sayTail, type RemoteJob } from './remote-drive';
+
+export interface RemoteServeFlags extends ServeFlags, SshFlags {
+  reattach?: string;
+}
+
+const LOCAL_ONLY = new Set(['ssh', 'sshOption', 'reattach']);
+
+export async function serveRemoteCommand(cmd: string[], flags: RemoteServeFlags): Promise<number> {
+  const err = (m: string) => process.stderr.write(`speedmatrix serve: ${m}\n`);
+  let job: RemoteJob;
+  try {
+    if (!flags.ssh) throw new Error('--reattach needs --ssh HOST: the host the server is on.');
+    const args = ['serve', ...passedFlags(flags, LOCAL_ONLY), '--', ...cmd];
+    job = {
+      command: 'serve',
+      target: parseSshTarget(flags.ssh, flags.sshOption),
+      id: flags.reattach ? checkRunId(flags.reattach) : newRunId(),
+      reattach: Boolean(flags.reattach),
+      launch: { args, resumeArgs: args },
+      reattachFlags: [],
+      onLine: (line) => process.stdout.write(`${line}\n`),
+      say: (t) => process.stderr.write(`${t}\n`),
+    };
+  } catch (e) {
+    err((e as Error).message);
+    return EXIT.usage;
+  }
+  try {
+    const end = await driveRemote(job);
+    if (end.exit !== 0 && end.exit !== 130) sayTail(job, end.stderrTail);
+    return end.exit === 0 ? EXIT.ok : end.exit === 130 ? EXIT.cancelled : EXIT.failed;
+  } catch (e) {
+    err((e as Error).message);
+    return EXIT.failed;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Following a remote run to its end across dropped connections: each follow starts at the byte
+ * where the last one stopped, so no progress line is shown twice; a run that died there without
+ * finishing (the host rebooted, the process was killed) is resumed from its journal, which
+ * measures only what it had not finished. See remote-run.ts.
+ */
+import type { Follow, RemoteState } from './remote-run';
+import { RemoteError } from './ssh';
+
+/** Set when the person asked to stop: a run that then ends unfinished is not resumed. */
+export interface Stopper {
+  requested: boolean;
+}
+
+export interface FollowSteps {
+  follow(offset: number): Follow;
+  state(): Promise<RemoteState>;
+  resume(): Promise<void>;
+  stopper: Stopper;
+  say(text: string): void;
+  /** Waits before following again after a drop; as many tries as entries (a follow that got lines resets it). */
+  retryDelaysMs?: number[];
+  /** How often a run that died there is resumed before giving up. */
+  maxResumes?: number;
+}
+
+const DEFAULT_DELAYS = [1000, 2000, 5000, 10_000, 20_000];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Died without saying so: killed (no exit code written) or ended by a signal other than our stop. */
+export const diedUnfinished = (exit: number | null): boolean => exit === null || (exit > 128 && exit !== 130);
+
+export async function followUntilEnded(
+  s: FollowSteps,
+  host: string,
+): Promise<{ exit: number | null; stderrTail: string[] }> {
+  const delays = s.retryDelaysMs ?? DEFAULT_DELAYS;
+  let offset = 0;
+  let failures = 0;
+  let resumes = 0;
+  for (;;) {
+    const r = await s.follow(offset).done;
+    if (r.offset > offset) failures = 0;
+    offset = r.offset;
+    let problem = r.problem;
+    if (r.ended) {
+      try {
+        const state = await s.state();
+        if (state.running) continue;
+        if (!diedUnfinished(state.exit) || s.stopper.requested || resumes >= (s.maxResumes ?? 3))
+          return { exit: state.exit, stderrTail: state.stderrTail };
+        resumes++;
+        s.say(
+          `The run on ${host} ended without finishing (exit ${state.exit ?? 'unknown'}): resuming it from its journal.`,
+        );
+        await s.resume();
+        continue;
+      } catch (e) {
+        problem = (e as Error).message;
+      }
+    }
+    if (failures >= delays.length)
+      throw new RemoteError(`lost the connection to ${host} (${problem}); the run carries on there.`);
+    s.say(`Connection to ${host} lost (${problem}); following again in ${delays[failures] / 1000} s...`);
+    await sleep(delays[failures++]);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The pure parts of `--ssh`: the ssh argument list and the one remote line (quoted so the remote
+ * shell gives back the exact words), and following a remote run across drops and deaths.
+ */
+import { EventEmitter } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { shellSplit } from '#shared/shell-quote';
+import { parseSshTarget, remoteScript, sshArgs } from '../../../src-main/workflows/remote/ssh';
+import { compareVersions } from '../../../src-main/workflows/remote/remote-cli';
+import { followUntilEnded } from '../../../src-main/workflows/remote/follow';
+import type { Follow, RemoteState } from '../../../src-main/workflows/remote/remote-run';
+import { passedFlags } from '../../../src-main/hosts/cli/commands/remote-drive';
+
+describe('the ssh command line', () => {
+  it('puts the user’s -o options before BatchMode=yes (ssh keeps the first value), and the host after --', () => {
+    const t = parseSshTarget('gpu-box', ['BatchMode=no', 'Port=2222']);
+    const argv = sshArgs(t, 'true');
+    expect(argv.slice(0, 6)).toEqual(['-o', 'BatchMode=no', '-o', 'Port=2222', '-o', 'BatchMode=yes']);
+    expect(argv.slice(-3)).toEqual(['--', 'gpu-box', 'true']);
+  });
+
+  it('refuses a host that ssh would read as an option, and an option that is not KEY=VALUE', () => {
+    expect(() => parseSshTarget('-oProxyCommand=touch /tmp/x')).toThrow(/is not a host/);
+    expect(() => parseSshTarget('gpu box')).toThrow(/is not a host/);
+    expect(() => parseSshTarget('gpu-box', ['Port 22'])).toThrow(/--ssh-option: "Port 22" is not KEY=VALUE/);
+  });
+
+  it('quotes the remote line so the remote shell hands the script its arguments word for word', () => {
+    const args = ['a b', "it's", '$(reboot)', '`id`', 'x;y', ''];
+    const words = shellSplit(remoteScript('echo "$@"', args));
+    expect(words).toEqual(['sh', '-c', 'echo "$@"', 'sh', ...args]);
+  });
+
+  it('compares versions by their numbers', () => {
+    expect(compareVersions('0.1.0', '0.1.0')).toBe(0);
+    expect(compareVersions('0.0.9', '0.1.0')).toBe(-1);
+    expect(compareVersions('0.10.0', '0.9.3')).toBe(1);
+  });
+
+  it('turns parsed flags back into the remote arguments, repeated flags once per value, local ones left out', () => {
+    const flags = { contexts: '0,8k', yes: true, demo: false, vary: ['--a=1,2', '--b=x'], ssh: 'h', out: 'f' };
+    expect(passedFlags(flags, new Set(['ssh', 'out']))).toEqual([
+      '--contexts',
+      '0,8k',
+      '--yes',
+      '--vary',
+      '--a=1,2',
+      '--vary',
+      '--b=x',
+    ]);
+  });
+});
+
+/** A scripted remote: each follow delivers some bytes of the progress file, then ends or drops. */
+function scripted(steps: { bytes: number; ended: boolean }[], states: Partial<RemoteState>[]) {
+  const offsets: number[] = [];
+  let resumed = 0;
+  const said: string[] = [];
+  return {
+    offsets,
+    said,
+    resumed: () => resumed,
+    steps: {
+      follow(offset: number): Follow {
+        offsets.push(offset);
+        const s = steps.shift()!;
+        return {
+          child: new EventEmitter() as unknown as ChildProcess,
+          done: Promise.resolve({ ended: s.ended, offset: offset + s.bytes, problem: s.ended ? null : 'dropped' }),
+        };
+      },
+      state: async (): Promise<RemoteState> => ({
+        running: false,
+        exit: 0,
+        hasSession: true,
+        stderrTail: [],
+        ...states.shift(),
+      }),
+      resume: async () => void resumed++,
+      stopper: { requested: false },
+      say: (t: string) => void said.push(t),
+      retryDelaysMs: [0, 0],
+    },
+  };
+}
+
+describe('following a remote run', () => {
+  it('follows again from the byte where a dropped link stopped, and ends with the run’s exit code', async () => {
+    const r = scripted(
+      [
+        { bytes: 100, ended: false },
+        { bytes: 0, ended: false },
+        { bytes: 50, ended: true },
+      ],
+      [{ exit: 0 }],
+    );
+    expect(await followUntilEnded(r.steps, 'h')).toEqual({ exit: 0, stderrTail: [] });
+    expect(r.offsets).toEqual([0, 100, 100]);
+    expect(r.said.filter((t) => /Connection to h lost \(dropped\)/.test(t))).toHaveLength(2);
+  });
+
+  it('resumes a run that died there without finishing, but not one the person stopped', async () => {
+    const died = scripted(
+      [
+        { bytes: 10, ended: true },
+        { bytes: 10, ended: true },
+      ],
+      [{ exit: null }, { exit: 0 }],
+    );
+    expect((await followUntilEnded(died.steps, 'h')).exit).toBe(0);
+    expect(died.resumed()).toBe(1);
+    expect(died.offsets).toEqual([0, 10]);
+
+    const stopped = scripted([{ bytes: 10, ended: true }], [{ exit: 137 }]);
+    stopped.steps.stopper.requested = true;
+    expect((await followUntilEnded(stopped.steps, 'h')).exit).toBe(137);
+    expect(stopped.resumed()).toBe(0);
+  });
+
+  it('gives up after its tries when nothing comes through, saying the run carries on there', async () => {
+    const r = scripted(
+      [
+        { bytes: 0, ended: false },
+        { bytes: 0, ended: false },
+        { bytes: 0, ended: false },
+      ],
+      [],
+    );
+    await expect(followUntilEnded(r.steps, 'h')).rejects.toThrow(
+      /lost the connection to h \(dropped\); the run carries on there/,
+    );
+    expect(r.offsets).toEqual([0, 0, 0]);
+  });
+});
