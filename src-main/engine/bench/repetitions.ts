@@ -36,6 +36,7 @@ function toRepetition(cell: DecodeCell, repetition: number): Repetition {
     timeBetweenTokens: cell.timeBetweenTokens,
     outputTokens: cell.outputTokens,
     windowSeconds: cell.windowSeconds,
+    ...(cell.precision ? { precision: cell.precision } : {}),
     startedAt: cell.startedAt,
   };
 }

@@ -47,6 +47,8 @@ export class Runner {
   private warmed = new Set<number>();
   /** Cold prefills measured on this run (warm-up and first scouts): what later scouts' deadlines are scaled from. */
   private prefillPoints: PrefillPoint[] = [];
+  /** Decode windows measured on this run (server seconds): an adaptive run's ETA expects windows like them. */
+  private windows: number[] = [];
   private checksUnavailable: string[] = [];
   private notes: string[] = [];
   private serverGone: string | null = null;
@@ -86,7 +88,7 @@ export class Runner {
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i];
       if (this.stopSignal.fired || this.serverGone) break;
-      const eta = estimateSeconds(steps.slice(i), this.plan.config, this.prefillPoints);
+      const eta = estimateSeconds(steps.slice(i), this.plan.config, this.prefillPoints, this.windows);
       try {
         if (step.kind === 'warmup') await this.warmup();
         else if (step.kind === 'prefill')
@@ -104,6 +106,7 @@ export class Runner {
             etaSeconds: eta,
           });
           const { cell, window } = await this.decodeStep(step.context, step.concurrency);
+          if (cell.windowSeconds !== null) this.windows.push(cell.windowSeconds);
           this.host.emit({
             type: 'cell-done',
             cell,
@@ -111,7 +114,7 @@ export class Runner {
             window,
             index: decodeIndex,
             total: decodeTotal,
-            etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints),
+            etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints, this.windows),
           });
         }
       } catch (e) {
@@ -397,6 +400,10 @@ export class Runner {
       concurrency,
       body: this.requestBody(prompt.messages, this.plan.config.maxOutputTokens),
       windowSeconds: this.plan.config.secondsPerMeasurement,
+      precision:
+        this.plan.config.precision === null
+          ? null
+          : { relative: this.plan.config.precision, minSeconds: this.plan.config.minSecondsPerMeasurement },
       stallSeconds: this.plan.config.stallSeconds,
       readinessTimeoutSeconds: readinessTimeoutSeconds(context),
       stop: this.stopSignal,
