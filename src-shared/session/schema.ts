@@ -156,6 +156,18 @@ export const PrefillResultSchema = z.object({
   /** promptTokens / ttftSeconds. */
   tokensPerSecond: maybeNum,
   measuredAt: maybeStr.default(null),
+  /**
+   * With --precision (docs/adaptive-precision.md): the prompt was measured cold this many times under fresh tags, the
+   * figures above are the means, and the 95% interval of the throughput is this share of it. Absent: one measurement.
+   */
+  precision: z
+    .object({
+      measurements: z.number().int().positive(),
+      halfWidthRelative: maybeNum,
+      stopReason: z.enum(['precision', 'max-measurements']),
+    })
+    .nullable()
+    .optional(),
 });
 
 // Per-request columns hold up to hundreds of thousands of values: checked in one plain loop

@@ -9,6 +9,7 @@
  * rates is the window's own total tok/s, so the interval is centred on the cell's figure.
  */
 import { meanInterval } from '#shared/report/confidence';
+import type { PrefillResult } from '#shared/session/schema';
 
 /** Sub-windows the window is cut into; the batch length grows with the window. */
 export const BATCHES = 10;
@@ -90,5 +91,29 @@ export function stopDecision(
 ): StopReason | null {
   if (elapsed >= target.maxSeconds) return 'max-duration';
   if (elapsed >= target.minSeconds && interval !== null && interval.relative <= target.relative) return 'precision';
+  return null;
+}
+
+/** A prefill is measured at most this many times (each a cold prompt under a fresh tag). */
+export const PREFILL_MAX_MEASUREMENTS = 5;
+
+export type PrefillPrecision = NonNullable<PrefillResult['precision']>;
+
+/**
+ * Whether a prefill measured `throughputs` times (tok/s, one per cold prompt) is known well enough: its 95% interval
+ * (Student's t over the measurements) within `relative` of the mean after at least two, or the cap reached. Null: measure
+ * again.
+ */
+export function prefillStop(
+  throughputs: readonly number[],
+  relative: number,
+  maxMeasurements = PREFILL_MAX_MEASUREMENTS,
+): PrefillPrecision | null {
+  const ci = meanInterval(throughputs);
+  const halfWidthRelative = ci && ci.halfWidth !== null && ci.mean > 0 ? ci.halfWidth / ci.mean : null;
+  const measurements = throughputs.length;
+  if (halfWidthRelative !== null && halfWidthRelative <= relative)
+    return { measurements, halfWidthRelative, stopReason: 'precision' };
+  if (measurements >= maxMeasurements) return { measurements, halfWidthRelative, stopReason: 'max-measurements' };
   return null;
 }
