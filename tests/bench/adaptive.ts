@@ -40,6 +40,7 @@ async function measure(extraArgs: string[], config: RunConfigInput): Promise<Run
       },
     );
   } catch (e) {
+    process.stderr.write(`[adaptive] simulator exit ${sim.proc.exitCode} signal ${sim.proc.signalCode}\n`);
     process.stderr.write(`[adaptive] the simulator's last lines:\n${sim.logs().split('\n').slice(-15).join('\n')}\n`);
     throw e;
   } finally {
