@@ -5,7 +5,8 @@
  * length, interval and why it closed, and the wall-time ratio of the two runs. Goals: every cell within 1.5% of the
  * fixed-window figure, the adaptive run in at most 40% of the fixed run's wall time. A third run measures the
  * same matrix adaptively against a noisy simulator (--sim-step-jitter): its cells take longer and each either
- * reaches the precision or says it did not.
+ * reaches the precision or says it did not. A second fixed run first gives the noise floor: how far two fixed-window
+ * runs of the same matrix differ on this machine (BENCH_ADAPTIVE_BASELINE=0 leaves it out).
  *
  *   BENCH_ADAPTIVE_PRECISION=0.5 BENCH_ADAPTIVE_JITTER=0.2 npm run bench:adaptive
  */
@@ -20,6 +21,7 @@ import { type RunResult, runThroughEngine } from './lib/run';
 
 const PRECISION = Number(process.env.BENCH_ADAPTIVE_PRECISION ?? 1) / 100;
 const JITTER = Number(process.env.BENCH_ADAPTIVE_JITTER ?? 0.15);
+const BASELINE = process.env.BENCH_ADAPTIVE_BASELINE !== '0';
 const CELL_GOAL = 0.015;
 const WALL_GOAL = 0.4;
 const DEMO_SIM_ARGS = ['--max-model-len', '262144', '--gpu-memory-utilization', '0.83', '--disable-uvicorn-access-log'];
@@ -67,6 +69,8 @@ function summary(label: string, cells: readonly DecodeCell[]): string {
 async function main(): Promise<void> {
   process.stdout.write(`[adaptive] the demo matrix with fixed ${DEMO_CONFIG.secondsPerMeasurement} s windows...\n`);
   const fixed = await measure([], {});
+  if (BASELINE) process.stdout.write(`[adaptive] fixed windows again (the noise floor)...\n`);
+  const again = BASELINE ? await measure([], {}) : null;
   process.stdout.write(`[adaptive] the same with --precision ${PRECISION * 100}%...\n`);
   const adaptive = await measure([], { precision: PRECISION });
   process.stdout.write(`[adaptive] adaptive against a noisy simulator (--sim-step-jitter ${JITTER})...\n`);
@@ -74,12 +78,18 @@ async function main(): Promise<void> {
 
   const byKey = new Map(adaptive.session.cells.map((c) => [cellKey(c), c]));
   const noisyByKey = new Map(noisy.session.cells.map((c) => [cellKey(c), c]));
-  const rows = [['cell', 'status', 'fixed tok/s', 'adaptive', 'difference', 'stop', 'noisy adaptive']];
+  const againByKey = new Map((again?.session.cells ?? []).map((c) => [cellKey(c), c]));
+  const rows = [['cell', 'status', 'fixed tok/s', 'fixed again', 'adaptive', 'difference', 'stop', 'noisy adaptive']];
   let worst = 0;
+  let floor = 0;
   let compared = 0;
   for (const f of fixed.session.cells) {
     const a = byKey.get(cellKey(f));
     const n = noisyByKey.get(cellKey(f));
+    const g = againByKey.get(cellKey(f));
+    const drift =
+      f.totalTokensPerSecond && g?.totalTokensPerSecond ? g.totalTokensPerSecond / f.totalTokensPerSecond - 1 : null;
+    if (drift !== null) floor = Math.max(floor, Math.abs(drift));
     const diff =
       f.totalTokensPerSecond && a?.totalTokensPerSecond ? a.totalTokensPerSecond / f.totalTokensPerSecond - 1 : null;
     if (diff !== null) {
@@ -90,6 +100,7 @@ async function main(): Promise<void> {
       `${f.context}x${f.concurrency}`,
       `${f.status}/${a?.status ?? '-'}`,
       fmtCellThroughput(f),
+      g ? `${fmtCellThroughput(g)} (${pct(drift)})` : '-',
       a ? fmtCellThroughput(a) : '-',
       pct(diff),
       a?.precision?.stopReason ?? '-',
@@ -104,6 +115,9 @@ async function main(): Promise<void> {
     [
       `[adaptive] wall time: fixed ${wall(fixed).toFixed(1)} s, adaptive ${wall(adaptive).toFixed(1)} s, ratio ${(ratio * 100).toFixed(1)}% (goal ≤ ${WALL_GOAL * 100}%): ${wallOk ? 'PASS' : 'FAIL'}`,
       `[adaptive] worst cell difference ${pct(worst)} over ${compared} cells (goal ≤ ${CELL_GOAL * 100}%): ${cellsOk ? 'PASS' : 'FAIL'}`,
+      again
+        ? `[adaptive] noise floor: two fixed-window runs differ by up to ${pct(floor)} (fixed again: ${wall(again).toFixed(1)} s)`
+        : '',
       `[adaptive] ${summary('quiet simulator', adaptive.session.cells)}`,
       `[adaptive] ${summary(`noisy simulator (jitter ${JITTER})`, noisy.session.cells)}, wall ${wall(noisy).toFixed(1)} s`,
       '',

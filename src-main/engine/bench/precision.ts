@@ -95,7 +95,7 @@ export function stopDecision(
 }
 
 /** A prefill is measured at most this many times (each a cold prompt under a fresh tag). */
-export const PREFILL_MAX_MEASUREMENTS = 5;
+export const PREFILL_MAX_MEASUREMENTS = 3;
 
 export type PrefillPrecision = NonNullable<PrefillResult['precision']>;
 

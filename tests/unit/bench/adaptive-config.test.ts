@@ -89,12 +89,14 @@ describe('when a prefill has been measured often enough', () => {
   it('measures on while the interval is wider, and stops at the cap saying so', () => {
     // Two measurements 1% apart: 12.706 × 70.7 / √2 ≈ 635 tok/s, ±6.3%.
     expect(prefillStop([10_050, 9_950], 0.01)).toBeNull();
-    const many = [10_000, 10_400, 9_600, 10_300, 9_700];
+    const many = [10_000, 10_400, 9_600];
     expect(many.length).toBe(PREFILL_MAX_MEASUREMENTS);
+    expect(prefillStop(many.slice(0, 2), 0.01)).toBeNull();
     const stop = prefillStop(many, 0.01)!;
     expect(stop.stopReason).toBe('max-measurements');
-    expect(stop.measurements).toBe(5);
-    expect(stop.halfWidthRelative).toBeGreaterThan(0.01);
-    expect(prefillStop(many, 0.05)!.stopReason).toBe('precision');
+    expect(stop.measurements).toBe(3);
+    // 4.303 × 400 / √3 ≈ 994 tok/s: ±9.9%.
+    expect(stop.halfWidthRelative).toBeCloseTo((4.303 * 400) / Math.sqrt(3) / 10_000, 4);
+    expect(prefillStop(many, 0.1)!.stopReason).toBe('precision');
   });
 });
