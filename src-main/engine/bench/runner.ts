@@ -417,7 +417,9 @@ export class Runner {
     const precision = stop ?? { ...prefillStop(rates, relative, rates.length)! };
     return {
       ...first,
-      reason: failed ? `measurement ${rates.length + 1} failed, so the figure is the mean of ${rates.length}: ${failed}` : first.reason,
+      reason: failed
+        ? `measurement ${rates.length + 1} failed, so the figure is the mean of ${rates.length}: ${failed}`
+        : first.reason,
       ttftSeconds: mean(ttfts),
       tokensPerSecond: mean(rates),
       precision,
