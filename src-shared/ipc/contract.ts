@@ -83,6 +83,10 @@ export const RunFormSchema = z.object({
   tokenTargeting: z.enum(['exact', 'estimate']),
   /** Times each decode cell is measured (docs/repeats-and-targets.md). */
   repeat: z.number().int().positive().max(100).default(1),
+  /** "Stop each cell at ±P%" (docs/adaptive-precision.md): P in percent, null for fixed windows. */
+  precisionPercent: z.number().positive().max(50).nullable().optional(),
+  /** With a precision: the shortest window, seconds (secondsPerMeasurement is then the longest). */
+  minSecondsPerMeasurement: z.number().positive().max(3600).optional(),
 });
 export type RunForm = z.infer<typeof RunFormSchema>;
 

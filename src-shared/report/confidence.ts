@@ -3,7 +3,7 @@
  * (Student's t), whether they vary too much to trust, and whether two such means differ by
  * more than noise. Pure functions; the method is described in docs/repeats-and-targets.md.
  */
-import { fmtTokPerSec, fmtTokPerSecInterval } from './format';
+import { fmtSeconds, fmtTokPerSec, fmtTokPerSecInterval, fmtTokPerSecWithin } from './format';
 import { mean } from '../mean';
 
 /** Two-sided 95% Student's t quantiles (t at 0.975) for 1..30 degrees of freedom. */
@@ -103,6 +103,23 @@ export const REPEAT_LEGEND = `± is the 95% confidence interval of the mean over
 interface Repeated {
   totalTokensPerSecond: number | null;
   repetitions?: ReadonlyArray<{ totalTokensPerSecond: number | null }>;
+  /** How long the window measured and, for an adaptive one, how it closed. */
+  windowSeconds?: number | null;
+  precision?: { stopReason: 'precision' | 'max-duration'; halfWidthRelative: number | null } | null;
+}
+
+/** The legend line of a session with adaptive windows (docs/adaptive-precision.md). */
+export const PRECISION_LEGEND =
+  '±x%, y s: the 95% interval of the cell\'s total tok/s within its own window (batch means) and how long it measured; "(max)": the window reached its longest length before that precision.';
+
+/** How an adaptive window closed, for progress lines: "stopped early at ±0.8% after 7.5 s"; null for a fixed window. */
+export function fmtStopNote(cell: Repeated): string | null {
+  const p = cell.precision;
+  if (!p) return null;
+  const within = p.halfWidthRelative === null ? 'an unknown interval' : `±${(p.halfWidthRelative * 100).toFixed(1)}%`;
+  return p.stopReason === 'precision'
+    ? `stopped early at ${within} after ${fmtSeconds(cell.windowSeconds)}`
+    : `reached the ${fmtSeconds(cell.windowSeconds)} maximum at ${within}, short of the precision`;
 }
 
 /** Each repetition's total throughput, where it has one. */
@@ -116,9 +133,19 @@ export function throughputInterval(cell: Repeated): MeanInterval | null {
   return totals.length >= 2 ? meanInterval(totals) : null;
 }
 
-/** A cell's total throughput as shown everywhere: "4,786.2 ± 21.3", "4,786.2 ± 310.4 unstable", or "4,786.2" without repetitions. */
+/**
+ * A cell's total throughput as shown everywhere: "4,786.2 ± 21.3", "4,786.2 ± 310.4 unstable" over repetitions,
+ * "4,786.2 ±0.8%, 7.5 s" for one adaptive window, or "4,786.2".
+ */
 export function fmtCellThroughput(cell: Repeated): string {
   const ci = throughputInterval(cell);
+  if (!ci && cell.precision)
+    return fmtTokPerSecWithin(
+      cell.totalTokensPerSecond,
+      cell.precision.halfWidthRelative,
+      cell.windowSeconds,
+      cell.precision.stopReason === 'max-duration',
+    );
   if (!ci) return fmtTokPerSec(cell.totalTokensPerSecond);
   const text = fmtTokPerSecInterval(ci.mean, ci.halfWidth);
   return ci.unstable ? `${text} ${UNSTABLE_WORD}` : text;

@@ -39,6 +39,21 @@ export function fmtTokPerSecInterval(mean: number | null | undefined, halfWidth:
 }
 
 /**
+ * A figure measured by an adaptive window (docs/adaptive-precision.md) with its 95% interval relative to it and how
+ * long it measured: "4,786.2 ±0.8%, 7.5 s"; "4,786.2 ±2.3%, 30.0 s (max)" when the maximum came before the precision.
+ */
+export function fmtTokPerSecWithin(
+  value: number | null | undefined,
+  halfWidthRelative: number | null | undefined,
+  seconds: number | null | undefined,
+  atMaximum: boolean,
+): string {
+  if (missing(value)) return NONE;
+  const within = missing(halfWidthRelative) ? '' : ` ±${grouped(halfWidthRelative * 100, 1)}%`;
+  return `${fmtTokPerSec(value)}${within}, ${fmtSeconds(seconds)}${atMaximum ? ' (max)' : ''}`;
+}
+
+/**
  * A figure with the cell's failed requests beside it, as the reference report shows them:
  * "1,234.5 (2 failed)"; the figure alone when none failed (or the count is unknown).
  */

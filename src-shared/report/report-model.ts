@@ -29,7 +29,7 @@ import {
 } from './format';
 import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, matrixAxes, sortedPrefill } from './matrix-model';
 import { cellKey } from '../cell-key';
-import { fmtCellThroughput, REPEAT_LEGEND } from './confidence';
+import { fmtCellThroughput, PRECISION_LEGEND, REPEAT_LEGEND } from './confidence';
 import { commandLineOf, redactCommandLine } from './redact';
 import { type CapacitySection, buildCapacitySection } from './capacity-section';
 import { CELL_METRIC_DEFS, type CellMetric, metricContextOf, metricUnavailable } from './cell-metrics';
@@ -585,6 +585,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const legend = legendStatuses(present, true).map(legendLine);
   if (session.cells.some((c) => (c.repetitions?.length ?? 0) > 1)) legend.push(REPEAT_LEGEND);
   if (session.cells.some((c) => hasFigure(c.status) && fewSamples(c, 'ttft'))) legend.push(FEW_SAMPLES_LEGEND);
+  if (session.cells.some((c) => c.precision)) legend.push(PRECISION_LEGEND);
   return {
     kicker: REPORT_KICKER,
     title: reportTitle(session),

@@ -110,6 +110,13 @@ export const RunConfigSchema = z.object({
   runTag: z.string(),
   /** Times each decode cell is measured, in interleaved passes (docs/repeats-and-targets.md). Older files: 1. */
   repeat: z.number().int().positive().default(1),
+  /**
+   * Adaptive measurement (docs/adaptive-precision.md): each decode window closes once the 95% interval of its total
+   * tok/s is within this share of the figure (0.01 = ±1%), after at least `minSecondsPerMeasurement` and at most
+   * `secondsPerMeasurement`. Absent or null: fixed windows (older files).
+   */
+  precision: z.number().positive().nullable().optional(),
+  minSecondsPerMeasurement: nonNeg.optional(),
 });
 
 export const KvBudgetSourceSchema = z.enum([
@@ -154,6 +161,18 @@ export const PrefillResultSchema = z.object({
   /** promptTokens / ttftSeconds. */
   tokensPerSecond: maybeNum,
   measuredAt: maybeStr.default(null),
+  /**
+   * With --precision (docs/adaptive-precision.md): the prompt was measured cold this many times under fresh tags, the
+   * figures above are the means, and the 95% interval of the throughput is this share of it. Absent: one measurement.
+   */
+  precision: z
+    .object({
+      measurements: z.number().int().positive(),
+      halfWidthRelative: maybeNum,
+      stopReason: z.enum(['precision', 'max-measurements']),
+    })
+    .nullable()
+    .optional(),
 });
 
 // Per-request columns hold up to hundreds of thousands of values: checked in one plain loop
@@ -262,6 +281,19 @@ export const StallEvidenceSchema = z.object({
   thresholdSeconds: nonNeg,
 });
 
+/** How an adaptive window closed (docs/adaptive-precision.md); absent on fixed windows and older files. */
+export const WindowPrecisionSchema = z.object({
+  /** Why the window closed: its interval reached the target, or the maximum duration came first. */
+  stopReason: z.enum(['precision', 'max-duration']),
+  /** The wanted half-width relative to total tok/s (0.01 = ±1%). */
+  targetRelative: nonNeg,
+  /** The 95% interval's half-width relative to total tok/s when the window closed; null when too short to tell. */
+  halfWidthRelative: maybeNum,
+  /** The batch means behind the interval: how many sub-windows, of how many server seconds each. */
+  batches: count,
+  batchSeconds: nonNeg,
+});
+
 /** One measurement of a repeated cell: its own figures, kept so the cell's means come with an interval. */
 export const RepetitionSchema = z.object({
   /** 1 for the first pass, 2 for the second, ... */
@@ -275,6 +307,7 @@ export const RepetitionSchema = z.object({
   e2eLatency: LatencyStatsSchema.nullable().optional(),
   outputTokens: count.nullable(),
   windowSeconds: maybeNum,
+  precision: WindowPrecisionSchema.nullable().optional(),
   startedAt: maybeStr.default(null),
 });
 
@@ -305,6 +338,8 @@ export const DecodeCellSchema = z.object({
   windowRequests: count.nullable().optional(),
   queueEvidence: QueueEvidenceSchema.nullable().optional(),
   stall: StallEvidenceSchema.nullable().optional(),
+  /** An adaptive window: why it closed and its interval (`windowSeconds` is how long it measured). */
+  precision: WindowPrecisionSchema.nullable().optional(),
   evidence: EvidenceSchema.nullable().default(null),
   requests: RequestSamplesSchema.nullable().default(null),
   telemetry: CellTelemetrySchema.nullable().default(null),
@@ -384,6 +419,7 @@ export type CellTelemetry = z.infer<typeof CellTelemetrySchema>;
 export type Evidence = z.infer<typeof EvidenceSchema>;
 export type QueueEvidence = z.infer<typeof QueueEvidenceSchema>;
 export type StallEvidence = z.infer<typeof StallEvidenceSchema>;
+export type WindowPrecision = z.infer<typeof WindowPrecisionSchema>;
 export type DecodeCell = z.infer<typeof DecodeCellSchema>;
 export type Repetition = z.infer<typeof RepetitionSchema>;
 export type TelemetrySeries = z.infer<typeof TelemetrySeriesSchema>;

@@ -8,7 +8,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { plural } from '#shared/report/format';
 import type { EngineKind } from '../server/target';
-import type { DecodeCell, RequestSamples } from '#shared/session/schema';
+import type { DecodeCell, RequestSamples, WindowPrecision } from '#shared/session/schema';
 import { unmeasuredCell } from './cells';
 import { Interrupt, type ServerClock } from './clock';
 import {
@@ -24,6 +24,7 @@ import {
 } from './figures';
 import { type BenchHttp, getTextOrNull } from './http';
 import { queueSample, type QueueSample } from './metrics';
+import { batchMeansInterval, type PrecisionTarget, type StopReason, stopDecision, type TokenTick } from './precision';
 import { READINESS_START, readinessStep } from './readiness';
 import { mean } from '#shared/mean';
 import { hasFigure } from '#shared/session/status-words';
@@ -40,6 +41,8 @@ const SAMPLE_EVERY_SECONDS = 0.5;
  * the limit share stops instead of hammering a server that fails everything.
  */
 const FAILURE_FUSE = 10;
+/** An adaptive window reads its token count this often (server seconds) and decides whether to close. */
+const TICK_SECONDS = 0.25;
 
 interface DecodeCellInput {
   http: BenchHttp;
@@ -51,7 +54,10 @@ interface DecodeCellInput {
   concurrency: number;
   /** The serialized request body (the same for every request of the cell). */
   body: string;
+  /** The window's length; with `precision`, its maximum. */
   windowSeconds: number;
+  /** Adaptive measurement (docs/adaptive-precision.md): close the window once its interval is this narrow. */
+  precision?: Omit<PrecisionTarget, 'maxSeconds'> | null;
   stallSeconds: number;
   readinessTimeoutSeconds: number;
   /** The user's stop. */
@@ -347,6 +353,8 @@ interface WindowRecord {
   clientOutstanding: number[];
   /** The client's mean event-loop delay in the window (wall ms): how late it read what the server had sent. */
   clientLoopDelayMs: number;
+  /** An adaptive window: why it closed and its interval then; null for a fixed window. */
+  precision: WindowPrecision | null;
 }
 
 /** The fixed measurement window, scraping /metrics once a (server) second. */
@@ -360,7 +368,9 @@ async function windowPhase(
   x.emit({
     type: 'phase',
     phase: 'window',
-    message: `measuring for ${x.windowSeconds} s`,
+    message: x.precision
+      ? `measuring to ±${x.precision.relative * 100}% (${x.precision.minSeconds} to ${x.windowSeconds} s)`
+      : `measuring for ${x.windowSeconds} s`,
     context: x.context,
     concurrency: x.concurrency,
   });
@@ -371,6 +381,7 @@ async function windowPhase(
     clientActive: [],
     clientOutstanding: [],
     clientLoopDelayMs: 0,
+    precision: null,
   };
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -396,11 +407,25 @@ async function windowPhase(
       await stopCell.sleep(nextScrape - nowMs());
     }
   })();
-  await stopCell.sleep(end - nowMs());
+  const ticks: TokenTick[] = [{ t: 0, tokens: 0 }];
+  const reason = x.precision ? await adaptiveWait(x, load, stopCell, rec.startMs, end, ticks) : null;
+  if (!x.precision) await stopCell.sleep(end - nowMs());
   // A user stop inside the window leaves it unclosed: the cell is Cancelled, not shortened.
   if (!x.stop.fired) {
     rec.endMs = nowMs();
     load.closeWindow(rec.endMs);
+    if (x.precision && reason) {
+      // The interval as of the close, so it is centred on the cell's own figure.
+      ticks.push({ t: clock.seconds(rec.endMs - rec.startMs), tokens: load.tokens(true) });
+      const ci = batchMeansInterval(ticks);
+      rec.precision = {
+        stopReason: reason,
+        targetRelative: x.precision.relative,
+        halfWidthRelative: ci && Number.isFinite(ci.relative) ? ci.relative : null,
+        batches: ci?.batches ?? 0,
+        batchSeconds: ci?.batchSeconds ?? 0,
+      };
+    }
   }
   stopCell.fire();
   await scrapeLoop;
@@ -408,6 +433,33 @@ async function windowPhase(
   // The histogram counts the sampling interval itself: only the delay beyond it is lateness.
   rec.clientLoopDelayMs = Number.isFinite(loopDelay.mean) ? Math.max(0, loopDelay.mean / 1e6 - 10) : 0;
   return rec;
+}
+
+/**
+ * An adaptive window's wait: reads the window's tokens every TICK_SECONDS into `ticks` and returns
+ * as soon as precision.ts says the window may close (null: the cell was stopped first).
+ */
+async function adaptiveWait(
+  x: DecodeCellInput,
+  load: CellLoad,
+  stopCell: Interrupt,
+  startMs: number,
+  endMs: number,
+  ticks: TokenTick[],
+): Promise<StopReason | null> {
+  const target: PrecisionTarget = { ...x.precision!, maxSeconds: x.windowSeconds };
+  const tickMs = x.clock.wallMs(TICK_SECONDS);
+  while (!stopCell.fired) {
+    await stopCell.sleep(Math.min(tickMs, endMs - nowMs()));
+    if (stopCell.fired) return null;
+    const now = nowMs();
+    // The fixed end is a wall time: it decides the maximum, whatever rounding the server clock has.
+    if (now >= endMs) return 'max-duration';
+    ticks.push({ t: x.clock.seconds(now - startMs), tokens: load.tokens(true) });
+    const decision = stopDecision(ticks[ticks.length - 1].t, batchMeansInterval(ticks), target);
+    if (decision) return decision;
+  }
+  return null;
 }
 
 export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutput> {
@@ -582,6 +634,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     windowSeconds,
     maxWaitingSeen: f.win?.scrapes.length ? Math.max(...f.win.scrapes.map((q) => q.waiting)) : null,
     stall,
+    ...(f.win?.precision ? { precision: f.win.precision } : {}),
     evidence: null,
     telemetry: null,
     ...common,

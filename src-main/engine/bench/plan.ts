@@ -4,6 +4,7 @@
  * order, and about how long it takes. Pure: the UI shows it before the user presses Start.
  */
 import { cellKey } from '#shared/cell-key';
+import { mean } from '#shared/mean';
 import { fmtContext } from '#shared/report/format';
 import { newRunTag } from '../../platform/session/create';
 import { repetitionKey } from './repetitions';
@@ -21,6 +22,8 @@ export const DEFAULT_CONTEXTS = [0, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K];
 export const DEFAULT_CONCURRENCY = [1, 2, 4, 8, 16, 32, 64, 128];
 export const PREFILL_EXTRA_CONTEXT = 256 * K;
 export const DEFAULT_SECONDS = 30;
+/** With --precision: the shortest window, server seconds (docs/adaptive-precision.md). */
+export const DEFAULT_MIN_SECONDS = 5;
 export const DEFAULT_MAX_OUTPUT = 4096;
 /** Room left for the chat template and the final question (docs/method.md: max_model_len - max_output - 64). */
 export const CONTEXT_MARGIN = 64;
@@ -127,6 +130,11 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
     stallSeconds: input.stallSeconds ?? 30,
     scoutDeadline: { ...DEFAULT_SCOUT_DEADLINE, ...input.scoutDeadline },
     repeat: input.repeat ?? 1,
+    precision: input.precision ?? null,
+    minSecondsPerMeasurement: Math.min(
+      input.minSecondsPerMeasurement ?? DEFAULT_MIN_SECONDS,
+      input.secondsPerMeasurement ?? DEFAULT_SECONDS,
+    ),
   };
 }
 
@@ -147,14 +155,26 @@ const WARMUP_SECONDS = 7;
 /** Starting the benchmark worker process (1 to 2.7 s measured on a loaded 2-core machine): wall seconds, whatever the simulator's speed. */
 export const WORKER_START_WALL_SECONDS = 1.5;
 
+type WindowConfig = Pick<ResolvedRunConfig, 'secondsPerMeasurement' | 'precision' | 'minSecondsPerMeasurement'>;
+
+/**
+ * The window a decode cell is expected to measure, server seconds: the fixed length; with --precision, the mean of
+ * the windows measured so far in this run, and before any, the geometric mean of the shortest and the longest
+ * (docs/adaptive-precision.md).
+ */
+export function expectedWindowSeconds(config: WindowConfig, measured: readonly number[] = []): number {
+  if (config.precision === null) return config.secondsPerMeasurement;
+  return mean(measured) ?? Math.sqrt(config.minSecondsPerMeasurement * config.secondsPerMeasurement);
+}
+
 /** Server seconds of a decode cell, by the method's phases. */
-function decodeCellSeconds(config: Pick<ResolvedRunConfig, 'secondsPerMeasurement'>): number {
-  return FIRST_TOKENS_SECONDS + READINESS_STEADY_SECONDS + config.secondsPerMeasurement + COOLDOWN_SECONDS;
+function decodeCellSeconds(config: WindowConfig, windows: readonly number[]): number {
+  return FIRST_TOKENS_SECONDS + READINESS_STEADY_SECONDS + expectedWindowSeconds(config, windows) + COOLDOWN_SECONDS;
 }
 
 /** A cell expected to queue: the readiness gate never opens, so it waits out its deadline (docs/method.md). */
-export function queuedCellSeconds(context: number, config: Pick<ResolvedRunConfig, 'secondsPerMeasurement'>): number {
-  return readinessTimeoutSeconds(context) + config.secondsPerMeasurement + COOLDOWN_SECONDS;
+export function queuedCellSeconds(context: number, config: WindowConfig, windows: readonly number[] = []): number {
+  return readinessTimeoutSeconds(context) + expectedWindowSeconds(config, windows) + COOLDOWN_SECONDS;
 }
 
 /**
@@ -163,8 +183,10 @@ export function queuedCellSeconds(context: number, config: Pick<ResolvedRunConfi
  */
 export function estimateSeconds(
   steps: readonly PlanStep[],
-  config: Pick<ResolvedRunConfig, 'secondsPerMeasurement' | 'simSpeed'>,
+  config: WindowConfig & Pick<ResolvedRunConfig, 'simSpeed'>,
   measured: readonly PrefillPoint[] = [],
+  /** Windows measured so far in this run (server seconds): an adaptive run's expected window comes from them. */
+  windows: readonly number[] = [],
 ): number {
   let serverSeconds = 0;
   const scouted = new Set<number>();
@@ -175,7 +197,8 @@ export function estimateSeconds(
       serverSeconds +=
         (scouted.has(s.context) ? 0 : (expectedPrefillSeconds(s.context, measured) ?? 0)) + PREFILL_OVERHEAD_SECONDS;
       scouted.add(s.context);
-    } else serverSeconds += s.queued ? queuedCellSeconds(s.context, config) : decodeCellSeconds(config);
+    } else
+      serverSeconds += s.queued ? queuedCellSeconds(s.context, config, windows) : decodeCellSeconds(config, windows);
   }
   return serverSeconds / config.simSpeed;
 }

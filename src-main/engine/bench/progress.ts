@@ -4,7 +4,7 @@
  */
 import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec, withFailed, plural } from '#shared/report/format';
 import { STATUS_WORDS } from '#shared/session/schema';
-import { fmtCellThroughput } from '#shared/report/confidence';
+import { fmtStopNote } from '#shared/report/confidence';
 import type { ProgressUnit } from '#shared/ipc/contract';
 import { WORKER_START_WALL_SECONDS, estimateSeconds, measurementsToRun, pendingSteps, progressUnit } from './plan';
 import { repetitionKey } from './repetitions';
@@ -29,6 +29,8 @@ export class EtaTracker {
   private ratio = 1;
   /** Prefills measured so far: the model's prefill times come from them once there are some. */
   private readonly prefillPoints: PrefillPoint[] = [];
+  /** Decode windows measured so far (server seconds): an adaptive run's later cells are expected to take as long. */
+  private readonly windows: number[] = [];
 
   constructor(
     private readonly plan: RunPlan,
@@ -57,6 +59,8 @@ export class EtaTracker {
     if (i < 0) return;
     const finished = this.remaining.slice(0, i + 1);
     this.remaining = this.remaining.slice(i + 1);
+    // Known before the finished steps are costed, so the ratio below compares like with like.
+    if (e.type === 'cell-done' && e.cell.windowSeconds !== null) this.windows.push(e.cell.windowSeconds);
     this.estimatedDone += this.estimate(finished);
     if (e.type === 'prefill-done' && e.result.promptTokens && e.result.ttftSeconds)
       this.prefillPoints.push({ tokens: e.result.promptTokens, seconds: e.result.ttftSeconds });
@@ -87,7 +91,7 @@ export class EtaTracker {
   }
 
   private estimate(steps: readonly PlanStep[]): number {
-    return estimateSeconds(steps, this.plan.config, this.prefillPoints);
+    return estimateSeconds(steps, this.plan.config, this.prefillPoints, this.windows);
   }
 
   /** Wall seconds left now. */
@@ -231,9 +235,10 @@ export class ProgressPrinter {
         break;
       case 'cell-done': {
         const c = e.cell;
+        const stop = fmtStopNote(c);
         const figures =
           c.totalTokensPerSecond !== null
-            ? `  ${withFailed(`${fmtCellThroughput(c)} tok/s`, c.failedRequests)}  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}`
+            ? `  ${withFailed(`${fmtTokPerSec(c.totalTokensPerSecond)} tok/s`, c.failedRequests)}  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}${stop ? `  (${stop})` : ''}`
             : '';
         const rep = e.repetition && e.repetition > 1 ? ` (repetition ${e.repetition})` : '';
         this.line(

@@ -37,6 +37,7 @@ function toRepetition(cell: DecodeCell, repetition: number): Repetition {
     ...(cell.e2eLatency !== undefined ? { e2eLatency: cell.e2eLatency } : {}),
     outputTokens: cell.outputTokens,
     windowSeconds: cell.windowSeconds,
+    ...(cell.precision ? { precision: cell.precision } : {}),
     startedAt: cell.startedAt,
   };
 }

@@ -14,6 +14,8 @@ import { estimateSeconds, pendingSteps } from './plan';
 import { readinessTimeoutSeconds } from './readiness';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
 import { type PrefillPoint, scoutDeadline } from './scout-deadline';
+import { prefillStop } from './precision';
+import { mean } from '#shared/mean';
 import { ChatStream } from './stream';
 import type { BenchEvent, PlanStep, RunPlan } from './types';
 
@@ -47,6 +49,8 @@ export class Runner {
   private warmed = new Set<number>();
   /** Cold prefills measured on this run (warm-up and first scouts): what later scouts' deadlines are scaled from. */
   private prefillPoints: PrefillPoint[] = [];
+  /** Decode windows measured on this run (server seconds): an adaptive run's ETA expects windows like them. */
+  private windows: number[] = [];
   private checksUnavailable: string[] = [];
   private notes: string[] = [];
   private serverGone: string | null = null;
@@ -86,7 +90,7 @@ export class Runner {
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i];
       if (this.stopSignal.fired || this.serverGone) break;
-      const eta = estimateSeconds(steps.slice(i), this.plan.config, this.prefillPoints);
+      const eta = estimateSeconds(steps.slice(i), this.plan.config, this.prefillPoints, this.windows);
       try {
         if (step.kind === 'warmup') await this.warmup();
         else if (step.kind === 'prefill')
@@ -104,6 +108,7 @@ export class Runner {
             etaSeconds: eta,
           });
           const { cell, window } = await this.decodeStep(step.context, step.concurrency);
+          if (cell.windowSeconds !== null) this.windows.push(cell.windowSeconds);
           this.host.emit({
             type: 'cell-done',
             cell,
@@ -111,7 +116,7 @@ export class Runner {
             window,
             index: decodeIndex,
             total: decodeTotal,
-            etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints),
+            etaSeconds: estimateSeconds(steps.slice(i + 1), this.plan.config, this.prefillPoints, this.windows),
           });
         }
       } catch (e) {
@@ -165,10 +170,7 @@ export class Runner {
   private async promptFor(context: number): Promise<SizedPrompt> {
     const have = this.prompts.get(context);
     if (have) return have;
-    const mml = this.plan.maxModelLen;
-    const hasDecode = this.plan.config.contexts.includes(context);
-    const room = mml === null ? context : mml - (hasDecode ? this.plan.config.maxOutputTokens : 1) - FIT_MARGIN;
-    const target = Math.min(context, room);
+    const target = this.promptTarget(context);
     this.host.emit({
       type: 'phase',
       phase: 'calibration',
@@ -188,6 +190,14 @@ export class Runner {
     }
     this.prompts.set(context, p);
     return p;
+  }
+
+  /** The prompt size of a context: the context, trimmed so the prompt and its output fit the server. */
+  private promptTarget(context: number): number {
+    const mml = this.plan.maxModelLen;
+    const hasDecode = this.plan.config.contexts.includes(context);
+    const room = mml === null ? context : mml - (hasDecode ? this.plan.config.maxOutputTokens : 1) - FIT_MARGIN;
+    return Math.min(context, room);
   }
 
   /**
@@ -370,8 +380,50 @@ export class Runner {
         tokensPerSecond: promptTokens !== null && ttft > 0 ? promptTokens / ttft : null,
         measuredAt: new Date().toISOString(),
       };
+      if (this.plan.config.precision !== null && result.tokensPerSecond !== null)
+        result = await this.refinePrefill(result, this.plan.config.precision, deadlineSeconds);
     }
     this.host.emit({ type: 'prefill-done', result });
+  }
+
+  /**
+   * With --precision (docs/adaptive-precision.md): the prefill is measured again, each time a cold prompt of the same
+   * size under a fresh tag (so no cache entry helps), until the mean throughput is known to ±P% or the cap. The
+   * result's figures become the means; a repeat that fails ends the repeats and is said in the reason.
+   */
+  private async refinePrefill(first: PrefillResult, relative: number, deadlineSeconds: number): Promise<PrefillResult> {
+    const rates = [first.tokensPerSecond as number];
+    const ttfts = [first.ttftSeconds as number];
+    let failed: string | null = null;
+    let stop = prefillStop(rates, relative);
+    while (!stop && !this.stopSignal.fired) {
+      const tag = promptTag(this.plan.config.runTag, `CTX ${first.context} PREFILL ${rates.length + 1}`);
+      const prompt = await sizedPrompt(this.http, this.targeting, tag, this.promptTarget(first.context));
+      await idleGate(
+        { http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock },
+        this.stopSignal,
+        30,
+      );
+      const s = await this.oneRequest(this.requestBody(prompt.messages, 1), deadlineSeconds);
+      if (s.outcome !== 'done' || s.firstTokenAt < 0 || s.promptTokens <= 0) {
+        failed = s.outcome === 'cancelled' ? null : (s.error ?? 'no first token or no usage');
+        break;
+      }
+      const ttft = this.clock.seconds(s.firstTokenAt - s.sentAt);
+      rates.push(s.promptTokens / ttft);
+      ttfts.push(ttft);
+      stop = prefillStop(rates, relative);
+    }
+    const precision = stop ?? { ...prefillStop(rates, relative, rates.length)! };
+    return {
+      ...first,
+      reason: failed
+        ? `measurement ${rates.length + 1} failed, so the figure is the mean of ${rates.length}: ${failed}`
+        : first.reason,
+      ttftSeconds: mean(ttfts),
+      tokensPerSecond: mean(rates),
+      precision,
+    };
   }
 
   private async decodeStep(
@@ -397,6 +449,10 @@ export class Runner {
       concurrency,
       body: this.requestBody(prompt.messages, this.plan.config.maxOutputTokens),
       windowSeconds: this.plan.config.secondsPerMeasurement,
+      precision:
+        this.plan.config.precision === null
+          ? null
+          : { relative: this.plan.config.precision, minSeconds: this.plan.config.minSecondsPerMeasurement },
       stallSeconds: this.plan.config.stallSeconds,
       readinessTimeoutSeconds: readinessTimeoutSeconds(context),
       stop: this.stopSignal,

@@ -108,6 +108,8 @@ export function planForResume(session: Session, target: ServerTarget, input: Run
       stallSeconds: input.stallSeconds,
       scoutDeadline: input.scoutDeadline,
       repeat: rc.repeat,
+      precision: rc.precision ?? undefined,
+      minSecondsPerMeasurement: rc.minSecondsPerMeasurement,
     },
     { ...target, maxModelLen: session.server.maxModelLen ?? target.maxModelLen, kvBudget: session.kvBudget },
   );
@@ -481,6 +483,7 @@ function newSession(opts: StartRunOptions, plan: RunPlan): Session {
       benchmarkTool: `${APP_NAME} ${APP_VERSION}`,
       runTag: c.runTag,
       repeat: c.repeat,
+      ...(c.precision !== null ? { precision: c.precision, minSecondsPerMeasurement: c.minSecondsPerMeasurement } : {}),
     },
     kvBudget: c.kvBudget,
     cells,

@@ -46,6 +46,14 @@ export interface RunConfigInput {
   scoutDeadline?: Partial<ScoutDeadlineLimits>;
   /** Times each decode cell is measured, in interleaved passes (docs/repeats-and-targets.md). Default 1. */
   repeat?: number;
+  /**
+   * Adaptive measurement (docs/adaptive-precision.md): a decode window closes once the 95% interval of its total
+   * tok/s is within this share of the figure (0.01 = ±1%); `secondsPerMeasurement` is then the maximum. Default: none
+   * (fixed windows).
+   */
+  precision?: number;
+  /** With `precision`: the shortest window, server seconds. Default 5. */
+  minSecondsPerMeasurement?: number;
 }
 
 /** The resolved run configuration: every default filled in. */
@@ -63,6 +71,9 @@ export interface ResolvedRunConfig {
   stallSeconds: number;
   scoutDeadline: ScoutDeadlineLimits;
   repeat: number;
+  /** Relative half-width a window stops at; null: fixed windows. */
+  precision: number | null;
+  minSecondsPerMeasurement: number;
 }
 
 /** What the plan says about one decode cell before the run. */

@@ -29,6 +29,8 @@ interface SimOptions {
   seed: number;
   /** The first this many tokens of every chat response are reasoning text (a thinking model); 0 = none. */
   reasoningTokens: number;
+  /** Step-time jitter: the standard deviation of the log of each step's time factor (0 = none). */
+  stepJitter: number;
   faults: Faults;
 }
 
@@ -165,6 +167,7 @@ const SIM: Record<string, Kind> = {
   '--sim-debug': 'bool',
   '--sim-seed': 'int',
   '--sim-reasoning-tokens': 'int',
+  '--sim-step-jitter': 'float',
   '--sim-loop-after': 'int',
   '--sim-loop-contexts': 'string',
   '--sim-loop-concurrency': 'string',
@@ -279,6 +282,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   const logStyle = get('--sim-log-style', 2);
   if (![1, 2, 3].includes(logStyle))
     return fail(`argument --sim-log-style: invalid choice: ${logStyle} (choose from 1, 2, 3)`);
+  const stepJitter = get('--sim-step-jitter', 0);
+  if (!(stepJitter >= 0 && stepJitter <= 1))
+    return fail(`argument --sim-step-jitter: must be between 0 and 1, got ${stepJitter}`);
   const share = values.get('--sim-500-share') as number | undefined;
   if (share !== undefined && !(share >= 0 && share <= 1))
     return fail(`argument --sim-500-share: must be between 0 and 1, got ${share}`);
@@ -330,6 +336,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       debug: values.has('--sim-debug'),
       seed: get('--sim-seed', 0),
       reasoningTokens: get('--sim-reasoning-tokens', 0),
+      stepJitter,
       faults: {
         loopAfter: values.get('--sim-loop-after') as number | undefined,
         loopContexts: loops['--sim-loop-contexts'],

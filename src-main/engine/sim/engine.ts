@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { blockHashes, BlockPool, type BlockHolder } from './blocks';
 import { buckets125, Histogram, ITL_BUCKETS, LATENCY_BUCKETS, TTFT_BUCKETS } from './metrics';
 import { decodeStepSeconds, prefillSeconds } from './model';
+import { StepJitter } from './jitter';
 import type { Profile } from './profile';
 
 /** Behind schedule by more than this (a stalled event loop), the step clock restarts from now instead of catching up. */
@@ -93,6 +94,8 @@ interface EngineOptions {
   /** KV cache bytes per token (from --kv-cache-dtype): what a decode step reads per token held. */
   kvBytesPerToken: number;
   speed: number;
+  /** Step-time jitter (a noisy server, `--sim-step-jitter`); none when absent. */
+  jitter?: StepJitter;
   /** Stop producing tokens after this many in total (fault). */
   hangAfterTokens?: number;
   /** Called once after this many tokens in total (fault). */
@@ -356,6 +359,7 @@ export class Engine {
       }
     }
     seconds += decodeStepSeconds(this.o.profile, batch, context, this.o.kvBytesPerToken);
+    if (this.o.jitter) seconds *= this.o.jitter.factor(seconds);
     const wallMs = (seconds * 1000) / this.o.speed;
     return { endsAt: start + wallMs, wallMs, items };
   }

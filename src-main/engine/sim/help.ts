@@ -23,6 +23,7 @@ Sim flags:
   --sim-debug                          serve ground truth on GET /sim/requests
   --sim-seed N                         seed for generated text and natural output lengths
   --sim-reasoning-tokens N             the first N tokens of each chat response are reasoning text
+  --sim-step-jitter F                  a noisy server: step times vary slowly by about ±F (0.1 = ±10%)
 
 Fault switches:
   --sim-loop-after N                   from token N a request repeats a fixed passage

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { nodeProgram } from '../../platform/runtime/node-entry';
 import { applyProfileVersion, parseServeArgs, type ServeConfig } from './args';
 import { Engine } from './engine';
+import { StepJitter } from './jitter';
 import { SimHttp } from './http';
 import { Logger, thousands } from './logs';
 import { planKv, type KvPlan } from './model';
@@ -242,6 +243,7 @@ class Server_ {
       maxModelLen: plan.maxModelLen,
       kvBytesPerToken: plan.bytesPerToken,
       speed: cfg.sim.speed,
+      jitter: cfg.sim.stepJitter > 0 ? new StepJitter(cfg.sim.stepJitter, cfg.sim.seed) : undefined,
       hangAfterTokens: f.hangAfterTokens,
       crashAfterTokens: f.crashAfterTokens,
       onCrash: () => this.crash(`after ${f.crashAfterTokens} generated tokens (--sim-crash-after-tokens)`),

@@ -45,6 +45,14 @@ export function toConfig(form: RunForm): RunConfigInput {
     maxOutputTokens: form.maxOutputTokens,
     tokenTargeting: form.tokenTargeting,
     repeat: form.repeat,
+    ...(form.precisionPercent
+      ? {
+          precision: form.precisionPercent / 100,
+          ...(form.minSecondsPerMeasurement
+            ? { minSecondsPerMeasurement: Math.min(form.minSecondsPerMeasurement, form.secondsPerMeasurement) }
+            : {}),
+        }
+      : {}),
   };
 }
 

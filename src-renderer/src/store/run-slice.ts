@@ -38,6 +38,8 @@ const DEFAULT_RUN_FORM: RunForm = {
   maxOutputTokens: 4096,
   tokenTargeting: 'exact',
   repeat: 1,
+  precisionPercent: null,
+  minSecondsPerMeasurement: 5,
 };
 
 export interface RunSlice {
@@ -146,6 +148,8 @@ export function formFromRunConfig(rc: Session['runConfig']): RunForm {
     maxOutputTokens: rc.maxOutputTokens,
     tokenTargeting: rc.tokenTargeting,
     repeat: rc.repeat,
+    precisionPercent: rc.precision ? rc.precision * 100 : null,
+    minSecondsPerMeasurement: rc.minSecondsPerMeasurement ?? DEFAULT_RUN_FORM.minSecondsPerMeasurement,
   };
 }
 

@@ -21,6 +21,8 @@ export interface RunFlags {
   concurrency?: string;
   prefillContexts?: string;
   duration?: string;
+  precision?: string;
+  minDuration?: string;
   maxOutput?: string;
   tokenTargeting?: string;
   kvBudget?: string;
@@ -95,6 +97,7 @@ export function configFromFlags(f: RunFlags): RunConfigInput {
     if (!Number.isInteger(n)) throw new UsageError(`--repeat must be a whole number of times, got "${f.repeat}".`);
     c.repeat = n;
   }
+  Object.assign(c, precisionFromFlags(f, c.secondsPerMeasurement));
   if (f.simSpeed) c.simSpeed = positiveNumber('--sim-speed', f.simSpeed);
   if (f.scoutDeadlineFloor || f.scoutDeadlineCap) {
     c.scoutDeadline = {};
@@ -103,6 +106,31 @@ export function configFromFlags(f: RunFlags): RunConfigInput {
     if (f.scoutDeadlineCap) c.scoutDeadline.capSeconds = positiveNumber('--scout-deadline-cap', f.scoutDeadlineCap);
   }
   return c;
+}
+
+/** "1%", "0.5 %" or "1": a precision in percent, as a share (0.01). */
+export function parsePercent(flag: string, text: string): number {
+  const v = Number(text.trim().replace(/\s*%$/, ''));
+  if (!Number.isFinite(v) || v <= 0 || v >= 100)
+    throw new UsageError(`${flag} must be a percentage above 0 and below 100, e.g. ${flag} 1%; got "${text}".`);
+  return v / 100;
+}
+
+/** --precision and --min-duration (docs/adaptive-precision.md); --duration stays the longest window. */
+function precisionFromFlags(f: RunFlags, maxSeconds: number | undefined): Partial<RunConfigInput> {
+  if (f.minDuration && !f.precision)
+    throw new UsageError('--min-duration only applies with --precision (e.g. --precision 1% --min-duration 5).');
+  if (!f.precision) return {};
+  const out: Partial<RunConfigInput> = { precision: parsePercent('--precision', f.precision) };
+  if (f.minDuration) {
+    const min = positiveNumber('--min-duration', f.minDuration);
+    if (maxSeconds !== undefined && min > maxSeconds)
+      throw new UsageError(
+        `--min-duration (${min} s) is longer than --duration (${maxSeconds} s), the longest window.`,
+      );
+    out.minSecondsPerMeasurement = min;
+  }
+  return out;
 }
 
 /** The matrix's options, shared by `run` and `sweep`. */
@@ -117,7 +145,12 @@ export function addMatrixOptions(cmd: Command): Command {
       '--prefill-contexts <list>',
       'contexts measured for prefill (default the decode contexts plus 256K where it fits; "none" for none)',
     )
-    .option('--duration <seconds>', 'measurement window per cell (default 30)')
+    .option('--duration <seconds>', 'measurement window per cell (default 30); with --precision, the longest one')
+    .option(
+      '--precision <percent>',
+      'stop each decode cell once its total tok/s is known to ±this, e.g. 1% (a 95% interval; docs/adaptive-precision.md)',
+    )
+    .option('--min-duration <seconds>', 'with --precision: the shortest window per cell (default 5)')
     .option('--max-output <tokens>', 'max_tokens of every request (default 4096)')
     .option('--token-targeting <mode>', 'exact (POST /tokenize) or estimate (default exact)')
     .option('--kv-budget <tokens>', 'KV cache budget in tokens, when the server does not state one')

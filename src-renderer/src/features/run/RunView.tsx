@@ -44,6 +44,8 @@ const RUN_PHASE_WORDS: Record<RunPhase, string> = {
 
 export function RunView() {
   const form = useApp((s) => s.runForm);
+  /** "Stop each cell at ±P%" is on (docs/adaptive-precision.md). */
+  const adaptive = typeof form.precisionPercent === 'number';
   const update = useApp((s) => s.updateRunForm);
   const addChip = useApp((s) => s.addChip);
   const removeChip = useApp((s) => s.removeChip);
@@ -157,8 +159,12 @@ export function RunView() {
         <div className="form-grid">
           <Field
             id="run-seconds"
-            label="Seconds per measurement"
-            help="Length of each decode cell's measurement window. Default: 30 s."
+            label={adaptive ? 'Longest measurement (s)' : 'Seconds per measurement'}
+            help={
+              adaptive
+                ? 'A decode cell that has not reached its precision by then stops here and says so. Default: 30 s.'
+                : "Length of each decode cell's measurement window. Default: 30 s."
+            }
           >
             <input
               id="run-seconds"
@@ -169,6 +175,50 @@ export function RunView() {
               onChange={(e) => update({ secondsPerMeasurement: Number(e.currentTarget.value) || 1 })}
             />
           </Field>
+          <Field
+            id="run-precision"
+            label="Stop each cell at ±P%"
+            help="Measure each decode cell only until the 95% interval of its total tok/s is within ±P% (at least the shortest window, at most the longest); prefill repeats its prompt until the same or a cap."
+          >
+            <span className="checks">
+              <input
+                id="run-precision-on"
+                type="checkbox"
+                aria-label="Stop each cell at a precision"
+                checked={adaptive}
+                onChange={(e) => update({ precisionPercent: e.currentTarget.checked ? 1 : null })}
+              />
+              <input
+                id="run-precision"
+                type="number"
+                min={0.1}
+                max={50}
+                step="any"
+                disabled={form.precisionPercent === null}
+                value={form.precisionPercent ?? 1}
+                onChange={(e) =>
+                  update({ precisionPercent: Math.min(50, Math.max(0.1, Number(e.currentTarget.value) || 1)) })
+                }
+              />
+              %
+            </span>
+          </Field>
+          {adaptive ? (
+            <Field
+              id="run-min-seconds"
+              label="Shortest measurement (s)"
+              help="No decode cell stops for precision before this. Default: 5 s."
+            >
+              <input
+                id="run-min-seconds"
+                type="number"
+                min={1}
+                step="any"
+                value={form.minSecondsPerMeasurement ?? 5}
+                onChange={(e) => update({ minSecondsPerMeasurement: Number(e.currentTarget.value) || 5 })}
+              />
+            </Field>
+          ) : null}
           <Field id="run-maxout" label="Max output (tokens)" help="max_tokens for each request. Default: 4,096 tokens.">
             <input
               id="run-maxout"
