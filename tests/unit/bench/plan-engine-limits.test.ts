@@ -80,6 +80,40 @@ describe('plan from the engine limits', () => {
     expect(shown.cells[1].expectQueued).toBeDefined();
   });
 
+  it('vLLM: reads --max-model-len from the launch when the server has not said it, as vLLM reads it (32k, 32K, auto)', () => {
+    const launched = (argv: string[], maxModelLen: number | null = null): PlanTarget => ({
+      maxModelLen,
+      kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
+      launch: {
+        kind: 'vllm-native',
+        url: null,
+        argv,
+        env: {},
+        display: argv.join(' '),
+        model: 'm',
+        servedModel: null,
+        revision: null,
+        maxModelLen: null,
+      },
+    });
+    const input = { contexts: [0, 8 * K, 32 * K], concurrency: [1], maxOutputTokens: 1024, prefillContexts: [] };
+    const actions = (t: PlanTarget) => planRun(input, t).cells.map((c) => c.action);
+    // 32k is 32,000 tokens: 32K + 1,024 does not fit; 8K + 1,024 does.
+    const decimal = planRun(input, launched(['vllm', 'serve', 'm', '--max-model-len', '32k']));
+    expect(decimal.cells.map((c) => c.action)).toEqual(['run', 'run', 'too-long']);
+    expect(decimal.cells[2].reason).toBe('32K context + 1024 output tokens exceeds max_model_len 32000');
+    expect(decimal.warnings.join(' ')).not.toMatch(/did not report max_model_len/);
+    expect(actions(launched(['vllm', 'serve', 'm', '--max-model-len=9000']))).toEqual(['run', 'too-long', 'too-long']);
+    // 34K = 34,816 fits 32K + 1,024 + the margin.
+    expect(actions(launched(['vllm', 'serve', 'm', '--max-model-len', '34K']))).toEqual(['run', 'run', 'run']);
+    // Fitted to memory: unknown until the server says it.
+    const auto = planRun(input, launched(['vllm', 'serve', 'm', '--max-model-len', 'auto']));
+    expect(auto.cells.map((c) => c.action)).toEqual(['run', 'run', 'run']);
+    expect(auto.warnings.join(' ')).toMatch(/did not report max_model_len/);
+    // What the server reports wins over its command line.
+    expect(actions(launched(['vllm', 'serve', 'm', '--max-model-len', '4096'], 65_536))).toEqual(['run', 'run', 'run']);
+  });
+
   it('decode context parallelism: the block count times -dcp, and Over capacity names that source', () => {
     const samples = parsePrometheus('vllm:cache_config_info{block_size="64",engine="0",num_gpu_blocks="2048"} 1.0');
     const kv = kvFromCacheConfigBlocks(
