@@ -13,10 +13,11 @@ import { sweepBusy } from '../../store/sweep-slice';
 import { Field } from '../../components/ui';
 import { plural } from '#shared/report/format';
 import { STATUS_WORDS } from '#shared/session/status-words';
+import { sweepTimeText } from '#shared/sweep/plan-text';
 
 /** The plan in words: the same figures as the CLI's plan line. */
 export function planWords(p: SweepPlanFigures): string {
-  return `${p.toRun} of ${plural(p.variants, 'variant')} to run · ${plural(p.serverStarts, 'server start')} · up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all${p.queuedCells ? `, ${p.queuedCells} planned as ${STATUS_WORDS.queued}` : ''}; Over capacity is known once each server is up) · about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts`;
+  return `${p.toRun} of ${plural(p.variants, 'variant')} to run · ${plural(p.serverStarts, 'server start')} · up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all${p.queuedCells ? `, ${p.queuedCells} planned as ${STATUS_WORDS.queued}` : ''}; Over capacity is known once each server is up) · ${sweepTimeText(p)}`;
 }
 
 function stateWords(v: SweepVariantView): string {
