@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { standinTest } from '../../helpers/fixtures';
 import { ROOT } from '../../helpers/paths';
-import type { MainProcess } from './electron-standin/boot';
+import { type MainProcess, startSimulatorServer } from './electron-standin/boot';
 
 const it = standinTest;
 const SIM = join(ROOT, 'out/main/sim.js');
@@ -41,17 +41,8 @@ async function until(pred: () => boolean, what: string, ms: number): Promise<voi
 
 /** Starts the simulator from the Server view and waits until it is ready; returns its and its engine core's process. */
 async function startSimulator(m: MainProcess): Promise<{ server: Proc; engine: Proc }> {
-  await m.waitFor((s) => s.windows.length > 0, 'the window');
-  const start = await m.call('invoke', {
-    channel: 'server:start',
-    args: [{ kind: 'simulator', model: 'sim', simSpeed: 20, simLoadSeconds: 0 }],
-  });
-  expect(start).toMatchObject({ ok: true });
-  const snapshot = async () =>
-    (await m.call<{ data: { state: string } }>('invoke', { channel: 'server:snapshot' })).data.state;
-  for (let i = 0; i < 300 && (await snapshot()) === 'starting'; i++) await new Promise((r) => setTimeout(r, 100));
-  const log = await m.call<{ data: string[] }>('invoke', { channel: 'server:log' });
-  expect(await snapshot(), log.data.slice(-10).join('\n')).toBe('ready');
+  const { state, log } = await startSimulatorServer(m);
+  expect(state, log.join('\n')).toBe('ready');
   const started = (await m.state()).utilityProcesses.filter((u) => u.modulePath === SIM);
   expect(started.map((u) => u.args[0])).toEqual(['serve', 'engine-core']);
   const ps = processes();
