@@ -42,6 +42,7 @@ export const LAYERS: Layer[] = [
       'processes/process-control',
       'runtime/app-version',
       'runtime/node-entry',
+      'runtime/node-spawner',
       'runtime/temp',
       'runtime/text',
       'session/create',

@@ -298,6 +298,8 @@ export interface SweepPlanFigures {
   secondsPerVariant: number;
   /** Measuring time of the variants to run, server starts left out. */
   measuringSeconds: number;
+  /** Time the server starts of the variants to run take, where their commands say (the simulator's); else null. */
+  serverStartSeconds: number | null;
 }
 
 /** One variant of the sweep the Server view holds: its letter, settings and the command it launches. */

@@ -6,10 +6,17 @@ import type { SweepPlanFigures } from '../ipc/contract';
 import { fmtDuration, plural } from '../report/format';
 import { STATUS_WORDS } from '../session/status-words';
 
-/** "2 of 3 variants to run (2 server starts), up to 4 cells each (8 in all; ...), about 3 min of measuring plus the server starts". */
+/** "about 5 min with the server starts", or "about 4 min of measuring plus the server starts" when they are not known. */
+export function sweepTimeText(p: SweepPlanFigures): string {
+  return p.serverStartSeconds === null
+    ? `about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts`
+    : `about ${fmtDuration(p.measuringSeconds + p.serverStartSeconds)} with the server starts`;
+}
+
+/** "2 of 3 variants to run (2 server starts), up to 4 cells each (8 in all; ...), about 3 min with the server starts". */
 export function sweepPlanWords(p: SweepPlanFigures): string {
   const queued = p.queuedCells
     ? `, ${p.queuedCells} planned as ${STATUS_WORDS.queued} (above a variant's --max-num-seqs)`
     : '';
-  return `${p.toRun} of ${plural(p.variants, 'variant')} to run (${plural(p.serverStarts, 'server start')}), up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all${queued}; ${STATUS_WORDS['over-capacity']} is known once each server is up), about ${fmtDuration(p.measuringSeconds)} of measuring plus the server starts`;
+  return `${p.toRun} of ${plural(p.variants, 'variant')} to run (${plural(p.serverStarts, 'server start')}), up to ${plural(p.cellsPerVariant, 'cell')} each (${p.cells} in all${queued}; ${STATUS_WORDS['over-capacity']} is known once each server is up), ${sweepTimeText(p)}`;
 }

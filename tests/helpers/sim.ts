@@ -93,7 +93,7 @@ async function startOnce(opts: StartSimOptions): Promise<SimHandle> {
   // Own process group, so stop() can take the engine child down with the leader.
   const proc = spawn(cmd.command, args, {
     cwd: ROOT,
-    env: { ...process.env, ...cmd.env, VLLM_API_KEY: '' },
+    env: { ...process.env, VLLM_API_KEY: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

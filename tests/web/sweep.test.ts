@@ -131,7 +131,7 @@ describe.skipIf(!hasChromium)('a sweep of launch variants from the app', () => {
     await page.getByTestId('choose-sweep-dir').click();
     await expect.poll(() => page.locator('#sweep-dir').inputValue()).toBe(dir);
     expect(await page.getByTestId('sweep-plan').innerText()).toMatch(
-      /^2 of 2 variants to run \(2 server starts\), up to 1 cell each \(2 in all, 1 planned as Requests queued \(above a variant's --max-num-seqs\); .*\), about .+ of measuring plus the server starts$/,
+      /^2 of 2 variants to run \(2 server starts\), up to 1 cell each \(2 in all, 1 planned as Requests queued \(above a variant's --max-num-seqs\); .*\), about .+ with the server starts$/,
     );
     await page.getByTestId('start-sweep').click();
     await expect.poll(() => variantState(page, 'A'), { timeout: 30_000 }).toMatch(/starting|running/);

@@ -14,6 +14,7 @@ import { STATUS_WORDS } from '#shared/session/status-words';
 import type { ServerTarget } from '../server/target';
 import { READINESS_STEADY_SECONDS, readinessTimeoutSeconds } from './readiness';
 import { flagsOf, parseLaunchLine } from '#shared/report/launch-flags';
+import { parseMaxModelLenArg } from '../server/human-int';
 import { DEFAULT_SCOUT_DEADLINE, expectedPrefillSeconds, type PrefillPoint } from './scout-deadline';
 import type { PlannedCell, PlannedPrefill, PlanStep, ResolvedRunConfig, RunConfigInput, RunPlan } from './types';
 
@@ -236,6 +237,24 @@ export function pendingSteps(
   return out;
 }
 
+/** The flags of the command that started the server, where the target says it. */
+function launchFlags(target: PlanTarget): Map<string, string> {
+  const launch = target.launch;
+  if (!launch) return new Map();
+  return launch.argv.length ? flagsOf(launch.argv) : parseLaunchLine(launch.display).flags;
+}
+
+/**
+ * The server's max_model_len: as it reports it, else as its launch gives it (`--max-model-len
+ * 32k`, read as vLLM reads it; `auto` says nothing), else null.
+ */
+export function plannedMaxModelLen(target: PlanTarget): number | null {
+  if (target.maxModelLen !== null) return target.maxModelLen;
+  const given = launchFlags(target).get('--max-model-len');
+  const n = given === undefined ? undefined : parseMaxModelLenArg(given);
+  return typeof n === 'number' ? n : null;
+}
+
 /**
  * The most requests the server runs at once, and what says so: the engine's own report (SGLang's
  * max_running_requests), else the launch flags: vLLM's `--max-num-seqs`, and
@@ -244,9 +263,7 @@ export function pendingSteps(
 export function runningCap(target: PlanTarget): { limit: number; what: string } | null {
   if (target.maxRunningRequests !== undefined)
     return { limit: target.maxRunningRequests, what: "the engine's max_running_requests" };
-  const launch = target.launch;
-  if (!launch) return null;
-  const flags = launch.argv.length ? flagsOf(launch.argv) : parseLaunchLine(launch.display).flags;
+  const flags = launchFlags(target);
   const caps = ['--max-num-seqs', '--max-num-batched-tokens'].flatMap((flag) => {
     const n = Number(flags.get(flag));
     return Number.isInteger(n) && n > 0 ? [{ limit: n, what: flag }] : [];
@@ -266,7 +283,7 @@ const decodeStep = (c: PlannedCell): PlanStep => ({
 export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
   const config = resolveConfig(input, target);
   const { maxOutputTokens: out, kvBudget } = config;
-  const mml = target.maxModelLen;
+  const mml = plannedMaxModelLen(target);
   const budget = kvBudget.tokens;
   const skip = new Set((input.skip ?? []).map(cellKey));
   const warnings: string[] = [];

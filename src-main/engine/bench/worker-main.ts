@@ -5,6 +5,7 @@
  * whose parentPort is bridged below).
  */
 import type { ServerTarget } from '../server/target';
+import { utilityParentPort } from '../../platform/runtime/node-spawner';
 import { Runner } from './runner';
 import type { ParentMessage, WorkerMessage } from './worker-protocol';
 
@@ -15,11 +16,7 @@ interface Port {
 
 /** process.send under child_process; process.parentPort under Electron's utilityProcess. */
 function parentPort(): Port | null {
-  const pp = (
-    process as unknown as {
-      parentPort?: { postMessage(m: unknown): void; on(ev: 'message', l: (e: { data: unknown }) => void): void };
-    }
-  ).parentPort;
+  const pp = utilityParentPort();
   if (pp) return { send: (m) => pp.postMessage(m), on: (l) => pp.on('message', (e) => l(e.data as ParentMessage)) };
   if (process.send) {
     const send = process.send.bind(process);

@@ -32,7 +32,7 @@ export const forkLauncher: WorkerLauncher = {
     const cmd = nodeProgram('bench-worker');
     const child: ChildProcess = spawn(cmd.command, cmd.args, {
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-      env: { ...process.env, ...cmd.env },
+      env: process.env,
       serialization: 'advanced',
       windowsHide: true,
     });

@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { nodeProgram } from '../../platform/runtime/node-entry';
+import { type NodeProgram, nodeProgram } from '../../platform/runtime/node-entry';
 import type { ServerLaunch } from '#shared/session/schema';
 import { REDACTED, redactArgv, redactEnv } from '#shared/session/secrets';
 import { shellLine } from '#shared/shell-quote';
@@ -87,6 +87,11 @@ export interface BuiltLaunch {
    * session records this (docs/session-format.md).
    */
   given?: { argv: string[]; env: Record<string, string> };
+  /**
+   * One of SpeedMatrix's own Node programs and its arguments, where that is what runs (the
+   * simulator): the app starts it through its NodeSpawner instead of `argv` (node-spawner.ts).
+   */
+  program?: { name: NodeProgram; args: string[] };
 }
 
 /** Where the Hugging Face cache lives on this machine (mounted into the vLLM container). */
@@ -213,9 +218,10 @@ export function buildLaunch(o: LaunchOptions): BuiltLaunch {
       // No model: the simulator serves its profile's model.
       const tail = ['serve', ...(o.model ? [o.model] : []), ...vllmFlags(o, o), ...key, ...(o.extraArgs ?? []), ...sim];
       const argv = [node.command, ...node.args, ...tail];
-      const env = { ...node.env, ...serverEnv(o, false) };
-      const given = { argv: ['speedmatrix', 'sim', ...tail], env: serverEnv(o, false) };
-      return { argv, env, display: redactedDisplay(given.argv, given.env, o.apiKey), given };
+      const env = serverEnv(o, false);
+      const given = { argv: ['speedmatrix', 'sim', ...tail], env };
+      const display = redactedDisplay(given.argv, given.env, o.apiKey);
+      return { argv, env, display, given, program: { name: 'sim', args: tail } };
     }
   }
 }

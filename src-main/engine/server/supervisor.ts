@@ -5,7 +5,7 @@
  * Processes are listed, stopped and ended through ProcessControl, so the same code serves
  * POSIX process groups and Windows process trees.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
@@ -30,6 +30,7 @@ import { processControl, type ProcessControl } from '../../platform/processes/pr
 import type { ServerTarget } from './target';
 import { runCommand } from '../../platform/processes/external-command';
 import { dockerContainerOf } from './command-line';
+import type { NodeChild, NodeSpawner } from '../../platform/runtime/node-spawner';
 
 /** The contract's ServerState: one definition for the supervisor, the core and the page. */
 export type SupervisorState = ServerState;
@@ -128,7 +129,12 @@ export function describeProcesses(ps: readonly LeftoverProcess[]): string {
 /** Supervises one server at a time. */
 export class Supervisor extends EventEmitter<SupervisorEvents> {
   private _state: SupervisorState = 'idle';
-  private child: ChildProcess | null = null;
+  private child: NodeChild | null = null;
+  /**
+   * Whether the server leads a process group (POSIX, spawned detached) that is signalled as one.
+   * A program started through the host's NodeSpawner (the app's utility process) does not.
+   */
+  private ownGroup = true;
   private opts: LaunchOptions | null = null;
   private cfg: SupervisorConfig = {};
   private built: BuiltLaunch | null = null;
@@ -146,8 +152,18 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private stopping: Promise<StopReport> | null = null;
   private target: ServerTarget | null = null;
   private readonly killOnExit = () => {
-    if (this.child?.pid && !this.exitInfo) this.control.killGroupSync(this.child.pid);
+    if (!this.child || this.exitInfo) return;
+    if (!this.ownGroup) this.child.kill();
+    else if (this.child.pid) this.control.killGroupSync(this.child.pid);
   };
+
+  /**
+   * `spawnNode`: how the host starts SpeedMatrix's own Node programs (the simulator). Without it
+   * they are spawned as commands, which only plain Node can run (node-spawner.ts).
+   */
+  constructor(private readonly deps: { spawnNode?: NodeSpawner } = {}) {
+    super();
+  }
 
   private get control(): ProcessControl {
     return this.cfg.control ?? processControl();
@@ -176,9 +192,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     return this.built;
   }
 
-  /** Process id of the server's leader (also its process group id). */
+  /**
+   * Process id of the server's leader, also its process group id. Null for a program the host's
+   * NodeSpawner started (the app's simulator): it leads no group, and ends with the app.
+   */
   get pid(): number | null {
-    return this.child?.pid ?? null;
+    return this.ownGroup ? (this.child?.pid ?? null) : null;
   }
 
   /** Processes a crashed leader left running that are not ended yet (orphanPolicy 'report'). */
@@ -273,8 +292,18 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private spawnServer(built: BuiltLaunch): boolean {
-    const [command, ...args] = built.argv;
     const env = { ...process.env, PYTHONUNBUFFERED: '1', ...built.env };
+    const program = this.deps.spawnNode && built.program;
+    if (program) {
+      this.ownGroup = false;
+      const serviceName = 'SpeedMatrix simulated vLLM server';
+      return this.watchChild(
+        this.deps.spawnNode!(program.name, program.args, { env, stdio: 'pipe', serviceName }),
+        'sim',
+      );
+    }
+    this.ownGroup = true;
+    const [command, ...args] = built.argv;
     const control = this.control;
     const found = resolveCommand(command, { platform: control.platform, env });
     if (found.batch) {
@@ -286,7 +315,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       });
       return false;
     }
-    let child: ChildProcess;
+    let child: NodeChild;
     try {
       // POSIX: own process group so the whole tree can be signalled. Never through a shell.
       child = spawn(found.path ?? command, args, { ...control.spawnOptions(), stdio: ['ignore', 'pipe', 'pipe'], env });
@@ -295,10 +324,15 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       this.failStart(this.spawnFailure(command, e as NodeJS.ErrnoException));
       return false;
     }
-    this.child = child;
-    process.on('exit', this.killOnExit);
     // Which file a bare name started (a macOS app's PATH comes from the login shell): said in the log.
     if (found.path && found.path !== command) this.onLine(`[SpeedMatrix] "${command}" is ${found.path}`);
+    return this.watchChild(child, command);
+  }
+
+  /** Follow a started server: its output line by line, its failure to start, its exit. */
+  private watchChild(child: NodeChild, command: string): boolean {
+    this.child = child;
+    process.on('exit', this.killOnExit);
     for (const stream of [child.stdout, child.stderr]) {
       let partial = '';
       stream?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -576,6 +610,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private async terminate(
     stopTimeoutMs: number,
   ): Promise<{ graceful: boolean; treePids: number[]; survivors: LeftoverProcess[]; unchecked: string | null }> {
+    if (!this.ownGroup) return this.terminateProgram(stopTimeoutMs);
     const pid = this.child?.pid;
     if (!pid || this.exitInfo) return { graceful: true, treePids: [], survivors: [], unchecked: null };
     // Note every process of the tree now, to find the ones that might leave the group later.
@@ -596,6 +631,22 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       survivors: survivors.filter((s) => !left.found.some((l) => l.pid === s.pid)),
       unchecked: seen.unchecked ?? left.unchecked,
     };
+  }
+
+  /**
+   * A program the host's NodeSpawner started leads no group: ask it to stop as its host does
+   * (utilityProcess's kill(): SIGTERM), wait, then force it by its pid. Its engine core stops with
+   * it (sim/engine-process.ts).
+   */
+  private async terminateProgram(stopTimeoutMs: number) {
+    const child = this.child;
+    const pid = child?.pid;
+    if (!child || this.exitInfo) return { graceful: true, treePids: [], survivors: [], unchecked: null };
+    child.kill();
+    const exitedInTime = await this.waitExit(stopTimeoutMs);
+    if (!exitedInTime && pid) await this.control.killProcess(pid);
+    if (!exitedInTime) await this.waitExit(5000);
+    return { graceful: exitedInTime, treePids: pid ? [pid] : [], survivors: [], unchecked: null };
   }
 
   /**

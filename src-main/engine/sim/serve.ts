@@ -3,13 +3,12 @@
  * which connections are refused, startup errors in vLLM's words), run it, and shut it down on
  * SIGTERM/SIGINT with vLLM's shutdown lines.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { nodeProgram } from '../../platform/runtime/node-entry';
 import { applyProfileVersion, parseServeArgs, type ServeConfig } from './args';
 import { Engine } from './engine';
+import { type EngineProcess, startEngineProcess } from './engine-process';
 import { StepJitter } from './jitter';
 import { SimHttp } from './http';
 import { Logger, thousands } from './logs';
@@ -55,7 +54,7 @@ class Server_ {
   private readonly out = (s: string) => process.stdout.write(s);
   private readonly err = (s: string) => process.stderr.write(s);
   readonly log: Logger;
-  private child?: ChildProcess;
+  private child?: EngineProcess;
   private http?: Server;
   private engine?: Engine;
   private readonly sockets = new Set<Socket>();
@@ -106,22 +105,13 @@ class Server_ {
     process.exit(1);
   }
 
-  private spawnChild(): void {
-    // The simulator's own program (sim.js when built), also when this server runs inside
-    // `speedmatrix sim serve`, whose argv[1] is the CLI and knows no `engine-core`.
-    const cmd = nodeProgram('sim');
-    this.child = spawn(cmd.command, [...cmd.args, 'engine-core', '--parent-pid', String(process.pid)], {
-      env: { ...process.env, ...cmd.env },
-      stdio: 'ignore',
-      windowsHide: true,
-    });
-    this.child.on('error', () => undefined);
-    this.log.enginePid = this.child.pid ?? 0;
+  private async spawnChild(): Promise<void> {
+    this.child = await startEngineProcess();
+    this.log.enginePid = this.child.pid;
   }
 
   private killChild(signal: NodeJS.Signals): void {
-    const c = this.child;
-    if (c && c.exitCode === null && c.signalCode === null) c.kill(signal);
+    this.child?.signal(signal);
   }
 
   private async portFree(): Promise<boolean> {
@@ -194,9 +184,9 @@ class Server_ {
     log.api('INFO', 'model.py:1510', `Using max model len ${maxLen}`);
     const servedNames = cfg.servedModelNames.length ? cfg.servedModelNames : [this.model];
 
-    const load = (cfg.sim.loadSeconds ?? profile.startup.loadSeconds / cfg.sim.speed) * 1000;
+    const load = loadSeconds(cfg, profile) * 1000;
     const t0 = performance.now();
-    this.spawnChild();
+    await this.spawnChild();
     log.engine(
       'INFO',
       'core.py:77',
@@ -358,16 +348,31 @@ class Server_ {
     this.log.uvicorn('Waiting for application shutdown.');
     this.log.uvicorn('Application shutdown complete.');
     const c = this.child;
-    if (c && c.exitCode === null && c.signalCode === null) {
-      const gone = new Promise((r) => c.once('exit', r));
-      c.kill('SIGTERM');
-      const t = setTimeout(() => this.killChild('SIGKILL'), 5000);
-      await gone;
-      clearTimeout(t);
+    if (c) {
+      c.signal('SIGTERM');
+      if (!(await c.ended(5000))) {
+        c.signal('SIGKILL');
+        await c.ended(1000);
+      }
     }
     this.log.uvicorn(`Finished server process [${process.pid}]`);
     process.exit(0);
   }
+}
+
+/** Wall seconds of loading before the server listens: --sim-load-seconds, else the profile's at --sim-speed. */
+function loadSeconds(cfg: ServeConfig, profile: Profile): number {
+  return cfg.sim.loadSeconds ?? profile.startup.loadSeconds / cfg.sim.speed;
+}
+
+/**
+ * How long `serve` with this argv (after the word `serve`) loads before it answers /health, for
+ * plans made before it starts; null when it would refuse the arguments.
+ */
+export function serveLoadSeconds(argv: string[]): number | null {
+  const parsed = parseServeArgs(argv);
+  const profile = parsed.ok ? loadProfile(parsed.data.sim.profile) : null;
+  return parsed.ok && profile?.ok ? loadSeconds(parsed.data, profile.data) : null;
 }
 
 /** Run `serve` with its argv (after the word `serve`). Exits the process when done. */

@@ -4,8 +4,8 @@
  * sweep.md / compare reports print, and exported through the same renderers. Plain Node.
  * See docs/sweeps.md.
  */
-import { statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ComparisonEntryView, ComparisonFormat, ComparisonView, SweepJobView } from '#shared/ipc/contract';
 import { type SweepEntry, buildSweepModel, sweepComparison } from '#shared/report/sweep-model';
 import type { Session } from '#shared/session/schema';
@@ -34,10 +34,10 @@ interface Opened {
 
 const EXT: Record<ComparisonFormat, string> = { markdown: '.md', html: '.html', pdf: '.pdf' };
 
-/** A folder given as its sweep.json (a drop, a file dialog) is the folder. */
+/** A file given for a sweep (its sweep.json, a variant's session: a drop, a file dialog) stands for its folder. */
 function sweepDirOf(path: string): string {
   const full = resolve(path);
-  return basename(full) === SWEEP_MANIFEST && !isDir(full) ? dirname(full) : full;
+  return !isDir(full) && existsSync(join(dirname(full), SWEEP_MANIFEST)) ? dirname(full) : full;
 }
 
 function isDir(path: string): boolean {
@@ -57,12 +57,21 @@ export class ComparisonControl {
     private readonly printPdf?: PrintPdf,
   ) {}
 
-  /** A sweep folder (or its sweep.json): every variant, with the failed and unreadable ones said in place. */
+  /**
+   * A sweep folder (or a file in it, such as its sweep.json): every variant, with the failed and
+   * unreadable ones said in place. A folder of results with no sweep.json (sessions, other tools'
+   * results: whatever Open takes) is compared file by file, in name order.
+   */
   async openSweep(path?: string): Promise<ComparisonView> {
     const chosen = path ?? (await this.ask(() => this.dialogs?.chooseFolder?.(), 'Opening a sweep needs its folder.'));
     // What fails to open replaces what was open, as the page shows it: an export never writes a comparison out of view.
     this.opened = null;
     const dir = sweepDirOf(chosen);
+    if (!existsSync(join(dir, SWEEP_MANIFEST)) && isDir(dir)) return this.openFolderOfResults(dir);
+    if (!isDir(dir) && existsSync(dir))
+      throw new UserError(
+        `${basename(dir)} is one results file, and its folder holds no ${SWEEP_MANIFEST}: open it with Open…, or compare it with others with Compare Sessions….`,
+      );
     const manifest = await readManifest(dir);
     if (!manifest.ok) throw new UserError(manifest.error);
     if (manifest.data.variants.length === 0) throw new UserError(`${dir}: the sweep lists no variants.`);
@@ -103,6 +112,33 @@ export class ComparisonControl {
     return this.openSweep(dir);
   }
 
+  /**
+   * A folder with no sweep.json: each file in it that Open takes, in name order, the first the
+   * baseline; the files that do not open are left out, and named when fewer than two remain.
+   */
+  private async openFolderOfResults(dir: string): Promise<ComparisonView> {
+    const names = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && !e.name.startsWith('.'))
+      .map((e) => e.name)
+      .sort();
+    const opened: { file: string; session: Session }[] = [];
+    const refused: string[] = [];
+    for (const name of names) {
+      const s = await openSessionOrImport(join(dir, name));
+      if (s.ok) opened.push({ file: join(dir, name), session: s.data });
+      else refused.push(`${name}: ${s.error}`);
+    }
+    if (opened.length < 2)
+      throw new UserError(
+        `${dir} is not a sweep folder: it has no ${SWEEP_MANIFEST}, and ${opened.length === 0 ? 'no file' : 'only one file'} in it opens as results (a comparison needs two).${refused.length ? ` Not results: ${refused.join('; ')}` : ''}`,
+      );
+    return this.compare(
+      opened.map((o) => o.file),
+      opened.map((o) => o.session),
+      dir,
+    );
+  }
+
   /** Two or more session files (or other tools' results), the first the baseline; any unreadable one refuses all. */
   async openSessions(paths?: string[]): Promise<ComparisonView> {
     const files =
@@ -116,9 +152,14 @@ export class ComparisonControl {
       if (!s.ok) throw new UserError(`${basename(f)} cannot be compared: ${s.error}`);
       sessions.push(s.data);
     }
+    return this.compare(files, sessions, null);
+  }
+
+  /** Sessions read from `files` compared, the first the baseline. */
+  private compare(files: string[], sessions: Session[], dir: string | null): ComparisonView {
     this.opened = {
       source: 'sessions',
-      dir: null,
+      dir,
       entries: sessions.map((session, i) => ({
         variant: { settings: [], label: basename(files[i]) },
         file: basename(files[i]),

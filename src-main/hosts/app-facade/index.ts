@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkerLauncher } from '../../engine/bench';
+import type { NodeSpawner } from '../../platform/runtime/node-spawner';
 import { detectHardware } from '../../platform/hardware';
 import {
   type CellRef,
@@ -59,6 +60,8 @@ export interface AppCoreOptions {
   printPdf?: (html: string) => Promise<Uint8Array>;
   /** How benchmark workers start (Electron: utilityProcess); default a Node child process. */
   launcher?: WorkerLauncher;
+  /** How the simulated server starts (Electron: utilityProcess); default a Node child process. */
+  spawnNode?: NodeSpawner;
   /** Opens an allowlisted link in the user's browser. */
   openExternal?: (url: string) => Promise<void>;
   /** Writes text to the system clipboard (Electron: main's clipboard). */
@@ -148,6 +151,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     stopTimeoutMs: opts.stopTimeoutMs,
     registry: launched,
     platform: opts.platform,
+    spawnNode: opts.spawnNode,
     onStarting: () => telemetry.start(),
     onStopped: () => telemetry.stop(),
   });

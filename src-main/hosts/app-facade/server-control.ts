@@ -23,6 +23,7 @@ import { copiesAsPowerShell, localLaunchNote } from '../../engine/server/platfor
 import { displayAsPowerShell } from '../../engine/server/powershell';
 import { formToLaunch, formWarnings } from './server-form';
 import { type CommandGate, commandToConfirm } from './command-gate';
+import type { NodeSpawner } from '../../platform/runtime/node-spawner';
 import { UserError } from './user-error';
 import { freePort } from '../../engine/server/port';
 import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '../../engine/server/launched-registry';
@@ -66,8 +67,15 @@ export class ServerControl {
       registry?: LaunchedRegistry;
       /** Asks the person before a command line the page wrote is spawned (the app; see command-gate.ts). */
       gate?: CommandGate;
+      /** How SpeedMatrix's own Node programs (the simulator) start (the app: utilityProcess). */
+      spawnNode?: NodeSpawner;
     } = {},
   ) {}
+
+  /** A supervisor for a server started here or by a sweep: with the host's way to start the simulator. */
+  newSupervisor(): Supervisor {
+    return new Supervisor({ spawnNode: this.opts.spawnNode });
+  }
 
   snapshot(): ServerSnapshot {
     return this.snap;
@@ -161,7 +169,7 @@ export class ServerControl {
     if (launch.engineKind !== 'simulator')
       await this.opts.gate?.check('Start this server?', [commandToConfirm(form.kind, built, launch.apiKey)]);
     const display = built.display;
-    const sup = new Supervisor();
+    const sup = this.newSupervisor();
     this.opts.registry?.track(sup, port);
     this.watch(sup, form.kind, display, null);
     void sup.start(launch, {

@@ -12,15 +12,15 @@ import { measurementsToRun } from '../../engine/bench/plan';
 import type { GpuTelemetry } from '../../platform/hardware';
 import { writeSweepReports } from '../../workflows/sweep/reports';
 import { labelOf } from '#shared/report/compare-model';
-import { Supervisor, buildLaunch } from '../../engine/server';
+import { buildLaunch } from '../../engine/server';
 import type { LaunchedRegistry } from '../../engine/server/launched-registry';
-import { nodeProgram } from '../../platform/runtime/node-entry';
 import { createSweep, needsApiKey, sweepLauncher, sweepOutcomeLine } from '../../workflows/sweep/folder';
 import { SWEEP_MANIFEST, type SweepManifest, type VariantState, readManifest } from '../../workflows/sweep/manifest';
 import { planSweep, sweepPlanLine, sweepSecondsLeft } from '../../workflows/sweep/plan';
 import { SweepRun } from '../../workflows/sweep/run-sweep';
 import type { RunForm, ServerForm, SweepPlanView, SweepStart, SweepVariantView, SweepView } from '#shared/ipc/contract';
 import { IDLE_SWEEP } from '#shared/ipc/idle-sweep';
+import { mean } from '#shared/mean';
 import type { Hardware } from '#shared/session/schema';
 import { isDoneForResume } from '#shared/session/status-words';
 import { type AxisInput, checkAxes, variantsOf } from '#shared/sweep/variants';
@@ -57,11 +57,8 @@ function commandOf(form: ServerForm, port: number): { command: string[]; env: Re
   const launch = formToLaunch(form, port);
   if (!launch.ok) throw new UserError(`Fix the launch form first: ${launch.error}`);
   const built = buildLaunch(launch.data);
-  if (launch.data.engineKind !== 'simulator') return { command: built.argv, env: built.env };
-  // The simulator as the CLI names it; the Node that runs it is chosen again at each launch.
-  const own = nodeProgram('sim').env;
-  const env = Object.fromEntries(Object.entries(built.env).filter(([k]) => !(k in own)));
-  return { command: ['speedmatrix', 'sim', ...built.argv.slice(built.argv.indexOf('serve'))], env };
+  // The simulator as the CLI names it (`given`); the Node that runs it is chosen again at each launch.
+  return { command: built.given?.argv ?? built.argv, env: built.env };
 }
 
 /** The sweep being run: its folder's index, and what the time left is worked out from. */
@@ -69,6 +66,10 @@ interface Active {
   manifest: SweepManifest;
   /** The plan's measuring seconds per variant. */
   planned: number;
+  /** The plan's seconds per server start, where its command says (the simulator); else null. */
+  plannedStart: number | null;
+  /** Seconds each server of this sweep run took to start, once up. */
+  starts: number[];
   startedAt: Map<number, number>;
   /** Wall seconds of the variants measured in this run, server start included. */
   finished: number[];
@@ -266,7 +267,15 @@ export class SweepControl {
     this.lastDir = dir;
     const runs = this.deps.runs.followSweep(HELD, () => this.stop().then(() => undefined));
     this.deps.server.holdForSweep(HELD);
-    const active: Active = { manifest, planned: plan.secondsPerVariant, startedAt: new Map(), finished: [], runs };
+    const active: Active = {
+      manifest,
+      planned: plan.secondsPerVariant,
+      plannedStart: plan.serverStartSeconds === null ? null : plan.serverStartSeconds / Math.max(1, plan.toRun),
+      starts: [],
+      startedAt: new Map(),
+      finished: [],
+      runs,
+    };
     this.view = {
       ...IDLE_SWEEP,
       phase: 'running',
@@ -288,7 +297,7 @@ export class SweepControl {
       onEvent: (i, e) => this.onEvent(active, i, e),
       onVariant: (i, stage) => this.onVariant(active, i, stage),
       supervisorFor: (i, launch) => {
-        const sup = new Supervisor();
+        const sup = this.deps.server.newSupervisor();
         this.deps.server.adopt(sup, launch, `${labelOf(i)}: ${manifest.variants[i].label}`);
         return sup;
       },
@@ -317,8 +326,10 @@ export class SweepControl {
       // The list says which variant starts and runs; the message keeps what the list cannot (failures, warnings).
       this.set({ current: i, message: null });
       this.patchVariant(i, { state: 'starting', failure: null });
-    } else if (stage === 'measuring') this.patchVariant(i, { state: 'running' });
-    else {
+    } else if (stage === 'measuring') {
+      a.starts.push((Date.now() - (a.startedAt.get(i) ?? Date.now())) / 1000);
+      this.patchVariant(i, { state: 'running' });
+    } else {
       if (this.view.variants[i].state === 'starting') a.runs.noRun();
       if (v.state === 'done') a.finished.push((Date.now() - (a.startedAt.get(i) ?? Date.now())) / 1000);
       this.set({ current: null });
@@ -364,6 +375,7 @@ export class SweepControl {
       after: current === null ? waiting - 1 : waiting,
       finished: a.finished,
       planned: a.planned,
+      serverStart: mean(a.starts) ?? a.plannedStart,
     });
   }
 

@@ -11,6 +11,7 @@ import { fileFromArgv } from './open-files';
 import { printPdf } from './pdf';
 import { askAboutUnsaved, settleUnsaved, type LeaveReason } from './unsaved';
 import { utilityLauncher } from './worker-launcher';
+import { utilityNodeSpawner } from './node-spawner';
 import { type AppCore, createAppCore } from '../app-facade';
 import { IPC_PREFIX, type MenuCommand, type Notice } from '#shared/ipc/contract';
 import { registerIpc } from './ipc-handlers';
@@ -138,6 +139,7 @@ function startApp(): void {
     confirmCommands: electronConfirmCommands(() => win),
     printPdf,
     launcher: utilityLauncher,
+    spawnNode: utilityNodeSpawner,
     openExternal: (url) => shell.openExternal(url),
     writeClipboard: (text) => clipboard.writeText(text),
     allowWritePaths: false,

@@ -1,12 +1,12 @@
 /** The benchmark worker in the app: Electron's utilityProcess behind the engine's WorkerLauncher. */
-import { join } from 'node:path';
 import { utilityProcess } from 'electron';
+import { programFile } from '../../platform/runtime/node-entry';
 import type { WorkerLauncher } from '../../engine/bench';
 import type { WorkerMessage } from '../../engine/bench';
 
 export const utilityLauncher: WorkerLauncher = {
   launch() {
-    const child = utilityProcess.fork(join(__dirname, 'bench-worker.js'), [], {
+    const child = utilityProcess.fork(programFile('bench-worker'), [], {
       serviceName: 'SpeedMatrix benchmark worker',
       stdio: 'pipe',
     });

@@ -1,15 +1,16 @@
 /**
  * How to start one of SpeedMatrix's own Node programs (the simulated vLLM server, the
  * benchmark worker) as a separate process. From source (CLI, tests) they run through tsx;
- * from the built app they are bundled files beside the main bundle, run by Electron's
- * binary in Node mode.
+ * built, they are bundled files beside the main bundle. In the app, Electron's binary is not a
+ * Node (its RunAsNode fuse is off): the app starts them through a NodeSpawner on utilityProcess
+ * (node-spawner.ts) from `programFile()`, never as the command below.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-type NodeProgram = 'sim' | 'bench-worker';
+export type NodeProgram = 'sim' | 'bench-worker';
 
 /**
  * The Node programs' sources, relative to the project root: the one list the builds read
@@ -25,7 +26,6 @@ export const PROGRAM_SOURCES: Record<NodeProgram | 'cli', string> = {
 interface NodeCommand {
   command: string;
   args: string[];
-  env: Record<string, string>;
 }
 
 /** The project root: the nearest folder upward that holds package.json. */
@@ -41,7 +41,7 @@ export function projectRoot(from: string = __dirname): string {
 
 const runningFromSource = __filename.endsWith('.ts');
 
-/** The argv (command + args) that starts `program`; append the program's own arguments. */
+/** The argv (command + args) that starts `program` under Node; append the program's own arguments. */
 export function nodeProgram(program: NodeProgram): NodeCommand {
   if (runningFromSource) {
     const root = projectRoot();
@@ -49,16 +49,16 @@ export function nodeProgram(program: NodeProgram): NodeCommand {
     return {
       command: process.execPath,
       args: ['--import', pathToFileURL(tsx).href, join(root, PROGRAM_SOURCES[program])],
-      env: {},
     };
   }
-  // Built: out/main/<program>.js. This module may be bundled into out/main/chunks/, so look
-  // beside it and one folder up. Under Electron, run the binary as Node.
-  const isElectron = Boolean(process.versions.electron);
+  return { command: process.execPath, args: [programFile(program)] };
+}
+
+/**
+ * The built program's file, out/main/<program>.js (or out/cli/): this module may be bundled into
+ * out/main/chunks/, so look beside it and one folder up.
+ */
+export function programFile(program: NodeProgram): string {
   const candidates = [join(__dirname, `${program}.js`), join(__dirname, '..', `${program}.js`)];
-  return {
-    command: process.execPath,
-    args: [candidates.find((c) => existsSync(c)) ?? candidates[0]],
-    env: isElectron ? { ELECTRON_RUN_AS_NODE: '1' } : {},
-  };
+  return candidates.find((c) => existsSync(c)) ?? candidates[0];
 }

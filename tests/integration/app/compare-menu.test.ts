@@ -60,7 +60,10 @@ describe('comparisons in the app', () => {
     expect(properties).toContain('openDirectory');
     expect(properties).not.toContain('openFile');
     await m.call('answer', { kind: 'file', answer: { canceled: false, filePaths: [notSweep] } });
-    expect(await sweep).toEqual({ ok: false, error: `${notSweep} is not a sweep folder: it has no sweep.json.` });
+    expect(await sweep).toEqual({
+      ok: false,
+      error: `${notSweep} is not a sweep folder: it has no sweep.json, and no file in it opens as results (a comparison needs two).`,
+    });
 
     const files = m.call<{ ok: boolean; code?: string }>('invoke', { channel: 'compare:open-sessions', args: [] });
     const many = (await openFileDialog(m)).fileDialogs.find((d) => d.answer === null)!;

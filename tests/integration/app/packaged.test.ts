@@ -15,6 +15,7 @@ import { extractAll, listPackage } from '@electron/asar';
 import { FuseV1Options, getCurrentFuseWire } from '@electron/fuses';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { standinTest } from '../../helpers/fixtures';
+import { startSimulatorServer } from './electron-standin/boot';
 import { ROOT } from '../../helpers/paths';
 
 /** Electron's fuse sentinel and a v1 wire of 8 fuses set as Electron 45 ships them (RunAsNode, …, GrantFileProtocolExtraPrivileges). */
@@ -107,15 +108,14 @@ describe('the unpacked Linux app', () => {
     expect(pkg.build.productName).toBe('SpeedMatrix');
   });
 
-  it('its fuses: no NODE_OPTIONS, no --inspect, the app only from app.asar, asar integrity checked', async () => {
+  it('its fuses: not runnable as Node, no NODE_OPTIONS, no --inspect, the app only from app.asar, asar integrity checked', async () => {
     const wire = await getCurrentFuseWire(join(unpacked, 'speedmatrix'));
     const on = (f: FuseV1Options) => String.fromCharCode(wire[f] as number);
     expect(on(FuseV1Options.EnableNodeOptionsEnvironmentVariable)).toBe('0');
     expect(on(FuseV1Options.EnableNodeCliInspectArguments)).toBe('0');
     expect(on(FuseV1Options.OnlyLoadAppFromAsar)).toBe('1');
     expect(on(FuseV1Options.EnableEmbeddedAsarIntegrityValidation)).toBe('1');
-    // Still on: the simulated server runs as Node through ELECTRON_RUN_AS_NODE (see README, packaging).
-    expect(on(FuseV1Options.RunAsNode)).toBe('1');
+    expect(on(FuseV1Options.RunAsNode)).toBe('0');
   });
 
   it('booted from the extracted app.asar: the simulator and a benchmark worker start from inside the package and measure a cell', async ({
@@ -125,26 +125,23 @@ describe('the unpacked Linux app', () => {
     const app = join(tempDir('speedmatrix-packaged-'), 'app');
     extractAll(join(unpacked, 'resources', 'app.asar'), app);
     const m = bootMain({ main: join(app, 'out/main/index.js'), cwd: app, env: { STANDIN_PACKAGED: '1' } });
-    await m.waitFor((s) => s.windows.length > 0, 'the window');
-    const start = await m.call('invoke', {
-      channel: 'server:start',
-      args: [{ kind: 'simulator', model: 'sim', simSpeed: 20, simLoadSeconds: 0 }],
-    });
-    expect(start).toMatchObject({ ok: true });
-    const server = async () =>
-      (await m.call<{ data: { state: string; display: string } }>('invoke', { channel: 'server:snapshot' })).data;
-    for (let i = 0; i < 300 && (await server()).state !== 'ready'; i++) await new Promise((r) => setTimeout(r, 100));
-    expect((await server()).state).toBe('ready');
-    // The simulated server runs the package's own sim.js, and started its engine process (which
-    // renames itself VLLM::EngineCore, as vLLM's does) from that same file.
+    const started = await startSimulatorServer(m);
+    expect(started.state, started.log.join('\n')).toBe('ready');
+    // The simulated server runs the package's own sim.js as a utility process of main, and its
+    // engine process (which renames itself VLLM::EngineCore, as vLLM's does) runs from that same
+    // file beside it, watching it: main started both, as the RunAsNode fuse leaves no other way.
+    const sim = join(app, 'out/main/sim.js');
+    const utility = (await m.state()).utilityProcesses.filter((u) => u.modulePath === sim);
+    expect(utility.map((u) => u.args[0])).toEqual(['serve', 'engine-core']);
     const ps = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
       .split('\n')
       .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
       .filter((m) => m !== null)
       .map((m) => ({ pid: m[1], ppid: m[2], args: m[3] }));
-    const serve = ps.find((p) => p.args.includes(`${join(app, 'out/main/sim.js')} serve `));
+    const serve = ps.find((p) => p.args.includes(`${sim} serve `));
     expect(serve, 'the simulated server from the package').toBeDefined();
-    expect(ps.filter((p) => p.ppid === serve!.pid).map((p) => p.args)).toContain('VLLM::EngineCore');
+    expect(utility[1].args).toEqual(['engine-core', '--parent-pid', serve!.pid]);
+    expect(ps.filter((p) => p.ppid === serve!.ppid).map((p) => p.args)).toContain('VLLM::EngineCore');
     const form = {
       contexts: [0],
       concurrency: [1],
@@ -166,7 +163,7 @@ describe('the unpacked Linux app', () => {
     expect(['error', 'cancelled', 'skipped'], JSON.stringify(cells[0])).not.toContain(cells[0].status);
     expect(cells[0].totalTokensPerSecond).toBeGreaterThan(0);
     expect(cells[0].completedRequests).toBeGreaterThan(0);
-    const workers = (await m.state()).utilityProcesses;
+    const workers = (await m.state()).utilityProcesses.filter((u) => u.modulePath !== sim);
     expect(workers.map((w) => w.modulePath)).toEqual([join(app, 'out/main/bench-worker.js')]);
     expect(await m.call('invoke', { channel: 'server:stop' })).toMatchObject({ ok: true });
   }, 180_000);

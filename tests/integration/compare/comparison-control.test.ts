@@ -136,11 +136,13 @@ describe('a sweep folder opened as a comparison', () => {
     expect(readFileSync(html.file, 'utf8')).toBe(readFileSync(join(sweepDir, 'sweep.html'), 'utf8'));
   });
 
-  it('refuses a folder without sweep.json, saying so', async () => {
+  it('refuses a folder without sweep.json and without two results files, saying so', async () => {
     const empty = mkdtempSync(join(root, 'not-a-sweep-'));
     const c = new ComparisonControl(null);
     await c.openSweep(sweepDir);
-    await expect(c.openSweep(empty)).rejects.toThrow(`${empty} is not a sweep folder: it has no sweep.json.`);
+    await expect(c.openSweep(empty)).rejects.toThrow(
+      `${empty} is not a sweep folder: it has no sweep.json, and no file in it opens as results (a comparison needs two).`,
+    );
     // The earlier comparison is gone with the failed open, as the page shows: nothing stale is exported.
     expect(c.view()).toBeNull();
     await expect(c.export('markdown', join(root, 'stale.md'))).rejects.toThrow(/no comparison to export/);
@@ -159,6 +161,41 @@ describe('a sweep folder opened as a comparison', () => {
     expect(v.entries[3].problem).toMatch(new RegExp(`${SWEEP_FILES.manySeqs}.*(JSON|truncated)`));
     expect(v.sweep.variants.rows[3][3]).toMatch(/^Session file unusable: /);
     expect(v.comparison).toBeNull();
+  });
+
+  it('takes every file Open takes: a file of a sweep opens its sweep; a folder of results without sweep.json compares them', async () => {
+    const c = new ComparisonControl(null);
+    // A variant's session file, or the sweep.json, stands for the sweep folder.
+    for (const file of [join(sweepDir, SWEEP_FILES.manySeqs), join(sweepDir, 'sweep.json')]) {
+      const v = await c.openSweep(file);
+      expect([v.source, v.dir, v.entries.length]).toEqual(['sweep', sweepDir, 4]);
+    }
+    // Another tool's report text and a session, with a file that is no results at all.
+    const folder = mkdtempSync(join(root, 'results-'));
+    copyFileSync(SYNTHETIC_REPORT, join(folder, 'a-reference.txt'));
+    copyFileSync(join(sweepDir, SWEEP_FILES.manySeqs), join(folder, 'b-ours.speedmatrix.json'));
+    writeFileSync(join(folder, 'notes.md'), '# What we tried\n\nNothing measured here.\n');
+    const v = await c.openSweep(folder);
+    expect(v.source).toBe('sessions');
+    expect(v.entries.map((e) => [e.label, e.name, e.file])).toEqual([
+      ['A', 'a-reference.txt', join(folder, 'a-reference.txt')],
+      ['B', 'b-ours.speedmatrix.json', join(folder, 'b-ours.speedmatrix.json')],
+    ]);
+    expect(v.comparison?.decode[0].label).toBe('B / A');
+    // The same comparison as the files compared by name, as `speedmatrix compare` does.
+    const direct = await new ComparisonControl(null).openSessions([
+      join(folder, 'a-reference.txt'),
+      join(folder, 'b-ours.speedmatrix.json'),
+    ]);
+    expect(v.comparison).toEqual(direct.comparison);
+    // One results file alone, outside a sweep, is no comparison: Open and Compare are said.
+    unlinkSync(join(folder, 'b-ours.speedmatrix.json'));
+    await expect(c.openSweep(folder)).rejects.toThrow(
+      /has no sweep\.json, and only one file in it opens as results \(a comparison needs two\)\. Not results: notes\.md: /,
+    );
+    await expect(c.openSweep(join(folder, 'a-reference.txt'))).rejects.toThrow(
+      'a-reference.txt is one results file, and its folder holds no sweep.json: open it with Open…, or compare it with others with Compare Sessions….',
+    );
   });
 
   it('asks for the folder with the dialog, and a closed dialog is a cancel', async () => {

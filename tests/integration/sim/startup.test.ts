@@ -38,7 +38,7 @@ function runToExit(args: string[]): Promise<{ code: number | null; out: string }
   return new Promise((resolve) => {
     const p = spawn(cmd.command, [...cmd.args, 'serve', ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...cmd.env },
+      env: process.env,
       detached: true,
     });
     let out = '';

@@ -4,6 +4,23 @@ import { K, planRun, type PlanTarget } from '../../../src-main/engine/bench/plan
 import { kvFromCacheConfigBlocks, parsePrometheus } from '../../../src-main/engine/server/metrics-parse';
 import { contextParallelOf } from '../../../src-main/engine/server/probe';
 
+/** A vLLM server started with `argv`, as its session block records it; `maxModelLen` as the server reports it. */
+const launched = (argv: string[], maxModelLen: number | null = 32_768): PlanTarget => ({
+  maxModelLen,
+  kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
+  launch: {
+    kind: 'vllm-native',
+    url: null,
+    argv,
+    env: {},
+    display: argv.join(' '),
+    model: 'm',
+    servedModel: null,
+    revision: null,
+    maxModelLen: null,
+  },
+});
+
 describe('plan from the engine limits', () => {
   it('SGLang: concurrency above max_running_requests is planned as Requests queued, and the plan says why', () => {
     const target: PlanTarget = {
@@ -33,21 +50,6 @@ describe('plan from the engine limits', () => {
   });
 
   it('vLLM: reads --max-num-seqs and --max-num-batched-tokens from the launch, and the ETA counts the readiness deadline of a queued cell', () => {
-    const launched = (argv: string[]): PlanTarget => ({
-      maxModelLen: 32_768,
-      kvBudget: { tokens: null, source: 'unknown', detail: null, maxConcurrency: null, tokensPerRequest: null },
-      launch: {
-        kind: 'vllm-native',
-        url: null,
-        argv,
-        env: {},
-        display: argv.join(' '),
-        model: 'm',
-        servedModel: null,
-        revision: null,
-        maxModelLen: null,
-      },
-    });
     const input = {
       contexts: [8 * K],
       concurrency: [4, 16],
@@ -78,6 +80,29 @@ describe('plan from the engine limits', () => {
       launch: { ...launched([]).launch!, display: 'vllm serve m --max-num-seqs 4' },
     });
     expect(shown.cells[1].expectQueued).toBeDefined();
+  });
+
+  it('vLLM: reads --max-model-len from the launch when the server has not said it, as vLLM reads it (32k, 32K, auto)', () => {
+    const input = { contexts: [0, 8 * K, 32 * K], concurrency: [1], maxOutputTokens: 1024, prefillContexts: [] };
+    const actions = (t: PlanTarget) => planRun(input, t).cells.map((c) => c.action);
+    // 32k is 32,000 tokens: 32K + 1,024 does not fit; 8K + 1,024 does.
+    const decimal = planRun(input, launched(['vllm', 'serve', 'm', '--max-model-len', '32k'], null));
+    expect(decimal.cells.map((c) => c.action)).toEqual(['run', 'run', 'too-long']);
+    expect(decimal.cells[2].reason).toBe('32K context + 1024 output tokens exceeds max_model_len 32000');
+    expect(decimal.warnings.join(' ')).not.toMatch(/did not report max_model_len/);
+    expect(actions(launched(['vllm', 'serve', 'm', '--max-model-len=9000'], null))).toEqual([
+      'run',
+      'too-long',
+      'too-long',
+    ]);
+    // 34K = 34,816 fits 32K + 1,024 + the margin.
+    expect(actions(launched(['vllm', 'serve', 'm', '--max-model-len', '34K'], null))).toEqual(['run', 'run', 'run']);
+    // Fitted to memory: unknown until the server says it.
+    const auto = planRun(input, launched(['vllm', 'serve', 'm', '--max-model-len', 'auto'], null));
+    expect(auto.cells.map((c) => c.action)).toEqual(['run', 'run', 'run']);
+    expect(auto.warnings.join(' ')).toMatch(/did not report max_model_len/);
+    // What the server reports wins over its command line.
+    expect(actions(launched(['vllm', 'serve', 'm', '--max-model-len', '4096'], 65_536))).toEqual(['run', 'run', 'run']);
   });
 
   it('decode context parallelism: the block count times -dcp, and Over capacity names that source', () => {

@@ -58,6 +58,36 @@ describe('the plan of a sweep', () => {
       "(4 in all, 2 planned as Requests queued (above a variant's --max-num-seqs); Over capacity",
     );
   });
+
+  it('counts a simulated server’s start from its command (its load time at its clock speed); a real engine’s is unknown', () => {
+    const sim = (args: string[]) => launchOptionsFromCommand(['speedmatrix', 'sim', 'serve', 'm', ...args]);
+    const loads = planSweep(
+      [
+        { state: 'pending', launch: sim(['--sim-load-seconds', '20']) },
+        { state: 'pending', launch: sim(['--sim-load-seconds', '10']) },
+        { state: 'done', launch: sim(['--sim-load-seconds', '1000']) },
+      ],
+      config,
+    );
+    // Each load, plus the supervisor's half-second poll that finds it up.
+    expect(loads.serverStartSeconds).toBeCloseTo(20.5 + 10.5, 5);
+    expect(sweepPlanLine(loads)).toMatch(/, about .+ with the server starts\.$/);
+    // No --sim-load-seconds: the profile's own load time, ten times faster at --sim-speed 10.
+    const slow = planSweep([{ state: 'pending', launch: sim([]) }], config).serverStartSeconds!;
+    const fast = planSweep([{ state: 'pending', launch: sim(['--sim-speed', '10']) }], config).serverStartSeconds!;
+    expect(slow).toBeGreaterThan(1);
+    expect(fast - 0.5).toBeCloseTo((slow - 0.5) / 10, 5);
+    const real = launchOptionsFromCommand(['vllm', 'serve', 'Qwen/Qwen3-8B']);
+    expect(
+      planSweep(
+        [
+          { state: 'pending', launch: real },
+          { state: 'pending', launch: sim([]) },
+        ],
+        config,
+      ).serverStartSeconds,
+    ).toBeNull();
+  });
 });
 
 describe('the plan in words', () => {
@@ -85,17 +115,30 @@ describe('the plan in words', () => {
 });
 
 describe('the time left in a sweep', () => {
-  it('before any variant finished: the plan per variant, server starts not included', () => {
-    expect(sweepSecondsLeft({ current: 30, after: 2, finished: [], planned: 100 })).toEqual({
+  it('before any variant finished, a server start of unknown length: the plan per variant, server starts not included', () => {
+    expect(sweepSecondsLeft({ current: 30, after: 2, finished: [], planned: 100, serverStart: null })).toEqual({
       seconds: 230,
       withServerStarts: false,
     });
     // A variant whose server is starting counts as a whole one still to measure.
-    expect(sweepSecondsLeft({ current: null, after: 1, finished: [], planned: 100 }).seconds).toBe(200);
+    expect(sweepSecondsLeft({ current: null, after: 1, finished: [], planned: 100, serverStart: null }).seconds).toBe(
+      200,
+    );
+  });
+
+  it('before any variant finished, a server start of known length: the plan per variant and its server start', () => {
+    expect(sweepSecondsLeft({ current: 30, after: 2, finished: [], planned: 100, serverStart: 15 })).toEqual({
+      seconds: 30 + 2 * 115,
+      withServerStarts: true,
+    });
+    // The variant whose server is starting counts its start too.
+    expect(sweepSecondsLeft({ current: null, after: 1, finished: [], planned: 100, serverStart: 15 }).seconds).toBe(
+      230,
+    );
   });
 
   it('once variants finished: what they took, server start included, for each one to come', () => {
-    expect(sweepSecondsLeft({ current: 20, after: 2, finished: [150, 170], planned: 100 })).toEqual({
+    expect(sweepSecondsLeft({ current: 20, after: 2, finished: [150, 170], planned: 100, serverStart: 12 })).toEqual({
       seconds: 20 + 2 * 160,
       withServerStarts: true,
     });

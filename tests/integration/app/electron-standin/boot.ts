@@ -158,3 +158,21 @@ export function menuItem(menu: MenuItemData[] | undefined, ...path: string[]): M
   }
   return found;
 }
+
+/**
+ * Start the simulated server from the Server view, as the page does, and wait until it has
+ * settled; resolves with its state ('ready', else 'failed') and the last lines of its log.
+ */
+export async function startSimulatorServer(m: MainProcess): Promise<{ state: string; log: string[] }> {
+  await m.waitFor((s) => s.windows.length > 0, 'the window');
+  const start = await m.call<{ ok: boolean; error?: string }>('invoke', {
+    channel: 'server:start',
+    args: [{ kind: 'simulator', model: 'sim', simSpeed: 20, simLoadSeconds: 0 }],
+  });
+  if (!start.ok) throw new Error(`server:start refused: ${start.error}`);
+  const state = async () =>
+    (await m.call<{ data: { state: string } }>('invoke', { channel: 'server:snapshot' })).data.state;
+  for (let i = 0; i < 300 && (await state()) === 'starting'; i++) await new Promise((r) => setTimeout(r, 100));
+  const log = await m.call<{ data: string[] }>('invoke', { channel: 'server:log' });
+  return { state: await state(), log: log.data.slice(-10) };
+}

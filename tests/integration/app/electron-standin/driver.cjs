@@ -17,6 +17,7 @@ Module._resolveFilename = function (request, ...rest) {
 };
 
 const electron = require(STANDIN);
+require('./run-as-node-fuse.cjs');
 const { app, BrowserWindow, Menu, session, __standin: s } = electron;
 
 // Read and drop the driver's settings, so processes the app starts do not inherit them.

@@ -723,34 +723,56 @@ const shell = {
 };
 
 const UTILITY_CHILD = require('node:path').join(__dirname, 'utility-child.cjs');
+const { asElectron } = require('./run-as-node-fuse.cjs');
+
+/** utilityProcess's stdio: stdout and stderr only; stdin can be nothing but 'ignore'. */
+function utilityStdio(stdio = 'inherit') {
+  const modes = ['pipe', 'ignore', 'inherit'];
+  const three = typeof stdio === 'string' ? ['ignore', stdio, stdio] : stdio;
+  if (!Array.isArray(three) || three[0] !== 'ignore' || !three.slice(1, 3).every((m) => modes.includes(m)))
+    throw new Error(`stdio option ${JSON.stringify(stdio)} is not supported: stdin must be 'ignore'`);
+  return [...three.slice(0, 3), 'ipc'];
+}
 
 /**
- * utilityProcess.fork as Electron's: only once the app is ready; the module runs with
+ * utilityProcess.fork as Electron's: only in main once the app is ready; the module runs with
  * `process.parentPort`, not `process.send` (utility-child.cjs); 'spawn', 'message' (the data),
- * 'exit' (code); stdout and stderr only with stdio 'pipe'.
+ * 'exit' (the code only). `pid` is undefined until 'spawn' and again after 'exit', stdout and
+ * stderr are streams only with stdio 'pipe' and null after 'exit'; kill() asks with SIGTERM and
+ * returns whether it could.
  */
 const utilityProcess = {
   fork(modulePath, args = [], options = {}) {
     if (!app.isReady()) throw new Error('utilityProcess cannot be created before app is ready.');
     if (typeof modulePath !== 'string') throw new TypeError('Invalid modulePath');
+    const stdio = utilityStdio(options.stdio);
     record.utilityProcesses.push({ modulePath, args, serviceName: options.serviceName ?? null });
-    const pipe = options.stdio === 'pipe';
-    const child = fork(modulePath, args, {
-      stdio: ['ignore', pipe ? 'pipe' : 'inherit', pipe ? 'pipe' : 'inherit', 'ipc'],
-      execArgv: ['--require', UTILITY_CHILD],
-      serialization: 'advanced',
-      env: options.env ?? process.env,
-      cwd: options.cwd,
-    });
+    const child = asElectron(() =>
+      fork(modulePath, args, {
+        stdio,
+        execArgv: ['--require', UTILITY_CHILD],
+        serialization: 'advanced',
+        env: options.env ?? process.env,
+        cwd: options.cwd,
+      }),
+    );
     const up = new EventEmitter();
-    up.pid = child.pid;
+    up.pid = undefined;
     up.stdout = child.stdout ?? null;
     up.stderr = child.stderr ?? null;
     up.postMessage = (m) => child.connected && child.send(m);
-    up.kill = () => child.kill('SIGTERM');
+    up.kill = () => up.pid !== undefined && child.kill('SIGTERM');
     child.on('message', (m) => up.emit('message', m));
-    child.on('exit', (code, signal) => up.emit('exit', code ?? (signal ? 1 : 0)));
-    setImmediate(() => up.emit('spawn'));
+    child.once('spawn', () => {
+      up.pid = child.pid;
+      up.emit('spawn');
+    });
+    child.on('exit', (code, signal) => {
+      up.pid = undefined;
+      up.emit('exit', code ?? (signal ? 1 : 0));
+      up.stdout = null;
+      up.stderr = null;
+    });
     return up;
   },
 };

@@ -2,10 +2,12 @@
  * Preloaded into a stand-in utility process: what Electron's utility process gives a module.
  * It talks to main through `process.parentPort` ('message' events carry `{ data, ports }`), and
  * has no `process.send`; `process.type` is 'utility' and `process.versions.electron` is set, so
- * code that spawns from here sees it is under Electron.
+ * code that spawns from here sees it is under Electron. Like main, it cannot run Electron's binary
+ * as Node (run-as-node-fuse.cjs).
  */
 'use strict';
 const { EventEmitter } = require('node:events');
+require('./run-as-node-fuse.cjs');
 
 const send = process.send.bind(process);
 const parentPort = new EventEmitter();
