@@ -6,6 +6,8 @@ import { NONE, fmtContext, fmtTokPerSec } from '#shared/report/format';
 import type { CellStatus } from '#shared/session/schema';
 import { STATUSES } from '#shared/session/status-words';
 
+export { legendText } from '#shared/session/status-words';
+
 export * from '#shared/report/format';
 
 /** "34.6K tok/s", "2,646.7 tok/s", "—". */
@@ -15,9 +17,6 @@ export const statusWord = (s: CellStatus): string => STATUSES[s].word;
 
 /** The class that paints a status in its colour family (styles.css): "tone-caution". */
 export const toneClass = (s: CellStatus): string => `tone-${STATUSES[s].tone}`;
-
-/** What a status means, in the reports' own legend words (without the leading "Word: "). */
-export const legendText = (s: CellStatus): string => STATUSES[s].meaning;
 
 /** "8K context · 32 requests". */
 export const cellName = (c: { context: number; concurrency: number }): string =>

@@ -5,7 +5,7 @@
  * Node imports.
  */
 import type { CellStatus, DecodeCell, Session } from '../session/schema';
-import { STATUSES, STATUS_WORDS, hasFigure, legendLine, legendStatuses } from '../session/status-words';
+import { STATUSES, STATUS_WORDS, hasFigure, legendLine, legendStatuses, statusSourceOf } from '../session/status-words';
 import {
   NONE,
   fmtContext,
@@ -553,7 +553,8 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const decode = buildDecodeMatrix(session, { metric, ctx, targets });
   const rows = measurementRows(session);
   const present = new Set(session.cells.map((c) => c.status));
-  const legend = legendStatuses(present, true).map(legendLine);
+  const source = statusSourceOf(session);
+  const legend = legendStatuses(present).map((s) => legendLine(s, source));
   if (session.cells.some((c) => (c.repetitions?.length ?? 0) > 1)) legend.push(REPEAT_LEGEND);
   return {
     kicker: REPORT_KICKER,

@@ -9,6 +9,7 @@ import { metricGradientCss, metricKeyText } from '#shared/report/matrix-model';
 import type { HeatCell, HeatmapModel } from './heatmap-model';
 import { fmtContext, legendText, statusWord, toneClass, tokPerSec } from '../format';
 import type { LiveCell } from '#shared/ipc/contract';
+import type { StatusSource } from '#shared/session/status-words';
 
 export function Heatmap(props: {
   model: HeatmapModel;
@@ -18,6 +19,8 @@ export function Heatmap(props: {
   /** Replaces the metric's caption and colour key (a comparison's ratio map has its own). */
   caption?: string;
   scaleKey?: ReactNode;
+  /** Who decided the statuses (an imported session keeps its source's definitions); ours when absent. */
+  statusSource?: StatusSource;
 }) {
   const { model, live } = props;
   const liveKey = live ? cellKey(live) : null;
@@ -68,7 +71,8 @@ export function Heatmap(props: {
         <p className="legend" data-testid="heatmap-legend">
           {model.statusesShown.map((s) => (
             <span key={s}>
-              <strong className={`legend-word ${toneClass(s)}`}>{statusWord(s)}</strong>: {legendText(s)}{' '}
+              <strong className={`legend-word ${toneClass(s)}`}>{statusWord(s)}</strong>:{' '}
+              {legendText(s, props.statusSource ?? null)}{' '}
             </span>
           ))}
         </p>

@@ -5,6 +5,7 @@ import { metricContextOf, metricUnavailable } from '#shared/report/cell-metrics'
 import { medianOnly } from '#shared/report/slo';
 import { SIMULATED_NOTE, buildReportModel } from '#shared/report/report-model';
 import type { Session } from '#shared/session/schema';
+import { statusSourceOf } from '#shared/session/status-words';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
@@ -202,7 +203,12 @@ function Report({
             {unavailable}
           </p>
         ) : (
-          <Heatmap model={heat} selected={selected} onSelect={(k) => onSelect(k === selected ? null : k)} />
+          <Heatmap
+            model={heat}
+            selected={selected}
+            onSelect={(k) => onSelect(k === selected ? null : k)}
+            statusSource={statusSourceOf(session)}
+          />
         )}
         <p className="muted">{report.ttftNote} Select a cell for its detail.</p>
       </section>
