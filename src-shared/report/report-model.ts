@@ -311,6 +311,15 @@ export const KV_SOURCE_WORDS: Record<Session['kvBudget']['source'], string> = {
   unknown: 'source unknown',
 };
 
+/**
+ * Where a KV budget came from, for one line of text: the probe's own detail, which names its
+ * source ('startup log "# GPU blocks: …"'), else the source in words. Over capacity reasons and
+ * the CLI's server lines say it this way, never the raw source id.
+ */
+export function kvBudgetOrigin(kv: Pick<Session['kvBudget'], 'source' | 'detail'>): string {
+  return kv.detail ?? KV_SOURCE_WORDS[kv.source];
+}
+
 function runBlock(session: Session): InfoBlock {
   const rc = session.runConfig;
   const s = session.server;
