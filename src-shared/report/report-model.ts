@@ -73,6 +73,8 @@ export interface ReportModel {
   /** Why the chosen metric has no values in this session (the heatmap is left out), or null. */
   decodeUnavailable: string | null;
   legend: string[];
+  /** What "±" means, when a cell was measured more than once (also the legend's last line); null otherwise. */
+  repeatNote: string | null;
   ttftNote: string;
   measurementsCaption: string;
   measurements: TableModel;
@@ -564,7 +566,8 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const present = new Set(session.cells.map((c) => c.status));
   const source = statusSourceOf(session);
   const legend = legendStatuses(present).map((s) => legendLine(s, source));
-  if (session.cells.some((c) => (c.repetitions?.length ?? 0) > 1)) legend.push(REPEAT_LEGEND);
+  const repeatNote = session.cells.some((c) => (c.repetitions?.length ?? 0) > 1) ? REPEAT_LEGEND : null;
+  if (repeatNote) legend.push(repeatNote);
   return {
     kicker: REPORT_KICKER,
     title: reportTitle(session),
@@ -584,6 +587,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     decodeCaption: `${metric === 'total' ? 'Total tok/s' : CELL_METRIC_DEFS[metric].label} · rows are context length, columns are simultaneous requests`,
     decodeUnavailable: session.cells.length ? metricUnavailable(session, metric, ctx) : null,
     legend,
+    repeatNote,
     ttftNote: TTFT_NOTE,
     measurementsCaption: 'Latencies are medians. Total tok/s is output across all simultaneous requests.',
     measurements: { header: [...MEASUREMENT_COLUMNS], rows: rows.map((r) => r.text) },

@@ -27,6 +27,8 @@ import {
 import { useApp } from '../../store';
 import { fetchCellRequests } from '../../store/actions';
 import { Block } from '../../components/ui';
+import { ModelTable } from '../../components/ModelTable';
+import { fmtCellThroughput, repetitionSummary } from '#shared/report/confidence';
 
 /** Per-request TTFT and mean time between tokens, in milliseconds, from the cell's own samples. */
 function requestDistributions(r: RequestSamples | null): { ttftMs: number[]; tbtMs: number[] } {
@@ -109,7 +111,7 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
         <Block
           title="Figures"
           rows={[
-            ['Total', withFailed(tokPerSec(cell.totalTokensPerSecond), cell.failedRequests)],
+            ['Total', withFailed(`${fmtCellThroughput(cell)} tok/s`, cell.failedRequests)],
             ['Per request', tokPerSec(cell.perRequestTokensPerSecond)],
             ['Fair share (total / requests)', tokPerSec(cell.fairShareTokensPerSecond)],
             [
@@ -147,6 +149,7 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
           ]}
         />
       </div>
+      <RepetitionsOf cell={cell} />
       {samples.loading ? (
         <p className="muted">Loading the per-request timings…</p>
       ) : samples.error ? (
@@ -192,6 +195,19 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
           <pre className="log-excerpt">{cell.evidence.logLines.join('\n')}</pre>
         </section>
       )}
+    </section>
+  );
+}
+
+/** A repeated cell's count, 95% interval and each repetition's figures; nothing for a cell measured once. */
+function RepetitionsOf({ cell }: { cell: DecodeCell }) {
+  const summary = repetitionSummary(cell);
+  if (!summary) return null;
+  return (
+    <section data-testid="cell-repetitions">
+      <h4>Repetitions ({summary.count})</h4>
+      <p className="muted">{summary.interval}</p>
+      <ModelTable table={summary} testId="repetitions-table" />
     </section>
   );
 }

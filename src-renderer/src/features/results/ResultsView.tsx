@@ -210,6 +210,11 @@ function Report({
             statusSource={statusSourceOf(session)}
           />
         )}
+        {report.repeatNote && (
+          <p className="muted" data-testid="repeat-note">
+            {report.repeatNote}
+          </p>
+        )}
         <p className="muted">{report.ttftNote} Select a cell for its detail.</p>
       </section>
       {report.capacity && <CapacityTable section={report.capacity} />}
