@@ -7,7 +7,7 @@ import { type ReactNode, memo } from 'react';
 import { CELL_METRIC_DEFS } from '#shared/report/cell-metrics';
 import { metricGradientCss, metricKeyText } from '#shared/report/matrix-model';
 import type { HeatCell, HeatmapModel } from './heatmap-model';
-import { fmtContext, legendText, statusWord, toneClass, tokPerSec } from '../format';
+import { LIVE_STAGE_WORDS, fmtContext, legendText, statusWord, toneClass, tokPerSec } from '../format';
 import type { LiveCell } from '#shared/ipc/contract';
 import type { StatusSource } from '#shared/session/status-words';
 
@@ -108,7 +108,9 @@ const HeatmapCell = memo(function HeatmapCell(props: {
       <>
         <span className="l1">{tokPerSec(live.tokensPerSecond)}</span>
         <span className="l2">
-          {live.activeRequests != null ? `${live.activeRequests} active · ${live.stage}` : live.stage}
+          {live.activeRequests != null
+            ? `${live.activeRequests} active · ${LIVE_STAGE_WORDS[live.stage]}`
+            : LIVE_STAGE_WORDS[live.stage]}
         </span>
       </>
     ) : (

@@ -8,6 +8,9 @@ import {
   legendText,
   tokPerSec,
   cellName,
+  LIVE_STAGE_WORDS,
+  activeRequests,
+  timeLeft,
 } from '../../../src-renderer/src/format';
 import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
 import { textColorOn, throughputColor } from '#shared/report/matrix-model';
@@ -220,5 +223,21 @@ describe('All measurements rows', () => {
     expect(desc).toEqual(['p8192', 'd8192x32', 'd8192x1', 'd16384x128']);
     const asc = sortRows(rows, { column: 'total', descending: false }).map((r) => r.key);
     expect(asc).toEqual(['d8192x1', 'd8192x32', 'p8192', 'd16384x128']);
+  });
+});
+
+describe('the live line in words', () => {
+  it('counts active requests in the singular and plural, and never says "about 0 s left"', () => {
+    expect(activeRequests(1)).toBe('1 active request');
+    expect(activeRequests(3)).toBe('3 active requests');
+    expect(timeLeft(0.3)).toBe('finishing');
+    expect(timeLeft(0)).toBe('finishing');
+    expect(timeLeft(75)).toBe('about 1 min 15 s left');
+  });
+
+  it('says what each stage of a cell does, not its internal name', () => {
+    expect(LIVE_STAGE_WORDS.readiness).toBe('waiting for every request to run');
+    expect(LIVE_STAGE_WORDS['idle-gate']).toBe('waiting for the server to go idle');
+    for (const words of Object.values(LIVE_STAGE_WORDS)) expect(words).not.toMatch(/-|readiness/);
   });
 });

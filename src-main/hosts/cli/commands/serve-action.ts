@@ -17,9 +17,7 @@ import { offerToEndLeftovers } from './leftovers';
 /** The ready line: URL, model, max_model_len, KV budget and its source. */
 export function readyLine(t: ServerTarget): string {
   const kv =
-    t.kvBudget.tokens !== null
-      ? `${fmtCount(t.kvBudget.tokens)} tokens (${kvBudgetOrigin(t.kvBudget)})`
-      : 'unknown';
+    t.kvBudget.tokens !== null ? `${fmtCount(t.kvBudget.tokens)} tokens (${kvBudgetOrigin(t.kvBudget)})` : 'unknown';
   const mml = t.maxModelLen !== null ? `${fmtCount(t.maxModelLen)} tokens` : 'unknown';
   return `READY  ${t.baseUrl}  model ${t.model}  max_model_len ${mml}  KV budget ${kv}  engine ${t.engine.name} ${t.engine.version ?? ''}`.trimEnd();
 }
