@@ -78,6 +78,41 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
     await shot(page, '45-results-repetitions', false);
   });
 
+  it('makes the heatmap one Tab stop with arrow keys, and Enter opens the detail in view with focus, at 1280x800', async ({
+    app: { page },
+    bridge,
+  }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openInResults(page, bridge, importedWithQueued(), 'keys.speedmatrix.json');
+    const grid = page.getByTestId('heatmap');
+    // Every cell with a figure or a status is a button, but only one is in the Tab order.
+    const stops = await grid.locator('button.hm-btn').evaluateAll((bs) => bs.map((b) => (b as HTMLElement).tabIndex));
+    expect(stops.filter((t) => t === 0)).toHaveLength(1);
+    expect(stops.length).toBeGreaterThan(1);
+    await grid.locator('button.hm-btn[tabindex="0"]').focus();
+    const focusedCell = () => page.evaluate(() => document.activeElement?.closest('td')?.dataset.cell ?? null);
+    expect(await focusedCell()).toBe('8192x1');
+    await page.keyboard.press('ArrowRight');
+    expect(await focusedCell()).toBe('8192x4');
+    await page.keyboard.press('ArrowDown');
+    expect(await focusedCell()).toBe('32768x4');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowRight');
+    expect(await focusedCell()).toBe('8192x16');
+    // Tab leaves the grid in one press; Shift+Tab comes back to the cell last focused.
+    await page.keyboard.press('Tab');
+    expect(await focusedCell()).toBeNull();
+    await page.keyboard.press('Shift+Tab');
+    expect(await focusedCell()).toBe('8192x16');
+    await page.keyboard.press('Enter');
+    const title = page.getByTestId('cell-detail-title');
+    await title.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('cell-detail-title');
+    const box = await title.boundingBox();
+    expect(box && box.y >= 0 && box.y + box.height <= 800).toBe(true);
+    await shot(page, '46-results-cell-detail-keyboard', false);
+  });
+
   it('drops the "Exported" note when another file is opened', async ({ app: { page }, bridge }) => {
     await openInResults(page, bridge, importedWithQueued(), 'first.speedmatrix.json');
     await page.keyboard.press('Control+e');

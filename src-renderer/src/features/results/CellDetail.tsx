@@ -1,6 +1,6 @@
 /** One decode cell: TTFT and time-between-tokens distributions, telemetry, energy, reason, evidence. */
 import { cellKey } from '#shared/cell-key';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { DecodeCell, LatencyStats, RequestSamples, Session } from '#shared/session/schema';
 import { fmtTick, zeroScale } from '#shared/report/scale';
 import { Plot } from '../../charts/Plot';
@@ -92,10 +92,18 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
   const stats = (s: LatencyStats | null, fmt: (v: number) => string): string =>
     s ? `p50 ${fmt(s.p50)} · p90 ${fmt(s.p90)} · p99 ${fmt(s.p99)} · mean ${fmt(s.mean)}` : NONE;
   const sessionSamples = useTelemetryDuring(session, cell);
+  // Opened from the heatmap or the table, the detail may be below the fold: bring it into view
+  // and take focus, so a keyboard or screen-reader user lands on what Enter opened.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const key = cellKey(cell);
+  useEffect(() => {
+    heading.current?.scrollIntoView({ block: 'start' });
+    heading.current?.focus({ preventScroll: true });
+  }, [key]);
   return (
     <section className="cell-detail" aria-label={`Detail of ${cellName(cell)}`} data-testid="cell-detail">
       <div className="view-head">
-        <h3>
+        <h3 ref={heading} tabIndex={-1} data-testid="cell-detail-title">
           {cellName(cell)}: <span className={`legend-word ${toneClass(cell.status)}`}>{statusWord(cell.status)}</span>
         </h3>
         <button type="button" onClick={onClose}>
