@@ -4,8 +4,18 @@
  * HTML, PDF and the app.
  */
 import type { Session } from '../session/schema';
-import { NONE, fmtContext, fmtMs, fmtMsPrecise, fmtTokPerSec } from './format';
-import { type Target, type TargetSet, capacityWithinTargets, medianOnly, targetLabel } from './slo';
+import { STATUSES } from '../session/status-words';
+import { NONE, fmtContext, fmtMs, fmtMsPrecise, fmtSeconds, fmtTokPerSec } from './format';
+import { MISSES_TARGETS } from './matrix-model';
+import {
+  type CapacityBreak,
+  type Target,
+  type TargetSet,
+  capacityWithinTargets,
+  medianOnly,
+  targetLabel,
+  targetName,
+} from './slo';
 
 export interface CapacitySection {
   title: string;
@@ -18,11 +28,27 @@ export interface CapacitySection {
 
 const CAPACITY_TITLE = 'Capacity within targets';
 
-/** A target's limit as people read it: times in ms (or s from 10 s), rates in tok/s. */
-function fmtTargetLimit(t: Target): string {
-  if (t.metric.kind === 'ttft' || t.metric.kind === 'e2e') return t.limit >= 10 ? `${t.limit} s` : fmtMs(t.limit);
-  if (t.metric.kind === 'tbt') return fmtMsPrecise(t.limit);
-  return `${fmtTokPerSec(t.limit)} tok/s`;
+/** A figure checked against a target, as people read it: times in ms (or s from 10 s), rates in tok/s. */
+function fmtTargetFigure(t: Target, v: number): string {
+  if (t.metric.kind === 'ttft' || t.metric.kind === 'e2e') return v >= 10 ? fmtSeconds(v) : fmtMs(v);
+  if (t.metric.kind === 'tbt') return fmtMsPrecise(v);
+  return `${fmtTokPerSec(v)} tok/s`;
+}
+
+/** A target's limit as the user wrote it: "10 s" rather than "10.0 s". */
+const fmtTargetLimit = (t: Target): string =>
+  (t.metric.kind === 'ttft' || t.metric.kind === 'e2e') && t.limit >= 10 ? `${t.limit} s` : fmtTargetFigure(t, t.limit);
+
+/** "4 at once: TTFT median 1,956 ms > 1,000 ms", "32 at once: Looped", or — when nothing broke the run. */
+function fmtBreak(b: CapacityBreak | null): string {
+  if (!b) return NONE;
+  if (b.status !== 'valid') return `${b.concurrency} at once: ${STATUSES[b.status].word}`;
+  const misses = b.missed.map(({ target, value }) => {
+    const label = targetName(target);
+    if (value === null) return `${label} not measured`;
+    return `${label} ${fmtTargetFigure(target, value)} ${target.op === '<=' ? '>' : '<'} ${fmtTargetLimit(target)}`;
+  });
+  return `${b.concurrency} at once: ${misses.join('; ')}`;
 }
 
 export function buildCapacitySection(session: Session, set: TargetSet): CapacitySection {
@@ -31,16 +57,20 @@ export function buildCapacitySection(session: Session, set: TargetSet): Capacity
     r.concurrency === null ? 'none' : String(r.concurrency),
     fmtTokPerSec(r.totalTokensPerSecond),
     fmtTokPerSec(r.perRequestTokensPerSecond),
+    fmtBreak(r.brokenBy),
   ]);
-  const notes = ['Only Valid cells count; a cell that misses any target is greyed in the heatmap.'];
+  const notes = [
+    'Capacity is the largest concurrency up to which every measured cell meets the targets; "Limited by" names the first cell that misses one (a cell that is not Valid misses them all).',
+    `A cell that misses any target is marked "${MISSES_TARGETS}" in the matrix and greyed in the heatmap.`,
+  ];
   if (medianOnly(session)) {
     notes.push('This session holds medians only (imported), so percentile targets are checked against the median.');
   }
   return {
     title: CAPACITY_TITLE,
     targets: set.targets.map((t) => targetLabel(t, fmtTargetLimit)),
-    header: ['Context', 'Most requests at once', 'Total tok/s', 'Per request tok/s'],
-    rows: rows.length ? rows : [[NONE, 'none', NONE, NONE]],
+    header: ['Context', 'Most requests at once', 'Total tok/s', 'Per request tok/s', 'Limited by'],
+    rows: rows.length ? rows : [[NONE, 'none', NONE, NONE, NONE]],
     notes,
   };
 }

@@ -3,7 +3,9 @@
  * (Student's t), whether they vary too much to trust, and whether two such means differ by
  * more than noise. Pure functions; the method is described in docs/repeats-and-targets.md.
  */
-import { fmtSeconds, fmtTokPerSec, fmtTokPerSecInterval, fmtTokPerSecWithin } from './format';
+import type { Repetition } from '../session/schema';
+import { STATUS_WORDS } from '../session/status-words';
+import { fmtMs, fmtPercent, fmtSeconds, fmtTokPerSec, fmtTokPerSecInterval, fmtTokPerSecWithin } from './format';
 import { mean } from '../mean';
 
 /** Two-sided 95% Student's t quantiles (t at 0.975) for 1..30 degrees of freedom. */
@@ -160,4 +162,43 @@ export function fmtDifference(d: Difference | null, name = 'B'): string | null {
   const faster = d.change > 0;
   const [lo, hi] = faster ? [d.low, d.high] : [-d.high, -d.low];
   return `${name} is ${pct(d.change)} ${faster ? 'faster' : 'slower'}, 95% CI ${(lo * 100).toFixed(1)}–${(hi * 100).toFixed(1)}%`;
+}
+
+/** What a repeated cell shows of its repetitions: how many, the interval in words, each one's figures. */
+export interface RepetitionSummary {
+  count: number;
+  /** "4,786.2 ± 21.3 tok/s: the 95% confidence interval of the mean of 3 repetitions (4,764.9 to 4,807.5)". */
+  interval: string;
+  header: string[];
+  rows: string[][];
+}
+
+interface RepeatedCell {
+  totalTokensPerSecond: number | null;
+  repetitions?: ReadonlyArray<Repetition>;
+}
+
+/** A cell's repetitions explained (the app's cell detail); null for a cell measured once. */
+export function repetitionSummary(cell: RepeatedCell): RepetitionSummary | null {
+  const reps = cell.repetitions ?? [];
+  if (reps.length < 2) return null;
+  const ci = throughputInterval(cell);
+  const of = `${reps.length} repetitions`;
+  const interval =
+    ci && ci.halfWidth !== null && ci.low !== null && ci.high !== null
+      ? `${fmtTokPerSecInterval(ci.mean, ci.halfWidth)} tok/s: the 95% confidence interval of the mean of ${of} (${fmtTokPerSec(ci.low)} to ${fmtTokPerSec(ci.high)})${ci.unstable ? `; ${UNSTABLE_WORD}: they vary by ${fmtPercent(ci.cv)}` : ''}`
+      : `no interval: fewer than two of the ${of} have a figure`;
+  return {
+    count: reps.length,
+    interval,
+    header: ['Repetition', 'Status', 'Total tok/s', 'Per request tok/s', 'TTFT', 'Measured for'],
+    rows: reps.map((r) => [
+      String(r.repetition),
+      STATUS_WORDS[r.status],
+      fmtTokPerSec(r.totalTokensPerSecond),
+      fmtTokPerSec(r.perRequestTokensPerSecond),
+      fmtMs(r.ttft?.p50),
+      fmtSeconds(r.windowSeconds),
+    ]),
+  };
 }

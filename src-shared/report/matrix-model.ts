@@ -72,6 +72,9 @@ export function cellIndex(cells: readonly DecodeCell[]): Map<string, DecodeCell>
   return map;
 }
 
+/** What a measured cell that misses the service-level targets is marked with, in text and titles. */
+export const MISSES_TARGETS = 'misses the targets';
+
 function cellView(
   context: number,
   concurrency: number,
@@ -130,7 +133,7 @@ function cellView(
           : `${fmtMs(ttft)} TTFT`;
   const what = view.metric === 'total' ? 'tok/s total' : def.label;
   const flag = cell.status === 'valid' ? null : word;
-  const missNote = missesTargets ? ', misses the targets' : '';
+  const missNote = missesTargets ? `, ${MISSES_TARGETS}` : '';
   return {
     context,
     concurrency,

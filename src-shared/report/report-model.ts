@@ -6,7 +6,7 @@
  */
 import { type LoadSection, loadSection } from './load-model';
 import type { CellStatus, DecodeCell, Session } from '../session/schema';
-import { STATUSES, STATUS_WORDS, hasFigure, legendLine, legendStatuses } from '../session/status-words';
+import { STATUSES, STATUS_WORDS, hasFigure, legendLine, legendStatuses, statusSourceOf } from '../session/status-words';
 import {
   NONE,
   fmtContext,
@@ -82,6 +82,8 @@ export interface ReportModel {
   /** Why the chosen metric has no values in this session (the heatmap is left out), or null. */
   decodeUnavailable: string | null;
   legend: string[];
+  /** What "±" means, when a cell was measured more than once (also the legend's last line); null otherwise. */
+  repeatNote: string | null;
   ttftNote: string;
   measurementsCaption: string;
   measurements: TableModel;
@@ -328,6 +330,15 @@ export const KV_SOURCE_WORDS: Record<Session['kvBudget']['source'], string> = {
   imported: 'from the imported file',
   unknown: 'source unknown',
 };
+
+/**
+ * Where a KV budget came from, for one line of text: the probe's own detail, which names its
+ * source ('startup log "# GPU blocks: …"'), else the source in words. Over capacity reasons and
+ * the CLI's server lines say it this way, never the raw source id.
+ */
+export function kvBudgetOrigin(kv: Pick<Session['kvBudget'], 'source' | 'detail'>): string {
+  return kv.detail ?? KV_SOURCE_WORDS[kv.source];
+}
 
 function runBlock(session: Session): InfoBlock {
   const rc = session.runConfig;
@@ -582,8 +593,10 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const decode = buildDecodeMatrix(session, { metric, ctx, targets });
   const rows = measurementRows(session);
   const present = new Set(session.cells.map((c) => c.status));
-  const legend = legendStatuses(present, true).map(legendLine);
-  if (session.cells.some((c) => (c.repetitions?.length ?? 0) > 1)) legend.push(REPEAT_LEGEND);
+  const source = statusSourceOf(session);
+  const legend = legendStatuses(present).map((s) => legendLine(s, source));
+  const repeatNote = session.cells.some((c) => (c.repetitions?.length ?? 0) > 1) ? REPEAT_LEGEND : null;
+  if (repeatNote) legend.push(repeatNote);
   if (session.cells.some((c) => hasFigure(c.status) && fewSamples(c, 'ttft'))) legend.push(FEW_SAMPLES_LEGEND);
   if (session.cells.some((c) => c.precision)) legend.push(PRECISION_LEGEND);
   return {
@@ -605,6 +618,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     decodeCaption: `${metric === 'total' ? 'Total tok/s' : CELL_METRIC_DEFS[metric].label} · rows are context length, columns are simultaneous requests`,
     decodeUnavailable: session.cells.length ? metricUnavailable(session, metric, ctx) : null,
     legend,
+    repeatNote,
     ttftNote: TTFT_NOTE,
     measurementsCaption: 'Latencies are medians. Total tok/s is output across all simultaneous requests.',
     measurements: { header: [...MEASUREMENT_COLUMNS], rows: rows.map((r) => r.text) },

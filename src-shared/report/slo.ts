@@ -3,8 +3,10 @@
  * the "Capacity within targets" table (for each context, the most requests at once that meet
  * every target). Pure functions; see docs/repeats-and-targets.md.
  */
-import type { DecodeCell, Session } from '../session/schema';
+import type { CellStatus, DecodeCell, Session } from '../session/schema';
+import { STATUSES } from '../session/status-words';
 import { LATENCY_DEFS, type LatencyKind, type LatencyStat, STAT_WORDS, latencyValue } from './latency';
+import { cellIndex } from './matrix-model';
 
 type TargetMetric = { kind: LatencyKind; stat: LatencyStat } | { kind: 'per-request' } | { kind: 'total' };
 
@@ -100,37 +102,71 @@ export function meetsTargets(cell: DecodeCell, set: TargetSet, medians: boolean)
   });
 }
 
+/** The first cell of a context that misses the targets, and why. */
+export interface CapacityBreak {
+  concurrency: number;
+  /** The cell's status when it is not Valid (no figure counts then). */
+  status: CellStatus;
+  /** The targets it misses, with its value for each (null: the cell has no such figure). */
+  missed: { target: Target; value: number | null }[];
+}
+
 interface CapacityRow {
   context: number;
-  /** The most requests at once that meet every target; null when none does. */
+  /** The most requests at once up to which every measured cell meets every target; null when none does. */
   concurrency: number | null;
   totalTokensPerSecond: number | null;
   perRequestTokensPerSecond: number | null;
+  /** The cell that ended the run of cells within targets; null when every measured cell meets them. */
+  brokenBy: CapacityBreak | null;
 }
 
-/** For each measured context, the largest concurrency whose cell meets every target. */
+/** A cell that sent its requests and was judged (not one the plan left out or a run stopped). */
+const wasMeasured = (c: DecodeCell): boolean => STATUSES[c.status].ran && STATUSES[c.status].doneForResume;
+
+function breakOf(cell: DecodeCell, set: TargetSet, medians: boolean): CapacityBreak {
+  const missed =
+    cell.status !== 'valid'
+      ? []
+      : set.targets.flatMap((target) => {
+          const value = targetValue(cell, target.metric, medians);
+          const ok = value !== null && (target.op === '<=' ? value <= target.limit : value >= target.limit);
+          return ok ? [] : [{ target, value }];
+        });
+  return { concurrency: cell.concurrency, status: cell.status, missed };
+}
+
+/**
+ * For each measured context, the capacity within targets: the largest concurrency up to which
+ * every measured cell meets every target (docs/repeats-and-targets.md). A cell that misses them
+ * ends the count even when a larger concurrency happens to meet them again (a noisy TTFT).
+ */
 export function capacityWithinTargets(session: Session, set: TargetSet): CapacityRow[] {
   const medians = medianOnly(session);
-  const contexts = [...new Set(session.cells.map((c) => c.context))].sort((a, b) => a - b);
+  const measured = [...cellIndex(session.cells).values()].filter(wasMeasured);
+  const contexts = [...new Set(measured.map((c) => c.context))].sort((a, b) => a - b);
   return contexts.map((context) => {
-    const best = session.cells
-      .filter((c) => c.context === context && meetsTargets(c, set, medians))
-      .sort((a, b) => b.concurrency - a.concurrency)[0];
+    const row = measured.filter((c) => c.context === context).sort((a, b) => a.concurrency - b.concurrency);
+    const firstMiss = row.findIndex((c) => !meetsTargets(c, set, medians));
+    const within = firstMiss < 0 ? row : row.slice(0, firstMiss);
+    const best = within[within.length - 1];
     return {
       context,
       concurrency: best?.concurrency ?? null,
       totalTokensPerSecond: best?.totalTokensPerSecond ?? null,
       perRequestTokensPerSecond: best?.perRequestTokensPerSecond ?? null,
+      brokenBy: firstMiss < 0 ? null : breakOf(row[firstMiss], set, medians),
     };
   });
 }
 
+/** "TTFT p90", "Per request tok/s": what a target limits. */
+export function targetName(t: Target): string {
+  if (isLatencyMetric(t.metric)) return `${LATENCY_DEFS[t.metric.kind].label} ${STAT_WORDS[t.metric.stat]}`;
+  return t.metric.kind === 'per-request' ? 'Per request tok/s' : 'Total tok/s';
+}
+
 /** "TTFT p90 ≤ 2,000 ms" etc., for captions; formatting of the limit is the caller's. */
 export function targetLabel(t: Target, fmtLimit: (t: Target) => string): string {
-  const what = isLatencyMetric(t.metric)
-    ? `${LATENCY_DEFS[t.metric.kind].label} ${STAT_WORDS[t.metric.stat]}`
-    : t.metric.kind === 'per-request'
-      ? 'Per request tok/s'
-      : 'Total tok/s';
-  return `${what} ${t.op === '<=' ? '≤' : '≥'} ${fmtLimit(t)}`;
+  return `${targetName(t)} ${t.op === '<=' ? '≤' : '≥'} ${fmtLimit(t)}`;
 }

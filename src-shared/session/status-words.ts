@@ -26,10 +26,16 @@ export interface StatusMeaning {
   /** A resumed run does not measure it again (the app's "cells left" agrees). */
   doneForResume: boolean;
   tone: StatusTone;
-  /** In a report's legend always (as in the reference report), when a cell has it, or never. */
-  legend: 'always' | 'when-present' | 'never';
+  /** In a legend when a cell has it, or never (Valid needs no explaining). */
+  legend: 'when-present' | 'never';
   /** The legend's definition, after "Word: ". */
   meaning: string;
+  /**
+   * Whose definition `meaning` is: the reference tool's (llm-inference-bench, word for word) or
+   * SpeedMatrix's own rule. An imported session keeps the source's definitions, so only the
+   * reference's wording may be printed for another tool's data (docs/method.md).
+   */
+  definedBy: 'reference' | 'speedmatrix';
 }
 
 const TABLE = {
@@ -40,6 +46,7 @@ const TABLE = {
     doneForResume: true,
     tone: 'measured',
     legend: 'never',
+    definedBy: 'reference',
     meaning: 'measured, with none of the problems below.',
   },
   looped: {
@@ -48,7 +55,8 @@ const TABLE = {
     ran: true,
     doneForResume: true,
     tone: 'discarded',
-    legend: 'always',
+    legend: 'when-present',
+    definedBy: 'reference',
     meaning: 'the model kept repeating the same text, so the benchmark discarded this measurement.',
   },
   'over-capacity': {
@@ -57,7 +65,8 @@ const TABLE = {
     ran: false,
     doneForResume: true,
     tone: 'not-run',
-    legend: 'always',
+    legend: 'when-present',
+    definedBy: 'reference',
     meaning: "not run because this many requests at this context would exceed the server's KV cache.",
   },
   queued: {
@@ -66,7 +75,8 @@ const TABLE = {
     ran: true,
     doneForResume: true,
     tone: 'caution',
-    legend: 'always',
+    legend: 'when-present',
+    definedBy: 'speedmatrix',
     meaning:
       'measured, but the server could not run all the requests at once: on average fewer than 95% of them were active, requests were still waiting in two once-a-second checks in a row, or the start-up wait timed out. A request that waits one scheduler step after the previous one ends is not counted. The figure is kept.',
   },
@@ -77,6 +87,7 @@ const TABLE = {
     doneForResume: true,
     tone: 'caution',
     legend: 'when-present',
+    definedBy: 'speedmatrix',
     meaning:
       'measured, but one stream produced nothing for a while inside the window (over 20 times the median time between tokens, and at least 2 s), so the figure may be low; it is kept.',
   },
@@ -87,6 +98,7 @@ const TABLE = {
     doneForResume: true,
     tone: 'not-run',
     legend: 'when-present',
+    definedBy: 'speedmatrix',
     meaning: "not run because the context plus the output would exceed the model's maximum length.",
   },
   error: {
@@ -96,6 +108,7 @@ const TABLE = {
     doneForResume: true,
     tone: 'failed',
     legend: 'when-present',
+    definedBy: 'speedmatrix',
     meaning:
       'no figure, because more than 10% of the requests in the window failed or the server went down; the notes below give the server’s message. Fewer failed requests keep the figure, with their count beside it, e.g. "1,234.5 (2 failed)".',
   },
@@ -107,6 +120,7 @@ const TABLE = {
     doneForResume: false,
     tone: 'stopped',
     legend: 'when-present',
+    definedBy: 'speedmatrix',
     meaning: 'the run was stopped before this measurement finished.',
   },
   skipped: {
@@ -116,6 +130,7 @@ const TABLE = {
     doneForResume: true,
     tone: 'not-run',
     legend: 'when-present',
+    definedBy: 'speedmatrix',
     meaning: 'left out of this run.',
   },
 } as const satisfies Record<CellStatus, StatusMeaning>;
@@ -137,15 +152,35 @@ export const STATUS_WORDS = Object.fromEntries(STATUS_ORDER.map((s) => [s, STATU
 export const hasFigure = (status: CellStatus): boolean => STATUSES[status].hasFigure;
 export const isDoneForResume = (status: CellStatus): boolean => STATUSES[status].doneForResume;
 
-/** The legend line of a status: "Looped: the model kept repeating …". */
-export const legendLine = (status: CellStatus): string => `${STATUSES[status].word}: ${STATUSES[status].meaning}`;
+/** Where a session's statuses were decided: here (null), or by the tool it was imported from. */
+export type StatusSource = { importedFrom: string | null } | null;
 
-/** The statuses a legend explains, in legend order: those `present`, and in reports also the ones always listed. */
-export function legendStatuses(present: ReadonlySet<CellStatus>, withAlways: boolean): CellStatus[] {
-  return STATUS_ORDER.filter((s) => {
-    const when = STATUSES[s].legend;
-    return when !== 'never' && (present.has(s) || (withAlways && when === 'always'));
-  });
+/** The source of a session's statuses: null when measured here; the imported file's tool, when it names one. */
+export function statusSourceOf(session: Session): StatusSource {
+  if (session.origin.kind === 'measured') return null;
+  const tool = session.runConfig.benchmarkTool;
+  return { importedFrom: tool && tool !== 'unknown' ? tool : null };
+}
+
+/**
+ * What a status means in a session: our definition for our own measurements; for imported data,
+ * the reference's wording where it is the reference's, else no definition of ours (the source's
+ * rule decided that status, not SpeedMatrix's).
+ */
+export function legendText(status: CellStatus, source: StatusSource = null): string {
+  const s = STATUSES[status];
+  if (source === null || s.definedBy === 'reference') return s.meaning;
+  const tool = source.importedFrom ? ` (${source.importedFrom})` : '';
+  return `as defined by the source tool${tool}; SpeedMatrix's own rule for this status was not applied.`;
+}
+
+/** The legend line of a status: "Looped: the model kept repeating …". */
+export const legendLine = (status: CellStatus, source: StatusSource = null): string =>
+  `${STATUSES[status].word}: ${legendText(status, source)}`;
+
+/** The statuses a legend explains, in legend order: those that occur and need explaining, each once. */
+export function legendStatuses(present: ReadonlySet<CellStatus>): CellStatus[] {
+  return STATUS_ORDER.filter((s) => STATUSES[s].legend !== 'never' && present.has(s));
 }
 
 /** How many of a session's cells have each status. */

@@ -89,7 +89,7 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     expect(await over.innerText()).toBe('Over capacity');
     expect(await over.locator('.hm-btn').getAttribute('title')).toMatch(/exceeds the KV cache budget/);
     expect(await page.getByTestId('plan-reasons').innerText()).toMatch(
-      /16K × 4: Over capacity — 4 × \(16384 \+ 2048\) = 73728 tokens exceeds the KV cache budget/,
+      /16K × 4: Over capacity — 4 × \(16K \+ 2,048\) = 73,728 tokens exceeds the KV cache budget/,
     );
     await shot(page, '22-run-plan');
   });

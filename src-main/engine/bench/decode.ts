@@ -6,7 +6,7 @@
  * into the returned DecodeCell, including every request's own timings.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { plural } from '#shared/report/format';
+import { fmtCount, plural } from '#shared/report/format';
 import type { EngineKind } from '../server/target';
 import type { DecodeCell, RequestSamples, WindowPrecision } from '#shared/session/schema';
 import { unmeasuredCell } from './cells';
@@ -599,7 +599,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
         loopStream: lf.stream,
         logLines: [],
       };
-      cell.reason = `the model kept repeating the same text (a ${lf.finding.period}-character passage ${lf.finding.repeats} times in its ${lf.stream})`;
+      cell.reason = `the model kept repeating the same text (a ${fmtCount(lf.finding.period)}-character passage ${fmtCount(lf.finding.repeats)} times in its ${lf.stream})`;
     }
     return cell;
   }

@@ -5,6 +5,7 @@
  */
 import { Agent } from 'undici';
 import type { ServerTarget } from '../server/target';
+import { badPortSentence } from '../server/probe';
 import { errorMessageOf } from './sse';
 
 /** Enough connections for 512 streams plus metrics and tokenize on the side. */
@@ -99,6 +100,8 @@ export function describeNetworkError(e: unknown, url: string): string {
   const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const code = err?.code ?? err?.cause?.code ?? '';
   const detail = err?.cause?.message ?? err?.message ?? String(e);
+  const badPort = badPortSentence(url, detail);
+  if (badPort) return badPort;
   if (code === 'ECONNREFUSED')
     return `Connection refused at ${url}: nothing is listening there. Is the server running, on that host and port?`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')

@@ -5,7 +5,8 @@
  */
 import { cellKey } from '#shared/cell-key';
 import { mean } from '#shared/mean';
-import { fmtContext } from '#shared/report/format';
+import { fmtContext, fmtCount } from '#shared/report/format';
+import { kvBudgetOrigin } from '#shared/report/report-model';
 import { newRunTag } from '../../platform/session/create';
 import { repetitionKey } from './repetitions';
 import type { ProgressUnit } from '#shared/ipc/contract';
@@ -44,7 +45,17 @@ export function largestContext(maxModelLen: number, maxOutput: number): number {
  */
 export function tooLongReason(context: number, maxOutput: number, maxModelLen: number | null): string | null {
   if (maxModelLen === null || context + maxOutput <= maxModelLen) return null;
-  return `${fmtContext(context)} context + ${maxOutput} output tokens exceeds max_model_len ${maxModelLen}`;
+  return `${fmtContext(context)} context + ${fmtCount(maxOutput)} output tokens exceeds max_model_len ${fmtCount(maxModelLen)}`;
+}
+
+/**
+ * Why a cell would not fit the KV cache, with its numbers formatted as everywhere else and where
+ * the budget came from (the probe's own detail, which names its source, else the source in words):
+ * "4 × (128K + 4,096) = 540,672 tokens exceeds the KV cache budget of 495,440 tokens (startup log …)".
+ */
+function overCapacityReason(concurrency: number, context: number, out: number, kv: KvBudget): string {
+  const needed = concurrency * (context + out);
+  return `${concurrency} × (${fmtContext(context)} + ${fmtCount(out)}) = ${fmtCount(needed)} tokens exceeds the KV cache budget of ${fmtCount(kv.tokens)} tokens (${kvBudgetOrigin(kv)})`;
 }
 
 /** Decode measurements the plan makes: every runnable cell, once per repetition. */
@@ -310,7 +321,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
         cell = {
           ...cell,
           action: 'over-capacity',
-          reason: `${concurrency} × (${context} + ${out}) = ${kvTokensNeeded} tokens exceeds the KV cache budget of ${budget} tokens (${kvBudget.source}${kvBudget.detail ? `: ${kvBudget.detail}` : ''})`,
+          reason: overCapacityReason(concurrency, context, out, kvBudget),
         };
       if (cell.action === 'run' && cap && concurrency > cap.limit) {
         cell = {
@@ -334,7 +345,7 @@ export function planRun(input: RunConfigInput, target: PlanTarget): RunPlan {
       return {
         context,
         action: 'too-long',
-        reason: `${fmtContext(context)} exceeds max_model_len ${mml}`,
+        reason: `${fmtContext(context)} exceeds max_model_len ${fmtCount(mml)}`,
         withDecode: false,
         expectedSeconds: null,
       };

@@ -55,11 +55,28 @@ type Fetched = { status: number; text: string; json: unknown } | { error: string
 
 const TLS_CODES = /CERT|SSL|TLS|EPROTO|SELF_SIGNED|ALTNAME|UNABLE_TO_VERIFY/i;
 
+/**
+ * Node's fetch refuses the ports the Fetch standard blocks (9 "discard", 25 SMTP, 6000 X11, ...)
+ * with a bare "bad port"; say which port and what to do instead.
+ */
+export function badPortSentence(url: string, message: string): string | null {
+  if (message !== 'bad port') return null;
+  let port = '';
+  try {
+    port = new URL(url).port;
+  } catch {
+    // the URL was checked before any request; keep the sentence without the number
+  }
+  return `Port ${port || 'of ' + url} is one that HTTP clients refuse to use (it belongs to another protocol). Give the port the server listens on, such as 8000.`;
+}
+
 /** A network error as a sentence a person can act on. */
 export function explainNetworkError(url: string, err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
   const code = cause?.code ?? (err as { code?: string })?.code ?? '';
   const msg = cause?.message ?? (err as Error)?.message ?? String(err);
+  const badPort = badPortSentence(url, msg);
+  if (badPort) return badPort;
   if (code === 'ECONNREFUSED')
     return `Connection refused at ${url}: nothing listens there. Is the server running, and is the port right?`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Host not found for ${url}: check the host name.`;

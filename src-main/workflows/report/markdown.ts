@@ -14,7 +14,7 @@ import {
   buildReportModel,
 } from '#shared/report/report-model';
 import { fmtContext } from '#shared/report/format';
-import type { DecodeMatrixModel, MatrixCellView } from '#shared/report/matrix-model';
+import { type DecodeMatrixModel, MISSES_TARGETS, type MatrixCellView } from '#shared/report/matrix-model';
 import type { CapacitySection } from '#shared/report/capacity-section';
 import type { LoadSection } from '#shared/report/load-model';
 
@@ -34,9 +34,10 @@ function block(b: InfoBlock): string {
   return [`## ${b.title}`, '', ...(b.missing ? [line(b.missing), ''] : []), ...rows].join('\n');
 }
 
-/** "141.4 · 37 ms TTFT", "… · Requests queued", or the status word. */
+/** "141.4 · 37 ms TTFT", "… · Requests queued", "… · misses the targets", or the status word. */
 export function matrixCellText(cell: MatrixCellView): string {
-  return [cell.text, cell.detail, cell.flag].filter(Boolean).join(' · ');
+  const missed = cell.missesTargets && cell.kind === 'value' ? MISSES_TARGETS : null;
+  return [cell.text, cell.detail, cell.flag, missed].filter(Boolean).join(' · ');
 }
 
 export function decodeMatrixTable(m: DecodeMatrixModel): TableModel {
@@ -76,7 +77,6 @@ export function renderMarkdownFromModel(r: ReportModel): string {
 
   out.push('## All measurements', '', line(r.measurementsCaption), '');
   out.push(r.measurements.rows.length ? markdownTable(r.measurements) : 'No measurements in this session.', '');
-  out.push(...paragraphs(r.legend));
 
   if (r.latency) out.push('## Latency percentiles', '', line(r.latencyCaption), '', markdownTable(r.latency), '');
   if (r.energy)

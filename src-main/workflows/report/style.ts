@@ -91,7 +91,10 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
   th, td { padding: 1.5pt 3pt; }
   thead { display: table-header-group; }
   tr, .block, figure { break-inside: avoid; page-break-inside: avoid; }
-  footer { font-size: 8pt; }
+  /* A short table (prefill, capacity) stays whole rather than leaving a row alone on the next page. */
+  table.prefill, table.capacity, ul.legend { break-inside: avoid; page-break-inside: avoid; }
+  /* The footer goes with what precedes it: never a last page holding only the footer. */
+  footer { font-size: 8pt; margin-top: 12pt; break-before: avoid; page-break-before: avoid; }
   .site-nav { display: none; }
   .timelines { display: none; }
 }

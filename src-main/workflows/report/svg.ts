@@ -35,13 +35,31 @@ interface CurveChartOptions {
   height?: number;
 }
 
+/** Centres of two labels of a context ("251K", "12.7K") closer than this overlap. */
+const LABEL_GAP = 34;
+/** One line of label text, in SVG units. */
+const LINE = 14;
+
+/**
+ * Gives each label, left to right, the first line on which it clears the last label by LABEL_GAP:
+ * 0 (its place), 1 (a line below), and so on, so three crowded contexts take three lines.
+ */
+function laneFinder(sx: (x: number) => number): (x: number) => number {
+  const lastOnLane: number[] = [];
+  return (x) => {
+    const at = sx(x);
+    let lane = lastOnLane.findIndex((last) => at - last >= LABEL_GAP);
+    if (lane < 0) lane = lastOnLane.length;
+    lastOnLane[lane] = at;
+    return lane;
+  };
+}
+
 /** Line chart over context length (log₂ x axis, since contexts double), y from 0 to a round top (scale.ts). */
 export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOptions): string {
   const W = opts.width ?? 720;
-  const H = opts.height ?? 300;
   const m = { top: 28, right: 20, bottom: 48, left: 64 };
   const pw = W - m.left - m.right;
-  const ph = H - m.top - m.bottom;
   const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p.x)))].sort((a, b) => a - b);
   const yScale = zeroScale(Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.y))));
   const ymax = yScale.max;
@@ -50,8 +68,15 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
   const hi = xs.length ? lx(xs[xs.length - 1]) : 1;
   const pad = 28; // keeps the first and last points clear of the axes
   const sx = (x: number) => m.left + pad + (hi > lo ? ((lx(x) - lo) / (hi - lo)) * (pw - 2 * pad) : (pw - 2 * pad) / 2);
-  /** Labels closer than this to the previous one move down a line instead of overlapping. */
-  const crowded = (x: number, prev: number | undefined) => prev !== undefined && sx(x) - sx(prev) < 34;
+  // Labels closer than LABEL_GAP to the last one on their line move to the next line (251K and 256K);
+  // the chart grows by the lines the context labels take, so they stay clear of the axis title.
+  const axisLane = laneFinder(sx);
+  const axisLanes = xs.map(axisLane);
+  const extraLines = Math.max(0, ...axisLanes);
+  m.bottom += extraLines * LINE;
+  const H = (opts.height ?? 300) + extraLines * LINE;
+  const ph = H - m.top - m.bottom;
+  const valueLane = laneFinder(sx);
   const sy = (y: number) => m.top + ph - (y / ymax) * ph;
   const out: string[] = [
     `<svg class="chart" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(opts.title)}" font-family="inherit" font-size="12">`,
@@ -67,7 +92,7 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
     );
   });
   xs.forEach((x, i) => {
-    const dy = i > 0 && crowded(x, xs[i - 1]) ? 14 : 0;
+    const dy = axisLanes[i] * LINE;
     out.push(
       `<text x="${r1(sx(x))}" y="${H - m.bottom + 18 + dy}" text-anchor="middle" fill="currentColor">${esc(fmtContext(x))}</text>`,
     );
@@ -85,14 +110,16 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
         `<polyline fill="none" stroke="${esc(s.color)}" stroke-width="2.5" points="${pts.map((p) => `${r1(sx(p.x))},${r1(sy(p.y))}`).join(' ')}"/>`,
       );
     }
-    pts.forEach((p, i) => {
+    pts.forEach((p) => {
       out.push(
         `<circle cx="${r1(sx(p.x))}" cy="${r1(sy(p.y))}" r="4" fill="${esc(s.color)}"><title>${esc(p.title)}</title></circle>`,
       );
       if (opts.valueLabels) {
-        const below = i > 0 && crowded(p.x, pts[i - 1].x);
+        const lane = valueLane(p.x);
+        // Lines alternate above and below the point: 0 above, 1 below, 2 a line higher, ...
+        const dy = lane % 2 === 0 ? -9 - (lane / 2) * LINE : 18 + ((lane - 1) / 2) * LINE;
         out.push(
-          `<text x="${r1(sx(p.x))}" y="${r1(sy(p.y) + (below ? 18 : -9))}" text-anchor="middle" fill="currentColor" font-size="11">${esc(fmtTokPerSec(p.y))}</text>`,
+          `<text x="${r1(sx(p.x))}" y="${r1(sy(p.y) + dy)}" text-anchor="middle" fill="currentColor" font-size="11">${esc(fmtTokPerSec(p.y))}</text>`,
         );
       }
     });

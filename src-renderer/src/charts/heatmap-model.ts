@@ -73,7 +73,7 @@ export function buildHeatmap(
     rows,
     max: m.maxValue > 0 ? m.maxValue : null,
     metric: m.metric,
-    statusesShown: legendStatuses(shown, false),
+    statusesShown: legendStatuses(shown),
   };
 }
 

@@ -115,7 +115,9 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (set) => ({
     set((s) => {
       const held = acceptView(s, v);
       if (held === s) return {};
-      return { ...held, sessionMeta: v.meta.revision >= s.sessionMeta.revision ? v.meta : s.sessionMeta };
+      // "Exported …" speaks of the session it was exported from: another one opened drops it.
+      const lastExport = held.sessionReplaced === s.sessionReplaced ? s.lastExport : null;
+      return { ...held, lastExport, sessionMeta: v.meta.revision >= s.sessionMeta.revision ? v.meta : s.sessionMeta };
     }),
   setSessionMeta: (sessionMeta) => set((s) => ({ sessionMeta, ...noteMeta(s, sessionMeta) })),
   setOpenError: (openError) => set({ openError }),

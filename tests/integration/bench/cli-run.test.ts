@@ -166,7 +166,7 @@ describe('speedmatrix run --url', () => {
     ];
     const r = await runCli(args, { timeoutMs: 30_000, cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.stdout + r.stderr).toMatch(/250K context \+ 20000 output tokens exceeds max_model_len 262144/);
+    expect(r.stdout + r.stderr).toMatch(/250K context \+ 20,000 output tokens exceeds max_model_len 262,144/);
     expect(r.stderr).toMatch(
       /nothing to measure: of 1 cells, 1 too long for max_model_len 262144 with 20000 output tokens/,
     );

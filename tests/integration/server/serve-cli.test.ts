@@ -97,7 +97,7 @@ describe('speedmatrix serve -- CMD', () => {
     ]);
     await s.waitFor(/Press Ctrl-C/);
     expect(s.out()).toContain(
-      `READY  http://127.0.0.1:${port}  model org/m  max_model_len 8,192 tokens  KV budget 1,587,648 tokens (from startup-log: startup log "GPU KV cache size: 1,587,648 tokens")`,
+      `READY  http://127.0.0.1:${port}  model org/m  max_model_len 8,192 tokens  KV budget 1,587,648 tokens (startup log "GPU KV cache size: 1,587,648 tokens")`,
     );
     expect(s.err()).toContain('  | INFO:     Application startup complete.');
     s.p.kill('SIGTERM');

@@ -125,7 +125,7 @@ describe('plan from the engine limits', () => {
     const plan = planRun({ contexts: [64 * K], concurrency: [8, 16], maxOutputTokens: 4096 }, target);
     expect(plan.cells.map((c) => c.action)).toEqual(['run', 'over-capacity']);
     expect(plan.cells[1].reason).toMatch(
-      /exceeds the KV cache budget of 1048576 tokens \(metrics-cache-config: vllm:cache_config_info num_gpu_blocks 2048 x block_size 64 x context parallel -dcp 8\)/,
+      /exceeds the KV cache budget of 1,048,576 tokens \(vllm:cache_config_info num_gpu_blocks 2048 x block_size 64 x context parallel -dcp 8\)/,
     );
     expect(plan.config.kvBudget.detail).toMatch(/-dcp 8$/);
   });

@@ -57,7 +57,7 @@ describe('planRun', () => {
     ]);
     const cell = plan.cells.find((c) => c.context === 16 * K && c.concurrency === 128);
     expect(cell?.kvTokensNeeded).toBe(128 * (16 * K + 4096));
-    expect(cell?.reason).toContain('2200000');
+    expect(cell?.reason).toContain('2,200,000 tokens');
     expect(plan.counts.overCapacity).toBe(13);
     expect(plan.counts.toRun).toBe(48 - 13);
   });
@@ -88,7 +88,7 @@ describe('planRun', () => {
     expect(overAt(1_000_000, small)).toEqual([]);
     const plan = planRun({ ...input, kvBudgetTokens: 50_000 }, reference);
     expect(plan.cells[2].reason).toBe(
-      '16 × (8192 + 4096) = 196608 tokens exceeds the KV cache budget of 50000 tokens (user: given by the user)',
+      '16 × (8K + 4,096) = 196,608 tokens exceeds the KV cache budget of 50,000 tokens (given by the user)',
     );
   });
 
@@ -194,7 +194,7 @@ describe('Too long', () => {
   it('is judged with the run’s max output, not a fixed 4096', () => {
     expect(tooLongReason(250 * K, 4096, 262_144)).toBeNull();
     expect(tooLongReason(250 * K, 20_000, 262_144)).toBe(
-      '250K context + 20000 output tokens exceeds max_model_len 262144',
+      '250K context + 20,000 output tokens exceeds max_model_len 262,144',
     );
     expect(tooLongReason(250 * K, 20_000, null)).toBeNull();
     const plan = planRun(

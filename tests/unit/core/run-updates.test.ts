@@ -49,7 +49,7 @@ describe('RunUpdates', () => {
       '16384x1:run',
       '16384x8:over-capacity',
     ]);
-    expect(p?.cells[3].reason).toMatch(/exceeds the KV cache budget of 100000 tokens/);
+    expect(p?.cells[3].reason).toMatch(/exceeds the KV cache budget of 100,000 tokens/);
     expect(out[0].progress).toMatchObject({ done: 0, total: 3, unit: 'cell' });
     expect(out[0].progress?.etaSeconds).toBeCloseTo(plan.etaSeconds, 0);
     // The page shows the time elapsed since the plan beside the ETA.

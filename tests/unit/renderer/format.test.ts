@@ -9,6 +9,9 @@ import {
   legendText,
   tokPerSec,
   cellName,
+  LIVE_STAGE_WORDS,
+  activeRequests,
+  timeLeft,
 } from '../../../src-renderer/src/format';
 import { buildHeatmap } from '../../../src-renderer/src/charts/heatmap-model';
 import { textColorOn, throughputColor } from '#shared/report/matrix-model';
@@ -248,5 +251,21 @@ describe('queue evidence in words (the cell detail)', () => {
   it('leaves out what a server or an older file did not record', () => {
     expect(fmtQueueEvidence(scrapes)).toBe('waiting in 10% of 30 checks (at most 3 in a row), 16.0 running on average');
     expect(fmtQueueEvidence(null)).toBe('—');
+  });
+});
+
+describe('the live line in words', () => {
+  it('counts active requests in the singular and plural, and never says "about 0 s left"', () => {
+    expect(activeRequests(1)).toBe('1 active request');
+    expect(activeRequests(3)).toBe('3 active requests');
+    expect(timeLeft(0.3)).toBe('finishing');
+    expect(timeLeft(0)).toBe('finishing');
+    expect(timeLeft(75)).toBe('about 1 min 15 s left');
+  });
+
+  it('says what each stage of a cell does, not its internal name', () => {
+    expect(LIVE_STAGE_WORDS.readiness).toBe('waiting for every request to run');
+    expect(LIVE_STAGE_WORDS['idle-gate']).toBe('waiting for the server to go idle');
+    for (const words of Object.values(LIVE_STAGE_WORDS)) expect(words).not.toMatch(/-|readiness/);
   });
 });

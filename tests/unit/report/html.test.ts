@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importFile } from '../../../src-main/workflows/importers/index';
 import { renderCompareHtml } from '../../../src-main/workflows/report/compare';
-import { renderHtmlReport } from '../../../src-main/workflows/report/html';
+import { prefillChart, renderHtmlReport } from '../../../src-main/workflows/report/html';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import {
   buildDecodeMatrix,
@@ -181,5 +181,40 @@ describe('chart data for the app and the reports', () => {
     expect(divergingColor(0.5)).not.toBe(divergingColor(2));
     expect(textColorOn(sequentialColor(1))).toBe('#ffffff');
     expect(textColorOn(sequentialColor(0))).toBe('#111111');
+  });
+});
+
+describe('prefill chart labels', () => {
+  it('puts crowded contexts and their figures on separate lines, so 250K, 251K and 256K never overlap', () => {
+    const s = sampleSession();
+    s.prefill = [8192, 131072, 256000, 257984, 262144].map((context, i) => ({
+      context,
+      status: 'valid' as const,
+      reason: null,
+      measuredAt: null,
+      promptTokens: context,
+      ttftSeconds: 1 + i,
+      tokensPerSecond: 20_000 - i * 100,
+    }));
+    const svg = prefillChart(s);
+    const labels = [...svg.matchAll(/<text x="([\d.]+)" y="([\d.]+)" text-anchor="middle"[^>]*>([^<]+)<\/text>/g)].map(
+      (m) => ({
+        x: Number(m[1]),
+        y: Number(m[2]),
+        text: m[3],
+      }),
+    );
+    const axis = labels.filter((l) => /^\d+K$/.test(l.text));
+    expect(axis.map((l) => l.text)).toEqual(['8K', '128K', '250K', '251K', '256K']);
+    const values = labels.filter((l) => /^[\d.]+K$/.test(l.text) && l.text.includes('.'));
+    expect(values).toHaveLength(5);
+    for (const group of [axis, values]) {
+      for (const [i, a] of group.entries()) {
+        for (const b of group.slice(i + 1)) {
+          const apart = Math.abs(a.x - b.x) >= 34 || Math.abs(a.y - b.y) >= 11; // the labels are 11 to 12 units tall
+          expect(apart, `${a.text} and ${b.text} overlap`).toBe(true);
+        }
+      }
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importFile } from '../../../src-main/workflows/importers/index';
+import { importFile, importText } from '../../../src-main/workflows/importers/index';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import { notRecordedHardware } from '../../../src-main/workflows/orchestrator/server-hardware';
 import { createSession } from '../../../src-main/platform/session/create';
@@ -104,9 +104,55 @@ describe('Markdown report, section by section against the reference', () => {
       expect(line, word).toBeDefined();
       expect(ref).toContain(line!);
     }
-    expect(decode).toMatch(/^Requests queued: measured, but/m);
+    // The reference explains only the statuses its cells have; so do we (no Requests queued here).
+    expect(decode).not.toMatch(/^Requests queued/m);
     const ttftNote = decode.split('\n').find((l) => l.startsWith('TTFT is measured'));
     expect(ref).toContain(ttftNote!);
+  });
+
+  it('prints the legend once, after the matrix, and nothing of it when every cell is Valid', async () => {
+    const md = renderMarkdownReport(await referenceSession());
+    expect(md.match(/^Looped: /gm)).toHaveLength(1);
+    expect(md.match(/^Over capacity: /gm)).toHaveLength(1);
+    const valid = sampleSession();
+    valid.cells = [sampleCell(8192, 1), sampleCell(8192, 2)];
+    expect(renderMarkdownReport(valid)).not.toMatch(/^(Looped|Over capacity|Requests queued):/m);
+  });
+
+  it("keeps an imported report's own status definitions: ours only where they are the reference's words", async () => {
+    // The same report with a Requests queued cell: that status was decided by the tool that wrote it.
+    const text = referenceText().replace(
+      '| Sustained decode | 8K | 4 | Valid |',
+      '| Sustained decode | 8K | 4 | Requests queued |',
+    );
+    const r = importText(Buffer.from(text), 'queued.txt');
+    if (!r.ok) throw new Error(r.error);
+    expect(r.data.cells.find((c) => c.concurrency === 4 && c.context === 8192)?.status).toBe('queued');
+    const md = renderMarkdownReport(r.data);
+    const queued = md.split('\n').filter((l) => l.startsWith('Requests queued: '));
+    expect(queued).toEqual([
+      "Requests queued: as defined by the source tool (llm-inference-bench v0.7.6); SpeedMatrix's own rule for this status was not applied.",
+    ]);
+    expect(md).not.toContain('once-a-second checks');
+    expect(referenceText()).toContain(md.split('\n').find((l) => l.startsWith('Looped: ')));
+    // Our own measurement keeps our definition.
+    const own = sampleSession();
+    own.cells = [sampleCell(8192, 1, { status: 'queued' })];
+    expect(renderMarkdownReport(own)).toMatch(/^Requests queued: measured, but .*once-a-second checks/m);
+  });
+
+  it('marks the cells that miss the targets in the matrix, as the capacity note says', async () => {
+    const { parseTargets } = await import('#shared/report/slo');
+    const md = renderMarkdownReport(await referenceSession(), { targets: parseTargets('ttft<=100ms') });
+    const rows = tableAfter(sectionOf(md, 'Sustained decode'), 'Context');
+    expect(rows[1]).toEqual([
+      '8K',
+      '100.0 · 40 ms TTFT',
+      '380.0 · 120 ms TTFT · misses the targets',
+      '1,200.0 · 450 ms TTFT · misses the targets',
+    ]);
+    expect(rows[2]).toEqual(['32K', '90.0 · 150 ms TTFT · misses the targets', 'Looped', 'Over capacity']);
+    expect(sectionOf(md, 'Capacity within targets')).toContain('marked "misses the targets" in the matrix');
   });
 
   it('All measurements: same caption, exactly the reference columns, and the same rows', async () => {

@@ -5,6 +5,7 @@ import { renderHtmlReport } from '../../../src-main/workflows/report/html';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import { buildReportModel, decodeMeasurementRow } from '#shared/report/report-model';
 import { buildDecodeMatrix } from '#shared/report/matrix-model';
+import { repetitionSummary } from '#shared/report/confidence';
 import { repeatedSession, sampleSession } from '../../helpers/sample-session';
 
 describe('repeated cells in reports', () => {
@@ -26,6 +27,24 @@ describe('repeated cells in reports', () => {
     expect(md).toContain('| 1,000.0 ± 24.8 |');
     expect(md).toContain('1,000.0 ± 248.4 unstable');
     expect(renderHtmlReport(a)).toContain('1,000.0 ± 24.8');
+  });
+
+  it("explains a repeated cell: its count, its 95% interval with the bounds, and each repetition's figures", () => {
+    const cell = a.cells.find((c) => c.context === 8192 && c.concurrency === 2)!;
+    const summary = repetitionSummary(cell)!;
+    expect(summary.count).toBe(3);
+    // mean 1000, s = 100: 4.303 × 100 / √3 = 248.4; a 10% spread is unstable.
+    expect(summary.interval).toBe(
+      '1,000.0 ± 248.4 tok/s: the 95% confidence interval of the mean of 3 repetitions (751.6 to 1,248.4); unstable: they vary by 10%',
+    );
+    expect(summary.rows.map((r) => [r[0], r[1], r[2]])).toEqual([
+      ['1', 'Valid', '900.0'],
+      ['2', 'Valid', '1,000.0'],
+      ['3', 'Valid', '1,100.0'],
+    ]);
+    expect(buildReportModel(a).repeatNote).toMatch(/^± is the 95% confidence interval/);
+    expect(repetitionSummary(sampleSession().cells[0])).toBeNull();
+    expect(buildReportModel(sampleSession()).repeatNote).toBeNull();
   });
 
   it('keeps single measurements as they were, without a legend line for intervals', () => {

@@ -9,6 +9,7 @@ import {
   parseTargets,
   targetLabel,
 } from '#shared/report/slo';
+import { buildCapacitySection } from '#shared/report/capacity-section';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
 import { SYNTHETIC_REPORT } from '../../helpers/paths';
 
@@ -132,8 +133,38 @@ describe('service-level targets', () => {
     const s = sampleSession();
     const session = { ...s, cells: [sampleCell(32768, 1), sampleCell(8192, 4), sampleCell(8192, 1)] };
     expect(capacityWithinTargets(session, parseTargets('per-request>=100'))).toEqual([
-      { context: 8192, concurrency: 4, totalTokensPerSecond: 565.6, perRequestTokensPerSecond: 141.4 },
-      { context: 32768, concurrency: 1, totalTokensPerSecond: 141.4, perRequestTokensPerSecond: 141.4 },
+      { context: 8192, concurrency: 4, totalTokensPerSecond: 565.6, perRequestTokensPerSecond: 141.4, brokenBy: null },
+      { context: 32768, concurrency: 1, totalTokensPerSecond: 141.4, perRequestTokensPerSecond: 141.4, brokenBy: null },
+    ]);
+  });
+
+  it('stops the capacity at the first measured cell that misses a target, though a larger one meets them again', () => {
+    // As in the demo at 128K: 4 at once took 1,956 ms to a first token (few samples), 8 at once 927 ms.
+    const s = sampleSession();
+    const ms = (v: number) => ({ p50: v / 1000, p90: v / 1000, p99: v / 1000, mean: v / 1000 });
+    s.cells = [
+      sampleCell(131072, 1, { ttft: ms(272) }),
+      sampleCell(131072, 2, { ttft: ms(352) }),
+      sampleCell(131072, 4, { ttft: ms(1956) }),
+      sampleCell(131072, 8, { ttft: ms(927) }),
+      sampleCell(131072, 32, { status: 'over-capacity', totalTokensPerSecond: null }),
+    ];
+    const [row] = capacityWithinTargets(s, parseTargets('ttft-p90<=1s'));
+    expect(row).toMatchObject({ context: 131072, concurrency: 2, totalTokensPerSecond: 282.8 });
+    expect(row.brokenBy).toMatchObject({ concurrency: 4, status: 'valid', missed: [{ value: 1.956 }] });
+    const section = buildCapacitySection(s, parseTargets('ttft-p90<=1s'));
+    expect(section.header.at(-1)).toBe('Limited by');
+    expect(section.rows).toEqual([['128K', '2', '282.8', '141.4', '4 at once: TTFT p90 1,956 ms > 1,000 ms']]);
+    // A cell the plan left out (Over capacity) was not measured, so it limits nothing.
+    const all = capacityWithinTargets(s, parseTargets('ttft-p90<=2s'));
+    expect(all[0]).toMatchObject({ concurrency: 8, brokenBy: null });
+  });
+
+  it('names a cell that is not Valid as the limit, by its status', () => {
+    const rows = buildCapacitySection(reference(), parseTargets('ttft<=1s')).rows;
+    expect(rows).toEqual([
+      ['8K', '16', '1,200.0', '75.1', '—'],
+      ['32K', '1', '90.0', '90.4', '4 at once: Looped'],
     ]);
   });
 });

@@ -91,7 +91,15 @@ describe('the plan of a sweep', () => {
 });
 
 describe('the plan in words', () => {
-  const figures = { variants: 1, toRun: 1, serverStarts: 1, cellsPerVariant: 1, cells: 1, queuedCells: 0 };
+  const figures = {
+    variants: 1,
+    toRun: 1,
+    serverStarts: 1,
+    cellsPerVariant: 1,
+    cells: 1,
+    queuedCells: 0,
+    serverStartSeconds: null,
+  };
 
   it('says one variant, one server start and one cell in the singular', () => {
     const words = sweepPlanWords({ ...figures, secondsPerVariant: 90, measuringSeconds: 90 });
@@ -111,6 +119,13 @@ describe('the plan in words', () => {
     };
     expect(sweepPlanLine(p)).toBe(`Sweep plan: ${sweepPlanWords(p)}.`);
     expect(sweepPlanWords(p)).toContain("(2 in all, 1 planned as Requests queued (above a variant's --max-num-seqs); ");
+  });
+
+  it('adds the server starts to the time where their length is known, and says so', () => {
+    const known = sweepPlanWords({ ...figures, secondsPerVariant: 60, measuringSeconds: 60, serverStartSeconds: 30 });
+    expect(known).toMatch(/, about 1 min 30 s with the server starts$/);
+    const unknown = sweepPlanWords({ ...figures, secondsPerVariant: 60, measuringSeconds: 60 });
+    expect(unknown).toMatch(/, about 1 min of measuring plus the server starts$/);
   });
 });
 

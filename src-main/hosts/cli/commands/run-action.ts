@@ -20,6 +20,7 @@ import {
 import { readHardwareFile } from '../../../workflows/orchestrator/server-hardware';
 import { attachServer, launchServer } from '../../../workflows/orchestrator/server-side';
 import { fmtCount } from '#shared/report/format';
+import { kvBudgetOrigin } from '#shared/report/report-model';
 import { renderMarkdownReport } from '../../../workflows/report/markdown';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
 import { normalizeBaseUrl } from '../../../engine/server/probe';
@@ -163,7 +164,8 @@ export async function writeReport(file: string, session: Session): Promise<{ fil
 function serverLine(side: ServerSide): string {
   const t = side.target;
   const mml = t.maxModelLen === null ? 'unknown' : fmtCount(t.maxModelLen);
-  const kv = t.kvBudget.tokens === null ? 'unknown' : `${fmtCount(t.kvBudget.tokens)} tokens (${t.kvBudget.source})`;
+  const kv =
+    t.kvBudget.tokens === null ? 'unknown' : `${fmtCount(t.kvBudget.tokens)} tokens (${kvBudgetOrigin(t.kvBudget)})`;
   return `Server: ${t.baseUrl}  model ${t.model}${t.simulated ? '  [SIMULATED]' : ''}  max_model_len ${mml}  KV budget ${kv}`;
 }
 

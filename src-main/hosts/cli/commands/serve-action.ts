@@ -3,6 +3,7 @@
  * the launched-server registry while it runs.
  */
 import { fmtCount, fmtDuration } from '#shared/report/format';
+import { kvBudgetOrigin } from '#shared/report/report-model';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
 import { buildLaunch } from '../../../engine/server/launch';
 import { killGroupNow } from '../../../engine/server/orphans';
@@ -16,9 +17,7 @@ import { offerToEndLeftovers } from './leftovers';
 /** The ready line: URL, model, max_model_len, KV budget and its source. */
 export function readyLine(t: ServerTarget): string {
   const kv =
-    t.kvBudget.tokens !== null
-      ? `${fmtCount(t.kvBudget.tokens)} tokens (from ${t.kvBudget.source}${t.kvBudget.detail ? `: ${t.kvBudget.detail}` : ''})`
-      : 'unknown';
+    t.kvBudget.tokens !== null ? `${fmtCount(t.kvBudget.tokens)} tokens (${kvBudgetOrigin(t.kvBudget)})` : 'unknown';
   const mml = t.maxModelLen !== null ? `${fmtCount(t.maxModelLen)} tokens` : 'unknown';
   return `READY  ${t.baseUrl}  model ${t.model}  max_model_len ${mml}  KV budget ${kv}  engine ${t.engine.name} ${t.engine.version ?? ''}`.trimEnd();
 }

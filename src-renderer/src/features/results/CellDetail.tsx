@@ -1,6 +1,6 @@
 /** One decode cell: TTFT and time-between-tokens distributions, telemetry, energy, reason, evidence. */
 import { cellKey } from '#shared/cell-key';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { DecodeCell, LatencyStats, RequestSamples, Session } from '#shared/session/schema';
 import { fmtTick, zeroScale } from '#shared/report/scale';
 import { Plot } from '../../charts/Plot';
@@ -30,6 +30,8 @@ import {
 import { useApp } from '../../store';
 import { fetchCellRequests } from '../../store/actions';
 import { Block } from '../../components/ui';
+import { ModelTable } from '../../components/ModelTable';
+import { fmtCellThroughput, repetitionSummary } from '#shared/report/confidence';
 
 /** Per-request TTFT and mean time between tokens, in milliseconds, from the cell's own samples. */
 function requestDistributions(r: RequestSamples | null): { ttftMs: number[]; tbtMs: number[] } {
@@ -93,10 +95,18 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
   const stats = (s: LatencyStats | null, fmt: (v: number) => string): string =>
     s ? `p50 ${fmt(s.p50)} · p90 ${fmt(s.p90)} · p99 ${fmt(s.p99)} · mean ${fmt(s.mean)}` : NONE;
   const sessionSamples = useTelemetryDuring(session, cell);
+  // Opened from the heatmap or the table, the detail may be below the fold: bring it into view
+  // and take focus, so a keyboard or screen-reader user lands on what Enter opened.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const key = cellKey(cell);
+  useEffect(() => {
+    heading.current?.scrollIntoView({ block: 'start' });
+    heading.current?.focus({ preventScroll: true });
+  }, [key]);
   return (
     <section className="cell-detail" aria-label={`Detail of ${cellName(cell)}`} data-testid="cell-detail">
       <div className="view-head">
-        <h3>
+        <h3 ref={heading} tabIndex={-1} data-testid="cell-detail-title">
           {cellName(cell)}: <span className={`legend-word ${toneClass(cell.status)}`}>{statusWord(cell.status)}</span>
         </h3>
         <button type="button" onClick={onClose}>
@@ -112,7 +122,7 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
         <Block
           title="Figures"
           rows={[
-            ['Total', withFailed(tokPerSec(cell.totalTokensPerSecond), cell.failedRequests)],
+            ['Total', withFailed(`${fmtCellThroughput(cell)} tok/s`, cell.failedRequests)],
             ['Per request', tokPerSec(cell.perRequestTokensPerSecond)],
             ['Fair share (total / requests)', tokPerSec(cell.fairShareTokensPerSecond)],
             [
@@ -150,6 +160,7 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
           ]}
         />
       </div>
+      <RepetitionsOf cell={cell} />
       {samples.loading ? (
         <p className="muted">Loading the per-request timings…</p>
       ) : samples.error ? (
@@ -201,6 +212,19 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
           <pre className="log-excerpt">{cell.evidence.logLines.join('\n')}</pre>
         </section>
       )}
+    </section>
+  );
+}
+
+/** A repeated cell's count, 95% interval and each repetition's figures; nothing for a cell measured once. */
+function RepetitionsOf({ cell }: { cell: DecodeCell }) {
+  const summary = repetitionSummary(cell);
+  if (!summary) return null;
+  return (
+    <section data-testid="cell-repetitions">
+      <h4>Repetitions ({summary.count})</h4>
+      <p className="muted">{summary.interval}</p>
+      <ModelTable table={summary} testId="repetitions-table" />
     </section>
   );
 }

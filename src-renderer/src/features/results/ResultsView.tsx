@@ -6,6 +6,7 @@ import { metricContextOf, metricUnavailable } from '#shared/report/cell-metrics'
 import { medianOnly } from '#shared/report/slo';
 import { SIMULATED_NOTE, buildReportModel } from '#shared/report/report-model';
 import type { Session } from '#shared/session/schema';
+import { statusSourceOf } from '#shared/session/status-words';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
@@ -266,7 +267,17 @@ function MatrixResults({
             {unavailable}
           </p>
         ) : (
-          <Heatmap model={heat} selected={selected} onSelect={(k) => onSelect(k === selected ? null : k)} />
+          <Heatmap
+            model={heat}
+            selected={selected}
+            onSelect={(k) => onSelect(k === selected ? null : k)}
+            statusSource={statusSourceOf(session)}
+          />
+        )}
+        {report.repeatNote && (
+          <p className="muted" data-testid="repeat-note">
+            {report.repeatNote}
+          </p>
         )}
         <p className="muted">{report.ttftNote} Select a cell for its detail.</p>
       </section>

@@ -16,6 +16,9 @@ import {
   tokPerSec,
   cellName,
   plural,
+  LIVE_STAGE_WORDS,
+  activeRequests,
+  timeLeft,
 } from '../../format';
 import { useApp } from '../../store';
 import { refreshPlan, refreshSweepPlan, resumeRun, startRun, stopRun } from '../../store/actions';
@@ -371,7 +374,7 @@ function RunProgressBar() {
         {progress.startedAtMs != null && running
           ? ` · ${fmtDuration((Date.now() - progress.startedAtMs) / 1000)} elapsed`
           : ''}
-        {progress.etaSeconds != null && running ? ` · about ${fmtDuration(progress.etaSeconds)} left` : ''}
+        {progress.etaSeconds != null && running ? ` · ${timeLeft(progress.etaSeconds)}` : ''}
       </span>
     </div>
   );
@@ -383,8 +386,8 @@ function LiveLine() {
   if (!live || !running) return null;
   return (
     <p className="live" data-testid="live-cell">
-      Now: {cellName(live)} · {live.stage} · {tokPerSec(live.tokensPerSecond)}
-      {live.activeRequests != null ? ` · ${live.activeRequests} active requests` : ''}
+      Now: {cellName(live)} · {LIVE_STAGE_WORDS[live.stage]} · {tokPerSec(live.tokensPerSecond)}
+      {live.activeRequests != null ? ` · ${activeRequests(live.activeRequests)}` : ''}
       {live.elapsedSeconds != null ? ` · ${fmtSeconds(live.elapsedSeconds)}` : ''}
     </p>
   );

@@ -4,8 +4,8 @@
  * left. The current variant's matrix fills in below, as a run's does. Stop saves; Resume
  * finishes what is missing, as `speedmatrix sweep --resume` does.
  */
-import type { SweepVariantView, SweepView } from '#shared/ipc/contract';
-import { fmtDuration } from '../../format';
+import type { SweepPlanFigures, SweepVariantView, SweepView } from '#shared/ipc/contract';
+import { fmtDuration, timeLeft } from '../../format';
 import { useApp } from '../../store';
 import { chooseSweepDir, openSweep, resumeSweep, startSweep, stopSweep } from '../../store/actions';
 import { isRunning } from '../../store/run-slice';
@@ -174,7 +174,7 @@ function SweepProgress({ sweep }: { sweep: SweepView }) {
         <span>
           {finished} of {plural(n, 'variant')} finished
           {sweep.eta && sweepBusy(sweep)
-            ? ` · about ${fmtDuration(sweep.eta.seconds)} left${sweep.eta.withServerStarts ? '' : ' plus the server starts'}`
+            ? ` · ${timeLeft(sweep.eta.seconds)}${sweep.eta.withServerStarts ? '' : ' plus the server starts'}`
             : ''}
         </span>
       </div>

@@ -16,8 +16,10 @@ export function LaunchVariants() {
   const plan = useApp((s) => s.sweepPlan);
   const busy = useApp((s) => sweepBusy(s.sweep));
   const setView = useApp((s) => s.setView);
+  // A row just added and not typed in yet is not wrong, only empty: it is marked once the user writes in it.
+  const untouched = (i: number) => !axes[i]?.flag.trim() && !axes[i]?.values.trim();
   const problem = (i: number, field: 'flag' | 'values') =>
-    plan?.problems.find((p) => p.axis === i && p.field === field)?.message ?? null;
+    untouched(i) ? null : (plan?.problems.find((p) => p.axis === i && p.field === field)?.message ?? null);
   const edit = (i: number, patch: Partial<AxisInput>) =>
     updateSweepAxes(axes.map((a, j) => (j === i ? { ...a, ...patch } : a)));
 

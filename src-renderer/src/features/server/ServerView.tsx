@@ -415,7 +415,7 @@ export function ServerView() {
       <OrphanPanel />
       {failure && (
         <section className="failure" role="alert" data-testid="server-failure">
-          <h2>The server did not start</h2>
+          <h2>{server.kind === 'attach' ? 'Could not attach to the server' : 'The server did not start'}</h2>
           <p>{failure.message}</p>
           {failure.advice && <p className="advice">{failure.advice}</p>}
           {failure.lines.length > 0 && <pre className="log-excerpt">{failure.lines.join('\n')}</pre>}

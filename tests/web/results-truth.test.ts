@@ -1,0 +1,152 @@
+/**
+ * What the Results and Server views say, in real Chromium against the real core: the legend of an
+ * imported report keeps its source's definitions and lists only the statuses that occur, a repeated
+ * cell explains its interval and repetitions, an "Exported" note goes when another file is opened,
+ * a new variant row is not marked wrong before anything is typed, and a failed Attach says so.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
+import { webTest as it } from '../helpers/fixtures';
+import { importText } from '../../src-main/workflows/importers';
+import { serializeSession } from '../../src-main/platform/session/write';
+import type { Session } from '#shared/session/schema';
+import type { BridgeServer } from '../helpers/bridge-server';
+import { SYNTHETIC_REPORT } from '../helpers/paths';
+import { repeatedSession } from '../helpers/sample-session';
+import { hasChromium, shot } from './browser';
+
+/** Opens `session` in the app's Results view as if chosen in the Open dialog. */
+async function openInResults(page: Page, bridge: BridgeServer, session: Session, name: string): Promise<void> {
+  const file = join(bridge.dialogs.saveDir, name);
+  writeFileSync(file, serializeSession(session));
+  bridge.dialogs.openQueue.push(file);
+  await page.locator('nav button', { hasText: 'Results' }).click();
+  expect((await bridge.core.invoke('session:open', [])).ok).toBe(true);
+  await expect.poll(() => page.getByTestId('file-title').textContent()).toContain(name);
+}
+
+/** The synthetic report with its 8K × 4 cell marked Requests queued by the tool that wrote it. */
+function importedWithQueued(): Session {
+  const text = readFileSync(SYNTHETIC_REPORT, 'utf8').replace(
+    '| Sustained decode | 8K | 4 | Valid |',
+    '| Sustained decode | 8K | 4 | Requests queued |',
+  );
+  const r = importText(text, 'queued-report.txt');
+  if (!r.ok) throw new Error(r.error);
+  return r.data;
+}
+
+describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chromium', () => {
+  it("explains an imported report's statuses as its source defined them, only those that occur", async ({
+    app: { page },
+    bridge,
+  }) => {
+    await openInResults(page, bridge, importedWithQueued(), 'imported.speedmatrix.json');
+    const legend = await page.getByTestId('heatmap-legend').innerText();
+    expect(legend).toMatch(/Looped: the model kept repeating the same text/);
+    expect(legend).toMatch(
+      /Requests queued: as defined by the source tool \(llm-inference-bench v0\.7\.6\); SpeedMatrix's own rule/,
+    );
+    expect(legend).not.toMatch(/once-a-second checks/);
+    expect(legend).not.toMatch(/Stream stalled|Error:/);
+  });
+
+  it('shows a repeated cell with its count, its 95% interval and every repetition, and says what ± means', async ({
+    app: { page },
+    bridge,
+  }) => {
+    const s = repeatedSession({ '8192x1': [1000, 1010, 990], '8192x2': [900, 1000, 1100] });
+    await openInResults(page, bridge, s, 'repeated.speedmatrix.json');
+    expect(await page.getByTestId('repeat-note').innerText()).toMatch(/^± is the 95% confidence interval of the mean/);
+    await page.locator('[data-cell="8192x2"] button').click();
+    const detail = page.getByTestId('cell-repetitions');
+    await detail.waitFor();
+    expect(await detail.locator('h4').innerText()).toBe('Repetitions (3)');
+    expect(await detail.locator('p').innerText()).toBe(
+      '1,000.0 ± 248.4 tok/s: the 95% confidence interval of the mean of 3 repetitions (751.6 to 1,248.4); unstable: they vary by 10%',
+    );
+    const rows = await page.getByTestId('repetitions-table').locator('tbody tr').allInnerTexts();
+    expect(rows.map((r) => r.split('\t').slice(0, 3))).toEqual([
+      ['1', 'Valid', '900.0'],
+      ['2', 'Valid', '1,000.0'],
+      ['3', 'Valid', '1,100.0'],
+    ]);
+    expect(await page.getByTestId('cell-detail').innerText()).toMatch(/Total\s+1,000\.0 ± 248\.4 unstable tok\/s/);
+    await detail.scrollIntoViewIfNeeded();
+    await shot(page, '45-results-repetitions', false);
+  });
+
+  it('makes the heatmap one Tab stop with arrow keys, and Enter opens the detail in view with focus, at 1280x800', async ({
+    app: { page },
+    bridge,
+  }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openInResults(page, bridge, importedWithQueued(), 'keys.speedmatrix.json');
+    const grid = page.getByTestId('heatmap');
+    // Every cell with a figure or a status is a button, but only one is in the Tab order.
+    const stops = await grid.locator('button.hm-btn').evaluateAll((bs) => bs.map((b) => (b as HTMLElement).tabIndex));
+    expect(stops.filter((t) => t === 0)).toHaveLength(1);
+    expect(stops.length).toBeGreaterThan(1);
+    await grid.locator('button.hm-btn[tabindex="0"]').focus();
+    const focusedCell = () => page.evaluate(() => document.activeElement?.closest('td')?.dataset.cell ?? null);
+    expect(await focusedCell()).toBe('8192x1');
+    await page.keyboard.press('ArrowRight');
+    expect(await focusedCell()).toBe('8192x4');
+    await page.keyboard.press('ArrowDown');
+    expect(await focusedCell()).toBe('32768x4');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowRight');
+    expect(await focusedCell()).toBe('8192x16');
+    // Tab leaves the grid in one press; Shift+Tab comes back to the cell last focused.
+    await page.keyboard.press('Tab');
+    expect(await focusedCell()).toBeNull();
+    await page.keyboard.press('Shift+Tab');
+    expect(await focusedCell()).toBe('8192x16');
+    await page.keyboard.press('Enter');
+    const title = page.getByTestId('cell-detail-title');
+    await title.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('cell-detail-title');
+    const box = await title.boundingBox();
+    expect(box && box.y >= 0 && box.y + box.height <= 800).toBe(true);
+    await shot(page, '46-results-cell-detail-keyboard', false);
+  });
+
+  it('drops the "Exported" note when another file is opened', async ({ app: { page }, bridge }) => {
+    await openInResults(page, bridge, importedWithQueued(), 'first.speedmatrix.json');
+    await page.keyboard.press('Control+e');
+    await page.getByTestId('last-export').waitFor();
+    expect(await page.getByTestId('last-export').innerText()).toMatch(/Exported first\.md/);
+    await openInResults(page, bridge, repeatedSession({}), 'second.speedmatrix.json');
+    expect(await page.getByTestId('last-export').count()).toBe(0);
+  });
+
+  it('leaves a new, untouched variant row unmarked, and marks it once something wrong is typed', async ({
+    app: { page },
+  }) => {
+    await page.locator('nav button', { hasText: 'Server' }).click();
+    await page.getByTestId('add-variant-axis').click();
+    const flag = page.locator('#var-flag-0');
+    await page.waitForTimeout(300);
+    expect(await flag.getAttribute('aria-invalid')).not.toBe('true');
+    expect(await page.locator('#var-values-0').getAttribute('aria-invalid')).not.toBe('true');
+    await flag.fill('--port');
+    await expect.poll(() => flag.getAttribute('aria-invalid')).toBe('true');
+    await page.getByRole('button', { name: /^Remove/ }).click();
+  });
+
+  it('titles a failed Attach as such, and explains a port that HTTP clients refuse', async ({ app: { page } }) => {
+    await page.locator('nav button', { hasText: 'Server' }).click();
+    await page.locator('input[name="kind"][value="attach"]').check();
+    await page.getByLabel('Server URL').fill('http://127.0.0.1:9');
+    await page.getByTestId('start-server').click();
+    const failure = page.getByTestId('server-failure');
+    await failure.waitFor({ timeout: 15_000 });
+    expect(await failure.locator('h2').innerText()).toBe('Could not attach to the server');
+    const text = await failure.innerText();
+    expect(text).toMatch(/Port 9 is one that HTTP clients refuse to use/);
+    expect(text).not.toMatch(/bad port/);
+    await page.locator('input[name="kind"][value="simulator"]').check();
+  }, 30_000);
+});
