@@ -11,8 +11,10 @@ describe('latency stats', () => {
     expect(latencyStats([0.3, 0.1, 0.2])).toEqual({
       p50: 0.2,
       p90: expect.closeTo(0.28, 9),
+      p95: expect.closeTo(0.29, 9),
       p99: expect.closeTo(0.298, 9),
       mean: expect.closeTo(0.2, 9),
+      count: 3,
     });
     expect(latencyStats([])).toBeNull();
   });

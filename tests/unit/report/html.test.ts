@@ -44,6 +44,9 @@ const ALLOWED_TAGS = new Set([
   'pre',
   'code',
   'figure',
+  // The folded cell timelines: opened by the browser itself, no script.
+  'details',
+  'summary',
   'table',
   'thead',
   'tbody',
