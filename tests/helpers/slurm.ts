@@ -94,7 +94,7 @@ function daemon(cmd: string, args: string[], env: NodeJS.ProcessEnv): ChildProce
   return child;
 }
 
-async function waitFor(what: string, ok: () => boolean, logs: () => string, timeoutMs = 30_000): Promise<void> {
+async function waitFor(what: string, ok: () => boolean, logs: () => string, timeoutMs = 90_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!ok()) {
     if (Date.now() > until) throw new Error(`Slurm test cluster: ${what} did not happen in time.\n${logs()}`);
