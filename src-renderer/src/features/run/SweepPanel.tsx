@@ -4,8 +4,8 @@
  * left. The current variant's matrix fills in below, as a run's does. Stop saves; Resume
  * finishes what is missing, as `speedmatrix sweep --resume` does.
  */
-import type { SweepPlanFigures, SweepVariantView, SweepView } from '#shared/ipc/contract';
-import { fmtDuration, timeLeft } from '../../format';
+import type { SweepVariantView, SweepView } from '#shared/ipc/contract';
+import { timeLeft } from '../../format';
 import { useApp } from '../../store';
 import { chooseSweepDir, openSweep, resumeSweep, startSweep, stopSweep } from '../../store/actions';
 import { isRunning } from '../../store/run-slice';
