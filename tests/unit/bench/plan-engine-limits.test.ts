@@ -88,7 +88,7 @@ describe('plan from the engine limits', () => {
     // 32k is 32,000 tokens: 32K + 1,024 does not fit; 8K + 1,024 does.
     const decimal = planRun(input, launched(['vllm', 'serve', 'm', '--max-model-len', '32k'], null));
     expect(decimal.cells.map((c) => c.action)).toEqual(['run', 'run', 'too-long']);
-    expect(decimal.cells[2].reason).toBe('32K context + 1024 output tokens exceeds max_model_len 32000');
+    expect(decimal.cells[2].reason).toBe('32K context + 1,024 output tokens exceeds max_model_len 32,000');
     expect(decimal.warnings.join(' ')).not.toMatch(/did not report max_model_len/);
     expect(actions(launched(['vllm', 'serve', 'm', '--max-model-len=9000'], null))).toEqual([
       'run',

@@ -125,7 +125,7 @@ describe('the plan in words', () => {
     const known = sweepPlanWords({ ...figures, secondsPerVariant: 60, measuringSeconds: 60, serverStartSeconds: 30 });
     expect(known).toMatch(/, about 1 min 30 s with the server starts$/);
     const unknown = sweepPlanWords({ ...figures, secondsPerVariant: 60, measuringSeconds: 60 });
-    expect(unknown).toMatch(/, about 1 min of measuring plus the server starts$/);
+    expect(unknown).toMatch(/, about 1 min 00 s of measuring plus the server starts$/);
   });
 });
 
