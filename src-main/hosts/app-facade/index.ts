@@ -191,7 +191,8 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
   const exportReport = async (format: ExportFormat, path?: string, view?: ReportView): Promise<{ file: string }> => {
     const session = sessions.current();
     if (!session) throw new UserError('There is nothing to export yet: run a matrix or open a session first.');
-    const refusal = format === 'csv' || format === 'jsonl' ? dataExportRefusal(session, format) : null;
+    const refusal =
+      format === 'csv' || format === 'jsonl' ? dataExportRefusal(session, format, 'Export cells (CSV)') : null;
     if (refusal) throw new UserError(`Nothing exported: ${refusal}`);
     let file = path ?? sessions.defaultExportPath(EXT[format]);
     if (!path && opts.dialogs) {

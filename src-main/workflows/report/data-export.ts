@@ -110,15 +110,18 @@ export function renderDataExport(session: Session, format: DataFormat): string {
   return format === 'csv' ? renderCellsCsv(session) : renderRequestsJsonl(session);
 }
 
-/** Why the session cannot give this export, in words a person can act on; null when it can. */
-export function dataExportRefusal(session: Session, format: DataFormat): string | null {
+/**
+ * Why the session cannot give this export, in words a person can act on; null when it can.
+ * `csvHint` says how this host exports the cells instead ("-o cells.csv", a button's name).
+ */
+export function dataExportRefusal(session: Session, format: DataFormat, csvHint: string): string | null {
   if (session.cells.length === 0) return 'this session has no decode cells to export.';
   if (format === 'jsonl' && !session.cells.some((c) => (c.requests?.sentAt.length ?? 0) > 0)) {
     const why =
       session.origin.kind === 'measured'
         ? 'it kept no per-request timings'
         : "the source tool's file has no per-request timings";
-    return `no request to export: ${why}. The per-cell figures can still be exported as CSV.`;
+    return `no request to export: ${why}. The per-cell figures can still be exported as CSV: ${csvHint}.`;
   }
   return null;
 }

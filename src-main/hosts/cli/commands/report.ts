@@ -198,9 +198,9 @@ export function registerReport(program: Command): void {
         }
         let data: string | Uint8Array;
         if (format === 'csv' || format === 'jsonl') {
-          const refusal = dataExportRefusal(session.data, format);
+          const refusal = dataExportRefusal(session.data, format, '-o cells.csv');
           if (refusal) {
-            process.stderr.write(`speedmatrix report: ${refusal} (-o cells.csv)\n`);
+            process.stderr.write(`speedmatrix report: ${refusal}\n`);
             process.exitCode = 1;
             return;
           }
