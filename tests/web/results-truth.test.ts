@@ -136,6 +136,22 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
     await page.getByRole('button', { name: /^Remove/ }).click();
   });
 
+  it('marks every bad field of the server form at once, the KV cache dtype included', async ({ app: { page } }) => {
+    await page.locator('nav button', { hasText: 'Server' }).click();
+    await page.locator('input[name="kind"][value="vllm-native"]').check();
+    const bad = { gpuMemoryUtilization: '1.5', maxModelLen: '256kk', maxNumSeqs: '-3', kvCacheDtype: 'fp9' };
+    for (const [key, value] of Object.entries(bad)) await page.locator(`#srv-${key}`).fill(value);
+    for (const key of Object.keys(bad))
+      await expect
+        .poll(() => page.locator(`#srv-${key}`).getAttribute('aria-invalid'), { timeout: 10_000 })
+        .toBe('true');
+    const kvMessage = await page.locator('#srv-kvCacheDtype').getAttribute('aria-errormessage');
+    expect(await page.locator(`#${kvMessage}`).innerText()).toMatch(/"fp9" is not one of vLLM's choices/);
+    await shot(page, '47-server-every-bad-field', false);
+    for (const key of Object.keys(bad)) await page.locator(`#srv-${key}`).fill('');
+    await page.locator('input[name="kind"][value="simulator"]').check();
+  });
+
   it('titles a failed Attach as such, and explains a port that HTTP clients refuse', async ({ app: { page } }) => {
     await page.locator('nav button', { hasText: 'Server' }).click();
     await page.locator('input[name="kind"][value="attach"]').check();
