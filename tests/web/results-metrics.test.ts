@@ -40,9 +40,12 @@ describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium',
     expect(await cellText(page, '8192x16')).toMatch(/^450 ms\s+1,200\.0 tok\/s total/);
     expect(await page.getByTestId('heatmap-key').innerText()).toMatch(/ms TTFT \(median\), darker is lower/);
     await shot(page, '41-results-ttft');
-    await page.getByLabel('Show').selectOption('joules-per-token');
-    expect(await page.getByTestId('metric-unavailable').innerText()).toMatch(/no GPU power telemetry/);
-    expect(await page.getByTestId('heatmap').count()).toBe(0);
+    // No power telemetry in an imported report: energy cannot be chosen, and the option says why.
+    const energy = page.getByLabel('Show').locator('option[value="joules-per-token"]');
+    expect(await energy.isDisabled()).toBe(true);
+    expect(await energy.innerText()).toBe('Energy per output token (not in this session)');
+    expect(await energy.getAttribute('title')).toMatch(/no GPU power telemetry/);
+    expect(await page.getByLabel('Show').locator('option[value="tokens-per-watt"]').isDisabled()).toBe(true);
     await page.getByLabel('Show').selectOption('cost-per-million');
     expect(await page.getByTestId('metric-unavailable').innerText()).toBe('Give a GPU price per hour to see cost.');
     await page.getByLabel('GPU price per hour').fill('3.6');

@@ -5,6 +5,7 @@
  * a new variant row is not marked wrong before anything is typed, and a failed Attach says so.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
@@ -135,6 +136,39 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
     await expect.poll(() => flag.getAttribute('aria-invalid')).toBe('true');
     await page.getByRole('button', { name: /^Remove/ }).click();
   });
+
+  it('marks every bad field of the server form at once, the KV cache dtype included', async ({ app: { page } }) => {
+    await page.locator('nav button', { hasText: 'Server' }).click();
+    await page.locator('input[name="kind"][value="vllm-native"]').check();
+    const bad = { gpuMemoryUtilization: '1.5', maxModelLen: '256kk', maxNumSeqs: '-3', kvCacheDtype: 'fp9' };
+    for (const [key, value] of Object.entries(bad)) await page.locator(`#srv-${key}`).fill(value);
+    for (const key of Object.keys(bad))
+      await expect
+        .poll(() => page.locator(`#srv-${key}`).getAttribute('aria-invalid'), { timeout: 10_000 })
+        .toBe('true');
+    const kvMessage = await page.locator('#srv-kvCacheDtype').getAttribute('aria-errormessage');
+    expect(await page.locator(`#${kvMessage}`).innerText()).toMatch(/"fp9" is not one of vLLM's choices/);
+    await shot(page, '47-server-every-bad-field', false);
+    for (const key of Object.keys(bad)) await page.locator(`#srv-${key}`).fill('');
+    await page.locator('input[name="kind"][value="simulator"]').check();
+  });
+
+  it('drops a busy-port failure once the port is changed', async ({ app: { page } }) => {
+    const busy = createServer();
+    await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
+    const address = busy.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      await page.locator('nav button', { hasText: 'Server' }).click();
+      await page.locator('#srv-port').fill(String(port));
+      await page.getByTestId('start-server').click();
+      await page.getByTestId('server-failure').waitFor({ timeout: 10_000 });
+      await page.locator('#srv-port').fill('');
+      await expect.poll(() => page.getByTestId('server-failure').count()).toBe(0);
+    } finally {
+      busy.close();
+    }
+  }, 30_000);
 
   it('titles a failed Attach as such, and explains a port that HTTP clients refuse', async ({ app: { page } }) => {
     await page.locator('nav button', { hasText: 'Server' }).click();

@@ -74,20 +74,40 @@ function parseEnv(text: string): Result<Record<string, string>> {
   return ok(env);
 }
 
-/** LaunchOptions for every kind but attach (which launches nothing). */
+/** vLLM's --kv-cache-dtype choices (its CacheDType), so a typo is found in the form, not at launch. */
+export const KV_CACHE_DTYPES = ['auto', 'bfloat16', 'fp8', 'fp8_e4m3', 'fp8_e5m2', 'fp8_inc', 'fp8_ds_mla'] as const;
+
+function checkKvCacheDtype(kind: ServerForm['kind'], text: string): Result<undefined> {
+  const t = text.trim();
+  // The simulator and a custom command take what they take; vLLM refuses anything else at start-up.
+  if (!t || (kind !== 'vllm-native' && kind !== 'vllm-docker') || (KV_CACHE_DTYPES as readonly string[]).includes(t))
+    return ok(undefined);
+  return fail(`KV cache dtype: "${t}" is not one of vLLM's choices: ${KV_CACHE_DTYPES.join(', ')}.`);
+}
+
+/**
+ * LaunchOptions for every kind but attach (which launches nothing). Every field is checked before
+ * any is refused: the error holds one line per bad field, each starting with the field's label,
+ * so the form marks them all at once.
+ */
 export function formToLaunch(form: ServerForm, port: number): Result<LaunchOptions> {
   if (form.kind === 'attach') return fail('Attach mode launches nothing.');
   const model = form.model.trim();
-  if (!model && form.kind !== 'custom') return fail('Model: give a Hugging Face id (org/name) or a local folder.');
-  if (form.kind === 'custom' && lines(form.customCommand).length === 0)
-    return fail('Command: give the command that starts the server, one argument per line.');
+  const required =
+    !model && form.kind !== 'custom'
+      ? fail('Model: give a Hugging Face id (org/name) or a local folder.')
+      : form.kind === 'custom' && lines(form.customCommand).length === 0
+        ? fail('Command: give the command that starts the server, one argument per line.')
+        : ok(undefined);
   const mml = parseTokens('Max model length', form.maxModelLen);
   const util = parseNumber('GPU memory utilization', form.gpuMemoryUtilization, { min: 0.01, max: 1 });
   const seqs = parseNumber('Max sequences', form.maxNumSeqs, { min: 1, max: 1_000_000, integer: true });
   const batched = parseTokens('Max batched tokens', form.maxNumBatchedTokens);
   const tp = parseNumber('Tensor parallel size', form.tensorParallelSize, { min: 1, max: 1024, integer: true });
   const env = parseEnv(form.extraEnv);
-  for (const r of [mml, util, seqs, batched, tp, env]) if (!r.ok) return r;
+  const kvDtype = checkKvCacheDtype(form.kind, form.kvCacheDtype);
+  const problems = [required, mml, util, seqs, batched, tp, env, kvDtype].flatMap((r) => (r.ok ? [] : [r.error]));
+  if (problems.length) return fail(problems.join('\n'));
   const val = <T>(r: Result<T>): T => (r as { ok: true; data: T }).data;
   const opt = (s: string): string | undefined => s.trim() || undefined;
   const [image, tag] = (form.dockerImage.trim() || `${LAUNCH_DEFAULTS.dockerImage}:${LAUNCH_DEFAULTS.dockerTag}`).split(

@@ -51,8 +51,9 @@ export const createServerSlice: SliceCreator<ServerSlice> = (set) => ({
   updateServerForm: (patch) =>
     set((s) => {
       if (!s.serverForm) return {};
-      // Another engine: the last start's failure panel is about the old one.
-      const switched = patch.kind !== undefined && patch.kind !== s.serverForm.kind;
+      // Another engine, or another port: the last start's failure panel (a busy port) is about the old one.
+      const changed = (k: 'kind' | 'port') => patch[k] !== undefined && patch[k] !== s.serverForm?.[k];
+      const switched = changed('kind') || changed('port');
       return {
         serverForm: { ...s.serverForm, ...patch },
         ...(switched ? { failureHiddenUpTo: s.server.seq, serverError: null } : {}),

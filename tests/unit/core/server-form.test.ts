@@ -41,6 +41,31 @@ describe('formToLaunch', () => {
     if (!r.ok) expect(r.error).toMatch(message);
   });
 
+  it('finds every bad field at once, one line each, the KV cache dtype choices included', () => {
+    const r = formToLaunch(
+      form({
+        kind: 'vllm-native',
+        gpuMemoryUtilization: '1.5',
+        maxModelLen: '256kk',
+        maxNumSeqs: '-3',
+        kvCacheDtype: 'fp9',
+      }),
+      8000,
+    );
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.split('\n').map((l) => l.split(':')[0])).toEqual([
+      'Max model length',
+      'GPU memory utilization',
+      'Max sequences',
+      'KV cache dtype',
+    ]);
+    expect(r.error).toMatch(/KV cache dtype: "fp9" is not one of vLLM's choices: auto, bfloat16, fp8,/);
+    expect(formToLaunch(form({ kind: 'vllm-native', kvCacheDtype: 'fp8_e4m3' }), 8000).ok).toBe(true);
+    // The simulator passes the flag through as it is.
+    expect(formToLaunch(form({ kvCacheDtype: 'fp9' }), 8000).ok).toBe(true);
+  });
+
   it('passes the simulator its speed, load time and switches as separate arguments', () => {
     const r = formToLaunch(
       form({ simSpeed: 20, simLoadSeconds: 1, simFlags: '--sim-loop-after 10\n--sim-loop-contexts 8K' }),

@@ -47,6 +47,8 @@ export function HeatmapControls(props: {
   onMetric: (m: CellMetric) => void;
   price: ReturnType<typeof useGpuPrice>;
   targets: ReturnType<typeof useTargets>;
+  /** Why a metric cannot be shown for this session (no power telemetry), or null; such options are disabled. */
+  unavailable?: (m: CellMetric) => string | null;
 }) {
   const { metric, price, targets } = props;
   return (
@@ -58,11 +60,15 @@ export function HeatmapControls(props: {
           onChange={(e) => props.onMetric(e.target.value as CellMetric)}
           aria-describedby="heatmap-metric-help"
         >
-          {CELL_METRICS.map((m) => (
-            <option key={m} value={m}>
-              {CELL_METRIC_DEFS[m].label}
-            </option>
-          ))}
+          {CELL_METRICS.map((m) => {
+            // Cost is not disabled: its price is given right here.
+            const why = m === 'cost-per-million' ? null : (props.unavailable?.(m) ?? null);
+            return (
+              <option key={m} value={m} disabled={why !== null && m !== metric} title={why ?? undefined}>
+                {why ? `${CELL_METRIC_DEFS[m].label} (not in this session)` : CELL_METRIC_DEFS[m].label}
+              </option>
+            );
+          })}
         </select>
       </Field>
       {metric === 'cost-per-million' && (

@@ -259,7 +259,13 @@ function MatrixResults({
       </section>
       <section>
         <h3>Sustained decode</h3>
-        <HeatmapControls metric={metric} onMetric={setMetric} price={price} targets={targets} />
+        <HeatmapControls
+          metric={metric}
+          onMetric={setMetric}
+          price={price}
+          targets={targets}
+          unavailable={(m) => metricUnavailable(session, m, ctx)}
+        />
         {session.cells.length === 0 ? (
           <p className="empty">No decode cells in this session yet.</p>
         ) : unavailable ? (

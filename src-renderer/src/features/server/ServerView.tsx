@@ -170,13 +170,19 @@ const TEXT_FIELDS: {
   },
 ];
 
-/** The field a preview error is about: the core's messages begin with the field's label. */
-function fieldOfError(error: string | null, kind: ServerForm['kind']): TextKey | null {
-  if (!error) return null;
-  const f = TEXT_FIELDS.find(
-    (x) => x.kinds.includes(kind) && (error.startsWith(`${x.label}:`) || error.startsWith(`${x.label} `)),
-  );
-  return f?.key ?? null;
+/**
+ * Each field's problem in a preview error: the core writes one line per bad field, each beginning
+ * with the field's label, so every bad field is marked at once.
+ */
+function errorsByField(error: string | null, kind: ServerForm['kind']): Partial<Record<TextKey, string>> {
+  const out: Partial<Record<TextKey, string>> = {};
+  for (const line of error?.split('\n') ?? []) {
+    const f = TEXT_FIELDS.find(
+      (x) => x.kinds.includes(kind) && (line.startsWith(`${x.label}:`) || line.startsWith(`${x.label} `)),
+    );
+    if (f && !out[f.key]) out[f.key] = line;
+  }
+  return out;
 }
 
 export function ServerView() {
@@ -195,12 +201,13 @@ export function ServerView() {
 
   if (!form) return <p className="muted">Loading the launch options…</p>;
   const dflt = (k: keyof ServerForm): string => (defaults && defaults[k] !== '' ? String(defaults[k]) : '');
-  const invalidKey = form.kind === 'attach' ? null : fieldOfError(previewError, form.kind);
+  const fieldErrors = form.kind === 'attach' ? {} : errorsByField(previewError, form.kind);
   const invalid = form.kind !== 'attach' && previewError !== null;
   const failure = server.seq > failureHiddenUpTo ? server.failure : null;
-  /** Going on with an invalid form (Enter in a field) takes the person to the field to fix. */
+  /** Going on with an invalid form (Enter in a field) takes the person to the first field to fix. */
   const focusInvalid = () => {
-    if (invalidKey) formRef.current?.querySelector<HTMLElement>(`#srv-${invalidKey}`)?.focus();
+    const first = TEXT_FIELDS.find((f) => fieldErrors[f.key]);
+    if (first) formRef.current?.querySelector<HTMLElement>(`#srv-${first.key}`)?.focus();
   };
 
   const copy = async () => {
@@ -253,7 +260,7 @@ export function ServerView() {
           {TEXT_FIELDS.filter((f) => f.kinds.includes(form.kind)).map((f) => {
             const id = `srv-${f.key}`;
             const d = dflt(f.key);
-            const error = invalidKey === f.key ? previewError : null;
+            const error = fieldErrors[f.key] ?? null;
             const props = {
               id,
               value: form[f.key],
