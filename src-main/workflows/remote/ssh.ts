@@ -50,9 +50,17 @@ export function sshArgs(target: SshTarget, remoteCommand: string): string[] {
 /** The program to spawn: the system ssh, or SPEEDMATRIX_SSH (a path) where it lives elsewhere. */
 const sshProgram = (): string => process.env.SPEEDMATRIX_SSH || 'ssh';
 
-/** Start ssh running `remoteCommand`; the caller reads its output as it comes. */
+/**
+ * Start ssh running `remoteCommand`; the caller reads its output as it comes. In a process group
+ * of its own: Ctrl-C at the terminal reaches the CLI, which stops the job there, and does not
+ * cut the connection that follows the job to its end.
+ */
 export function spawnSsh(target: SshTarget, remoteCommand: string): ChildProcess {
-  return spawn(sshProgram(), sshArgs(target, remoteCommand), { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+  return spawn(sshProgram(), sshArgs(target, remoteCommand), {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    windowsHide: true,
+    detached: process.platform !== 'win32',
+  });
 }
 
 /** Run `remoteCommand` to the end, `input` on its stdin; collects what it prints. */
