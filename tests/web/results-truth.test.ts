@@ -40,6 +40,16 @@ function importedWithQueued(): Session {
 }
 
 describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chromium', () => {
+  it('says which files can be opened, and the file input takes them all', async ({ app: { page } }) => {
+    await page.locator('nav button', { hasText: 'Results' }).click();
+    expect(await page.getByTestId('results-empty').innerText()).toMatch(
+      /\.speedmatrix\.json session, a speed test matrix report saved as text, or llm-inference-bench's results JSON/,
+    );
+    expect(await page.getByTestId('file-input').getAttribute('accept')).toBe(
+      '.json,.txt,.md,application/json,text/plain,text/markdown',
+    );
+  });
+
   it("explains an imported report's statuses as its source defined them, only those that occur", async ({
     app: { page },
     bridge,

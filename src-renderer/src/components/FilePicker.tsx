@@ -13,7 +13,8 @@ export function FilePicker() {
       id={INPUT_ID}
       data-testid="file-input"
       type="file"
-      accept=".json,application/json"
+      // What the app's Open dialog accepts too: sessions and the reference tool's JSON, report text.
+      accept=".json,.txt,.md,application/json,text/plain,text/markdown"
       hidden
       onChange={(e) => {
         const f = e.currentTarget.files?.[0];

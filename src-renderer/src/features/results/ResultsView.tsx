@@ -112,9 +112,9 @@ export function ResultsView() {
       {!showComparison && !session && (
         <Empty title="No results yet" testId="results-empty">
           <p>
-            Run a matrix from the Run view, or open a session file (Ctrl+O), or drop a .speedmatrix.json file onto this
-            window. To compare runs, open a sweep folder (Open sweep…) or choose two or more sessions (Compare
-            sessions…).
+            Run a matrix from the Run view, or open a file (Ctrl+O) or drop one onto this window: a .speedmatrix.json
+            session, a speed test matrix report saved as text, or llm-inference-bench&apos;s results JSON. To compare
+            runs, open a sweep folder (Open sweep…) or choose two or more sessions (Compare sessions…).
           </p>
           {recent.length > 0 && (
             <>
