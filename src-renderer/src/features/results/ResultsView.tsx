@@ -218,6 +218,7 @@ function Report({
           report={report}
           heat={heat}
           unavailable={unavailable}
+          ctx={ctx}
           controls={{ price, targets }}
           selected={selected}
           onSelect={onSelect}
@@ -233,6 +234,7 @@ function MatrixResults({
   report,
   heat,
   unavailable,
+  ctx,
   controls,
   selected,
   onSelect,
@@ -241,6 +243,8 @@ function MatrixResults({
   report: ReturnType<typeof buildReportModel>;
   heat: ReturnType<typeof buildHeatmap>;
   unavailable: string | null;
+  /** What the metrics are computed with (the price per GPU-hour), for saying which of them this session lacks. */
+  ctx: ReturnType<typeof metricContextOf>;
   /** The report's own price and targets state, shared with the heatmap's controls. */
   controls: { price: ReturnType<typeof useGpuPrice>; targets: ReturnType<typeof useTargets> };
   selected: string | null;
