@@ -169,7 +169,9 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     await chooseSweep(page, bridge.dialogs, empty);
     const error = page.getByTestId('comparison-error');
     await error.waitFor();
-    expect(await error.innerText()).toContain(`${empty} is not a sweep folder: it has no sweep.json.`);
+    expect(await error.innerText()).toContain(
+      `${empty} is not a sweep folder: it has no sweep.json, and no file in it opens as results (a comparison needs two).`,
+    );
 
     // A sweep.json dropped into the browser build: the page has no path to its folder, and says what to do.
     const drop = await page.evaluateHandle(() => {
