@@ -211,6 +211,6 @@ describe('queueing and over capacity', () => {
     expect(64 * (ctx + 4096)).toBeGreaterThan(budget);
     expect(cells[`${ctx}x64`].status).toBe('over-capacity');
     expect(cells[`${ctx}x64`].requests).toBeNull(); // never run
-    expect(cells[`${ctx}x64`].reason).toContain(String(budget));
+    expect(cells[`${ctx}x64`].reason).toContain(budget.toLocaleString('en-US'));
   }, 120_000);
 });

@@ -114,7 +114,7 @@ describe('speedmatrix report', () => {
   it('fails cleanly: bad format (2), unreadable input (1), an output folder that is a file or missing (2, nothing left behind)', async () => {
     const fmt = await cli(['report', join(dir, 'ref.speedmatrix.json'), '--format', 'docx']);
     expect(fmt.code).toBe(2);
-    expect(fmt.stderr).toContain("argument 'docx' is invalid. Allowed choices are md, html, pdf.");
+    expect(fmt.stderr).toContain("argument 'docx' is invalid. Allowed choices are md, html, pdf, csv, jsonl.");
 
     const broken = join(dir, 'broken.speedmatrix.json');
     const text = readFileSync(join(dir, 'ref.speedmatrix.json'), 'utf8');
