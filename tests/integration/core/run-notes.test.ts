@@ -20,7 +20,7 @@ const until = async (cond: () => boolean, ms: number) => {
 };
 // The orchestrator's note for a context that cannot fit with the run's max output (16K + 1,024 > 16,384).
 const TOO_LONG_NOTE =
-  /^16K context \+ 1024 output tokens exceeds max_model_len 16384: those cells are marked Too long and not run\.$/;
+  /^16K context \+ 1,024 output tokens exceeds max_model_len 16,384: those cells are marked Too long and not run\.$/;
 
 describe('app core: the notes of a started run', () => {
   let core: AppCore;
