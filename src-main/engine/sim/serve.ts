@@ -190,7 +190,7 @@ class Server_ {
     log.engine(
       'INFO',
       'core.py:77',
-      `Initializing a V1 LLM engine (v${profile.vllmVersion}) with config: model='${this.model}', speculative_config=None, tokenizer='${this.model}', dtype=torch.${profile.model.dtype}, max_seq_len=${maxLen}, download_dir=None, load_format=auto, tensor_parallel_size=${cfg.tensorParallelSize}, pipeline_parallel_size=1, data_parallel_size=1, quantization=None, enforce_eager=False, kv_cache_dtype=${cfg.kvCacheDtype}, device_config=cuda, served_model_name=${servedNames[0]}, enable_prefix_caching=${cfg.enablePrefixCaching ? 'True' : 'False'}, chunked_prefill_enabled=True`,
+      `Initializing a V1 LLM engine (v${profile.vllmVersion}) with config: model='${this.model}', speculative_config=None, tokenizer='${this.model}', dtype=torch.${profile.model.dtype}, max_seq_len=${maxLen}, download_dir=None, load_format=auto, tensor_parallel_size=${cfg.tensorParallelSize}, pipeline_parallel_size=1, data_parallel_size=1, quantization=None, enforce_eager=${cfg.nonDefault.enforce_eager === true ? 'True' : 'False'}, kv_cache_dtype=${cfg.kvCacheDtype}, device_config=cuda, served_model_name=${servedNames[0]}, enable_prefix_caching=${cfg.enablePrefixCaching ? 'True' : 'False'}, chunked_prefill_enabled=True`,
     );
     if (failure?.startsWith('ValueError: Free memory')) this.engineFailure(failure);
     await sleep(load * 0.1);
@@ -203,18 +203,31 @@ class Server_ {
       'gpu_model_runner.py:1985',
       `Model loading took ${profile.model.weightsGiB.toFixed(2)} GiB memory and ${((performance.now() - tLoad) / 1000).toFixed(1)} seconds`,
     );
-    await sleep(load * 0.25);
+    // With --enforce-eager vLLM neither compiles nor captures graphs, and prints neither line.
+    const eager = cfg.nonDefault.enforce_eager === true;
+    if (!eager) {
+      const tCompile = performance.now();
+      await sleep(load * 0.15);
+      log.engine(
+        'INFO',
+        'monitor.py:53',
+        `torch.compile took ${((performance.now() - tCompile) / 1000).toFixed(2)} s in total`,
+      );
+    }
+    await sleep(load * 0.1);
     if (!r.ok) this.engineFailure(failure!);
     const plan = r.plan;
     log.engine('INFO', 'gpu_worker.py:298', `Available KV cache memory: ${plan.availableKvGiB.toFixed(2)} GiB`);
     this.kvLines(plan);
-    const tGraph = performance.now();
-    await sleep(load * 0.15);
-    log.engine(
-      'INFO',
-      'gpu_model_runner.py:2767',
-      `Graph capturing finished in ${Math.round((performance.now() - tGraph) / 1000)} secs, took 0.45 GiB`,
-    );
+    if (!eager) {
+      const tGraph = performance.now();
+      await sleep(load * 0.15);
+      log.engine(
+        'INFO',
+        'gpu_model_runner.py:2767',
+        `Graph capturing finished in ${Math.round((performance.now() - tGraph) / 1000)} secs, took 0.45 GiB`,
+      );
+    }
     log.engine(
       'INFO',
       'core.py:218',
@@ -360,7 +373,7 @@ class Server_ {
   }
 }
 
-/** Wall seconds of loading before the server listens: --sim-load-seconds, else the profile's at --sim-speed. */
+/** Wall seconds of loading before the server listens (at most: --enforce-eager skips 30%): --sim-load-seconds, else the profile's at --sim-speed. */
 function loadSeconds(cfg: ServeConfig, profile: Profile): number {
   return cfg.sim.loadSeconds ?? profile.startup.loadSeconds / cfg.sim.speed;
 }
