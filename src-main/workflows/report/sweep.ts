@@ -6,6 +6,7 @@
  */
 import {
   BEST_CAPTION,
+  START_CAPTION,
   type SweepEntry,
   TOO_FEW_RAN,
   bestTable,
@@ -36,6 +37,7 @@ export function renderSweepMarkdown(entries: readonly SweepEntry[]): string {
   const compared = sweepComparison(entries, m);
   if (compared) out.push(...compareVerdictMarkdown(compared));
   out.push('## Variants', '', markdownTable(m.variants), '');
+  if (m.starts) out.push('## Server start', '', line(START_CAPTION), '', markdownTable(m.starts), '');
   out.push('## Best variant per cell', '', line(BEST_CAPTION), '', markdownTable(bestTable(m)), '');
   if (compared) out.push(...compareMarkdownSections(compared));
   else out.push(TOO_FEW_RAN, '');
@@ -55,6 +57,8 @@ export function renderSweepHtml(entries: readonly SweepEntry[]): string {
   const compared = sweepComparison(entries, m);
   if (compared) out.push(...compareVerdictHtml(compared));
   out.push('<h2>Variants</h2>', htmlTable(m.variants, 'variants'));
+  if (m.starts)
+    out.push('<h2>Server start</h2>', `<p class="caption">${esc(START_CAPTION)}</p>`, htmlTable(m.starts, 'starts'));
   out.push(
     '<h2>Best variant per cell</h2>',
     `<p class="caption">${esc(BEST_CAPTION)}</p>`,
