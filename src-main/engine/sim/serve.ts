@@ -190,7 +190,7 @@ class Server_ {
     log.engine(
       'INFO',
       'core.py:77',
-      `Initializing a V1 LLM engine (v${profile.vllmVersion}) with config: model='${this.model}', speculative_config=None, tokenizer='${this.model}', dtype=torch.${profile.model.dtype}, max_seq_len=${maxLen}, download_dir=None, load_format=auto, tensor_parallel_size=${cfg.tensorParallelSize}, pipeline_parallel_size=1, data_parallel_size=1, quantization=None, enforce_eager=${cfg.nonDefault.enforce_eager === true ? 'True' : 'False'}, kv_cache_dtype=${cfg.kvCacheDtype}, device_config=cuda, served_model_name=${servedNames[0]}, enable_prefix_caching=${cfg.enablePrefixCaching ? 'True' : 'False'}, chunked_prefill_enabled=True`,
+      `Initializing a V1 LLM engine (v${profile.vllmVersion}) with config: model='${this.model}', speculative_config=None, tokenizer='${this.model}', dtype=torch.${profile.model.dtype}, max_seq_len=${maxLen}, download_dir=None, load_format=auto, tensor_parallel_size=${cfg.tensorParallelSize}, pipeline_parallel_size=1, data_parallel_size=1, quantization=None, enforce_eager=${enforceEager(cfg) ? 'True' : 'False'}, kv_cache_dtype=${cfg.kvCacheDtype}, device_config=cuda, served_model_name=${servedNames[0]}, enable_prefix_caching=${cfg.enablePrefixCaching ? 'True' : 'False'}, chunked_prefill_enabled=True`,
     );
     if (failure?.startsWith('ValueError: Free memory')) this.engineFailure(failure);
     await sleep(load * 0.1);
@@ -204,7 +204,7 @@ class Server_ {
       `Model loading took ${profile.model.weightsGiB.toFixed(2)} GiB memory and ${((performance.now() - tLoad) / 1000).toFixed(1)} seconds`,
     );
     // With --enforce-eager vLLM neither compiles nor captures graphs, and prints neither line.
-    const eager = cfg.nonDefault.enforce_eager === true;
+    const eager = enforceEager(cfg);
     if (!eager) {
       const tCompile = performance.now();
       await sleep(load * 0.15);
@@ -373,7 +373,7 @@ class Server_ {
   }
 }
 
-/** Wall seconds of loading before the server listens (at most: --enforce-eager skips 30%): --sim-load-seconds, else the profile's at --sim-speed. */
+/** Wall seconds of loading before the server listens: --sim-load-seconds, else the profile's at --sim-speed. */
 function loadSeconds(cfg: ServeConfig, profile: Profile): number {
   return cfg.sim.loadSeconds ?? profile.startup.loadSeconds / cfg.sim.speed;
 }
@@ -385,8 +385,13 @@ function loadSeconds(cfg: ServeConfig, profile: Profile): number {
 export function serveLoadSeconds(argv: string[]): number | null {
   const parsed = parseServeArgs(argv);
   const profile = parsed.ok ? loadProfile(parsed.data.sim.profile) : null;
-  return parsed.ok && profile?.ok ? loadSeconds(parsed.data, profile.data) : null;
+  if (!parsed.ok || !profile?.ok) return null;
+  return loadSeconds(parsed.data, profile.data) * (enforceEager(parsed.data) ? 1 - EAGER_SKIPS : 1);
 }
+
+/** The share of the load --enforce-eager skips, as vLLM does: no torch.compile (15%), no graph capture (15%). */
+const EAGER_SKIPS = 0.3;
+const enforceEager = (cfg: ServeConfig): boolean => cfg.nonDefault.enforce_eager === true;
 
 /** Run `serve` with its argv (after the word `serve`). Exits the process when done. */
 export async function runServe(argv: string[]): Promise<void> {
