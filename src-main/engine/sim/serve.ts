@@ -201,7 +201,7 @@ class Server_ {
     log.engine(
       'INFO',
       'gpu_model_runner.py:1985',
-      `Model loading took ${profile.model.weightsGiB.toFixed(2)} GiB memory and ${((performance.now() - tLoad) / 1000).toFixed(1)} seconds`,
+      `Model loading took ${profile.model.weightsGiB.toFixed(2)} GiB memory and ${((performance.now() - tLoad) / 1000).toFixed(6)} seconds`,
     );
     // With --enforce-eager vLLM neither compiles nor captures graphs, and prints neither line.
     const eager = enforceEager(cfg);

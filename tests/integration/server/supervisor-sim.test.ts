@@ -94,6 +94,12 @@ describe('Supervisor + simulator', () => {
     const total = phases.reduce((sum, p) => sum + p.seconds, 0);
     expect(total).toBeGreaterThanOrEqual(2);
     expect(total).toBeLessThanOrEqual(elapsed);
+    // The durations the simulator prints follow its load time as vLLM's would: weights half, torch.compile 15%.
+    const log = compiled.sup.logTail(200).join('\n');
+    const printed = (re: RegExp) => Number(re.exec(log)?.[1]);
+    expect(printed(/Model loading took [\d.]+ GiB memory and ([\d.]+) seconds/)).toBeGreaterThanOrEqual(0.95);
+    expect(printed(/torch\.compile took ([\d.]+) s in total/)).toBeGreaterThanOrEqual(0.28);
+    expect(printed(/torch\.compile took ([\d.]+) s in total/)).toBeLessThan(weights);
     await compiled.sup.stop();
 
     const eager = await sim({ extraArgs: ['--enforce-eager'] }, ['--sim-load-seconds', '2']);
