@@ -47,6 +47,7 @@ describe('speedmatrix run --demo', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/SIMULATED/);
     expect(r.stdout).toContain(`Session file: ${out}`);
+    expect(r.stdout).toMatch(/\nServer start: [\d.]+ s \(Process start [\d.]+ s · .* · API server ready [\d.]+ s\)\n/);
     const report = join(dir, 'demo.md');
     expect(r.stdout).toContain(`Report: ${report}`);
     const s = await readSessionFile(out);
