@@ -5,6 +5,9 @@
 import { START_PHASE_LABELS, startSeconds, type StartPhase } from '../session/start-phases';
 import { NONE, fmtSeconds } from './format';
 
+/** What the start time is called wherever it is shown. */
+export const START_TIME_LABEL = 'Server start';
+
 /** "129.0 s" for the whole start; "—" when the session recorded none (attached, imported, older files). */
 export function fmtStartTime(phases: readonly StartPhase[] | null | undefined): string {
   return phases?.length ? fmtSeconds(startSeconds(phases)) : NONE;

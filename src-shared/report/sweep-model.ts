@@ -13,7 +13,7 @@ import { cellIndex, matrixAxes } from './matrix-model';
 import type { TableModel } from './report-model';
 import { type ComparisonModel, compareSessions, labelOf } from './compare-model';
 import { cellDifference } from './cell-difference';
-import { fmtStartTime } from './start-time';
+import { START_TIME_LABEL, fmtStartTime } from './start-time';
 import { START_PHASES, START_PHASE_LABELS } from '../session/start-phases';
 
 /** A variant's launch settings: a sweep's `--vary` values, or none for sessions compared as files. */
@@ -99,7 +99,7 @@ export function buildSweepModel(entries: readonly SweepEntry[]): SweepModel {
   const best = bestCells(entries);
   const wins = entries.map((_, i) => best.rows.flat().filter((b) => b.entry === i && !b.tied.length).length);
   const variants: TableModel = {
-    header: ['Variant', 'Settings', 'Session file', 'Result', 'Best in cells', 'Server start'],
+    header: ['Variant', 'Settings', 'Session file', 'Result', 'Best in cells', START_TIME_LABEL],
     rows: entries.map((e, i) => [
       labels[i],
       e.variant.label || '(as given)',

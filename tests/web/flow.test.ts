@@ -55,7 +55,7 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     expect(ready).toMatch(/KV budget\s+[\d,]+ tokens · from the server (log|metrics)/);
     // The start, phase by phase as the simulator's vLLM-shaped log showed them (1 s of load: half of it weights).
     expect(ready).toMatch(
-      /Start time\s+[\d.]+ s \(Process start [\d.]+ s · Weights loaded (0\.[5-9]|[1-9][\d.]*) s · Compilation \(torch\.compile\) [\d.]+ s · KV cache profiling [\d.]+ s · CUDA graph capture [\d.]+ s · API server ready [\d.]+ s\)/,
+      /Server start\s+[\d.]+ s \(Process start [\d.]+ s · Weights loaded (0\.[5-9]|[1-9][\d.]*) s · Compilation \(torch\.compile\) [\d.]+ s · KV cache profiling [\d.]+ s · CUDA graph capture [\d.]+ s · API server ready [\d.]+ s\)/,
     );
     await expect.poll(() => page.getByTestId('server-log').textContent()).toMatch(/Application startup complete/);
     expect(await page.getByTestId('server-log').textContent()).not.toContain('sk-test-secret-123');

@@ -19,6 +19,7 @@ import {
 import { divergingColor } from '#shared/report/matrix-model';
 import { simulatedBanner } from '#shared/report/report-model';
 import { BEST_CAPTION, START_CAPTION, type SweepModel, TOO_FEW_RAN, bestLabel } from '#shared/report/sweep-model';
+import { START_TIME_LABEL } from '#shared/report/start-time';
 import { useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
 import { fmtContext, tokPerSec } from '../../format';
@@ -103,7 +104,7 @@ function ComparisonBody({ view }: { view: Comparison }) {
       </section>
       {view.sweep.starts && (
         <section>
-          <h3>Server start</h3>
+          <h3>{START_TIME_LABEL}</h3>
           <p className="hint">{START_CAPTION}</p>
           <ModelTable table={view.sweep.starts} testId="comparison-starts" />
         </section>

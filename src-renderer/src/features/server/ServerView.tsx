@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ServerForm } from '#shared/ipc/contract';
 import { KV_SOURCE_WORDS } from '#shared/report/report-model';
-import { startTimeText } from '#shared/report/start-time';
+import { START_TIME_LABEL, startTimeText } from '#shared/report/start-time';
 import { useApp } from '../../store';
 import { copyText, startServer, stopServer, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
@@ -451,7 +451,7 @@ export function ServerView() {
             ],
             ['Engine', [server.ready.engine.name, server.ready.engine.version].filter(Boolean).join(' ') || NONE],
             ...(server.ready.startPhases.length
-              ? ([['Start time', startTimeText(server.ready.startPhases)!]] as [string, string][])
+              ? ([[START_TIME_LABEL, startTimeText(server.ready.startPhases)!]] as [string, string][])
               : []),
             ...(server.ready.simulated
               ? ([['Note', 'Simulated server: figures are not real hardware.']] as [string, string][])
