@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import type { Result } from '../result';
+import type { StartPhase } from '../session/start-phases';
 import type {
   CellStatus,
   DecodeCell,
@@ -145,6 +146,8 @@ export interface ServerReadyInfo {
   kvBudget: KvBudget;
   engine: Engine;
   simulated: boolean;
+  /** How long this launch took to become ready, per phase its log showed (seconds); empty when attached. */
+  startPhases: StartPhase[];
 }
 
 export interface ServerFailure {

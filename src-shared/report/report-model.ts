@@ -31,6 +31,7 @@ import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, matrixAxes, sorte
 import { cellKey } from '../cell-key';
 import { fmtCellThroughput, PRECISION_LEGEND, REPEAT_LEGEND } from './confidence';
 import { commandLineOf, redactCommandLine } from './redact';
+import { START_TIME_LABEL, startTimeText } from './start-time';
 import { type CapacitySection, buildCapacitySection } from './capacity-section';
 import { CELL_METRIC_DEFS, type CellMetric, metricContextOf, metricUnavailable } from './cell-metrics';
 import { type TargetSet, medianOnly } from './slo';
@@ -356,6 +357,8 @@ function runBlock(session: Session): InfoBlock {
   const kv = session.kvBudget;
   if (kv.tokens !== null)
     rows.push({ label: 'KV cache', value: `${fmtCount(kv.tokens)} tokens (${KV_SOURCE_WORDS[kv.source]})` });
+  const start = startTimeText(s.startPhases);
+  if (start) rows.push({ label: START_TIME_LABEL, value: start });
   return { title: 'Run', rows, missing: null };
 }
 

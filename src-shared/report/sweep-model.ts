@@ -7,12 +7,14 @@
  */
 import type { CellStatus, Session } from '../session/schema';
 import { STATUS_WORDS, countByStatus } from '../session/status-words';
-import { NONE, fmtContext, fmtTokPerSec } from './format';
+import { NONE, fmtContext, fmtSeconds, fmtTokPerSec } from './format';
 import { cellKey } from '../cell-key';
 import { cellIndex, matrixAxes } from './matrix-model';
 import type { TableModel } from './report-model';
 import { type ComparisonModel, compareSessions, labelOf } from './compare-model';
 import { cellDifference } from './cell-difference';
+import { START_TIME_LABEL, fmtStartTime } from './start-time';
+import { START_PHASES, START_PHASE_LABELS } from '../session/start-phases';
 
 /** A variant's launch settings: a sweep's `--vary` values, or none for sessions compared as files. */
 interface SweepVariant {
@@ -51,6 +53,8 @@ export interface SweepModel {
   best: { contexts: number[]; concurrency: number[]; rows: BestCell[][] };
   /** How many cells each entry wins outright (ties win nothing). */
   wins: number[];
+  /** Each variant's server start, phase by phase; null when none recorded it. */
+  starts: TableModel | null;
 }
 
 const ran = (e: SweepEntry): e is SweepEntry & { session: Session } => e.session !== null;
@@ -95,16 +99,17 @@ export function buildSweepModel(entries: readonly SweepEntry[]): SweepModel {
   const best = bestCells(entries);
   const wins = entries.map((_, i) => best.rows.flat().filter((b) => b.entry === i && !b.tied.length).length);
   const variants: TableModel = {
-    header: ['Variant', 'Settings', 'Session file', 'Result', 'Best in cells'],
+    header: ['Variant', 'Settings', 'Session file', 'Result', 'Best in cells', START_TIME_LABEL],
     rows: entries.map((e, i) => [
       labels[i],
       e.variant.label || '(as given)',
       e.session ? e.file : NONE,
       resultText(e),
       String(wins[i]),
+      fmtStartTime(e.session?.server.startPhases),
     ]),
   };
-  return { labels, variants, best, wins };
+  return { labels, variants, best, wins, starts: startTable(entries, labels) };
 }
 
 /** "B", or "A = B" when variants tie within the noise (the best first). */
@@ -121,6 +126,30 @@ export function bestTable(m: SweepModel): TableModel {
     ]),
   };
 }
+
+/**
+ * The server's start per variant, phase by phase (a flag such as --enforce-eager changes it more
+ * than throughput): a row per phase any variant's log showed, then the whole start; "—" where a
+ * variant's log did not show the phase. Null when no variant recorded its start.
+ */
+function startTable(entries: readonly SweepEntry[], labels: readonly string[]): TableModel | null {
+  const recorded = entries.map((e) => e.session?.server.startPhases ?? []);
+  const shown = START_PHASES.filter((phase) => recorded.some((r) => r.some((p) => p.phase === phase)));
+  if (!shown.length) return null;
+  return {
+    header: ['Phase', ...labels],
+    rows: [
+      ...shown.map((phase) => [
+        START_PHASE_LABELS[phase],
+        ...recorded.map((r) => fmtSeconds(r.find((p) => p.phase === phase)?.seconds)),
+      ]),
+      ['Launch to ready', ...recorded.map((r) => fmtStartTime(r))],
+    ],
+  };
+}
+
+export const START_CAPTION =
+  'Seconds from the launch to the line that ends each phase of the server log, measured by SpeedMatrix; a phase the engine did not print counts in the next one shown.';
 
 export const BEST_CAPTION =
   'For each cell, the variant with the highest total tok/s among Valid cells, and that figure. Variants within its noise are the same ("A = B") and win nothing.';

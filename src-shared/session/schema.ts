@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { LoadRunSchema } from './schema-load';
+import { START_PHASES } from './start-phases';
 
 export const SESSION_FORMAT = 'speedmatrix-session';
 export const SESSION_FORMAT_VERSION = 1;
@@ -93,6 +94,11 @@ export const ServerLaunchSchema = z.object({
   servedModel: maybeStr,
   revision: maybeStr,
   maxModelLen: count.nullable(),
+  /**
+   * How long the launch took to become ready, per phase its startup log showed, in order (seconds from the end of
+   * the phase before). Phases the engine did not print are absent. Absent: attached, imported or older sessions.
+   */
+  startPhases: z.array(z.object({ phase: z.enum(START_PHASES), seconds: nonNeg })).optional(),
 });
 
 export const RunConfigSchema = z.object({

@@ -86,6 +86,20 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
     // Cells by status as the files say (a loaded machine may leave a cell at 1 request queued too).
     expect(variants.slice(2).map((r) => r[3])).toEqual(model.variants.rows.slice(2).map((r) => r[3]));
     expect(total(few, 16).status).toBe('queued');
+    // Each variant's server start, phase by phase as its log showed them; the two that did not start have none.
+    const starts = await tableRows(page, 'comparison-starts');
+    expect(starts).toEqual(model.starts!.rows);
+    expect(starts.map((r) => r[0])).toEqual([
+      'Process start',
+      'Weights loaded',
+      'Compilation (torch.compile)',
+      'KV cache profiling',
+      'CUDA graph capture',
+      'API server ready',
+      'Launch to ready',
+    ]);
+    expect(starts.at(-1)!.slice(1, 3)).toEqual(['—', '—']);
+    expect(starts.at(-1)![3]).toMatch(/^[\d.]+ s$/);
     const best = page.getByTestId('best-per-cell');
     for (const row of model.best.rows)
       for (const b of row) {

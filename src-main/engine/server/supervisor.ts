@@ -25,6 +25,7 @@ import { applyLogLine, emptyLogFacts, logKvBudget, stripAnsi, type LogFacts, typ
 import { batchFileMessage, resolveCommand } from '../../platform/processes/command-lookup';
 import { endLeftovers, findLeftovers, processTree, type LeftoverCheck, type LeftoverProcess } from './orphans';
 import { isPortFree } from './port';
+import { StartPhaseClock } from './start-phases';
 import { probeServer } from './probe';
 import { processControl, type ProcessControl } from '../../platform/processes/process-control';
 import type { ServerTarget } from './target';
@@ -140,6 +141,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private built: BuiltLaunch | null = null;
   private ring: string[] = [];
   private facts: LogFacts = emptyLogFacts();
+  private startClock = new StartPhaseClock();
   private logStream: WriteStream | null = null;
   private timers: NodeJS.Timeout[] = [];
   private startedAt = 0;
@@ -282,6 +284,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.cfg = cfg;
     this.ring = [];
     this.facts = emptyLogFacts();
+    this.startClock = new StartPhaseClock();
     this.exitInfo = null;
     this.orphansAtExit = [];
     this.liveOrphans = [];
@@ -375,6 +378,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.logStream?.write(`${line}\n`);
     const before = { phase: this.facts.phase, stats: this.facts.lastStats };
     this.facts = applyLogLine(this.facts, line);
+    if (this._state === 'starting') this.startClock.line(line, Date.now() - this.startedAt);
     this.emit('log', line);
     if (this.facts.lastStats !== before.stats) this.emit('stats', this.facts.lastStats!);
     if (this._state === 'starting' && this.facts.phase !== before.phase) this.emitProgress();
@@ -427,10 +431,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         });
         if (probed.ok && this._state === 'starting') {
           this.clearTimers();
-          this.target = probed.data;
+          const startPhases = this.startClock.phases(Date.now() - this.startedAt);
+          const target = { ...probed.data, launch: { ...probed.data.launch, startPhases } };
+          this.target = target;
           this.setState('ready');
-          this.emit('ready', probed.data);
-          this.settle(ok(probed.data));
+          this.emit('ready', target);
+          this.settle(ok(target));
           return;
         }
         if (!probed.ok) {

@@ -190,7 +190,7 @@ class Server_ {
     log.engine(
       'INFO',
       'core.py:77',
-      `Initializing a V1 LLM engine (v${profile.vllmVersion}) with config: model='${this.model}', speculative_config=None, tokenizer='${this.model}', dtype=torch.${profile.model.dtype}, max_seq_len=${maxLen}, download_dir=None, load_format=auto, tensor_parallel_size=${cfg.tensorParallelSize}, pipeline_parallel_size=1, data_parallel_size=1, quantization=None, enforce_eager=False, kv_cache_dtype=${cfg.kvCacheDtype}, device_config=cuda, served_model_name=${servedNames[0]}, enable_prefix_caching=${cfg.enablePrefixCaching ? 'True' : 'False'}, chunked_prefill_enabled=True`,
+      `Initializing a V1 LLM engine (v${profile.vllmVersion}) with config: model='${this.model}', speculative_config=None, tokenizer='${this.model}', dtype=torch.${profile.model.dtype}, max_seq_len=${maxLen}, download_dir=None, load_format=auto, tensor_parallel_size=${cfg.tensorParallelSize}, pipeline_parallel_size=1, data_parallel_size=1, quantization=None, enforce_eager=${enforceEager(cfg) ? 'True' : 'False'}, kv_cache_dtype=${cfg.kvCacheDtype}, device_config=cuda, served_model_name=${servedNames[0]}, enable_prefix_caching=${cfg.enablePrefixCaching ? 'True' : 'False'}, chunked_prefill_enabled=True`,
     );
     if (failure?.startsWith('ValueError: Free memory')) this.engineFailure(failure);
     await sleep(load * 0.1);
@@ -201,20 +201,33 @@ class Server_ {
     log.engine(
       'INFO',
       'gpu_model_runner.py:1985',
-      `Model loading took ${profile.model.weightsGiB.toFixed(2)} GiB memory and ${((performance.now() - tLoad) / 1000).toFixed(1)} seconds`,
+      `Model loading took ${profile.model.weightsGiB.toFixed(2)} GiB memory and ${((performance.now() - tLoad) / 1000).toFixed(6)} seconds`,
     );
-    await sleep(load * 0.25);
+    // With --enforce-eager vLLM neither compiles nor captures graphs, and prints neither line.
+    const eager = enforceEager(cfg);
+    if (!eager) {
+      const tCompile = performance.now();
+      await sleep(load * 0.15);
+      log.engine(
+        'INFO',
+        'monitor.py:53',
+        `torch.compile took ${((performance.now() - tCompile) / 1000).toFixed(2)} s in total`,
+      );
+    }
+    await sleep(load * 0.1);
     if (!r.ok) this.engineFailure(failure!);
     const plan = r.plan;
     log.engine('INFO', 'gpu_worker.py:298', `Available KV cache memory: ${plan.availableKvGiB.toFixed(2)} GiB`);
     this.kvLines(plan);
-    const tGraph = performance.now();
-    await sleep(load * 0.15);
-    log.engine(
-      'INFO',
-      'gpu_model_runner.py:2767',
-      `Graph capturing finished in ${Math.round((performance.now() - tGraph) / 1000)} secs, took 0.45 GiB`,
-    );
+    if (!eager) {
+      const tGraph = performance.now();
+      await sleep(load * 0.15);
+      log.engine(
+        'INFO',
+        'gpu_model_runner.py:2767',
+        `Graph capturing finished in ${Math.round((performance.now() - tGraph) / 1000)} secs, took 0.45 GiB`,
+      );
+    }
     log.engine(
       'INFO',
       'core.py:218',
@@ -372,8 +385,13 @@ function loadSeconds(cfg: ServeConfig, profile: Profile): number {
 export function serveLoadSeconds(argv: string[]): number | null {
   const parsed = parseServeArgs(argv);
   const profile = parsed.ok ? loadProfile(parsed.data.sim.profile) : null;
-  return parsed.ok && profile?.ok ? loadSeconds(parsed.data, profile.data) : null;
+  if (!parsed.ok || !profile?.ok) return null;
+  return loadSeconds(parsed.data, profile.data) * (enforceEager(parsed.data) ? 1 - EAGER_SKIPS : 1);
 }
+
+/** The share of the load --enforce-eager skips, as vLLM does: no torch.compile (15%), no graph capture (15%). */
+const EAGER_SKIPS = 0.3;
+const enforceEager = (cfg: ServeConfig): boolean => cfg.nonDefault.enforce_eager === true;
 
 /** Run `serve` with its argv (after the word `serve`). Exits the process when done. */
 export async function runServe(argv: string[]): Promise<void> {

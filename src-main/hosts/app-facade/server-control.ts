@@ -408,6 +408,7 @@ function readyInfo(t: ServerTarget): NonNullable<ServerSnapshot['ready']> {
     kvBudget: t.kvBudget,
     engine: t.engine,
     simulated: t.simulated,
+    startPhases: t.launch.startPhases ?? [],
   };
 }
 

@@ -47,6 +47,7 @@ describe('speedmatrix run --demo', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/SIMULATED/);
     expect(r.stdout).toContain(`Session file: ${out}`);
+    expect(r.stdout).toMatch(/\nServer start: [\d.]+ s \(Process start [\d.]+ s · .* · API server ready [\d.]+ s\)\n/);
     const report = join(dir, 'demo.md');
     expect(r.stdout).toContain(`Report: ${report}`);
     const s = await readSessionFile(out);
@@ -54,12 +55,27 @@ describe('speedmatrix run --demo', () => {
     if (!s.ok) return;
     expect(s.data.simulated).toBe(true);
     expect(s.data.server.kind).toBe('simulator');
+    // The launch's start, phase by phase as its log showed them, in the session and the report's Run block.
+    const phases = s.data.server.startPhases ?? [];
+    expect(phases.map((p) => p.phase)).toEqual([
+      'process',
+      'weights',
+      'compile',
+      'kv-profile',
+      'graph-capture',
+      'ready',
+    ]);
+    expect(phases.every((p) => p.seconds >= 0)).toBe(true);
+    expect(phases.find((p) => p.phase === 'weights')!.seconds).toBeGreaterThan(0);
     expect(s.data.hardware.gpuType).toBe('Simulated GPU');
     expect(s.data.cells.map((c) => c.status)).toEqual(['valid', 'valid']);
     expect(s.data.prefill[0].status).toBe('valid');
     const md = readFileSync(report, 'utf8');
     expect(md).toMatch(/SIMULATED/);
     expect(md).toMatch(/\| 8K \|/);
+    expect(md).toMatch(
+      /- \*\*Server start\*\*: [\d.]+ s \(Process start [\d.]+ s · Weights loaded [\d.]+ s · .* · API server ready [\d.]+ s\)\n/,
+    );
   }, 120_000);
 });
 

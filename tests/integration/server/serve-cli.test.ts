@@ -100,6 +100,10 @@ describe('speedmatrix serve -- CMD', () => {
       `READY  http://127.0.0.1:${port}  model org/m  max_model_len 8,192 tokens  KV budget 1,587,648 tokens (startup log "GPU KV cache size: 1,587,648 tokens")`,
     );
     expect(s.err()).toContain('  | INFO:     Application startup complete.');
+    // Its start, in the phases its log showed: this server prints neither "Starting to load model" nor torch.compile.
+    expect(s.out()).toMatch(
+      /\nStarted in [\d.]+ s \(Weights loaded [\d.]+ s · KV cache profiling [\d.]+ s · CUDA graph capture [\d.]+ s · API server ready [\d.]+ s\)\n/,
+    );
     s.p.kill('SIGTERM');
     expect(await s.exited).toBe(0);
     expect(s.out()).toMatch(/Stopping the server\.\.\.\nStopped cleanly in \d+\.\d s; nothing was left behind\.\n$/);

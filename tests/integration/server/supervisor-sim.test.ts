@@ -72,6 +72,47 @@ describe('Supervisor + simulator', () => {
     });
   }
 
+  it('times each start phase from the log lines; --enforce-eager leaves compilation and graph capture out', async () => {
+    const began = Date.now();
+    const compiled = await sim({}, ['--sim-load-seconds', '2']);
+    const elapsed = (Date.now() - began) / 1000;
+    expect(compiled.result.ok).toBe(true);
+    if (!compiled.result.ok) return;
+    const phases = compiled.result.data.launch.startPhases ?? [];
+    expect(phases.map((p) => p.phase)).toEqual([
+      'process',
+      'weights',
+      'compile',
+      'kv-profile',
+      'graph-capture',
+      'ready',
+    ]);
+    // The simulator loads its weights for half its load time (src-main/engine/sim/serve.ts).
+    const weights = phases.find((p) => p.phase === 'weights')!.seconds;
+    expect(weights).toBeGreaterThanOrEqual(0.95);
+    expect(weights).toBeLessThan(2);
+    const total = phases.reduce((sum, p) => sum + p.seconds, 0);
+    expect(total).toBeGreaterThanOrEqual(2);
+    expect(total).toBeLessThanOrEqual(elapsed);
+    // The durations the simulator prints follow its load time as vLLM's would: weights half, torch.compile 15%.
+    const log = compiled.sup.logTail(200).join('\n');
+    const printed = (re: RegExp) => Number(re.exec(log)?.[1]);
+    expect(printed(/Model loading took [\d.]+ GiB memory and ([\d.]+) seconds/)).toBeGreaterThanOrEqual(0.95);
+    expect(printed(/torch\.compile took ([\d.]+) s in total/)).toBeGreaterThanOrEqual(0.28);
+    expect(printed(/torch\.compile took ([\d.]+) s in total/)).toBeLessThan(weights);
+    await compiled.sup.stop();
+
+    const eager = await sim({ extraArgs: ['--enforce-eager'] }, ['--sim-load-seconds', '2']);
+    expect(eager.result.ok).toBe(true);
+    if (!eager.result.ok) return;
+    expect(eager.result.data.launch.startPhases?.map((p) => p.phase)).toEqual([
+      'process',
+      'weights',
+      'kv-profile',
+      'ready',
+    ]);
+  });
+
   it('API key through the launch options: ready, and the key is needed on /v1', async () => {
     const { result } = await sim({ apiKey: 'sim-secret-key-42' });
     expect(result.ok).toBe(true);

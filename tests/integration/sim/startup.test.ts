@@ -74,6 +74,7 @@ describe('startup log', () => {
       'non-default args: {',
       'Using max model len 262144',
       'Model loading took 9.00 GiB memory and',
+      's in total',
       'Available KV cache memory: 67.00 GiB',
       'GPU KV cache size: 2,195,440 tokens',
       'Maximum concurrency for 262,144 tokens per request: 8.37x',

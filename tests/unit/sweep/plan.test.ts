@@ -77,6 +77,12 @@ describe('the plan of a sweep', () => {
     const fast = planSweep([{ state: 'pending', launch: sim(['--sim-speed', '10']) }], config).serverStartSeconds!;
     expect(slow).toBeGreaterThan(1);
     expect(fast - 0.5).toBeCloseTo((slow - 0.5) / 10, 5);
+    // --enforce-eager skips the simulator's compilation and graph capture, as vLLM's: 30% of its load.
+    const eager = planSweep(
+      [{ state: 'pending', launch: sim(['--sim-load-seconds', '20', '--enforce-eager']) }],
+      config,
+    );
+    expect(eager.serverStartSeconds).toBeCloseTo(14.5, 5);
     const real = launchOptionsFromCommand(['vllm', 'serve', 'Qwen/Qwen3-8B']);
     expect(
       planSweep(

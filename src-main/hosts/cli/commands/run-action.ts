@@ -21,6 +21,7 @@ import { readHardwareFile } from '../../../workflows/orchestrator/server-hardwar
 import { attachServer, launchServer } from '../../../workflows/orchestrator/server-side';
 import { fmtCount } from '#shared/report/format';
 import { kvBudgetOrigin } from '#shared/report/report-model';
+import { startTimeText } from '#shared/report/start-time';
 import { renderMarkdownReport } from '../../../workflows/report/markdown';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
 import { normalizeBaseUrl } from '../../../engine/server/probe';
@@ -166,7 +167,8 @@ function serverLine(side: ServerSide): string {
   const mml = t.maxModelLen === null ? 'unknown' : fmtCount(t.maxModelLen);
   const kv =
     t.kvBudget.tokens === null ? 'unknown' : `${fmtCount(t.kvBudget.tokens)} tokens (${kvBudgetOrigin(t.kvBudget)})`;
-  return `Server: ${t.baseUrl}  model ${t.model}${t.simulated ? '  [SIMULATED]' : ''}  max_model_len ${mml}  KV budget ${kv}`;
+  const start = startTimeText(t.launch.startPhases);
+  return `Server: ${t.baseUrl}  model ${t.model}${t.simulated ? '  [SIMULATED]' : ''}  max_model_len ${mml}  KV budget ${kv}${start ? `\nServer start: ${start}` : ''}`;
 }
 
 export interface RunInputs {

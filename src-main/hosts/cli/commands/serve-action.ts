@@ -4,6 +4,7 @@
  */
 import { fmtCount, fmtDuration } from '#shared/report/format';
 import { kvBudgetOrigin } from '#shared/report/report-model';
+import { startTimeText } from '#shared/report/start-time';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
 import { buildLaunch } from '../../../engine/server/launch';
 import { killGroupNow } from '../../../engine/server/orphans';
@@ -107,7 +108,10 @@ export async function serveCommand(cmd: string[], o: ServeFlags): Promise<number
     return interrupted ? EXIT.cancelled : EXIT.failed;
   }
   const t = started.data;
-  out('ready', `${readyLine(t)}\nPress Ctrl-C to stop the server.`, { target: { ...t, apiKey: undefined } });
+  const start = startTimeText(t.launch.startPhases);
+  out('ready', `${readyLine(t)}${start ? `\nStarted in ${start}` : ''}\nPress Ctrl-C to stop the server.`, {
+    target: { ...t, apiKey: undefined },
+  });
   await new Promise<void>((resolve) => {
     if (interrupted || sup.state !== 'ready') return resolve();
     sup.once('exited', () => resolve());

@@ -18,7 +18,8 @@ import {
 } from '#shared/report/compare-model';
 import { divergingColor } from '#shared/report/matrix-model';
 import { simulatedBanner } from '#shared/report/report-model';
-import { BEST_CAPTION, type SweepModel, TOO_FEW_RAN, bestLabel } from '#shared/report/sweep-model';
+import { BEST_CAPTION, START_CAPTION, type SweepModel, TOO_FEW_RAN, bestLabel } from '#shared/report/sweep-model';
+import { START_TIME_LABEL } from '#shared/report/start-time';
 import { useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
 import { fmtContext, tokPerSec } from '../../format';
@@ -101,6 +102,13 @@ function ComparisonBody({ view }: { view: Comparison }) {
           actions={{ header: 'Open', cell: (i) => <OpenEntry entry={view.entries[i]} /> }}
         />
       </section>
+      {view.sweep.starts && (
+        <section>
+          <h3>{START_TIME_LABEL}</h3>
+          <p className="hint">{START_CAPTION}</p>
+          <ModelTable table={view.sweep.starts} testId="comparison-starts" />
+        </section>
+      )}
       <BestPerCell sweep={view.sweep} entries={view.entries} />
       {m ? <Compared m={m} /> : <p className="empty">{TOO_FEW_RAN}</p>}
     </>

@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ServerForm } from '#shared/ipc/contract';
 import { KV_SOURCE_WORDS } from '#shared/report/report-model';
+import { START_TIME_LABEL, startTimeText } from '#shared/report/start-time';
 import { useApp } from '../../store';
 import { copyText, startServer, stopServer, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, fmtDuration, NONE } from '../../format';
@@ -449,6 +450,9 @@ export function ServerView() {
                 : `unknown (${KV_SOURCE_WORDS[server.ready.kvBudget.source]})`,
             ],
             ['Engine', [server.ready.engine.name, server.ready.engine.version].filter(Boolean).join(' ') || NONE],
+            ...(server.ready.startPhases.length
+              ? ([[START_TIME_LABEL, startTimeText(server.ready.startPhases)!]] as [string, string][])
+              : []),
             ...(server.ready.simulated
               ? ([['Note', 'Simulated server: figures are not real hardware.']] as [string, string][])
               : []),
