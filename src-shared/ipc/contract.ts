@@ -117,6 +117,11 @@ export const ReportViewSchema = z.object({
   slo: z.string().max(2000).default(''),
   /** Price of one GPU for one hour, for cost per million tokens. */
   gpuPricePerHour: z.number().positive().finite().nullable().default(null),
+  /** That price's ISO 4217 code (report/price.ts); US dollars when absent. */
+  gpuPriceCurrency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .optional(),
 });
 export type ReportView = z.input<typeof ReportViewSchema>;
 

@@ -6,6 +6,7 @@
 import type { DecodeCell, Session } from '../session/schema';
 import { NONE, fmtJoulesPerToken, fmtTokPerSec } from './format';
 import { medianOnly } from './slo';
+import { DEFAULT_CURRENCY } from './price';
 import { LATENCY_DEFS, type LatencyKind, type LatencyStat, STAT_WORDS, latencyValue } from './latency';
 
 export const CELL_METRICS = [
@@ -27,8 +28,10 @@ export const CELL_METRICS = [
 export type CellMetric = (typeof CELL_METRICS)[number];
 
 export interface MetricContext {
-  /** Price of one GPU for one hour, in the user's currency; needed for cost only. */
+  /** Price of one GPU for one hour, in `currency`; needed for cost only. */
   gpuPricePerHour: number | null;
+  /** The price's ISO 4217 code (report/price.ts); US dollars when not named. */
+  currency?: string;
   /** GPUs the server uses (the cost counts every one). */
   gpuCount: number;
 }
@@ -123,8 +126,18 @@ export const CELL_METRIC_DEFS: Record<CellMetric, CellMetricDef> = {
 };
 
 /** The context a session gives its metrics (GPU count from its hardware block). */
-export function metricContextOf(session: Session, gpuPricePerHour: number | null): MetricContext {
-  return { gpuPricePerHour, gpuCount: Math.max(1, session.hardware.gpus.length) };
+export function metricContextOf(
+  session: Session,
+  gpuPricePerHour: number | null,
+  currency: string = DEFAULT_CURRENCY,
+): MetricContext {
+  return { gpuPricePerHour, currency, gpuCount: Math.max(1, session.hardware.gpus.length) };
+}
+
+/** A metric's name for captions and headings; a cost names its currency ("… (EUR)"). */
+export function metricLabel(metric: CellMetric, ctx: MetricContext): string {
+  const label = CELL_METRIC_DEFS[metric].label;
+  return metric === 'cost-per-million' ? `${label} (${ctx.currency ?? DEFAULT_CURRENCY})` : label;
 }
 
 /** Why a metric has no values in this session, or null when some cell has one. */

@@ -89,7 +89,7 @@ export function fmtQueueEvidence(
       : '';
   const server =
     q.meanQueueSeconds !== undefined && q.scheduledRequests !== undefined
-      ? `, ${grouped(q.scheduledRequests, 0)} requests scheduled after ${fmtMs(q.meanQueueSeconds)} on average${q.preemptions ? ` (${grouped(q.preemptions, 0)} preempted)` : ''}`
+      ? `, ${grouped(q.scheduledRequests, 0)} ${q.scheduledRequests === 1 ? 'request' : 'requests'} scheduled after ${fmtMs(q.meanQueueSeconds)} on average${q.preemptions ? ` (${grouped(q.preemptions, 0)} preempted)` : ''}`
       : '';
   return `waiting in ${Math.round(q.waitingShare * 100)}% of ${grouped(q.scrapes, 0)} checks (at most ${grouped(q.longestWaitingRun, 0)} in a row), ${grouped(q.avgRunning, 1)} running on average${client}${server}`;
 }

@@ -33,7 +33,7 @@ import { fmtCellThroughput, PRECISION_LEGEND, REPEAT_LEGEND } from './confidence
 import { commandLineOf, redactCommandLine } from './redact';
 import { START_TIME_LABEL, startTimeText } from './start-time';
 import { type CapacitySection, buildCapacitySection } from './capacity-section';
-import { CELL_METRIC_DEFS, type CellMetric, metricContextOf, metricUnavailable } from './cell-metrics';
+import { type CellMetric, metricContextOf, metricLabel, metricUnavailable } from './cell-metrics';
 import { type TargetSet, medianOnly } from './slo';
 import {
   FEW_SAMPLES_LEGEND,
@@ -110,6 +110,8 @@ export interface ReportOptions {
   metric?: CellMetric;
   /** Price of one GPU for one hour; cost per million tokens needs it. */
   gpuPricePerHour?: number | null;
+  /** That price's ISO 4217 code (report/price.ts); US dollars when absent. */
+  gpuPriceCurrency?: string;
 }
 
 const REPORT_KICKER = 'Speed test matrix';
@@ -591,7 +593,7 @@ function missingOf(session: Session, decode: DecodeMatrixModel): string[] {
 
 export function buildReportModel(session: Session, options: ReportOptions = {}): ReportModel {
   const metric = options.metric ?? 'total';
-  const ctx = metricContextOf(session, options.gpuPricePerHour ?? null);
+  const ctx = metricContextOf(session, options.gpuPricePerHour ?? null, options.gpuPriceCurrency);
   const targets = options.targets ? { set: options.targets, medians: medianOnly(session) } : null;
   const decode = buildDecodeMatrix(session, { metric, ctx, targets });
   const rows = measurementRows(session);
@@ -618,7 +620,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     prefill: prefillTable(session),
     prefillCaption: 'Prompt tok/s by context length',
     decode,
-    decodeCaption: `${metric === 'total' ? 'Total tok/s' : CELL_METRIC_DEFS[metric].label} · rows are context length, columns are simultaneous requests`,
+    decodeCaption: `${metric === 'total' ? 'Total tok/s' : metricLabel(metric, ctx)} · rows are context length, columns are simultaneous requests`,
     decodeUnavailable: session.cells.length ? metricUnavailable(session, metric, ctx) : null,
     legend,
     repeatNote,

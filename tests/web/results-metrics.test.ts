@@ -51,6 +51,14 @@ describe.skipIf(!hasChromium)('Results heatmap metrics and targets in Chromium',
     await page.getByLabel('GPU price per hour').fill('3.6');
     // 3.6 per hour is 0.001 per second; at 1,200 tok/s a million tokens take 833.3 s.
     expect(await cellText(page, '8192x16')).toMatch(/^0\.83\s/);
+    // The cost names its currency: US dollars for a bare number, the one named otherwise.
+    expect(await page.getByTestId('heatmap').locator('caption').innerText()).toMatch(
+      /^Cost per million output tokens \(USD\) · /,
+    );
+    await page.getByLabel('GPU price per hour').fill('3.6 EUR');
+    await expect
+      .poll(() => page.getByTestId('heatmap').locator('caption').innerText())
+      .toMatch(/^Cost per million output tokens \(EUR\) · /);
     await page.getByLabel('GPU price per hour').fill('abc');
     await expect.poll(() => page.getByLabel('GPU price per hour').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('GPU price per hour').fill('3.6');

@@ -92,6 +92,37 @@ describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', (
     expect(options.join('\n')).toMatch(/rtx-pro-6000-fara-4b-bf16/);
   });
 
+  it('keeps Start server in view at 1280x800 without scrolling, and still clickable', async ({ app: { page } }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const start = page.getByTestId('start-server');
+    await start.waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const box = await start.boundingBox();
+    expect(box).not.toBeNull();
+    expect(box!.y).toBeGreaterThanOrEqual(0);
+    expect(box!.y + box!.height).toBeLessThanOrEqual(800);
+    // Nothing covers it: the element at its centre is the button itself (or its text).
+    const onTop = await page.evaluate(
+      ({ x, y }) => document.elementFromPoint(x, y)?.closest('[data-testid="start-server"]') !== null,
+      { x: box!.x + box!.width / 2, y: box!.y + box!.height / 2 },
+    );
+    expect(onTop).toBe(true);
+  });
+
+  it('describes the chosen simulated GPU profile in words, the default one too', async ({ app: { page } }) => {
+    const select = page.locator('select#srv-simProfile');
+    await select.waitFor();
+    const help = page.locator('#srv-simProfile-help');
+    await select.selectOption('');
+    await expect.poll(() => help.textContent()).toMatch(/^\S+: .{20,}/);
+    await select.selectOption('h200-8b-bf16');
+    await expect.poll(() => help.textContent()).toMatch(/^h200-8b-bf16: An 8B dense model .* on one H200/);
+    await select.selectOption('rtx-pro-6000-fara-4b-bf16');
+    await expect
+      .poll(() => help.textContent())
+      .toMatch(/^rtx-pro-6000-fara-4b-bf16: Fara1\.5-4B in BF16 on one RTX PRO 6000/);
+  });
+
   it('warns before launching: a flag the chosen image lacks, and a size written with k', async ({ app: { page } }) => {
     await page.locator('input[name="kind"][value="vllm-docker"]').check();
     await page.locator('#srv-dockerImage').fill('vllm/vllm-openai:v0.11.0');

@@ -123,7 +123,12 @@ function reportOptions(view: ReportView | undefined): ReportOptions {
     if (e instanceof TargetSpecError) throw new UserError(`Targets: ${e.message}`);
     throw e;
   }
-  return { targets, metric: view.metric, gpuPricePerHour: view.gpuPricePerHour ?? null };
+  return {
+    targets,
+    metric: view.metric,
+    gpuPricePerHour: view.gpuPricePerHour ?? null,
+    gpuPriceCurrency: view.gpuPriceCurrency,
+  };
 }
 
 export function createAppCore(opts: AppCoreOptions): AppCore {

@@ -5,6 +5,7 @@
  */
 import type { ReportView } from '#shared/ipc/contract';
 import type { CellMetric } from '#shared/report/cell-metrics';
+import { type GpuPrice, parseGpuPrice } from '#shared/report/price';
 import { type TargetSet, TargetSpecError, parseTargets } from '#shared/report/slo';
 import type { SliceCreator, StoreState } from './types';
 
@@ -21,21 +22,18 @@ export interface ReportViewSlice {
   setGpuPriceText(t: string): void;
 }
 
-function storedPrice(): number | null {
+/** The price last typed that was a price (older windows stored a bare number, which still reads). */
+function storedPriceText(): string {
   try {
-    const v = Number(localStorage.getItem(GPU_PRICE_KEY));
-    return v > 0 && Number.isFinite(v) ? v : null;
+    const text = localStorage.getItem(GPU_PRICE_KEY) ?? '';
+    return parseGpuPrice(text) ? text : '';
   } catch {
-    return null;
+    return '';
   }
 }
 
-/** The price as a number, or null when empty or not a price above 0. */
-export function parsePrice(text: string): number | null {
-  const t = text.trim();
-  const n = Number(t);
-  return t !== '' && Number.isFinite(n) && n > 0 ? n : null;
-}
+/** The price and its currency, or null when empty or not a price above 0. */
+export const parsePrice = (text: string): GpuPrice | null => parseGpuPrice(text);
 
 /** The targets as a set, an error in words, or neither when empty. */
 export function parseTargetText(text: string): { set: TargetSet | null; error: string | null } {
@@ -53,22 +51,22 @@ export function reportViewOf(s: Pick<StoreState, 'heatmapMetric' | 'targetsText'
   return {
     metric: s.heatmapMetric,
     slo: parseTargetText(s.targetsText).set ? s.targetsText.trim() : '',
-    gpuPricePerHour: parsePrice(s.gpuPriceText),
+    gpuPricePerHour: parsePrice(s.gpuPriceText)?.perHour ?? null,
+    gpuPriceCurrency: parsePrice(s.gpuPriceText)?.currency,
   };
 }
 
 export const createReportViewSlice: SliceCreator<ReportViewSlice> = (set) => ({
   heatmapMetric: 'total',
   targetsText: '',
-  gpuPriceText: String(storedPrice() ?? ''),
+  gpuPriceText: storedPriceText(),
   setHeatmapMetric: (heatmapMetric) => set({ heatmapMetric }),
   setTargetsText: (targetsText) => set({ targetsText }),
   setGpuPriceText: (gpuPriceText) => {
     set({ gpuPriceText });
-    const v = parsePrice(gpuPriceText);
-    if (v === null) return;
+    if (parsePrice(gpuPriceText) === null) return;
     try {
-      localStorage.setItem(GPU_PRICE_KEY, String(v));
+      localStorage.setItem(GPU_PRICE_KEY, gpuPriceText.trim());
     } catch {
       // Storage can be unavailable (private mode); the price still works for this window.
     }

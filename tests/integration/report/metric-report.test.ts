@@ -105,6 +105,14 @@ describe('speedmatrix report --metric', () => {
       ok: false,
       error: expect.stringMatching(/--gpu-price: "-1" is not a price/),
     });
+    expect(metricOptions('cost-per-million', '2.1 EUR')).toEqual({
+      ok: true,
+      data: { metric: 'cost-per-million', gpuPricePerHour: 2.1, gpuPriceCurrency: 'EUR' },
+    });
+    expect(metricOptions('cost-per-million', '2.1 EUR $')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/in US dollars unless you name the currency: 2\.5, 2\.1 EUR or €2\.10/),
+    });
   });
 
   it('draws the HTML heatmap in the metric through the real CLI', async () => {
@@ -124,8 +132,12 @@ describe('speedmatrix report --metric', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const html = readFileSync(out, 'utf8');
-    expect(html).toContain('Cost per million output tokens · rows are context length');
+    expect(html).toContain('Cost per million output tokens (USD) · rows are context length');
     expect(html).toContain('>0.83<');
+    const eur = join(dir, 'cost-eur.md');
+    const named = await cli(['report', file, '--metric', 'cost-per-million', '--gpu-price', '€3.60', '--out', eur]);
+    expect(named.code).toBe(0);
+    expect(readFileSync(eur, 'utf8')).toContain('Cost per million output tokens (EUR)');
   });
 
   it('refuses an unknown metric, and cost without a price, with exit code 2, writing nothing', async () => {

@@ -248,6 +248,12 @@ describe('queue evidence in words (the cell detail)', () => {
     );
   });
 
+  it('counts one scheduled request in the singular', () => {
+    expect(fmtQueueEvidence({ ...scrapes, scheduledRequests: 1, meanQueueSeconds: 0, preemptions: 0 })).toMatch(
+      /, 1 request scheduled after 0 ms on average$/,
+    );
+  });
+
   it('leaves out what a server or an older file did not record', () => {
     expect(fmtQueueEvidence(scrapes)).toBe('waiting in 10% of 30 checks (at most 3 in a row), 16.0 running on average');
     expect(fmtQueueEvidence(null)).toBe('—');

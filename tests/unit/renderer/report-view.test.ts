@@ -6,7 +6,10 @@ describe('the Results view sent with an export', () => {
   it('sends the metric, the targets as typed and the price as a number', () => {
     expect(
       reportViewOf({ heatmapMetric: 'ttft', targetsText: ' ttft-p90<=2s,tbt-p90<=50ms ', gpuPriceText: '2.5' }),
-    ).toEqual({ metric: 'ttft', slo: 'ttft-p90<=2s,tbt-p90<=50ms', gpuPricePerHour: 2.5 });
+    ).toEqual({ metric: 'ttft', slo: 'ttft-p90<=2s,tbt-p90<=50ms', gpuPricePerHour: 2.5, gpuPriceCurrency: 'USD' });
+    expect(
+      reportViewOf({ heatmapMetric: 'cost-per-million', targetsText: '', gpuPriceText: '2.10 EUR' }),
+    ).toMatchObject({ gpuPricePerHour: 2.1, gpuPriceCurrency: 'EUR' });
   });
 
   it('leaves out targets and a price the screen does not use either (malformed, or not above zero)', () => {

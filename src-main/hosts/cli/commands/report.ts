@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { PaperSize } from '../../../workflows/report/pdf';
 import { TargetSpecError, type TargetSet, parseTargets } from '#shared/report/slo';
 import { CELL_METRICS, type CellMetric } from '#shared/report/cell-metrics';
+import { GPU_PRICE_HINT, parseGpuPrice } from '#shared/report/price';
 import { EXIT } from './exit';
 import { Refusal, checkWritableFolder } from './out-folder';
 
@@ -52,28 +53,31 @@ function defaultReportPath(input: string, format: ReportFormat): string {
   return join(dirname(input), `${stem || 'report'}.${format}`);
 }
 
-/** --metric and --gpu-price checked: a known metric, and a positive price when cost is asked for. */
+/** --metric and --gpu-price checked: a known metric, and a price above 0 (its currency named or US dollars) when cost is asked for. */
 export function metricOptions(
   metric: string,
   gpuPrice: string | undefined,
-): { ok: true; data: { metric: CellMetric; gpuPricePerHour: number | null } } | { ok: false; error: string } {
+):
+  | { ok: true; data: { metric: CellMetric; gpuPricePerHour: number | null; gpuPriceCurrency?: string } }
+  | { ok: false; error: string } {
   if (!(CELL_METRICS as readonly string[]).includes(metric)) {
     return { ok: false, error: `--metric: "${metric}" is not a metric; use one of ${CELL_METRICS.join(', ')}` };
   }
-  const price = gpuPrice === undefined ? null : Number(gpuPrice);
-  if (price !== null && !(Number.isFinite(price) && price > 0)) {
-    return {
-      ok: false,
-      error: `--gpu-price: "${gpuPrice}" is not a price; give the price of one GPU for one hour as a number above 0, e.g. --gpu-price 2.5`,
-    };
+  const price = gpuPrice === undefined ? null : parseGpuPrice(gpuPrice);
+  if (gpuPrice !== undefined && price === null) {
+    return { ok: false, error: `--gpu-price: "${gpuPrice}" is not a price; give ${GPU_PRICE_HINT}` };
   }
   if (metric === 'cost-per-million' && price === null) {
-    return {
-      ok: false,
-      error: '--metric cost-per-million needs --gpu-price: the price of one GPU for one hour, e.g. --gpu-price 2.5',
-    };
+    return { ok: false, error: `--metric cost-per-million needs --gpu-price: ${GPU_PRICE_HINT}` };
   }
-  return { ok: true, data: { metric: metric as CellMetric, gpuPricePerHour: price } };
+  return {
+    ok: true,
+    data: {
+      metric: metric as CellMetric,
+      gpuPricePerHour: price?.perHour ?? null,
+      ...(price && { gpuPriceCurrency: price.currency }),
+    },
+  };
 }
 
 /** Why the report cannot go to `out` (its folder, or a file there without --force), else null. */
@@ -126,7 +130,10 @@ export function registerReport(program: Command): void {
       'service-level targets, e.g. "ttft-p90<=2s,tbt-p90<=50ms,per-request>=20": adds "Capacity within targets"',
     )
     .option('--metric <name>', `figure the decode heatmap shows: ${CELL_METRICS.join(', ')}`, 'total')
-    .option('--gpu-price <n>', 'price of one GPU for one hour, for --metric cost-per-million')
+    .option(
+      '--gpu-price <price>',
+      'price of one GPU for one hour, for --metric cost-per-million: 2.5 (US dollars), 2.1 EUR, €2.10',
+    )
     .option('--force', 'replace the output file if it exists')
     .action(
       async (

@@ -2,7 +2,8 @@
 import { cellKey } from '#shared/cell-key';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { DecodeCell, LatencyStats, RequestSamples, Session } from '#shared/session/schema';
-import { fmtTick, zeroScale } from '#shared/report/scale';
+import { fmtTick } from '#shared/report/scale';
+import { histogramAxis } from '../../charts/histogram-axis';
 import { Plot } from '../../charts/Plot';
 import { Timeline } from '../../charts/Timeline';
 import { requestRecords } from '#shared/report/requests';
@@ -58,13 +59,13 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
     // From zero to a round top with round ticks, so 7.870 and 7.878 ms fall in one bar on a
     // 0-8 ms axis instead of filling an axis that runs from 7.87 to 7.878 ms.
     const histogram = (values: number[], color: string, title: string) => {
-      const s = zeroScale(Math.max(0, ...values));
+      const s = histogramAxis(values);
       return {
         data: [
           {
             type: 'histogram' as const,
             x: values,
-            xbins: { start: 0, end: s.max, size: s.max / 40 },
+            xbins: { start: 0, end: s.top, size: s.binSize },
             marker: { color },
             hovertemplate: '%{x} ms: %{y} requests<extra></extra>',
           },
@@ -77,7 +78,7 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
           xaxis: {
             ...axis,
             title: { text: title },
-            range: [0, s.max],
+            range: [0, s.top],
             tickvals: s.ticks,
             ticktext: s.ticks.map(fmtTick),
           },

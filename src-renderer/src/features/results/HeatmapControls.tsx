@@ -5,27 +5,27 @@
 import { useMemo } from 'react';
 import { CELL_METRICS, CELL_METRIC_DEFS, type CellMetric } from '#shared/report/cell-metrics';
 import type { TargetSet } from '#shared/report/slo';
+import { DEFAULT_CURRENCY, GPU_PRICE_HINT } from '#shared/report/price';
 import { useApp } from '../../store';
 import { parsePrice, parseTargetText } from '../../store/report-view-slice';
 import { Field, invalidProps } from '../../components/ui';
 
 const TARGETS_PLACEHOLDER = 'ttft-p90<=2s,tbt-p90<=50ms,per-request>=20';
 
-/** The price field's text and its number; a valid price is remembered for the next start. */
+/** The price field's text, its number and currency; a valid price is remembered for the next start. */
 export function useGpuPrice(): {
   text: string;
   price: number | null;
+  /** ISO 4217 code: the one named, else US dollars. */
+  currency: string;
   error: string | null;
   setText: (t: string) => void;
 } {
   const text = useApp((s) => s.gpuPriceText);
   const setText = useApp((s) => s.setGpuPriceText);
-  const price = parsePrice(text);
-  const error =
-    text.trim() !== '' && price === null
-      ? 'Give the price of one GPU for one hour as a number above 0, e.g. 2.5.'
-      : null;
-  return { text, price, error, setText };
+  const parsed = parsePrice(text);
+  const error = text.trim() !== '' && parsed === null ? `Give ${GPU_PRICE_HINT}.` : null;
+  return { text, price: parsed?.perHour ?? null, currency: parsed?.currency ?? DEFAULT_CURRENCY, error, setText };
 }
 
 /** The targets field's text and what it parses to: a set, an error, or nothing when empty. */
@@ -75,12 +75,11 @@ export function HeatmapControls(props: {
         <Field
           id="gpu-price"
           label="GPU price per hour"
-          help="For one GPU; the cost counts every GPU of the server."
+          help="For one GPU, in US dollars unless you name the currency (2.1 EUR, €2.10); the cost counts every GPU of the server."
           error={price.error}
         >
           <input
             id="gpu-price"
-            inputMode="decimal"
             placeholder="2.50"
             value={price.text}
             onChange={(e) => price.setText(e.target.value)}

@@ -2,7 +2,7 @@
 import { LoadResults } from './LoadResults';
 import { cellKey } from '#shared/cell-key';
 import { useMemo } from 'react';
-import { metricContextOf, metricUnavailable } from '#shared/report/cell-metrics';
+import { metricContextOf, metricLabel, metricUnavailable } from '#shared/report/cell-metrics';
 import { medianOnly } from '#shared/report/slo';
 import { SIMULATED_NOTE, buildReportModel } from '#shared/report/report-model';
 import type { Session } from '#shared/session/schema';
@@ -168,7 +168,10 @@ function Report({
     () => buildReportModel(session, { targets: targets.set ?? undefined }),
     [session, targets.set],
   );
-  const ctx = useMemo(() => metricContextOf(session, price.price), [session, price.price]);
+  const ctx = useMemo(
+    () => metricContextOf(session, price.price, price.currency),
+    [session, price.price, price.currency],
+  );
   const heat = useMemo(
     () =>
       buildHeatmap(report.decode.contexts, report.decode.concurrency, session.cells, [], {
@@ -282,6 +285,7 @@ function MatrixResults({
             selected={selected}
             onSelect={(k) => onSelect(k === selected ? null : k)}
             statusSource={statusSourceOf(session)}
+            caption={metric === 'total' ? undefined : metricLabel(metric, ctx)}
           />
         )}
         {report.repeatNote && (

@@ -271,7 +271,13 @@ export function ServerView() {
                 updateServerForm({ [f.key]: e.currentTarget.value }),
             };
             return (
-              <Field key={f.key} id={id} label={f.label} help={`${f.help}${d ? ` Default: ${d}.` : ''}`} error={error}>
+              <Field
+                key={f.key}
+                id={id}
+                label={f.label}
+                help={`${f.key === 'simProfile' ? profileHelp(simProfiles, form.simProfile, f.help) : f.help}${d ? ` Default: ${d}.` : ''}`}
+                error={error}
+              >
                 {f.key === 'simProfile' ? (
                   <ProfileSelect {...props} profiles={simProfiles} />
                 ) : f.multiline ? (
@@ -389,7 +395,8 @@ export function ServerView() {
         </section>
       )}
 
-      <div className="actions">
+      {/* Pinned to the window's bottom edge while the form runs below the fold, so Start is always in reach. */}
+      <div className="actions pinned-actions">
         <button
           type="button"
           className="primary"
@@ -468,6 +475,12 @@ export function ServerView() {
 function portOf(argv: string[]): string | null {
   const i = argv.indexOf('--port');
   return i >= 0 && i + 1 < argv.length ? argv[i + 1] : null;
+}
+
+/** What the chosen simulated profile (or the default, the first) is, in its own words; a profile file has none. */
+function profileHelp(profiles: { name: string; description: string }[], chosen: string, fallback: string): string {
+  const p = profiles.find((x) => x.name === (chosen || profiles[0]?.name));
+  return p?.description ? `${p.name}: ${p.description}` : fallback;
 }
 
 /** The simulator's built-in profiles as a list; a profile file typed elsewhere stays selectable. */
