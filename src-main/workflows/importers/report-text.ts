@@ -361,7 +361,7 @@ export function parseReportText(text: string, file = 'report'): Result<Session> 
     cells,
     events: [{ at: new Date().toISOString(), level: 'info', message: `Imported from the report text ${name}.` }],
     checksUnavailable: [
-      'Imported from a report: only medians of TTFT and time between tokens are known (p90, p99 and mean repeat the median), and per-request timings are not available.',
+      'Imported from a report: only medians of TTFT and time between tokens are known (their p90, p99 and mean are not shown), and per-request timings are not available.',
     ],
   });
   return ok(session);
