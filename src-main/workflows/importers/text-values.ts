@@ -27,7 +27,8 @@ export function readTokPerSec(t: string): number | null | undefined {
 /** "236 ms" or "7.0 ms" -> seconds. */
 export function readMs(t: string): number | null | undefined {
   if (isNone(t)) return null;
-  const m = /^(.+?)\s*ms$/.exec(t.trim());
+  // SpeedMatrix's own reports note a latency from few requests: "704 ms (from 3)".
+  const m = /^(.+?)\s*ms(?:\s*\(from [\d,]+\))?$/.exec(t.trim());
   if (!m) return undefined;
   const v = plainNumber(m[1]);
   return v === undefined ? undefined : v / 1000;

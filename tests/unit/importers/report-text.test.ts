@@ -9,6 +9,7 @@ import { SessionSchema } from '#shared/session/schema';
 import { countByStatus } from '../../../src-main/platform/session/summary';
 import { SYNTHETIC_LONG_CONTEXT_REPORT, SYNTHETIC_REPORT } from '../../helpers/paths';
 import { tableAfter } from '../report/reference-text';
+import { sampleSession } from '../../helpers/sample-session';
 
 const reference = (): string => readFileSync(SYNTHETIC_REPORT, 'utf8');
 
@@ -114,6 +115,19 @@ describe('import: text of a speed test matrix web page', () => {
     expect(again.data.engine).toEqual(first.engine);
     expect(again.data.server.model).toBe('example-org/Example-2B');
     expect(again.data.hardware.gpus[0].name).toBe(first.hardware.gpus[0].name);
+  });
+
+  it("imports a measured session's Markdown back when a TTFT is noted as from few requests", () => {
+    const session = sampleSession();
+    const cell = session.cells.find((c) => c.ttft !== null)!;
+    cell.ttft = { ...cell.ttft!, p50: 0.704, count: 3 };
+    const md = renderMarkdownReport(session);
+    expect(md).toContain('704 ms (from 3)');
+    const again = importText(md, 'measured.md');
+    expect(again.ok, again.ok ? '' : again.error).toBe(true);
+    if (!again.ok) return;
+    const back = again.data.cells.find((c) => c.context === cell.context && c.concurrency === cell.concurrency)!;
+    expect(back.ttft!.p50).toBeCloseTo(0.704, 6);
   });
 
   it('maps every status word, including Requests queued, to session statuses', () => {
