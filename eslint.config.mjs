@@ -55,6 +55,22 @@ export default tseslint.config(
     ignores: ELECTRON_FILES,
     rules: { 'no-restricted-imports': ['error', { paths: [noElectron] }] },
   },
+  // A child is signalled through signalChild: Node's kill() on a child whose spawn failed signals
+  // the caller's own process group (docs/architecture.md, "Signalling a child").
+  {
+    files: ['src-main/**/*.ts'],
+    ignores: [...ELECTRON_FILES, 'src-main/platform/processes/signal-child.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='kill'][callee.object.name!='process']",
+          message:
+            'Signal a child with signalChild (src-main/platform/processes/signal-child.ts): kill() on a child that failed to spawn signals our own process group.',
+        },
+      ],
+    },
+  },
   // Shared code is pure: no Node built-ins, no reaching into main or the renderer.
   {
     files: ['src-shared/**/*.ts'],

@@ -40,6 +40,7 @@ export const LAYERS: Layer[] = [
       'processes/external-command',
       'processes/login-shell-path',
       'processes/process-control',
+      'processes/signal-child',
       'runtime/app-version',
       'runtime/node-entry',
       'runtime/node-spawner',

@@ -173,6 +173,8 @@ class BenchRun implements RunHandle {
       this.stopRequested = true;
       this.channel?.send({ type: 'stop' });
       // A worker that does not answer within 15 s is killed; its current cell becomes Cancelled.
+      // The transport's own kill() (worker-transport.ts) signals through signalChild.
+      // eslint-disable-next-line no-restricted-syntax
       const timer = setTimeout(() => this.channel?.kill(), 15_000);
       timer.unref();
       void this.stopped.finally(() => clearTimeout(timer));

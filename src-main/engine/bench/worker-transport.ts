@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { nodeProgram } from '../../platform/runtime/node-entry';
 import type { ParentMessage, WorkerMessage } from './worker-protocol';
+import { signalChild } from '../../platform/processes/signal-child';
 
 /** A live channel to one worker process. */
 export interface WorkerChannel {
@@ -44,9 +45,7 @@ export const forkLauncher: WorkerLauncher = {
       onMessage: (l) => child.on('message', (m) => l(m as WorkerMessage)),
       onExit: (l) => child.once('exit', (code, signal) => l(code, signal)),
       onStderr: (l) => child.stderr?.on('data', (d: Buffer) => l(d.toString('utf8'))),
-      kill: () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      },
+      kill: () => void signalChild(child, 'SIGKILL'),
     };
   },
 };

@@ -155,7 +155,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private target: ServerTarget | null = null;
   private readonly killOnExit = () => {
     if (!this.child || this.exitInfo) return;
-    if (!this.ownGroup) this.child.kill();
+    if (!this.ownGroup) askProgramToStop(this.child);
     else if (this.child.pid) this.control.killGroupSync(this.child.pid);
   };
 
@@ -648,7 +648,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const child = this.child;
     const pid = child?.pid;
     if (!child || this.exitInfo) return { graceful: true, treePids: [], survivors: [], unchecked: null };
-    child.kill();
+    askProgramToStop(child);
     const exitedInTime = await this.waitExit(stopTimeoutMs);
     if (!exitedInTime && pid) await this.control.killProcess(pid);
     if (!exitedInTime) await this.waitExit(5000);
@@ -768,4 +768,13 @@ export function stopSummary(r: StopReport, before: 'none' | 'exited' | 'running'
         ? `; could not check for leftover processes (${r.unchecked}): look for them by hand (Task Manager, ps, nvidia-smi)`
         : '; nothing was left behind';
   return `${how}${orphans}${left}.`;
+}
+
+/**
+ * Ask a program the host's NodeSpawner started to stop, only once it has a pid: a Node child
+ * whose spawn failed would signal this process's own group instead (platform/processes/signal-child.ts).
+ */
+function askProgramToStop(child: NodeChild): void {
+  // eslint-disable-next-line no-restricted-syntax -- guarded by its pid just here
+  if (child.pid !== undefined) child.kill();
 }

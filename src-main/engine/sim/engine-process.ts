@@ -14,6 +14,7 @@ import {
   type ParentPort,
   utilityParentPort,
 } from '../../platform/runtime/node-spawner';
+import { signalChild } from '../../platform/processes/signal-child';
 
 export interface EngineProcess {
   /** 0 when it could not be started (the log still names an engine, as vLLM's does). */
@@ -47,7 +48,7 @@ function spawnChild(): EngineProcess {
   const gone = new Promise<void>((r) => child.once('exit', () => r()));
   return {
     pid: child.pid ?? 0,
-    signal: (sig) => void (running() && child.kill(sig)),
+    signal: (sig) => void signalChild(child, sig),
     ended: (ms) =>
       running() ? Promise.race([gone.then(() => true), sleep(ms).then(() => false)]) : Promise.resolve(true),
   };

@@ -9,6 +9,7 @@ import type { CellTelemetry, TelemetrySeries } from '#shared/session/schema';
 import { mean } from '#shared/mean';
 import { findNvidiaSmi } from './nvidia-smi-path';
 import { parseTelemetryLine, TELEMETRY_FIELDS, type GpuSample } from './nvidia-smi-parse';
+import { signalChild } from '../processes/signal-child';
 
 export type { GpuSample } from './nvidia-smi-parse';
 
@@ -110,7 +111,7 @@ export class GpuTelemetry extends EventEmitter<TelemetryEvents> {
   stop(): void {
     this.stopped = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
-    this.child?.kill('SIGTERM');
+    if (this.child) signalChild(this.child, 'SIGTERM');
     this.child = null;
   }
 }

@@ -3,6 +3,7 @@
  * Drivers can hang these tools, so every call has a timeout and never blocks the event loop.
  */
 import { spawn } from 'node:child_process';
+import { signalChild } from './signal-child';
 
 export interface CommandResult {
   /** 'ok' = exit 0; 'failed' = non-zero exit; 'not-found' = no such program; 'timeout' = killed at the deadline. */
@@ -43,7 +44,7 @@ export async function runCommand(
     child.on('close', (code) => finish(code === 0 ? 'ok' : 'failed', code));
     // A process stuck in the driver may ignore even SIGKILL: resolve at the deadline regardless.
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      signalChild(child, 'SIGKILL');
       child.stdout.destroy();
       child.stderr.destroy();
       finish('timeout', null);

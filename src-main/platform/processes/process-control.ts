@@ -215,6 +215,8 @@ export class ProcessControl {
 
   private signal(target: number, signal: NodeJS.Signals): boolean {
     try {
+      // A pid or group from the process table, never a child object (signal-child.ts).
+      // eslint-disable-next-line no-restricted-syntax
       this.kill(target, signal);
       return true;
     } catch {

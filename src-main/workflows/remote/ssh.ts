@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { shellLine } from '#shared/shell-quote';
+import { signalChild } from '../../platform/processes/signal-child';
 
 export interface SshTarget {
   /** As the user's `ssh` understands it: an alias from ~/.ssh/config or user@host. */
@@ -75,7 +76,7 @@ export function runSsh(
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => signalChild(child, 'SIGKILL'), opts.timeoutMs ?? 60_000);
     child.on('error', (e) => {
       clearTimeout(timer);
       resolve({ code: null, stdout, stderr: `${stderr}${e.message}` });

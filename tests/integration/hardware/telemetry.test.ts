@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GpuTelemetry, summarizeCellTelemetry, toTelemetrySeries } from '../../../src-main/platform/hardware/telemetry';
 import { TelemetrySeriesSchema } from '#shared/session/schema';
 import { FAKE_NVIDIA_SMI } from '../../helpers/fake-servers';
+import { ROOT } from '../../helpers/paths';
 
 const live: GpuTelemetry[] = [];
 afterEach(() => {
@@ -97,4 +100,25 @@ describe('GpuTelemetry with the fake nvidia-smi replaying the torch-load capture
       expect.stringMatching(/^no GPU telemetry: nvidia-smi keeps exiting \(NVIDIA-SMI has failed/),
     ]);
   });
+});
+
+describe('stopping what could not start', () => {
+  it('telemetry stopped at once on a machine without nvidia-smi signals nothing: its own process group lives on', async () => {
+    // Its own group (spawnSync has no `detached`), so that on a regression only the child is signalled, not the runner.
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'tests/helpers/stop-failed-spawns.ts')], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const [code, signal] = await new Promise<[number | null, string | null]>((r) =>
+      child.once('exit', (c, s) => r([c, s])),
+    );
+    expect({ code, signal, out }).toEqual({
+      code: 0,
+      signal: null,
+      out: 'still here; signal sent to the failed child: false\n',
+    });
+  }, 30_000);
 });
