@@ -274,7 +274,8 @@ export class RunControl {
 
   async dispose(): Promise<void> {
     if (this.handle) await this.handle.stop().catch(() => undefined);
-    // A remote run goes on there when the app quits: it is detached, and its session stays on the host.
+    // Quitting stops a run on a remote host too (it saves there), as it stops one here: its server is stopped next.
+    if (this.remote) await this.remote.stop().catch(() => undefined);
     this.updates.dispose();
   }
 }

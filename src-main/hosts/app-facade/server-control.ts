@@ -224,6 +224,8 @@ export class ServerControl {
     }).then(
       (server) => {
         me.server = server;
+        // Stopped while it was being started: stop it there as soon as it exists.
+        if (!mine()) return void server.stop().catch(() => undefined);
         say(`Started ${server.id} on ${ssh.host}; it carries on there if the connection drops.`);
       },
       (e: Error) => fail({ message: e.message, advice: null, lines: [] }),
@@ -233,6 +235,7 @@ export class ServerControl {
 
   private async stopRemote(me: RemoteServing): Promise<ServerSnapshot> {
     if (!me.server) {
+      this.remote = null;
       this.set({ ...this.snap, state: 'exited', progress: null, ready: null });
       return this.snap;
     }

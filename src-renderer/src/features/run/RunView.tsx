@@ -437,7 +437,8 @@ function NotRunList({ plan }: { plan: PlanView }) {
 /** A run on a remote host: where it runs, and when its link is lost, that it goes on there and how to follow it again. */
 function RemoteLink() {
   const remote = useApp((s) => s.runRemote);
-  if (!remote) return null;
+  const running = useApp((s) => isRunning(s.runPhase));
+  if (!remote || (!remote.lostLink && !running)) return null;
   if (!remote.lostLink)
     return (
       <p className="muted" data-testid="run-remote">
