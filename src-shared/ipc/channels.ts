@@ -20,6 +20,7 @@ export const EVENT_CHANNELS: readonly EventChannel[] = [
 export const bridgeMethods = {
   getAppInfo: 'app:info',
   detectHardware: 'hardware:detect',
+  detectRemoteHardware: 'hardware:remote',
   getServerDefaults: 'server:defaults',
   previewServer: 'server:preview',
   startServer: 'server:start',
@@ -33,6 +34,7 @@ export const bridgeMethods = {
   stopRun: 'run:stop',
   resumeRun: 'run:resume',
   getRunSnapshot: 'run:snapshot',
+  reattachRun: 'run:reattach',
   getSession: 'session:get',
   getCellRequests: 'session:cell-requests',
   openSession: 'session:open',

@@ -70,6 +70,12 @@ export const ServerFormSchema = z.object({
   simProfile: z.string().max(200).default(''),
   /** Simulator fault switches, passed as extra sim flags (one per line). */
   simFlags: z.string().max(2000).default(''),
+  /** Where the server runs: this machine, or a remote host over the user's ssh (README "A GPU server over SSH"). */
+  where: z.enum(['local', 'ssh']).default('local'),
+  /** With `where: 'ssh'`: the host as the user's ssh understands it (an alias from ~/.ssh/config or user@host). */
+  sshHost: z.string().max(500).default(''),
+  /** With `where: 'ssh'`: ssh options, KEY=VALUE per line, passed on as `-o KEY=VALUE`. */
+  sshOptions: z.string().max(5000).default(''),
 });
 export type ServerForm = z.infer<typeof ServerFormSchema>;
 export type ServerFormInput = z.input<typeof ServerFormSchema>;
@@ -103,6 +109,13 @@ export const SweepStartSchema = z.object({
   dir: z.string().min(1).max(4096),
 });
 export type SweepStart = z.infer<typeof SweepStartSchema>;
+
+/** A remote host as the Server view names it: what `--ssh` and `--ssh-option` take, nothing more. */
+export const RemoteHostSchema = z.object({
+  host: z.string().max(500),
+  options: z.array(z.string().max(500)).max(50).default([]),
+});
+export type RemoteHost = z.infer<typeof RemoteHostSchema>;
 
 /** A report (Markdown, HTML, PDF) or the session's figures as data: per-cell CSV, per-request JSON Lines. */
 export const ExportFormatSchema = z.enum(['markdown', 'html', 'pdf', 'csv', 'jsonl']);
@@ -141,6 +154,14 @@ export interface AppInfo {
   simProfiles: { name: string; description: string }[];
 }
 
+/** What a remote host's own `speedmatrix hw --json` detected there. */
+export interface RemoteHardware {
+  host: string;
+  hardware: Hardware;
+  /** Why no GPU was found there, when none was. */
+  noGpuMessage: string | null;
+}
+
 /** The supervisor's states: the one definition, used by the supervisor, the core and the page. */
 export type ServerState = 'idle' | 'starting' | 'ready' | 'stopping' | 'exited' | 'failed';
 
@@ -177,6 +198,8 @@ export interface ServerSnapshot {
   failure: ServerFailure | null;
   /** The sweep variant this server runs ("B: --max-num-seqs=16"): the sweep starts and stops it. */
   sweepVariant?: string | null;
+  /** The remote host it runs on (Server view "Remote host (SSH)"); null or absent on this machine. */
+  sshHost?: string | null;
   /**
    * Rises with every change of state. An invoke's reply can arrive after a newer event (a
    * start failing at once), so the page keeps whichever snapshot is newest, not whichever came last.
@@ -284,6 +307,11 @@ export interface RunUpdate {
   revisions: { from: number; to: number } | null;
   progress: RunProgress | null;
   message: string | null;
+  /**
+   * A run on a remote host: where, and while its link is lost, why (the run carries on there;
+   * 'run:reattach' follows it again). Absent for a run on this machine.
+   */
+  remote?: { host: string; lostLink: string | null } | null;
   /**
    * Which run (rises with each start or resume) and which of its updates (rises with each one
    * sent): an invoke's reply can arrive after a newer event, so the page keeps the newest.
@@ -490,6 +518,7 @@ export type MenuCommand =
 export const invokeArgs = {
   'app:info': z.tuple([]),
   'hardware:detect': z.tuple([]),
+  'hardware:remote': z.tuple([RemoteHostSchema]),
   'server:defaults': z.tuple([]),
   'server:preview': z.tuple([ServerFormSchema]),
   'server:start': z.tuple([ServerFormSchema]),
@@ -504,6 +533,7 @@ export const invokeArgs = {
   'run:stop': z.tuple([]),
   'run:resume': z.tuple([optionalPath]),
   'run:snapshot': z.tuple([]),
+  'run:reattach': z.tuple([]),
   'session:get': z.tuple([]),
   /** One cell's per-request samples (null when it has none, or there is no such cell). */
   'session:cell-requests': z.tuple([CellRefSchema]),
@@ -544,6 +574,7 @@ export type InvokeChannel = keyof typeof invokeArgs;
 export interface InvokeResults {
   'app:info': AppInfo;
   'hardware:detect': Hardware;
+  'hardware:remote': RemoteHardware;
   'server:defaults': ServerForm;
   'server:preview': CommandPreview;
   'server:start': ServerSnapshot;
@@ -559,6 +590,7 @@ export interface InvokeResults {
   'run:stop': RunUpdate;
   'run:resume': RunUpdate;
   'run:snapshot': RunUpdate;
+  'run:reattach': RunUpdate;
   'session:get': SessionView;
   'session:cell-requests': RequestSamples | null;
   'session:open': SessionMeta;

@@ -12,7 +12,8 @@
  * - `standinTest`: everything of `simTest`, and `bootMain(options)`, which boots the built main
  *   process against the Electron stand-in (tests/integration/app/electron-standin) and kills it after the test.
  * - `sshTest`: `sshHost`, a real sshd on 127.0.0.1 whose sessions run the packed CLI, and
- *   `launchSshd(path)`, one more for the test with another PATH (tests/helpers/sshd.ts).
+ *   `launchSshd(path)`, one more for the test with another PATH (tests/helpers/sshd.ts);
+ *   `sshWebTest`: `webTest` with `sshHost`.
  * - `electronTest` (electron-fixtures.ts): the app in the real Electron binary.
  *
  * How to use them: docs/architecture.md, "Test set-up". File-scoped fixtures start on the first
@@ -93,14 +94,19 @@ export type LaunchSshd = (path: string[]) => Promise<Sshd>;
  * `sshHost`: a real sshd on 127.0.0.1 (tests/helpers/sshd.ts) whose sessions find this checkout's
  * packed and installed CLI on their PATH; `launchSshd(path)`: a further one with another PATH.
  */
+async function sshHostFixture(
+  { tempDir }: { tempDir: (prefix?: string) => string },
+  { onCleanup }: { onCleanup: (fn: () => void) => void },
+): Promise<SshHost> {
+  const dir = tempDir('speedmatrix-ssh-');
+  const cliBin = dirname(packAndInstall(dir).command);
+  const sshd = await startSshd(join(dir, 'sshd'), [cliBin, dirname(process.execPath), '/usr/bin', '/bin']);
+  onCleanup(() => sshd.stop());
+  return { ...sshd, cliBin };
+}
+
 export const sshTest = tempTest
-  .extend('sshHost', { scope: 'file' }, async ({ tempDir }, { onCleanup }): Promise<SshHost> => {
-    const dir = tempDir('speedmatrix-ssh-');
-    const cliBin = dirname(packAndInstall(dir).command);
-    const sshd = await startSshd(join(dir, 'sshd'), [cliBin, dirname(process.execPath), '/usr/bin', '/bin']);
-    onCleanup(() => sshd.stop());
-    return { ...sshd, cliBin };
-  })
+  .extend('sshHost', { scope: 'file' }, sshHostFixture)
   .extend('launchSshd', async ({ tempDir }, { onCleanup }): Promise<LaunchSshd> => {
     const started: Sshd[] = [];
     onCleanup(() => {
@@ -142,6 +148,9 @@ export const webTest = tempTest
   .extend('launchBridge', async ({}, { onCleanup }) =>
     startedPerTest(startBridgeServer, (bridge) => bridge.close(), onCleanup),
   );
+
+/** The app in Chromium (`webTest`) with `sshHost`, a real sshd whose sessions run the packed CLI. */
+export const sshWebTest = webTest.extend('sshHost', { scope: 'file' }, sshHostFixture);
 
 export interface BootMainOptions {
   argv?: string[];

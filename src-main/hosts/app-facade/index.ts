@@ -44,6 +44,7 @@ import { SweepControl } from './sweep-control';
 import { TelemetryControl } from './telemetry-control';
 import { LaunchedRegistry } from '../../engine/server/launched-registry';
 import { FORM_DEFAULTS } from './server-form';
+import { hardwareOn } from './remote-host';
 import { type Dialogs, SessionControl, withSaveExtension } from './session-control';
 import { CancelledError, UserError, describeError } from './user-error';
 
@@ -164,6 +165,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     events,
     sessions,
     target: () => server.target(),
+    remoteServing: () => server.remoteServing(),
     hardware: async () => hardware ?? (await detect().catch(() => undefined)),
     serverLogLines: () => server.logLines(),
     restartServer: () => server.restart(),
@@ -231,6 +233,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
       simProfiles: Object.values(BUILTIN_PROFILES).map((p) => ({ name: p.name, description: p.description })),
     }),
     'hardware:detect': () => detect(),
+    'hardware:remote': (host) => hardwareOn(host),
     'server:defaults': async () => FORM_DEFAULTS,
     'server:preview': async (form) => server.preview(form),
     'server:start': (form) => server.start(form),
@@ -244,6 +247,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'run:stop': () => runs.stop(),
     'run:resume': (file?: string) => runs.resume(file),
     'run:snapshot': async () => runs.snapshot(),
+    'run:reattach': () => runs.reattach(),
     'sweep:plan': (form, axes, run) => sweeps.plan(form, axes, run),
     'sweep:choose-dir': () => sweeps.chooseDir(),
     'sweep:start': (req) => sweeps.start(req),

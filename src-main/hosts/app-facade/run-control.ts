@@ -16,12 +16,16 @@ import type { CoreEvents } from './emitter';
 import { RunUpdates, toPlanView } from './run-updates';
 import type { SessionControl } from './session-control';
 import { UserError } from './user-error';
+import type { RemoteServing } from './server-control';
+import { type RemoteRunHandle, remoteRunArgs, startRemoteRun } from './remote-runs';
 
 interface RunDeps {
   events: CoreEvents;
   sessions: SessionControl;
   /** The ready server, or null. */
   target(): ServerTarget | null;
+  /** The ready server on a remote host, or null: a run then happens there, next to it. */
+  remoteServing?(): RemoteServing | null;
   hardware(): Promise<Hardware | undefined>;
   serverLogLines(): string[];
   /** Supervised servers restart after a crash; attach mode cannot. */
@@ -58,6 +62,8 @@ export function toConfig(form: RunForm): RunConfigInput {
 
 export class RunControl {
   private handle: RunHandle | null = null;
+  /** A run on a remote host, from its start until it ended and its session is here. */
+  private remote: RemoteRunHandle | null = null;
   private workingFile: string | null = null;
   /** Why the page's own runs wait (a sweep runs), or null. */
   private heldBy: string | null = null;
@@ -72,7 +78,7 @@ export class RunControl {
   }
 
   running(): boolean {
-    return this.handle !== null || this.heldBy !== null;
+    return this.handle !== null || this.heldBy !== null || this.remote !== null;
   }
 
   /**
@@ -124,11 +130,60 @@ export class RunControl {
     await mkdir(this.deps.runsDir, { recursive: true });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const file = join(this.deps.runsDir, `run-${stamp}.speedmatrix.json`);
+    const remote = this.deps.remoteServing?.();
+    if (remote) return this.launchRemote(remote, form, file);
     return this.launch(target, toConfig(form), file, false);
+  }
+
+  /** The run on the server's remote host (remote-runs.ts): its lines feed the same events as a run here. */
+  private async launchRemote(serving: RemoteServing, form: RunForm, file: string): Promise<RunUpdate> {
+    const ready = serving.ready!;
+    this.run = this.updates.begin('starting');
+    this.workingFile = file;
+    const host = serving.ssh.host;
+    this.updates.setRemote({ host, lostLink: null });
+    try {
+      const handle = await startRemoteRun({
+        ssh: serving.ssh,
+        launch: remoteRunArgs(form, { ready, simSpeed: serving.simSpeed }, Boolean(serving.apiKey)),
+        apiKey: serving.apiKey,
+        workingFile: file,
+        hooks: {
+          onEvent: (e) => this.onEvent(e),
+          onLink: (lost) => this.updates.setRemote({ host, lostLink: lost }),
+          onFail: (message) => this.updates.fail(message),
+        },
+      });
+      this.remote = handle;
+      this.untilEnded(handle);
+    } catch (e) {
+      this.updates.fail((e as Error).message);
+    }
+    return this.updates.snapshot();
+  }
+
+  /** Forgets the remote run once it ended here (not when only its link was lost: it can be reattached). */
+  private untilEnded(handle: RemoteRunHandle): void {
+    void handle.followed.then((how) => {
+      if (how === 'ended' && this.remote === handle) this.remote = null;
+    });
+  }
+
+  /** Follow the remote run again after its link was lost; it went on there meanwhile. */
+  async reattach(): Promise<RunUpdate> {
+    const r = this.remote;
+    if (!r) throw new UserError('There is no run on a remote host to reattach to.');
+    r.reattach();
+    this.untilEnded(r);
+    return this.updates.snapshot();
   }
 
   async resume(file?: string): Promise<RunUpdate> {
     const target = this.requireIdleAndServer();
+    if (this.deps.remoteServing?.())
+      throw new UserError(
+        'The server runs on a remote host: a run there goes on by itself when the link drops (Reattach). Stop it to resume a session on this machine.',
+      );
     const from = file ?? this.deps.sessions.meta().file ?? this.workingFile;
     if (!from) throw new UserError('There is no saved session to resume: open the session file of the run first.');
     return this.launch(target, {}, from, true);
@@ -136,6 +191,10 @@ export class RunControl {
 
   async stop(): Promise<RunUpdate> {
     if (this.stopSweep) await this.stopSweep();
+    if (this.remote) {
+      await this.remote.stop();
+      return this.updates.snapshot();
+    }
     const h = this.handle;
     if (!h) return this.updates.snapshot();
     await h.stop();
@@ -144,7 +203,7 @@ export class RunControl {
 
   private requireIdleAndServer(): ServerTarget {
     if (this.heldBy) throw new UserError(this.heldBy);
-    if (this.handle) throw new UserError('A run is already going: stop it first.');
+    if (this.handle || this.remote) throw new UserError('A run is already going: stop it first.');
     const target = this.deps.target();
     if (!target) throw new UserError('No server is ready: start one (or attach to one) in the Server view first.');
     return target;
@@ -215,6 +274,8 @@ export class RunControl {
 
   async dispose(): Promise<void> {
     if (this.handle) await this.handle.stop().catch(() => undefined);
+    // Quitting stops a run on a remote host too (it saves there), as it stops one here: its server is stopped next.
+    if (this.remote) await this.remote.stop().catch(() => undefined);
     this.updates.dispose();
   }
 }

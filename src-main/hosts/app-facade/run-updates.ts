@@ -53,6 +53,7 @@ export class RunUpdates {
   private toRun = 0;
   /** When the plan arrived: the page shows the time elapsed beside the ETA. */
   private startedAtMs: number | undefined = undefined;
+  private remote: RunUpdate['remote'] = null;
 
   constructor(
     private readonly emit: (u: RunUpdate) => void,
@@ -72,6 +73,7 @@ export class RunUpdates {
     this.pendingCells = [];
     this.pendingPrefill = [];
     this.pendingRevisions = null;
+    this.remote = null;
     this.doneCount = 0;
     this.toRun = 0;
     this.schedule();
@@ -215,6 +217,12 @@ export class RunUpdates {
     return true;
   }
 
+  /** A run on a remote host: where, and why its link is lost (null while followed). */
+  setRemote(remote: NonNullable<RunUpdate['remote']>): void {
+    this.remote = remote;
+    this.flush();
+  }
+
   /** The run failed before the engine could start it. */
   fail(message: string): void {
     this.phase = 'failed';
@@ -235,6 +243,7 @@ export class RunUpdates {
       revisions: null,
       progress: this.liveProgress(),
       message: this.message,
+      remote: this.remote,
       run: this.runId,
       seq: this.seq,
     };
@@ -266,6 +275,7 @@ export class RunUpdates {
       revisions: this.pendingRevisions,
       progress: this.liveProgress(),
       message: this.message,
+      remote: this.remote,
       run: this.runId,
       seq: ++this.seq,
     };

@@ -27,8 +27,29 @@ import type { NodeSpawner } from '../../platform/runtime/node-spawner';
 import { UserError } from './user-error';
 import { freePort } from '../../engine/server/port';
 import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '../../engine/server/launched-registry';
+import { type RemoteServer, remoteHostOf, serveOn, sshTargetOf } from './remote-host';
+import type { SshTarget } from '../../workflows/remote/ssh';
+import { shellLine } from '#shared/shell-quote';
 
 const LOG_FLUSH_MS = 100;
+
+/** A server on a remote host, and what a run there needs to measure it next to it. */
+export interface RemoteServing {
+  ssh: SshTarget;
+  server: RemoteServer | null;
+  /** Its ready facts as the host sees them (URL on the host), once ready. */
+  ready: ServerTarget | null;
+  /** The simulator's clock speed-up, which the run there must be told; null for a real server. */
+  simSpeed: number | null;
+  apiKey?: string;
+}
+
+/** The remote command of a form: the server command as typed (the simulator as `speedmatrix sim serve`), env first. */
+function remoteCommand(built: ReturnType<typeof buildLaunch>): string[] {
+  const { argv, env } = built.given ?? built;
+  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  return vars.length ? ['env', ...vars, ...argv] : argv;
+}
 
 /** The launch a form asks for and its command line; a form or command that cannot launch is the user's to fix. */
 function launchOf(form: ServerForm, port: number): { launch: LaunchOptions; built: ReturnType<typeof buildLaunch> } {
@@ -46,6 +67,7 @@ export class ServerControl {
   /** Earlier supervisors whose crash left processes the person chose to leave running: ended on dispose at the latest. */
   private retired: Supervisor[] = [];
   private attached: ServerTarget | null = null;
+  private remote: RemoteServing | null = null;
   private snap: ServerSnapshot = IDLE_SERVER;
   private pendingLog: string[] = [];
   private logTimer: ReturnType<typeof setTimeout> | null = null;
@@ -82,7 +104,12 @@ export class ServerControl {
   }
 
   target(): ServerTarget | null {
-    return this.attached ?? this.supervisor?.readyTarget ?? null;
+    return this.attached ?? this.remote?.ready ?? this.supervisor?.readyTarget ?? null;
+  }
+
+  /** The server on a remote host, when that is the one shown and it is ready: runs then happen there. */
+  remoteServing(): RemoteServing | null {
+    return this.remote?.ready && this.snap.state === 'ready' ? this.remote : null;
   }
 
   logLines(): string[] {
@@ -92,6 +119,18 @@ export class ServerControl {
   async preview(form: ServerForm): Promise<CommandPreview> {
     if (form.kind === 'attach')
       return { display: `attach ${form.url || '<url>'}`, argv: [], env: {}, powershell: null, platformNote: null };
+    if (form.where === 'ssh') {
+      const { built } = launchOf(form, form.port ?? LAUNCH_DEFAULTS.port);
+      const host = form.sshHost.trim() || '<host>';
+      return {
+        display: `ssh ${host} speedmatrix serve -- ${shellLine(remoteCommand(built))}`,
+        argv: [],
+        env: {},
+        warnings: formWarnings(form),
+        powershell: null,
+        platformNote: null,
+      };
+    }
     const platform = this.opts.platform ?? process.platform;
     const platformNote = localLaunchNote(form.kind, platform);
     const { launch, built } = launchOf(form, form.port ?? (await this.portFor(form.host)));
@@ -110,7 +149,100 @@ export class ServerControl {
     if (this.heldBy) throw new UserError(this.heldBy);
     const busy = this.snap.state === 'starting' || this.snap.state === 'ready' || this.snap.state === 'stopping';
     if (busy) throw new UserError('A server is already running: stop it first.');
+    if (form.where === 'ssh') return this.launchRemote(form);
     return form.kind === 'attach' ? this.attach(form) : this.launch(form);
+  }
+
+  /**
+   * The server on the remote host (remote-host.ts): started there by its own speedmatrix, on the
+   * form's port or 8000 (a free port here says nothing about the host's); no telemetry here.
+   */
+  private async launchRemote(form: ServerForm): Promise<ServerSnapshot> {
+    if (form.kind === 'attach')
+      throw new UserError('Attach to URL measures from this machine: choose how to launch the server on the host.');
+    const ssh = sshTargetOf(remoteHostOf(form));
+    const { launch, built } = launchOf(form, form.port ?? LAUNCH_DEFAULTS.port);
+    const argv = remoteCommand(built);
+    if (launch.engineKind !== 'simulator')
+      await this.opts.gate?.check(`Start this server on ${ssh.host}?`, [
+        commandToConfirm(`${form.kind} on ${ssh.host}`, { argv, env: {} }, launch.apiKey),
+      ]);
+    this.supervisor?.removeAllListeners();
+    this.supervisor = null;
+    this.attached = null;
+    const me: RemoteServing = {
+      ssh,
+      server: null,
+      ready: null,
+      simSpeed: form.kind === 'simulator' ? form.simSpeed : null,
+      apiKey: launch.apiKey,
+    };
+    this.remote = me;
+    this.attachLog = [];
+    const mine = () => this.remote === me;
+    const say = (t: string) => {
+      if (!mine()) return;
+      this.attachLog.push(t);
+      this.log([t]);
+    };
+    this.set({
+      ...IDLE_SERVER,
+      state: 'starting',
+      kind: launch.engineKind,
+      display: built.display,
+      startedAt: Date.now(),
+      progress: `connecting to ${ssh.host}`,
+      sshHost: ssh.host,
+    });
+    const fail = (failure: NonNullable<ServerSnapshot['failure']>) =>
+      mine() && this.set({ ...this.snap, state: 'failed', progress: null, ready: null, failure });
+    serveOn(ssh, argv, {
+      progress: (phase) => mine() && this.snap.state === 'starting' && this.set({ ...this.snap, progress: phase }),
+      ready: (t) => {
+        if (!mine()) return;
+        me.ready = t;
+        say(`Ready on ${ssh.host}: ${t.baseUrl} (as the host reaches it), model ${t.model}`);
+        this.set({ ...this.snap, state: 'ready', progress: null, ready: readyInfo(t), failure: null });
+      },
+      failed: fail,
+      crashed: (message, lines) => {
+        fail({ message, advice: 'See the last log lines below; start it again when fixed.', lines });
+        if (mine()) this.events.emit('notice', { level: 'error', message });
+      },
+      say,
+      ended: (exit, tail) => {
+        if (!mine() || this.snap.state === 'failed') return;
+        if (exit === 0 || exit === 130 || this.snap.state === 'stopping')
+          this.set({ ...this.snap, state: 'exited', progress: null, ready: null });
+        else
+          fail({
+            message: `The server's supervisor on ${ssh.host} ended with exit code ${exit ?? 'unknown'}.`,
+            advice: null,
+            lines: tail,
+          });
+      },
+    }).then(
+      (server) => {
+        me.server = server;
+        // Stopped while it was being started: stop it there as soon as it exists.
+        if (!mine()) return void server.stop().catch(() => undefined);
+        say(`Started ${server.id} on ${ssh.host}; it carries on there if the connection drops.`);
+      },
+      (e: Error) => fail({ message: e.message, advice: null, lines: [] }),
+    );
+    return this.snap;
+  }
+
+  private async stopRemote(me: RemoteServing): Promise<ServerSnapshot> {
+    if (!me.server) {
+      this.remote = null;
+      this.set({ ...this.snap, state: 'exited', progress: null, ready: null });
+      return this.snap;
+    }
+    this.set({ ...this.snap, state: 'stopping', progress: null });
+    await me.server.stop();
+    await me.server.done;
+    return this.snap;
   }
 
   private async attach(form: ServerForm): Promise<ServerSnapshot> {
@@ -143,6 +275,7 @@ export class ServerControl {
       return this.snap;
     }
     const t = probed.data;
+    this.remote = null;
     this.attached = t;
     this.attachLog = [
       `Attached to ${t.baseUrl}: model ${t.model}, engine ${t.engine.name} ${t.engine.version ?? ''}`.trim(),
@@ -203,6 +336,7 @@ export class ServerControl {
   private watch(sup: Supervisor, kind: ServerKind, display: string, sweepVariant: string | null): void {
     const old = this.supervisor;
     old?.removeAllListeners();
+    this.remote = null;
     if (old && old.orphansLeftRunning.length > 0) this.retired.push(old);
     this.supervisor = sup;
     this.attached = null;
@@ -265,6 +399,7 @@ export class ServerControl {
 
   async stop(): Promise<ServerSnapshot> {
     if (this.heldBy) throw new UserError(this.heldBy);
+    if (this.remote && this.snap.sshHost) return this.stopRemote(this.remote);
     if (this.attached) {
       this.attached = null;
       this.set({ ...IDLE_SERVER });
@@ -389,6 +524,10 @@ export class ServerControl {
     for (const s of [...this.retired, ...(sup ? [sup] : [])]) if (live(s)) await s.stop().catch(() => undefined);
     this.retired = [];
     sup?.removeAllListeners();
+    // A server on a remote host is stopped there too: quitting leaves nothing running anywhere.
+    const remote = this.remote?.server;
+    if (remote && (this.snap.state === 'starting' || this.snap.state === 'ready'))
+      await remote.stop().catch(() => undefined);
   }
 }
 

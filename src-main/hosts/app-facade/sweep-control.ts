@@ -46,6 +46,9 @@ interface SweepDeps {
   gate?: CommandGate;
 }
 
+/** A sweep on a remote host runs from the CLI (README "A GPU server over SSH"). */
+const ON_HOST =
+  'A sweep runs on this machine here: for one on the remote host, use `speedmatrix sweep --ssh HOST` (README "A GPU server over SSH").';
 const ATTACH =
   'A sweep needs SpeedMatrix to launch the server, one per variant: choose an engine it starts (not Attach to URL).';
 const HELD = 'A sweep is running: it starts and stops the servers itself. Stop it in the Run view first.';
@@ -115,6 +118,7 @@ export class SweepControl {
     const { axes: good, problems } = checkAxes(axes);
     const none: SweepPlanView = { problems, blocked: null, variants: [], plan: null, line: null };
     if (form.kind === 'attach') return { ...none, blocked: ATTACH };
+    if (form.where === 'ssh') return { ...none, blocked: ON_HOST };
     if (problems.length || good.length === 0) return none;
     let base;
     try {
@@ -179,6 +183,7 @@ export class SweepControl {
 
   private async startNew(req: SweepStart): Promise<SweepView> {
     if (req.server.kind === 'attach') throw new UserError(ATTACH);
+    if (req.server.where === 'ssh') throw new UserError(ON_HOST);
     const { axes, problems } = checkAxes(req.axes);
     if (problems.length)
       throw new UserError(`Varied setting ${problems[0].axis + 1}, ${problems[0].field}: ${problems[0].message}.`);

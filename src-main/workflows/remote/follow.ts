@@ -22,6 +22,11 @@ export interface FollowSteps {
   retryDelaysMs?: number[];
   /** How often a run that died there is resumed before giving up. */
   maxResumes?: number;
+  /**
+   * Where following starts and how far it got: kept by a caller that follows again after giving
+   * up (the app's Reattach), so no line is read twice. Starts at 0 when not given.
+   */
+  cursor?: { offset: number };
 }
 
 const DEFAULT_DELAYS = [1000, 2000, 5000, 10_000, 20_000];
@@ -35,13 +40,13 @@ export async function followUntilEnded(
   host: string,
 ): Promise<{ exit: number | null; stderrTail: string[] }> {
   const delays = s.retryDelaysMs ?? DEFAULT_DELAYS;
-  let offset = 0;
+  const cursor = s.cursor ?? { offset: 0 };
   let failures = 0;
   let resumes = 0;
   for (;;) {
-    const r = await s.follow(offset).done;
-    if (r.offset > offset) failures = 0;
-    offset = r.offset;
+    const r = await s.follow(cursor.offset).done;
+    if (r.offset > cursor.offset) failures = 0;
+    cursor.offset = r.offset;
     let problem = r.problem;
     if (r.ended) {
       try {

@@ -38,10 +38,14 @@ const SweepManifestSchema = z.object({
   /** The run configuration every variant measures (flags as given; the plan fills defaults). */
   config: z.record(z.string(), z.unknown()),
   variants: z.array(VariantStateSchema),
-  /** A sweep run as Slurm jobs: the sbatch options given, and each variant's latest job id (by slug). */
+  /**
+   * A sweep run as Slurm jobs: the sbatch options given, each variant's latest job id (by slug),
+   * and the servers' startup deadline (`--ready-timeout`, seconds) each job applies on its node.
+   */
   slurm: z
     .object({
       options: z.array(z.string()),
+      readyTimeoutS: z.number().positive().optional(),
       jobs: z.record(z.string(), z.object({ id: z.string(), submittedAt: z.string() })),
     })
     .optional(),

@@ -103,6 +103,8 @@ export async function submitSweep(o: {
   dir: string;
   manifest: SweepManifest;
   options: string[];
+  /** The servers' startup deadline in seconds (--ready-timeout), or undefined for the default. */
+  readyTimeoutS?: number;
   program: JobProgram;
   /** More environment for the jobs (the API key, which is never saved in the folder). */
   env?: Record<string, string>;
@@ -116,7 +118,7 @@ export async function submitSweep(o: {
   const w = await writeFileAtomic(script, SCRIPT_TEXT);
   if (!w.ok) return fail(w.error);
   await chmod(script, 0o755);
-  m.slurm = { options: o.options, jobs: m.slurm?.jobs ?? {} };
+  m.slurm = { options: o.options, readyTimeoutS: o.readyTimeoutS, jobs: m.slurm?.jobs ?? {} };
   for (const i of which.data) {
     const v = m.variants[i];
     const id = await sbatch(

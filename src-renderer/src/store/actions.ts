@@ -93,6 +93,21 @@ export async function detectHardware(): Promise<void> {
   else st().setHardwareError(r.error);
 }
 
+/** The Server view's remote host's hardware, detected there by its own speedmatrix over ssh. */
+export async function detectRemoteHardware(): Promise<void> {
+  const form = st().serverForm;
+  const host = form?.sshHost.trim();
+  if (!form || form.where !== 'ssh' || !host) return;
+  st().setRemoteHardwareLoading(host);
+  const options = form.sshOptions
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const r = await call(bridgeOrThrow().detectRemoteHardware({ host, options }));
+  if (r.ok) st().setRemoteHardware(r.data);
+  else st().setRemoteHardwareError(host, r.error);
+}
+
 /** The whole session view, when the page lacks a change run updates do not carry; false when it could not. */
 export async function refreshSession(): Promise<boolean> {
   const r = await call(bridgeOrThrow().getSession());
@@ -192,6 +207,14 @@ export async function startRun(): Promise<void> {
 
 export async function stopRun(): Promise<void> {
   const r = await call(bridgeOrThrow().stopRun());
+  if (r.ok) applyRunUpdateNow(r.data);
+  else st().setRunError(r.error);
+}
+
+/** Follow the run on the remote host again after its link was lost. */
+export async function reattachRun(): Promise<void> {
+  st().setRunError(null);
+  const r = await call(bridgeOrThrow().reattachRun());
   if (r.ok) applyRunUpdateNow(r.data);
   else st().setRunError(r.error);
 }

@@ -1,5 +1,5 @@
 /** Detected hardware and a short rolling window of live GPU telemetry per GPU. */
-import type { TelemetrySample } from '#shared/ipc/contract';
+import type { RemoteHardware, TelemetrySample } from '#shared/ipc/contract';
 import type { Hardware } from '#shared/session/schema';
 import type { SliceCreator } from './types';
 
@@ -11,6 +11,13 @@ export interface HardwareSlice {
   hardwareLoading: boolean;
   hardwareError: string | null;
   telemetry: Record<number, TelemetrySample[]>;
+  /** The Server view's remote host, as its own speedmatrix detected it; which host is loading, its error. */
+  remoteHardware: RemoteHardware | null;
+  remoteHardwareLoading: string | null;
+  remoteHardwareError: { host: string; message: string } | null;
+  setRemoteHardwareLoading(host: string): void;
+  setRemoteHardware(h: RemoteHardware): void;
+  setRemoteHardwareError(host: string, message: string): void;
   setHardwareLoading(): void;
   setHardware(h: Hardware): void;
   setHardwareError(message: string): void;
@@ -22,6 +29,13 @@ export const createHardwareSlice: SliceCreator<HardwareSlice> = (set) => ({
   hardwareLoading: false,
   hardwareError: null,
   telemetry: {},
+  remoteHardware: null,
+  remoteHardwareLoading: null,
+  remoteHardwareError: null,
+  setRemoteHardwareLoading: (host) => set({ remoteHardwareLoading: host, remoteHardwareError: null }),
+  setRemoteHardware: (remoteHardware) => set({ remoteHardware, remoteHardwareLoading: null }),
+  setRemoteHardwareError: (host, message) =>
+    set({ remoteHardwareError: { host, message }, remoteHardwareLoading: null, remoteHardware: null }),
   setHardwareLoading: () => set({ hardwareLoading: true, hardwareError: null }),
   setHardware: (hardware) => set({ hardware, hardwareLoading: false, hardwareError: null }),
   setHardwareError: (hardwareError) => set({ hardwareError, hardwareLoading: false }),

@@ -52,6 +52,8 @@ export interface RunSlice {
   progress: RunProgress | null;
   runMessage: string | null;
   runError: string | null;
+  /** A run on a remote host: where, and why its link is lost (null while followed); null for a run here. */
+  runRemote: RunUpdate['remote'];
   /** The run and update last applied: older ones (a late invoke reply) are dropped. */
   runId: number;
   runSeq: number;
@@ -71,7 +73,7 @@ export interface RunSlice {
 
 type RunState = Pick<
   RunSlice,
-  'runPhase' | 'plan' | 'live' | 'progress' | 'runMessage' | 'runError' | 'runId' | 'runSeq'
+  'runPhase' | 'plan' | 'live' | 'progress' | 'runMessage' | 'runError' | 'runRemote' | 'runId' | 'runSeq'
 >;
 
 /** One update onto the run state, unless older than one applied (a late invoke reply). */
@@ -86,6 +88,7 @@ function foldRunUpdate(s: RunState, u: RunUpdate): RunState {
     progress: u.progress ?? s.progress,
     runMessage: u.message ?? (starting ? null : s.runMessage),
     runError: u.phase === 'failed' ? (u.message ?? 'The run failed.') : starting ? null : s.runError,
+    runRemote: u.remote ?? null,
     runId: u.run,
     runSeq: u.seq,
   };
@@ -103,6 +106,7 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
   progress: null,
   runMessage: null,
   runError: null,
+  runRemote: null,
   runId: 0,
   runSeq: 0,
   updateRunForm: (patch) => set((s) => ({ runForm: { ...s.runForm, ...patch } })),

@@ -233,6 +233,25 @@ describe.skipIf(!sshdAvailable)('speedmatrix over SSH to a real sshd', () => {
     expect(readFileSync(join(dir, 'sweep.md'), 'utf8')).toMatch(/max-num-seqs/);
   }, 300_000);
 
+  it('serve --ssh supervises the server there, shows its ready line here, and Ctrl-C stops it on the host', async ({
+    sshHost,
+    tempDir,
+  }) => {
+    const work = tempDir();
+    const port = String(await freePort());
+    const sim = ['speedmatrix', 'sim', 'serve', 'microsoft/Fara1.5-4B', '--port', port, '--sim-load-seconds', '0'];
+    const cli = startCli(['serve', ...sshFlags(sshHost), '--json', '--', ...sim], work);
+    await until('the ready line', () => /"event":"ready"/.test(cli.out.stdout), 60_000);
+    const url = `http://127.0.0.1:${port}/v1/models`;
+    expect((await fetch(url)).ok).toBe(true);
+    const folder = join(sshHost.home, '.speedmatrix', 'remote', /Started serve (\S+) on/.exec(cli.out.stderr)![1]);
+    cli.child.kill('SIGINT');
+    expect(await cli.closed, cli.out.stderr).toBe(0);
+    expect(cli.out.stdout).toMatch(/"event":"stopped"/);
+    expect(readFileSync(join(folder, 'exit'), 'utf8').trim()).toBe('0');
+    await expect(fetch(url)).rejects.toThrow();
+  }, 120_000);
+
   it('says what to do when the host key is unknown, the key is refused, or speedmatrix is missing or older there', async ({
     sshHost,
     launchSshd,

@@ -136,6 +136,33 @@ describe('speedmatrix sweep --slurm', () => {
     );
   }, 600_000);
 
+  it('applies --ready-timeout to the server each job starts on its node, recorded in the folder for a resume', async ({
+    slurm,
+    tempDir,
+  }) => {
+    const dir = join(tempDir('sm-slurm-ready-'), 'sweep');
+    // A server that takes ten minutes to load: without the deadline passed on, the job would wait 20 minutes.
+    const r = await cli(slurm, [
+      'sweep',
+      '--slurm',
+      GPU,
+      '--ready-timeout',
+      '2',
+      '--vary',
+      '--max-num-seqs=4',
+      ...MATRIX,
+      '--out-dir',
+      dir,
+      ...SIM,
+      '--sim-load-seconds',
+      '6000',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Jobs: pending 0, running 0, done 0, failed 1');
+    expect(r.stdout).toMatch(/A {2}--max-num-seqs=4 {2}job \d+ {2}failed on .*: The server was not ready after 2 s/);
+    expect(manifestOf(dir).slurm.readyTimeoutS).toBe(2);
+  }, 120_000);
+
   it('cancels the jobs still waiting on Ctrl-C, and --resume submits only the cancelled variant', async ({
     slurm,
     tempDir,

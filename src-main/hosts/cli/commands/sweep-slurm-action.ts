@@ -68,7 +68,7 @@ export async function runSlurmSweep(cmd: string[], flags: SweepFlags): Promise<n
   }
   const inputs = await sweepInputs(cmd, flags, err);
   if (typeof inputs === 'number') return inputs;
-  const { dir, manifest, apiKey } = inputs;
+  const { dir, manifest, apiKey, readyTimeoutMs } = inputs;
   say(sharedStorage(dir).line);
   const portWarning = slurmOptionProblems([], manifest.command).warn;
   if (portWarning) say(`warning: ${portWarning}`);
@@ -77,6 +77,7 @@ export async function runSlurmSweep(cmd: string[], flags: SweepFlags): Promise<n
     manifest,
     // A resume keeps the options the sweep was submitted with, unless new ones are given.
     options: flags.slurmOption.length ? flags.slurmOption : (manifest.slurm?.options ?? []),
+    readyTimeoutS: readyTimeoutMs ? readyTimeoutMs / 1000 : manifest.slurm?.readyTimeoutS,
     program: { node: process.execPath, cli: process.argv[1] },
     env: apiKey ? { SPEEDMATRIX_API_KEY: apiKey } : {},
     say,
@@ -254,6 +255,7 @@ export async function runSlurmJob(slug: string, flags: SweepFlags): Promise<numb
     manifest: m.data,
     config: m.data.config as RunConfigInput,
     launchFor,
+    readyTimeoutMs: m.data.slurm?.readyTimeoutS ? m.data.slurm.readyTimeoutS * 1000 : undefined,
     only: index,
     saveVariant: (_i, ended) => writeOutcome(dir, ended, { jobId, node }),
     hardware: {

@@ -21,7 +21,7 @@ import {
   timeLeft,
 } from '../../format';
 import { useApp } from '../../store';
-import { refreshPlan, refreshSweepPlan, resumeRun, startRun, stopRun } from '../../store/actions';
+import { reattachRun, refreshPlan, refreshSweepPlan, resumeRun, startRun, stopRun } from '../../store/actions';
 import { sweepBusy } from '../../store/sweep-slice';
 import { SweepPanel } from './SweepPanel';
 import { RUN_PRESETS, cellsLeft, isRunning, runSession } from '../../store/run-slice';
@@ -311,6 +311,7 @@ export function RunView() {
         </p>
       )}
       {runMessage && !runError && <p className="muted">{runMessage}</p>}
+      <RemoteLink />
 
       <RunProgressBar />
       <LiveLine />
@@ -430,5 +431,31 @@ function NotRunList({ plan }: { plan: PlanView }) {
       ))}
       {out.length > shown.length && <li>and {out.length - shown.length} more cells not run for the same reasons.</li>}
     </ul>
+  );
+}
+
+/** A run on a remote host: where it runs, and when its link is lost, that it goes on there and how to follow it again. */
+function RemoteLink() {
+  const remote = useApp((s) => s.runRemote);
+  const running = useApp((s) => isRunning(s.runPhase));
+  if (!remote || (!remote.lostLink && !running)) return null;
+  if (!remote.lostLink)
+    return (
+      <p className="muted" data-testid="run-remote">
+        Running on {remote.host}, next to its server; it goes on there if this connection drops.
+      </p>
+    );
+  return (
+    <section className="failure" role="alert" data-testid="run-link-lost">
+      <h2>Connection to {remote.host} lost</h2>
+      <p>{remote.lostLink}</p>
+      <p className="advice">
+        The run carries on there and keeps what it measures. Reattach when the host is reachable again: it continues
+        from where this view stopped, nothing measured twice.
+      </p>
+      <button type="button" className="primary" onClick={() => void reattachRun()} data-testid="reattach-run">
+        Reattach
+      </button>
+    </section>
   );
 }

@@ -32,6 +32,15 @@ const KINDS: { id: ServerForm['kind']; label: string; help: string }[] = [
   { id: 'attach', label: 'Attach to URL', help: 'A server already running elsewhere: SpeedMatrix only measures it.' },
 ];
 
+const WHERE: { id: ServerForm['where']; label: string; help: string }[] = [
+  { id: 'local', label: 'This machine', help: 'The server runs here, and so does the benchmark client.' },
+  {
+    id: 'ssh',
+    label: 'Remote host (SSH)',
+    help: 'The server and the benchmark client run on the host, by the speedmatrix installed there, over your own ssh (keys, agent, ~/.ssh/config; never a password). The run goes on there if the link drops.',
+  },
+];
+
 type TextKey = { [K in keyof ServerForm]: ServerForm[K] extends string ? K : never }[keyof ServerForm];
 
 const TEXT_FIELDS: {
@@ -227,8 +236,30 @@ export function ServerView() {
         <StatusBadge />
       </div>
       <fieldset className="kinds" disabled={busy}>
+        <legend>Where</legend>
+        {WHERE.map((w) => (
+          <label key={w.id} className={`kind${form.where === w.id ? ' on' : ''}`} title={w.help}>
+            <input
+              type="radio"
+              name="where"
+              value={w.id}
+              checked={form.where === w.id}
+              onChange={() =>
+                updateServerForm({
+                  where: w.id,
+                  ...(w.id === 'ssh' && form.kind === 'attach' ? { kind: 'simulator' } : {}),
+                })
+              }
+            />
+            <span>{w.label}</span>
+          </label>
+        ))}
+        <p className="muted">{WHERE.find((w) => w.id === form.where)?.help}</p>
+        {form.where === 'ssh' && <RemoteHostFields form={form} />}
+      </fieldset>
+      <fieldset className="kinds" disabled={busy}>
         <legend>Engine</legend>
-        {KINDS.map((k) => (
+        {KINDS.filter((k) => form.where !== 'ssh' || k.id !== 'attach').map((k) => (
           <label key={k.id} className={`kind${form.kind === k.id ? ' on' : ''}`} title={k.help}>
             <input
               type="radio"
@@ -292,7 +323,11 @@ export function ServerView() {
             <Field
               id="srv-port"
               label="Port"
-              help="Empty: a free port is chosen (the command shows which). vLLM shares busy ports silently, so it is checked first."
+              help={
+                form.where === 'ssh'
+                  ? 'The port on the remote host. Empty: 8000.'
+                  : 'Empty: a free port is chosen (the command shows which). vLLM shares busy ports silently, so it is checked first.'
+              }
             >
               <input
                 id="srv-port"
@@ -300,7 +335,13 @@ export function ServerView() {
                 min={1}
                 max={65535}
                 value={form.port ?? ''}
-                placeholder={preview && form.port === null ? `auto (${portOf(preview.argv) ?? 'free'})` : 'auto'}
+                placeholder={
+                  form.where === 'ssh'
+                    ? '8000'
+                    : preview && form.port === null
+                      ? `auto (${portOf(preview.argv) ?? 'free'})`
+                      : 'auto'
+                }
                 onChange={(e) =>
                   updateServerForm({ port: e.currentTarget.value ? Number(e.currentTarget.value) : null })
                 }
@@ -442,7 +483,7 @@ export function ServerView() {
           title="Ready"
           testId="server-ready"
           rows={[
-            ['URL', server.ready.url],
+            ['URL', server.sshHost ? `${server.ready.url} on ${server.sshHost}` : server.ready.url],
             ['Model', server.ready.model],
             [
               'max_model_len',
@@ -468,6 +509,42 @@ export function ServerView() {
       )}
       <ServerLog />
     </section>
+  );
+}
+
+/** The remote host: what the person's ssh takes, nothing more (the host's hardware shows in the Hardware view). */
+function RemoteHostFields({ form }: { form: ServerForm }) {
+  return (
+    <div className="form-grid remote-host" data-testid="remote-host">
+      <Field
+        id="srv-sshHost"
+        label="SSH host"
+        help="An alias from ~/.ssh/config or user@host. It needs speedmatrix of this version or newer (README “On a GPU server”)."
+      >
+        <input
+          id="srv-sshHost"
+          type="text"
+          autoComplete="off"
+          spellCheck={false}
+          value={form.sshHost}
+          placeholder="gpu-box or user@10.0.0.5"
+          onChange={(e) => updateServerForm({ sshHost: e.currentTarget.value })}
+        />
+      </Field>
+      <Field
+        id="srv-sshOptions"
+        label="SSH options"
+        help="Optional: KEY=VALUE per line, passed on as ssh -o, e.g. Port=2222."
+      >
+        <textarea
+          id="srv-sshOptions"
+          rows={2}
+          spellCheck={false}
+          value={form.sshOptions}
+          onChange={(e) => updateServerForm({ sshOptions: e.currentTarget.value })}
+        />
+      </Field>
+    </div>
   );
 }
 

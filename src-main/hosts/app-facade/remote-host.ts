@@ -1,0 +1,144 @@
+/**
+ * The Server view's "Remote host (SSH)": the server runs on the host under the supervisor of the
+ * speedmatrix installed there (`speedmatrix serve --json`, detached, followed over the user's ssh:
+ * src-main/workflows/remote), and its JSON events become this side's snapshots. The page knows
+ * only the host and its ssh options (README "A GPU server over SSH").
+ */
+import type { RemoteHardware, RemoteHost, ServerFailure, ServerForm } from '#shared/ipc/contract';
+import type { ServerTarget } from '../../engine/server/target';
+import { checkRemoteCli, remoteHardware } from '../../workflows/remote/remote-cli';
+import {
+  followRemoteRun,
+  launchRemoteRun,
+  newRunId,
+  remoteRunState,
+  resumeRemoteRun,
+  stopRemoteRun,
+} from '../../workflows/remote/remote-run';
+import { followUntilEnded, type Stopper } from '../../workflows/remote/follow';
+import { RemoteError, parseSshTarget, type SshTarget } from '../../workflows/remote/ssh';
+import { UserError } from './user-error';
+
+const lines = (text: string): string[] =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+/** The ssh target of a host as the page names it; a bad host or option said with the field's label. */
+export function sshTargetOf(host: RemoteHost): SshTarget {
+  if (!host.host.trim()) throw new UserError('SSH host: give an alias from ~/.ssh/config or user@host.');
+  try {
+    return parseSshTarget(host.host.trim(), host.options);
+  } catch (e) {
+    throw new UserError((e as Error).message.replace(/^--ssh-option:/, 'SSH options:').replace(/^--ssh:/, 'SSH host:'));
+  }
+}
+
+/** The Server form's host: its `sshHost` and its options, one KEY=VALUE per line. */
+export const remoteHostOf = (form: Pick<ServerForm, 'sshHost' | 'sshOptions'>): RemoteHost => ({
+  host: form.sshHost,
+  options: lines(form.sshOptions),
+});
+
+/** What the host's own speedmatrix detects there; its refusals (no key, unknown host key, no speedmatrix) as they are. */
+export async function hardwareOn(host: RemoteHost, timeoutS = 20): Promise<RemoteHardware> {
+  const target = sshTargetOf(host);
+  try {
+    return { host: target.host, ...(await remoteHardware(target, timeoutS)) };
+  } catch (e) {
+    if (e instanceof RemoteError) throw new UserError(e.message);
+    throw e;
+  }
+}
+
+/** What the remote `serve --json` tells, as the Server view shows it. */
+export interface RemoteServeEvents {
+  progress(phase: string): void;
+  ready(target: ServerTarget): void;
+  failed(failure: ServerFailure): void;
+  crashed(message: string, lines: string[]): void;
+  /** A line for the server log (a dropped link, a resume). */
+  say(text: string): void;
+  /** It ended there: exit code (0 stopped cleanly), and the tail of its log there. */
+  ended(exit: number | null, stderrTail: string[]): void;
+}
+
+interface ServeLine {
+  event?: string;
+  phase?: string;
+  target?: ServerTarget;
+  failure?: { message: string; advice?: string; rootCauseLines?: string[]; logTail?: string[] };
+  signal?: string | null;
+  exitCode?: number | null;
+  lastLines?: string[];
+}
+
+function onServeLine(line: string, on: RemoteServeEvents): void {
+  let e: ServeLine;
+  try {
+    e = JSON.parse(line) as ServeLine;
+  } catch {
+    return on.say(line);
+  }
+  if (e.event === 'progress' && e.phase) on.progress(e.phase);
+  else if (e.event === 'ready' && e.target) on.ready(e.target);
+  else if (e.event === 'failed' && e.failure)
+    on.failed({
+      message: e.failure.message,
+      advice: e.failure.advice || null,
+      lines: e.failure.rootCauseLines?.length ? e.failure.rootCauseLines : (e.failure.logTail ?? []).slice(-15),
+    });
+  else if (e.event === 'crashed')
+    on.crashed(
+      `The server stopped unexpectedly (${e.signal ? `signal ${e.signal}` : `exit code ${e.exitCode}`}).`,
+      (e.lastLines ?? []).slice(-20),
+    );
+}
+
+/** A server started on a host: stop it there, or wait for it to end. */
+export interface RemoteServer {
+  target: SshTarget;
+  id: string;
+  stop(): Promise<void>;
+  done: Promise<void>;
+}
+
+/**
+ * Start `argv` (the server command as a person would type it) under `speedmatrix serve` on the
+ * host, detached there, and follow its events until it ends; a dropped link is followed again.
+ */
+export async function serveOn(target: SshTarget, argv: string[], on: RemoteServeEvents): Promise<RemoteServer> {
+  await checkRemoteCli(target);
+  const id = newRunId();
+  const args = ['serve', '--json', '--', ...argv];
+  await launchRemoteRun(target, id, { args, resumeArgs: args });
+  const stopper: Stopper = { requested: false };
+  const done = followUntilEnded(
+    {
+      follow: (offset) => followRemoteRun(target, id, offset, (l) => onServeLine(l, on)),
+      state: () => remoteRunState(target, id),
+      resume: () => resumeRemoteRun(target, id),
+      stopper,
+      say: on.say,
+    },
+    target.host,
+  ).then(
+    (end) => on.ended(end.exit, end.stderrTail),
+    (e: Error) =>
+      on.failed({
+        message: e.message,
+        advice: `It may still run on ${target.host}: \`speedmatrix serve --ssh ${target.host} --reattach ${id}\` follows it, and Ctrl-C there stops it.`,
+        lines: [],
+      }),
+  );
+  return {
+    target,
+    id,
+    done,
+    stop: async () => {
+      stopper.requested = true;
+      await stopRemoteRun(target, id);
+    },
+  };
+}
