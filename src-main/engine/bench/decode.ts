@@ -542,6 +542,13 @@ function clientSide(win: WindowRecord, load: CellLoad, w: Window, clock: ServerC
   };
 }
 
+/** The schedule a simulated server gave up between the window's first and last scrape, when it gave up any. */
+function simulatorLag(scrapes: readonly QueueSample[]): { simulatorLagSeconds?: number } {
+  const lag = scrapes.map((q) => q.simLagSeconds).filter((v): v is number => v !== undefined);
+  const lost = lag.length >= 2 ? lag[lag.length - 1] - lag[0] : 0;
+  return lost > 0 ? { simulatorLagSeconds: lost } : {};
+}
+
 /** The cell record: figures from figures.ts, the status from status.ts. */
 function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
   const { clock, context, concurrency: C } = x;
@@ -587,6 +594,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     failedRequests: failures.failed,
     windowRequests: w || load.fused ? failures.windowRequests : null,
     queueEvidence: queue,
+    ...simulatorLag(f.win?.scrapes ?? []),
   };
 
   if (!hasFigure(verdict.status)) {
