@@ -287,8 +287,11 @@ export class Engine {
    */
   private nextStart(now: number): number {
     let start = this.clockAt ?? Number.NEGATIVE_INFINITY;
-    if (this.running.length === 0 && this.waiting.length > 0)
-      start = Math.max(start, Math.min(...this.waiting.map((r) => r.enqueuedAt)));
+    if (this.running.length === 0 && this.waiting.length > 0) {
+      let first = Number.POSITIVE_INFINITY;
+      for (const r of this.waiting) first = Math.min(first, r.enqueuedAt);
+      start = Math.max(start, first);
+    }
     if (!Number.isFinite(start)) return now;
     const behind = now - start;
     if (behind <= MAX_CATCH_UP_MS) return start;
