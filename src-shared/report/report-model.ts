@@ -565,10 +565,13 @@ function cellNotesOf(session: Session): string[] {
       ? ` Repeating text${ev.loopPeriodChars ? ` (every ${fmtCount(ev.loopPeriodChars)} characters)` : ''}: “${ev.loopExcerpt.length > EXCERPT_CHARS ? `${ev.loopExcerpt.slice(0, EXCERPT_CHARS)}…` : ev.loopExcerpt}”`
       : '';
     const waited = c.status === 'queued' && c.readinessTimedOut ? ' The start-up wait timed out.' : '';
-    if (c.reason || excerpt || waited) {
+    const lagged = c.simulatorLagSeconds
+      ? ` The simulated server fell ${fmtSeconds(c.simulatorLagSeconds)} behind its own clock during the window (its host was busy): the figures are less certain.`
+      : '';
+    if (c.reason || excerpt || waited || lagged) {
       const reason = c.reason ? `: ${c.reason.trim().replace(/\.$/, '')}` : '';
       notes.push(
-        `${fmtContext(c.context)} context × ${c.concurrency} at once: ${STATUS_WORDS[c.status]}${reason}.${excerpt}${waited}`,
+        `${fmtContext(c.context)} context × ${c.concurrency} at once: ${STATUS_WORDS[c.status]}${reason}.${excerpt}${waited}${lagged}`,
       );
     }
   }

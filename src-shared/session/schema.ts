@@ -315,6 +315,8 @@ export const RepetitionSchema = z.object({
   windowSeconds: maybeNum,
   precision: WindowPrecisionSchema.nullable().optional(),
   startedAt: maybeStr.default(null),
+  /** See DecodeCellSchema's simulatorLagSeconds. */
+  simulatorLagSeconds: nonNeg.optional(),
 });
 
 export const DecodeCellSchema = z.object({
@@ -346,6 +348,11 @@ export const DecodeCellSchema = z.object({
   stall: StallEvidenceSchema.nullable().optional(),
   /** An adaptive window: why it closed and its interval (`windowSeconds` is how long it measured). */
   precision: WindowPrecisionSchema.nullable().optional(),
+  /**
+   * Simulated seconds of schedule a simulated server gave up during the window because its host did
+   * not let it run (its /metrics says so); the figures are then less certain. Absent otherwise.
+   */
+  simulatorLagSeconds: nonNeg.optional(),
   evidence: EvidenceSchema.nullable().default(null),
   requests: RequestSamplesSchema.nullable().default(null),
   telemetry: CellTelemetrySchema.nullable().default(null),

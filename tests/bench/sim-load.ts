@@ -4,7 +4,8 @@
  * speed-up; BENCH_SIM_LOAD_OUTPUT=128 makes requests turn over often, so the client's turnaround
  * shows) is measured twice against one simulator: on the machine as it is, then with four processes spinning
  * beside server and client. Printed per cell: both statuses, both total tok/s, their ratio (goal:
- * within 3%, statuses the same) and what the client kept in flight.
+ * within 3%, statuses the same), what the client kept in flight and the simulated seconds the simulator gave up
+ * (its host did not let it keep its clock: `simulatorLagSeconds`).
  *
  *   BENCH_SIM_LOAD_HOGS=4 BENCH_SIM_LOAD_WINDOW=10 BENCH_SIM_LOAD_OUTPUT=1024 npm run bench:sim-load
  */
@@ -57,7 +58,20 @@ async function main(): Promise<void> {
     } finally {
       for (const h of hogs) h.stop();
     }
-    const rows = [['cell', 'status', 'status loaded', 'tok/s', 'tok/s loaded', 'ratio', 'client C', 'client C loaded']];
+    const rows = [
+      [
+        'cell',
+        'status',
+        'status loaded',
+        'tok/s',
+        'tok/s loaded',
+        'ratio',
+        'client C',
+        'client C loaded',
+        'sim lag s',
+        'sim lag s loaded',
+      ],
+    ];
     let worst = 0;
     let sameStatuses = true;
     const byKey = new Map(loaded.cells.map((c) => [key(c), c]));
@@ -76,6 +90,8 @@ async function main(): Promise<void> {
         fmt(ratio, 4),
         fmt(a.queueEvidence?.clientInFlight),
         fmt(b?.queueEvidence?.clientInFlight),
+        fmt(a.simulatorLagSeconds ?? 0, 2),
+        fmt(b?.simulatorLagSeconds ?? 0, 2),
       ]);
     }
     for (const p of quiet.prefill) {
@@ -89,7 +105,7 @@ async function main(): Promise<void> {
         fmt(p.tokensPerSecond),
         fmt(q?.tokensPerSecond),
         fmt(ratio, 4),
-        ...['', '', '', ''],
+        ...['', '', '', '', '', ''],
       ]);
     }
     const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));

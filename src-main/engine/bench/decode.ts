@@ -228,21 +228,35 @@ class CellLoad {
   /**
    * Stalls: no first token within the readiness timeout plus the window (unless the server
    * says requests wait), or no bytes for the stall limit once streaming. Such a stream fails.
+   * The verdict waits for the check phase of this loop turn: a check can run before the client
+   * has read what came in while its own event loop was held up (timers run before I/O, and a
+   * /metrics answer may be handled before the streams' bytes), and a client that was busy must
+   * not blame the server for a silence that is its own. By then every waiting byte has been read.
    */
   checkStalls(lastQueue: QueueSample | null): void {
+    const suspects = [...this.live].filter((s) => this.stallOf(s, lastQueue) !== null);
+    if (suspects.length === 0) return;
+    setImmediate(() => {
+      for (const s of suspects) {
+        const reason = s.outcome === 'running' ? this.stallOf(s, lastQueue) : null;
+        if (reason) s.failWith(reason);
+      }
+    });
+  }
+
+  /** Why a stream counts as stalled now, or null. */
+  private stallOf(s: ChatStream, lastQueue: QueueSample | null): string | null {
     const { clock } = this.x;
     const now = nowMs();
-    for (const s of this.live) {
-      if (s.firstTokenAt < 0) {
-        const queued = lastQueue !== null && lastQueue.waiting > 0;
-        if (!queued && clock.seconds(now - s.sentAt) > this.x.readinessTimeoutSeconds + this.x.windowSeconds)
-          s.failWith(
-            `No first token after ${Math.round(clock.seconds(now - s.sentAt))} s: the server accepted the request but produced nothing.`,
-          );
-      } else if (clock.seconds(now - s.lastActivityAt) > this.x.stallSeconds) {
-        s.failWith(`No token for ${this.x.stallSeconds} s: the stream stalled (the server stopped producing tokens).`);
-      }
+    if (s.firstTokenAt < 0) {
+      const queued = lastQueue !== null && lastQueue.waiting > 0;
+      return !queued && clock.seconds(now - s.sentAt) > this.x.readinessTimeoutSeconds + this.x.windowSeconds
+        ? `No first token after ${Math.round(clock.seconds(now - s.sentAt))} s: the server accepted the request but produced nothing.`
+        : null;
     }
+    return clock.seconds(now - s.lastActivityAt) > this.x.stallSeconds
+      ? `No token for ${this.x.stallSeconds} s: the stream stalled (the server stopped producing tokens).`
+      : null;
   }
 
   /** Stop replacing and cancel every stream still going (closing the connection aborts it on vLLM). */
@@ -542,6 +556,13 @@ function clientSide(win: WindowRecord, load: CellLoad, w: Window, clock: ServerC
   };
 }
 
+/** The schedule a simulated server gave up between the window's first and last scrape, when it gave up any. */
+function simulatorLag(scrapes: readonly QueueSample[]): { simulatorLagSeconds?: number } {
+  const lag = scrapes.map((q) => q.simLagSeconds).filter((v): v is number => v !== undefined);
+  const lost = lag.length >= 2 ? lag[lag.length - 1] - lag[0] : 0;
+  return lost > 0 ? { simulatorLagSeconds: lost } : {};
+}
+
 /** The cell record: figures from figures.ts, the status from status.ts. */
 function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
   const { clock, context, concurrency: C } = x;
@@ -587,6 +608,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     failedRequests: failures.failed,
     windowRequests: w || load.fused ? failures.windowRequests : null,
     queueEvidence: queue,
+    ...simulatorLag(f.win?.scrapes ?? []),
   };
 
   if (!hasFigure(verdict.status)) {

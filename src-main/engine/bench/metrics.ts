@@ -3,6 +3,7 @@
  * and waiting requests, and vLLM's own queue time. Only the lines needed are read, so large histogram pages stay cheap.
  */
 import type { EngineKind } from '../server/target';
+import { SIM_LAG_METRIC } from '../sim/metrics';
 
 interface QueueNames {
   running: string;
@@ -20,6 +21,8 @@ const QUEUE_METRICS: Record<Exclude<EngineKind, 'unknown'>, QueueNames> = {
 export interface QueueSample {
   running: number;
   waiting: number;
+  /** A simulated server's schedule given up so far, in simulated seconds (absent for real servers). */
+  simLagSeconds?: number;
   /**
    * vLLM's own record of how long requests waited before they were first scheduled
    * (`vllm:request_queue_time_seconds`, cumulative `_sum` and `_count`) and its preemption count
@@ -76,7 +79,13 @@ export function queueSample(text: string, engine: EngineKind): QueueSample | nul
     const running = metricValue(text, names.running);
     if (running === null) continue;
     const queueTime = names === QUEUE_METRICS.vllm ? vllmQueueTime(text) : undefined;
-    return { running, waiting: metricValue(text, names.waiting) ?? 0, ...(queueTime ? { queueTime } : {}) };
+    const simLagSeconds = metricValue(text, SIM_LAG_METRIC);
+    return {
+      running,
+      waiting: metricValue(text, names.waiting) ?? 0,
+      ...(queueTime ? { queueTime } : {}),
+      ...(simLagSeconds !== null ? { simLagSeconds } : {}),
+    };
   }
   return null;
 }

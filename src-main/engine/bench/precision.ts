@@ -43,6 +43,28 @@ function tokensAt(ticks: readonly TokenTick[], t: number): number {
   return a.tokens + ((b.tokens - a.tokens) * (t - a.t)) / (b.t - a.t);
 }
 
+/** Most lag-1 autocorrelation of the batch rates the correction believes (10 batches estimate it roughly). */
+const MAX_BATCH_CORRELATION = 0.8;
+
+/**
+ * How much wider the interval is when neighbouring batch rates are still alike (batches not much longer than the
+ * rate's own memory): the variance of a mean of AR(1)-correlated values is (1 + r) / (1 - r) times the independent
+ * one, r the lag-1 autocorrelation of the batch rates (negative values are taken as 0: never narrower).
+ */
+export function correlationFactor(rates: readonly number[]): number {
+  const n = rates.length;
+  if (n < 3) return 1;
+  const mean = rates.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    den += (rates[i] - mean) ** 2;
+    if (i > 0) num += (rates[i] - mean) * (rates[i - 1] - mean);
+  }
+  const r = den > 0 ? Math.min(MAX_BATCH_CORRELATION, Math.max(0, num / den)) : 0;
+  return Math.sqrt((1 + r) / (1 - r));
+}
+
 /**
  * The batch-means 95% interval of the total rate from ticks that start at the window's opening
  * ({t: 0, tokens: 0}); null until there is at least one tick per batch.
@@ -64,7 +86,7 @@ export function batchMeansInterval(ticks: readonly TokenTick[], batches = BATCHE
   const rate = ticks[ticks.length - 1].tokens / span;
   return {
     rate,
-    halfWidth: ci.halfWidth,
+    halfWidth: ci.halfWidth * correlationFactor(rates),
     relative: rate > 0 ? ci.halfWidth / rate : Number.POSITIVE_INFINITY,
     batches,
     batchSeconds,

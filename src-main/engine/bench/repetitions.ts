@@ -39,10 +39,17 @@ function toRepetition(cell: DecodeCell, repetition: number): Repetition {
     windowSeconds: cell.windowSeconds,
     ...(cell.precision ? { precision: cell.precision } : {}),
     startedAt: cell.startedAt,
+    ...(cell.simulatorLagSeconds ? { simulatorLagSeconds: cell.simulatorLagSeconds } : {}),
   };
 }
 
 const hasFigures = (r: Repetition): boolean => r.totalTokensPerSecond !== null;
+
+/** A simulated server's lag over all repetitions: any of them makes the mean less certain. */
+function simulatorLagOf(reps: readonly Repetition[]): { simulatorLagSeconds?: number } {
+  const lag = reps.reduce((sum, r) => sum + (r.simulatorLagSeconds ?? 0), 0);
+  return lag > 0 ? { simulatorLagSeconds: lag } : {};
+}
 
 function meanStats(stats: ReadonlyArray<LatencyStats | null>): LatencyStats | null {
   const xs = stats.filter((s): s is LatencyStats => s !== null);
@@ -107,6 +114,7 @@ export function foldRepetition(
     outputTokens: outputTokens === null ? base.outputTokens : Math.round(outputTokens),
     windowSeconds: mean(withFigures.map((r) => r.windowSeconds)) ?? base.windowSeconds,
     startedAt: reps[0].startedAt ?? base.startedAt,
+    ...simulatorLagOf(reps),
     repetitions: reps,
   };
 }

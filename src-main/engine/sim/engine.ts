@@ -4,9 +4,12 @@
  * token budget; if blocks run out, the latest running request is preempted (recomputed later);
  * then waiting requests are admitted while seats, budget and blocks allow. A step lasts the
  * profile's decode step time for the decoding batch plus the prefill chunks' share of the curve,
- * divided by the speed. Steps are timed against the wall clock with drift correction; results of
- * all steps that ended are handed to the HTTP layer, which writes them once per loop turn. A request whose
- * client stops reading sits out steps until its socket drains (back-pressure per request).
+ * divided by the speed. Steps are paced by absolute deadlines on the engine's own clock: each starts
+ * when the one before was due to end (an idle engine: when the first waiting request was due to reach
+ * it), however late this process got to run, so a late step does not push the later ones. Results of
+ * all steps that ended are handed to the HTTP layer, which writes them once per loop turn. Only a lag
+ * beyond MAX_CATCH_UP_MS is given up, and counted (`lagSecondsLost`) so measurements taken meanwhile
+ * can be marked. A request whose client stops reading sits out steps until its socket drains.
  */
 import { performance } from 'node:perf_hooks';
 import { blockHashes, BlockPool, type BlockHolder } from './blocks';
@@ -15,8 +18,11 @@ import { decodeStepSeconds, prefillSeconds } from './model';
 import { StepJitter } from './jitter';
 import type { Profile } from './profile';
 
-/** Behind schedule by more than this (a stalled event loop), the step clock restarts from now instead of catching up. */
-const MAX_CATCH_UP_MS = 200;
+/**
+ * Behind its own clock by more than this many wall milliseconds (the host did not let the process run),
+ * the engine gives up the excess instead of catching it all up in one burst; what it gives up is counted.
+ */
+export const MAX_CATCH_UP_MS = 200;
 
 export type FinishReason = 'length' | 'stop' | 'abort' | 'error';
 
@@ -42,6 +48,8 @@ interface NewRequest {
   sink: TokenSink;
   /** performance.now() ms when the HTTP request came in (TTFT and e2e count from here). */
   receivedAt?: number;
+  /** performance.now() ms when the modelled frontend was due to hand it over (default: now). */
+  enqueuedAt?: number;
 }
 
 export interface EngineRequest extends BlockHolder {
@@ -110,6 +118,8 @@ export class Engine {
   private current: Step | null = null;
   private wake: NodeJS.Timeout | NodeJS.Immediate | null = null;
   private seq = 0;
+  /** The engine's own clock: when its last step was due to end (performance.now() ms). */
+  private clockAt: number | undefined;
   private touched = new Set<EngineRequest>();
   hung = false;
   stopped = false;
@@ -122,6 +132,8 @@ export class Engine {
   prefixHits = 0;
   /** Prompt tokens actually computed (cache hits excluded), for the throughput log line. */
   prefillComputed = 0;
+  /** Simulated seconds of schedule the engine gave up because the host did not let it run (see MAX_CATCH_UP_MS). */
+  lagSecondsLost = 0;
   /** Finished requests by reason, as vLLM counts them (errors from faults count as abort). */
   success: Record<'stop' | 'length' | 'abort', number> = { stop: 0, length: 0, abort: 0 };
   readonly h = {
@@ -163,7 +175,7 @@ export class Engine {
       cachedPromptTokens: 0,
       preemptions: 0,
       arrival: n.receivedAt ?? performance.now(),
-      enqueuedAt: performance.now(),
+      enqueuedAt: Math.min(n.enqueuedAt ?? Number.POSITIVE_INFINITY, performance.now()),
       plainBlocks: 0,
       cachedBlocks: [],
     };
@@ -227,7 +239,6 @@ export class Engine {
     this.wake = null;
     if (this.stopped) return;
     const sliceEnd = performance.now() + 8;
-    let prevEnd: number | undefined;
     for (;;) {
       if (this.hung) break;
       const now = performance.now();
@@ -242,19 +253,18 @@ export class Engine {
           else this.wake = setTimeout(() => this.loop(), remaining);
           return;
         }
-        prevEnd = this.current.endsAt;
         // The step is over before its results are handed out: an abort from here on drops the request at once.
         const ended = this.current;
         this.current = null;
+        this.clockAt = ended.endsAt;
         this.complete(ended);
         if (this.hung || this.stopped) break;
       }
-      // Drift correction: the next step starts when the last one ended, unless we are far behind.
-      const start = prevEnd !== undefined && now - prevEnd < MAX_CATCH_UP_MS ? prevEnd : now;
-      this.current = this.plan(start);
+      this.current = this.plan(this.nextStart(now));
       if (!this.current) {
-        // Only paused streams are left (their clients are not reading): look again shortly.
+        // Only paused streams are left (their clients are not reading): the clock runs on idle; look again shortly.
         if (this.running.length > 0) {
+          this.clockAt = now;
           this.flush();
           this.wake = setTimeout(() => this.loop(), 1);
           return;
@@ -268,6 +278,25 @@ export class Engine {
       }
     }
     this.flush();
+  }
+
+  /**
+   * When the next step starts on the engine's clock: when the last one was due to end, or, for an idle
+   * engine, when the first waiting request was due to reach it (not when this process got round to it).
+   * A lag beyond MAX_CATCH_UP_MS is given up from there and counted in simulated seconds.
+   */
+  private nextStart(now: number): number {
+    let start = this.clockAt ?? Number.NEGATIVE_INFINITY;
+    if (this.running.length === 0 && this.waiting.length > 0) {
+      let first = Number.POSITIVE_INFINITY;
+      for (const r of this.waiting) first = Math.min(first, r.enqueuedAt);
+      start = Math.max(start, first);
+    }
+    if (!Number.isFinite(start)) return now;
+    const behind = now - start;
+    if (behind <= MAX_CATCH_UP_MS) return start;
+    this.lagSecondsLost += ((behind - MAX_CATCH_UP_MS) / 1000) * this.o.speed;
+    return now - MAX_CATCH_UP_MS;
   }
 
   private flush(): void {
@@ -320,6 +349,8 @@ export class Engine {
     }
     while (!preempted && budget > 0 && this.waiting.length > 0 && this.running.length < this.o.maxNumSeqs) {
       const req = this.waiting[0];
+      // On the engine's clock it has not arrived yet (the engine is catching up): a later step takes it.
+      if (items.length > 0 && req.enqueuedAt > start) break;
       const total = req.promptTokens + req.generated;
       const hits = this.pool.lookup(req.hashes, Math.floor((req.promptTokens - 1) / this.o.blockSize));
       const hitTokens = hits.length * this.o.blockSize;
@@ -345,7 +376,7 @@ export class Engine {
       budget -= tokens;
     }
     if (items.length === 0) return null;
-    // A step that admits a request cannot have started before the request arrived (catch-up after a stall).
+    // A step that admits a request cannot have started before the request arrived.
     for (const it of items) if (it.req.enqueuedAt > start) start = it.req.enqueuedAt;
     let batch = 0;
     let context = 0;

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServeConfig } from './args';
 import type { Engine, EngineRequest, FinishReason } from './engine';
 import type { Logger } from './logs';
-import { Exposition } from './metrics';
+import { Exposition, SIM_LAG_METRIC } from './metrics';
 import { frontendSeconds, frontendSerialSeconds, type KvPlan } from './model';
 import type { Profile } from './profile';
 import { CollectSink, epochMs, StreamSink, type SinkContext, type TruthRecord } from './sinks';
@@ -471,6 +471,8 @@ export class SimHttp {
           naturalLength,
           sink,
           receivedAt: received,
+          // Its modelled hand-over, not when this process got round to the timer (a busy host fires it late).
+          enqueuedAt: readyAt,
         });
         if (truth) this.liveTruth.set(truth, ereq);
       },
@@ -586,6 +588,11 @@ export class SimHttp {
       swap_space_bytes: '4294967296',
     };
     e.info('vllm:cache_config_info', 'Information of the LLMEngine CacheConfig', info);
+    e.counter(
+      SIM_LAG_METRIC.replace(/_total$/, ''),
+      'Simulated seconds of schedule the engine could not catch up because the host did not let it run.',
+      [{ value: engine.lagSecondsLost }],
+    );
     return e.text();
   }
 }

@@ -3,6 +3,12 @@
  * (`engine`, `model_name`, ...), values printed like Python's prometheus_client (`1.0`, `1.048576e+06`).
  */
 
+/**
+ * The simulator's own series beside vLLM's: simulated seconds of schedule its engine gave up because the host
+ * did not let it run (engine.ts MAX_CATCH_UP_MS). A client marks what it measured meanwhile.
+ */
+export const SIM_LAG_METRIC = 'speedmatrix:sim_lag_seconds_total';
+
 /** Python prometheus_client's floatToGoString. */
 export function promFloat(v: number): string {
   if (v === Infinity) return '+Inf';

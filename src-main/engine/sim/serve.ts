@@ -12,6 +12,7 @@ import { type EngineProcess, startEngineProcess } from './engine-process';
 import { StepJitter } from './jitter';
 import { SimHttp } from './http';
 import { Logger, thousands } from './logs';
+import { SIM_LAG_METRIC } from './metrics';
 import { planKv, type KvPlan } from './model';
 import { loadProfile, type Profile } from './profile';
 import { buildProse } from './text';
@@ -19,6 +20,8 @@ import { vllmTraits } from './vllm-traits';
 
 /** How long a crashed server keeps answering (/health 503) before it exits. */
 const CRASH_EXIT_MS = 1000;
+/** How often the log says how much of its own clock the engine gave up (as vLLM's stats line, every 10 s). */
+const LAG_LOG_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -61,6 +64,7 @@ class Server_ {
   private stopping = false;
   private dead = false;
   private statsTimer?: NodeJS.Timeout;
+  private lagTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly cfg: ServeConfig,
@@ -296,6 +300,23 @@ class Server_ {
       ).unref();
     }
     if (cfg.logStats) this.startStats(engine);
+    this.watchLag(engine);
+  }
+
+  /** Says in the log when the engine gave up part of its schedule (the host was too busy to run it). */
+  private watchLag(engine: Engine): void {
+    let last = engine.lagSecondsLost;
+    this.lagTimer = setInterval(() => {
+      const lost = engine.lagSecondsLost - last;
+      last = engine.lagSecondsLost;
+      if (lost > 0)
+        this.log.engine(
+          'WARNING',
+          'core.py:300',
+          `Simulated engine fell behind its own clock: ${lost.toFixed(3)} simulated seconds could not be caught up in the last 10 s (the host is busy; ${SIM_LAG_METRIC} counts them); measurements taken meanwhile are marked.`,
+        );
+    }, LAG_LOG_MS);
+    this.lagTimer.unref();
   }
 
   private startStats(engine: Engine): void {
@@ -353,6 +374,7 @@ class Server_ {
     if (this.stopping) return;
     this.stopping = true;
     if (this.statsTimer) clearInterval(this.statsTimer);
+    if (this.lagTimer) clearInterval(this.lagTimer);
     this.log.api('INFO', 'launcher.py:99', 'Shutting down FastAPI HTTP server.');
     this.engine?.stop();
     this.http?.close();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BATCHES,
   batchMeansInterval,
+  correlationFactor,
   type PrecisionTarget,
   type RateInterval,
   stopDecision,
@@ -87,8 +88,21 @@ describe('the batch-means interval of a window’s total rate', () => {
       return held / trials;
     };
     expect(coverage(BATCHES)).toBeGreaterThanOrEqual(0.9);
-    // One batch per tick treats the samples as independent: the interval is far too narrow.
-    expect(coverage(400)).toBeLessThan(0.7);
+    // One batch per tick treats the samples as independent: the interval is too narrow, even with the
+    // correlation correction (which caps the lag-1 correlation it believes at 0.8; these ticks have 0.9).
+    expect(coverage(400)).toBeLessThan(0.9);
+  });
+
+  it('widens the interval when neighbouring batch rates are alike, never narrows it', () => {
+    // Batches that drift together (each like the one before) hold less information than independent ones.
+    const drifting = [100, 101, 102, 103, 104, 105, 106, 107, 108, 109];
+    const alternating = [100, 110, 100, 110, 100, 110, 100, 110, 100, 110];
+    expect(correlationFactor(drifting)).toBeGreaterThan(1.8);
+    expect(correlationFactor(drifting)).toBeLessThanOrEqual(3);
+    expect(correlationFactor(alternating)).toBe(1);
+    const ci = batchMeansInterval(ticksOf(drifting))!;
+    const plain = 2.262 * (Math.sqrt(drifting.reduce((s, r) => s + (r - 104.5) ** 2, 0) / 9) / Math.sqrt(10));
+    expect(ci.halfWidth / plain).toBeCloseTo(correlationFactor(drifting), 6);
   });
 });
 
