@@ -249,6 +249,8 @@ function originOf(session: Session): string | null {
       return `Imported from vLLM bench serve results${file}.`;
     case 'imported-aiperf':
       return `Imported from an AIPerf profile export${file}.`;
+    case 'imported-guidellm':
+      return `Imported from a GuideLLM benchmark report${file}.`;
     default:
       return null;
   }
