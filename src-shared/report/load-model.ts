@@ -27,6 +27,11 @@ export function passLabel(r: Pick<LoadRateResult, 'pass' | 'targetRate'>): strin
   return r.pass === 'rate' ? `${fmtRate(r.targetRate)} req/s` : PASS_LABEL[r.pass];
 }
 
+/** The line a pass starts with as `load` prints it: "[3/6] 1.2 req/s...", "[1/6] synchronous pass...". */
+export function passStartLine(p: Pick<LoadRateResult, 'pass' | 'targetRate'>, index: number, total: number): string {
+  return `[${index + 1}/${total}] ${passLabel(p)}${p.pass === 'rate' ? '' : ' pass'}...`;
+}
+
 const three = (s: CountedStats | null, fmt: (v: number) => string): string =>
   s ? `${fmt(s.p50)} / ${fmt(s.p90)} / ${fmt(s.p99)} (n=${fmtCount(s.count)})` : '—';
 
