@@ -106,7 +106,14 @@ export class LoadControl {
       .then(({ session, cancelled }) => {
         // The session is the person's to Save, as a matrix run's is.
         this.deps.sessions.set(session, { file: null, dirty: true });
-        this.update({ phase: cancelled ? 'cancelled' : 'done', current: null, config: session.load?.config ?? config });
+        // The session's passes are the truth: a pass cut short by Stop is shown live but not kept.
+        const load = session.load;
+        this.update({
+          phase: cancelled ? 'cancelled' : 'done',
+          current: null,
+          config: load?.config ?? config,
+          results: load?.results ?? [],
+        });
       })
       .catch((e: Error) => this.update({ phase: 'failed', current: null, error: e.message }))
       .finally(() => {
