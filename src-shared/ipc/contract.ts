@@ -23,6 +23,7 @@ import type {
 } from '../session/schema';
 import type { ComparisonModel } from '../report/compare-model';
 import type { SweepModel } from '../report/sweep-model';
+import type { LoadConfig, LoadRateResult } from '../session/schema-load';
 import type { PlannedOutStatus } from '../session/status-words';
 import { CELL_METRICS } from '../report/cell-metrics';
 
@@ -96,6 +97,29 @@ export const RunFormSchema = z.object({
   minSecondsPerMeasurement: z.number().positive().max(3600).optional(),
 });
 export type RunForm = z.infer<typeof RunFormSchema>;
+
+/**
+ * The Run view's Load mode (docs/load.md): the same settings as `speedmatrix load`'s flags, in
+ * the flags' own words (lengths as `1024`, `512-2048` or `1024~256`; arrivals as `poisson`,
+ * `constant` or `gamma:CV`; targets as `ttft<=500ms`), checked in main by the CLI's rules.
+ */
+export const LoadFormSchema = z.object({
+  /** Requests per second to offer, in order (ignored when sweep is on). */
+  rates: z.array(z.number().positive().max(1_000_000)).max(64),
+  /** A sweep instead: a synchronous pass, a throughput pass, then sweepPoints rates between. */
+  sweep: z.boolean(),
+  sweepPoints: z.number().int().positive().max(64),
+  arrivals: z.string().max(100),
+  /** Most requests in flight at once; null: no cap. */
+  maxInFlight: z.number().int().positive().max(100_000).nullable(),
+  durationSeconds: z.number().positive().max(86_400),
+  warmupSeconds: z.number().nonnegative().max(86_400),
+  inputLen: z.string().max(100),
+  outputLen: z.string().max(100),
+  /** Per-request targets for goodput; empty for none. */
+  slo: z.string().max(500),
+});
+export type LoadForm = z.infer<typeof LoadFormSchema>;
 
 /** One varied launch setting as typed in the Server view: a flag and its values, separated by commas. */
 export const SweepAxisInputSchema = z.object({ flag: z.string().max(200), values: z.string().max(2000) });
@@ -316,6 +340,34 @@ export interface RunUpdate {
    * Which run (rises with each start or resume) and which of its updates (rises with each one
    * sent): an invoke's reply can arrive after a newer event, so the page keeps the newest.
    */
+  run: number;
+  seq: number;
+}
+
+export type LoadPhase = 'idle' | 'starting' | 'running' | 'done' | 'cancelled' | 'failed';
+
+/** The pass a load run measures now, and how far its requests have got. */
+export interface LoadPassProgress {
+  /** Its name as the load table words it: "2.0 req/s", "synchronous", "throughput". */
+  label: string;
+  index: number;
+  total: number;
+  sent: number;
+  completed: number;
+}
+
+/** A load run as the Run view's Load mode shows it ('load:update'), at most ~5 a second. */
+export interface LoadView {
+  phase: LoadPhase;
+  /** The checked configuration (a sweep's rates filled in once its two passes are done). */
+  config: LoadConfig | null;
+  current: LoadPassProgress | null;
+  /** Every pass measured so far, in order: the live charts and table read these. */
+  results: LoadRateResult[];
+  /** What the run said (a prompt-size note, a stop), and why it failed. */
+  messages: string[];
+  error: string | null;
+  /** Rises with each start; seq with each update sent, across runs: the page keeps the highest. */
   run: number;
   seq: number;
 }
@@ -553,6 +605,10 @@ export const invokeArgs = {
   /** Finish a stopped sweep: this folder (or the last one), with the API key when its command had one. */
   'sweep:resume': z.tuple([optionalPath, z.string().max(500).optional()]),
   'sweep:snapshot': z.tuple([]),
+  /** A load run (the Run view's Load mode) against the ready server: the CLI's `load` on the same engine. */
+  'load:start': z.tuple([LoadFormSchema]),
+  'load:stop': z.tuple([]),
+  'load:snapshot': z.tuple([]),
   /** A sweep folder (or its sweep.json) to compare; a folder dialog when absent. */
   'compare:open-sweep': z.tuple([optionalPath]),
   /** Two or more session files to compare, the first the baseline; a file dialog when absent. */
@@ -605,6 +661,9 @@ export interface InvokeResults {
   'sweep:stop': SweepView;
   'sweep:resume': SweepView;
   'sweep:snapshot': SweepView;
+  'load:start': LoadView;
+  'load:stop': LoadView;
+  'load:snapshot': LoadView;
   'compare:open-sweep': ComparisonView;
   'compare:open-sessions': ComparisonView;
   'compare:get': ComparisonView | null;
@@ -635,6 +694,7 @@ export interface EventPayloads {
   'server:orphans': ServerOrphans;
   'run:update': RunUpdate;
   'sweep:update': SweepView;
+  'load:update': LoadView;
   telemetry: TelemetrySample[];
   'session:meta': SessionMeta;
   notice: Notice;

@@ -17,6 +17,7 @@ import { fmtCellThroughput } from './confidence';
 import { type CellDifference, type Verdict, cellDifference, fmtCellDifference } from './cell-difference';
 
 import { contextVerdicts, overallVerdict } from './compare-verdict';
+import { type LoadComparison, loadComparison } from './load-compare';
 
 export { fmtChange } from './cell-difference';
 
@@ -97,6 +98,8 @@ export interface ComparisonModel {
   prefill: PrefillComparisonRow[];
   decode: RatioMatrix[];
   deltas: DeltaRow[];
+  /** Load sessions' own comparison (load-compare.ts), in place of prefill, decode and deltas; null for matrices. */
+  load: LoadComparison | null;
 }
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -312,6 +315,7 @@ export function compareSessions(sessions: readonly Session[], names?: readonly s
     prefill: prefillRows(sessions),
     decode: sessions.slice(1).map((s, i) => ratioMatrix(sessions[0], s, i + 1, labels)),
     deltas: deltaRows(sessions, labels),
+    load: loadComparison(sessions, labels),
   };
 }
 

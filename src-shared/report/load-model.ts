@@ -23,8 +23,13 @@ export const LOAD_COLUMNS = [
 const PASS_LABEL = { synchronous: 'synchronous', throughput: 'throughput' } as const;
 
 /** A pass's name: its rate, or the sweep pass it was. */
-export function passLabel(r: LoadRateResult): string {
+export function passLabel(r: Pick<LoadRateResult, 'pass' | 'targetRate'>): string {
   return r.pass === 'rate' ? `${fmtRate(r.targetRate)} req/s` : PASS_LABEL[r.pass];
+}
+
+/** The line a pass starts with as `load` prints it: "[3/6] 1.2 req/s...", "[1/6] synchronous pass...". */
+export function passStartLine(p: Pick<LoadRateResult, 'pass' | 'targetRate'>, index: number, total: number): string {
+  return `[${index + 1}/${total}] ${passLabel(p)}${p.pass === 'rate' ? '' : ' pass'}...`;
 }
 
 const three = (s: CountedStats | null, fmt: (v: number) => string): string =>
@@ -89,4 +94,35 @@ export function loadSection(load: LoadRun): LoadSection {
     table: { header: [...LOAD_COLUMNS], rows: load.results.map(loadRow) },
     notes: load.results.filter((r) => !r.keptUp).map((r) => `${passLabel(r)}: not kept up: ${r.keptUpReason}.`),
   };
+}
+
+/** One pass as the load charts plot it: x is the offered rate; latencies in seconds (null: none measured). */
+export interface LoadChartPoint {
+  label: string;
+  offeredRate: number;
+  achievedRate: number;
+  outputTokensPerSecond: number;
+  ttftP50: number | null;
+  ttftP99: number | null;
+  tbtP50: number | null;
+  e2eP50: number | null;
+}
+
+/**
+ * The passes as the throughput-vs-rate and latency-vs-rate charts draw them, by offered rate
+ * (a sweep's synchronous and throughput passes sit where their offered rate puts them).
+ */
+export function loadChartPoints(results: readonly LoadRateResult[]): LoadChartPoint[] {
+  return results
+    .map((r) => ({
+      label: passLabel(r),
+      offeredRate: r.offeredRate,
+      achievedRate: r.achievedRate,
+      outputTokensPerSecond: r.outputTokensPerSecond,
+      ttftP50: r.ttft?.p50 ?? null,
+      ttftP99: r.ttft?.p99 ?? null,
+      tbtP50: r.timeBetweenTokens?.p50 ?? null,
+      e2eP50: r.e2e?.p50 ?? null,
+    }))
+    .sort((a, b) => a.offeredRate - b.offeredRate);
 }

@@ -249,6 +249,8 @@ function originOf(session: Session): string | null {
       return `Imported from vLLM bench serve results${file}.`;
     case 'imported-aiperf':
       return `Imported from an AIPerf profile export${file}.`;
+    case 'imported-guidellm':
+      return `Imported from a GuideLLM benchmark report${file}.`;
     default:
       return null;
   }
@@ -350,10 +352,15 @@ function runBlock(session: Session): InfoBlock {
     { label: 'Served model', value: orNone(s.servedModel ?? s.model) },
     { label: 'Revision', value: orNone(s.revision) },
     { label: 'Benchmark tool', value: orNone(rc.benchmarkTool) },
-    { label: 'Decode test', value: DECODE_MODE_WORDS[rc.decodeTestMode] },
-    { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
-    { label: 'Time per measurement', value: fmtWholeSeconds(rc.secondsPerMeasurement) },
-    { label: 'Max output', value: `${fmtCount(rc.maxOutputTokens)} tokens` },
+    // A load session's workload is its load section's; the matrix's settings would only mislead there.
+    ...(session.load
+      ? []
+      : [
+          { label: 'Decode test', value: DECODE_MODE_WORDS[rc.decodeTestMode] },
+          { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
+          { label: 'Time per measurement', value: fmtWholeSeconds(rc.secondsPerMeasurement) },
+          { label: 'Max output', value: `${fmtCount(rc.maxOutputTokens)} tokens` },
+        ]),
   ];
   if (s.maxModelLen) rows.push({ label: 'Max model length', value: `${fmtCount(s.maxModelLen)} tokens` });
   const kv = session.kvBudget;

@@ -397,7 +397,14 @@ export const SessionSchema = z.object({
   simulated: z.boolean(),
   /** Where this session came from: measured here, or imported from another tool's output. */
   origin: z.object({
-    kind: z.enum(['measured', 'imported-seed-json', 'imported-report-text', 'imported-vllm-bench', 'imported-aiperf']),
+    kind: z.enum([
+      'measured',
+      'imported-seed-json',
+      'imported-report-text',
+      'imported-vllm-bench',
+      'imported-aiperf',
+      'imported-guidellm',
+    ]),
     file: maybeStr.default(null),
   }),
   hardware: HardwareSchema,

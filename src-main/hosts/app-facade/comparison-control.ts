@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ComparisonEntryView, ComparisonFormat, ComparisonView, SweepJobView } from '#shared/ipc/contract';
+import { loadMixRefusal } from '#shared/report/load-compare';
 import { type SweepEntry, buildSweepModel, sweepComparison } from '#shared/report/sweep-model';
 import type { Session } from '#shared/session/schema';
 import { openSessionOrImport } from '../../workflows/importers/open';
@@ -157,6 +158,11 @@ export class ComparisonControl {
 
   /** Sessions read from `files` compared, the first the baseline. */
   private compare(files: string[], sessions: Session[], dir: string | null): ComparisonView {
+    const mixed = loadMixRefusal(
+      sessions,
+      files.map((f) => basename(f)),
+    );
+    if (mixed) throw new UserError(mixed);
     this.opened = {
       source: 'sessions',
       dir,

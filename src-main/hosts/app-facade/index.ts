@@ -36,6 +36,7 @@ import { ComparisonControl } from './comparison-control';
 import { printedPdf } from './print-pdf';
 import { CoreEvents } from './emitter';
 import { RecentFiles } from './recent-files';
+import { LoadControl } from './load-control';
 import { RunControl } from './run-control';
 import { ServerControl } from './server-control';
 import { CommandGate, type ConfirmCommands } from './command-gate';
@@ -175,6 +176,15 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     updateIntervalMs: opts.runUpdateIntervalMs,
   });
 
+  const loads = new LoadControl({
+    events,
+    sessions,
+    runs,
+    target: () => server.target(),
+    serverLogLines: () => server.logLines(),
+    runsDir: join(opts.dataDir, 'runs'),
+  });
+
   const sweeps = new SweepControl({
     events,
     server,
@@ -199,7 +209,9 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     const session = sessions.current();
     if (!session) throw new UserError('There is nothing to export yet: run a matrix or open a session first.');
     const refusal =
-      format === 'csv' || format === 'jsonl' ? dataExportRefusal(session, format, 'Export cells (CSV)') : null;
+      format === 'csv' || format === 'jsonl'
+        ? dataExportRefusal(session, format, session.load ? 'Export passes (CSV)' : 'Export cells (CSV)')
+        : null;
     if (refusal) throw new UserError(`Nothing exported: ${refusal}`);
     let file = path ?? sessions.defaultExportPath(EXT[format]);
     if (!path && opts.dialogs) {
@@ -254,6 +266,9 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'sweep:stop': () => sweeps.stop(),
     'sweep:resume': (dir?: string, apiKey?: string) => sweeps.resume(dir, apiKey),
     'sweep:snapshot': async () => sweeps.snapshot(),
+    'load:start': (form) => loads.start(form),
+    'load:stop': () => loads.stop(),
+    'load:snapshot': async () => loads.snapshot(),
     'session:get': async () => sessions.view(),
     'session:cell-requests': async (cell: CellRef) => sessions.cellRequests(cell),
     'session:open': (path?: string) => {
@@ -308,6 +323,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     sessionMeta: () => sessions.meta(),
     async dispose() {
       await sweeps.dispose();
+      await loads.dispose();
       await runs.dispose();
       await server.dispose();
       telemetry.stop();

@@ -67,8 +67,8 @@ export class RunControl {
   private workingFile: string | null = null;
   /** Why the page's own runs wait (a sweep runs), or null. */
   private heldBy: string | null = null;
-  /** Stops the sweep: what Stop (and quitting the app) does while one runs. */
-  private stopSweep: (() => Promise<void>) | null = null;
+  /** Stops what holds the runs (a sweep, a load run): what Stop (and quitting the app) does while it runs. */
+  private stopHeld: (() => Promise<void>) | null = null;
   /** The run going or last run (RunUpdate.run). */
   private run = 0;
   private readonly updates: RunUpdates;
@@ -89,8 +89,7 @@ export class RunControl {
     reason: string,
     stop: () => Promise<void>,
   ): { begin(): void; event(e: BenchEvent): void; noRun(): void; end(): void } {
-    this.heldBy = reason;
-    this.stopSweep = stop;
+    const release = this.hold(reason, stop);
     return {
       // Each variant is a run of its own: its session arrives with its first events.
       begin: () => {
@@ -100,10 +99,20 @@ export class RunControl {
       event: (e) => this.onEvent(e),
       // A variant whose server never became ready measured nothing: no run, not one left starting.
       noRun: () => this.updates.begin('idle'),
-      end: () => {
-        this.heldBy = null;
-        this.stopSweep = null;
-      },
+      end: release,
+    };
+  }
+
+  /**
+   * Something else measures through the server (a sweep, a load run): the page's own runs wait,
+   * no other session opens, and Stop stops it. Returns the release.
+   */
+  hold(reason: string, stop: () => Promise<void>): () => void {
+    this.heldBy = reason;
+    this.stopHeld = stop;
+    return () => {
+      this.heldBy = null;
+      this.stopHeld = null;
     };
   }
 
@@ -190,7 +199,7 @@ export class RunControl {
   }
 
   async stop(): Promise<RunUpdate> {
-    if (this.stopSweep) await this.stopSweep();
+    if (this.stopHeld) await this.stopHeld();
     if (this.remote) {
       await this.remote.stop();
       return this.updates.snapshot();

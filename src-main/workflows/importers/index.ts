@@ -12,9 +12,10 @@ import { parseReportText, looksLikeReportText } from './report-text';
 import { importSeedJson, looksLikeSeedJson } from './seed-json';
 import { importVllmBench, looksLikeVllmBench } from './vllm-bench';
 import { importAiperf, looksLikeAiperf } from './aiperf';
+import { importGuidellm, looksLikeGuidellm } from './guidellm';
 
 export const IMPORT_EXPECTED =
-  'SpeedMatrix imports llm-inference-bench results (benchmark_results.json: a JSON object with "metadata", "prefill" and "results"), vLLM bench serve --save-result JSON, AIPerf’s profile_export_aiperf.json, or the text of a speed test matrix report (with its "All measurements" table).';
+  'SpeedMatrix imports llm-inference-bench results (benchmark_results.json: a JSON object with "metadata", "prefill" and "results"), vLLM bench serve --save-result JSON, AIPerf’s profile_export_aiperf.json, GuideLLM’s benchmarks.json, or the text of a speed test matrix report (with its "All measurements" table).';
 
 /** Import bytes or text already in memory (File > Open, drag and drop, tests). */
 export function importText(input: Uint8Array | string, file = 'file'): Result<Session> {
@@ -45,6 +46,7 @@ export function importText(input: Uint8Array | string, file = 'file'): Result<Se
     if (looksLikeSeedJson(doc)) return importSeedJson(doc, name);
     if (looksLikeVllmBench(doc)) return importVllmBench(doc, name);
     if (looksLikeAiperf(doc)) return importAiperf(doc, name);
+    if (looksLikeGuidellm(doc)) return importGuidellm(doc, name);
     return fail(
       `${name} is JSON but not llm-inference-bench results: it has no "results" list with "metadata" or "prefill" beside it. ${IMPORT_EXPECTED}`,
     );

@@ -23,6 +23,7 @@ import {
   prefillTable,
   ratioTable,
 } from '#shared/report/compare-model';
+import { LOAD_COMPARE_CAPTION } from '#shared/report/load-compare';
 import { curveChartSvg, heatmapSvg } from './svg';
 import { SERIES_COLORS } from '#shared/report/scale';
 
@@ -56,6 +57,7 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
 
 /** The verdict in one line per comparison and per context, for the top of a comparison or sweep report. */
 export function compareVerdictMarkdown(m: ComparisonModel): string[] {
+  if (m.load) return ['## Verdict', '', ...m.load.verdicts.map((v) => `- **${md(v)}**`), ''];
   const out = ['## Verdict', '', line(VERDICT_CAPTION), ''];
   for (const r of m.decode) {
     out.push(`- **${md(r.verdict)}**`, ...r.contextVerdicts.map((v) => `  - ${md(v)}`));
@@ -65,6 +67,13 @@ export function compareVerdictMarkdown(m: ComparisonModel): string[] {
 
 /** The verdict lines, as HTML. */
 export function compareVerdictHtml(m: ComparisonModel): string[] {
+  if (m.load)
+    return [
+      '<h2>Verdict</h2>',
+      '<ul class="verdict">',
+      ...m.load.verdicts.map((v) => `<li><strong>${esc(v)}</strong></li>`),
+      '</ul>',
+    ];
   const out = ['<h2>Verdict</h2>', `<p class="caption">${esc(VERDICT_CAPTION)}</p>`, '<ul class="verdict">'];
   for (const r of m.decode) {
     const contexts = r.contextVerdicts.map((v) => `<li>${esc(v)}</li>`).join('');
@@ -83,6 +92,10 @@ export function compareMarkdownSections(m: ComparisonModel): string[] {
   ];
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(markdownTable(differencesTable(m), differing), '');
+  if (m.load) {
+    out.push('## Load', '', markdownTable(m.load.workloads), '', line(LOAD_COMPARE_CAPTION), '');
+    return [...out, markdownTable(m.load.passes), ''];
+  }
   out.push('## Prefill', '', prefillCaption(m), '');
   out.push(m.prefill.length ? markdownTable(prefillTable(m)) : 'No prefill measurements in these sessions.', '');
   for (const r of m.decode) {
@@ -148,6 +161,10 @@ export function compareHtmlSections(m: ComparisonModel): string[] {
   out.push('<h2>Differences</h2>', '<p class="caption">Settings that differ between the sessions are highlighted.</p>');
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
   out.push(htmlTable(differencesTable(m), 'differences', -1, differing));
+  if (m.load) {
+    out.push('<h2>Load</h2>', htmlTable(m.load.workloads), `<p class="caption">${esc(LOAD_COMPARE_CAPTION)}</p>`);
+    return [...out, htmlTable(m.load.passes, 'measurements')];
+  }
   out.push('<h2>Prefill</h2>', `<p class="caption">${esc(prefillCaption(m))}</p>`);
   if (m.prefill.length) out.push(`<figure>${prefillOverlay(m)}</figure>`, htmlTable(prefillTable(m)));
   else out.push('<p>No prefill measurements in these sessions.</p>');

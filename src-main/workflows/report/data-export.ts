@@ -8,6 +8,7 @@ import type { DecodeCell, Session } from '#shared/session/schema';
 import { LATENCY_KINDS, type LatencyKind, latencyCount, latencyValue } from '#shared/report/latency';
 import { requestRecords, requestsRepetition } from '#shared/report/requests';
 import { medianOnly } from '#shared/report/slo';
+import type { CountedStats, LoadRun } from '#shared/session/schema-load';
 
 export type DataFormat = 'csv' | 'jsonl';
 
@@ -105,9 +106,59 @@ export function renderRequestsJsonl(session: Session): string {
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-/** The export in `format`. */
+const STATS = ['p50', 'p90', 'p99', 'mean'] as const;
+const LOAD_LATENCIES = ['ttft', 'tbt', 'e2e'] as const;
+
+/** A load session's CSV (docs/load.md): one row per pass, in the order run. */
+export const LOAD_CSV_COLUMNS: readonly string[] = [
+  'pass',
+  'target_rate_per_s',
+  'offered_rate_per_s',
+  'achieved_rate_per_s',
+  'output_tokens_per_s',
+  'total_tokens_per_s',
+  ...LOAD_LATENCIES.flatMap((k) => [...STATS.map((p) => `${k}_${p}_s`), `${k}_count`]),
+  'requests',
+  'completed',
+  'errors',
+  'unfinished',
+  'held_back',
+  'kept_up',
+  'goodput_per_s',
+  'window_s',
+  'started_at',
+];
+
+const statFields = (s: CountedStats | null): Field[] => [...STATS.map((p) => s?.[p]), s?.count];
+
+export function renderLoadCsv(load: LoadRun): string {
+  const rows = load.results.map((r): Field[] => [
+    r.pass,
+    r.targetRate,
+    r.offeredRate,
+    r.achievedRate,
+    r.outputTokensPerSecond,
+    r.totalTokensPerSecond,
+    ...statFields(r.ttft),
+    ...statFields(r.timeBetweenTokens),
+    ...statFields(r.e2e),
+    r.requests,
+    r.completed,
+    r.errors,
+    r.unfinished,
+    r.heldBack,
+    r.keptUp ? 'yes' : 'no',
+    r.goodput,
+    r.windowSeconds,
+    r.startedAt,
+  ]);
+  return `${[LOAD_CSV_COLUMNS, ...rows].map((l) => l.map(csvField).join(',')).join('\r\n')}\r\n`;
+}
+
+/** The export in `format`: a load session's CSV has one row per pass instead of one per cell. */
 export function renderDataExport(session: Session, format: DataFormat): string {
-  return format === 'csv' ? renderCellsCsv(session) : renderRequestsJsonl(session);
+  if (format === 'csv') return session.load ? renderLoadCsv(session.load) : renderCellsCsv(session);
+  return renderRequestsJsonl(session);
 }
 
 /**
@@ -115,6 +166,10 @@ export function renderDataExport(session: Session, format: DataFormat): string {
  * `csvHint` says how this host exports the cells instead ("-o cells.csv", a button's name).
  */
 export function dataExportRefusal(session: Session, format: DataFormat, csvHint: string): string | null {
+  if (session.load)
+    return format === 'jsonl'
+      ? `a load session keeps no per-request timings. Its passes can be exported as CSV: ${csvHint}.`
+      : null;
   if (session.cells.length === 0) return 'this session has no decode cells to export.';
   if (format === 'jsonl' && !session.cells.some((c) => (c.requests?.sentAt.length ?? 0) > 0)) {
     const why =

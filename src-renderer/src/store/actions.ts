@@ -21,6 +21,7 @@ import { flushRunUpdates } from './run-queue';
 import { formFromRunConfig } from './run-slice';
 import type { AxisInput } from '#shared/sweep/variants';
 import { sweepBusy } from './sweep-slice';
+import { loadBusy } from './load-slice';
 import { reportViewOf } from './report-view-slice';
 
 const st = () => appStore.getState();
@@ -47,13 +48,14 @@ export async function boot(): Promise<void> {
     st().setAppError(info.error);
     return;
   }
-  const [defaults, snapshot, log, run, recent, sweep] = await Promise.all([
+  const [defaults, snapshot, log, run, recent, sweep, load] = await Promise.all([
     call(b.getServerDefaults()),
     call(b.getServerSnapshot()),
     call(b.getServerLog()),
     call(b.getRunSnapshot()),
     call(b.getRecentFiles()),
     call(b.getSweepSnapshot()),
+    call(b.getLoadSnapshot()),
   ]);
   if (defaults.ok) st().setServerDefaults(defaults.data);
   if (snapshot.ok) st().setServerSnapshot(snapshot.data);
@@ -61,6 +63,11 @@ export async function boot(): Promise<void> {
   if (run.ok) applyRunUpdateNow(run.data);
   if (recent.ok) st().setRecentFiles(recent.data);
   if (sweep.ok) st().setSweepView(sweep.data);
+  // A reload while a load run goes shows the Load mode it runs in.
+  if (load.ok) {
+    st().setLoadView(load.data);
+    if (loadBusy(load.data)) st().setRunMode('load');
+  }
   await refreshSession();
   // A reload during or after a run (or a sweep's) shows that run's matrix in the form, not the default one.
   const session = st().session;
@@ -228,6 +235,23 @@ export async function resumeRun(): Promise<void> {
     if (session) st().updateRunForm(formFromRunConfig(session.runConfig));
     applyRunUpdateNow(r.data);
   } else st().setRunError(r.error);
+}
+
+// ----- load -----
+
+/** A load run (the Run view's Load mode) against the ready server; its session opens when it ends. */
+export async function startLoad(): Promise<void> {
+  if (!confirmDiscard('Start a load run anyway?')) return;
+  st().setLoadError(null);
+  const r = await call(bridgeOrThrow().startLoad(st().loadForm));
+  if (r.ok) st().setLoadView(r.data);
+  else st().setLoadError(r.error);
+}
+
+export async function stopLoad(): Promise<void> {
+  const r = await call(bridgeOrThrow().stopLoad());
+  if (r.ok) st().setLoadView(r.data);
+  else st().setLoadError(r.error);
 }
 
 // ----- sweep -----

@@ -8,6 +8,7 @@ import { createAppSlice } from './app-slice';
 import { createCompareSlice } from './compare-slice';
 import { createReportViewSlice } from './report-view-slice';
 import { createHardwareSlice } from './hardware-slice';
+import { createLoadSlice } from './load-slice';
 import { createRunSlice } from './run-slice';
 import { createServerSlice } from './server-slice';
 import { createSessionSlice } from './session-slice';
@@ -29,6 +30,7 @@ export function createAppStore(): AppStore {
     ...createCompareSlice(set, get),
     ...createReportViewSlice(set, get),
     ...createSweepSlice(set, get),
+    ...createLoadSlice(set, get),
   }));
 }
 

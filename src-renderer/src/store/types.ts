@@ -3,6 +3,7 @@ import type { AppSlice } from './app-slice';
 import type { CompareSlice } from './compare-slice';
 import type { ReportViewSlice } from './report-view-slice';
 import type { HardwareSlice } from './hardware-slice';
+import type { LoadSlice } from './load-slice';
 import type { RunSlice } from './run-slice';
 import type { ServerSlice } from './server-slice';
 import type { SessionSlice } from './session-slice';
@@ -17,7 +18,8 @@ export type StoreState = AppSlice &
   UiSlice &
   CompareSlice &
   ReportViewSlice &
-  SweepSlice;
+  SweepSlice &
+  LoadSlice;
 type SetState = (partial: Partial<StoreState> | ((s: StoreState) => Partial<StoreState>)) => void;
 type GetState = () => StoreState;
 export type SliceCreator<T> = (set: SetState, get: GetState) => T;

@@ -27,6 +27,7 @@ export function wireEvents(bridge: SpeedMatrixBridge, store: AppStore): () => vo
     bridge.onServerOrphans((o) => st().setOrphans(o.orphans)),
     bridge.onRunUpdate((u) => queueRunUpdate(store, u)),
     bridge.onSweepUpdate((v) => st().setSweepView(v)),
+    bridge.onLoadUpdate((v) => st().setLoadView(v)),
     bridge.onTelemetry((samples) => st().addTelemetry(samples)),
     bridge.onSessionMeta((m) => {
       // Queued run updates are older than this meta.

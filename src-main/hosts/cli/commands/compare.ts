@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Session } from '#shared/session/schema';
 import { EXIT } from './exit';
 import { Refusal, checkWritableFolder } from './out-folder';
@@ -50,13 +50,15 @@ export function registerCompare(program: Command): void {
           `--max-regression takes a percentage from 0 to 100, e.g. --max-regression 5%; got "${opts.maxRegression}".`,
           EXIT.usage,
         );
-      const [{ openSessionOrImport }, report, { writeFileAtomic }, { compareSessions }, verdict] = await Promise.all([
-        import('../../../workflows/importers/open'),
-        import('../../../workflows/report/compare'),
-        import('../../../platform/session/write'),
-        import('#shared/report/compare-model'),
-        import('#shared/report/compare-verdict'),
-      ]);
+      const [{ openSessionOrImport }, report, { writeFileAtomic }, { compareSessions }, verdict, { loadMixRefusal }] =
+        await Promise.all([
+          import('../../../workflows/importers/open'),
+          import('../../../workflows/report/compare'),
+          import('../../../platform/session/write'),
+          import('#shared/report/compare-model'),
+          import('#shared/report/compare-verdict'),
+          import('#shared/report/load-compare'),
+        ]);
       const sessions: Session[] = [];
       for (const f of files) {
         const s = await openSessionOrImport(f);
@@ -71,6 +73,11 @@ export function registerCompare(program: Command): void {
           return fail(e.message, EXIT.usage);
         }
       }
+      const mixed = loadMixRefusal(
+        sessions,
+        files.map((f) => basename(f)),
+      );
+      if (mixed) return fail(mixed, EXIT.usage);
       const model = compareSessions(sessions);
       const slower = limit === null ? [] : verdict.regressions(model.decode, limit);
       const text = opts.json

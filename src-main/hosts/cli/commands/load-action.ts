@@ -9,7 +9,7 @@ import { startLoadRun, type LoadEvent } from '../../../engine/bench/load-run';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
 import { Supervisor } from '../../../engine/server/supervisor';
 import { readHardwareFile } from '../../../workflows/orchestrator/server-hardware';
-import { LOAD_COLUMNS, loadAnswer, loadRow, passLabel } from '#shared/report/load-model';
+import { LOAD_COLUMNS, loadAnswer, loadRow, passLabel, passStartLine } from '#shared/report/load-model';
 import type { LoadConfig } from '#shared/session/schema-load';
 import { EXIT } from './exit';
 import { loadConfigFromFlags, LoadUsageError, type LoadFlags } from './load-flags';
@@ -74,8 +74,7 @@ function printer(json: boolean, say: (t: string) => void): (e: LoadEvent) => voi
       if (e.type !== 'tick') process.stdout.write(`${JSON.stringify(e)}\n`);
       return;
     }
-    if (e.type === 'pass-start')
-      say(`[${e.index + 1}/${e.total}] ${e.pass === 'rate' ? `${e.targetRate} req/s` : `${e.pass} pass`}...`);
+    if (e.type === 'pass-start') say(passStartLine(e, e.index, e.total));
     else if (e.type === 'pass-done') {
       const row = loadRow(e.result);
       say(

@@ -16,6 +16,7 @@ import {
   ratioCaption,
   VERDICT_CAPTION,
 } from '#shared/report/compare-model';
+import { LOAD_COMPARE_CAPTION, type LoadComparison } from '#shared/report/load-compare';
 import { divergingColor } from '#shared/report/matrix-model';
 import { simulatedBanner } from '#shared/report/report-model';
 import { BEST_CAPTION, START_CAPTION, type SweepModel, TOO_FEW_RAN, bestLabel } from '#shared/report/sweep-model';
@@ -117,6 +118,19 @@ function ComparisonBody({ view }: { view: Comparison }) {
 
 /** One line per comparison and per context, as at the top of every export. */
 function Verdicts({ m }: { m: ComparisonModel }) {
+  if (m.load)
+    return (
+      <section data-testid="comparison-verdict">
+        <h3>Verdict</h3>
+        <ul className="verdict">
+          {m.load.verdicts.map((v) => (
+            <li key={v}>
+              <strong>{v}</strong>
+            </li>
+          ))}
+        </ul>
+      </section>
+    );
   return (
     <section data-testid="comparison-verdict">
       <h3>Verdict</h3>
@@ -254,6 +268,26 @@ function Compared({ m }: { m: ComparisonModel }) {
           <ModelTable table={differing} testId="comparison-settings" marked={marked} />
         </details>
       </section>
+      {m.load ? <LoadCompared load={m.load} /> : <MatrixCompared m={m} />}
+    </>
+  );
+}
+
+/** Load sessions side by side: each workload and answer, then the passes matched by what was offered. */
+function LoadCompared({ load }: { load: LoadComparison }) {
+  return (
+    <section data-testid="comparison-load">
+      <h3>Load</h3>
+      <ModelTable table={load.workloads} testId="comparison-load-workloads" />
+      <p className="muted">{LOAD_COMPARE_CAPTION}</p>
+      <ModelTable table={load.passes} testId="comparison-load-passes" />
+    </section>
+  );
+}
+
+function MatrixCompared({ m }: { m: ComparisonModel }) {
+  return (
+    <>
       {m.decode.map((r) => (
         <section key={r.label} data-testid="ratio-map" data-label={r.label}>
           <h3>Sustained decode: {r.label}</h3>

@@ -36,6 +36,7 @@ export function ResultsView() {
   const setShowComparison = useApp((s) => s.setShowComparison);
   // Export writes what is in front: with the comparison shown, its own buttons export it.
   const canExport = meta.hasSession && !showComparison;
+  const isLoad = Boolean(session?.load);
 
   return (
     <section aria-labelledby="results-title" data-testid="view-results">
@@ -71,14 +72,18 @@ export function ResultsView() {
           onClick={() => void exportReport('csv')}
           disabled={!canExport}
           data-testid="export-csv"
-          title="Every decode cell's figures, one row each, in base units"
+          title={
+            isLoad
+              ? "Every load pass's figures, one row each, in base units"
+              : "Every decode cell's figures, one row each, in base units"
+          }
         >
-          Export cells (CSV)
+          {isLoad ? 'Export passes (CSV)' : 'Export cells (CSV)'}
         </button>
         <button
           type="button"
           onClick={() => void exportReport('jsonl')}
-          disabled={!canExport}
+          disabled={!canExport || isLoad}
           data-testid="export-jsonl"
           title="Every request of every decode cell, one JSON record per line"
         >

@@ -29,11 +29,22 @@ import { ServerLog } from '../server/ServerLog';
 import { StatusBadge } from '../server/ServerView';
 import { Field } from '../../components/ui';
 import { Chips } from './Chips';
+import { LoadPanel, LoadPhaseBadge } from './LoadPanel';
+import { loadBusy } from '../../store/load-slice';
 
 const parseCount = (t: string): number | null => {
   const v = Number(t.trim());
   return Number.isInteger(v) && v > 0 ? v : null;
 };
+
+const RUN_MODES = [
+  { id: 'matrix', label: 'Matrix', help: 'Contexts × requests at once, each held busy: sustained decode and prefill.' },
+  {
+    id: 'load',
+    label: 'Load',
+    help: 'Requests arriving at set rates (or a sweep of them): what the server achieves and at what latency.',
+  },
+] as const;
 
 const RUN_PHASE_WORDS: Record<RunPhase, string> = {
   idle: 'No run',
@@ -67,6 +78,9 @@ export function RunView() {
   const sweeping = useApp((s) => sweepBusy(s.sweep));
   const hasVariants = useApp((s) => s.sweepAxes.length > 0);
   const running = isRunning(phase) || sweeping;
+  const mode = useApp((s) => s.runMode);
+  const setMode = useApp((s) => s.setRunMode);
+  const loading = useApp((s) => loadBusy(s.load));
 
   // The plan depends on the form and on the server (its KV budget and max length).
   useEffect(() => {
@@ -95,9 +109,28 @@ export function RunView() {
       <div className="view-head">
         <h1 id="run-title">Run</h1>
         <StatusBadge subject="Server" />
-        <span className="badge" data-testid="run-phase" data-phase={phase}>
-          {RUN_PHASE_WORDS[phase]}
-        </span>
+        {mode === 'load' ? (
+          <LoadPhaseBadge />
+        ) : (
+          <span className="badge" data-testid="run-phase" data-phase={phase}>
+            {RUN_PHASE_WORDS[phase]}
+          </span>
+        )}
+      </div>
+      <div className="kinds" role="radiogroup" aria-label="What to measure" data-testid="run-mode">
+        {RUN_MODES.map((m) => (
+          <label key={m.id} className={`kind${mode === m.id ? ' on' : ''}`} title={m.help}>
+            <input
+              type="radio"
+              name="run-mode"
+              value={m.id}
+              checked={mode === m.id}
+              disabled={running || loading}
+              onChange={() => setMode(m.id)}
+            />
+            <span>{m.label}</span>
+          </label>
+        ))}
       </div>
       {serverState !== 'ready' && !running && !hasVariants && (
         <p className="hint">
@@ -107,229 +140,247 @@ export function RunView() {
           </button>
         </p>
       )}
-      <fieldset className="run-form" disabled={running}>
-        <legend>Matrix</legend>
-        <div className="presets">
-          <label htmlFor="preset">Preset</label>
-          <select id="preset" value="" onChange={(e) => e.currentTarget.value && applyPreset(e.currentTarget.value)}>
-            <option value="">Choose a preset…</option>
-            {RUN_PRESETS.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <Chips
-          id="contexts"
-          label="Contexts"
-          values={form.contexts}
-          format={fmtContext}
-          parse={parseTokenCount}
-          onAdd={(v) => addChip('contexts', v)}
-          onRemove={(v) => removeChip('contexts', v)}
-          placeholder="e.g. 8k"
-        />
-        <Chips
-          id="concurrency"
-          label="Requests at once"
-          values={form.concurrency}
-          format={String}
-          parse={parseCount}
-          onAdd={(v) => addChip('concurrency', v)}
-          onRemove={(v) => removeChip('concurrency', v)}
-          placeholder="e.g. 16"
-        />
-        <Chips
-          id="prefill"
-          label="Prefill contexts"
-          values={prefillShown}
-          format={fmtContext}
-          parse={parseTokenCount}
-          onAdd={(v) => setPrefillChips([...prefillShown, v])}
-          onRemove={(v) => setPrefillChips(prefillShown.filter((x) => x !== v))}
-          placeholder="e.g. 128k"
-          note={
-            prefillFollows ? (
-              'Same as the contexts.'
-            ) : (
-              <button type="button" className="link" onClick={() => setPrefillChips(null)}>
-                Same as the contexts
-              </button>
-            )
-          }
-        />
-        <div className="form-grid">
-          <Field
-            id="run-seconds"
-            label={adaptive ? 'Longest measurement (s)' : 'Seconds per measurement'}
-            help={
-              adaptive
-                ? 'A decode cell that has not reached its precision by then stops here and says so. Default: 30 s.'
-                : "Length of each decode cell's measurement window. Default: 30 s."
-            }
-          >
-            <input
-              id="run-seconds"
-              type="number"
-              min={1}
-              step="any"
-              value={form.secondsPerMeasurement}
-              onChange={(e) => update({ secondsPerMeasurement: Number(e.currentTarget.value) || 1 })}
+      {mode === 'load' ? (
+        <LoadPanel otherRunGoing={running} />
+      ) : (
+        <>
+          <fieldset className="run-form" disabled={running}>
+            <legend>Matrix</legend>
+            <div className="presets">
+              <label htmlFor="preset">Preset</label>
+              <select
+                id="preset"
+                value=""
+                onChange={(e) => e.currentTarget.value && applyPreset(e.currentTarget.value)}
+              >
+                <option value="">Choose a preset…</option>
+                {RUN_PRESETS.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <Chips
+              id="contexts"
+              label="Contexts"
+              values={form.contexts}
+              format={fmtContext}
+              parse={parseTokenCount}
+              onAdd={(v) => addChip('contexts', v)}
+              onRemove={(v) => removeChip('contexts', v)}
+              placeholder="e.g. 8k"
             />
-          </Field>
-          <Field
-            id="run-precision"
-            label="Stop each cell at ±P%"
-            help="Measure each decode cell only until the 95% interval of its total tok/s is within ±P% (at least the shortest window, at most the longest); prefill repeats its prompt until the same or a cap."
-          >
-            <span className="checks">
-              <input
-                id="run-precision-on"
-                type="checkbox"
-                aria-label="Stop each cell at a precision"
-                checked={adaptive}
-                onChange={(e) => update({ precisionPercent: e.currentTarget.checked ? 1 : null })}
-              />
-              <input
-                id="run-precision"
-                type="number"
-                min={0.1}
-                max={50}
-                step="any"
-                disabled={form.precisionPercent === null}
-                value={form.precisionPercent ?? 1}
-                onChange={(e) =>
-                  update({ precisionPercent: Math.min(50, Math.max(0.1, Number(e.currentTarget.value) || 1)) })
-                }
-              />
-              %
-            </span>
-          </Field>
-          {adaptive ? (
-            <Field
-              id="run-min-seconds"
-              label="Shortest measurement (s)"
-              help="No decode cell stops for precision before this. Default: 5 s."
-            >
-              <input
-                id="run-min-seconds"
-                type="number"
-                min={1}
-                step="any"
-                value={form.minSecondsPerMeasurement ?? 5}
-                onChange={(e) => update({ minSecondsPerMeasurement: Number(e.currentTarget.value) || 5 })}
-              />
-            </Field>
-          ) : null}
-          <Field id="run-maxout" label="Max output (tokens)" help="max_tokens for each request. Default: 4,096 tokens.">
-            <input
-              id="run-maxout"
-              type="number"
-              min={1}
-              value={form.maxOutputTokens}
-              onChange={(e) => update({ maxOutputTokens: Math.max(1, Math.round(Number(e.currentTarget.value) || 1)) })}
+            <Chips
+              id="concurrency"
+              label="Requests at once"
+              values={form.concurrency}
+              format={String}
+              parse={parseCount}
+              onAdd={(v) => addChip('concurrency', v)}
+              onRemove={(v) => removeChip('concurrency', v)}
+              placeholder="e.g. 16"
             />
-          </Field>
-          <Field
-            id="run-repeat"
-            label="Repeat each cell"
-            help="Measure every cell this many times, in passes over the whole matrix; figures are then means with a 95% interval. Default: 1."
-          >
-            <input
-              id="run-repeat"
-              type="number"
-              min={1}
-              max={100}
-              step={1}
-              value={form.repeat}
-              onChange={(e) =>
-                update({ repeat: Math.min(100, Math.max(1, Math.round(Number(e.currentTarget.value) || 1))) })
+            <Chips
+              id="prefill"
+              label="Prefill contexts"
+              values={prefillShown}
+              format={fmtContext}
+              parse={parseTokenCount}
+              onAdd={(v) => setPrefillChips([...prefillShown, v])}
+              onRemove={(v) => setPrefillChips(prefillShown.filter((x) => x !== v))}
+              placeholder="e.g. 128k"
+              note={
+                prefillFollows ? (
+                  'Same as the contexts.'
+                ) : (
+                  <button type="button" className="link" onClick={() => setPrefillChips(null)}>
+                    Same as the contexts
+                  </button>
+                )
               }
             />
-          </Field>
-          <Field
-            id="run-targeting"
-            label="Token targeting"
-            help="Exact sizes prompts with the server's /tokenize; estimate skips that."
-          >
-            <select
-              id="run-targeting"
-              value={form.tokenTargeting}
-              onChange={(e) => update({ tokenTargeting: e.currentTarget.value as 'exact' | 'estimate' })}
+            <div className="form-grid">
+              <Field
+                id="run-seconds"
+                label={adaptive ? 'Longest measurement (s)' : 'Seconds per measurement'}
+                help={
+                  adaptive
+                    ? 'A decode cell that has not reached its precision by then stops here and says so. Default: 30 s.'
+                    : "Length of each decode cell's measurement window. Default: 30 s."
+                }
+              >
+                <input
+                  id="run-seconds"
+                  type="number"
+                  min={1}
+                  step="any"
+                  value={form.secondsPerMeasurement}
+                  onChange={(e) => update({ secondsPerMeasurement: Number(e.currentTarget.value) || 1 })}
+                />
+              </Field>
+              <Field
+                id="run-precision"
+                label="Stop each cell at ±P%"
+                help="Measure each decode cell only until the 95% interval of its total tok/s is within ±P% (at least the shortest window, at most the longest); prefill repeats its prompt until the same or a cap."
+              >
+                <span className="checks">
+                  <input
+                    id="run-precision-on"
+                    type="checkbox"
+                    aria-label="Stop each cell at a precision"
+                    checked={adaptive}
+                    onChange={(e) => update({ precisionPercent: e.currentTarget.checked ? 1 : null })}
+                  />
+                  <input
+                    id="run-precision"
+                    type="number"
+                    min={0.1}
+                    max={50}
+                    step="any"
+                    disabled={form.precisionPercent === null}
+                    value={form.precisionPercent ?? 1}
+                    onChange={(e) =>
+                      update({ precisionPercent: Math.min(50, Math.max(0.1, Number(e.currentTarget.value) || 1)) })
+                    }
+                  />
+                  %
+                </span>
+              </Field>
+              {adaptive ? (
+                <Field
+                  id="run-min-seconds"
+                  label="Shortest measurement (s)"
+                  help="No decode cell stops for precision before this. Default: 5 s."
+                >
+                  <input
+                    id="run-min-seconds"
+                    type="number"
+                    min={1}
+                    step="any"
+                    value={form.minSecondsPerMeasurement ?? 5}
+                    onChange={(e) => update({ minSecondsPerMeasurement: Number(e.currentTarget.value) || 5 })}
+                  />
+                </Field>
+              ) : null}
+              <Field
+                id="run-maxout"
+                label="Max output (tokens)"
+                help="max_tokens for each request. Default: 4,096 tokens."
+              >
+                <input
+                  id="run-maxout"
+                  type="number"
+                  min={1}
+                  value={form.maxOutputTokens}
+                  onChange={(e) =>
+                    update({ maxOutputTokens: Math.max(1, Math.round(Number(e.currentTarget.value) || 1)) })
+                  }
+                />
+              </Field>
+              <Field
+                id="run-repeat"
+                label="Repeat each cell"
+                help="Measure every cell this many times, in passes over the whole matrix; figures are then means with a 95% interval. Default: 1."
+              >
+                <input
+                  id="run-repeat"
+                  type="number"
+                  min={1}
+                  max={100}
+                  step={1}
+                  value={form.repeat}
+                  onChange={(e) =>
+                    update({ repeat: Math.min(100, Math.max(1, Math.round(Number(e.currentTarget.value) || 1))) })
+                  }
+                />
+              </Field>
+              <Field
+                id="run-targeting"
+                label="Token targeting"
+                help="Exact sizes prompts with the server's /tokenize; estimate skips that."
+              >
+                <select
+                  id="run-targeting"
+                  value={form.tokenTargeting}
+                  onChange={(e) => update({ tokenTargeting: e.currentTarget.value as 'exact' | 'estimate' })}
+                >
+                  <option value="exact">Exact (/tokenize)</option>
+                  <option value="estimate">Estimate</option>
+                </select>
+              </Field>
+            </div>
+          </fieldset>
+
+          <SweepPanel />
+          <div className="actions">
+            <button
+              type="button"
+              className={resumeLeads || hasVariants ? undefined : 'primary'}
+              onClick={() => void startRun()}
+              disabled={!canStart}
+              data-testid="start-run"
             >
-              <option value="exact">Exact (/tokenize)</option>
-              <option value="estimate">Estimate</option>
-            </select>
-          </Field>
-        </div>
-      </fieldset>
+              {shownRun ? 'Start a new run' : 'Start run'}
+            </button>
+            <button type="button" onClick={() => void stopRun()} disabled={!running} data-testid="stop-run">
+              Stop
+            </button>
+            <button
+              type="button"
+              className={resumeLeads ? 'primary' : undefined}
+              onClick={() => void resumeRun()}
+              disabled={!canResume}
+              data-testid="resume-run"
+            >
+              {left > 0 && meta.hasSession && !running
+                ? `Resume (${left} cell${left === 1 ? '' : 's'} left)`
+                : 'Resume'}
+            </button>
+            {plan && !running && (
+              <span className="muted" data-testid="plan-summary">
+                {shownRun ? 'A new run: ' : ''}
+                {runnable} of {plural(plan.cells.length, 'cell')} to run
+                {form.repeat > 1 ? `, ${form.repeat} times each` : ''} · prefill at{' '}
+                {plan.prefillContexts.length ? fmtContexts(plan.prefillContexts).join(', ') : 'no context'} · about{' '}
+                {fmtDuration(plan.etaSeconds)} in total
+              </span>
+            )}
+          </div>
+          {planError && !running && <p className="error">{planError}</p>}
+          {plan && !running && !shownRun && <NotRunList plan={plan} />}
+          {plan?.notes.map((n) => (
+            <p key={n} className="muted">
+              {n}
+            </p>
+          ))}
+          {runError && (
+            <p className="error" role="alert" data-testid="run-error">
+              {runError}
+            </p>
+          )}
+          {runMessage && !runError && <p className="muted">{runMessage}</p>}
+          <RemoteLink />
 
-      <SweepPanel />
-      <div className="actions">
-        <button
-          type="button"
-          className={resumeLeads || hasVariants ? undefined : 'primary'}
-          onClick={() => void startRun()}
-          disabled={!canStart}
-          data-testid="start-run"
-        >
-          {shownRun ? 'Start a new run' : 'Start run'}
-        </button>
-        <button type="button" onClick={() => void stopRun()} disabled={!running} data-testid="stop-run">
-          Stop
-        </button>
-        <button
-          type="button"
-          className={resumeLeads ? 'primary' : undefined}
-          onClick={() => void resumeRun()}
-          disabled={!canResume}
-          data-testid="resume-run"
-        >
-          {left > 0 && meta.hasSession && !running ? `Resume (${left} cell${left === 1 ? '' : 's'} left)` : 'Resume'}
-        </button>
-        {plan && !running && (
-          <span className="muted" data-testid="plan-summary">
-            {shownRun ? 'A new run: ' : ''}
-            {runnable} of {plural(plan.cells.length, 'cell')} to run
-            {form.repeat > 1 ? `, ${form.repeat} times each` : ''} · prefill at{' '}
-            {plan.prefillContexts.length ? fmtContexts(plan.prefillContexts).join(', ') : 'no context'} · about{' '}
-            {fmtDuration(plan.etaSeconds)} in total
-          </span>
-        )}
-      </div>
-      {planError && !running && <p className="error">{planError}</p>}
-      {plan && !running && !shownRun && <NotRunList plan={plan} />}
-      {plan?.notes.map((n) => (
-        <p key={n} className="muted">
-          {n}
-        </p>
-      ))}
-      {runError && (
-        <p className="error" role="alert" data-testid="run-error">
-          {runError}
-        </p>
+          <RunProgressBar />
+          <LiveLine />
+
+          {/* The heatmap takes the width it needs; the prefill chart sits beside it only when there is room. */}
+          <div className="run-charts">
+            <section className="run-heatmap" data-testid="run-heatmap">
+              <h2>
+                {running || hasCells ? 'Sustained decode' : 'Plan'}
+                <SweepVariantTitle />
+              </h2>
+              <LiveHeatmap contexts={form.contexts} concurrency={form.concurrency} />
+            </section>
+            <section className="run-prefill">
+              <h2>Prefill</h2>
+              <LivePrefill />
+            </section>
+          </div>
+        </>
       )}
-      {runMessage && !runError && <p className="muted">{runMessage}</p>}
-      <RemoteLink />
-
-      <RunProgressBar />
-      <LiveLine />
-
-      {/* The heatmap takes the width it needs; the prefill chart sits beside it only when there is room. */}
-      <div className="run-charts">
-        <section className="run-heatmap" data-testid="run-heatmap">
-          <h2>
-            {running || hasCells ? 'Sustained decode' : 'Plan'}
-            <SweepVariantTitle />
-          </h2>
-          <LiveHeatmap contexts={form.contexts} concurrency={form.concurrency} />
-        </section>
-        <section className="run-prefill">
-          <h2>Prefill</h2>
-          <LivePrefill />
-        </section>
-      </div>
       <details className="reach">
         <summary>Server log</summary>
         <ServerLog compact />

@@ -1,0 +1,161 @@
+/**
+ * The Run view's Load mode (docs/load.md): `speedmatrix load`'s engine run against the ready
+ * server, its form checked by the CLI's own rules, its passes sent to the page as LoadViews
+ * ('load:update', at most one per interval), and its session opened, unsaved, when it ends.
+ * While it runs, the page's matrix runs and sweeps wait (RunControl.hold).
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startLoadRun, type LoadEvent, type LoadRunHandle } from '../../engine/bench/load-run';
+import type { ServerTarget } from '../../engine/server/target';
+import type { LoadForm, LoadView } from '#shared/ipc/contract';
+import { IDLE_LOAD } from '#shared/ipc/idle-load';
+import { passLabel } from '#shared/report/load-model';
+import type { LoadConfig } from '#shared/session/schema-load';
+import { loadConfigFromFlags, type LoadFlags } from '../cli/commands/load-flags';
+import type { CoreEvents } from './emitter';
+import type { RunControl } from './run-control';
+import type { SessionControl } from './session-control';
+import { UserError } from './user-error';
+
+interface LoadDeps {
+  events: CoreEvents;
+  sessions: SessionControl;
+  runs: RunControl;
+  /** The ready server, or null. */
+  target(): ServerTarget | null;
+  serverLogLines(): string[];
+  /** Folder for working session files of runs not yet saved by the person. */
+  runsDir: string;
+  updateIntervalMs?: number;
+}
+
+const HELD = 'A load run is going: stop it first.';
+
+/** The Load mode's label of each flag the form sets (LoadPanel.tsx). */
+const FIELD_LABELS: Record<string, string> = {
+  '--sweep-points': 'Rates between',
+  '--arrivals': 'Arrivals',
+  '--max-in-flight': 'Most in flight',
+  '--duration': 'Seconds per rate',
+  '--warmup': 'Warm-up',
+  '--input-len': 'Input',
+  '--output-len': 'Output',
+  '--slo': 'Targets',
+  '--rates': 'Request rates',
+};
+
+/** The form as `speedmatrix load`'s flags, so the app and the CLI check a workload by the same rules. */
+export function loadConfigFromForm(form: LoadForm): LoadConfig {
+  if (!form.sweep && form.rates.length === 0)
+    throw new UserError('Add at least one request rate (requests per second), or choose Sweep.');
+  const flags: LoadFlags = {
+    rates: form.sweep ? 'sweep' : form.rates.join(','),
+    sweepPoints: form.sweep ? String(form.sweepPoints) : undefined,
+    arrivals: form.arrivals,
+    maxInFlight: form.maxInFlight === null ? undefined : String(form.maxInFlight),
+    duration: String(form.durationSeconds),
+    warmup: String(form.warmupSeconds),
+    inputLen: form.inputLen,
+    outputLen: form.outputLen,
+    slo: form.slo.trim() ? form.slo : undefined,
+  };
+  try {
+    return loadConfigFromFlags(flags);
+  } catch (e) {
+    // The CLI's words name its flags; the page's fields have labels.
+    const said = Object.entries(FIELD_LABELS).reduce(
+      (m, [flag, label]) => m.replaceAll(flag, label),
+      (e as Error).message,
+    );
+    throw new UserError(said);
+  }
+}
+
+export class LoadControl {
+  private view: LoadView = IDLE_LOAD;
+  private handle: LoadRunHandle | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly deps: LoadDeps) {}
+
+  snapshot(): LoadView {
+    return this.view;
+  }
+
+  async start(form: LoadForm): Promise<LoadView> {
+    if (this.deps.runs.running()) throw new UserError('A run is going: stop it before starting a load run.');
+    const target = this.deps.target();
+    if (!target) throw new UserError('No server is ready: start one (or attach to one) in the Server view first.');
+    const config = loadConfigFromForm(form);
+    await mkdir(this.deps.runsDir, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const run = startLoadRun({
+      target,
+      config,
+      simSpeed: target.simSpeed,
+      sessionFile: join(this.deps.runsDir, `load-${stamp}.speedmatrix.json`),
+      onEvent: (e) => this.onEvent(e),
+      serverLogLines: this.deps.serverLogLines,
+    });
+    this.handle = run;
+    const release = this.deps.runs.hold(HELD, () => this.stop().then(() => undefined));
+    this.view = { ...IDLE_LOAD, phase: 'running', config, run: this.view.run + 1, seq: this.view.seq };
+    this.emitNow();
+    run.done
+      .then(({ session, cancelled }) => {
+        // The session is the person's to Save, as a matrix run's is.
+        this.deps.sessions.set(session, { file: null, dirty: true });
+        // The session's passes are the truth: a pass cut short by Stop is shown live but not kept.
+        const load = session.load;
+        this.update({
+          phase: cancelled ? 'cancelled' : 'done',
+          current: null,
+          config: load?.config ?? config,
+          results: load?.results ?? [],
+        });
+      })
+      .catch((e: Error) => this.update({ phase: 'failed', current: null, error: e.message }))
+      .finally(() => {
+        this.handle = null;
+        release();
+        this.emitNow();
+      });
+    return this.view;
+  }
+
+  async stop(): Promise<LoadView> {
+    this.handle?.stop();
+    return this.view;
+  }
+
+  private onEvent(e: LoadEvent): void {
+    const v = this.view;
+    if (e.type === 'pass-start') {
+      this.update({ current: { label: passLabel(e), index: e.index, total: e.total, sent: 0, completed: 0 } });
+    } else if (e.type === 'tick' && v.current) {
+      this.update({ current: { ...v.current, sent: e.sent, completed: e.completed } }, false);
+    } else if (e.type === 'pass-done') {
+      this.update({ results: [...v.results, e.result] });
+    } else if (e.type === 'log') this.update({ messages: [...v.messages, e.message] });
+  }
+
+  /** A change; passes and messages go out at once, progress ticks at most once per interval. */
+  private update(patch: Partial<LoadView>, now = true): void {
+    this.view = { ...this.view, ...patch };
+    if (now) this.emitNow();
+    else this.timer ??= setTimeout(() => this.emitNow(), this.deps.updateIntervalMs ?? 200);
+  }
+
+  private emitNow(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.view = { ...this.view, seq: this.view.seq + 1 };
+    this.deps.events.emit('load:update', this.view);
+  }
+
+  async dispose(): Promise<void> {
+    this.handle?.stop();
+    if (this.timer) clearTimeout(this.timer);
+  }
+}

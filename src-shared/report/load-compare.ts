@@ -1,0 +1,105 @@
+/**
+ * Comparing load sessions (docs/load.md, "Comparing"): the rules in one place for `compare`'s
+ * Markdown and HTML and the app's comparison view. Load sessions compare only with load sessions;
+ * passes are matched by what was offered (the same rate, or the sweep's synchronous or throughput
+ * pass); the headline is each session's answer: the largest rate within the targets when every
+ * session has the same targets, else the most each achieved.
+ */
+import type { Session } from '../session/schema';
+import type { LoadRateResult, LoadRun } from '../session/schema-load';
+import { NONE, fmtMs, fmtRate, fmtTokPerSec } from './format';
+import { loadSection, passLabel } from './load-model';
+import type { TableModel } from './report-model';
+
+export interface LoadComparison {
+  /** One line per session after the first, against the first. */
+  verdicts: string[];
+  /** Each session's workload and answer: passes are like for like only where the workloads agree. */
+  workloads: TableModel;
+  /** One row per pass offered by any session, each session's figures side by side. */
+  passes: TableModel;
+}
+
+/** Why these sessions do not compare, in words; null when they do (all load sessions, or none). */
+export function loadMixRefusal(sessions: readonly Session[], labels: readonly string[]): string | null {
+  const load = labels.filter((_, i) => sessions[i].load);
+  const matrix = labels.filter((_, i) => !sessions[i].load);
+  if (load.length === 0 || matrix.length === 0) return null;
+  const are = (l: string[], what: string) => `${l.join(', ')} ${l.length === 1 ? 'is a' : 'are'} ${what}`;
+  return `${are(load, 'load session')} and ${are(matrix, 'matrix session')}${matrix.length === 1 ? '' : 's'}: a load run's request rates and a matrix's cells measure different things. Compare load sessions with load sessions.`;
+}
+
+const sameTargets = (loads: readonly LoadRun[]): boolean =>
+  loads.every((l) => l.config.slo !== null && JSON.stringify(l.config.slo) === JSON.stringify(loads[0].config.slo));
+
+/** The figure compared: the largest rate within the targets (targets alike), else the most achieved. */
+function headline(load: LoadRun, byTargets: boolean): number | null {
+  if (byTargets) return load.bestRateWithinSlo;
+  return load.results.length ? Math.max(...load.results.map((r) => r.achievedRate)) : null;
+}
+
+function verdict(a: LoadRun, b: LoadRun, labels: [string, string], byTargets: boolean): string {
+  const [x, y] = [headline(a, byTargets), headline(b, byTargets)];
+  const what = byTargets ? 'largest rate within the targets' : 'most achieved';
+  const ratio = x && y !== null ? ` (${(y / x).toFixed(2)}×)` : '';
+  return `${labels[1]} against ${labels[0]}: ${what} ${fmtRate(y)} vs ${fmtRate(x)} req/s${ratio}.`;
+}
+
+/** A pass's place: the synchronous pass first, the rates by rate, the throughput pass last. */
+const passKey = (r: LoadRateResult): string => (r.pass === 'rate' ? `rate:${r.targetRate}` : r.pass);
+const passOrder = (r: LoadRateResult): number =>
+  r.pass === 'synchronous' ? -1 : r.pass === 'throughput' ? Number.POSITIVE_INFINITY : (r.targetRate ?? 0);
+
+function passesTable(loads: readonly LoadRun[], labels: readonly string[]): TableModel {
+  const firsts = new Map<string, LoadRateResult>();
+  for (const l of loads) for (const r of l.results) if (!firsts.has(passKey(r))) firsts.set(passKey(r), r);
+  const kinds = [...firsts.values()].sort((a, b) => passOrder(a) - passOrder(b));
+  const each = (title: string) => labels.map((l) => `${l} ${title}`);
+  const header = [
+    'Pass',
+    ...each('achieved req/s'),
+    ...each('output tok/s'),
+    ...labels.slice(1).map((l) => `${l} / ${labels[0]} output tok/s`),
+    ...each('TTFT p99'),
+    ...each('kept up'),
+  ];
+  const rows = kinds.map((kind) => {
+    const found = loads.map((l) => l.results.find((r) => passKey(r) === passKey(kind)) ?? null);
+    const base = found[0]?.outputTokensPerSecond;
+    return [
+      passLabel(kind),
+      ...found.map((r) => (r ? fmtRate(r.achievedRate) : NONE)),
+      ...found.map((r) => (r ? fmtTokPerSec(r.outputTokensPerSecond) : NONE)),
+      ...found.slice(1).map((r) => (r && base ? `${(r.outputTokensPerSecond / base).toFixed(2)}×` : NONE)),
+      ...found.map((r) => fmtMs(r?.ttft?.p99)),
+      ...found.map((r) => (r ? (r.keptUp ? 'yes' : 'no') : NONE)),
+    ];
+  });
+  return { header, rows };
+}
+
+/**
+ * The load comparison, or null when no session is a load session. Throws when load and matrix
+ * sessions are mixed (loadMixRefusal says why).
+ */
+export function loadComparison(sessions: readonly Session[], labels: readonly string[]): LoadComparison | null {
+  const refusal = loadMixRefusal(sessions, labels);
+  if (refusal) throw new Error(refusal);
+  if (!sessions[0]?.load) return null;
+  const loads = sessions.map((s) => s.load as LoadRun);
+  const byTargets = sameTargets(loads);
+  return {
+    verdicts: loads.slice(1).map((l, i) => verdict(loads[0], l, [labels[0], labels[i + 1]], byTargets)),
+    workloads: {
+      header: ['Session', 'Workload', 'Answer'],
+      rows: loads.map((l, i) => {
+        const s = loadSection(l);
+        return [labels[i], s.workload, s.answer];
+      }),
+    },
+    passes: passesTable(loads, labels),
+  };
+}
+
+export const LOAD_COMPARE_CAPTION =
+  'Passes are matched by what was offered: the same rate, or a sweep’s synchronous or throughput pass; — where a session did not offer it. A sweep spreads its own rates between its two passes, so two sweeps rarely share them.';

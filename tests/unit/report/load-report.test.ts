@@ -1,0 +1,28 @@
+/**
+ * A load session's report: its Run block leaves out the matrix's own settings (decode test,
+ * prefill mode, time per measurement, max output), which a load run does not use and which read
+ * as "Max output: 1 tokens"; a matrix session keeps them.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildReportModel } from '#shared/report/report-model';
+import { importText } from '../../../src-main/workflows/importers';
+import { ROOT } from '../../helpers/paths';
+import { sampleSession } from '../../helpers/sample-session';
+
+const MATRIX_ROWS = ['Decode test', 'Prefill mode', 'Time per measurement', 'Max output'];
+const runLabels = (m: ReturnType<typeof buildReportModel>) =>
+  m.blocks.find((b) => b.title === 'Run')!.rows.map((r) => r.label);
+
+describe('the Run block of a load session', () => {
+  it('leaves out the matrix’s settings; a matrix session keeps them', () => {
+    const name = 'guidellm-benchmarks.json';
+    const r = importText(readFileSync(join(ROOT, 'tests/fixtures/peers', name), 'utf8'), name);
+    if (!r.ok) throw new Error(r.error);
+    const load = runLabels(buildReportModel(r.data));
+    expect(load).toContain('Served model');
+    for (const label of MATRIX_ROWS) expect(load).not.toContain(label);
+    expect(runLabels(buildReportModel(sampleSession()))).toEqual(expect.arrayContaining(MATRIX_ROWS));
+  });
+});
