@@ -11,7 +11,7 @@ export default defineConfig({
     // tests/unit holds only pure suites (tests/vitest.config.ts). MUTATE_TESTS (comma-separated
     // globs) narrows them to the suites that import the mutated module, for a quick run of one
     // module on a loaded machine; fewer suites can only lower the score, never raise it.
-    include: process.env.MUTATE_TESTS?.split(',') ?? ['tests/unit/**/*.test.ts'],
+    include: process.env.MUTATE_TESTS ? process.env.MUTATE_TESTS.split(',') : ['tests/unit/**/*.test.ts'],
     retry: 0,
     // Stryker's dry run loads every suite into one process on a shared machine: a slow start is
     // not a failed test.
