@@ -59,6 +59,39 @@ describe('the settings side by side', () => {
     expect(row(pair, 'Written by')?.values[0]).toMatch(/^SpeedMatrix \S+/);
   });
 
+  it('lists every setting that can change a figure, section by section, in one order', () => {
+    const m = compareSessions([sampleSession(), sampleSession()]);
+    expect(m.differences.map((d) => [d.section, d.field, d.values[0]])).toEqual([
+      ['Hardware', 'GPU', 'RTX PRO 6000 Blackwell Server Edition 96GB'],
+      ['Hardware', 'GPU type', 'Discrete GPU'],
+      ['Hardware', 'Driver', '580.95.05'],
+      ['Hardware', 'CUDA', '13.0'],
+      ['Hardware', 'Power limit', '600 W'],
+      ['Hardware', 'CPU', 'AMD EPYC 9355'],
+      ['Hardware', 'RAM', '512 GB'],
+      ['Hardware', 'OS', 'linux'],
+      ['Engine', 'Engine', 'vllm'],
+      ['Engine', 'Version', '0.30.1rc1.dev452+g73a583112'],
+      ['Engine', 'Quantization', 'BF16'],
+      ['Engine', 'Backend', 'cuda'],
+      ['Engine', 'Build', 'cuda-13.2'],
+      ['Engine', 'Commit', '73a5831127a9'],
+      ['Run', 'Model', 'microsoft/Fara1.5-4B'],
+      ['Run', 'Served model', 'fara'],
+      ['Run', 'Benchmark tool', 'SpeedMatrix 0.1.0'],
+      ['Run', 'Written by', `SpeedMatrix ${sampleSession().appVersion}`],
+      ['Run', 'Repeat each cell', '1×'],
+      ['Run', 'Time per measurement', '30 s'],
+      ['Run', 'Max output', '4,096 tokens'],
+      ['Run', 'Token targeting', 'exact'],
+      ['Run', 'KV cache', '1,066,608 tokens'],
+      ['Run', 'Simulated', 'no'],
+      ['Launch', '--served-model-name', 'fara'],
+      ['Launch', 'env MAX_JOBS', '2'],
+    ]);
+    expect(m.differences.every((d) => !d.differs)).toBe(true);
+  });
+
   it('shows "—" for a setting one session did not record, and leaves out a setting neither recorded', () => {
     const none = scaled(1, (s) => {
       s.hardware.gpus = [];
