@@ -108,6 +108,16 @@ describe('the settings side by side', () => {
     expect(row([none, none], 'RAM')).toBeUndefined();
   });
 
+  it('an empty setting reads as not recorded, and a session without its OS recorded still compares', () => {
+    const b = scaled(1, (s) => {
+      s.engine.build = '';
+      s.hardware.os = null;
+    });
+    const pair = [sampleSession(), b];
+    expect(row(pair, 'Build')?.values).toEqual(['cuda-13.2', '—']);
+    expect(row(pair, 'OS')?.values).toEqual(['linux', '—']);
+  });
+
   it('lists each launch flag and environment variable, but never a secret', () => {
     const b = scaled(1, (s) => {
       s.server.display =
@@ -131,6 +141,36 @@ describe('the settings side by side', () => {
     const m = compareSessions([sampleSession(), b]);
     expect(m.differences.find((d) => d.field === '--max-num-seqs')?.values).toEqual(['—', '8']);
     expect(m.differences.find((d) => d.field === 'env VLLM_USE_V1')?.values).toEqual(['—', '1']);
+  });
+});
+
+describe('an order that does not depend on the order the sessions hold things in', () => {
+  it('contexts, concurrencies, prefill contexts, deltas and launch flags come out sorted', () => {
+    const a = sampleSession();
+    a.cells = [...a.cells].reverse().filter((c) => c.context === 16384 || c.concurrency === 2);
+    a.prefill = [a.prefill[1]];
+    a.server.display = 'vllm serve m --max-num-seqs 8 --enable-chunked-prefill';
+    const b = sampleSession();
+    b.cells = [sampleCell(4096, 4), sampleCell(8192, 1), sampleCell(4096, 1)];
+    b.prefill = [{ ...a.prefill[0], context: 4096 }];
+    const m = compareSessions([a, b]);
+    expect(m.decode[0].contexts).toEqual([4096, 8192, 16384]);
+    expect(m.decode[0].concurrency).toEqual([1, 2, 4]);
+    expect(m.prefill.map((p) => p.context)).toEqual([4096, 16384]);
+    expect(m.deltas.map((d) => `${d.context}x${d.concurrency}`)).toEqual([
+      '4096x1',
+      '4096x4',
+      '8192x1',
+      '8192x2',
+      '16384x1',
+      '16384x2',
+    ]);
+    expect(m.differences.filter((d) => d.section === 'Launch').map((d) => d.field)).toEqual([
+      '--enable-chunked-prefill',
+      '--max-num-seqs',
+      '--served-model-name',
+      'env MAX_JOBS',
+    ]);
   });
 });
 
@@ -198,6 +238,12 @@ describe('the ratio of a pair of cells', () => {
       fill: divergingColor(1),
       title: '8K context × 1 at once: B 142.8 / A 141.4 tok/s = 1.01×, the same within the noise',
     });
+  });
+
+  it('two Valid cells with no ratio to take (a zero A) say there is no figure', () => {
+    const a = sampleSession();
+    a.cells[0].totalTokensPerSecond = 0;
+    expect(at([a, sampleSession()], 8192, 1)).toMatchObject({ ratio: null, note: 'no figure', text: 'no figure' });
   });
 
   it('a side that is not Valid is named beside the ratio and in the title, outside the headline', () => {
