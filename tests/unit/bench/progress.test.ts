@@ -5,13 +5,15 @@ import { ProgressPrinter } from '../../../src-main/engine/bench/progress';
 import type { BenchEvent } from '../../../src-main/engine/bench/types';
 import type { DecodeCell } from '#shared/session/schema';
 
-const plan = planRun(
-  { contexts: [8192], concurrency: [1, 2] },
-  {
-    maxModelLen: 32768,
-    kvBudget: { tokens: 1_000_000, source: 'user', detail: null, maxConcurrency: null, tokensPerRequest: null },
-  },
-);
+// Built inside the test that uses it, so a mutation run knows which test covers the plan.
+const smallPlan = () =>
+  planRun(
+    { contexts: [8192], concurrency: [1, 2] },
+    {
+      maxModelLen: 32768,
+      kvBudget: { tokens: 1_000_000, source: 'user', detail: null, maxConcurrency: null, tokensPerRequest: null },
+    },
+  );
 const valid: DecodeCell = {
   ...unmeasuredCell(8192, 2, 'valid', null),
   totalTokensPerSecond: 2646.7,
@@ -39,7 +41,7 @@ function print(mode: 'plain' | 'json', events: BenchEvent[]): string {
 describe('progress output', () => {
   it('plain: the plan, then one line per finished cell with its figures and units', () => {
     const out = print('plain', [
-      { type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] },
+      { type: 'plan', plan: smallPlan(), alreadyDone: 0, doneCells: [], donePrefill: [] },
       { type: 'cell-start', context: 8192, concurrency: 2, index: 2, total: 2, etaSeconds: 40 },
       {
         type: 'sample',

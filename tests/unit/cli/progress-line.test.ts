@@ -23,11 +23,17 @@ function tty(columns: number, events: BenchEvent[], stop = false): string[] {
   return stripAnsi(out).split('\n').filter(Boolean);
 }
 
-const plan = planRun(
-  { contexts: [8192, 32768], concurrency: [1, 4, 16], prefillContexts: [] },
-  { maxModelLen: 65536, kvBudget: kv },
-);
-const planned: BenchEvent = { type: 'plan', plan, alreadyDone: 0, doneCells: [], donePrefill: [] };
+// Built inside each test, so a mutation run knows which tests cover the plan.
+const planned = (): Extract<BenchEvent, { type: 'plan' }> => ({
+  type: 'plan',
+  plan: planRun(
+    { contexts: [8192, 32768], concurrency: [1, 4, 16], prefillContexts: [] },
+    { maxModelLen: 65536, kvBudget: kv },
+  ),
+  alreadyDone: 0,
+  doneCells: [],
+  donePrefill: [],
+});
 const start: BenchEvent = { type: 'cell-start', context: 32768, concurrency: 16, index: 2, total: 6, etaSeconds: 754 };
 const sample: BenchEvent = {
   type: 'sample',
@@ -46,17 +52,17 @@ describe('the progress bar line', () => {
   afterEach(() => vi.useRealTimers());
 
   it('120 columns: the bar, the cell, live figures and the ETA', () => {
-    const last = tty(120, [planned, start, sample]).pop()!;
+    const last = tty(120, [planned(), start, sample]).pop()!;
     expect(last).toMatch(
       /^\[####\.+\] cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  16 active  \d+ s elapsed  ETA (\d+ min )?\d+ s$/,
     );
   });
 
   it('60 columns: the bar goes, then whole fields, the least useful first; no number is cut', () => {
-    const last = tty(60, [planned, start, sample]).pop()!;
+    const last = tty(60, [planned(), start, sample]).pop()!;
     expect(last.length).toBeLessThanOrEqual(59);
     expect(last).toMatch(/^cell 2\/6  32K × 16  measuring  2,412\.5 tok\/s  (\d+ s elapsed, )?ETA (\d+ min )?\d+ s$/);
-    const narrower = tty(48, [planned, start, sample]).pop()!;
+    const narrower = tty(48, [planned(), start, sample]).pop()!;
     expect(narrower).toMatch(/^cell 2\/6  32K × 16  2,412\.5 tok\/s  (\d+ s elapsed, )?ETA (\d+ min )?\d+ s$/);
   });
 
@@ -67,7 +73,7 @@ describe('the progress bar line', () => {
     );
     const first: BenchEvent = { type: 'cell-start', context: 8192, concurrency: 1, index: 1, total: 2, etaSeconds: 0 };
     const at = { ...sample, context: 8192, concurrency: 1 };
-    const etas = tty(120, [{ ...planned, plan: slow }, first, at, at, at, at, at, at])
+    const etas = tty(120, [{ ...planned(), plan: slow }, first, at, at, at, at, at, at])
       .filter((l) => l.startsWith('['))
       .map((l) => /ETA (.*)$/.exec(l)![1]);
     // Half a second between events: three seconds of measuring show three seconds less.

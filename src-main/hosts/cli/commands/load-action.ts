@@ -12,6 +12,7 @@ import { readHardwareFile } from '../../../workflows/orchestrator/server-hardwar
 import { LOAD_COLUMNS, loadAnswer, loadRow, passLabel, passStartLine } from '#shared/report/load-model';
 import type { LoadConfig } from '#shared/session/schema-load';
 import { EXIT } from './exit';
+import { errorWriter, exitCodeFor, onStopSignals, stopSupervised } from './command-io';
 import { loadConfigFromFlags, LoadUsageError, type LoadFlags } from './load-flags';
 import { Refusal, checkWritableFolder } from './out-folder';
 import { apiKeyFrom, defaultSessionFile, getServer, serverFlagsProblem, type RunInputs } from './run-action';
@@ -87,7 +88,7 @@ function printer(json: boolean, say: (t: string) => void): (e: LoadEvent) => voi
 }
 
 export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<number> {
-  const err = (m: string) => process.stderr.write(`speedmatrix load: ${m}\n`);
+  const err = errorWriter('load');
   const problem = usageProblem(cmd, flags);
   if (problem) {
     err(problem);
@@ -99,22 +100,16 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
   try {
     read = await readInputs(cmd, flags);
   } catch (e) {
-    err((e as Error).message);
-    return e instanceof Refusal ? e.code : e instanceof LoadUsageError ? EXIT.usage : EXIT.failed;
+    return exitCodeFor(e, err, e instanceof LoadUsageError ? EXIT.usage : EXIT.failed);
   }
   const { config, inputs, dataset } = read;
   const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
   let stop: (() => void) | null = null;
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) process.exit(EXIT.cancelled);
-    interrupted = true;
+  const signals = onStopSignals(() => {
     say('Stopping: saving the rates measured so far (Ctrl-C again to quit at once)...');
     if (stop) stop();
     else void supervisor?.stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
   try {
     const side = await getServer(flags as RunFlags, inputs, supervisor, say);
     const sessionFile = resolve(flags.out ?? defaultSessionFile(`load-${side.target.model}`, Boolean(flags.demo)));
@@ -131,21 +126,17 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
       serverLogLines: side.logLines,
     });
     stop = run.stop;
-    if (interrupted) run.stop();
+    if (signals.interrupted) run.stop();
     const { session, cancelled } = await run.done;
     say(loadAnswer(session.load!));
     say(`${cancelled ? 'Cancelled; saved what was measured' : 'Done'}${session.simulated ? ' (SIMULATED)' : ''}.`);
     say(`Session file: ${sessionFile}`);
     return cancelled ? EXIT.cancelled : EXIT.ok;
   } catch (e) {
-    err((e as Error).message);
-    return interrupted ? EXIT.cancelled : e instanceof Refusal ? e.code : EXIT.failed;
+    const code = exitCodeFor(e, err, EXIT.failed);
+    return signals.interrupted ? EXIT.cancelled : code;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    if (supervisor) {
-      const rep = await supervisor.stop();
-      if (rep.leftBehind.length) say(`warning: ${rep.summary}`);
-    }
+    signals.off();
+    await stopSupervised(supervisor, say);
   }
 }

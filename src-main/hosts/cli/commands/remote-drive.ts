@@ -4,10 +4,13 @@
  * dropped links, and on Ctrl-C stop it there (README "A GPU server over SSH"). The caller turns
  * the lines into progress and brings back what the command wrote.
  */
+import type { BenchEvent } from '../../../engine/bench/types';
 import { checkRemoteCli } from '../../../workflows/remote/remote-cli';
 import {
+  checkRunId,
   followRemoteRun,
   launchRemoteRun,
+  newRunId,
   remoteRunState,
   resumeRemoteRun,
   stopRemoteRun,
@@ -16,6 +19,7 @@ import { diedUnfinished, followUntilEnded, type Stopper } from '../../../workflo
 import type { SshTarget } from '../../../workflows/remote/ssh';
 import { shellLine } from '#shared/shell-quote';
 import { EXIT } from './exit';
+import { onStopSignals, type ProgressConsole } from './command-io';
 
 export interface RemoteJob {
   /** The CLI command run there: run, sweep or serve. */
@@ -53,20 +57,17 @@ export async function driveRemote(j: RemoteJob): Promise<{ exit: number | null; 
   const { target, id, say } = j;
   const stopper: Stopper = { requested: false };
   let started = j.reattach;
-  const onSignal = () => {
-    if (stopper.requested) {
-      say(`Leaving; the ${j.command} on ${target.host} is stopping. See it with: ${reattachLine(j)}`);
-      process.exit(EXIT.cancelled);
-    }
-    stopper.requested = true;
-    j.onStopping?.();
-    say(
-      `Stopping the ${j.command} on ${target.host}: it cancels what is in progress and saves (Ctrl-C again to leave)...`,
-    );
-    stopRemoteRun(target, id).catch((e: Error) => say(`warning: could not stop it: ${e.message}`));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals = onStopSignals(
+    () => {
+      stopper.requested = true;
+      j.onStopping?.();
+      say(
+        `Stopping the ${j.command} on ${target.host}: it cancels what is in progress and saves (Ctrl-C again to leave)...`,
+      );
+      stopRemoteRun(target, id).catch((e: Error) => say(`warning: could not stop it: ${e.message}`));
+    },
+    () => say(`Leaving; the ${j.command} on ${target.host} is stopping. See it with: ${reattachLine(j)}`),
+  );
   try {
     await checkRemoteCli(target);
     if (j.reattach) {
@@ -96,10 +97,31 @@ export async function driveRemote(j: RemoteJob): Promise<{ exit: number | null; 
     if (started) say(`It may still be going on ${target.host}: ${reattachLine(j)}`);
     throw e;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    signals.off();
   }
 }
+
+/**
+ * A job whose lines are progress events (run, sweep): its id, new or the one to reattach to, and
+ * its events shown here as a local run shows them (passed on as they are with --json-progress).
+ */
+export function progressJob(
+  reattach: string | undefined,
+  json: boolean,
+  { printer, say }: ProgressConsole,
+): Pick<RemoteJob, 'id' | 'reattach' | 'onLine' | 'onStopping' | 'say'> {
+  return {
+    id: reattach ? checkRunId(reattach) : newRunId(),
+    reattach: Boolean(reattach),
+    onLine: (line) => (json ? process.stdout.write(`${line}\n`) : printer.handle(JSON.parse(line) as BenchEvent)),
+    onStopping: () => printer.stopping(),
+    say,
+  };
+}
+
+/** This side's exit code for the job's exit code there: done, cancelled (130) or failed. */
+export const exitCodeOfRemote = (exit: number | null): number =>
+  exit === 0 ? EXIT.ok : exit === 130 ? EXIT.cancelled : EXIT.failed;
 
 /** The host's log lines, shown when the job there did not end well. */
 export function sayTail(j: Pick<RemoteJob, 'target' | 'say'>, tail: string[]): void {

@@ -33,6 +33,7 @@ import { SESSION_EXTENSION, type Hardware, type Session } from '#shared/session/
 import { summarizeSession } from '../../../platform/session/summary';
 import { configFromFlags, positiveNumber, type RunFlags } from './run-flags';
 import { EXIT } from './exit';
+import { errorWriter, exitCodeFor, onStopSignals, progressConsole, stopSupervised } from './command-io';
 import { offerToEndLeftovers } from './leftovers';
 import { Refusal, checkWritableFolder } from './out-folder';
 import { relaunchOf } from './resume-server';
@@ -324,42 +325,31 @@ function resumeCommand(file: string, flags: RunFlags): string[] {
 
 /** The whole command; returns the exit code. */
 export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promise<number> {
-  const err = (m: string) => process.stderr.write(`speedmatrix run: ${m}\n`);
+  const err = errorWriter('run');
   const problem = usageProblem(cmd, flags);
   if (problem) {
     err(problem);
     return EXIT.usage;
   }
-  const mode = flags.jsonProgress ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
-  const printer = new ProgressPrinter(mode, {
-    write: (t) => process.stdout.write(t),
-    columns: () => process.stdout.columns,
-  });
-  const say = (t: string) => (mode === 'json' ? process.stderr.write(`${t}\n`) : printer.line(t));
+  const { mode, printer, say } = progressConsole(Boolean(flags.jsonProgress));
   let inputs: RunInputs;
   try {
     inputs = await readInputs(cmd, flags);
   } catch (e) {
-    err((e as Error).message);
-    return e instanceof Refusal ? e.code : EXIT.usage;
+    return exitCodeFor(e, err, EXIT.usage);
   }
 
   // Created before the launch, so a Ctrl-C while the server starts can stop it.
   const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
   let handle: { stop(): Promise<void> } | null = null;
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) {
-      say('Stopping now.');
-      process.exit(EXIT.cancelled);
-    }
-    interrupted = true;
-    printer.stopping();
-    say('Stopping: cancelling in-flight requests and saving (Ctrl-C again to quit at once)...');
-    void (handle ?? supervisor)?.stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals = onStopSignals(
+    () => {
+      printer.stopping();
+      say('Stopping: cancelling in-flight requests and saving (Ctrl-C again to quit at once)...');
+      void (handle ?? supervisor)?.stop();
+    },
+    () => say('Stopping now.'),
+  );
   try {
     const side = await getServer(flags, inputs, supervisor, say);
     const sessionFile = flags.resume
@@ -387,20 +377,16 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
       onEvent: (e) => printer.handle(e),
     });
     handle = run.handle;
-    if (interrupted) void handle.stop();
+    if (signals.interrupted) void handle.stop();
     for (const n of run.notes) say(`note: ${n}`);
     say(`Session: ${sessionFile}`);
     return await finish(run, flags, printer, mode === 'json', say);
   } catch (e) {
     if (e instanceof RunRefused) for (const n of e.notes) say(`note: ${n}`);
-    err((e as Error).message);
-    return interrupted ? EXIT.cancelled : e instanceof Refusal ? e.code : EXIT.failed;
+    const code = exitCodeFor(e, err, EXIT.failed);
+    return signals.interrupted ? EXIT.cancelled : code;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    if (supervisor) {
-      const rep = await supervisor.stop();
-      if (rep.leftBehind.length) say(`warning: ${rep.summary}`);
-    }
+    signals.off();
+    await stopSupervised(supervisor, say);
   }
 }

@@ -6,19 +6,18 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ProgressPrinter } from '../../../engine/bench/progress';
-import type { BenchEvent } from '../../../engine/bench/types';
 import { parseSessionText } from '../../../platform/session/read';
 import { summarizeSession } from '../../../platform/session/summary';
 import { writeFileAtomic } from '../../../platform/session/write';
 import { parseSshTarget } from '../../../workflows/remote/ssh';
-import { REMOTE_SESSION, checkRunId, fetchRemoteSession, newRunId } from '../../../workflows/remote/remote-run';
+import { REMOTE_SESSION, fetchRemoteSession } from '../../../workflows/remote/remote-run';
 import { EXIT } from './exit';
+import { errorWriter, exitCodeFor, progressConsole } from './command-io';
 import { Refusal } from './out-folder';
 import type { RunFlags } from './run-flags';
 import { apiKeyFrom, checkOutputs, defaultSessionFile, usageProblem, writeReport } from './run-action';
 import type { SshFlags } from './ssh-flags';
-import { driveRemote, passedFlags, sayTail, type RemoteJob } from './remote-drive';
+import { driveRemote, exitCodeOfRemote, passedFlags, progressJob, sayTail, type RemoteJob } from './remote-drive';
 
 export interface RemoteRunFlags extends RunFlags, SshFlags {
   reattach?: string;
@@ -90,19 +89,15 @@ async function bringBack(j: RemoteJob, flags: RemoteRunFlags, end: { exit: numbe
   const what = end.exit === 130 ? 'Stopped; saved what was measured' : end.exit === 0 ? 'Done' : 'The run failed';
   j.say(`${what} on ${j.target.host}.`);
   j.say(`Session file: ${file}`);
-  return end.exit === 0 ? EXIT.ok : end.exit === 130 ? EXIT.cancelled : EXIT.failed;
+  return exitCodeOfRemote(end.exit);
 }
 
 /** The whole command; returns the exit code. */
 export async function runRemoteCommand(cmd: string[], flags: RemoteRunFlags): Promise<number> {
-  const err = (m: string) => process.stderr.write(`speedmatrix run: ${m}\n`);
+  const err = errorWriter('run');
   const json = Boolean(flags.jsonProgress);
-  const mode = json ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
-  const printer = new ProgressPrinter(mode, {
-    write: (t) => process.stdout.write(t),
-    columns: () => process.stdout.columns,
-  });
-  const say = (t: string) => (json ? process.stderr.write(`${t}\n`) : printer.line(t));
+  const io = progressConsole(json);
+  const { say } = io;
   let job: RemoteJob;
   try {
     const problem = refusedWith(flags, cmd);
@@ -113,23 +108,17 @@ export async function runRemoteCommand(cmd: string[], flags: RemoteRunFlags): Pr
     job = {
       command: 'run',
       target,
-      id: flags.reattach ? checkRunId(flags.reattach) : newRunId(),
-      reattach: Boolean(flags.reattach),
       apiKey,
       launch: remoteArgs(cmd, flags, Boolean(apiKey)),
       reattachFlags: flags.out ? ['--out', flags.out] : [],
-      onLine: (line) => (json ? process.stdout.write(`${line}\n`) : printer.handle(JSON.parse(line) as BenchEvent)),
-      onStopping: () => printer.stopping(),
-      say,
+      ...progressJob(flags.reattach, json, io),
     };
   } catch (e) {
-    err((e as Error).message);
-    return e instanceof Refusal ? e.code : EXIT.usage;
+    return exitCodeFor(e, err, EXIT.usage);
   }
   try {
     return await bringBack(job, flags, await driveRemote(job));
   } catch (e) {
-    err((e as Error).message);
-    return e instanceof Refusal ? e.code : EXIT.failed;
+    return exitCodeFor(e, err, EXIT.failed);
   }
 }

@@ -6,9 +6,10 @@
 import { parseSshTarget } from '../../../workflows/remote/ssh';
 import { checkRunId, newRunId } from '../../../workflows/remote/remote-run';
 import { EXIT } from './exit';
+import { errorWriter } from './command-io';
 import type { ServeFlags } from './serve-flags';
 import type { SshFlags } from './ssh-flags';
-import { driveRemote, passedFlags, sayTail, type RemoteJob } from './remote-drive';
+import { driveRemote, exitCodeOfRemote, passedFlags, sayTail, type RemoteJob } from './remote-drive';
 
 export interface RemoteServeFlags extends ServeFlags, SshFlags {
   reattach?: string;
@@ -17,7 +18,7 @@ export interface RemoteServeFlags extends ServeFlags, SshFlags {
 const LOCAL_ONLY = new Set(['ssh', 'sshOption', 'reattach']);
 
 export async function serveRemoteCommand(cmd: string[], flags: RemoteServeFlags): Promise<number> {
-  const err = (m: string) => process.stderr.write(`speedmatrix serve: ${m}\n`);
+  const err = errorWriter('serve');
   let job: RemoteJob;
   try {
     if (!flags.ssh) throw new Error('--reattach needs --ssh HOST: the host the server is on.');
@@ -39,7 +40,7 @@ export async function serveRemoteCommand(cmd: string[], flags: RemoteServeFlags)
   try {
     const end = await driveRemote(job);
     if (end.exit !== 0 && end.exit !== 130) sayTail(job, end.stderrTail);
-    return end.exit === 0 ? EXIT.ok : end.exit === 130 ? EXIT.cancelled : EXIT.failed;
+    return exitCodeOfRemote(end.exit);
   } catch (e) {
     err((e as Error).message);
     return EXIT.failed;

@@ -4,7 +4,6 @@
  * writes sweep.md and sweep.html at the end (also after Ctrl-C, with what was measured).
  */
 import { join, resolve } from 'node:path';
-import { ProgressPrinter } from '../../../engine/bench/progress';
 import type { RunConfigInput } from '../../../engine/bench/types';
 import { detectHardware } from '../../../platform/hardware/detect';
 import { writeSweepReports } from '../../../workflows/sweep/reports';
@@ -18,6 +17,7 @@ import type { Hardware } from '#shared/session/schema';
 import { configFromFlags, positiveNumber } from './run-flags';
 import type { SweepFlags } from './sweep-flags';
 import { EXIT } from './exit';
+import { errorWriter, exitCodeFor, onStopSignals, progressConsole } from './command-io';
 import { offerToEndLeftovers } from './leftovers';
 import { apiKeyFrom } from './run-action';
 import { Refusal, checkOutputFolder } from './out-folder';
@@ -83,8 +83,7 @@ export async function sweepInputs(
     const config = flags.resume ? (manifest.config as RunConfigInput) : given;
     inputs = { dir, manifest, config, apiKey, readyTimeoutMs };
   } catch (e) {
-    err((e as Error).message);
-    return e instanceof Refusal ? e.code : e instanceof VaryError ? EXIT.usage : EXIT.failed;
+    return exitCodeFor(e, err, e instanceof VaryError ? EXIT.usage : EXIT.failed);
   }
   if (needsApiKey(inputs.manifest) && !inputs.apiKey) {
     err('the server command had an API key, which is never saved: set SPEEDMATRIX_API_KEY or give --api-key-file.');
@@ -94,13 +93,8 @@ export async function sweepInputs(
 }
 
 export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise<number> {
-  const err = (t: string) => process.stderr.write(`speedmatrix sweep: ${t}\n`);
-  const mode = flags.jsonProgress ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
-  const printer = new ProgressPrinter(mode, {
-    write: (t) => process.stdout.write(t),
-    columns: () => process.stdout.columns,
-  });
-  const say = (t: string) => (mode === 'json' ? process.stderr.write(`${t}\n`) : printer.line(t));
+  const err = errorWriter('sweep');
+  const { printer, say } = progressConsole(Boolean(flags.jsonProgress));
 
   const inputs = await sweepInputs(cmd, flags, err);
   if (typeof inputs === 'number') return inputs;
@@ -139,16 +133,11 @@ export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise
     say,
     onEvent: (_i, e) => printer.handle(e),
   });
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) process.exit(EXIT.cancelled);
-    interrupted = true;
+  const signals = onStopSignals(() => {
     printer.stopping();
     say('Stopping: cancelling in-flight requests, saving, stopping the server (Ctrl-C again to quit at once)...');
     void sweep.stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
   try {
     const outcome = await sweep.done;
     await writeSweepReports(dir, manifest);
@@ -158,7 +147,6 @@ export async function runSweepCommand(cmd: string[], flags: SweepFlags): Promise
       say(`Finish it with: speedmatrix sweep --resume ${dir}`);
     return outcome === 'cancelled' ? EXIT.cancelled : EXIT.ok;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    signals.off();
   }
 }

@@ -6,16 +6,15 @@
  */
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ProgressPrinter } from '../../../engine/bench/progress';
-import type { BenchEvent } from '../../../engine/bench/types';
 import { parseSshTarget } from '../../../workflows/remote/ssh';
-import { checkRunId, fetchRemoteFolder, newRunId } from '../../../workflows/remote/remote-run';
+import { fetchRemoteFolder } from '../../../workflows/remote/remote-run';
 import { EXIT } from './exit';
+import { errorWriter, exitCodeFor, progressConsole } from './command-io';
 import { Refusal, checkOutputFolder } from './out-folder';
 import { apiKeyFrom } from './run-action';
 import type { SshFlags } from './ssh-flags';
 import type { SweepFlags } from './sweep-flags';
-import { driveRemote, passedFlags, sayTail, type RemoteJob } from './remote-drive';
+import { driveRemote, exitCodeOfRemote, passedFlags, progressJob, sayTail, type RemoteJob } from './remote-drive';
 
 export interface RemoteSweepFlags extends SweepFlags, SshFlags {
   reattach?: string;
@@ -45,14 +44,10 @@ function refusedWith(flags: RemoteSweepFlags, cmd: string[]): string | null {
 }
 
 export async function sweepRemoteCommand(cmd: string[], flags: RemoteSweepFlags): Promise<number> {
-  const err = (m: string) => process.stderr.write(`speedmatrix sweep: ${m}\n`);
+  const err = errorWriter('sweep');
   const json = Boolean(flags.jsonProgress);
-  const mode = json ? 'json' : process.stdout.isTTY ? 'tty' : 'plain';
-  const printer = new ProgressPrinter(mode, {
-    write: (t) => process.stdout.write(t),
-    columns: () => process.stdout.columns,
-  });
-  const say = (t: string) => (json ? process.stderr.write(`${t}\n`) : printer.line(t));
+  const io = progressConsole(json);
+  const { say } = io;
   let job: RemoteJob;
   let outDir: string;
   try {
@@ -66,21 +61,16 @@ export async function sweepRemoteCommand(cmd: string[], flags: RemoteSweepFlags)
     job = {
       command: 'sweep',
       target,
-      id: flags.reattach ? checkRunId(flags.reattach) : newRunId(),
-      reattach: Boolean(flags.reattach),
       apiKey,
       launch: {
         args: ['sweep', ...passedFlags(flags, LOCAL_ONLY), ...common, '--out-dir', REMOTE_SWEEP, '--', ...cmd],
         resumeArgs: ['sweep', '--resume', REMOTE_SWEEP, ...common, ...(flags.yes ? ['--yes'] : [])],
       },
       reattachFlags: ['--out-dir', flags.outDir as string],
-      onLine: (line) => (json ? process.stdout.write(`${line}\n`) : printer.handle(JSON.parse(line) as BenchEvent)),
-      onStopping: () => printer.stopping(),
-      say,
+      ...progressJob(flags.reattach, json, io),
     };
   } catch (e) {
-    err((e as Error).message);
-    return e instanceof Refusal ? e.code : EXIT.usage;
+    return exitCodeFor(e, err, EXIT.usage);
   }
   try {
     const end = await driveRemote(job);
@@ -88,7 +78,7 @@ export async function sweepRemoteCommand(cmd: string[], flags: RemoteSweepFlags)
     await fetchRemoteFolder(job.target, job.id, REMOTE_SWEEP, outDir);
     const what = end.exit === 130 ? 'Stopped; saved what was measured' : end.exit === 0 ? 'Done' : 'The sweep failed';
     say(`${what} on ${job.target.host}. The sweep folder: ${outDir}`);
-    return end.exit === 0 ? EXIT.ok : end.exit === 130 ? EXIT.cancelled : EXIT.failed;
+    return exitCodeOfRemote(end.exit);
   } catch (e) {
     err((e as Error).message);
     return EXIT.failed;

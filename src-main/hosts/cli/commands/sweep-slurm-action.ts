@@ -31,9 +31,10 @@ import { positiveNumber } from './run-flags';
 import { sweepInputs } from './sweep-action';
 import type { SweepFlags } from './sweep-flags';
 import { EXIT } from './exit';
+import { errorWriter } from './command-io';
 
 const say = (t: string) => process.stdout.write(`${t}\n`);
-const err = (t: string) => process.stderr.write(`speedmatrix sweep: ${t}\n`);
+const err = errorWriter('sweep');
 
 /** --slurm, or --resume of a sweep that was submitted to Slurm. */
 export async function isSlurmSweep(flags: SweepFlags): Promise<boolean> {
