@@ -2,97 +2,8 @@
  * The performance model, pure functions of a profile: KV budget, prefill time from a
  * throughput curve, decode step time from batch size and total context, and `predict`.
  */
-import { kvDtypeBytes, type Profile } from './profile';
-
-const GiB = 1024 ** 3;
-
-interface KvPlanInput {
-  maxModelLen: number | 'auto';
-  gpuMemoryUtilization: number;
-  kvCacheDtype: string;
-  blockSize: number;
-  /** -tp: that many GPUs of the profile's kind; weights are split, memory adds up. Default 1. */
-  tensorParallelSize?: number;
-}
-
-export interface KvPlan {
-  maxModelLen: number;
-  cacheDtype: string;
-  bytesPerToken: number;
-  availableKvGiB: number;
-  numGpuBlocks: number;
-  blockSize: number;
-  /** num_gpu_blocks x block_size. */
-  kvCacheTokens: number;
-  /** kvCacheTokens / maxModelLen. */
-  maxConcurrency: number;
-}
-
-/** A startup failure, in vLLM's words: `lines` are printed, then the engine gives up. */
-interface KvPlanError {
-  lines: string[];
-}
-
-const fmtGiB = (bytes: number): string => (bytes / GiB).toFixed(2);
-
-/** Work out the KV cache the way vLLM does, or the error vLLM would print. */
-export function planKv(
-  profile: Profile,
-  input: KvPlanInput,
-): { ok: true; plan: KvPlan } | { ok: false; error: KvPlanError } {
-  const derived = profile.model.maxModelLen;
-  const maxModelLen = input.maxModelLen === 'auto' ? derived : input.maxModelLen;
-  const err = (...lines: string[]) => ({ ok: false as const, error: { lines } });
-  if (maxModelLen > derived) {
-    return err(
-      `ValueError: User-specified max_model_len (${maxModelLen}) is greater than the derived max_model_len (max_position_embeddings=${derived} or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution.`,
-    );
-  }
-  const tp = input.tensorParallelSize ?? 1;
-  const total = profile.gpu.memoryGiB * GiB * tp;
-  const free = profile.gpu.freeGiB * GiB * tp;
-  const requested = total * input.gpuMemoryUtilization;
-  if (requested > free) {
-    return err(
-      `ValueError: Free memory on device (${fmtGiB(free)}/${fmtGiB(total)} GiB) on startup is less than desired GPU memory utilization (${input.gpuMemoryUtilization}, ${fmtGiB(requested)} GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.`,
-    );
-  }
-  const weights = profile.model.weightsGiB * GiB;
-  if (weights > requested) {
-    return err(
-      `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ${fmtGiB(weights - requested)} GiB. GPU 0 has a total capacity of ${fmtGiB(total)} GiB of which ${fmtGiB(free - requested)} GiB is free. Including non-PyTorch memory, this process has ${fmtGiB(requested)} GiB memory in use.`,
-    );
-  }
-  const bytesPerToken = kvBytesPerToken(profile, input.kvCacheDtype);
-  const kvBytes = requested - weights - profile.memory.nonKvGiB * GiB * tp;
-  const numGpuBlocks = Math.max(0, Math.floor(kvBytes / (bytesPerToken * input.blockSize)));
-  if (kvBytes <= 0 || numGpuBlocks === 0) {
-    return err(
-      'ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.',
-    );
-  }
-  const kvCacheTokens = numGpuBlocks * input.blockSize;
-  if (kvCacheTokens < maxModelLen) {
-    const needGiB = ((maxModelLen * bytesPerToken) / GiB).toFixed(2);
-    const haveGiB = (kvBytes / GiB).toFixed(2);
-    return err(
-      `ValueError: To serve at least one request with the models's max seq len (${maxModelLen}), (${needGiB} GiB KV cache is needed, which is larger than the available KV cache memory (${haveGiB} GiB). Based on the available memory, the estimated maximum model length is ${kvCacheTokens}. Try increasing \`gpu_memory_utilization\` or decreasing \`max_model_len\` when initializing the engine.`,
-    );
-  }
-  return {
-    ok: true,
-    plan: {
-      maxModelLen,
-      cacheDtype: input.kvCacheDtype,
-      bytesPerToken,
-      availableKvGiB: kvBytes / GiB,
-      numGpuBlocks,
-      blockSize: input.blockSize,
-      kvCacheTokens,
-      maxConcurrency: kvCacheTokens / maxModelLen,
-    },
-  };
-}
+import { kvBytesPerToken, planKv } from './kv-budget';
+import type { Profile } from './profile';
 
 /** Mean seconds per token of a lone prefill of n tokens: linear between curve points, flat below the first. */
 function secondsPerToken(profile: Profile, n: number): number {
@@ -147,12 +58,6 @@ export function prefillSeconds(profile: Profile, from: number, to: number): numb
   if (to <= from) return 0;
   const t = (n: number) => (n <= 0 ? 0 : Math.max(0, n * secondsPerToken(profile, n) - frontendSeconds(profile, n)));
   return Math.max(0, t(to) - t(from));
-}
-
-/** Bytes of KV cache per token with `--kv-cache-dtype` (auto: the profile's own dtype). */
-export function kvBytesPerToken(profile: Profile, kvCacheDtype = 'auto'): number {
-  const dtype = kvCacheDtype === 'auto' ? profile.model.kvAutoDtype : kvCacheDtype;
-  return profile.model.kvElementsPerToken * (kvDtypeBytes(dtype) ?? 2);
 }
 
 /**

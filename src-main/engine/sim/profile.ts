@@ -21,14 +21,22 @@ export interface Profile {
     dtype: string;
     /** The model's own (derived) maximum: what `--max-model-len auto` means. */
     maxModelLen: number;
+    /** Memory of the weights (vLLM's "Model loading took X GiB"), split over -tp GPUs. */
     weightsGiB: number;
-    /** K and V elements stored per token over all attention layers: 2 x layers x KV heads x head dim. */
-    kvElementsPerToken: number;
-    /** What `--kv-cache-dtype auto` resolves to. */
-    kvAutoDtype: string;
+    /** What the KV cache is made of; `--kv-cache-dtype auto` stores the model's `dtype`, as in vLLM. */
+    architecture: ModelArchitecture;
   };
-  /** Activations, CUDA graphs, non-torch memory: everything but weights and KV, in GiB. */
-  memory: { nonKvGiB: number };
+  /** The terms vLLM's memory profiling subtracts besides the weights, per GPU, in GiB (see kv-budget.ts). */
+  memory: {
+    /** Torch peak of the profiling forward pass (activations at --max-num-batched-tokens). */
+    peakActivationGiB: number;
+    /** Memory outside torch's allocator: CUDA context, NCCL, cuBLAS workspaces. */
+    nonTorchGiB: number;
+    /** CUDA graph memory, subtracted from vLLM 0.21 on (not with --enforce-eager); informational before. */
+    cudaGraphGiB?: number;
+  };
+  /** Free text: where each figure comes from, and the KV budget's arithmetic at the calibrated flags. */
+  notes?: string[];
   startup: { loadSeconds: number; graphCaptureSeconds: number };
   scheduler: { maxNumBatchedTokens: number; streamInterval: number; tokensPerStep: number };
   /**
@@ -63,6 +71,15 @@ export interface Profile {
   output: { naturalMedianTokens: number };
 }
 
+/** The layers that keep K and V for every token; a hybrid model's linear-attention layers keep a fixed state instead. */
+export interface ModelArchitecture {
+  layers: number;
+  /** Layers with full attention, when fewer than `layers` (a hybrid model); default all. */
+  attentionLayers?: number;
+  kvHeads: number;
+  headSize: number;
+}
+
 export const DEFAULT_PROFILE = 'rtx-pro-6000-fara-4b-bf16';
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -78,11 +95,17 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
   if (!p.model || typeof p.model.name !== 'string') return bad('model.name', 'a string');
   if (!num(p.model.maxModelLen) || p.model.maxModelLen < 16) return bad('model.maxModelLen', 'a token count');
   if (!num(p.model.weightsGiB) || p.model.weightsGiB < 0) return bad('model.weightsGiB', 'GiB (0 or more)');
-  if (!num(p.model.kvElementsPerToken) || p.model.kvElementsPerToken <= 0)
-    return bad('model.kvElementsPerToken', 'a number above 0');
-  if (kvDtypeBytes(p.model.kvAutoDtype ?? '') === undefined)
-    return bad('model.kvAutoDtype', 'bfloat16, float16, fp8 or int4');
-  if (!p.memory || !num(p.memory.nonKvGiB)) return bad('memory.nonKvGiB', 'GiB');
+  const arch = checkArchitecture(p.model.architecture);
+  if (arch) return bad(`model.architecture.${arch}`, 'a whole number above 0 (attentionLayers at most layers)');
+  if (!['bfloat16', 'float16', 'float32'].includes(p.model.dtype))
+    return bad('model.dtype', 'bfloat16, float16 or float32 (what --kv-cache-dtype auto stores)');
+  const m = p.memory;
+  for (const k of ['peakActivationGiB', 'nonTorchGiB', 'cudaGraphGiB'] as const) {
+    if ((k !== 'cudaGraphGiB' || m?.[k] !== undefined) && !(m && num(m[k]) && m[k] >= 0))
+      return bad(`memory.${k}`, 'GiB (0 or more)');
+  }
+  if (p.notes !== undefined && !(Array.isArray(p.notes) && p.notes.every((n) => typeof n === 'string')))
+    return bad('notes', 'a list of strings');
   if (!p.startup || !num(p.startup.loadSeconds)) return bad('startup.loadSeconds', 'seconds');
   const s = p.scheduler;
   if (!s || !(s.maxNumBatchedTokens >= 1) || !(s.streamInterval >= 1) || !(s.tokensPerStep >= 1)) {
@@ -167,14 +190,12 @@ export function loadProfile(nameOrFile: string): Result<Profile> {
   return checkProfile(raw, nameOrFile);
 }
 
-/** Bytes per stored K/V element for a `--kv-cache-dtype` value (auto resolved by the caller). */
-export function kvDtypeBytes(dtype: string): number | undefined {
-  if (dtype === 'bfloat16' || dtype === 'float16' || dtype === 'half') return 2;
-  if (dtype === 'float32') return 4;
-  if (dtype.startsWith('fp8') || dtype.startsWith('int8')) return 1;
-  if (dtype === 'int4' || dtype.startsWith('int4_') || dtype === 'nvfp4' || dtype === 'turboquant_4bit_nc') return 0.5;
-  if (dtype === 'turboquant_k8v4') return 0.75;
-  if (dtype === 'turboquant_k3v4_nc') return 0.4375;
-  if (dtype === 'turboquant_3bit_nc') return 0.375;
+/** The first bad field of an architecture, or undefined. */
+function checkArchitecture(a: ModelArchitecture | undefined): string | undefined {
+  const whole = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v > 0;
+  if (!a || typeof a !== 'object') return 'layers';
+  for (const k of ['layers', 'kvHeads', 'headSize'] as const) if (!whole(a[k])) return k;
+  if (a.attentionLayers !== undefined && !(whole(a.attentionLayers) && a.attentionLayers <= a.layers))
+    return 'attentionLayers';
   return undefined;
 }

@@ -13,7 +13,7 @@ import { StepJitter } from './jitter';
 import { SimHttp } from './http';
 import { Logger, thousands } from './logs';
 import { SIM_LAG_METRIC } from './metrics';
-import { planKv, type KvPlan } from './model';
+import { availableKvLine, planKv, type KvPlan } from './kv-budget';
 import { loadProfile, type Profile } from './profile';
 import { buildProse } from './text';
 import { vllmTraits } from './vllm-traits';
@@ -181,6 +181,7 @@ class Server_ {
       kvCacheDtype: cfg.kvCacheDtype,
       blockSize: cfg.blockSize,
       tensorParallelSize: cfg.tensorParallelSize,
+      enforceEager: enforceEager(cfg),
     });
     const failure = r.ok ? undefined : this.inVersionWords(r.error.lines.join('\n'));
     if (failure?.includes('derived max_model_len')) this.apiFailure(failure);
@@ -221,7 +222,7 @@ class Server_ {
     await sleep(load * 0.1);
     if (!r.ok) this.engineFailure(failure!);
     const plan = r.plan;
-    log.engine('INFO', 'gpu_worker.py:298', `Available KV cache memory: ${plan.availableKvGiB.toFixed(2)} GiB`);
+    log.engine('INFO', 'gpu_worker.py:298', availableKvLine(plan, profile.vllmVersion));
     this.kvLines(plan);
     if (!eager) {
       const tGraph = performance.now();
@@ -229,7 +230,7 @@ class Server_ {
       log.engine(
         'INFO',
         'gpu_model_runner.py:2767',
-        `Graph capturing finished in ${Math.round((performance.now() - tGraph) / 1000)} secs, took 0.45 GiB`,
+        `Graph capturing finished in ${Math.round((performance.now() - tGraph) / 1000)} secs, took ${(profile.memory.cudaGraphGiB ?? 0.45).toFixed(2)} GiB`,
       );
     }
     log.engine(

@@ -21,7 +21,17 @@ const it = simTest.override(
   {
     profile: 'consumer-12gb-4b-int4',
     speed: SPEED,
-    args: ['--max-model-len', '262144', '--gpu-memory-utilization', '0.94', '--max-num-seqs', '128'],
+    // The real card's launch line: at 256K only its int4 KV cache leaves room for a request (float16 would not).
+    args: [
+      '--max-model-len',
+      '262144',
+      '--gpu-memory-utilization',
+      '0.94',
+      '--max-num-seqs',
+      '128',
+      '--kv-cache-dtype',
+      'int4_per_token_head',
+    ],
   },
 );
 

@@ -17,8 +17,8 @@ function tinyKvProfile(): string {
   const p = structuredClone(BUILTIN_PROFILES['rtx-pro-6000-fara-4b-bf16']);
   p.name = 'tiny-kv';
   p.gpu = { name: 'Tiny test card', memoryGiB: 12, freeGiB: 12 };
-  // 0.9 x 12 GiB - 9 GiB weights - nonKv = 0.125 GiB (+ a hair) = 256 blocks x 16 tokens x 32 KiB.
-  p.memory = { nonKvGiB: 10.8 - 9 - 0.125 - 1e-9 };
+  // 0.9 x 12 GiB - 9 GiB weights - the peak = 0.125 GiB (+ a hair) = 256 blocks x 16 tokens x 32 KiB.
+  p.memory = { peakActivationGiB: 10.8 - 9 - 0.125 - 1e-9, nonTorchGiB: 0, cudaGraphGiB: 0 };
   const file = join(dir, 'tiny-kv.json');
   writeFileSync(file, JSON.stringify(p));
   return file;

@@ -171,7 +171,7 @@ describe('the simulator process, by the version its profile claims', () => {
       const p = structuredClone(BUILTIN_PROFILES['rtx-pro-6000-fara-4b-bf16']);
       p.name = 'tiny-kv';
       p.gpu = { name: 'Tiny test card', memoryGiB: 12, freeGiB: 12 };
-      p.memory = { nonKvGiB: 10.8 - 9 - 0.125 - 1e-9 };
+      p.memory = { peakActivationGiB: 10.8 - 9 - 0.125 - 1e-9, nonTorchGiB: 0, cudaGraphGiB: 0 };
       writeFileSync(join(dir, 'tiny.json'), JSON.stringify(p));
       const h = await launchSim({
         speed: 1,
