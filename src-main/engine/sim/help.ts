@@ -36,7 +36,9 @@ Fault switches:
   --sim-malformed-chunk-after-tokens N a stream gets one chunk of broken JSON at token N
   --sim-500-share F                    answer HTTP 500 to a share F of completion requests
 
-Profiles:
+Profiles (each JSON's "notes" say where its figures come from and show its KV budget's arithmetic:
+card x utilization - weights - peak activation - non-torch (- CUDA graphs) / KV bytes per token, in whole blocks;
+src-main/engine/sim/README.md, "KV cache budget"):
 ${profiles}
 `;
 }
