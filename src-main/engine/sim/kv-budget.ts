@@ -22,7 +22,7 @@ const TURBOQUANT_BITS: Record<string, [number, number]> = {
 
 /** Bits of one stored element for a dtype name: 16 for bfloat16, 8 for fp8* and int8*, 4 for int4*. */
 function elementBits(dtype: string): number | undefined {
-  if (dtype === 'bfloat16' || dtype === 'float16' || dtype === 'half') return 16;
+  if (dtype === 'bfloat16' || dtype === 'float16') return 16;
   if (dtype === 'float32') return 32;
   const m = /^(?:fp|int|mxfp)(\d+)/.exec(dtype);
   return m ? Number(m[1]) : undefined;
@@ -164,7 +164,7 @@ export function planKv(
   }
   const rankBytesPerToken = kvBytesPerToken(profile, input.kvCacheDtype, tp);
   const numGpuBlocks = Math.max(0, Math.floor(mem.available / (rankBytesPerToken * input.blockSize)));
-  if (mem.available <= 0 || numGpuBlocks === 0) {
+  if (numGpuBlocks === 0) {
     return err(
       'ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.',
     );
@@ -211,7 +211,8 @@ function bytesPerTokenWords(profile: Profile, dtype: string): string {
   const n = a.attentionLayers ?? a.layers;
   const layers = `${n} attention layer${n === 1 ? '' : 's'} x ${a.kvHeads} KV head${a.kvHeads === 1 ? '' : 's'}`;
   const bits = elementBits(dtype);
-  if (TURBOQUANT_BITS[dtype] || dtype === 'nvfp4' || bits === undefined) {
+  // Packed layouts (nvfp4, turboquant_*) have no plain element size.
+  if (bits === undefined) {
     return `${layers} x ${kvLayerBytesPerToken(dtype, 1, a.headSize)} B per head, ${dtype}`;
   }
   const element = `${a.headSize} x ${bits / 8} B`;

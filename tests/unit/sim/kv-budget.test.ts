@@ -30,7 +30,10 @@ function card(over: { vllmVersion?: string; gpu?: Partial<Profile['gpu']>; memor
   return p;
 }
 
-const plan = (p: Profile, o: { util?: number; dtype?: string; blockSize?: number; len?: number; eager?: boolean }) => {
+const plan = (
+  p: Profile,
+  o: { util?: number; dtype?: string; blockSize?: number; len?: number | 'auto'; eager?: boolean },
+) => {
   const r = planKv(p, {
     maxModelLen: o.len ?? 32768,
     gpuMemoryUtilization: o.util ?? 0.9,
@@ -71,6 +74,19 @@ describe('KV bytes per token, per --kv-cache-dtype (vLLM page sizes)', () => {
 
   it('a dtype vLLM has no layout for has none', () => {
     expect(kvLayerBytesPerToken('q4_k', 8, 128)).toBeUndefined();
+    expect(kvLayerBytesPerToken('e4m3_fp8', 8, 128)).toBeUndefined();
+  });
+
+  it('auto is the model dtype: a float32 model stores 4 B, and float16 still 2 B', () => {
+    const p = card();
+    p.model.dtype = 'float32';
+    expect(kvBytesPerToken(p)).toBe(294_912);
+    expect(kvBytesPerToken(p, 'float16')).toBe(147_456);
+  });
+
+  it('a TurboQuant slot is rounded up to an even number of bytes', () => {
+    // Head size 104, 3-bit keys and 4-bit values: 39 + 2 B norm + 52 + 4 B scale and zero = 97 -> 98.
+    expect(kvLayerBytesPerToken('turboquant_k3v4_nc', 1, 104)).toBe(98);
   });
 });
 
@@ -117,9 +133,39 @@ describe('planKv: card x utilization - weights - peak - non-torch (- CUDA graphs
     const short = structuredClone(exact);
     short.memory.peakActivationGiB += 1 / GiB;
     expect(plan(short, { util: 1, len: 15984 }).numGpuBlocks).toBe(999);
-    // The longest model length 1,000 blocks hold is 16,000 tokens; one more token does not start.
+    // 999 blocks hold 15,984 tokens; a 15,985-token request needs 1,000 blocks (2.20 GiB) and does not start.
     const tooLong = planKv(short, { maxModelLen: 15985, gpuMemoryUtilization: 1, kvCacheDtype: 'auto', blockSize: 16 });
-    expect(!tooLong.ok && tooLong.error.lines[0]).toMatch(/estimated maximum model length is 15984\./);
+    expect(!tooLong.ok && tooLong.error.lines[0]).toMatch(
+      /\(2\.20 GiB KV cache is needed, which is larger than the available KV cache memory \(2\.20 GiB\)\. .*estimated maximum model length is 15984\./,
+    );
+  });
+
+  it('less than one block of memory is no memory for the cache; weights above the requested memory are out of memory', () => {
+    // One block is 16 x 147,456 = 2,359,296 B: a byte less is none, exactly that is one.
+    const tiny = card({ gpu: { memoryGiB: 16, freeGiB: 16 }, memory: { peakActivationGiB: 16 - 2_359_295 / GiB } });
+    tiny.model.weightsGiB = 0;
+    tiny.memory.nonTorchGiB = 0;
+    const none = planKv(tiny, { maxModelLen: 16, gpuMemoryUtilization: 1, kvCacheDtype: 'auto', blockSize: 16 });
+    expect(!none.ok && none.error.lines[0]).toMatch(/^ValueError: No available memory for the cache blocks/);
+    tiny.memory.peakActivationGiB = 16 - 2_359_296 / GiB;
+    expect(plan(tiny, { util: 1, len: 16 }).numGpuBlocks).toBe(1);
+    // Weights equal to the requested memory (ceil(24 GiB x 0.9) B) load; 1 GiB more does not.
+    const heavy = card();
+    heavy.model.weightsGiB = 23_192_823_399 / GiB;
+    heavy.memory = { peakActivationGiB: 0, nonTorchGiB: 0 };
+    expect(planKv(heavy, { maxModelLen: 16, gpuMemoryUtilization: 0.9, kvCacheDtype: 'auto', blockSize: 16 })).toEqual({
+      ok: false,
+      error: { lines: [expect.stringMatching(/^ValueError: No available memory/)] },
+    });
+    heavy.model.weightsGiB = 22.6;
+    const oom = planKv(heavy, { maxModelLen: 16, gpuMemoryUtilization: 0.9, kvCacheDtype: 'auto', blockSize: 16 });
+    expect(!oom.ok && oom.error.lines[0]).toBe(
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 24.00 GiB of which 2.40 GiB is free. Including non-PyTorch memory, this process has 21.60 GiB memory in use.',
+    );
+  });
+
+  it('--max-model-len auto is the model’s derived length', () => {
+    expect(plan(card(), { len: 'auto' }).maxModelLen).toBe(32768);
   });
 
   it('"GPU KV cache size" and the concurrency: blocks x block size before 0.21, int(concurrency x length) after', () => {
@@ -159,6 +205,13 @@ describe('the shipped profiles', () => {
     const r = planKv(p, { maxModelLen: f.len, gpuMemoryUtilization: f.util, kvCacheDtype: f.dtype, blockSize: 16 });
     if (!r.ok) throw new Error(r.error.lines.join('\n'));
     expect(p.notes?.some((n) => n.endsWith(kvArithmetic(p, r.plan, f.util)))).toBe(true);
+  });
+
+  it('a packed dtype shows its bytes per head', () => {
+    const c = card();
+    expect(kvArithmetic(c, plan(c, { dtype: 'nvfp4' }), 0.9)).toBe(
+      '24.0 GiB x 0.9 = 21.6 GiB; - 6.0 GiB weights - 1.0 GiB peak activation - 0.5 GiB non-torch = 14.1 GiB; / 41,472 B per token (36 attention layers x 8 KV heads x 144 B per head, nvfp4) = 365,059 tokens -> 22,816 blocks of 16 = 365,056 tokens',
+    );
   });
 
   it('the 4B BF16 profile shows its arithmetic by hand', () => {
