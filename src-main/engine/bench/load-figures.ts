@@ -155,7 +155,8 @@ export function loadFigures(x: FigureInput): LoadRateResult {
     queue,
     keptUp: verdict.keptUp,
     keptUpReason: verdict.reason,
-    goodput: good === null ? null : perSecond(good),
+    // The achieved rate of the requests that met every target: never above the achieved rate.
+    goodput: good === null ? null : done.length > 0 ? (achieved * good) / done.length : 0,
     sloShare: good === null ? null : mine.length > 0 ? good / mine.length : 0,
     windowSeconds: seconds,
     startedAt: x.startedAt,

@@ -147,11 +147,20 @@ describe('the achieved rate', () => {
       const first = i * 1000 + 100;
       return { ...request(due / 1000), firstTokenAt: first, lastTokenAt: first + 100, endedAt: first + 101 };
     });
-    const f = short(records);
+    const f = loadFigures({
+      pass: 'rate',
+      targetRate: 2,
+      output: { records, windowStartMs: 1000, windowEndMs: 7000, readings: [] },
+      clock,
+      slo: { ttftSeconds: 10 },
+      startedAt: '2026-12-01T00:00:00Z',
+    });
     expect(f.offeredRate).toBe(4);
     // The window's 24 requests: the last waited 17.25 s longer than the first, so they took 6 + 17.25 s to take up.
     expect(f.achievedRate).toBeCloseTo(24 / 23.25, 9);
     expect(f.keptUpReason).toBe('completed 1.0 req/s of 2.0 offered');
+    // Goodput is the achieved rate of those within the targets (the 10 with a first token within 10 s), never above it.
+    expect(f.goodput).toBeCloseTo((f.achievedRate * 10) / 24, 9);
   });
 });
 
