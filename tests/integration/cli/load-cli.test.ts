@@ -2,8 +2,9 @@
  * `speedmatrix load` as from a terminal: bad flags exit 2 with the flag named before any server is
  * touched, and a short run against the simulator process with prompts from a ShareGPT file, the
  * completions endpoint, constant arrivals, an in-flight cap and latency targets saves a load
- * session whose requests the simulator's log confirms.
+ * session whose requests the simulator's log confirms and which records the server's hardware.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { readSessionFile } from '../../../src-main/platform/session/read';
@@ -88,5 +89,16 @@ describe('a run', () => {
     expect(sent.length).toBe(22);
     // Output lengths come from the file's answers: two sizes, one per conversation.
     expect(new Set(sent.map((q) => q.max_tokens)).size).toBe(2);
+    // The server's hardware, recorded as a matrix run records it (a simulator: its profile's GPU), and reported.
+    const version = (await (await fetch(`${sim.url}/version`)).json()) as { sim_gpu: { name: string } };
+    const gpu = `${version.sim_gpu.name} (simulated)`;
+    expect(s.data.hardware.gpus.map((g) => g.name)).toEqual([gpu]);
+    expect(s.data.hardware.gpuType).toBe('Simulated GPU');
+    const md = out.replace(/\.speedmatrix\.json$/, '.md');
+    expect((await runCli(['report', out, '--out', md])).code).toBe(0);
+    const report = readFileSync(md, 'utf8');
+    const hardwareBlock = report.split('\n## ').find((b) => b.startsWith('Hardware\n'));
+    expect(hardwareBlock).toContain(`**GPU**: ${gpu}`);
+    expect(report).toContain('\n## Load\n');
   }, 200_000);
 });
