@@ -114,7 +114,9 @@ export function configFromFlags(f: RunFlags): RunConfigInput {
 }
 
 /** --output-len and --shared-prefix (docs/method.md, "Prompt shapes"), read by the load command's own parsers. */
-function promptShapeFromFlags(f: RunFlags): Partial<RunConfigInput> {
+export function promptShapeFromFlags(
+  f: Pick<RunFlags, 'outputLen' | 'sharedPrefix' | 'maxOutput'>,
+): Partial<RunConfigInput> {
   const out: Partial<RunConfigInput> = {};
   if (f.outputLen !== undefined) {
     if (f.maxOutput !== undefined)
@@ -127,7 +129,7 @@ function promptShapeFromFlags(f: RunFlags): Partial<RunConfigInput> {
 }
 
 /** A shared prefix must leave every measured context room for its own part. */
-function checkPrefixFits(c: RunConfigInput): void {
+export function checkPrefixFits(c: RunConfigInput): void {
   const prefix = c.sharedPrefixTokens ?? 0;
   const short = [...(c.contexts ?? []), ...(c.prefillContexts ?? [])].filter((x) => x > 0 && x <= prefix);
   if (short.length)
