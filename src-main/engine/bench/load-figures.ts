@@ -52,9 +52,10 @@ const tbtMs = (r: LoadRecord): number =>
  */
 export function achievedRate(done: readonly LoadRecord[], windowMs: number, clock: ServerClock): number {
   if (windowMs <= 0 || done.length === 0) return 0;
-  const byDue = [...done].sort((a, b) => a.dueAt - b.dueAt);
+  // Only requests that had a first token say how long they waited (an empty answer has none).
+  const byDue = done.filter((r) => r.firstTokenAt >= 0).sort((a, b) => a.dueAt - b.dueAt);
   const wait = (r: LoadRecord) => r.firstTokenAt - r.dueAt;
-  const stretch = Math.max(0, wait(byDue[byDue.length - 1]) - wait(byDue[0]));
+  const stretch = byDue.length < 2 ? 0 : Math.max(0, wait(byDue[byDue.length - 1]) - wait(byDue[0]));
   return done.length / clock.seconds(windowMs + stretch);
 }
 

@@ -132,6 +132,12 @@ describe('the achieved rate', () => {
     expect(f.keptUp).toBe(true);
   });
 
+  it('a finished request without a first token (an empty answer) stretches nothing', () => {
+    const records = [...warmup, ...window].map((at) => request(at, 111));
+    records[6] = { ...records[6], firstTokenAt: -1, lastTokenAt: -1, outputTokens: 0 };
+    expect(short(records).achievedRate).toBeCloseTo(13 / 6, 9);
+  });
+
   it('a warm-up shorter than a request does not read as falling behind', () => {
     // Evenly 2 req/s, each request taking 3 s: the window's last six finish after it and only two warm-up
     // requests take their place, 1.3 req/s finishing inside.
