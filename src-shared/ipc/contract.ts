@@ -95,6 +95,10 @@ export const RunFormSchema = z.object({
   precisionPercent: z.number().positive().max(50).nullable().optional(),
   /** With a precision: the shortest window, seconds (secondsPerMeasurement is then the longest). */
   minSecondsPerMeasurement: z.number().positive().max(3600).optional(),
+  /** Each decode request's max_tokens drawn, as `--output-len` writes it (`256`, `128-512`, `256~64`); empty: max output. */
+  outputLen: z.string().max(100).optional(),
+  /** Tokens of the same text first in every prompt (`--shared-prefix`); 0 for none. */
+  sharedPrefix: z.number().int().nonnegative().max(10_000_000).optional(),
 });
 export type RunForm = z.infer<typeof RunFormSchema>;
 

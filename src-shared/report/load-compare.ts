@@ -101,5 +101,56 @@ export function loadComparison(sessions: readonly Session[], labels: readonly st
   };
 }
 
+/** One load session as a row of the comparison's Sessions table; null when it did not run or has no load block. */
+export interface LoadSessionRow {
+  label: string;
+  file: string;
+  load: LoadRun | null;
+  /** Why it has no figures (did not start, file unusable), shown in place of them. */
+  problem: string | null;
+}
+
+export const LOAD_SESSION_COLUMNS = [
+  'Session',
+  'Session file',
+  'Passes',
+  'Most achieved req/s',
+  'Largest rate within the targets',
+  'Goodput there req/s',
+  'Kept up',
+];
+
+/** What a session answers about its targets: the largest rate within them, none, or no targets. */
+function bestText(l: LoadRun): string {
+  if (!l.config.slo) return 'no targets';
+  return l.bestRateWithinSlo === null ? 'none tried' : `${fmtRate(l.bestRateWithinSlo)} req/s`;
+}
+
+/** The goodput of the pass at the largest rate within the targets. */
+function goodputThere(l: LoadRun): string {
+  const at = l.results.find((r) => r.pass === 'rate' && r.targetRate === l.bestRateWithinSlo);
+  return at?.goodput == null ? NONE : fmtRate(at.goodput);
+}
+
+/** The Sessions table of a comparison of load sessions: each one's passes and answer, in place of a matrix's cells. */
+export function loadSessionsTable(rows: readonly LoadSessionRow[]): TableModel {
+  return {
+    header: [...LOAD_SESSION_COLUMNS],
+    rows: rows.map(({ label, file, load: l, problem }) => {
+      if (!l) return [label, file, problem ?? 'not run yet', NONE, NONE, NONE, NONE];
+      const most = l.results.length ? Math.max(...l.results.map((r) => r.achievedRate)) : null;
+      return [
+        label,
+        file,
+        l.results.map(passLabel).join(', ') || 'none',
+        fmtRate(most),
+        bestText(l),
+        goodputThere(l),
+        `${l.results.filter((r) => r.keptUp).length} of ${l.results.length}`,
+      ];
+    }),
+  };
+}
+
 export const LOAD_COMPARE_CAPTION =
   'Passes are matched by what was offered: the same rate, or a sweep’s synchronous or throughput pass; — where a session did not offer it. A sweep spreads its own rates between its two passes, so two sweeps rarely share them.';

@@ -72,7 +72,8 @@ export interface LoadSection {
   notes: string[];
 }
 
-const lengthText = (s: LoadRun['config']['inputLength']): string =>
+/** A length spec as its flag is written: `1024`, `512-2048`, `1024~256`. */
+export const lengthText = (s: LoadRun['config']['inputLength']): string =>
   s.kind === 'fixed' ? `${s.tokens}` : s.kind === 'uniform' ? `${s.min}-${s.max}` : `${s.mean}~${s.sd}`;
 
 export function loadSection(load: LoadRun): LoadSection {

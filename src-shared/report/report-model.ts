@@ -4,7 +4,7 @@
  * the same thing in the same order as the reference report (docs/architecture.md). Pure: no
  * Node imports.
  */
-import { type LoadSection, loadSection } from './load-model';
+import { type LoadSection, lengthText, loadSection } from './load-model';
 import type { CellStatus, DecodeCell, Session } from '../session/schema';
 import { STATUSES, STATUS_WORDS, hasFigure, legendLine, legendStatuses, statusSourceOf } from '../session/status-words';
 import {
@@ -345,6 +345,16 @@ export function kvBudgetOrigin(kv: Pick<Session['kvBudget'], 'source' | 'detail'
   return kv.detail ?? KV_SOURCE_WORDS[kv.source];
 }
 
+/** A matrix's prompt shapes (docs/method.md, "Prompt shapes"), when the run set them. */
+function promptShapeRows(rc: Session['runConfig']): InfoRow[] {
+  const rows: InfoRow[] = [];
+  if (rc.outputLength)
+    rows.push({ label: 'Output length', value: `${lengthText(rc.outputLength)} tokens, drawn for each request` });
+  if (rc.sharedPrefixTokens)
+    rows.push({ label: 'Shared prefix', value: `${fmtCount(rc.sharedPrefixTokens)} tokens first in every prompt` });
+  return rows;
+}
+
 function runBlock(session: Session): InfoBlock {
   const rc = session.runConfig;
   const s = session.server;
@@ -360,6 +370,7 @@ function runBlock(session: Session): InfoBlock {
           { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
           { label: 'Time per measurement', value: fmtWholeSeconds(rc.secondsPerMeasurement) },
           { label: 'Max output', value: `${fmtCount(rc.maxOutputTokens)} tokens` },
+          ...promptShapeRows(rc),
         ]),
   ];
   if (s.maxModelLen) rows.push({ label: 'Max model length', value: `${fmtCount(s.maxModelLen)} tokens` });

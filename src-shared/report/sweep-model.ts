@@ -13,6 +13,7 @@ import { cellIndex, matrixAxes } from './matrix-model';
 import type { TableModel } from './report-model';
 import { type ComparisonModel, compareSessions, labelOf } from './compare-model';
 import { cellDifference } from './cell-difference';
+import { loadSessionsTable } from './load-compare';
 import { START_TIME_LABEL, fmtStartTime } from './start-time';
 import { START_PHASES, START_PHASE_LABELS } from '../session/start-phases';
 
@@ -98,17 +99,26 @@ export function buildSweepModel(entries: readonly SweepEntry[]): SweepModel {
   const labels = entries.map((_, i) => labelOf(i));
   const best = bestCells(entries);
   const wins = entries.map((_, i) => best.rows.flat().filter((b) => b.entry === i && !b.tied.length).length);
-  const variants: TableModel = {
-    header: ['Variant', 'Settings', 'Session file', 'Result', 'Best in cells', START_TIME_LABEL],
-    rows: entries.map((e, i) => [
-      labels[i],
-      e.variant.label || '(as given)',
-      e.session ? e.file : NONE,
-      resultText(e),
-      String(wins[i]),
-      fmtStartTime(e.session?.server.startPhases),
-    ]),
-  };
+  const variants: TableModel = entries.some((e) => e.session?.load)
+    ? loadSessionsTable(
+        entries.map((e, i) => ({
+          label: labels[i],
+          file: e.file,
+          load: e.session?.load ?? null,
+          problem: e.failure ?? e.unreadable ?? null,
+        })),
+      )
+    : {
+        header: ['Variant', 'Settings', 'Session file', 'Result', 'Best in cells', START_TIME_LABEL],
+        rows: entries.map((e, i) => [
+          labels[i],
+          e.variant.label || '(as given)',
+          e.session ? e.file : NONE,
+          resultText(e),
+          String(wins[i]),
+          fmtStartTime(e.session?.server.startPhases),
+        ]),
+      };
   return { labels, variants, best, wins, starts: startTable(entries, labels) };
 }
 

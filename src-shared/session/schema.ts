@@ -10,7 +10,7 @@
  * docs/session-format.md.
  */
 import { z } from 'zod';
-import { LoadRunSchema } from './schema-load';
+import { LengthSpecSchema, LoadRunSchema } from './schema-load';
 import { START_PHASES } from './start-phases';
 
 export const SESSION_FORMAT = 'speedmatrix-session';
@@ -123,6 +123,13 @@ export const RunConfigSchema = z.object({
    */
   precision: z.number().positive().nullable().optional(),
   minSecondsPerMeasurement: nonNeg.optional(),
+  /**
+   * Each decode request's max_tokens drawn from this distribution (`--output-len`, docs/method.md); maxOutputTokens
+   * is then its largest draw. Absent: every request asks for maxOutputTokens.
+   */
+  outputLength: LengthSpecSchema.optional(),
+  /** Tokens of the same text every prompt starts with (`--shared-prefix`, docs/method.md). Absent: none. */
+  sharedPrefixTokens: count.optional(),
 });
 
 export const KvBudgetSourceSchema = z.enum([

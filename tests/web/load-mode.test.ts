@@ -1,8 +1,8 @@
 /**
  * The Run view's Load mode in real Chromium against the real core and the simulator process:
  * pick Load, offer two small rates, watch the throughput and latency charts fill in with the
- * core's figures, open the load session in Results, export it; light and dark at 1280 × 800
- * with no sideways scrolling.
+ * core's figures, open the load session in Results with the server's hardware, export it; light
+ * and dark at 1280 × 800 with no sideways scrolling.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -95,6 +95,10 @@ describe.skipIf(!hasChromium)('the Run view’s Load mode in Chromium with the s
     // Which rate meets ttft<=2s depends on how fast this machine runs the simulator; the answer names one tried, or none.
     expect(section.answer).toMatch(/^(Largest rate within the targets: (2|4)\.0 req\/s|No rate tried)/);
     expect(await page.getByTestId('load-table').locator('tbody tr').count()).toBe(2);
+    // The server's hardware is recorded as for a matrix run (the simulator's profile GPU) and shown in its block.
+    const gpu = session.data.session.hardware.gpus[0]?.name ?? '';
+    expect(gpu).toMatch(/ \(simulated\)$/);
+    expect(await page.getByTestId('block-hardware').innerText()).toContain(gpu);
     expect(await page.getByTestId('export-csv').innerText()).toBe('Export passes (CSV)');
     expect(await page.getByTestId('export-jsonl').isDisabled()).toBe(true);
     expect(await sideways(page)).toBe(0);

@@ -52,8 +52,8 @@ interface DecodeCellInput {
   clock: ServerClock;
   context: number;
   concurrency: number;
-  /** The serialized request body (the same for every request of the cell). */
-  body: string;
+  /** The serialized request body: the same for every request of the cell, or each request's own (--output-len). */
+  body: string | (() => string);
   /** The window's length; with `precision`, its maximum. */
   windowSeconds: number;
   /** Adaptive measurement (docs/adaptive-precision.md): close the window once its interval is this narrow. */
@@ -135,7 +135,7 @@ class CellLoad {
 
   private send(worker: number): void {
     const s = new ChatStream(this.x.http, {
-      body: this.x.body,
+      body: typeof this.x.body === 'string' ? this.x.body : this.x.body(),
       detectLoops: true,
       onEnd: (st) => this.ended(st, worker),
       onLoop: (st) => {

@@ -50,6 +50,16 @@ export function lengthSampler(spec: LengthSpec, seed: number): () => number {
   return () => Math.max(1, Math.round(spec.mean + spec.sd * normal(uniform)));
 }
 
+/** Standard deviations above the mean at which a normal length is cut (so a request's length has a ceiling). */
+const NORMAL_CUT_SD = 3;
+
+/** The longest length a spec draws, for fitting prompts and outputs to the server (normal: cut at 3 sd). */
+export function lengthCeiling(spec: LengthSpec): number {
+  if (spec.kind === 'fixed') return spec.tokens;
+  if (spec.kind === 'uniform') return spec.max;
+  return Math.max(1, Math.ceil(spec.mean + NORMAL_CUT_SD * spec.sd));
+}
+
 /** The mean of a spec's lengths (before clamping, which only a wide normal reaches). */
 export function meanLength(spec: LengthSpec): number {
   if (spec.kind === 'fixed') return spec.tokens;

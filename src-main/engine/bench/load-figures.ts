@@ -41,6 +41,24 @@ const tbtMs = (r: LoadRecord): number =>
     ? (r.lastTokenAt - r.firstTokenAt) / (r.outputTokens - 1)
     : Number.NaN;
 
+/**
+ * Achieved req/s of a window (docs/load.md, "Achieved rate"): the window's own requests (due inside
+ * it) that finished, over the time the server took to take them up: the window, stretched by how
+ * much longer the last of them waited for its first token than the first did. A server that keeps
+ * up makes them wait alike; one behind its arrivals makes each wait longer than the one before and
+ * is credited with its own pace. Counting the requests the offered rate counts keeps it at or below
+ * the offered rate; completions inside the window would count the warm-up's arrivals in place of the
+ * window's last ones, which in a short pass is not the same number.
+ */
+export function achievedRate(done: readonly LoadRecord[], windowMs: number, clock: ServerClock): number {
+  if (windowMs <= 0 || done.length === 0) return 0;
+  // Only requests that had a first token say how long they waited (an empty answer has none).
+  const byDue = done.filter((r) => r.firstTokenAt >= 0).sort((a, b) => a.dueAt - b.dueAt);
+  const wait = (r: LoadRecord) => r.firstTokenAt - r.dueAt;
+  const stretch = byDue.length < 2 ? 0 : Math.max(0, wait(byDue[byDue.length - 1]) - wait(byDue[0]));
+  return done.length / clock.seconds(windowMs + stretch);
+}
+
 /** Waiting requests and queue time over the window, from the /metrics readings. */
 export function queueOver(readings: readonly QueueReading[], startMs: number, endMs: number): LoadQueue | null {
   const inside = readings.filter((r) => r.at >= startMs && r.at <= endMs + 1500);
@@ -104,7 +122,6 @@ export function loadFigures(x: FigureInput): LoadRateResult {
   const mine = records.filter((r) => r.dueAt >= from && r.dueAt < to);
   const done = mine.filter((r) => r.outcome === 'done');
   const errors = mine.filter((r) => r.outcome === 'error');
-  const completedInside = records.filter((r) => r.outcome === 'done' && r.endedAt >= from && r.endedAt <= to);
   const outputInside = records.reduce((n, r) => n + tokensInside(r, from, to), 0);
   const inputInside = records
     .filter((r) => r.firstTokenAt >= from && r.firstTokenAt <= to)
@@ -112,16 +129,16 @@ export function loadFigures(x: FigureInput): LoadRateResult {
   const ttft = done.map((r) => clock.seconds(r.firstTokenAt - r.sentAt));
   const tbt = done.map((r) => clock.seconds(tbtMs(r)));
   const e2e = done.map((r) => clock.seconds(r.endedAt - r.sentAt));
-  const achievedRate = perSecond(completedInside.length);
+  const achieved = achievedRate(done, to - from, clock);
   const held = mine.filter((r) => r.held).length;
   const queue = queueOver(readings, from, to);
-  const verdict = keptUp(x.targetRate, achievedRate, held, queue);
+  const verdict = keptUp(x.targetRate, achieved, held, queue);
   const good = x.slo ? done.filter((_, i) => meets(x.slo as Slo, ttft[i], tbt[i], e2e[i])).length : null;
   return {
     pass: x.pass,
     targetRate: x.targetRate,
     offeredRate: perSecond(mine.length),
-    achievedRate,
+    achievedRate: achieved,
     outputTokensPerSecond: perSecond(outputInside),
     totalTokensPerSecond: perSecond(outputInside + inputInside),
     ttft: countedStats(ttft),
@@ -139,7 +156,8 @@ export function loadFigures(x: FigureInput): LoadRateResult {
     queue,
     keptUp: verdict.keptUp,
     keptUpReason: verdict.reason,
-    goodput: good === null ? null : perSecond(good),
+    // The achieved rate of the requests that met every target: never above the achieved rate.
+    goodput: good === null ? null : done.length > 0 ? (achieved * good) / done.length : 0,
     sloShare: good === null ? null : mine.length > 0 ? good / mine.length : 0,
     windowSeconds: seconds,
     startedAt: x.startedAt,

@@ -61,13 +61,17 @@ async function measureDensity(http: BenchHttp, cfg: LoadConfig, prefix: string, 
   return { charsPerToken: probeChars / Math.max(1, probe - overhead), overhead };
 }
 
-/** The shared prefix's text: filler of about `tokens` tokens, sized with the server's own count. */
-async function sharedPrefix(http: BenchHttp, cfg: LoadConfig): Promise<string> {
-  if (cfg.sharedPrefixTokens <= 0) return '';
-  const probe = fillerText(cfg.sharedPrefixTokens * 4);
-  const n = await countFor(http, cfg.endpoint, [{ role: 'user', content: probe }]);
-  const base = await countFor(http, cfg.endpoint, [{ role: 'user', content: '' }]);
-  return fillerText(Math.round((cfg.sharedPrefixTokens * probe.length) / Math.max(1, n - base)));
+/** A shared prefix's text (load runs and the matrix): filler of about `tokens` tokens, sized with the server's own count. */
+export async function sharedPrefixText(
+  http: BenchHttp,
+  tokens: number,
+  endpoint: LoadConfig['endpoint'] = 'chat',
+): Promise<string> {
+  if (tokens <= 0) return '';
+  const probe = fillerText(tokens * 4);
+  const n = await countFor(http, endpoint, [{ role: 'user', content: probe }]);
+  const base = await countFor(http, endpoint, [{ role: 'user', content: '' }]);
+  return fillerText(Math.round((tokens * probe.length) / Math.max(1, n - base)));
 }
 
 /**
@@ -80,7 +84,7 @@ export async function loadRequests(
   runTag: string,
   dataset: readonly DatasetEntry[] | null = null,
 ): Promise<{ next: () => LoadRequest; note: string | null }> {
-  const prefix = await sharedPrefix(http, cfg);
+  const prefix = await sharedPrefixText(http, cfg.sharedPrefixTokens, cfg.endpoint);
   const density = await measureDensity(http, cfg, prefix, requestTag(runTag, 0));
   const input = lengthSampler(cfg.inputLength, cfg.seed);
   const output = lengthSampler(cfg.outputLength, cfg.seed + 1);

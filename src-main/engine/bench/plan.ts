@@ -8,6 +8,7 @@ import { mean } from '#shared/mean';
 import { fmtContext, fmtCount } from '#shared/report/format';
 import { kvBudgetOrigin } from '#shared/report/report-model';
 import { newRunTag } from '../../platform/session/create';
+import { lengthCeiling } from './load-arrivals';
 import { repetitionKey } from './repetitions';
 import type { ProgressUnit } from '#shared/ipc/contract';
 import type { KvBudget } from '#shared/session/schema';
@@ -98,7 +99,8 @@ export function simSpeedFromTarget(target: PlanTarget): number {
 const sortedUnique = (xs: number[]): number[] => [...new Set(xs)].sort((a, b) => a - b);
 
 export function resolveConfig(input: RunConfigInput, target: PlanTarget): ResolvedRunConfig {
-  const maxOutputTokens = input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
+  const outputLength = input.outputLength ?? null;
+  const maxOutputTokens = outputLength ? lengthCeiling(outputLength) : (input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT);
   const mml = target.maxModelLen;
   const largest = mml ? largestContext(mml, maxOutputTokens) : null;
   let contexts: number[];
@@ -147,6 +149,8 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
       input.minSecondsPerMeasurement ?? DEFAULT_MIN_SECONDS,
       input.secondsPerMeasurement ?? DEFAULT_SECONDS,
     ),
+    outputLength,
+    sharedPrefixTokens: input.sharedPrefixTokens ?? 0,
   };
 }
 

@@ -85,6 +85,13 @@ const memoryCache = new Map<string, Calibration>();
 const cacheFile = (): string => join(tmpdir(), 'speedmatrix-calibration.json');
 const cacheKey = (http: BenchHttp, mode: string): string => `${http.baseUrl}|${http.model}|${mode}`;
 
+/**
+ * A shared prefix (docs/method.md, "Prompt shapes") goes first, before the run's tag; a calibration made with it
+ * is kept apart, since its fixed part is larger.
+ */
+const prefixed = (tag: string, prefix: string): string => (prefix ? `${prefix} ${tag}` : tag);
+const prefixMode = (mode: string, prefix: string): string => (prefix ? `${mode}+prefix${prefix.length}` : mode);
+
 function loadCalibration(key: string): Calibration | null {
   const hit = memoryCache.get(key);
   if (hit) return hit;
@@ -166,12 +173,13 @@ async function chatOverhead(http: BenchHttp, messages: ChatMessage[]): Promise<n
  * A prompt whose token count is within tolerance at or below `target`, found through
  * /tokenize: interpolation inside a shrinking [lo, hi] bracket of filler characters.
  */
-export async function exactPrompt(http: BenchHttp, tag: string, target: number): Promise<SizedPrompt> {
+export async function exactPrompt(http: BenchHttp, ownTag: string, target: number, prefix = ''): Promise<SizedPrompt> {
+  const tag = prefixed(ownTag, prefix);
   if (target <= 0) {
     const messages = buildMessages(tag, 0);
     return { messages, tokens: await countTokens(http, messages), target, exact: true };
   }
-  const key = cacheKey(http, 'tokenize');
+  const key = cacheKey(http, prefixMode('tokenize', prefix));
   let cal = loadCalibration(key);
   if (!cal) {
     const overheadTokens = await countTokens(http, buildMessages(tag, 1));
@@ -222,8 +230,9 @@ function fillerLength(messages: ChatMessage[]): number {
  * Estimate mode: characters per token from one `max_tokens: 1` request at about 8K tokens
  * (usage.prompt_tokens), then scaled. The run records the real prompt tokens of every request.
  */
-async function estimatedPrompt(http: BenchHttp, tag: string, target: number): Promise<SizedPrompt> {
-  const key = cacheKey(http, 'estimate');
+async function estimatedPrompt(http: BenchHttp, ownTag: string, target: number, prefix = ''): Promise<SizedPrompt> {
+  const tag = prefixed(ownTag, prefix);
+  const key = cacheKey(http, prefixMode('estimate', prefix));
   let cal = memoryCache.get(key) ?? null;
   if (!cal) {
     const probeChars = 8192 * 4;
@@ -254,9 +263,15 @@ async function estimatedPrompt(http: BenchHttp, tag: string, target: number): Pr
  * When /tokenize fails at one size (a server limit, an error), scale the density measured at
  * smaller sizes instead; without any, fall back to estimate mode.
  */
-export async function extrapolatedPrompt(http: BenchHttp, tag: string, target: number): Promise<SizedPrompt> {
-  const cal = loadCalibration(cacheKey(http, 'tokenize'));
-  if (!cal) return estimatedPrompt(http, tag, target);
+export async function extrapolatedPrompt(
+  http: BenchHttp,
+  ownTag: string,
+  target: number,
+  prefix = '',
+): Promise<SizedPrompt> {
+  const tag = prefixed(ownTag, prefix);
+  const cal = loadCalibration(cacheKey(http, prefixMode('tokenize', prefix)));
+  if (!cal) return estimatedPrompt(http, ownTag, target, prefix);
   const chars =
     target <= 0
       ? 0
@@ -274,6 +289,7 @@ export function sizedPrompt(
   mode: 'exact' | 'estimate',
   tag: string,
   target: number,
+  prefix = '',
 ): Promise<SizedPrompt> {
-  return mode === 'exact' ? exactPrompt(http, tag, target) : estimatedPrompt(http, tag, target);
+  return mode === 'exact' ? exactPrompt(http, tag, target, prefix) : estimatedPrompt(http, tag, target, prefix);
 }

@@ -12,6 +12,8 @@ import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
 import { type BenchHttp, createHttp, isHealthy, maxTokensFields } from './http';
 import { estimateSeconds, pendingSteps } from './plan';
 import { readinessTimeoutSeconds } from './readiness';
+import { lengthSampler } from './load-arrivals';
+import { sharedPrefixText } from './load-prompts';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
 import { type PrefillPoint, scoutDeadline } from './scout-deadline';
 import { prefillStop } from './precision';
@@ -45,6 +47,7 @@ export class Runner {
   private http: BenchHttp;
   private clock: ServerClock;
   private prompts = new Map<number, SizedPrompt>();
+  private prefixText: Promise<string> | null = null;
   /** Contexts whose scout ran on the current server (its prefix cache holds them). */
   private warmed = new Set<number>();
   /** Cold prefills measured on this run (warm-up and first scouts): what later scouts' deadlines are scaled from. */
@@ -166,6 +169,23 @@ export class Runner {
     });
   }
 
+  /** The shared prefix's text (--shared-prefix, docs/method.md), sized once on this server; '' without one. */
+  private sharedPrefix(): Promise<string> {
+    this.prefixText ??= sharedPrefixText(this.http, this.plan.config.sharedPrefixTokens);
+    return this.prefixText;
+  }
+
+  /**
+   * A decode cell's request body: max_tokens drawn per request from --output-len (seeded by the cell, so a run
+   * repeats), else the same for every request.
+   */
+  private decodeBody(messages: SizedPrompt['messages'], context: number, concurrency: number): string | (() => string) {
+    const { outputLength, maxOutputTokens } = this.plan.config;
+    if (!outputLength) return this.requestBody(messages, maxOutputTokens);
+    const draw = lengthSampler(outputLength, context * 1009 + concurrency);
+    return () => this.requestBody(messages, Math.min(maxOutputTokens, draw()));
+  }
+
   /** The prompt of a context, sized once and shared by its scout and its decode cells (prefix cache). */
   private async promptFor(context: number): Promise<SizedPrompt> {
     const have = this.prompts.get(context);
@@ -180,10 +200,10 @@ export class Runner {
     const tag = promptTag(this.plan.config.runTag, `CTX ${context}`);
     let p: SizedPrompt;
     try {
-      p = await sizedPrompt(this.http, this.targeting, tag, target);
+      p = await sizedPrompt(this.http, this.targeting, tag, target, await this.sharedPrefix());
     } catch (e) {
       if (this.targeting !== 'exact') throw e;
-      p = await extrapolatedPrompt(this.http, tag, target);
+      p = await extrapolatedPrompt(this.http, tag, target, await this.sharedPrefix());
       const note = `The ${fmtContext(context)} prompt could not be sized through /tokenize (${(e as Error).message}); its size was extrapolated from smaller prompts. The real prompt tokens are recorded from usage.`;
       this.notes.push(note);
       this.host.emit({ type: 'log', level: 'warn', message: note });
@@ -245,7 +265,7 @@ export class Runner {
   private async fittingPrompt(tag: string, context: number, maxTokens: number): Promise<SizedPrompt> {
     const mml = this.plan.maxModelLen;
     const target = mml === null ? context : Math.max(0, Math.min(context, mml - maxTokens - FIT_MARGIN));
-    return sizedPrompt(this.http, this.targeting, tag, target);
+    return sizedPrompt(this.http, this.targeting, tag, target, await this.sharedPrefix());
   }
 
   /** The largest context with a decode cell to run (0 when there is none). */
@@ -398,7 +418,8 @@ export class Runner {
     let stop = prefillStop(rates, relative);
     while (!stop && !this.stopSignal.fired) {
       const tag = promptTag(this.plan.config.runTag, `CTX ${first.context} PREFILL ${rates.length + 1}`);
-      const prompt = await sizedPrompt(this.http, this.targeting, tag, this.promptTarget(first.context));
+      const prefix = await this.sharedPrefix();
+      const prompt = await sizedPrompt(this.http, this.targeting, tag, this.promptTarget(first.context), prefix);
       await idleGate(
         { http: this.http, engine: this.target.engineKind, metrics: this.target.metricsAvailable, clock: this.clock },
         this.stopSignal,
@@ -447,7 +468,7 @@ export class Runner {
       clock: this.clock,
       context,
       concurrency,
-      body: this.requestBody(prompt.messages, this.plan.config.maxOutputTokens),
+      body: this.decodeBody(prompt.messages, context, concurrency),
       windowSeconds: this.plan.config.secondsPerMeasurement,
       precision:
         this.plan.config.precision === null

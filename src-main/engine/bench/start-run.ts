@@ -110,6 +110,8 @@ export function planForResume(session: Session, target: ServerTarget, input: Run
       repeat: rc.repeat,
       precision: rc.precision ?? undefined,
       minSecondsPerMeasurement: rc.minSecondsPerMeasurement,
+      outputLength: rc.outputLength,
+      sharedPrefixTokens: rc.sharedPrefixTokens,
     },
     { ...target, maxModelLen: session.server.maxModelLen ?? target.maxModelLen, kvBudget: session.kvBudget },
   );
@@ -486,6 +488,8 @@ function newSession(opts: StartRunOptions, plan: RunPlan): Session {
       runTag: c.runTag,
       repeat: c.repeat,
       ...(c.precision !== null ? { precision: c.precision, minSecondsPerMeasurement: c.minSecondsPerMeasurement } : {}),
+      ...(c.outputLength ? { outputLength: c.outputLength } : {}),
+      ...(c.sharedPrefixTokens > 0 ? { sharedPrefixTokens: c.sharedPrefixTokens } : {}),
     },
     kvBudget: c.kvBudget,
     cells,

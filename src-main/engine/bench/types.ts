@@ -4,6 +4,7 @@
  * (BenchEvent). These cross the worker-process boundary, so they are plain JSON data.
  */
 import type { CellStatus, DecodeCell, KvBudget, PrefillResult, Session } from '#shared/session/schema';
+import type { LengthSpec } from '#shared/session/schema-load';
 import type { ScoutDeadlineLimits } from './scout-deadline';
 import type { PlannedOutStatus } from '#shared/session/status-words';
 
@@ -54,6 +55,10 @@ export interface RunConfigInput {
   precision?: number;
   /** With `precision`: the shortest window, server seconds. Default 5. */
   minSecondsPerMeasurement?: number;
+  /** Each decode request's max_tokens drawn from this distribution (docs/method.md); replaces maxOutputTokens. */
+  outputLength?: LengthSpec;
+  /** Tokens of the same text every prompt starts with (docs/method.md). Default 0. */
+  sharedPrefixTokens?: number;
 }
 
 /** The resolved run configuration: every default filled in. */
@@ -74,6 +79,9 @@ export interface ResolvedRunConfig {
   /** Relative half-width a window stops at; null: fixed windows. */
   precision: number | null;
   minSecondsPerMeasurement: number;
+  /** Null: every decode request asks for maxOutputTokens (then the distribution's largest draw). */
+  outputLength: LengthSpec | null;
+  sharedPrefixTokens: number;
 }
 
 /** What the plan says about one decode cell before the run. */

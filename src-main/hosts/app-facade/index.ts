@@ -145,6 +145,8 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
       : (await detectHardware({ nvidiaSmi: opts.nvidiaSmi })).hardware;
     return hardware;
   };
+  /** The hardware detected so far, else detected now; undefined when detection fails. */
+  const hardwareNow = async (): Promise<Hardware | undefined> => hardware ?? (await detect().catch(() => undefined));
   const telemetry = new TelemetryControl(events, {
     nvidiaSmi: opts.nvidiaSmi,
     intervalMs: opts.telemetryIntervalMs,
@@ -167,7 +169,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     sessions,
     target: () => server.target(),
     remoteServing: () => server.remoteServing(),
-    hardware: async () => hardware ?? (await detect().catch(() => undefined)),
+    hardware: hardwareNow,
     serverLogLines: () => server.logLines(),
     restartServer: () => server.restart(),
     launcher: opts.launcher,
@@ -182,6 +184,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     runs,
     target: () => server.target(),
     serverLogLines: () => server.logLines(),
+    hardware: hardwareNow,
     runsDir: join(opts.dataDir, 'runs'),
   });
 
@@ -190,7 +193,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     server,
     runs,
     registry: launched,
-    hardware: async () => hardware ?? (await detect().catch(() => undefined)),
+    hardware: hardwareNow,
     telemetry: () => telemetry.current(),
     chooseFolder: opts.dialogs?.chooseFolder?.bind(opts.dialogs),
     allowWritePaths: opts.allowWritePaths !== false,

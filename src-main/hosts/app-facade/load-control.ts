@@ -8,10 +8,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startLoadRun, type LoadEvent, type LoadRunHandle } from '../../engine/bench/load-run';
 import type { ServerTarget } from '../../engine/server/target';
+import { hardwareOfTarget } from '../../workflows/orchestrator/server-hardware';
 import type { LoadForm, LoadView } from '#shared/ipc/contract';
 import { IDLE_LOAD } from '#shared/ipc/idle-load';
 import { passLabel } from '#shared/report/load-model';
 import type { LoadConfig } from '#shared/session/schema-load';
+import type { Hardware } from '#shared/session/schema';
 import { loadConfigFromFlags, type LoadFlags } from '../cli/commands/load-flags';
 import type { CoreEvents } from './emitter';
 import type { RunControl } from './run-control';
@@ -25,6 +27,8 @@ interface LoadDeps {
   /** The ready server, or null. */
   target(): ServerTarget | null;
   serverLogLines(): string[];
+  /** This machine's hardware, recorded when the server runs on it (as for a matrix run). */
+  hardware(): Promise<Hardware | undefined>;
   /** Folder for working session files of runs not yet saved by the person. */
   runsDir: string;
   updateIntervalMs?: number;
@@ -89,11 +93,13 @@ export class LoadControl {
     if (!target) throw new UserError('No server is ready: start one (or attach to one) in the Server view first.');
     const config = loadConfigFromForm(form);
     await mkdir(this.deps.runsDir, { recursive: true });
+    const hardware = await hardwareOfTarget(target, { detectLocal: () => this.deps.hardware() });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const run = startLoadRun({
       target,
       config,
       simSpeed: target.simSpeed,
+      hardware,
       sessionFile: join(this.deps.runsDir, `load-${stamp}.speedmatrix.json`),
       onEvent: (e) => this.onEvent(e),
       serverLogLines: this.deps.serverLogLines,

@@ -44,7 +44,11 @@ export function remoteRunArgs(
   const matrix = [
     ...['--model', server.ready.model, '--contexts', list(form.contexts), '--concurrency', list(form.concurrency)],
     ...(form.prefillContexts.length ? ['--prefill-contexts', list(form.prefillContexts)] : []),
-    ...['--duration', String(form.secondsPerMeasurement), '--max-output', String(form.maxOutputTokens)],
+    ...['--duration', String(form.secondsPerMeasurement)],
+    ...(form.outputLen?.trim()
+      ? ['--output-len', form.outputLen.trim()]
+      : ['--max-output', String(form.maxOutputTokens)]),
+    ...(form.sharedPrefix ? ['--shared-prefix', String(form.sharedPrefix)] : []),
     ...['--token-targeting', form.tokenTargeting, '--repeat', String(form.repeat)],
     ...(form.precisionPercent ? ['--precision', String(form.precisionPercent)] : []),
     ...(form.precisionPercent && form.minSecondsPerMeasurement

@@ -16,6 +16,7 @@ import type { CoreEvents } from './emitter';
 import { RunUpdates, toPlanView } from './run-updates';
 import type { SessionControl } from './session-control';
 import { UserError } from './user-error';
+import { checkPrefixFits, promptShapeFromFlags } from '../cli/commands/run-flags';
 import type { RemoteServing } from './server-control';
 import { type RemoteRunHandle, remoteRunArgs, startRemoteRun } from './remote-runs';
 
@@ -40,7 +41,32 @@ interface RunDeps {
 
 const NO_SERVER_NOTE = 'No server is ready, so capacity and maximum length are not checked yet: start a server first.';
 
+/** The form's prompt shapes, read by the CLI's own rules (docs/method.md, "Prompt shapes"), said with the form's labels. */
+function promptShapeOfForm(form: RunForm, base: RunConfigInput): Partial<RunConfigInput> {
+  try {
+    const shape = promptShapeFromFlags({
+      outputLen: form.outputLen?.trim() || undefined,
+      sharedPrefix: form.sharedPrefix ? String(form.sharedPrefix) : undefined,
+    });
+    checkPrefixFits({ ...base, ...shape });
+    return shape;
+  } catch (e) {
+    const said = (e as Error).message
+      .replaceAll('--output-len', 'Output length')
+      .replaceAll('--shared-prefix', 'Shared prefix');
+    throw new UserError(said);
+  }
+}
+
 export function toConfig(form: RunForm): RunConfigInput {
+  const base = toBaseConfig(form);
+  const shape = promptShapeOfForm(form, base);
+  // A drawn output length replaces max output (its largest draw is the plan's).
+  if (shape.outputLength) delete base.maxOutputTokens;
+  return { ...base, ...shape };
+}
+
+function toBaseConfig(form: RunForm): RunConfigInput {
   return {
     contexts: form.contexts,
     concurrency: form.concurrency,

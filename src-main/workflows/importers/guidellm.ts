@@ -5,7 +5,10 @@
  * concurrent, constant or poisson, with its `rate`) and keeps its figures under `metrics`, each a
  * status breakdown whose `successful` part is a distribution summary: `mean`, `median`, `count`
  * and `percentiles` (`p50`, `p90`, `p99`). Latencies ending in `_ms` are milliseconds,
- * `request_latency` is seconds.
+ * `request_latency` is seconds. The newer layout (report `metadata.version` 2) keeps each
+ * benchmark's settings under `config` (`strategy`, `profile.kind`, `backend.model` and
+ * `request_format`), its counts under `metrics.request_totals`, its warm-up as `warmup_duration`
+ * and an errored request's message under `info.error`.
  */
 import { basename } from 'node:path';
 import { keptUp } from '../../engine/bench/load-figures';
@@ -52,10 +55,21 @@ const PASS: Record<string, LoadPass> = {
 
 const strategyOf = (b: Json): Json => obj(obj(b.args ?? b.config).strategy);
 
+/** A request's error: `error`, or in the newer layout `info.error`. */
+const errorOf = (r: unknown): string | null => {
+  const e = isObject(r) ? (r.error ?? obj(r.info).error) : null;
+  return typeof e === 'string' ? e : null;
+};
+
 function firstError(b: Json): string | null {
   const errored = obj(b.requests).errored;
-  const e = Array.isArray(errored) ? errored.find((r) => isObject(r) && typeof r.error === 'string') : undefined;
-  return e ? String((e as Json).error) : null;
+  return (Array.isArray(errored) ? errored.map(errorOf).find((e) => e !== null) : null) ?? null;
+}
+
+/** The backend a benchmark ran against: the older `worker`, or the newer `config.backend`. */
+function modelOf(b: Json): string | null {
+  const model = obj(b.worker).backend_model ?? obj(obj(b.config).backend).model;
+  return typeof model === 'string' && model ? model : null;
 }
 
 function resultOf(b: Json): LoadRateResult | null {
@@ -63,7 +77,7 @@ function resultOf(b: Json): LoadRateResult | null {
   const strategy = strategyOf(b);
   const pass = PASS[String(strategy.type_)];
   if (!pass) return null;
-  const counts = obj(b.total_count ?? b.request_totals);
+  const counts = obj(b.total_count ?? b.request_totals ?? metrics.request_totals);
   const completed = Math.round(num(counts.successful) ?? 0);
   const errors = Math.round(num(counts.errored) ?? 0);
   const unfinished = Math.round(num(counts.incomplete) ?? 0);
@@ -102,8 +116,10 @@ function resultOf(b: Json): LoadRateResult | null {
   };
 }
 
-/** Whether the benchmarks sent chat or text completions, as their requests say. */
+/** Whether the benchmarks sent chat or text completions, as their backend or their requests say. */
 function endpointOf(benchmarks: Json[]): 'chat' | 'completions' {
+  const format = obj(obj(benchmarks[0]?.config).backend).request_format;
+  if (typeof format === 'string') return format === '/v1/completions' ? 'completions' : 'chat';
   for (const b of benchmarks) {
     const requests = obj(b.requests);
     for (const list of [requests.successful, requests.errored, requests.incomplete]) {
@@ -136,13 +152,15 @@ export function importGuidellm(doc: Json, file: string): Result<Session> {
   const strategies = benchmarks.map((b) => String(strategyOf(b).type_));
   const session = importedLoadSession({
     origin: { kind: 'imported-guidellm', file: name },
-    model: typeof obj(first.worker).backend_model === 'string' ? String(obj(first.worker).backend_model) : null,
+    model: modelOf(first),
     engineName: 'unknown',
     result: passes[0],
     config: {
-      sweep: obj(args.profile).type_ === 'sweep' ? { points: passes.filter((r) => r.pass === 'rate').length } : null,
+      sweep: [obj(args.profile).type_, obj(args.profile).kind].includes('sweep')
+        ? { points: passes.filter((r) => r.pass === 'rate').length }
+        : null,
       arrivals: strategies.includes('poisson') ? { kind: 'poisson' } : { kind: 'constant' },
-      warmupSeconds: num(args.warmup_duration) ?? 0,
+      warmupSeconds: num(args.warmup_duration) ?? num(first.warmup_duration) ?? 0,
       endpoint: endpointOf(benchmarks),
     },
   });

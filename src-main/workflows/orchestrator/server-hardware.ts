@@ -10,7 +10,7 @@ import { fail, ok, type Result } from '#shared/result';
 import { HardwareSchema, type Gpu, type Hardware } from '#shared/session/schema';
 import { DEFAULT_PROFILE, loadProfile } from '../../engine/sim/profile';
 import type { ServerTarget } from '../../engine/server/target';
-import type { ServerPlacement } from './placement';
+import { serverPlacement, type ServerPlacement } from './placement';
 
 const GIB = 1024 ** 3;
 
@@ -83,6 +83,14 @@ export async function hardwareOfServer(
   if (opts.given) return opts.given;
   if (placement === 'remote') return notRecordedHardware();
   return opts.detectLocal();
+}
+
+/** The hardware a session of this server records, from where it runs (a load run's; a matrix run places once for more). */
+export async function hardwareOfTarget(
+  target: Pick<ServerTarget, 'simulated' | 'baseUrl' | 'launch'>,
+  opts: ServerHardwareOptions,
+): Promise<Hardware | undefined> {
+  return hardwareOfServer(await serverPlacement(target), target, opts);
 }
 
 /** A hardware file: `speedmatrix hw --json` output (its `hardware` object), or a session's hardware block. */

@@ -1,6 +1,7 @@
 /** Run: the form, the plan preview, and the live run as main reports it (merged updates). */
 import { cellKey } from '#shared/cell-key';
 import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '#shared/ipc/contract';
+import { lengthText } from '#shared/report/load-model';
 import type { Session } from '#shared/session/schema';
 import { isDoneForResume } from '#shared/session/status-words';
 import { foldRunCells, type HeldSession } from './session-slice';
@@ -40,6 +41,8 @@ const DEFAULT_RUN_FORM: RunForm = {
   repeat: 1,
   precisionPercent: null,
   minSecondsPerMeasurement: 5,
+  outputLen: '',
+  sharedPrefix: 0,
 };
 
 export interface RunSlice {
@@ -154,6 +157,8 @@ export function formFromRunConfig(rc: Session['runConfig']): RunForm {
     repeat: rc.repeat,
     precisionPercent: rc.precision ? rc.precision * 100 : null,
     minSecondsPerMeasurement: rc.minSecondsPerMeasurement ?? DEFAULT_RUN_FORM.minSecondsPerMeasurement,
+    outputLen: rc.outputLength ? lengthText(rc.outputLength) : '',
+    sharedPrefix: rc.sharedPrefixTokens ?? 0,
   };
 }
 

@@ -1,9 +1,11 @@
 /**
- * `speedmatrix load` as from a terminal: bad flags exit 2 with the flag named before any server is
- * touched, and a short run against the simulator process with prompts from a ShareGPT file, the
- * completions endpoint, constant arrivals, an in-flight cap and latency targets saves a load
- * session whose requests the simulator's log confirms.
+ * `speedmatrix load` as from a terminal: a bad value of every flag exits 2 with the flag named
+ * before any server is touched, and a short run against the simulator process with prompts from a
+ * ShareGPT file, the completions endpoint, constant arrivals, an in-flight cap and latency targets
+ * saves a load session whose requests the simulator's log confirms and which records the server's
+ * hardware.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { readSessionFile } from '../../../src-main/platform/session/read';
@@ -32,6 +34,31 @@ describe('usage errors', () => {
       ['--url', 'http://127.0.0.1:9', '--rates', '1', '--out', '/nonexistent/dir/s.json'],
       '--out: the folder /nonexistent/dir does not exist',
     ],
+    [['--rates', '1', '--launch'], '--launch needs the server command after --'],
+    ...(
+      [
+        [['--rates', 'sweep', '--sweep-points', '0'], '--sweep-points must be a positive whole number, got "0".'],
+        [['--max-in-flight', '1.5'], '--max-in-flight must be a positive whole number, got "1.5".'],
+        [['--duration', '0'], '--duration must be a positive number, got "0".'],
+        [['--warmup', '-1'], '--warmup must be a number of seconds, 0 or more, got "-1".'],
+        [['--input-len', '0'], '--input-len: "0" is not a positive whole number of tokens'],
+        [['--output-len', '10-5'], '--output-len: the range 10-5 runs backwards'],
+        [['--shared-prefix', '8k'], "--shared-prefix 8192 leaves no room for each request's own part"],
+        [['--endpoint', 'responses'], '--endpoint must be chat or completions, got "responses".'],
+        [['--seed', 'x'], '--seed must be a whole number, got "x".'],
+        [['--hardware', '/nonexistent/hw.json'], '--hardware: Cannot read the hardware file /nonexistent/hw.json'],
+        [['--sim-speed', '0'], '--sim-speed must be a positive number, got "0".'],
+        [['--ready-timeout', 'no'], '--ready-timeout must be a positive number, got "no".'],
+        [['--api-key-file', '/nonexistent/key'], '--api-key-file: cannot read /nonexistent/key'],
+        [
+          ['--dataset', join(ROOT, 'tests/fixtures/load/sharegpt-small.json'), '--input-len', '100'],
+          '--dataset brings its own prompts: leave out --input-len and --shared-prefix.',
+        ],
+      ] as Array<[string[], string]>
+    ).map(([args, message]): [string[], string] => [
+      ['--url', 'http://127.0.0.1:9', ...(args[0] === '--rates' ? [] : ['--rates', '1']), ...args],
+      message,
+    ]),
   ])('load %j exits 2 with the reason', async (args, message) => {
     const r = await runCli(['load', ...args]);
     expect(r.code).toBe(2);
@@ -88,5 +115,16 @@ describe('a run', () => {
     expect(sent.length).toBe(22);
     // Output lengths come from the file's answers: two sizes, one per conversation.
     expect(new Set(sent.map((q) => q.max_tokens)).size).toBe(2);
+    // The server's hardware, recorded as a matrix run records it (a simulator: its profile's GPU), and reported.
+    const version = (await (await fetch(`${sim.url}/version`)).json()) as { sim_gpu: { name: string } };
+    const gpu = `${version.sim_gpu.name} (simulated)`;
+    expect(s.data.hardware.gpus.map((g) => g.name)).toEqual([gpu]);
+    expect(s.data.hardware.gpuType).toBe('Simulated GPU');
+    const md = out.replace(/\.speedmatrix\.json$/, '.md');
+    expect((await runCli(['report', out, '--out', md])).code).toBe(0);
+    const report = readFileSync(md, 'utf8');
+    const hardwareBlock = report.split('\n## ').find((b) => b.startsWith('Hardware\n'));
+    expect(hardwareBlock).toContain(`**GPU**: ${gpu}`);
+    expect(report).toContain('\n## Load\n');
   }, 200_000);
 });

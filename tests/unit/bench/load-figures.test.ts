@@ -109,6 +109,67 @@ describe('a pass’s figures', () => {
   });
 });
 
+describe('the achieved rate', () => {
+  // The arrivals the seeded Poisson schedule draws at 2 req/s (seed 0): six in a 1 s warm-up, thirteen
+  // in the 6 s window after it; each request takes 1.2 s.
+  const warmup = [0, 0.15, 0.16, 0.28, 0.36, 0.68];
+  const window = [1.07, 1.55, 2.07, 2.37, 2.81, 2.95, 3.0, 4.17, 4.43, 5.07, 5.61, 6.43, 6.92];
+  const short = (records: LoadRecord[]) =>
+    loadFigures({
+      pass: 'rate',
+      targetRate: 2,
+      output: { records, windowStartMs: 1000, windowEndMs: 7000, readings: [] },
+      clock,
+      slo: null,
+      startedAt: '2026-12-01T00:00:00Z',
+    });
+
+  it('counts the window’s own requests, not the warm-up’s that finish inside it: never above the offered rate', () => {
+    const f = short([...warmup, ...window].map((at) => request(at, 111)));
+    // Finishes inside the window: all six warm-up requests and eleven of the window's, 2.8 req/s.
+    expect(f.offeredRate).toBeCloseTo(13 / 6, 9);
+    expect(f.achievedRate).toBeCloseTo(13 / 6, 9);
+    expect(f.keptUp).toBe(true);
+  });
+
+  it('a finished request without a first token (an empty answer) stretches nothing', () => {
+    const records = [...warmup, ...window].map((at) => request(at, 111));
+    records[6] = { ...records[6], firstTokenAt: -1, lastTokenAt: -1, outputTokens: 0 };
+    expect(short(records).achievedRate).toBeCloseTo(13 / 6, 9);
+  });
+
+  it('a warm-up shorter than a request does not read as falling behind', () => {
+    // Evenly 2 req/s, each request taking 3 s: the window's last six finish after it and only two warm-up
+    // requests take their place, 1.3 req/s finishing inside.
+    const f = short(Array.from({ length: 14 }, (_, i) => request(i / 2, 291)));
+    expect(f.achievedRate).toBe(2);
+    expect(f.keptUp).toBe(true);
+  });
+
+  it('a server behind its arrivals is credited with the pace it took them up, not the pace they came', () => {
+    // 4 req/s arrive from 0 s; the server starts one a second, so each waits 0.75 s longer than the one before.
+    const records = Array.from({ length: 28 }, (_, i) => {
+      const due = i * 250;
+      const first = i * 1000 + 100;
+      return { ...request(due / 1000), firstTokenAt: first, lastTokenAt: first + 100, endedAt: first + 101 };
+    });
+    const f = loadFigures({
+      pass: 'rate',
+      targetRate: 2,
+      output: { records, windowStartMs: 1000, windowEndMs: 7000, readings: [] },
+      clock,
+      slo: { ttftSeconds: 10 },
+      startedAt: '2026-12-01T00:00:00Z',
+    });
+    expect(f.offeredRate).toBe(4);
+    // The window's 24 requests: the last waited 17.25 s longer than the first, so they took 6 + 17.25 s to take up.
+    expect(f.achievedRate).toBeCloseTo(24 / 23.25, 9);
+    expect(f.keptUpReason).toBe('completed 1.0 req/s of 2.0 offered');
+    // Goodput is the achieved rate of those within the targets (the 10 with a first token within 10 s), never above it.
+    expect(f.goodput).toBeCloseTo((f.achievedRate * 10) / 24, 9);
+  });
+});
+
 describe('the answer and the sweep', () => {
   const at = (rate: number, keptUp: boolean, sloShare: number) =>
     ({ pass: 'rate', targetRate: rate, offeredRate: rate, keptUp, sloShare }) as LoadRateResult;

@@ -89,4 +89,34 @@ describe('GuideLLM benchmark reports', () => {
     if (!noTtft.ok)
       expect(noTtft.error).toMatch(/^benchmarks\.json: benchmark 2 has no time_to_first_token_ms summary/);
   });
+
+  it('the newer report layout (metadata version 2): counts, model, endpoint, sweep and warm-up from each benchmark’s config', () => {
+    const r = importText(
+      readFileSync(join(ROOT, 'tests/fixtures/peers/guidellm-benchmarks-v2.json'), 'utf8'),
+      'benchmarks.json',
+    );
+    if (!r.ok) throw new Error(r.error);
+    expect(r.data.server.model).toBe('Qwen/Qwen3-0.6B');
+    const load = r.data.load!;
+    expect(load.config).toMatchObject({
+      rates: [7.8],
+      sweep: { points: 1 },
+      arrivals: { kind: 'poisson' },
+      warmupSeconds: 2,
+      endpoint: 'completions',
+    });
+    expect(load.results.map((p) => [p.pass, p.targetRate, p.requests, p.completed, p.errors])).toEqual([
+      ['synchronous', null, 32, 32, 0],
+      ['throughput', null, 281, 280, 1],
+      ['rate', 7.8, 152, 152, 0],
+    ]);
+    expect(load.results[1]).toMatchObject({
+      firstError: 'HTTP 429: Too Many Requests',
+      achievedRate: 14,
+      offeredRate: 281 / 20,
+      maxInFlight: 48,
+      windowSeconds: 20,
+    });
+    expect(load.results[2].ttft).toEqual({ mean: 0.12, p50: 0.11, p90: 0.19, p99: 0.26, count: 152 });
+  });
 });

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareSessions } from '#shared/report/compare-model';
-import { loadComparison, loadMixRefusal } from '#shared/report/load-compare';
+import { LOAD_SESSION_COLUMNS, loadComparison, loadMixRefusal } from '#shared/report/load-compare';
+import { buildSweepModel, type SweepEntry } from '#shared/report/sweep-model';
 import type { Session } from '#shared/session/schema';
 import { importText } from '../../../src-main/workflows/importers';
 import { renderCompareMarkdown } from '../../../src-main/workflows/report/compare';
@@ -87,5 +88,42 @@ describe('comparing load sessions', () => {
     expect(text).toContain('B against A: most achieved');
     expect(text).not.toContain('## Prefill');
     expect(text).not.toContain('## Deltas');
+  });
+});
+
+describe('the Sessions table of a comparison of load sessions', () => {
+  const entry = (file: string, session: Session | null, unreadable: string | null = null): SweepEntry => ({
+    variant: { settings: [], label: file },
+    file,
+    session,
+    failure: null,
+    unreadable,
+  });
+
+  it('gives each session’s passes, most achieved, largest rate within the targets and its goodput, not matrix cells', () => {
+    const g = peer('guidellm-benchmarks.json');
+    const load = g.load!;
+    const withTargets: Session = {
+      ...g,
+      load: {
+        ...load,
+        config: { ...load.config, slo: { ttftSeconds: 0.5 } },
+        bestRateWithinSlo: 6.5,
+        results: load.results.map((r) => (r.targetRate === 6.5 ? { ...r, goodput: 6.2 } : r)),
+      },
+    };
+    const m = buildSweepModel([
+      entry('vllm.json', peer('vllm-bench-serve-rate4.json')),
+      entry('guidellm.json', withTargets),
+      entry('broken.json', null, 'not JSON'),
+    ]);
+    expect(m.variants).toEqual({
+      header: LOAD_SESSION_COLUMNS,
+      rows: [
+        ['A', 'vllm.json', '4.0 req/s', '3.2', 'no targets', '—', '0 of 1'],
+        ['B', 'guidellm.json', 'synchronous, throughput, 6.5 req/s, 12.3 req/s', '18.0', '6.5 req/s', '6.2', '3 of 4'],
+        ['C', 'broken.json', 'not JSON', '—', '—', '—', '—'],
+      ],
+    });
   });
 });

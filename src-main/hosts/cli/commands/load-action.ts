@@ -8,14 +8,25 @@ import { readDataset, type DatasetEntry } from '../../../engine/bench/load-datas
 import { startLoadRun, type LoadEvent } from '../../../engine/bench/load-run';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
 import { Supervisor } from '../../../engine/server/supervisor';
-import { readHardwareFile } from '../../../workflows/orchestrator/server-hardware';
+import {
+  hardwareOfTarget,
+  readHardwareFile,
+  REMOTE_NOT_RECORDED,
+} from '../../../workflows/orchestrator/server-hardware';
 import { LOAD_COLUMNS, loadAnswer, loadRow, passLabel, passStartLine } from '#shared/report/load-model';
 import type { LoadConfig } from '#shared/session/schema-load';
 import { EXIT } from './exit';
 import { errorWriter, exitCodeFor, onStopSignals, stopSupervised } from './command-io';
 import { loadConfigFromFlags, LoadUsageError, type LoadFlags } from './load-flags';
 import { Refusal, checkWritableFolder } from './out-folder';
-import { apiKeyFrom, defaultSessionFile, getServer, serverFlagsProblem, type RunInputs } from './run-action';
+import {
+  apiKeyFrom,
+  defaultSessionFile,
+  detectLocalHardware,
+  getServer,
+  serverFlagsProblem,
+  type RunInputs,
+} from './run-action';
 import { positiveNumber, type RunFlags } from './run-flags';
 
 const usageProblem = (cmd: string[], flags: LoadFlags): string | null =>
@@ -115,11 +126,17 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
     const sessionFile = resolve(flags.out ?? defaultSessionFile(`load-${side.target.model}`, Boolean(flags.demo)));
     if (existsSync(sessionFile)) throw new Refusal(`${sessionFile} already exists; choose another --out.`, EXIT.failed);
     say(`Server: ${side.target.baseUrl}  model ${side.target.model}${side.target.simulated ? '  [SIMULATED]' : ''}`);
+    // The server's hardware, decided as for a matrix run (docs/load.md, "The session").
+    const hardware = await hardwareOfTarget(side.target, {
+      given: inputs.given,
+      detectLocal: detectLocalHardware(say),
+    });
+    if (hardware?.notes.includes(REMOTE_NOT_RECORDED)) say(`note: ${REMOTE_NOT_RECORDED}`);
     const run = startLoadRun({
       target: side.target,
       config,
       simSpeed: inputs.config.simSpeed ?? side.target.simSpeed,
-      hardware: inputs.given,
+      hardware,
       sessionFile,
       dataset: dataset ?? undefined,
       onEvent: printer(json, say),

@@ -81,7 +81,8 @@ export function parseArrivals(text: string): Arrivals {
   );
 }
 
-const tokens = (flag: string, text: string, example: string): number => {
+/** A positive whole number of tokens (`4096`, `4k`) for a flag; a usage error naming it otherwise. */
+export const parseTokens = (flag: string, text: string, example: string): number => {
   const v = parseTokenCount(text);
   if (v === null || v <= 0 || /\.\d*\s*$/.test(text))
     throw new LoadUsageError(`${flag}: "${text.trim()}" is not a positive whole number of tokens (e.g. ${example}).`);
@@ -93,7 +94,7 @@ export function parseLength(flag: string, text: string): LengthSpec {
   const example = `${flag} 1024, ${flag} 512-2048 or ${flag} 1024~256`;
   const range = /^([^-~]+)-([^-~]+)$/.exec(text.trim());
   if (range) {
-    const [min, max] = [tokens(flag, range[1], example), tokens(flag, range[2], example)];
+    const [min, max] = [parseTokens(flag, range[1], example), parseTokens(flag, range[2], example)];
     if (min > max) throw new LoadUsageError(`${flag}: the range ${text.trim()} runs backwards (e.g. ${example}).`);
     return { kind: 'uniform', min, max };
   }
@@ -104,9 +105,9 @@ export function parseLength(flag: string, text: string): LengthSpec {
       throw new LoadUsageError(
         `${flag}: the spread "${normal[2].trim()}" is not a number of tokens (e.g. ${example}).`,
       );
-    return { kind: 'normal', mean: tokens(flag, normal[1], example), sd };
+    return { kind: 'normal', mean: parseTokens(flag, normal[1], example), sd };
   }
-  return { kind: 'fixed', tokens: tokens(flag, text, example) };
+  return { kind: 'fixed', tokens: parseTokens(flag, text, example) };
 }
 
 const SLO_KEYS = { ttft: 'ttftSeconds', tbt: 'tbtSeconds', e2e: 'e2eSeconds' } as const;
@@ -146,7 +147,7 @@ export function loadConfigFromFlags(f: LoadFlags): LoadConfig {
   const seed = f.seed === undefined ? LOAD_DEFAULTS.seed : Number(f.seed);
   if (!Number.isInteger(seed)) throw new LoadUsageError(`--seed must be a whole number, got "${f.seed}".`);
   const sharedPrefix =
-    f.sharedPrefix === undefined ? 0 : tokens('--shared-prefix', f.sharedPrefix, '--shared-prefix 4096');
+    f.sharedPrefix === undefined ? 0 : parseTokens('--shared-prefix', f.sharedPrefix, '--shared-prefix 4096');
   if (f.dataset !== undefined && (f.inputLen !== undefined || f.sharedPrefix !== undefined))
     throw new LoadUsageError('--dataset brings its own prompts: leave out --input-len and --shared-prefix.');
   const inputLength = f.inputLen

@@ -150,6 +150,13 @@ function demoLaunch(port: number, apiKey: string | undefined, simSpeed: number):
 }
 
 /** Write the Markdown report where it was asked, or to the temp folder when that fails. */
+/** This machine's hardware, detected when a session needs it; a note when no GPU answers. */
+export const detectLocalHardware = (say: (t: string) => void) => async (): Promise<Hardware | undefined> => {
+  const hw = await detectHardware({ timeoutMs: 8000 }).catch(() => null);
+  if (hw?.noGpuMessage) say(`note: ${hw.noGpuMessage}`);
+  return hw?.hardware;
+};
+
 export async function writeReport(file: string, session: Session): Promise<{ file: string; note: string | null }> {
   const text = renderMarkdownReport(session);
   try {
@@ -368,11 +375,7 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
       resume: Boolean(flags.resume),
       hardware: {
         given: inputs.given,
-        detectLocal: async () => {
-          const hw = await detectHardware({ timeoutMs: 8000 }).catch(() => null);
-          if (hw?.noGpuMessage) say(`note: ${hw.noGpuMessage}`);
-          return hw?.hardware;
-        },
+        detectLocal: detectLocalHardware(say),
       },
       onEvent: (e) => printer.handle(e),
     });

@@ -10,6 +10,7 @@
 import type { Command } from 'commander';
 import type { RunConfigInput, TokenTargeting } from '../../../engine/bench/types';
 import { parseTokenCount } from '#shared/report/format';
+import { parseLength, parseTokens } from './load-flags';
 import { addSshOptions, type SshFlags } from './ssh-flags';
 
 export interface RunFlags {
@@ -24,6 +25,8 @@ export interface RunFlags {
   precision?: string;
   minDuration?: string;
   maxOutput?: string;
+  outputLen?: string;
+  sharedPrefix?: string;
   tokenTargeting?: string;
   kvBudget?: string;
   repeat?: string;
@@ -82,6 +85,7 @@ export function configFromFlags(f: RunFlags): RunConfigInput {
       throw new UsageError(`--max-output must be a whole number of tokens, got "${f.maxOutput}".`);
     c.maxOutputTokens = n;
   }
+  Object.assign(c, promptShapeFromFlags(f));
   if (f.tokenTargeting) {
     if (f.tokenTargeting !== 'exact' && f.tokenTargeting !== 'estimate')
       throw new UsageError(`--token-targeting must be exact or estimate, got "${f.tokenTargeting}".`);
@@ -98,6 +102,7 @@ export function configFromFlags(f: RunFlags): RunConfigInput {
     c.repeat = n;
   }
   Object.assign(c, precisionFromFlags(f, c.secondsPerMeasurement));
+  checkPrefixFits(c);
   if (f.simSpeed) c.simSpeed = positiveNumber('--sim-speed', f.simSpeed);
   if (f.scoutDeadlineFloor || f.scoutDeadlineCap) {
     c.scoutDeadline = {};
@@ -106,6 +111,31 @@ export function configFromFlags(f: RunFlags): RunConfigInput {
     if (f.scoutDeadlineCap) c.scoutDeadline.capSeconds = positiveNumber('--scout-deadline-cap', f.scoutDeadlineCap);
   }
   return c;
+}
+
+/** --output-len and --shared-prefix (docs/method.md, "Prompt shapes"), read by the load command's own parsers. */
+export function promptShapeFromFlags(
+  f: Pick<RunFlags, 'outputLen' | 'sharedPrefix' | 'maxOutput'>,
+): Partial<RunConfigInput> {
+  const out: Partial<RunConfigInput> = {};
+  if (f.outputLen !== undefined) {
+    if (f.maxOutput !== undefined)
+      throw new UsageError("--output-len sets each request's max_tokens: leave out --max-output.");
+    out.outputLength = parseLength('--output-len', f.outputLen);
+  }
+  if (f.sharedPrefix !== undefined)
+    out.sharedPrefixTokens = parseTokens('--shared-prefix', f.sharedPrefix, '--shared-prefix 4096');
+  return out;
+}
+
+/** A shared prefix must leave every measured context room for its own part. */
+export function checkPrefixFits(c: RunConfigInput): void {
+  const prefix = c.sharedPrefixTokens ?? 0;
+  const short = [...(c.contexts ?? []), ...(c.prefillContexts ?? [])].filter((x) => x > 0 && x <= prefix);
+  if (short.length)
+    throw new UsageError(
+      `--shared-prefix ${prefix} leaves no room for the context's own part at ${short.join(', ')} tokens: every non-zero context must be longer.`,
+    );
 }
 
 /** "1%", "0.5 %" or "1": a precision in percent, as a share (0.01). */
@@ -152,6 +182,14 @@ export function addMatrixOptions(cmd: Command): Command {
     )
     .option('--min-duration <seconds>', 'with --precision: the shortest window per cell (default 5)')
     .option('--max-output <tokens>', 'max_tokens of every request (default 4096)')
+    .option(
+      '--output-len <tokens>',
+      "each decode request's max_tokens drawn from 256 (fixed), 128-512 (uniform) or 256~64 (normal), in place of --max-output",
+    )
+    .option(
+      '--shared-prefix <tokens>',
+      'the same text of about this many tokens first in every prompt (prefix caching)',
+    )
     .option('--token-targeting <mode>', 'exact (POST /tokenize) or estimate (default exact)')
     .option('--kv-budget <tokens>', 'KV cache budget in tokens, when the server does not state one')
     .option(

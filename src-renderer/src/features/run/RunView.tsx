@@ -272,9 +272,37 @@ export function RunView() {
                   id="run-maxout"
                   type="number"
                   min={1}
+                  disabled={Boolean(form.outputLen?.trim())}
                   value={form.maxOutputTokens}
                   onChange={(e) =>
                     update({ maxOutputTokens: Math.max(1, Math.round(Number(e.currentTarget.value) || 1)) })
+                  }
+                />
+              </Field>
+              <Field
+                id="run-output-len"
+                label="Output length (tokens)"
+                help="Each request's max_tokens drawn from 256, a range 128-512 or normal 256~64, in place of Max output. Empty: Max output."
+              >
+                <input
+                  id="run-output-len"
+                  placeholder="Max output"
+                  value={form.outputLen ?? ''}
+                  onChange={(e) => update({ outputLen: e.currentTarget.value })}
+                />
+              </Field>
+              <Field
+                id="run-shared-prefix"
+                label="Shared prefix (tokens)"
+                help="The same text of about this many tokens first in every prompt, for prefix caching; prefills then compute the rest. 0: none."
+              >
+                <input
+                  id="run-shared-prefix"
+                  type="number"
+                  min={0}
+                  value={form.sharedPrefix ?? 0}
+                  onChange={(e) =>
+                    update({ sharedPrefix: Math.max(0, Math.round(Number(e.currentTarget.value) || 0)) })
                   }
                 />
               </Field>
