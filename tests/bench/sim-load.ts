@@ -7,9 +7,11 @@
  * within 3%, statuses the same), what the client kept in flight and the simulated seconds the simulator gave up
  * (its host did not let it keep its clock: `simulatorLagSeconds`).
  *
- *   BENCH_SIM_LOAD_HOGS=4 BENCH_SIM_LOAD_WINDOW=10 BENCH_SIM_LOAD_OUTPUT=1024 npm run bench:sim-load
+ *   BENCH_SIM_LOAD_HOGS=4 BENCH_SIM_LOAD_WINDOW=10 BENCH_SIM_LOAD_OUTPUT=1024 BENCH_SIM_LOAD_SPEED=10 npm run bench:sim-load
  */
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { probeServer } from '../../src-main/engine/server/probe';
 import type { DecodeCell, Session } from '#shared/session/schema';
 import { startSim } from '../helpers/sim';
@@ -19,7 +21,7 @@ import { runThroughEngine } from './lib/run';
 const HOGS = Number(process.env.BENCH_SIM_LOAD_HOGS ?? 4);
 const WINDOW = Number(process.env.BENCH_SIM_LOAD_WINDOW ?? 10);
 const OUTPUT = Number(process.env.BENCH_SIM_LOAD_OUTPUT ?? 1024);
-const SPEED = 10;
+const SPEED = Number(process.env.BENCH_SIM_LOAD_SPEED ?? 10);
 const GOAL = 0.03;
 
 const CONFIG = {
@@ -38,6 +40,12 @@ async function measure(url: string): Promise<Session> {
   return (await runThroughEngine(t.data, CONFIG)).session;
 }
 
+/** BENCH_SIM_LOAD_KEEP=DIR keeps both sessions there, to read a cell's evidence. */
+function keep(name: string, session: Session): void {
+  const dir = process.env.BENCH_SIM_LOAD_KEEP;
+  if (dir) writeFileSync(join(dir, `${name}.speedmatrix.json`), JSON.stringify(session, null, 2));
+}
+
 const key = (c: DecodeCell): string => `${c.context}x${c.concurrency}`;
 const fmt = (v: number | null | undefined, digits = 1): string => (v == null ? '-' : v.toFixed(digits));
 
@@ -49,12 +57,14 @@ async function main(): Promise<void> {
   try {
     process.stdout.write(`[sim-load] the machine as it is (load ${loadavg()[0].toFixed(1)})...\n`);
     const quiet = await measure(sim.url);
+    keep('quiet', quiet);
     const hogs = Array.from({ length: HOGS }, () => busyCore());
     let loaded: Session;
     try {
       await new Promise((r) => setTimeout(r, 2000));
       process.stdout.write(`[sim-load] with ${HOGS} CPU hogs (load ${loadavg()[0].toFixed(1)})...\n`);
       loaded = await measure(sim.url);
+      keep('loaded', loaded);
     } finally {
       for (const h of hogs) h.stop();
     }
