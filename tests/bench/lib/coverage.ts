@@ -22,6 +22,18 @@ export function servedRate(a: CounterReading, b: CounterReading, speed: number):
   return (b.generationTokens - a.generationTokens) / simulated;
 }
 
+/**
+ * The served rate over the first `seconds` simulated seconds of a series of readings (the first reading at the
+ * window's opening): up to the first reading at least that far on, or the last one; null with fewer than two.
+ */
+export function servedRateOver(series: readonly CounterReading[], seconds: number, speed: number): number | null {
+  if (series.length < 2) return null;
+  const first = series[0];
+  const upTo =
+    series.find((r, i) => i > 0 && ((r.atMs - first.atMs) / 1000) * speed >= seconds) ?? series[series.length - 1];
+  return servedRate(first, upTo, speed);
+}
+
 export interface CoverageRow {
   key: string;
   estimate: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coverage, coverageRow, servedRate } from '../../bench/lib/coverage';
+import { coverage, coverageRow, servedRate, servedRateOver } from '../../bench/lib/coverage';
 import { unmeasuredCell } from '../../../src-main/engine/bench/cells';
 import type { DecodeCell } from '#shared/session/schema';
 
@@ -26,6 +26,22 @@ describe('the simulator’s served rate from its own counters', () => {
   it('has none over no simulated time', () => {
     expect(servedRate(reading(0, 0), reading(0, 10), 10)).toBeNull();
     expect(servedRate(reading(0, 0, 0), reading(1_000, 10, 10), 10)).toBeNull();
+  });
+});
+
+describe('the served rate over the first seconds of a reference window', () => {
+  // Readings a simulated second apart at 10x: 100 tok/s for 3 s, then 50 tok/s.
+  const series = [0, 100, 200, 300, 350, 400].map((tokens, i) => reading(i * 100, tokens));
+
+  it('runs to the first reading at least that far on', () => {
+    expect(servedRateOver(series, 3, 10)).toBeCloseTo(100, 9);
+    expect(servedRateOver(series, 2.5, 10)).toBeCloseTo(100, 9);
+    expect(servedRateOver(series, 5, 10)).toBeCloseTo(80, 9);
+  });
+
+  it('takes the whole series when the span is longer, and has none without two readings', () => {
+    expect(servedRateOver(series, 60, 10)).toBeCloseTo(80, 9);
+    expect(servedRateOver(series.slice(0, 1), 1, 10)).toBeNull();
   });
 });
 
