@@ -51,6 +51,25 @@ async function measure(extraArgs: string[], config: RunConfigInput): Promise<Run
 }
 
 const wall = (r: RunResult): number => (r.endedAt - r.startedAt) / 1000;
+
+/** Wall seconds spent inside decode windows (from each window's opening to its cell's cooldown). */
+function windowWall(r: RunResult): number {
+  let total = 0;
+  let openedAt: number | null = null;
+  for (const { at, event: e } of r.events) {
+    if (e.type !== 'phase') continue;
+    if (e.phase === 'window') openedAt = at;
+    else if (e.phase === 'cooldown' && openedAt !== null) {
+      total += at - openedAt;
+      openedAt = null;
+    }
+  }
+  return total / 1000;
+}
+
+/** Where a run's wall time went: decode windows against everything else (server start, warm-ups, prefill, gates). */
+const breakdown = (r: RunResult): string =>
+  `windows ${windowWall(r).toFixed(1)} s, the rest ${(wall(r) - windowWall(r)).toFixed(1)} s`;
 const pct = (f: number | null): string => (f === null ? '-' : `${(f * 100).toFixed(2)}%`);
 
 function printTable(rows: string[][]): void {
@@ -114,6 +133,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       `[adaptive] wall time: fixed ${wall(fixed).toFixed(1)} s, adaptive ${wall(adaptive).toFixed(1)} s, ratio ${(ratio * 100).toFixed(1)}% (goal ≤ ${WALL_GOAL * 100}%): ${wallOk ? 'PASS' : 'FAIL'}`,
+      `[adaptive] fixed: ${breakdown(fixed)}; adaptive: ${breakdown(adaptive)}`,
       `[adaptive] worst cell difference ${pct(worst)} over ${compared} cells (goal ≤ ${CELL_GOAL * 100}%): ${cellsOk ? 'PASS' : 'FAIL'}`,
       again
         ? `[adaptive] noise floor: two fixed-window runs differ by up to ${pct(floor)} (fixed again: ${wall(again).toFixed(1)} s)`

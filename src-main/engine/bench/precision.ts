@@ -84,10 +84,12 @@ export function batchMeansInterval(ticks: readonly TokenTick[], batches = BATCHE
   const ci = meanInterval(rates);
   if (!ci || ci.halfWidth === null) return null;
   const rate = ticks[ticks.length - 1].tokens / span;
+  const halfWidth = ci.halfWidth * correlationFactor(rates);
   return {
     rate,
-    halfWidth: ci.halfWidth * correlationFactor(rates),
-    relative: rate > 0 ? ci.halfWidth / rate : Number.POSITIVE_INFINITY,
+    halfWidth,
+    // The stopping rule and the stored interval read this: it carries the same widening as halfWidth.
+    relative: rate > 0 ? halfWidth / rate : Number.POSITIVE_INFINITY,
     batches,
     batchSeconds,
   };

@@ -55,4 +55,28 @@ describe('the simulator’s own clock', () => {
     while (!/fell behind its own clock/.test(h.logs()) && Date.now() < deadline) await sleep(250);
     expect(h.logs()).toMatch(/WARNING .*Simulated engine fell behind its own clock: \d+\.\d+ simulated seconds/);
   });
+
+  it('a 400 ms host stall (as four CPU hogs on two cores cause) is caught up whole: nothing is given up', async ({
+    launchSim,
+  }) => {
+    const h = await launchSim({ debug: true, args: ['--disable-uvicorn-access-log'] });
+    await post(`${h.url}/v1/completions`, { prompt: filler(64, 9), max_tokens: 2 });
+    await fetch(`${h.url}/sim/requests`, { method: 'DELETE' });
+    const done = post(`${h.url}/v1/completions`, {
+      prompt: filler(8192),
+      max_tokens: 400,
+      ignore_eos: true,
+      stream: true,
+    });
+    await sleep(1000);
+    process.kill(h.pid, 'SIGSTOP');
+    await sleep(400);
+    process.kill(h.pid, 'SIGCONT');
+    expect((await done).status).toBe(200);
+    expect(metric(await scrape(h.url), SIM_LAG_METRIC)).toBe(0);
+    // The decode took the model's time: the stall did not push the steps after it.
+    const rec = (await getJson(`${h.url}/sim/requests`)).json.requests[0];
+    const decodeMs = rec.emissions.at(-1)[0] - rec.first_token_ms;
+    expect(decodeMs).toBeLessThan(399 * 7.3 * 1.1);
+  });
 });

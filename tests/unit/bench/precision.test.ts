@@ -103,6 +103,8 @@ describe('the batch-means interval of a window’s total rate', () => {
     const ci = batchMeansInterval(ticksOf(drifting))!;
     const plain = 2.262 * (Math.sqrt(drifting.reduce((s, r) => s + (r - 104.5) ** 2, 0) / 9) / Math.sqrt(10));
     expect(ci.halfWidth / plain).toBeCloseTo(correlationFactor(drifting), 6);
+    // The relative width (what the stopping rule and the stored interval read) is widened alike.
+    expect(ci.relative).toBeCloseTo(ci.halfWidth / ci.rate, 12);
   });
 });
 
