@@ -268,6 +268,11 @@ export const QueueEvidenceSchema = z.object({
   /** Mean running requests over the scrapes. */
   avgRunning: nonNeg,
   /**
+   * Most requests running in one scrape (older files: absent). A server seen running all it was
+   * given is not capped below it, so a lower mean is request turnover where its queue time agrees.
+   */
+  maxRunning: count.optional(),
+  /**
    * Requests the client really had at the server on average: its own count of outstanding requests
    * less its turnaround (older files: absent). Running below this is the server's queueing; this
    * below C is the client's shortfall, never the server's.

@@ -47,8 +47,10 @@ export function queueEvidence(samples: readonly QueueSample[], client: ClientSid
   let run = 0;
   let longest = 0;
   let running = 0;
+  let maxRunning = 0;
   for (const q of samples) {
     running += q.running;
+    maxRunning = Math.max(maxRunning, q.running);
     if (q.waiting > 0) {
       withWaiting++;
       run++;
@@ -60,6 +62,7 @@ export function queueEvidence(samples: readonly QueueSample[], client: ClientSid
     waitingShare: withWaiting / samples.length,
     longestWaitingRun: longest,
     avgRunning: running / samples.length,
+    maxRunning,
     ...(client ? { clientInFlight: client.inFlight, clientTurnaroundSeconds: client.turnaroundSeconds } : {}),
     ...serverQueueTime(samples),
   };
@@ -111,6 +114,13 @@ const givenToServer = (v: Pick<CellVerdictInput, 'concurrency' | 'queue'>): numb
   return client !== undefined && client < QUEUED_ACTIVE_FRACTION * v.concurrency ? client : v.concurrency;
 };
 
+/** The mean active count is below 95% of what the server was given. */
+const runningShortOf = (
+  v: Pick<CellVerdictInput, 'avgActiveRequests'>,
+  given: number,
+): v is { avgActiveRequests: number } =>
+  v.avgActiveRequests !== null && v.avgActiveRequests < QUEUED_ACTIVE_FRACTION * given;
+
 /**
  * Whether the server's own queue time says its waiting requests were turnover: scheduled within
  * one step on average, none preempted. A request sent after another finished waits for the step
@@ -122,13 +132,22 @@ function waitedOneStep(q: QueueEvidence, stepSeconds: number | null): boolean {
   );
 }
 
+/**
+ * Whether a mean running count below what the server was given is request turnover: the server
+ * was seen running all of it at once (so nothing caps it lower), and its own queue time says each
+ * request was scheduled within a step (docs/method.md, Requests queued).
+ */
+function turnoverOnly(q: QueueEvidence | null, given: number, stepSeconds: number | null): q is QueueEvidence {
+  return q !== null && q.maxRunning !== undefined && q.maxRunning >= Math.floor(given) && waitedOneStep(q, stepSeconds);
+}
+
 /** Why the server could not run all C at once, in words; [] when it could. */
 function queueReasons(
   v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'readinessTimedOut' | 'stepSeconds'>,
 ): string[] {
   const reasons: string[] = [];
   const given = givenToServer(v);
-  if (v.avgActiveRequests !== null && v.avgActiveRequests < QUEUED_ACTIVE_FRACTION * given)
+  if (runningShortOf(v, given) && !turnoverOnly(v.queue, given, v.stepSeconds))
     reasons.push(
       given < v.concurrency
         ? `the server ran ${v.avgActiveRequests.toFixed(1)} requests on average of the ${given.toFixed(1)} the client had in flight (below 95%)`
@@ -160,7 +179,17 @@ export function decideStatus(v: CellVerdictInput): CellVerdict {
       status: 'stalled',
       reason: `a stream produced nothing for ${v.stall.gapSeconds.toFixed(1)} s inside the window (over ${v.stall.thresholdSeconds.toFixed(1)} s, 20× the median time between tokens), so the figure may be low`,
     };
-  return { status: 'valid', reason: clientShortfall(v) };
+  return { status: 'valid', reason: clientShortfall(v) ?? turnover(v) };
+}
+
+/** A mean running count below C that was request turnover, said as such: null when there was none. */
+function turnover(
+  v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'stepSeconds'>,
+): string | null {
+  const given = givenToServer(v);
+  if (!runningShortOf(v, given) || !turnoverOnly(v.queue, given, v.stepSeconds)) return null;
+  const q = v.queue;
+  return `request turnover: the server ran ${v.avgActiveRequests.toFixed(1)} of ${v.concurrency} on average but ${q.maxRunning} at once at times, and scheduled its ${plural(q.scheduledRequests ?? 0, 'request')} after ${Math.round((q.meanQueueSeconds ?? 0) * 1000)} ms on average (within a step), so nothing queued`;
 }
 
 /** The client's own shortfall, said as such (the server ran what it was given): null when the client kept C in flight. */

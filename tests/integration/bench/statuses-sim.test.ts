@@ -54,6 +54,25 @@ describe('Requests queued only when requests really wait', () => {
     expect(c.failedRequests).toBe(0);
   }, 120_000);
 
+  it('one request at a time with very short outputs is Valid: each successor waits for no step, and the server ran it at times', async ({
+    launchSim,
+  }) => {
+    // 32 tokens: a request lasts a few tenths of a second, so the once-a-second scrapes often find
+    // none running (its successor still in the server's front end, or waiting for the next step).
+    const r = await measure(
+      launchSim,
+      PROFILE_A,
+      { contexts: [8 * K], concurrency: [1], maxOutputTokens: 32, secondsPerMeasurement: 10 },
+      1,
+    );
+    const c = cellsOf(r.session)[`${8 * K}x1`];
+    expect(c.status).toBe('valid');
+    expect(c.queueEvidence).toMatchObject({ maxRunning: 1, preemptions: 0 });
+    expect(c.queueEvidence!.scheduledRequests).toBeGreaterThan(10);
+    if (c.avgActiveRequests! < 0.95)
+      expect(c.reason).toMatch(/^request turnover: the server ran 0\.\d of 1 on average/);
+    else expect(c.reason).toBeNull();
+  }, 120_000);
   it('--max-num-seqs below C is Requests queued, with the waiting scrapes as evidence and the figure kept', async ({
     launchSim,
   }) => {

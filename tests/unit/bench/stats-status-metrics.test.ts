@@ -110,6 +110,51 @@ describe('status rules', () => {
       reason: 'average active requests 12.0 is below 95% of 16',
     });
   });
+  it('a mean running count below C is request turnover when the server ran all C at times and scheduled each request within a step', () => {
+    // Short outputs: 10 scrapes of one request, one of which caught its successor before its first step.
+    const short = { scrapes: 10, waitingShare: 0.1, longestWaitingRun: 1, avgRunning: 0.9, maxRunning: 1 };
+    const served = { ...short, clientInFlight: 0.99, scheduledRequests: 6, meanQueueSeconds: 0, preemptions: 0 };
+    const one = { ...base, concurrency: 1, avgActiveRequests: 0.9, stepSeconds: 0.007 };
+    expect(decideStatus({ ...one, queue: served })).toEqual({
+      status: 'valid',
+      reason:
+        'request turnover: the server ran 0.9 of 1 on average but 1 at once at times, and scheduled its 6 requests after 0 ms on average (within a step), so nothing queued',
+    });
+    // 15.0 of 16 on average, all 16 at times, each request scheduled after half a step.
+    const sixteen = {
+      ...calm,
+      avgRunning: 15,
+      maxRunning: 16,
+      scheduledRequests: 300,
+      meanQueueSeconds: 0.006,
+      preemptions: 0,
+    };
+    expect(decideStatus({ ...base, avgActiveRequests: 15, stepSeconds: 0.012, queue: sixteen }).status).toBe('valid');
+    // Never seen running all it was given: capped below it, however quick its queue time.
+    expect(
+      decideStatus({ ...base, avgActiveRequests: 15, stepSeconds: 0.012, queue: { ...sixteen, maxRunning: 15 } }),
+    ).toMatchObject({
+      status: 'queued',
+      reason: 'average active requests 15.0 is below 95% of 16',
+    });
+    // Waiting longer than a step, a preemption, no measured step, or no queue time (older vLLM): queued.
+    const queued = (queue: object, stepSeconds: number | null = 0.007) =>
+      decideStatus({ ...one, stepSeconds, queue: queue as typeof served }).status;
+    expect(queued({ ...served, meanQueueSeconds: 0.008 })).toBe('queued');
+    expect(queued({ ...served, meanQueueSeconds: 0.007 })).toBe('valid');
+    expect(queued({ ...served, preemptions: 1 })).toBe('queued');
+    expect(queued(served, null)).toBe('queued');
+    expect(queued(short)).toBe('queued');
+    expect(queued({ ...served, maxRunning: undefined })).toBe('queued');
+    // The client's own shortfall is said first: it kept 13 of 16 in flight, the server ran 12.9 of them.
+    const client = { ...sixteen, avgRunning: 12.9, maxRunning: 13, clientInFlight: 13 };
+    expect(decideStatus({ ...base, avgActiveRequests: 12.9, stepSeconds: 0.012, queue: client }).reason).toMatch(
+      /^client shortfall: the client kept 13\.0 of 16/,
+    );
+    expect(
+      decideStatus({ ...base, avgActiveRequests: 12, stepSeconds: 0.012, queue: { ...client, maxRunning: 12 } }).status,
+    ).toBe('queued');
+  });
   it('failed requests keep the figure up to 10% of the window, Error above', () => {
     expect(decideStatus({ ...base, failures: { windowRequests: 40, failed: 4, firstError: 'HTTP 500' } }).status).toBe(
       'valid',
@@ -136,13 +181,14 @@ describe('status rules', () => {
 });
 
 describe('queue evidence from once-a-second scrapes', () => {
-  it('counts the share with waiting, the longest run, and the mean running', () => {
+  it('counts the share with waiting, the longest run, the mean and the most running', () => {
     const q = (running: number, waiting: number) => ({ running, waiting });
     expect(queueEvidence([q(16, 0), q(15, 1), q(16, 0), q(14, 2), q(14, 2), q(16, 0)])).toEqual({
       scrapes: 6,
       waitingShare: 0.5,
       longestWaitingRun: 2,
       avgRunning: 91 / 6,
+      maxRunning: 16,
     });
     expect(queueEvidence([])).toBeNull();
   });
