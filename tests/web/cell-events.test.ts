@@ -15,6 +15,7 @@ import { webTest } from '../helpers/fixtures';
 import { coreSession, expectResultsMatchReport, readResults } from '../helpers/results-dom';
 import { setChips } from '../helpers/run-view';
 import { hasChromium, openPage, shot } from './browser';
+import { startSmallSim } from '../helpers/core-sim';
 
 /** 2K and 4K × 1, 2 and 4 requests at once. */
 const CELLS = 6;
@@ -51,12 +52,7 @@ describe.skipIf(!hasChromium)('finished cells travel to the page as events', () 
     browser,
   }) => {
     const { core, invoked } = bridge;
-    const d = await core.invoke('server:defaults', []);
-    if (!d.ok) throw new Error(d.error);
-    const started = await core.invoke('server:start', [
-      { ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16k', gpuMemoryUtilization: '0.3' },
-    ]);
-    if (!started.ok) throw new Error(started.error);
+    await startSmallSim(core, '16k');
     const { page, problems } = await openPage(browser, bridge.url);
     await page.waitForSelector('[data-app-state="ready"]');
     await page.keyboard.press('Control+3');

@@ -14,6 +14,7 @@ import { LOAD_CSV_COLUMNS } from '../../src-main/workflows/report/data-export';
 import { webTest } from '../helpers/fixtures';
 import { setChips } from '../helpers/run-view';
 import { hasChromium, shot } from './browser';
+import { startSmallSim } from '../helpers/core-sim';
 
 const it = webTest.override('bridgeOptions', { scope: 'file' }, { core: { stopTimeoutMs: 8000 } });
 
@@ -32,12 +33,7 @@ const sideways = (page: Page) =>
 
 describe.skipIf(!hasChromium)('the Run view’s Load mode in Chromium with the simulator', () => {
   it.beforeAll(async ({ bridge }) => {
-    const d = await bridge.core.invoke('server:defaults', []);
-    if (!d.ok) throw new Error(d.error);
-    const started = await bridge.core.invoke('server:start', [
-      { ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '8k', gpuMemoryUtilization: '0.3' },
-    ]);
-    if (!started.ok) throw new Error(started.error);
+    await startSmallSim(bridge.core, '8k');
   }, 90_000);
 
   it('runs two rates, fills both charts with the core’s figures, and opens the load session in Results', async ({

@@ -8,17 +8,13 @@ import { webTest } from '../helpers/fixtures';
 import { coreSession } from '../helpers/results-dom';
 import { setChips } from '../helpers/run-view';
 import { hasChromium, shot } from './browser';
+import { startSmallSim } from '../helpers/core-sim';
 
 const it = webTest.override('bridgeOptions', { scope: 'file' }, { core: { stopTimeoutMs: 8000 } });
 
 describe.skipIf(!hasChromium)('prompt shapes in the Run view in Chromium with the simulator', () => {
   it.beforeAll(async ({ bridge }) => {
-    const d = await bridge.core.invoke('server:defaults', []);
-    if (!d.ok) throw new Error(d.error);
-    const started = await bridge.core.invoke('server:start', [
-      { ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '8k', gpuMemoryUtilization: '0.3' },
-    ]);
-    if (!started.ok) throw new Error(started.error);
+    await startSmallSim(bridge.core, '8k');
   }, 90_000);
 
   it('runs a matrix with drawn output lengths and a shared prefix, and Results shows both', async ({

@@ -8,6 +8,7 @@ import { describe, expect } from 'vitest';
 import { webTest } from '../helpers/fixtures';
 import { hasChromium, shot } from './browser';
 import { setChips } from '../helpers/run-view';
+import { startSmallSim } from '../helpers/core-sim';
 
 const it = webTest.override('bridgeOptions', { scope: 'file' }, { core: { stopTimeoutMs: 8000 } });
 
@@ -17,12 +18,7 @@ const measured = (page: Page) => page.getByTestId('run-heatmap').locator('td[dat
 describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () => {
   // The server is started before the page opens, then the page waits in the Run view until it is ready.
   it.beforeAll(async ({ bridge }) => {
-    const d = await bridge.core.invoke('server:defaults', []);
-    if (!d.ok) throw new Error(d.error);
-    const started = await bridge.core.invoke('server:start', [
-      { ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16k', gpuMemoryUtilization: '0.3' },
-    ]);
-    if (!started.ok) throw new Error(started.error);
+    await startSmallSim(bridge.core, '16k');
   }, 90_000);
   it.beforeAll(async ({ app: { page } }) => {
     await page.keyboard.press('Control+3');

@@ -4,21 +4,10 @@
  * keeps the passes measured, and its session opens unsaved; a bad form is refused in the form's
  * words before anything is sent.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AppCore, createAppCore } from '../../../src-main/hosts/app-facade';
+import type { AppCore } from '../../../src-main/hosts/app-facade';
 import type { LoadForm, LoadView } from '#shared/ipc/contract';
-
-const noGpu = async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] });
-const until = async (cond: () => boolean, ms: number) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+import { type CoreOnSim, coreOnReadySim, until } from '../../helpers/core-sim';
 
 const FORM: LoadForm = {
   rates: [2, 4, 8],
@@ -35,29 +24,15 @@ const FORM: LoadForm = {
 
 describe('app core: a load run against the simulator', () => {
   let core: AppCore;
-  let dir: string;
+  let sim: CoreOnSim;
   const views: LoadView[] = [];
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'speedmatrix-load-core-'));
-    core = createAppCore({ host: 'bridge', dataDir: dir, detectHardware: noGpu, stopTimeoutMs: 8000 });
+    sim = await coreOnReadySim('speedmatrix-load-core-', '8K');
+    core = sim.core;
     core.on('load:update', (v) => views.push(v));
-    const d = await core.invoke('server:defaults', []);
-    if (!d.ok) throw new Error(d.error);
-    const started = await core.invoke('server:start', [
-      { ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '8K', gpuMemoryUtilization: '0.3' },
-    ]);
-    expect(started.ok).toBe(true);
-    let state = 'starting';
-    while (state === 'starting') {
-      await new Promise((r) => setTimeout(r, 100));
-      const snap = await core.invoke('server:snapshot', []);
-      state = snap.ok ? snap.data.state : 'failed';
-    }
-    expect(state).toBe('ready');
   }, 90_000);
   afterAll(async () => {
-    await core?.dispose();
-    rmSync(dir, { recursive: true, force: true });
+    await sim?.close();
   });
 
   it('refuses a bad form in its fields’ words, sending nothing', async () => {

@@ -3,47 +3,22 @@
  * benchmark worker): a run stopped after its first cell keeps what it measured, and Resume
  * finishes the matrix without measuring any cell twice.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AppCore, createAppCore } from '../../../src-main/hosts/app-facade';
+import type { AppCore } from '../../../src-main/hosts/app-facade';
 import type { RunUpdate } from '#shared/ipc/contract';
-
-const noGpu = async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] });
-const until = async (cond: () => boolean, ms: number) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+import { type CoreOnSim, coreOnReadySim, until } from '../../helpers/core-sim';
 
 describe('app core: stop and resume a run against the simulator', () => {
   let core: AppCore;
-  let dir: string;
+  let sim: CoreOnSim;
   const updates: RunUpdate[] = [];
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'speedmatrix-core-'));
-    core = createAppCore({ host: 'bridge', dataDir: dir, detectHardware: noGpu, stopTimeoutMs: 8000 });
+    sim = await coreOnReadySim('speedmatrix-core-', '16K');
+    core = sim.core;
     core.on('run:update', (u) => updates.push(u));
-    const d = await core.invoke('server:defaults', []);
-    if (!d.ok) throw new Error(d.error);
-    const started = await core.invoke('server:start', [
-      { ...d.data, simSpeed: 10, simLoadSeconds: 0.3, maxModelLen: '16K', gpuMemoryUtilization: '0.3' },
-    ]);
-    expect(started.ok).toBe(true);
-    let state = 'starting';
-    while (state === 'starting') {
-      await new Promise((r) => setTimeout(r, 100));
-      const snap = await core.invoke('server:snapshot', []);
-      state = snap.ok ? snap.data.state : 'failed';
-    }
-    expect(state).toBe('ready');
   }, 90_000);
   afterAll(async () => {
-    await core?.dispose();
-    rmSync(dir, { recursive: true, force: true });
+    await sim?.close();
   });
 
   it('stops after the first cell, keeping it; resume measures only the rest', async () => {

@@ -12,10 +12,10 @@ import { createSession } from '../../../src-main/platform/session/create';
 import { serializeSession } from '../../../src-main/platform/session/write';
 import { BIG_SAMPLES, bigSession } from '../../bench/lib/big-session';
 import { SYNTHETIC_REPORT } from '../../helpers/paths';
+import { noGpu } from '../../helpers/core-sim';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-session-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const noGpu = async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] });
 
 describe('session files through the core', () => {
   const core = createAppCore({ host: 'bridge', dataDir: join(dir, 'app'), detectHardware: noGpu });

@@ -16,11 +16,11 @@ import { serializeSession } from '../../../src-main/platform/session/write';
 import { createSession } from '../../../src-main/platform/session/create';
 import { runCli } from '../../helpers/cli';
 import { SYNTHETIC_REPORT } from '../../helpers/paths';
+import { noGpu } from '../../helpers/core-sim';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-diskfull-'));
 const mnt = join(dir, 'tiny');
 mkdirSync(mnt);
-const noGpu = async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] });
 
 function mount(opts: string): boolean {
   try {
