@@ -24,7 +24,7 @@ import {
   resumeRemoteRun,
   stopRemoteRun,
 } from '../../workflows/remote/remote-run';
-import { followUntilEnded, type Stopper } from '../../workflows/remote/follow';
+import { Waker, followUntilEnded, type Stopper } from '../../workflows/remote/follow';
 import type { SshTarget } from '../../workflows/remote/ssh';
 
 /** The remote `speedmatrix run` arguments of a run form against the server there, and of its resume. */
@@ -59,7 +59,7 @@ export function remoteRunArgs(
 
 export interface RemoteRunHooks {
   onEvent(e: BenchEvent): void;
-  /** The link to the host is lost for good (the run goes on there), or followed again (null). */
+  /** The link to the host dropped (the run goes on there; why, and what happens next), or lines flow again (null). */
   onLink(lost: string | null): void;
   /** The run ended without a session to bring back, or could not start. */
   onFail(message: string): void;
@@ -69,7 +69,7 @@ export interface RemoteRunHandle {
   host: string;
   id: string;
   stop(): Promise<void>;
-  /** Follow it again from where the lost link stopped. */
+  /** Follow it again from where the lost link stopped, at once (the wait before the next try cut short). */
   reattach(): void;
   /** Settles when the run has ended and its session is here (or it failed), or the link is lost. */
   followed: Promise<'ended' | 'lost'>;
@@ -106,6 +106,9 @@ export async function startRemoteRun(o: {
   await launchRemoteRun(ssh, id, { ...o.launch, apiKey: o.apiKey });
   const cursor = { offset: 0 };
   const stopper: Stopper = { requested: false };
+  const waker = new Waker();
+  let linkDown = false;
+  let gaveUp = false;
   let outcome: RunOutcome | null = null;
   let lines = Promise.resolve();
 
@@ -149,18 +152,30 @@ export async function startRemoteRun(o: {
       const end = await followUntilEnded(
         {
           follow: (offset) =>
-            followRemoteRun(ssh, id, offset, (l) => (lines = lines.then(() => handle(l).catch(warn)))),
+            followRemoteRun(ssh, id, offset, (l) => {
+              if (linkDown) {
+                linkDown = false;
+                hooks.onLink(null);
+              }
+              lines = lines.then(() => handle(l).catch(warn));
+            }),
           state: () => remoteRunState(ssh, id),
           resume: () => resumeRemoteRun(ssh, id, o.apiKey),
           stopper,
           say: (message) => hooks.onEvent({ type: 'log', level: 'warn', message }),
           cursor,
+          waker,
+          dropped: (problem, retryInS) => {
+            linkDown = true;
+            hooks.onLink(`${problem}. Following again in ${retryInS} s, or now with Reattach.`);
+          },
         },
         ssh.host,
       );
       await finish(end.exit, end.stderrTail);
       return 'ended';
     } catch (e) {
+      gaveUp = true;
       hooks.onLink((e as Error).message);
       return 'lost';
     }
@@ -175,7 +190,11 @@ export async function startRemoteRun(o: {
       await stopRemoteRun(ssh, id);
     },
     reattach: () => {
+      if (!gaveUp && !linkDown) return;
+      linkDown = false;
       hooks.onLink(null);
+      if (!gaveUp) return waker.wake();
+      gaveUp = false;
       h.followed = follow();
     },
   };

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { shellSplit } from '#shared/shell-quote';
 import { parseSshTarget, remoteScript, sshArgs } from '../../../src-main/workflows/remote/ssh';
 import { compareVersions } from '../../../src-main/workflows/remote/remote-cli';
-import { followUntilEnded } from '../../../src-main/workflows/remote/follow';
+import { Waker, followUntilEnded } from '../../../src-main/workflows/remote/follow';
 import type { Follow, RemoteState } from '../../../src-main/workflows/remote/remote-run';
 import { passedFlags } from '../../../src-main/hosts/cli/commands/remote-drive';
 
@@ -131,5 +131,35 @@ describe('following a remote run', () => {
       /lost the connection to h \(dropped\); the run carries on there/,
     );
     expect(r.offsets).toEqual([0, 0, 0]);
+  });
+
+  it('tells of each drop with the wait before the next try, and Reattach (the waker) cuts a long wait short', async () => {
+    const r = scripted(
+      [
+        { bytes: 10, ended: false },
+        { bytes: 0, ended: false },
+        { bytes: 5, ended: true },
+      ],
+      [{ exit: 0 }],
+    );
+    const waker = new Waker();
+    const drops: string[] = [];
+    const ended = followUntilEnded(
+      {
+        ...r.steps,
+        retryDelaysMs: [600_000, 600_000],
+        waker,
+        dropped: (problem, s) => {
+          drops.push(`${problem} ${s}`);
+          // Once while waiting, once while the next try is in flight: neither click is lost.
+          if (drops.length === 1) setTimeout(() => waker.wake(), 0);
+          else waker.wake();
+        },
+      },
+      'h',
+    );
+    expect(await ended).toEqual({ exit: 0, stderrTail: [] });
+    expect(drops).toEqual(['dropped 600', 'dropped 600']);
+    expect(r.offsets).toEqual([0, 10, 10]);
   });
 });
