@@ -182,6 +182,16 @@ describe.skipIf(!hasChromium || !sshdAvailable)('a remote host over SSH in the a
     expect(readdirSync(runs).filter((id) => existsSync(join(runs, id, 'session.speedmatrix.json')))).toHaveLength(1);
     await expectResultsMatchReport(page, session);
     expect(await page.getByTestId('file-title').textContent()).toBe('Unsaved session •');
+    // The server as the person launched it there (as a local launch records it), not attached by URL: in the open
+    // session and in the file the run left here.
+    expect(session.server.kind).toBe('simulator');
+    expect(session.server.url).toBe(`http://127.0.0.1:${port}`);
+    expect(session.server.display).toMatch(/^speedmatrix sim serve /);
+    expect(session.server.argv).toEqual(expect.arrayContaining(['--port', String(port), '--sim-speed', '10']));
+    const runsHere = join(bridge.dataDir, 'app', 'runs');
+    const [working] = readdirSync(runsHere).filter((f) => f.endsWith('.speedmatrix.json'));
+    const saved = await readSessionFile(join(runsHere, working));
+    expect(saved.ok && saved.data.server).toEqual(session.server);
 
     // Stop stops it on the host.
     await page.locator('nav button', { hasText: 'Server' }).click();

@@ -8,11 +8,11 @@
  */
 import type { RunForm } from '#shared/ipc/contract';
 import { countByStatus } from '#shared/session/status-words';
-import type { Session } from '#shared/session/schema';
+import type { ServerLaunch, Session } from '#shared/session/schema';
 import type { BenchEvent, RunOutcome } from '../../engine/bench';
 import type { ServerTarget } from '../../engine/server/target';
 import { parseSessionText } from '../../platform/session/read';
-import { writeFileAtomic } from '../../platform/session/write';
+import { serializeSession, writeFileAtomic } from '../../platform/session/write';
 import { checkRemoteCli } from '../../workflows/remote/remote-cli';
 import {
   REMOTE_SESSION,
@@ -77,13 +77,16 @@ export interface RemoteRunHandle {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The session file there, parsed; `tries` times a quarter second apart while it is being written. */
-async function remoteSession(ssh: SshTarget, id: string, tries = 1): Promise<{ text: string; session: Session }> {
+/**
+ * The session file there, parsed; `tries` times a quarter second apart while it is being written.
+ * The run there measured a server it attached to by URL; the session records the server as
+ * launched, the command the person gave (as a local launch does).
+ */
+async function remoteSession(ssh: SshTarget, id: string, server: ServerLaunch, tries = 1): Promise<Session> {
   for (let i = 1; ; i++) {
     try {
-      const text = await fetchRemoteSession(ssh, id);
-      const parsed = parseSessionText(text, REMOTE_SESSION);
-      if (parsed.ok) return { text, session: parsed.data };
+      const parsed = parseSessionText(await fetchRemoteSession(ssh, id), REMOTE_SESSION);
+      if (parsed.ok) return { ...parsed.data, server };
       if (i >= tries) throw new Error(parsed.error.message);
     } catch (e) {
       if (i >= tries) throw e;
@@ -96,6 +99,8 @@ async function remoteSession(ssh: SshTarget, id: string, tries = 1): Promise<{ t
 export async function startRemoteRun(o: {
   ssh: SshTarget;
   launch: { args: string[]; resumeArgs: string[] };
+  /** The server as its launch there recorded it (`serve --json`'s ready target). */
+  server: ServerLaunch;
   apiKey?: string;
   workingFile: string;
   hooks: RemoteRunHooks;
@@ -123,27 +128,27 @@ export async function startRemoteRun(o: {
     if (e.type === 'run-done') outcome = e.outcome;
     else hooks.onEvent(e);
     // The session is on disk there before the first cell starts: the open session takes the cells from here on.
-    if (e.type === 'plan') hooks.onEvent({ type: 'session', session: (await remoteSession(ssh, id, 20)).session });
+    if (e.type === 'plan') hooks.onEvent({ type: 'session', session: await remoteSession(ssh, id, o.server, 20) });
   };
 
   const warn = (e: Error) => hooks.onEvent({ type: 'log', level: 'warn', message: e.message });
 
   const finish = async (exit: number | null, stderrTail: string[]): Promise<void> => {
     await lines;
-    let got: { text: string; session: Session };
+    let session: Session;
     try {
-      got = await remoteSession(ssh, id);
+      session = await remoteSession(ssh, id, o.server);
     } catch (e) {
       const tail = stderrTail.length ? ` Its last lines there: ${stderrTail.join(' / ')}` : '';
       return hooks.onFail(`The run on ${ssh.host} left no session to bring back (${(e as Error).message}).${tail}`);
     }
-    const saved = await writeFileAtomic(o.workingFile, got.text);
+    const saved = await writeFileAtomic(o.workingFile, serializeSession(session));
     hooks.onEvent({
       type: 'run-done',
       outcome: outcome ?? (exit === 0 ? 'completed' : exit === 130 ? 'cancelled' : 'failed'),
-      session: got.session,
+      session,
       sessionFile: saved.ok ? o.workingFile : null,
-      counts: countByStatus(got.session),
+      counts: countByStatus(session),
     });
   };
 

@@ -155,6 +155,7 @@ export class RunControl {
       const handle = await startRemoteRun({
         ssh: serving.ssh,
         launch: remoteRunArgs(form, { ready, simSpeed: serving.simSpeed }, Boolean(serving.apiKey)),
+        server: ready.launch,
         apiKey: serving.apiKey,
         workingFile: file,
         hooks: {
