@@ -49,8 +49,28 @@ export function followClientOf(parent: number, runId?: string): number | null {
   return null;
 }
 
+/** The files under `dir` (recursively) whose bytes hold `secret`. */
+export function filesHolding(dir: string, secret: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .filter((f) => readFileSync(f).includes(secret));
+}
+
+/** The command lines holding `secret` (what `ps` shows anyone on the machine), of `pids` or of every process. */
+export function commandLinesHolding(secret: string, pids?: number[]): string[] {
+  return (pids?.map(String) ?? readdirSync('/proc').filter((n) => /^\d+$/.test(n))).flatMap((n) => {
+    try {
+      const cmd = readFileSync(`/proc/${n}/cmdline`, 'utf8');
+      return cmd.includes(secret) ? [cmd.replace(/\0/g, ' ')] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** The processes whose environment names `home` as HOME: what sessions of this server started. */
-function processesOfHome(home: string): number[] {
+export function processesOfHome(home: string): number[] {
   const pids: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;

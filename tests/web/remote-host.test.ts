@@ -14,7 +14,7 @@ import { readSessionFile } from '../../src-main/platform/session/read';
 import { sshWebTest as it } from '../helpers/fixtures';
 import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
 import { setChips } from '../helpers/run-view';
-import { type Sshd, followClientOf, sshdAvailable } from '../helpers/sshd';
+import { type Sshd, commandLinesHolding, filesHolding, followClientOf, sshdAvailable } from '../helpers/sshd';
 import { hasChromium, openPage, shot } from './browser';
 
 const fill = (page: Page, id: string, value: string) => page.locator(`#${id}`).fill(value);
@@ -24,11 +24,12 @@ const noSidewaysScroll = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 
 /** Start the simulator on the host from the Server view (host and options filled in), and wait until it is ready. */
-async function startSimThere(page: Page, sshHost: Sshd, simSpeed: number): Promise<number> {
+async function startSimThere(page: Page, sshHost: Sshd, simSpeed: number, apiKey = ''): Promise<number> {
   await page.locator('nav button', { hasText: 'Server' }).click();
   await page.locator('input[name="where"][value="ssh"]').check();
   await fill(page, 'srv-sshHost', sshHost.host);
   await fill(page, 'srv-sshOptions', sshHost.options.join('\n'));
+  await fill(page, 'srv-apiKey', apiKey);
   const port = await freePort();
   await fill(page, 'srv-port', String(port));
   await fill(page, 'srv-simSpeed', String(simSpeed));
@@ -302,6 +303,45 @@ describe.skipIf(!hasChromium || !sshdAvailable)('a remote host over SSH in the a
     await page.emulateMedia({ colorScheme: 'dark' });
     await shot(page, 'remote-run-stopped-dark', false);
     await page.emulateMedia({ colorScheme: 'light' });
+
+    await stopServerThere(page, port);
+    expect(problems).toEqual([]);
+  }, 240_000);
+
+  it('an API key reaches the server and the run there in their environment only, and a run killed there resumes with it', async ({
+    sshHost,
+    bridge,
+    browser,
+  }) => {
+    const key = `sk-remote-${process.pid}-${Date.now()}`;
+    const { page, problems } = await openPage(browser, bridge.url);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.waitForSelector('[data-app-state="ready"]');
+    page.on('dialog', (d) => void d.accept());
+    const port = await startSimThere(page, sshHost, 2, key);
+    // The simulator there wants the key: it got it.
+    expect((await fetch(`http://127.0.0.1:${port}/v1/models`)).status).toBe(401);
+    const before = existsSync(runsThere(sshHost.home)) ? readdirSync(runsThere(sshHost.home)) : [];
+    await startMatrix(page, 8);
+    const folder = await runFolderThere(sshHost.home, before);
+    const heat = page.getByTestId('heatmap');
+    await expect.poll(async () => heat.locator('[data-kind="value"]').count(), { timeout: 60_000 }).toBe(1);
+    expect(commandLinesHolding(key)).toEqual([]);
+
+    // The run dies there: it is resumed from its journal, the key sent again (it is nowhere there to read).
+    process.kill(Number(readFileSync(join(folder, 'pid'), 'utf8')), 'SIGKILL');
+    await page.locator('[data-testid="run-phase"][data-phase="done"]').waitFor({ timeout: 120_000 });
+    const progress = readFileSync(join(folder, 'progress.jsonl'), 'utf8');
+    expect(progress.match(/"type":"plan"/g)).toHaveLength(2);
+    const session = await coreSession(bridge.core);
+    expect(session.cells.map((c) => cellKey(c))).toEqual(['0x1', '0x2', '0x4', '0x8']);
+    for (const c of session.cells) expect(['valid', 'queued']).toContain(c.status);
+
+    // Nowhere on a command line, on disk there or here, or in the session.
+    expect(commandLinesHolding(key)).toEqual([]);
+    expect(filesHolding(sshHost.home, key)).toEqual([]);
+    expect(filesHolding(bridge.dataDir, key)).toEqual([]);
+    expect(JSON.stringify(session)).not.toContain(key);
 
     await stopServerThere(page, port);
     expect(problems).toEqual([]);

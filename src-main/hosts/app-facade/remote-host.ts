@@ -9,6 +9,7 @@ import type { ServerTarget } from '../../engine/server/target';
 import { checkRemoteCli, remoteHardware } from '../../workflows/remote/remote-cli';
 import {
   followRemoteRun,
+  keyOutOfCommand,
   launchRemoteRun,
   newRunId,
   remoteRunState,
@@ -107,18 +108,20 @@ export interface RemoteServer {
 /**
  * Start `argv` (the server command as a person would type it) under `speedmatrix serve` on the
  * host, detached there, and follow its events until it ends; a dropped link is followed again.
+ * Its API key reaches the server there in its environment only.
  */
 export async function serveOn(target: SshTarget, argv: string[], on: RemoteServeEvents): Promise<RemoteServer> {
   await checkRemoteCli(target);
   const id = newRunId();
-  const args = ['serve', '--json', '--', ...argv];
-  await launchRemoteRun(target, id, { args, resumeArgs: args });
+  const { argv: command, apiKey } = keyOutOfCommand(argv);
+  const args = ['serve', '--json', '--', ...command];
+  await launchRemoteRun(target, id, { args, resumeArgs: args, apiKey });
   const stopper: Stopper = { requested: false };
   const done = followUntilEnded(
     {
       follow: (offset) => followRemoteRun(target, id, offset, (l) => onServeLine(l, on)),
       state: () => remoteRunState(target, id),
-      resume: () => resumeRemoteRun(target, id),
+      resume: () => resumeRemoteRun(target, id, apiKey),
       stopper,
       say: on.say,
     },

@@ -31,14 +31,12 @@ import type { SshTarget } from '../../workflows/remote/ssh';
 export function remoteRunArgs(
   form: RunForm,
   server: { ready: ServerTarget; simSpeed: number | null },
-  withKey: boolean,
 ): { args: string[]; resumeArgs: string[] } {
   const list = (xs: number[]) => xs.join(',');
   const common = [
     '--url',
     server.ready.baseUrl,
     ...(server.simSpeed ? ['--sim-speed', String(server.simSpeed)] : []),
-    ...(withKey ? ['--api-key-file', 'api-key'] : []),
     '--json-progress',
   ];
   const matrix = [

@@ -154,7 +154,7 @@ export class RunControl {
     try {
       const handle = await startRemoteRun({
         ssh: serving.ssh,
-        launch: remoteRunArgs(form, { ready, simSpeed: serving.simSpeed }, Boolean(serving.apiKey)),
+        launch: remoteRunArgs(form, { ready, simSpeed: serving.simSpeed }),
         server: ready.launch,
         apiKey: serving.apiKey,
         workingFile: file,
