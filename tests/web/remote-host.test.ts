@@ -6,12 +6,13 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { cellKey } from '#shared/cell-key';
 import { freePort } from '../../src-main/engine/server/port';
 import { readSessionFile } from '../../src-main/platform/session/read';
 import { sshWebTest as it } from '../helpers/fixtures';
+import type { BridgeServer } from '../helpers/bridge-server';
 import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
 import { setChips } from '../helpers/run-view';
 import { type Sshd, commandLinesHolding, filesHolding, followClientOf, sshdAvailable } from '../helpers/sshd';
@@ -76,6 +77,30 @@ async function runFolderThere(home: string, before: string[]): Promise<string> {
     )
     .toBeDefined();
   return join(runsThere(home), found!);
+}
+
+/**
+ * A new page of the app, the simulator started on the host (at twice the speed: each cell's window of 8 s, or
+ * `seconds`, takes half that, so a test has time to cut in) and a 0 x {1,2,4,8} matrix running there, its first cell in. A session the
+ * test before left unsaved is discarded when the run starts.
+ */
+async function runningThere(
+  browser: Browser,
+  bridge: BridgeServer,
+  sshHost: Sshd,
+  o: { apiKey?: string; seconds?: number } = {},
+) {
+  const { page, problems } = await openPage(browser, bridge.url);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.waitForSelector('[data-app-state="ready"]');
+  page.on('dialog', (d) => void d.accept());
+  const port = await startSimThere(page, sshHost, 2, o.apiKey);
+  const before = existsSync(runsThere(sshHost.home)) ? readdirSync(runsThere(sshHost.home)) : [];
+  await startMatrix(page, o.seconds ?? 8);
+  const folder = await runFolderThere(sshHost.home, before);
+  const heat = page.getByTestId('heatmap');
+  await expect.poll(async () => heat.locator('[data-kind="value"]').count(), { timeout: 60_000 }).toBe(1);
+  return { page, problems, port, folder, heat };
 }
 
 interface Line {
@@ -148,6 +173,10 @@ describe.skipIf(!hasChromium || !sshdAvailable)('a remote host over SSH in the a
     await page.getByTestId('start-server').click();
     await page.locator('[data-testid="server-status"][data-state="ready"]').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('server-ready').innerText()).toContain(`http://127.0.0.1:${port} on ${sshHost.host}`);
+    // The server's own log there streams into the Server log here.
+    await expect
+      .poll(() => page.getByTestId('server-log').textContent(), { timeout: 15_000 })
+      .toContain('Application startup complete.');
     await shot(page, 'remote-server-light', false);
     expect(await noSidewaysScroll(page)).toBe(true);
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -200,25 +229,15 @@ describe.skipIf(!hasChromium || !sshdAvailable)('a remote host over SSH in the a
     await page.locator('[data-testid="server-status"][data-state="exited"]').waitFor({ timeout: 30_000 });
     await expect(fetch(`http://127.0.0.1:${port}/v1/models`)).rejects.toThrow();
     expect(problems).toEqual([]);
-  }, 180_000);
+  }, 240_000);
 
   it('a link cut mid-run says so; Reattach follows the run again at once and it finishes with each cell measured once', async ({
     sshHost,
     bridge,
     browser,
   }) => {
-    const { page, problems } = await openPage(browser, bridge.url);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.waitForSelector('[data-app-state="ready"]');
-    // A session the last test left unsaved is discarded when the run starts.
-    page.on('dialog', (d) => void d.accept());
-    // Each cell's 8 s window takes about 4 s at twice the speed: the run is still going when the link comes back.
-    const port = await startSimThere(page, sshHost, 2);
-    const before = existsSync(runsThere(sshHost.home)) ? readdirSync(runsThere(sshHost.home)) : [];
-    await startMatrix(page, 8);
-    const folder = await runFolderThere(sshHost.home, before);
-    const heat = page.getByTestId('heatmap');
-    await expect.poll(async () => heat.locator('[data-kind="value"]').count(), { timeout: 60_000 }).toBe(1);
+    // Windows of 16 s (8 s each here): the run is still going when the link comes back about 10 s later.
+    const { page, problems, port, folder, heat } = await runningThere(browser, bridge, sshHost, { seconds: 16 });
 
     // The link is cut (the app's ssh client killed) and the host is unreachable for a while.
     const client = followClientOf(process.pid, folder.split('/').pop());
@@ -266,16 +285,7 @@ describe.skipIf(!hasChromium || !sshdAvailable)('a remote host over SSH in the a
     bridge,
     browser,
   }) => {
-    const { page, problems } = await openPage(browser, bridge.url);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.waitForSelector('[data-app-state="ready"]');
-    page.on('dialog', (d) => void d.accept());
-    const port = await startSimThere(page, sshHost, 2);
-    const before = existsSync(runsThere(sshHost.home)) ? readdirSync(runsThere(sshHost.home)) : [];
-    await startMatrix(page, 8);
-    const folder = await runFolderThere(sshHost.home, before);
-    const heat = page.getByTestId('heatmap');
-    await expect.poll(async () => heat.locator('[data-kind="value"]').count(), { timeout: 60_000 }).toBe(1);
+    const { page, problems, port, folder, heat } = await runningThere(browser, bridge, sshHost);
     const pid = Number(readFileSync(join(folder, 'pid'), 'utf8'));
     const wrapper = Number(readFileSync(join(folder, 'wrapper.pid'), 'utf8'));
     expect(alive(pid)).toBe(true);
@@ -314,18 +324,9 @@ describe.skipIf(!hasChromium || !sshdAvailable)('a remote host over SSH in the a
     browser,
   }) => {
     const key = `sk-remote-${process.pid}-${Date.now()}`;
-    const { page, problems } = await openPage(browser, bridge.url);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.waitForSelector('[data-app-state="ready"]');
-    page.on('dialog', (d) => void d.accept());
-    const port = await startSimThere(page, sshHost, 2, key);
+    const { page, problems, port, folder } = await runningThere(browser, bridge, sshHost, { apiKey: key });
     // The simulator there wants the key: it got it.
     expect((await fetch(`http://127.0.0.1:${port}/v1/models`)).status).toBe(401);
-    const before = existsSync(runsThere(sshHost.home)) ? readdirSync(runsThere(sshHost.home)) : [];
-    await startMatrix(page, 8);
-    const folder = await runFolderThere(sshHost.home, before);
-    const heat = page.getByTestId('heatmap');
-    await expect.poll(async () => heat.locator('[data-kind="value"]').count(), { timeout: 60_000 }).toBe(1);
     expect(commandLinesHolding(key)).toEqual([]);
 
     // The run dies there: it is resumed from its journal, the key sent again (it is nowhere there to read).

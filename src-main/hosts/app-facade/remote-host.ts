@@ -59,7 +59,7 @@ export interface RemoteServeEvents {
   ready(target: ServerTarget): void;
   failed(failure: ServerFailure): void;
   crashed(message: string, lines: string[]): void;
-  /** A line for the server log (a dropped link, a resume). */
+  /** A line for the server log: the server's own there, or ours (a dropped link, a resume). */
   say(text: string): void;
   /** It ended there: exit code (0 stopped cleanly), and the tail of its log there. */
   ended(exit: number | null, stderrTail: string[]): void;
@@ -73,6 +73,7 @@ interface ServeLine {
   signal?: string | null;
   exitCode?: number | null;
   lastLines?: string[];
+  line?: string;
 }
 
 function onServeLine(line: string, on: RemoteServeEvents): void {
@@ -83,6 +84,7 @@ function onServeLine(line: string, on: RemoteServeEvents): void {
     return on.say(line);
   }
   if (e.event === 'progress' && e.phase) on.progress(e.phase);
+  else if (e.event === 'log' && typeof e.line === 'string') on.say(e.line);
   else if (e.event === 'ready' && e.target) on.ready(e.target);
   else if (e.event === 'failed' && e.failure)
     on.failed({
