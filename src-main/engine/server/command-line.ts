@@ -79,7 +79,7 @@ export function launchOptionsFromCommand(argv: readonly string[], env: NodeJS.Pr
       host: flagValue(rest, '--host') ?? SIM_DEFAULT_LISTEN,
       port,
       apiKey: flagValue(rest, '--api-key') ?? env.VLLM_API_KEY,
-      apiKeyInherited: flagValue(rest, '--api-key') === undefined && env.VLLM_API_KEY !== undefined,
+      apiKeyInherited: flagValue(rest, '--api-key') === undefined && Boolean(env.VLLM_API_KEY),
       servedModelName: flagValue(rest, '--served-model-name'),
       extraArgs: withoutFlags(rest.slice(rest.indexOf('serve') + (model ? 2 : 1)), [
         '--host',
