@@ -280,7 +280,7 @@ describe.skipIf(!hasChromium || !sshdAvailable)('a remote host over SSH in the a
     expect(problems).toEqual([]);
   }, 240_000);
 
-  it('Stop stops a remote run on the host, which saves what it measured, and the app shows the stopped run', async ({
+  it('Stop stops a remote run on the host, which saves what it measured, and the app shows the stopped run; Resume continues it there', async ({
     sshHost,
     bridge,
     browser,
@@ -313,6 +313,18 @@ describe.skipIf(!hasChromium || !sshdAvailable)('a remote host over SSH in the a
     await page.emulateMedia({ colorScheme: 'dark' });
     await shot(page, 'remote-run-stopped-dark', false);
     await page.emulateMedia({ colorScheme: 'light' });
+
+    // Resume continues it there from its journal: what it had measured is not measured again.
+    await page.getByTestId('resume-run').click();
+    await page.locator('[data-testid="run-phase"][data-phase="done"]').waitFor({ timeout: 90_000 });
+    const resumed = readFileSync(join(folder, 'progress.jsonl'), 'utf8').split('"type":"plan"');
+    expect(resumed).toHaveLength(3);
+    const startedAgain = startedThere(folder).slice(-(4 - measured.length));
+    expect(startedAgain).toEqual(['0x1', '0x2', '0x4', '0x8'].slice(measured.length));
+    const whole = await coreSession(bridge.core);
+    expect(whole.cells.map((c) => cellKey(c))).toEqual(['0x1', '0x2', '0x4', '0x8']);
+    for (const c of whole.cells) expect(['valid', 'queued']).toContain(c.status);
+    expect(await heat.locator('[data-kind="value"]').count()).toBe(4);
 
     await stopServerThere(page, port);
     expect(problems).toEqual([]);

@@ -69,6 +69,8 @@ export interface RemoteRunHandle {
   stop(): Promise<void>;
   /** Follow it again from where the lost link stopped, at once (the wait before the next try cut short). */
   reattach(): void;
+  /** Continue it there after it was stopped (`run --resume` there, from its journal), followed from where it stopped. */
+  resume(): Promise<void>;
   /** Settles when the run has ended and its session is here (or it failed), or the link is lost. */
   followed: Promise<'ended' | 'lost'>;
 }
@@ -191,6 +193,12 @@ export async function startRemoteRun(o: {
     stop: async () => {
       stopper.requested = true;
       await stopRemoteRun(ssh, id);
+    },
+    resume: async () => {
+      stopper.requested = false;
+      outcome = null;
+      await resumeRemoteRun(ssh, id, o.apiKey);
+      h.followed = follow();
     },
     reattach: () => {
       if (!gaveUp && !linkDown) return;

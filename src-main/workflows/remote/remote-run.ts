@@ -43,7 +43,7 @@ if [ $# -gt 0 ]; then cat > resume.args; else
   cat > /dev/null; set --
   while IFS= read -r a; do set -- "$@" "$a"; done < resume.args
 fi
-rm -f exit; touch progress.jsonl stderr.log
+rm -f exit wrapper.pid pid; touch progress.jsonl stderr.log
 setsid sh -c 'echo $$ > wrapper.pid; speedmatrix "$@" >> progress.jsonl 2>> stderr.log < /dev/null & echo $! > pid; wait $!; echo $? > exit' sh "$@" < /dev/null > /dev/null 2>&1 &
 echo launched`;
 
