@@ -24,10 +24,53 @@ export interface Sshd {
   strangerKey: string;
   /** Stops sshd and every process still running with this server's home (detached runs, their servers). */
   stop(): void;
+  /** Closes the listener, as a host gone from the network: new logins are refused, what runs there goes on. */
+  unreachable(): void;
+  /** Listens again on the same port with the same keys; resolves once a login works. */
+  reachable(): Promise<void>;
+}
+
+/**
+ * The ssh client that process `parent` runs to follow a run's progress file (its command line
+ * tails it), and of the run `runId` when given; null when there is none.
+ */
+export function followClientOf(parent: number, runId?: string): number | null {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (ppid === parent && cmd.startsWith('ssh\0') && cmd.includes('tail -c') && (!runId || cmd.includes(runId)))
+        return Number(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
+}
+
+/** The files under `dir` (recursively) whose bytes hold `secret`. */
+export function filesHolding(dir: string, secret: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .filter((f) => readFileSync(f).includes(secret));
+}
+
+/** The command lines holding `secret` (what `ps` shows anyone on the machine), of `pids` or of every process. */
+export function commandLinesHolding(secret: string, pids?: number[]): string[] {
+  return (pids?.map(String) ?? readdirSync('/proc').filter((n) => /^\d+$/.test(n))).flatMap((n) => {
+    try {
+      const cmd = readFileSync(`/proc/${n}/cmdline`, 'utf8');
+      return cmd.includes(secret) ? [cmd.replace(/\0/g, ' ')] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** The processes whose environment names `home` as HOME: what sessions of this server started. */
-function processesOfHome(home: string): number[] {
+export function processesOfHome(home: string): number[] {
   const pids: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -78,9 +121,13 @@ export async function startSshd(dir: string, path: string[]): Promise<Sshd> {
   );
   const knownHosts = join(dir, 'known_hosts');
   writeFileSync(knownHosts, `[127.0.0.1]:${port} ${readFileSync(join(dir, 'host_key.pub'), 'utf8')}`);
-  const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
-  child.stderr!.on('data', (d) => (log += d));
+  const listen = (): ChildProcess => {
+    const c = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    c.stderr!.on('data', (d) => (log += d));
+    return c;
+  };
+  let child = listen();
   const options = [
     `Port=${port}`,
     `IdentityFile=${join(dir, 'client_key')}`,
@@ -89,12 +136,27 @@ export async function startSshd(dir: string, path: string[]): Promise<Sshd> {
     'GlobalKnownHostsFile=/dev/null',
     'StrictHostKeyChecking=yes',
   ];
+  const host = 'root@127.0.0.1';
+  const loginWorks = async (): Promise<boolean> => {
+    for (let i = 0; i < 100; i++) {
+      const r = spawnSync('ssh', [...options.flatMap((o) => ['-o', o]), '-o', 'BatchMode=yes', host, 'true']);
+      if (r.status === 0) return true;
+      if (child.exitCode !== null) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    return false;
+  };
   const sshd: Sshd = {
     port,
-    host: 'root@127.0.0.1',
+    host,
     options,
     home,
     strangerKey: join(dir, 'stranger_key'),
+    unreachable: () => void child.kill('SIGTERM'),
+    reachable: async () => {
+      child = listen();
+      if (!(await loginWorks())) throw new Error(`sshd did not listen again on port ${port}:\n${log}`);
+    },
     stop: () => {
       child.kill('SIGTERM');
       for (const pid of processesOfHome(home)) {
@@ -106,12 +168,7 @@ export async function startSshd(dir: string, path: string[]): Promise<Sshd> {
       }
     },
   };
-  for (let i = 0; i < 100; i++) {
-    const r = spawnSync('ssh', [...options.flatMap((o) => ['-o', o]), '-o', 'BatchMode=yes', sshd.host, 'true']);
-    if (r.status === 0) return sshd;
-    if (child.exitCode !== null) break;
-    await new Promise((res) => setTimeout(res, 100));
-  }
+  if (await loginWorks()) return sshd;
   child.kill('SIGKILL');
   throw new Error(`sshd did not accept a login on port ${port}:\n${log}`);
 }

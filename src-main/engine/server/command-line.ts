@@ -78,7 +78,8 @@ export function launchOptionsFromCommand(argv: readonly string[], env: NodeJS.Pr
       model: model ?? '',
       host: flagValue(rest, '--host') ?? SIM_DEFAULT_LISTEN,
       port,
-      apiKey: flagValue(rest, '--api-key'),
+      apiKey: flagValue(rest, '--api-key') ?? env.VLLM_API_KEY,
+      apiKeyInherited: flagValue(rest, '--api-key') === undefined && Boolean(env.VLLM_API_KEY),
       servedModelName: flagValue(rest, '--served-model-name'),
       extraArgs: withoutFlags(rest.slice(rest.indexOf('serve') + (model ? 2 : 1)), [
         '--host',

@@ -51,6 +51,11 @@ export interface LaunchOptions {
   port: number;
   /** Bearer key the server will require on /v1. Kept out of argv where the engine allows (VLLM_API_KEY). */
   apiKey?: string;
+  /**
+   * The key is already in the environment the server inherits (VLLM_API_KEY, as a remote run gets
+   * it: README "A GPU server over SSH"), so it is not passed again on its command line.
+   */
+  apiKeyInherited?: boolean;
   /** GPU selection, e.g. "0,1". */
   cudaVisibleDevices?: string;
   /** Extra environment for the server (HF_HOME, HF_TOKEN, VLLM_*). */
@@ -214,7 +219,7 @@ export function buildLaunch(o: LaunchOptions): BuiltLaunch {
       if (o.simProfile) sim.push('--sim-profile', o.simProfile);
       if (o.simSpeed !== undefined) sim.push('--sim-speed', String(o.simSpeed));
       sim.push(...(o.simArgs ?? []));
-      const key = o.apiKey ? ['--api-key', o.apiKey] : [];
+      const key = o.apiKey && !o.apiKeyInherited ? ['--api-key', o.apiKey] : [];
       // No model: the simulator serves its profile's model.
       const tail = ['serve', ...(o.model ? [o.model] : []), ...vllmFlags(o, o), ...key, ...(o.extraArgs ?? []), ...sim];
       const argv = [node.command, ...node.args, ...tail];

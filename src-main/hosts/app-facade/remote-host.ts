@@ -9,6 +9,7 @@ import type { ServerTarget } from '../../engine/server/target';
 import { checkRemoteCli, remoteHardware } from '../../workflows/remote/remote-cli';
 import {
   followRemoteRun,
+  keyOutOfCommand,
   launchRemoteRun,
   newRunId,
   remoteRunState,
@@ -58,7 +59,7 @@ export interface RemoteServeEvents {
   ready(target: ServerTarget): void;
   failed(failure: ServerFailure): void;
   crashed(message: string, lines: string[]): void;
-  /** A line for the server log (a dropped link, a resume). */
+  /** A line for the server log: the server's own there, or ours (a dropped link, a resume). */
   say(text: string): void;
   /** It ended there: exit code (0 stopped cleanly), and the tail of its log there. */
   ended(exit: number | null, stderrTail: string[]): void;
@@ -72,6 +73,7 @@ interface ServeLine {
   signal?: string | null;
   exitCode?: number | null;
   lastLines?: string[];
+  line?: string;
 }
 
 function onServeLine(line: string, on: RemoteServeEvents): void {
@@ -82,6 +84,7 @@ function onServeLine(line: string, on: RemoteServeEvents): void {
     return on.say(line);
   }
   if (e.event === 'progress' && e.phase) on.progress(e.phase);
+  else if (e.event === 'log' && typeof e.line === 'string') on.say(e.line);
   else if (e.event === 'ready' && e.target) on.ready(e.target);
   else if (e.event === 'failed' && e.failure)
     on.failed({
@@ -107,18 +110,20 @@ export interface RemoteServer {
 /**
  * Start `argv` (the server command as a person would type it) under `speedmatrix serve` on the
  * host, detached there, and follow its events until it ends; a dropped link is followed again.
+ * Its API key reaches the server there in its environment only.
  */
 export async function serveOn(target: SshTarget, argv: string[], on: RemoteServeEvents): Promise<RemoteServer> {
   await checkRemoteCli(target);
   const id = newRunId();
-  const args = ['serve', '--json', '--', ...argv];
-  await launchRemoteRun(target, id, { args, resumeArgs: args });
+  const { argv: command, apiKey } = keyOutOfCommand(argv);
+  const args = ['serve', '--json', '--', ...command];
+  await launchRemoteRun(target, id, { args, resumeArgs: args, apiKey });
   const stopper: Stopper = { requested: false };
   const done = followUntilEnded(
     {
       follow: (offset) => followRemoteRun(target, id, offset, (l) => onServeLine(l, on)),
       state: () => remoteRunState(target, id),
-      resume: () => resumeRemoteRun(target, id),
+      resume: () => resumeRemoteRun(target, id, apiKey),
       stopper,
       say: on.say,
     },

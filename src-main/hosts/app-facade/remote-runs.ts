@@ -8,11 +8,11 @@
  */
 import type { RunForm } from '#shared/ipc/contract';
 import { countByStatus } from '#shared/session/status-words';
-import type { Session } from '#shared/session/schema';
+import type { ServerLaunch, Session } from '#shared/session/schema';
 import type { BenchEvent, RunOutcome } from '../../engine/bench';
 import type { ServerTarget } from '../../engine/server/target';
 import { parseSessionText } from '../../platform/session/read';
-import { writeFileAtomic } from '../../platform/session/write';
+import { serializeSession, writeFileAtomic } from '../../platform/session/write';
 import { checkRemoteCli } from '../../workflows/remote/remote-cli';
 import {
   REMOTE_SESSION,
@@ -24,21 +24,19 @@ import {
   resumeRemoteRun,
   stopRemoteRun,
 } from '../../workflows/remote/remote-run';
-import { followUntilEnded, type Stopper } from '../../workflows/remote/follow';
+import { Waker, followUntilEnded, type Stopper } from '../../workflows/remote/follow';
 import type { SshTarget } from '../../workflows/remote/ssh';
 
 /** The remote `speedmatrix run` arguments of a run form against the server there, and of its resume. */
 export function remoteRunArgs(
   form: RunForm,
   server: { ready: ServerTarget; simSpeed: number | null },
-  withKey: boolean,
 ): { args: string[]; resumeArgs: string[] } {
   const list = (xs: number[]) => xs.join(',');
   const common = [
     '--url',
     server.ready.baseUrl,
     ...(server.simSpeed ? ['--sim-speed', String(server.simSpeed)] : []),
-    ...(withKey ? ['--api-key-file', 'api-key'] : []),
     '--json-progress',
   ];
   const matrix = [
@@ -63,7 +61,7 @@ export function remoteRunArgs(
 
 export interface RemoteRunHooks {
   onEvent(e: BenchEvent): void;
-  /** The link to the host is lost for good (the run goes on there), or followed again (null). */
+  /** The link to the host dropped (the run goes on there; why, and what happens next), or lines flow again (null). */
   onLink(lost: string | null): void;
   /** The run ended without a session to bring back, or could not start. */
   onFail(message: string): void;
@@ -73,21 +71,26 @@ export interface RemoteRunHandle {
   host: string;
   id: string;
   stop(): Promise<void>;
-  /** Follow it again from where the lost link stopped. */
+  /** Follow it again from where the lost link stopped, at once (the wait before the next try cut short). */
   reattach(): void;
+  /** Continue it there after it was stopped (`run --resume` there, from its journal), followed from where it stopped. */
+  resume(): Promise<void>;
   /** Settles when the run has ended and its session is here (or it failed), or the link is lost. */
   followed: Promise<'ended' | 'lost'>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The session file there, parsed; `tries` times a quarter second apart while it is being written. */
-async function remoteSession(ssh: SshTarget, id: string, tries = 1): Promise<{ text: string; session: Session }> {
+/**
+ * The session file there, parsed; `tries` times a quarter second apart while it is being written.
+ * The run there measured a server it attached to by URL; the session records the server as
+ * launched, the command the person gave (as a local launch does).
+ */
+async function remoteSession(ssh: SshTarget, id: string, server: ServerLaunch, tries = 1): Promise<Session> {
   for (let i = 1; ; i++) {
     try {
-      const text = await fetchRemoteSession(ssh, id);
-      const parsed = parseSessionText(text, REMOTE_SESSION);
-      if (parsed.ok) return { text, session: parsed.data };
+      const parsed = parseSessionText(await fetchRemoteSession(ssh, id), REMOTE_SESSION);
+      if (parsed.ok) return { ...parsed.data, server };
       if (i >= tries) throw new Error(parsed.error.message);
     } catch (e) {
       if (i >= tries) throw e;
@@ -100,6 +103,8 @@ async function remoteSession(ssh: SshTarget, id: string, tries = 1): Promise<{ t
 export async function startRemoteRun(o: {
   ssh: SshTarget;
   launch: { args: string[]; resumeArgs: string[] };
+  /** The server as its launch there recorded it (`serve --json`'s ready target). */
+  server: ServerLaunch;
   apiKey?: string;
   workingFile: string;
   hooks: RemoteRunHooks;
@@ -110,6 +115,9 @@ export async function startRemoteRun(o: {
   await launchRemoteRun(ssh, id, { ...o.launch, apiKey: o.apiKey });
   const cursor = { offset: 0 };
   const stopper: Stopper = { requested: false };
+  const waker = new Waker();
+  let linkDown = false;
+  let gaveUp = false;
   let outcome: RunOutcome | null = null;
   let lines = Promise.resolve();
 
@@ -124,27 +132,27 @@ export async function startRemoteRun(o: {
     if (e.type === 'run-done') outcome = e.outcome;
     else hooks.onEvent(e);
     // The session is on disk there before the first cell starts: the open session takes the cells from here on.
-    if (e.type === 'plan') hooks.onEvent({ type: 'session', session: (await remoteSession(ssh, id, 20)).session });
+    if (e.type === 'plan') hooks.onEvent({ type: 'session', session: await remoteSession(ssh, id, o.server, 20) });
   };
 
   const warn = (e: Error) => hooks.onEvent({ type: 'log', level: 'warn', message: e.message });
 
   const finish = async (exit: number | null, stderrTail: string[]): Promise<void> => {
     await lines;
-    let got: { text: string; session: Session };
+    let session: Session;
     try {
-      got = await remoteSession(ssh, id);
+      session = await remoteSession(ssh, id, o.server);
     } catch (e) {
       const tail = stderrTail.length ? ` Its last lines there: ${stderrTail.join(' / ')}` : '';
       return hooks.onFail(`The run on ${ssh.host} left no session to bring back (${(e as Error).message}).${tail}`);
     }
-    const saved = await writeFileAtomic(o.workingFile, got.text);
+    const saved = await writeFileAtomic(o.workingFile, serializeSession(session));
     hooks.onEvent({
       type: 'run-done',
       outcome: outcome ?? (exit === 0 ? 'completed' : exit === 130 ? 'cancelled' : 'failed'),
-      session: got.session,
+      session,
       sessionFile: saved.ok ? o.workingFile : null,
-      counts: countByStatus(got.session),
+      counts: countByStatus(session),
     });
   };
 
@@ -153,18 +161,30 @@ export async function startRemoteRun(o: {
       const end = await followUntilEnded(
         {
           follow: (offset) =>
-            followRemoteRun(ssh, id, offset, (l) => (lines = lines.then(() => handle(l).catch(warn)))),
+            followRemoteRun(ssh, id, offset, (l) => {
+              if (linkDown) {
+                linkDown = false;
+                hooks.onLink(null);
+              }
+              lines = lines.then(() => handle(l).catch(warn));
+            }),
           state: () => remoteRunState(ssh, id),
           resume: () => resumeRemoteRun(ssh, id, o.apiKey),
           stopper,
           say: (message) => hooks.onEvent({ type: 'log', level: 'warn', message }),
           cursor,
+          waker,
+          dropped: (problem, retryInS) => {
+            linkDown = true;
+            hooks.onLink(`${problem}. Following again in ${retryInS} s, or now with Reattach.`);
+          },
         },
         ssh.host,
       );
       await finish(end.exit, end.stderrTail);
       return 'ended';
     } catch (e) {
+      gaveUp = true;
       hooks.onLink((e as Error).message);
       return 'lost';
     }
@@ -178,8 +198,18 @@ export async function startRemoteRun(o: {
       stopper.requested = true;
       await stopRemoteRun(ssh, id);
     },
+    resume: async () => {
+      stopper.requested = false;
+      outcome = null;
+      await resumeRemoteRun(ssh, id, o.apiKey);
+      h.followed = follow();
+    },
     reattach: () => {
+      if (!gaveUp && !linkDown) return;
+      linkDown = false;
       hooks.onLink(null);
+      if (!gaveUp) return waker.wake();
+      gaveUp = false;
       h.followed = follow();
     },
   };

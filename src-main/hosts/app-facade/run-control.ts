@@ -90,6 +90,8 @@ export class RunControl {
   private handle: RunHandle | null = null;
   /** A run on a remote host, from its start until it ended and its session is here. */
   private remote: RemoteRunHandle | null = null;
+  /** The last run on a remote host, with its server there and its working file here: Resume continues it there. */
+  private lastRemote: { handle: RemoteRunHandle; server: ServerTarget; file: string } | null = null;
   private workingFile: string | null = null;
   /** Why the page's own runs wait (a sweep runs), or null. */
   private heldBy: string | null = null;
@@ -180,7 +182,8 @@ export class RunControl {
     try {
       const handle = await startRemoteRun({
         ssh: serving.ssh,
-        launch: remoteRunArgs(form, { ready, simSpeed: serving.simSpeed }, Boolean(serving.apiKey)),
+        launch: remoteRunArgs(form, { ready, simSpeed: serving.simSpeed }),
+        server: ready.launch,
         apiKey: serving.apiKey,
         workingFile: file,
         hooks: {
@@ -190,6 +193,7 @@ export class RunControl {
         },
       });
       this.remote = handle;
+      this.lastRemote = { handle, server: ready, file };
       this.untilEnded(handle);
     } catch (e) {
       this.updates.fail((e as Error).message);
@@ -215,13 +219,31 @@ export class RunControl {
 
   async resume(file?: string): Promise<RunUpdate> {
     const target = this.requireIdleAndServer();
-    if (this.deps.remoteServing?.())
-      throw new UserError(
-        'The server runs on a remote host: a run there goes on by itself when the link drops (Reattach). Stop it to resume a session on this machine.',
-      );
     const from = file ?? this.deps.sessions.meta().file ?? this.workingFile;
+    if (this.deps.remoteServing?.()) return this.resumeRemote(target, from);
     if (!from) throw new UserError('There is no saved session to resume: open the session file of the run first.');
     return this.launch(target, {}, from, true);
+  }
+
+  /** The last run on the remote host, stopped there, continues there from its journal, against the same server. */
+  private async resumeRemote(target: ServerTarget, from: string | null): Promise<RunUpdate> {
+    const last = this.lastRemote;
+    if (!last || last.file !== from || last.server !== target)
+      throw new UserError(
+        'The server runs on a remote host: Resume continues only the last run there, against the same server. Stop the server to resume a session on this machine.',
+      );
+    this.run = this.updates.begin('starting');
+    if (this.isOpen(last.file)) this.deps.sessions.adopt(this.run);
+    this.remote = last.handle;
+    this.updates.setRemote({ host: last.handle.host, lostLink: null });
+    try {
+      await last.handle.resume();
+      this.untilEnded(last.handle);
+    } catch (e) {
+      this.remote = null;
+      this.updates.fail((e as Error).message);
+    }
+    return this.updates.snapshot();
   }
 
   async stop(): Promise<RunUpdate> {

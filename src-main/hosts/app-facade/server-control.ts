@@ -62,6 +62,9 @@ function launchOf(form: ServerForm, port: number): { launch: LaunchOptions; buil
   }
 }
 
+/** How many lines of a server's log are kept (the Server log, the session's server log). */
+const LOG_KEPT = 5000;
+
 export class ServerControl {
   private supervisor: Supervisor | null = null;
   /** Earlier supervisors whose crash left processes the person chose to leave running: ended on dispose at the latest. */
@@ -113,7 +116,7 @@ export class ServerControl {
   }
 
   logLines(): string[] {
-    return this.supervisor ? this.supervisor.logTail(5000) : [...this.attachLog];
+    return this.supervisor ? this.supervisor.logTail(LOG_KEPT) : [...this.attachLog];
   }
 
   async preview(form: ServerForm): Promise<CommandPreview> {
@@ -183,6 +186,8 @@ export class ServerControl {
     const say = (t: string) => {
       if (!mine()) return;
       this.attachLog.push(t);
+      // The remote server's own log arrives here too: keep its tail, as a supervisor here does.
+      if (this.attachLog.length > LOG_KEPT) this.attachLog.splice(0, this.attachLog.length - LOG_KEPT);
       this.log([t]);
     };
     this.set({

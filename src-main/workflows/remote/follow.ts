@@ -27,10 +27,43 @@ export interface FollowSteps {
    * up (the app's Reattach), so no line is read twice. Starts at 0 when not given.
    */
   cursor?: { offset: number };
+  /** Told when the link drops, before waiting: what dropped it and the seconds until the next try (else said). */
+  dropped?(problem: string, retryInS: number): void;
+  /** Cuts the wait before the next try short (the app's Reattach). */
+  waker?: Waker;
+}
+
+/**
+ * The wait before following again, which a person can cut short: `wake()` ends the wait under
+ * way, or the next one when a try is in flight, so a click never goes unheard.
+ */
+export class Waker {
+  private wake_: (() => void) | null = null;
+  private pending = false;
+
+  wake(): void {
+    if (this.wake_) this.wake_();
+    else this.pending = true;
+  }
+
+  wait(ms: number): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake_ = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake_ = done;
+    });
+  }
 }
 
 const DEFAULT_DELAYS = [1000, 2000, 5000, 10_000, 20_000];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Died without saying so: killed (no exit code written) or ended by a signal other than our stop. */
 export const diedUnfinished = (exit: number | null): boolean => exit === null || (exit > 128 && exit !== 130);
@@ -41,6 +74,7 @@ export async function followUntilEnded(
 ): Promise<{ exit: number | null; stderrTail: string[] }> {
   const delays = s.retryDelaysMs ?? DEFAULT_DELAYS;
   const cursor = s.cursor ?? { offset: 0 };
+  const waker = s.waker ?? new Waker();
   let failures = 0;
   let resumes = 0;
   for (;;) {
@@ -66,7 +100,9 @@ export async function followUntilEnded(
     }
     if (failures >= delays.length)
       throw new RemoteError(`lost the connection to ${host} (${problem}); the run carries on there.`);
-    s.say(`Connection to ${host} lost (${problem}); following again in ${delays[failures] / 1000} s...`);
-    await sleep(delays[failures++]);
+    const delayS = delays[failures] / 1000;
+    if (s.dropped) s.dropped(problem ?? 'no reason given', delayS);
+    else s.say(`Connection to ${host} lost (${problem}); following again in ${delayS} s...`);
+    await waker.wait(delays[failures++]);
   }
 }

@@ -30,19 +30,21 @@ const dirOf = (id: string) => `${RUNS_DIR}/${checkRunId(id)}`;
 /**
  * Start `speedmatrix ARGS...` detached in the run's folder; with no ARGS, again with the args it
  * was first started with plus `--resume` (resume.args). The first line of stdin is the API key
- * (or empty), kept in a file only the user can read, for as long as the run may need resuming.
+ * (or empty): it reaches the run in its environment only (SPEEDMATRIX_API_KEY for run and sweep,
+ * VLLM_API_KEY for the server it starts), never a command line or a file there; a resume sends it again.
  */
 const LAUNCH = `d=$1; shift
 umask 077
 cd "$HOME" && mkdir -p "$d" && cd "$d" || exit 3
 IFS= read -r key
-if [ -n "$key" ]; then printf '%s\\n' "$key" > api-key; fi
+if [ -n "$key" ]; then SPEEDMATRIX_API_KEY=$key VLLM_API_KEY=$key; export SPEEDMATRIX_API_KEY VLLM_API_KEY; fi
+unset key
 if [ $# -gt 0 ]; then cat > resume.args; else
   cat > /dev/null; set --
   while IFS= read -r a; do set -- "$@" "$a"; done < resume.args
 fi
-rm -f exit; touch progress.jsonl stderr.log
-setsid sh -c 'echo $$ > wrapper.pid; speedmatrix "$@" >> progress.jsonl 2>> stderr.log < /dev/null & echo $! > pid; wait $!; c=$?; [ $c -eq 0 ] && rm -f api-key; echo $c > exit' sh "$@" < /dev/null > /dev/null 2>&1 &
+rm -f exit wrapper.pid pid; touch progress.jsonl stderr.log
+setsid sh -c 'echo $$ > wrapper.pid; speedmatrix "$@" >> progress.jsonl 2>> stderr.log < /dev/null & echo $! > pid; wait $!; echo $? > exit' sh "$@" < /dev/null > /dev/null 2>&1 &
 echo launched`;
 
 /** Print the progress file from byte $2 on, and follow it until the run's wrapper ends. */
@@ -75,6 +77,30 @@ async function ssh(target: SshTarget, script: string, args: string[], input?: st
   if (r.code !== 0)
     throw new RemoteError(`on ${target.host}: ${r.stderr.trim() || `the command ended with exit code ${r.code}`}`);
   return r.stdout;
+}
+
+/**
+ * A server command with its API key taken out (`--api-key K`, `--api-key=K`, `VLLM_API_KEY=K`
+ * given to `env`), and the key: a run there gets it in its environment instead
+ * (LAUNCH), where vLLM and the simulator read VLLM_API_KEY. A `docker run` passes it on with `-e`.
+ */
+export function keyOutOfCommand(argv: readonly string[]): { argv: string[]; apiKey?: string } {
+  // The `NAME=VALUE` words `env` sets before the program.
+  let assignments = argv[0] === 'env' ? 1 : 0;
+  while (assignments && /^[A-Za-z_]\w*=/.test(argv[assignments] ?? '')) assignments++;
+  let apiKey: string | undefined;
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (i < assignments && a.startsWith('VLLM_API_KEY=')) apiKey = a.slice('VLLM_API_KEY='.length);
+    else if (i >= assignments && a === '--api-key' && i + 1 < argv.length) apiKey = argv[++i];
+    else if (i >= assignments && a.startsWith('--api-key=')) apiKey = a.slice('--api-key='.length);
+    else out.push(a);
+  }
+  if (apiKey === undefined) return { argv: [...argv] };
+  const docker = out.findIndex((w, i) => /(^|\/)docker$/.test(w) && out[i + 1] === 'run');
+  if (docker >= 0 && !out.includes('VLLM_API_KEY')) out.splice(docker + 2, 0, '-e', 'VLLM_API_KEY');
+  return { argv: out, apiKey };
 }
 
 /** Start a run there: `args` are the remote `speedmatrix` arguments, `resumeArgs` what continues it. */

@@ -5,7 +5,7 @@
  * up again with nothing measured twice, a run that died there resumed from its journal, Stop,
  * and what a person is told when the host cannot be used.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect } from 'vitest';
@@ -15,7 +15,7 @@ import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 import { freePort } from '../../../src-main/engine/server/port';
 import { sshTest as it, type SshHost } from '../../helpers/fixtures';
-import { sshdAvailable } from '../../helpers/sshd';
+import { commandLinesHolding, filesHolding, followClientOf, processesOfHome, sshdAvailable } from '../../helpers/sshd';
 
 const CONCURRENCY = [1, 2, 4, 8];
 const CELLS = CONCURRENCY.map((c) => `0x${c}`);
@@ -68,21 +68,6 @@ async function until(what: string, ok: () => boolean, timeoutMs = 120_000): Prom
   }
 }
 
-/** The ssh client `cli` runs to follow the progress file (a child process whose command line tails it). */
-function followClient(cli: ChildProcess): number | null {
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const ppid = Number(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (ppid === cli.pid && cmd.startsWith('ssh\0') && cmd.includes('tail -c')) return Number(name);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return null;
-}
-
 /** The run's folder on the host, from the id the CLI printed. */
 function runFolder(host: SshHost, stderr: string): string {
   const id = /Started run (\S+) on/.exec(stderr)?.[1];
@@ -120,7 +105,7 @@ describe.skipIf(!sshdAvailable)('speedmatrix over SSH to a real sshd', () => {
     const out = join(work, 'remote.speedmatrix.json');
     const cli = startCli(['run', ...sshFlags(sshHost), ...MATRIX, ...TIMING, '--json-progress', '--out', out], work);
     await until('two cells done and the third started', () => done(cli.out.stdout).length >= 2);
-    const ssh = followClient(cli.child);
+    const ssh = followClientOf(cli.child.pid!);
     expect(ssh).not.toBeNull();
     process.kill(ssh!, 'SIGKILL');
     const code = await cli.closed;
@@ -233,17 +218,23 @@ describe.skipIf(!sshdAvailable)('speedmatrix over SSH to a real sshd', () => {
     expect(readFileSync(join(dir, 'sweep.md'), 'utf8')).toMatch(/max-num-seqs/);
   }, 300_000);
 
-  it('serve --ssh supervises the server there, shows its ready line here, and Ctrl-C stops it on the host', async ({
+  it('serve --ssh supervises the server there, its --api-key in the environment only, shows its ready line here, and Ctrl-C stops it on the host', async ({
     sshHost,
     tempDir,
   }) => {
     const work = tempDir();
     const port = String(await freePort());
+    const key = `sk-serve-${process.pid}-${Date.now()}`;
     const sim = ['speedmatrix', 'sim', 'serve', 'microsoft/Fara1.5-4B', '--port', port, '--sim-load-seconds', '0'];
-    const cli = startCli(['serve', ...sshFlags(sshHost), '--json', '--', ...sim], work);
+    const cli = startCli(['serve', ...sshFlags(sshHost), '--json', '--', ...sim, '--api-key', key], work);
     await until('the ready line', () => /"event":"ready"/.test(cli.out.stdout), 60_000);
     const url = `http://127.0.0.1:${port}/v1/models`;
-    expect((await fetch(url)).ok).toBe(true);
+    expect((await fetch(url)).status).toBe(401);
+    expect((await fetch(url, { headers: { authorization: `Bearer ${key}` } })).ok).toBe(true);
+    // Not on a command line there, not in its files, not in what it printed here.
+    expect(commandLinesHolding(key, processesOfHome(sshHost.home))).toEqual([]);
+    expect(filesHolding(sshHost.home, key)).toEqual([]);
+    expect(cli.out.stdout + cli.out.stderr).not.toContain(key);
     const folder = join(sshHost.home, '.speedmatrix', 'remote', /Started serve (\S+) on/.exec(cli.out.stderr)![1]);
     cli.child.kill('SIGINT');
     expect(await cli.closed, cli.out.stderr).toBe(0);

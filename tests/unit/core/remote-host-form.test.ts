@@ -32,7 +32,7 @@ describe('the remote host of the Server view', () => {
 
 describe('the run on the remote host', () => {
   it('measures the Run view’s matrix against the server there, by its URL on the host', () => {
-    const { args, resumeArgs } = remoteRunArgs(RUN, { ready: READY, simSpeed: null }, false);
+    const { args, resumeArgs } = remoteRunArgs(RUN, { ready: READY, simSpeed: null });
     expect(args).toEqual([
       ...['run', '--url', 'http://127.0.0.1:8000', '--json-progress', '--model', 'fara'],
       ...['--contexts', '0,8192', '--concurrency', '1,4', '--duration', '20', '--max-output', '2048'],
@@ -43,12 +43,12 @@ describe('the run on the remote host', () => {
     ]);
   });
 
-  it('tells the run a simulator’s speed-up, reads the key from the run folder, and passes prefill and precision', () => {
+  it('tells the run a simulator’s speed-up, names no key (it reads the key from its environment), and passes prefill and precision', () => {
     const form = { ...RUN, prefillContexts: [8192], precisionPercent: 2, minSecondsPerMeasurement: 5 };
-    const { args, resumeArgs } = remoteRunArgs(form, { ready: READY, simSpeed: 10 }, true);
+    const { args, resumeArgs } = remoteRunArgs(form, { ready: READY, simSpeed: 10 });
     for (const a of [args, resumeArgs]) {
-      expect(a.join(' ')).toContain('--sim-speed 10 --api-key-file api-key');
-      expect(a.join(' ')).not.toMatch(/sk-|--api-key /);
+      expect(a.join(' ')).toContain('--sim-speed 10 --json-progress');
+      expect(a.join(' ')).not.toMatch(/sk-|--api-key/);
     }
     expect(args.join(' ')).toContain('--prefill-contexts 8192');
     expect(args.join(' ')).toContain('--precision 2 --min-duration 5');

@@ -8,8 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { shellSplit } from '#shared/shell-quote';
 import { parseSshTarget, remoteScript, sshArgs } from '../../../src-main/workflows/remote/ssh';
 import { compareVersions } from '../../../src-main/workflows/remote/remote-cli';
-import { followUntilEnded } from '../../../src-main/workflows/remote/follow';
-import type { Follow, RemoteState } from '../../../src-main/workflows/remote/remote-run';
+import { Waker, followUntilEnded } from '../../../src-main/workflows/remote/follow';
+import { launchOptionsFromCommand } from '../../../src-main/engine/server/command-line';
+import { buildLaunch } from '../../../src-main/engine/server/launch';
+import { type Follow, type RemoteState, keyOutOfCommand } from '../../../src-main/workflows/remote/remote-run';
 import { passedFlags } from '../../../src-main/hosts/cli/commands/remote-drive';
 
 describe('the ssh command line', () => {
@@ -85,6 +87,41 @@ function scripted(steps: { bytes: number; ended: boolean }[], states: Partial<Re
   };
 }
 
+describe('a server command’s API key, taken out for the environment there', () => {
+  it('takes --api-key K, --api-key=K and env’s VLLM_API_KEY=K out, and leaves the rest word for word', () => {
+    expect(keyOutOfCommand(['speedmatrix', 'sim', 'serve', '--api-key', 'sk-1', '--port', '8001'])).toEqual({
+      argv: ['speedmatrix', 'sim', 'serve', '--port', '8001'],
+      apiKey: 'sk-1',
+    });
+    expect(keyOutOfCommand(['vllm', 'serve', 'm', '--api-key=sk-2'])).toEqual({
+      argv: ['vllm', 'serve', 'm'],
+      apiKey: 'sk-2',
+    });
+    expect(keyOutOfCommand(['env', 'CUDA_VISIBLE_DEVICES=0', 'VLLM_API_KEY=sk-3', 'vllm', 'serve', 'm'])).toEqual({
+      argv: ['env', 'CUDA_VISIBLE_DEVICES=0', 'vllm', 'serve', 'm'],
+      apiKey: 'sk-3',
+    });
+    // Only env's own assignments: the same words as the program's arguments are its own.
+    expect(keyOutOfCommand(['my-server', 'VLLM_API_KEY=x'])).toEqual({ argv: ['my-server', 'VLLM_API_KEY=x'] });
+  });
+
+  it('a simulator started there with the key in its environment probes with it and does not repeat it on its command line', () => {
+    const o = launchOptionsFromCommand(['speedmatrix', 'sim', 'serve', '--port', '8001'], { VLLM_API_KEY: 'sk-env' });
+    expect(o.apiKey).toBe('sk-env');
+    expect(buildLaunch(o).argv.join(' ')).not.toContain('sk-env');
+    const typed = launchOptionsFromCommand(['speedmatrix', 'sim', 'serve', '--api-key', 'sk-typed'], {});
+    expect(buildLaunch(typed).argv).toContain('sk-typed');
+  });
+
+  it('has a docker run pass the key on into the container (-e VLLM_API_KEY), once', () => {
+    expect(keyOutOfCommand(['docker', 'run', '--rm', 'vllm/vllm-openai', 'm', '--api-key', 'k']).argv).toEqual([
+      ...['docker', 'run', '-e', 'VLLM_API_KEY', '--rm', 'vllm/vllm-openai', 'm'],
+    ]);
+    const built = ['env', 'VLLM_API_KEY=k', 'docker', 'run', '-e', 'VLLM_API_KEY', 'img', 'serve', 'm'];
+    expect(keyOutOfCommand(built).argv).toEqual(['env', 'docker', 'run', '-e', 'VLLM_API_KEY', 'img', 'serve', 'm']);
+  });
+});
+
 describe('following a remote run', () => {
   it('follows again from the byte where a dropped link stopped, and ends with the run’s exit code', async () => {
     const r = scripted(
@@ -131,5 +168,35 @@ describe('following a remote run', () => {
       /lost the connection to h \(dropped\); the run carries on there/,
     );
     expect(r.offsets).toEqual([0, 0, 0]);
+  });
+
+  it('tells of each drop with the wait before the next try, and Reattach (the waker) cuts a long wait short', async () => {
+    const r = scripted(
+      [
+        { bytes: 10, ended: false },
+        { bytes: 0, ended: false },
+        { bytes: 5, ended: true },
+      ],
+      [{ exit: 0 }],
+    );
+    const waker = new Waker();
+    const drops: string[] = [];
+    const ended = followUntilEnded(
+      {
+        ...r.steps,
+        retryDelaysMs: [600_000, 600_000],
+        waker,
+        dropped: (problem, s) => {
+          drops.push(`${problem} ${s}`);
+          // Once while waiting, once while the next try is in flight: neither click is lost.
+          if (drops.length === 1) setTimeout(() => waker.wake(), 0);
+          else waker.wake();
+        },
+      },
+      'h',
+    );
+    expect(await ended).toEqual({ exit: 0, stderrTail: [] });
+    expect(drops).toEqual(['dropped 600', 'dropped 600']);
+    expect(r.offsets).toEqual([0, 10, 10]);
   });
 });

@@ -26,13 +26,9 @@ export interface RemoteRunFlags extends RunFlags, SshFlags {
 /** Flags that stay on this side: the session and report land here, the key travels on stdin. */
 const LOCAL_ONLY = new Set(['ssh', 'sshOption', 'reattach', 'out', 'report', 'jsonProgress', 'apiKey', 'apiKeyFile']);
 
-/** The remote `speedmatrix` arguments of this run, and of its resume; the key file is the run folder's. */
-export function remoteArgs(
-  cmd: string[],
-  flags: RemoteRunFlags,
-  withKey: boolean,
-): { args: string[]; resumeArgs: string[] } {
-  const common = ['--json-progress', ...(withKey ? ['--api-key-file', 'api-key'] : [])];
+/** The remote `speedmatrix` arguments of this run, and of its resume (the key reaches it in its environment). */
+export function remoteArgs(cmd: string[], flags: RemoteRunFlags): { args: string[]; resumeArgs: string[] } {
+  const common = ['--json-progress'];
   const again = [
     ...(flags.url ? ['--url', flags.url] : []),
     ...(flags.simSpeed ? ['--sim-speed', flags.simSpeed] : []),
@@ -109,7 +105,7 @@ export async function runRemoteCommand(cmd: string[], flags: RemoteRunFlags): Pr
       command: 'run',
       target,
       apiKey,
-      launch: remoteArgs(cmd, flags, Boolean(apiKey)),
+      launch: remoteArgs(cmd, flags),
       reattachFlags: flags.out ? ['--out', flags.out] : [],
       ...progressJob(flags.reattach, json, io),
     };

@@ -57,8 +57,9 @@ export async function serveCommand(cmd: string[], o: ServeFlags): Promise<number
     lastPrinted = p.elapsedMs;
     out('progress', `...    ${fmtDuration(p.elapsedMs / 1000).padStart(9)}  ${p.phase}`, p);
   });
-  // The server's own log goes to stderr, so stdout stays the progress/ready/stop lines (or JSON events).
-  sup.on('log', (line) => process.stderr.write(`  | ${line}\n`));
+  // The server's own log (API key redacted) goes to stderr, so stdout stays the progress/ready/stop lines;
+  // with --json it is an event of its own (`log`), which the app shows in its Server log for a server on a remote host.
+  sup.on('log', (line) => (o.json ? out('log', line, { line }) : process.stderr.write(`  | ${line}\n`)));
   let interrupted = false;
   let stopReport: Promise<StopReport> | null = null;
   const onSignal = () => {

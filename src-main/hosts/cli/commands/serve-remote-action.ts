@@ -1,10 +1,11 @@
 /**
  * `speedmatrix serve --ssh HOST -- CMD`: the server runs on HOST under the supervisor of the
  * speedmatrix installed there, detached from the connection (./remote-drive.ts): its progress,
- * ready and stop lines show here; Ctrl-C stops it there. `--reattach ID` follows it again.
+ * ready and stop lines show here; Ctrl-C stops it there. `--reattach ID` follows it again. An
+ * `--api-key` in the command reaches the server there in its environment only.
  */
 import { parseSshTarget } from '../../../workflows/remote/ssh';
-import { checkRunId, newRunId } from '../../../workflows/remote/remote-run';
+import { checkRunId, keyOutOfCommand, newRunId } from '../../../workflows/remote/remote-run';
 import { EXIT } from './exit';
 import { errorWriter } from './command-io';
 import type { ServeFlags } from './serve-flags';
@@ -22,12 +23,16 @@ export async function serveRemoteCommand(cmd: string[], flags: RemoteServeFlags)
   let job: RemoteJob;
   try {
     if (!flags.ssh) throw new Error('--reattach needs --ssh HOST: the host the server is on.');
-    const args = ['serve', ...passedFlags(flags, LOCAL_ONLY), '--', ...cmd];
+    // The command's API key reaches the server there in its environment only (a resume after
+    // --reattach takes it from SPEEDMATRIX_API_KEY here).
+    const { argv: command, apiKey } = keyOutOfCommand(cmd);
+    const args = ['serve', ...passedFlags(flags, LOCAL_ONLY), '--', ...command];
     job = {
       command: 'serve',
       target: parseSshTarget(flags.ssh, flags.sshOption),
       id: flags.reattach ? checkRunId(flags.reattach) : newRunId(),
       reattach: Boolean(flags.reattach),
+      apiKey: apiKey ?? process.env.SPEEDMATRIX_API_KEY,
       launch: { args, resumeArgs: args },
       reattachFlags: [],
       onLine: (line) => process.stdout.write(`${line}\n`),

@@ -57,7 +57,7 @@ export async function sweepRemoteCommand(cmd: string[], flags: RemoteSweepFlags)
     checkOutputFolder('--out-dir', outDir);
     const target = parseSshTarget(flags.ssh as string, flags.sshOption);
     const apiKey = apiKeyFrom(flags, say);
-    const common = ['--json-progress', ...(apiKey ? ['--api-key-file', 'api-key'] : [])];
+    const common = ['--json-progress'];
     job = {
       command: 'sweep',
       target,
