@@ -243,6 +243,27 @@ describe.skipIf(!sshdAvailable)('speedmatrix over SSH to a real sshd', () => {
     await expect(fetch(url)).rejects.toThrow();
   }, 120_000);
 
+  it('run --ssh --launch takes an --api-key out of the server command: in the environment there only, the run measured with it', async ({
+    sshHost,
+    tempDir,
+  }) => {
+    const work = tempDir();
+    const out = join(work, 'keyed.speedmatrix.json');
+    const key = `sk-run-${process.pid}-${Date.now()}`;
+    const sim = ['speedmatrix', 'sim', 'serve', 'microsoft/Fara1.5-4B', '--sim-load-seconds', '0', '--sim-speed', '2'];
+    const matrix = ['--contexts', '0', '--concurrency', '1', '--prefill-contexts', 'none', '--duration', '3', '--yes'];
+    const args = ['run', ...sshFlags(sshHost), '--launch', ...matrix, '--json-progress', '--out', out];
+    const cli = startCli([...args, '--', ...sim, '--api-key', key], work);
+    await until('the cell started', () => started(cli.out.stdout).length >= 1);
+    expect(commandLinesHolding(key, processesOfHome(sshHost.home))).toEqual([]);
+    expect(filesHolding(sshHost.home, key)).toEqual([]);
+    expect(await cli.closed, cli.out.stderr).toBe(0);
+    expect(cli.out.stdout + cli.out.stderr).not.toContain(key);
+    const s = await readSessionFile(out);
+    expect(s.ok && s.data.cells.map((c) => `${cellKey(c)}:${c.status}`)).toEqual(['0x1:valid']);
+    expect(readFileSync(out, 'utf8')).not.toContain(key);
+  }, 240_000);
+
   it('says what to do when the host key is unknown, the key is refused, or speedmatrix is missing or older there', async ({
     sshHost,
     launchSshd,

@@ -10,7 +10,7 @@ import { parseSessionText } from '../../../platform/session/read';
 import { summarizeSession } from '../../../platform/session/summary';
 import { writeFileAtomic } from '../../../platform/session/write';
 import { parseSshTarget } from '../../../workflows/remote/ssh';
-import { REMOTE_SESSION, fetchRemoteSession } from '../../../workflows/remote/remote-run';
+import { REMOTE_SESSION, fetchRemoteSession, keyOutOfCommand } from '../../../workflows/remote/remote-run';
 import { EXIT } from './exit';
 import { errorWriter, exitCodeFor, progressConsole } from './command-io';
 import { Refusal } from './out-folder';
@@ -100,12 +100,14 @@ export async function runRemoteCommand(cmd: string[], flags: RemoteRunFlags): Pr
     if (problem) throw new Refusal(problem, EXIT.usage);
     const target = parseSshTarget(flags.ssh as string, flags.sshOption);
     checkOutputs({ ...flags, out: flags.reattach ? undefined : flags.out });
-    const apiKey = apiKeyFrom(flags, say);
+    // A key inside the server command reaches it there in its environment only, as the run's does.
+    const server = keyOutOfCommand(cmd);
+    const apiKey = server.apiKey ?? apiKeyFrom(flags, say);
     job = {
       command: 'run',
       target,
       apiKey,
-      launch: remoteArgs(cmd, flags),
+      launch: remoteArgs(server.argv, flags),
       reattachFlags: flags.out ? ['--out', flags.out] : [],
       ...progressJob(flags.reattach, json, io),
     };

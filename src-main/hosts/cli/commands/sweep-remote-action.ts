@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseSshTarget } from '../../../workflows/remote/ssh';
-import { fetchRemoteFolder } from '../../../workflows/remote/remote-run';
+import { fetchRemoteFolder, keyOutOfCommand } from '../../../workflows/remote/remote-run';
 import { EXIT } from './exit';
 import { errorWriter, exitCodeFor, progressConsole } from './command-io';
 import { Refusal, checkOutputFolder } from './out-folder';
@@ -56,14 +56,16 @@ export async function sweepRemoteCommand(cmd: string[], flags: RemoteSweepFlags)
     outDir = resolve(flags.outDir as string);
     checkOutputFolder('--out-dir', outDir);
     const target = parseSshTarget(flags.ssh as string, flags.sshOption);
-    const apiKey = apiKeyFrom(flags, say);
+    // A key inside the server command reaches the servers there in their environment only.
+    const server = keyOutOfCommand(cmd);
+    const apiKey = server.apiKey ?? apiKeyFrom(flags, say);
     const common = ['--json-progress'];
     job = {
       command: 'sweep',
       target,
       apiKey,
       launch: {
-        args: ['sweep', ...passedFlags(flags, LOCAL_ONLY), ...common, '--out-dir', REMOTE_SWEEP, '--', ...cmd],
+        args: ['sweep', ...passedFlags(flags, LOCAL_ONLY), ...common, '--out-dir', REMOTE_SWEEP, '--', ...server.argv],
         resumeArgs: ['sweep', '--resume', REMOTE_SWEEP, ...common, ...(flags.yes ? ['--yes'] : [])],
       },
       reattachFlags: ['--out-dir', flags.outDir as string],
