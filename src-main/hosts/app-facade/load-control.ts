@@ -18,7 +18,7 @@ import { loadConfigFromFlags, type LoadFlags } from '../cli/commands/load-flags'
 import type { CoreEvents } from './emitter';
 import type { RunControl } from './run-control';
 import type { SessionControl } from './session-control';
-import { UserError } from './user-error';
+import { UserError, inFieldWords } from './user-error';
 
 interface LoadDeps {
   events: CoreEvents;
@@ -64,16 +64,7 @@ export function loadConfigFromForm(form: LoadForm): LoadConfig {
     outputLen: form.outputLen,
     slo: form.slo.trim() ? form.slo : undefined,
   };
-  try {
-    return loadConfigFromFlags(flags);
-  } catch (e) {
-    // The CLI's words name its flags; the page's fields have labels.
-    const said = Object.entries(FIELD_LABELS).reduce(
-      (m, [flag, label]) => m.replaceAll(flag, label),
-      (e as Error).message,
-    );
-    throw new UserError(said);
-  }
+  return inFieldWords(FIELD_LABELS, () => loadConfigFromFlags(flags));
 }
 
 export class LoadControl {

@@ -15,7 +15,7 @@ import type { ServerTarget } from '../../engine/server/target';
 import type { CoreEvents } from './emitter';
 import { RunUpdates, toPlanView } from './run-updates';
 import type { SessionControl } from './session-control';
-import { UserError } from './user-error';
+import { UserError, inFieldWords } from './user-error';
 import { checkPrefixFits, promptShapeFromFlags } from '../cli/commands/run-flags';
 import type { RemoteServing } from './server-control';
 import { type RemoteRunHandle, remoteRunArgs, startRemoteRun } from './remote-runs';
@@ -41,21 +41,18 @@ interface RunDeps {
 
 const NO_SERVER_NOTE = 'No server is ready, so capacity and maximum length are not checked yet: start a server first.';
 
+const PROMPT_SHAPE_LABELS = { '--output-len': 'Output length', '--shared-prefix': 'Shared prefix' };
+
 /** The form's prompt shapes, read by the CLI's own rules (docs/method.md, "Prompt shapes"), said with the form's labels. */
 function promptShapeOfForm(form: RunForm, base: RunConfigInput): Partial<RunConfigInput> {
-  try {
+  return inFieldWords(PROMPT_SHAPE_LABELS, () => {
     const shape = promptShapeFromFlags({
       outputLen: form.outputLen?.trim() || undefined,
       sharedPrefix: form.sharedPrefix ? String(form.sharedPrefix) : undefined,
     });
     checkPrefixFits({ ...base, ...shape });
     return shape;
-  } catch (e) {
-    const said = (e as Error).message
-      .replaceAll('--output-len', 'Output length')
-      .replaceAll('--shared-prefix', 'Shared prefix');
-    throw new UserError(said);
-  }
+  });
 }
 
 export function toConfig(form: RunForm): RunConfigInput {

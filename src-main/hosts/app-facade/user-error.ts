@@ -11,6 +11,19 @@ export class CancelledError extends UserError {
   }
 }
 
+/**
+ * Runs a check written for the CLI (one set of rules for both), its messages in the form's words:
+ * each flag it names becomes the label of the form's field (`labels`: flag -> label).
+ */
+export function inFieldWords<T>(labels: Readonly<Record<string, string>>, check: () => T): T {
+  try {
+    return check();
+  } catch (e) {
+    const said = Object.entries(labels).reduce((m, [flag, label]) => m.replaceAll(flag, label), (e as Error).message);
+    throw new UserError(said);
+  }
+}
+
 export function describeError(e: unknown): string {
   if (e instanceof UserError || e instanceof RunRefused) return e.message;
   const msg = e instanceof Error ? e.message : String(e);
