@@ -54,7 +54,8 @@ exec tail -c +$(($2 + 1)) --pid="$(cat wrapper.pid)" -f progress.jsonl`;
 
 /** What the run's folder says: running, its exit code, whether there is a session. */
 const STATE = `cd "$HOME" && cd "$1" || exit 3
-alive=no; wp=$(cat wrapper.pid 2>/dev/null); [ -n "$wp" ] && kill -0 "$wp" 2>/dev/null && alive=yes
+# A written exit code means it is over, though the wrapper may not have ended yet.
+alive=no; wp=$(cat wrapper.pid 2>/dev/null); [ -n "$wp" ] && [ ! -s exit ] && kill -0 "$wp" 2>/dev/null && alive=yes
 echo "alive=$alive"; echo "exit=$(cat exit 2>/dev/null)"
 [ -f ${REMOTE_SESSION} ] && echo session=yes
 tail -n 8 stderr.log | sed 's/^/stderr=/'`;
