@@ -67,9 +67,39 @@ function windowWall(r: RunResult): number {
   return total / 1000;
 }
 
-/** Where a run's wall time went: decode windows against everything else (server start, warm-ups, prefill, gates). */
-const breakdown = (r: RunResult): string =>
-  `windows ${windowWall(r).toFixed(1)} s, the rest ${(wall(r) - windowWall(r)).toFixed(1)} s`;
+/** The stage an event opens (a phase, a prefill), or null for events inside one. */
+function stageOf(e: RunResult['events'][number]['event']): string | null {
+  if (e.type === 'phase') return e.phase;
+  if (e.type === 'prefill-start') return 'prefill';
+  if (e.type === 'cell-start') return 'cell start';
+  if (e.type === 'cell-done' || e.type === 'prefill-done') return 'between';
+  return null;
+}
+
+/** Wall seconds per stage: each stage lasts from its opening event to the next stage's. */
+function stageWall(r: RunResult): Map<string, number> {
+  const total = new Map<string, number>();
+  let current = 'start';
+  let since = r.startedAt;
+  for (const { at, event } of r.events) {
+    const next = stageOf(event);
+    if (next === null) continue;
+    total.set(current, (total.get(current) ?? 0) + (at - since) / 1000);
+    current = next;
+    since = at;
+  }
+  total.set(current, (total.get(current) ?? 0) + (r.endedAt - since) / 1000);
+  return total;
+}
+
+/** Where a run's wall time went: decode windows against everything else, and the rest by stage. */
+const breakdown = (r: RunResult): string => {
+  const stages = [...stageWall(r)]
+    .filter(([name]) => name !== 'window')
+    .map(([name, s]) => `${name} ${s.toFixed(1)}`)
+    .join(', ');
+  return `windows ${windowWall(r).toFixed(1)} s, the rest ${(wall(r) - windowWall(r)).toFixed(1)} s (${stages})`;
+};
 const pct = (f: number | null): string => (f === null ? '-' : `${(f * 100).toFixed(2)}%`);
 
 function printTable(rows: string[][]): void {
