@@ -187,11 +187,15 @@ describe.skipIf(!sshdAvailable)('speedmatrix over SSH to a real sshd', () => {
     expect(cli.out.stderr).toMatch(/Stopped; saved what was measured on root@127\.0\.0\.1\./);
   }, 300_000);
 
-  it('sweep --ssh runs the variants there and copies the sweep folder here', async ({ sshHost, tempDir }) => {
+  it('sweep --ssh runs the variants there and copies the sweep folder here; an --api-key in the server command reaches the host in the environment only', async ({
+    sshHost,
+    tempDir,
+  }) => {
     const work = tempDir();
     const dir = join(work, 'sim-sweep');
     const port = String(await freePort());
-    const r = await runCli(
+    const key = `sk-sweep-${process.pid}-${Date.now()}`;
+    const cli = startCli(
       [
         'sweep',
         ...sshFlags(sshHost),
@@ -200,12 +204,26 @@ describe.skipIf(!sshdAvailable)('speedmatrix over SSH to a real sshd', () => {
         ...['--contexts', '8k', '--concurrency', '8', '--prefill-contexts', 'none', '--duration', '10'],
         ...['--max-output', '2048', '--sim-speed', '10', '--out-dir', dir],
         ...['--', 'speedmatrix', 'sim', 'serve', 'microsoft/Fara1.5-4B', '--port', port, '--sim-speed', '10'],
-        ...['--max-model-len', '32768'],
+        ...['--max-model-len', '32768', '--api-key', key],
       ],
-      { cwd: work, timeoutMs: 240_000 },
+      work,
     );
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`Done on root@127.0.0.1. The sweep folder: ${dir}`);
+    const serverThere = () =>
+      processesOfHome(sshHost.home).filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(
+            `sim\0serve\0microsoft/Fara1.5-4B\0--port\0${port}`,
+          );
+        } catch {
+          return false;
+        }
+      });
+    await until('the first variant’s server there', () => serverThere().length > 0, 120_000);
+    expect(commandLinesHolding(key, processesOfHome(sshHost.home))).toEqual([]);
+    expect(filesHolding(sshHost.home, key)).toEqual([]);
+    expect(await cli.closed, cli.out.stderr).toBe(0);
+    expect(cli.out.stdout).toContain(`Done on root@127.0.0.1. The sweep folder: ${dir}`);
+    expect(cli.out.stdout + cli.out.stderr).not.toContain(key);
     expect(readdirSync(dir).sort()).toEqual([
       'max-num-seqs-16.speedmatrix.json',
       'max-num-seqs-4.speedmatrix.json',
@@ -213,8 +231,11 @@ describe.skipIf(!sshdAvailable)('speedmatrix over SSH to a real sshd', () => {
       'sweep.json',
       'sweep.md',
     ]);
+    expect(filesHolding(dir, key)).toEqual([]);
+    expect(filesHolding(sshHost.home, key)).toEqual([]);
+    // The server there refuses requests without the key: measured cells say it reached the runs there.
     const s = await readSessionFile(join(dir, 'max-num-seqs-16.speedmatrix.json'));
-    expect(s.ok && s.data.cells.map((c) => cellKey(c))).toEqual(['8192x8']);
+    expect(s.ok && s.data.cells.map((c) => `${cellKey(c)}:${c.status}`)).toEqual(['8192x8:valid']);
     expect(readFileSync(join(dir, 'sweep.md'), 'utf8')).toMatch(/max-num-seqs/);
   }, 300_000);
 
