@@ -101,26 +101,33 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
     expect(stops.filter((t) => t === 0)).toHaveLength(1);
     expect(stops.length).toBeGreaterThan(1);
     await grid.locator('button.hm-btn[tabindex="0"]').focus();
+    // Focus moves in React's next render: poll rather than read once.
     const focusedCell = () => page.evaluate(() => document.activeElement?.closest('td')?.dataset.cell ?? null);
-    expect(await focusedCell()).toBe('8192x1');
+    await expect.poll(focusedCell).toBe('8192x1');
     await page.keyboard.press('ArrowRight');
-    expect(await focusedCell()).toBe('8192x4');
+    await expect.poll(focusedCell).toBe('8192x4');
     await page.keyboard.press('ArrowDown');
-    expect(await focusedCell()).toBe('32768x4');
+    await expect.poll(focusedCell).toBe('32768x4');
     await page.keyboard.press('ArrowUp');
+    await expect.poll(focusedCell).toBe('8192x4');
     await page.keyboard.press('ArrowRight');
-    expect(await focusedCell()).toBe('8192x16');
+    await expect.poll(focusedCell).toBe('8192x16');
     // Tab leaves the grid in one press; Shift+Tab comes back to the cell last focused.
     await page.keyboard.press('Tab');
-    expect(await focusedCell()).toBeNull();
+    await expect.poll(focusedCell).toBeNull();
     await page.keyboard.press('Shift+Tab');
-    expect(await focusedCell()).toBe('8192x16');
+    await expect.poll(focusedCell).toBe('8192x16');
     await page.keyboard.press('Enter');
     const title = page.getByTestId('cell-detail-title');
     await title.waitFor();
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('cell-detail-title');
-    const box = await title.boundingBox();
-    expect(box && box.y >= 0 && box.y + box.height <= 800).toBe(true);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('cell-detail-title');
+    const inView = async () => {
+      const box = await title.boundingBox();
+      return box !== null && box.y >= 0 && box.y + box.height <= 800;
+    };
+    await expect.poll(inView).toBe(true);
     await shot(page, '46-results-cell-detail-keyboard', false);
   });
 

@@ -266,11 +266,12 @@ describe('back-pressure', () => {
       for (let i = 1; i < 256; i++) stream(i, true);
       const total = () => bytes.reduce((a, b) => a + (b ?? 0), 0);
       await new Promise((r) => setTimeout(r, 1000));
-      // Tokens keep flowing to the reading clients, second after second.
+      // Tokens keep flowing to the reading clients, second after second (a paused engine would send none; a
+      // quiet machine sends tens of MB, a loaded CI machine much less, so the bar is low).
       for (let s = 0; s < 3; s++) {
         const before = total();
         await new Promise((r) => setTimeout(r, 1000));
-        expect(total() - before, `second ${s + 1}`).toBeGreaterThan(1_000_000);
+        expect(total() - before, `second ${s + 1}`).toBeGreaterThan(100_000);
       }
       // Every reading client gets its stream going (on a loaded 2-core machine that can take a few seconds).
       await expect.poll(() => bytes.filter((b) => b > 0).length, { timeout: 20_000, interval: 250 }).toBe(255);
