@@ -4,6 +4,9 @@ import type { RunForm } from '#shared/ipc/contract';
 import { remoteHostOf, sshTargetOf } from '../../../src-main/hosts/app-facade/remote-host';
 import { remoteRunArgs } from '../../../src-main/hosts/app-facade/remote-runs';
 import type { ServerTarget } from '../../../src-main/engine/server/target';
+import { Command } from 'commander';
+import { addMatrixOptions, configFromFlags } from '../../../src-main/hosts/cli/commands/run-flags';
+import { toConfig } from '../../../src-main/hosts/app-facade/run-control';
 
 const RUN: RunForm = {
   contexts: [0, 8192],
@@ -52,5 +55,32 @@ describe('the run on the remote host', () => {
     }
     expect(args.join(' ')).toContain('--prefill-contexts 8192');
     expect(args.join(' ')).toContain('--precision 2 --min-duration 5');
+  });
+});
+
+describe('the flags the app sends to the host', () => {
+  /** The host's `speedmatrix run` reads them with the CLI's own options and rules. */
+  function hostConfig(args: string[]) {
+    const run = addMatrixOptions(new Command('run').exitOverride())
+      .option('--url <url>')
+      .option('--model <name>')
+      .option('--sim-speed <x>')
+      .option('--json-progress')
+      .option('--out <file>');
+    run.parse(args.slice(1), { from: 'user' });
+    return configFromFlags(run.opts());
+  }
+
+  it.each([
+    ['a plain matrix', RUN],
+    [
+      'prefill, repeats and estimate sizing',
+      { ...RUN, prefillContexts: [8192, 262144], repeat: 3, tokenTargeting: 'estimate' as const },
+    ],
+    ['stopping at a precision', { ...RUN, precisionPercent: 1.5, minSecondsPerMeasurement: 8 }],
+    ['drawn output lengths and a shared prefix', { ...RUN, outputLen: '128-512', sharedPrefix: 1024 }],
+  ])('mean there the run the form means here: %s', (_, form: RunForm) => {
+    const { args } = remoteRunArgs(form, { ready: READY, simSpeed: 4 });
+    expect(hostConfig(args)).toEqual({ ...toConfig(form), simSpeed: 4 });
   });
 });
