@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { cellKey } from '#shared/cell-key';
 import { readSessionFile } from '../../../src-main/platform/session/read';
+import { remoteRunState } from '../../../src-main/workflows/remote/remote-run';
 import { runCli } from '../../helpers/cli';
 import { ROOT } from '../../helpers/paths';
 import { freePort } from '../../../src-main/engine/server/port';
@@ -155,6 +156,23 @@ describe.skipIf(!sshdAvailable)('speedmatrix over SSH to a real sshd', () => {
       CELLS.map((k) => `${k}:valid`).sort(),
     );
   }, 300_000);
+
+  it('reads a run whose exit code is written as over, while its wrapper shell is still ending', async ({ sshHost }) => {
+    const id = '20261202040000-0abcde';
+    const folder = join(sshHost.home, '.speedmatrix', 'remote', id);
+    mkdirSync(folder, { recursive: true });
+    // The wrapper writes `exit` as its last act: a process still alive under its pid is that moment.
+    const wrapper = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(folder, 'wrapper.pid'), `${wrapper.pid}\n`);
+      const target = { host: sshHost.host, options: sshHost.options };
+      expect(await remoteRunState(target, id)).toMatchObject({ running: true, exit: null });
+      writeFileSync(join(folder, 'exit'), '137\n');
+      expect(await remoteRunState(target, id)).toMatchObject({ running: false, exit: 137 });
+    } finally {
+      wrapper.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('--reattach follows a run still going there; Ctrl-C then stops it on the host, which saves what it measured', async ({
     sshHost,
