@@ -8,6 +8,15 @@ import { nodeProgram } from '../../src-main/platform/runtime/node-entry';
 import { ROOT } from './paths';
 import { killGroupNow } from '../../src-main/engine/server/orphans';
 
+/**
+ * The real 12 GB consumer card's launch line, for the `consumer-12gb-4b-int4` profile: at 256K only its int4 KV cache
+ * leaves room for a request (float16 would not).
+ */
+export const CONSUMER_CARD_ARGS = [
+  ...['--max-model-len', '262144', '--gpu-memory-utilization', '0.94'],
+  ...['--max-num-seqs', '128', '--kv-cache-dtype', 'int4_per_token_head'],
+];
+
 export interface StartSimOptions {
   /** MODEL argument (default: the profile's model name). */
   model?: string;

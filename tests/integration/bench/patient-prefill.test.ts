@@ -10,6 +10,7 @@ import { BUILTIN_PROFILES } from '../../../src-main/engine/sim/profile';
 import type { ServerTarget } from '../../../src-main/engine/server/target';
 import { simTest } from '../../helpers/fixtures';
 import { runBench, targetOf, tempDir } from './bench-helpers';
+import { CONSUMER_CARD_ARGS } from '../../helpers/sim';
 
 const K = 1024;
 // Slow enough that the client's timing jitter is small against the prefills the estimate is fitted to.
@@ -21,17 +22,7 @@ const it = simTest.override(
   {
     profile: 'consumer-12gb-4b-int4',
     speed: SPEED,
-    // The real card's launch line: at 256K only its int4 KV cache leaves room for a request (float16 would not).
-    args: [
-      '--max-model-len',
-      '262144',
-      '--gpu-memory-utilization',
-      '0.94',
-      '--max-num-seqs',
-      '128',
-      '--kv-cache-dtype',
-      'int4_per_token_head',
-    ],
+    args: CONSUMER_CARD_ARGS,
   },
 );
 

@@ -9,7 +9,7 @@ import { nodeProgram } from '../../../src-main/platform/runtime/node-entry';
 import { parseLog } from '../../../src-main/engine/server/log-parse';
 import { BUILTIN_PROFILES } from '../../../src-main/engine/sim/profile';
 import { simTest as it } from '../../helpers/fixtures';
-import { freePort } from '../../helpers/sim';
+import { CONSUMER_CARD_ARGS, freePort } from '../../helpers/sim';
 import { ROOT } from '../../helpers/paths';
 import { killGroupNow } from '../../../src-main/engine/server/orphans';
 
@@ -132,16 +132,7 @@ describe('startup log', () => {
   }) => {
     const h = await launchSim({
       profile: 'consumer-12gb-4b-int4',
-      args: [
-        '--max-model-len',
-        '262144',
-        '--gpu-memory-utilization',
-        '0.94',
-        '--max-num-seqs',
-        '128',
-        '--kv-cache-dtype',
-        'int4_per_token_head',
-      ],
+      args: CONSUMER_CARD_ARGS,
     });
     const log = plain(h.logs());
     expect(log).not.toMatch(/Ignoring unknown argument|error:/);

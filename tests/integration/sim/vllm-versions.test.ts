@@ -9,6 +9,7 @@ import { BUILTIN_PROFILES } from '../../../src-main/engine/sim/profile';
 import { simTest as it } from '../../helpers/fixtures';
 import { chatBody, filler, getJson, post } from './client';
 import { checkKvCacheDtype, kvCacheDtypeChoices, vllmTraits } from '../../../src-main/engine/sim/vllm-traits';
+import { CONSUMER_CARD_ARGS } from '../../helpers/sim';
 
 const parse = (args: string[], version: string) => {
   const r = parseServeArgs(args, {});
@@ -84,16 +85,7 @@ describe('the simulator process, by the version its profile claims', () => {
   }) => {
     const h = await launchSim({
       profile: 'consumer-12gb-4b-int4',
-      args: [
-        '--max-model-len',
-        '262144',
-        '--gpu-memory-utilization',
-        '0.94',
-        '--max-num-seqs',
-        '128',
-        '--kv-cache-dtype',
-        'int4_per_token_head',
-      ],
+      args: CONSUMER_CARD_ARGS,
     });
     expect((await fetch(`${h.url}/health`)).status).toBe(200);
     const log = plain(h.logs());
