@@ -3,7 +3,7 @@
  * (Student's t), whether they vary too much to trust, and whether two such means differ by
  * more than noise. Pure functions; the method is described in docs/repeats-and-targets.md.
  */
-import type { Repetition } from '../session/schema';
+import type { PrefillResult, Repetition } from '../session/schema';
 import { STATUS_WORDS } from '../session/status-words';
 import { fmtMs, fmtPercent, fmtSeconds, fmtTokPerSec, fmtTokPerSecInterval, fmtTokPerSecWithin } from './format';
 import { mean } from '../mean';
@@ -151,6 +151,26 @@ export function fmtCellThroughput(cell: Repeated): string {
   if (!ci) return fmtTokPerSec(cell.totalTokensPerSecond);
   const text = fmtTokPerSecInterval(ci.mean, ci.halfWidth);
   return ci.unstable ? `${text} ${UNSTABLE_WORD}` : text;
+}
+
+/**
+ * How a prefill was measured with --precision (docs/adaptive-precision.md, "Prefill"): the interval over its cold
+ * measurements and how many, "±0.9%, 3 prompts"; "1 prompt (time cap)" when the next would have run past the longest
+ * window, "(max)" at the cap of measurements. Null for one plain measurement.
+ */
+export function fmtPrefillPrecision(p: Pick<PrefillResult, 'precision'>): string | null {
+  const m = p.precision;
+  if (!m) return null;
+  const within = m.halfWidthRelative === null ? '' : `±${(m.halfWidthRelative * 100).toFixed(1)}%, `;
+  const cap = m.stopReason === 'max-duration' ? ' (time cap)' : m.stopReason === 'max-measurements' ? ' (max)' : '';
+  return `${within}${m.measurements} prompt${m.measurements === 1 ? '' : 's'}${cap}`;
+}
+
+/** A prefill's prompt tok/s as shown in tables: "25,312.4", or with --precision "25,312.4 ±0.9%, 3 prompts" or "9,012.0, 1 prompt (time cap)". */
+export function fmtPrefillThroughput(p: Pick<PrefillResult, 'tokensPerSecond' | 'precision'>): string {
+  const how = fmtPrefillPrecision(p);
+  if (!how) return fmtTokPerSec(p.tokensPerSecond);
+  return `${fmtTokPerSec(p.tokensPerSecond)}${how.startsWith('±') ? ' ' : ', '}${how}`;
 }
 
 const pct = (f: number): string => `${(Math.abs(f) * 100).toFixed(1)}%`;

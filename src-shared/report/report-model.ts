@@ -29,7 +29,7 @@ import {
 } from './format';
 import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, matrixAxes, sortedPrefill } from './matrix-model';
 import { cellKey } from '../cell-key';
-import { fmtCellThroughput, PRECISION_LEGEND, REPEAT_LEGEND } from './confidence';
+import { fmtCellThroughput, fmtPrefillThroughput, PRECISION_LEGEND, REPEAT_LEGEND } from './confidence';
 import { commandLineOf, redactCommandLine } from './redact';
 import { START_TIME_LABEL, startTimeText } from './start-time';
 import { type CapacitySection, buildCapacitySection } from './capacity-section';
@@ -414,7 +414,7 @@ function prefillTable(session: Session): TableModel | null {
       const figures = hasFigure(p.status);
       return [
         fmtContext(p.context, contexts),
-        figures ? fmtTokPerSec(p.tokensPerSecond) : STATUS_WORDS[p.status],
+        figures ? fmtPrefillThroughput(p) : STATUS_WORDS[p.status],
         figures ? fmtMs(p.ttftSeconds) : NONE,
       ];
     }),
@@ -471,7 +471,7 @@ export function measurementRows(session: Session): MeasurementRow[] {
         fmtContext(p.context, contexts),
         '1',
         STATUS_WORDS[p.status],
-        fmtTokPerSec(p.tokensPerSecond),
+        fmtPrefillThroughput(p),
         NONE,
         fmtMs(p.ttftSeconds),
         NONE,

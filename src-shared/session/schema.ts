@@ -182,8 +182,17 @@ export const PrefillResultSchema = z.object({
     .object({
       measurements: z.number().int().positive(),
       halfWidthRelative: maybeNum,
-      stopReason: z.enum(['precision', 'max-measurements']),
+      stopReason: z.enum(['precision', 'max-measurements', 'max-duration']),
     })
+    .nullable()
+    .optional(),
+  /**
+   * The client machine's own delay (docs/method.md, "Prefill"): the longest a kept measurement's thread waited for a
+   * CPU between sending and reading the first token (server seconds), and how many measurements were taken again
+   * because that was over 1% of the time to first token. Absent where the OS does not report it, and in older files.
+   */
+  clientDelay: z
+    .object({ seconds: z.number().nonnegative(), retakes: z.number().int().nonnegative() })
     .nullable()
     .optional(),
 });

@@ -8,13 +8,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run the real `speedmatrix` CLI (src-main/hosts/cli/bin.cjs) as a separate process. */
+/**
+ * Run the real `speedmatrix` CLI (src-main/hosts/cli/bin.cjs) as a separate process; `wrap` is a command it runs
+ * under (e.g. `taskset -c 0`), as argv, never through a shell.
+ */
 export function runCli(
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string; wrap?: string[] } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'src-main/hosts/cli/bin.cjs'), ...args], {
+    const argv = [...(opts.wrap ?? []), process.execPath, join(ROOT, 'src-main/hosts/cli/bin.cjs'), ...args];
+    const child = spawn(argv[0], argv.slice(1), {
       cwd: opts.cwd ?? ROOT,
       env: { ...process.env, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],

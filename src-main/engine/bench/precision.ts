@@ -123,21 +123,32 @@ export const PREFILL_MAX_MEASUREMENTS = 3;
 
 export type PrefillPrecision = NonNullable<PrefillResult['precision']>;
 
+/** One cold measurement of a prefill: its prompt tok/s and its time to first token (server seconds). */
+export interface PrefillMeasurement {
+  tokensPerSecond: number;
+  ttftSeconds: number;
+}
+
 /**
- * Whether a prefill measured `throughputs` times (tok/s, one per cold prompt) is known well enough: its 95% interval
- * (Student's t over the measurements) within `relative` of the mean after at least two, or the cap reached. Null: measure
- * again.
+ * Whether a prefill measured so far is known well enough (docs/adaptive-precision.md, "Prefill"): its 95% interval
+ * (Student's t over the measurements) within `relative` of the mean after at least two; else the cap of measurements;
+ * else the time cap: another measurement, as long as their mean, would take the prefill past `maxSeconds` in all (the
+ * run's --duration, a decode cell's longest window). Null: measure again.
  */
 export function prefillStop(
-  throughputs: readonly number[],
+  measured: readonly PrefillMeasurement[],
   relative: number,
+  maxSeconds: number,
   maxMeasurements = PREFILL_MAX_MEASUREMENTS,
 ): PrefillPrecision | null {
-  const ci = meanInterval(throughputs);
+  const ci = meanInterval(measured.map((m) => m.tokensPerSecond));
   const halfWidthRelative = ci && ci.halfWidth !== null && ci.mean > 0 ? ci.halfWidth / ci.mean : null;
-  const measurements = throughputs.length;
+  const measurements = measured.length;
   if (halfWidthRelative !== null && halfWidthRelative <= relative)
     return { measurements, halfWidthRelative, stopReason: 'precision' };
   if (measurements >= maxMeasurements) return { measurements, halfWidthRelative, stopReason: 'max-measurements' };
+  const spent = measured.reduce((sum, m) => sum + m.ttftSeconds, 0);
+  if (measurements > 0 && spent + spent / measurements > maxSeconds)
+    return { measurements, halfWidthRelative, stopReason: 'max-duration' };
   return null;
 }

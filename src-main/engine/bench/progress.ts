@@ -4,8 +4,9 @@
  */
 import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec, withFailed, plural } from '#shared/report/format';
 import { STATUS_WORDS } from '#shared/session/schema';
-import { fmtStopNote } from '#shared/report/confidence';
+import { fmtPrefillPrecision, fmtStopNote } from '#shared/report/confidence';
 import type { ProgressUnit } from '#shared/ipc/contract';
+import type { PrefillResult } from '#shared/session/schema';
 import { WORKER_START_WALL_SECONDS, estimateSeconds, measurementsToRun, pendingSteps, progressUnit } from './plan';
 import { repetitionKey } from './repetitions';
 import type { PrefillPoint } from './scout-deadline';
@@ -255,7 +256,7 @@ export class ProgressPrinter {
         const p = e.result;
         this.line(
           p.status === 'valid'
-            ? `prefill ${fmtContext(p.context)}  ${fmtTokPerSec(p.tokensPerSecond)} tok/s  TTFT ${fmtMs(p.ttftSeconds)}  (${p.promptTokens} prompt tokens)`
+            ? `prefill ${fmtContext(p.context)}  ${fmtTokPerSec(p.tokensPerSecond)} tok/s  TTFT ${fmtMs(p.ttftSeconds)}  (${p.promptTokens} prompt tokens${precisionOf(p)})`
             : `prefill ${fmtContext(p.context)}  ${STATUS_WORDS[p.status]}${p.reason ? `  (${p.reason})` : ''}`,
         );
         break;
@@ -354,4 +355,10 @@ function scoutTimes(expected: number | null | undefined, deadline: number | unde
   if (deadline === undefined) return '';
   const about = expected !== null && expected !== undefined ? `expected about ${fmtDuration(expected)}, ` : '';
   return `  (${about}gives up after ${fmtDuration(deadline)})`;
+}
+
+/** ", ±0.9%, 3 prompts" after a prefill's prompt tokens when it was measured to a precision; '' otherwise. */
+function precisionOf(p: PrefillResult): string {
+  const how = fmtPrefillPrecision(p);
+  return how ? `, ${how}` : '';
 }

@@ -9,6 +9,7 @@ import type { Dispatcher } from 'undici';
 import { type BenchHttp, describeHttpStatus, describeNetworkError, isConnectionLoss, serverMessageOf } from './http';
 import { LoopDetector, type LoopFinding } from './loop-detector';
 import { ChatStreamParser, type ChatStreamSink } from './sse';
+import { threadRunDelayMs } from './client-delay';
 
 /** Wall clock in epoch milliseconds with sub-millisecond precision (comparable with the simulator's). */
 export const nowMs = (): number => performance.timeOrigin + performance.now();
@@ -21,6 +22,8 @@ interface StreamOptions {
   path?: string;
   /** Run the loop detector on this stream's text. */
   detectLoops?: boolean;
+  /** Record how long the client's own machine kept this thread waiting before it read the first token (client-delay.ts). */
+  timeClientDelay?: boolean;
   onEnd?: (s: ChatStream) => void;
   /** Called at the first loop found. */
   onLoop?: (s: ChatStream) => void;
@@ -59,6 +62,8 @@ export class ChatStream implements ChatStreamSink {
   longestGapEndedAt = -1;
   /** Time since the last token when the window closed on this stream still running, wall ms. */
   gapAtCloseMs = 0;
+  /** Wall ms this thread waited for a CPU between sending and reading the first token; null unless timed and known. */
+  clientDelayMs: number | null = null;
 
   private controller: Dispatcher.DispatchController | null = null;
   private parser: ChatStreamParser;
@@ -68,6 +73,7 @@ export class ChatStream implements ChatStreamSink {
   private cancelling = false;
   private contentLoops: LoopDetector | null;
   private reasoningLoops: LoopDetector | null;
+  private readonly runDelayAtSend: number | null;
 
   constructor(
     private readonly http: BenchHttp,
@@ -76,6 +82,7 @@ export class ChatStream implements ChatStreamSink {
     this.parser = new ChatStreamParser(this);
     this.contentLoops = opts.detectLoops ? new LoopDetector() : null;
     this.reasoningLoops = opts.detectLoops ? new LoopDetector() : null;
+    this.runDelayAtSend = opts.timeClientDelay ? threadRunDelayMs() : null;
     this.sentAt = nowMs();
     this.lastActivityAt = this.sentAt;
     const self = this;
@@ -133,6 +140,12 @@ export class ChatStream implements ChatStreamSink {
     this.cancelling = true;
     this.finish('error');
     this.controller?.abort(new Error(reason));
+  }
+
+  private clientDelaySinceSend(): number | null {
+    if (this.runDelayAtSend === null) return null;
+    const now = threadRunDelayMs();
+    return now === null ? null : Math.max(0, now - this.runDelayAtSend);
   }
 
   private onBytes(chunk: Buffer): void {
@@ -197,8 +210,10 @@ export class ChatStream implements ChatStreamSink {
     if (hasText) this.chunkTokens++;
     if (promptTokens >= 0) this.promptTokens = promptTokens;
     if (arrived) {
-      if (this.firstTokenAt < 0) this.firstTokenAt = this.now;
-      else if (this.now >= this.gapsFrom && this.now - this.lastTokenAt > this.longestGapMs) {
+      if (this.firstTokenAt < 0) {
+        this.firstTokenAt = this.now;
+        this.clientDelayMs = this.clientDelaySinceSend();
+      } else if (this.now >= this.gapsFrom && this.now - this.lastTokenAt > this.longestGapMs) {
         this.longestGapMs = this.now - this.lastTokenAt;
         this.longestGapEndedAt = this.now;
       }

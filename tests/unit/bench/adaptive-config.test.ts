@@ -77,9 +77,13 @@ describe('the expected window of an adaptive run', () => {
 });
 
 describe('when a prefill has been measured often enough', () => {
+  /** Measurements of 8K prompts at these rates (tok/s), each with its time to first token. */
+  const at = (...rates: number[]) => rates.map((r) => ({ tokensPerSecond: r, ttftSeconds: 8192 / r }));
+  const LONG = 30;
+
   it('never on one measurement; on two that agree within the precision', () => {
-    expect(prefillStop([10_000], 0.01)).toBeNull();
-    expect(prefillStop([10_000, 10_000], 0.01)).toEqual({
+    expect(prefillStop(at(10_000), 0.01, LONG)).toBeNull();
+    expect(prefillStop(at(10_000, 10_000), 0.01, LONG)).toEqual({
       measurements: 2,
       halfWidthRelative: 0,
       stopReason: 'precision',
@@ -88,15 +92,32 @@ describe('when a prefill has been measured often enough', () => {
 
   it('measures on while the interval is wider, and stops at the cap saying so', () => {
     // Two measurements 1% apart: 12.706 × 70.7 / √2 ≈ 635 tok/s, ±6.3%.
-    expect(prefillStop([10_050, 9_950], 0.01)).toBeNull();
-    const many = [10_000, 10_400, 9_600];
+    expect(prefillStop(at(10_050, 9_950), 0.01, LONG)).toBeNull();
+    const many = at(10_000, 10_400, 9_600);
     expect(many.length).toBe(PREFILL_MAX_MEASUREMENTS);
-    expect(prefillStop(many.slice(0, 2), 0.01)).toBeNull();
-    const stop = prefillStop(many, 0.01)!;
+    expect(prefillStop(many.slice(0, 2), 0.01, LONG)).toBeNull();
+    const stop = prefillStop(many, 0.01, LONG)!;
     expect(stop.stopReason).toBe('max-measurements');
     expect(stop.measurements).toBe(3);
     // 4.303 × 400 / √3 ≈ 994 tok/s: ±9.9%.
     expect(stop.halfWidthRelative).toBeCloseTo((4.303 * 400) / Math.sqrt(3) / 10_000, 4);
-    expect(prefillStop(many, 0.1)!.stopReason).toBe('precision');
+    expect(prefillStop(many, 0.1, LONG)!.stopReason).toBe('precision');
+  });
+
+  it('starts no measurement that would take the prefill past the longest window in all', () => {
+    // A 256K prompt at 9,000 tok/s takes 29.1 s: a second one would end at 58 s, past 30 s.
+    const long = [{ tokensPerSecond: 9_000, ttftSeconds: 29.1 }];
+    expect(prefillStop(long, 0.01, 30)).toEqual({
+      measurements: 1,
+      halfWidthRelative: null,
+      stopReason: 'max-duration',
+    });
+    // Two of 10 s: a third (about 10 s more) ends at exactly 30 s, which is within; at 10.1 s each it is not.
+    const ten = (t: number) => ({ tokensPerSecond: 8192 / t, ttftSeconds: t });
+    expect(prefillStop([ten(10), { ...ten(10), tokensPerSecond: 900 }], 0.01, 30)).toBeNull();
+    expect(prefillStop([ten(10.1), { ...ten(10.1), tokensPerSecond: 900 }], 0.01, 30)?.stopReason).toBe('max-duration');
+    // The precision, when reached, is said first; the cap of measurements before the time.
+    expect(prefillStop([ten(20), ten(20)], 0.01, 30)?.stopReason).toBe('precision');
+    expect(prefillStop(at(10_000, 10_400, 9_600), 0.01, 1)?.stopReason).toBe('max-measurements');
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fmtCellThroughput, fmtStopNote, PRECISION_LEGEND } from '#shared/report/confidence';
+import {
+  fmtCellThroughput,
+  fmtPrefillPrecision,
+  fmtPrefillThroughput,
+  fmtStopNote,
+  PRECISION_LEGEND,
+} from '#shared/report/confidence';
 import { fmtTokPerSecWithin } from '#shared/report/format';
 
 describe('a figure from an adaptive window', () => {
@@ -43,5 +49,25 @@ describe('a figure from an adaptive window', () => {
     ).toBe('reached the 30.0 s maximum at ±2.3%, short of the precision');
     expect(fmtStopNote({ totalTokensPerSecond: 1, windowSeconds: 30 })).toBeNull();
     expect(PRECISION_LEGEND).toMatch(/95% interval.*\(max\)/);
+  });
+});
+
+describe('a prefill measured to a precision', () => {
+  it('shows its interval over its cold prompts, how many, and which cap ended it', () => {
+    const p = (
+      halfWidthRelative: number | null,
+      measurements: number,
+      stopReason: 'precision' | 'max-measurements' | 'max-duration',
+    ) => ({
+      tokensPerSecond: 25_312.4,
+      precision: { halfWidthRelative, measurements, stopReason },
+    });
+    expect(fmtPrefillThroughput(p(0.009, 2, 'precision'))).toBe('25.3K ±0.9%, 2 prompts');
+    expect(fmtPrefillThroughput(p(0.034, 3, 'max-measurements'))).toBe('25.3K ±3.4%, 3 prompts (max)');
+    expect(fmtPrefillThroughput(p(null, 1, 'max-duration'))).toBe('25.3K, 1 prompt (time cap)');
+    expect(fmtPrefillPrecision(p(null, 1, 'max-duration'))).toBe('1 prompt (time cap)');
+    // One plain measurement: the figure alone.
+    expect(fmtPrefillThroughput({ tokensPerSecond: 25_312.4, precision: null })).toBe('25.3K');
+    expect(fmtPrefillPrecision({})).toBeNull();
   });
 });
