@@ -88,8 +88,9 @@ describe('Requests queued only when requests really wait', () => {
     expect(c.queueEvidence!.avgRunning).toBeLessThanOrEqual(4);
     // Each request waited for a running one to finish: many steps, by the server's own queue time.
     expect(c.queueEvidence!.meanQueueSeconds).toBeGreaterThan(10 * c.timeBetweenTokens!.p50);
+    // By Little's law, each request spent many steps at the server before it ran, as its queue time says.
     expect(c.reason).toMatch(
-      /average active requests 4\.0 is below 95% of 8; requests were waiting in \d+% of the once-a-second checks/,
+      /^average active requests 4\.0 is below 95% of 8: each request spent about [\d,]+ ms at the server before it ran \(Little's law: 4\.0 requests short at [\d.]+ requests\/s\), more than one [\d.]+ ms step; requests were waiting in \d+% of the once-a-second checks/,
     );
     expect(c.totalTokensPerSecond).toBeGreaterThan(0);
   }, 120_000);
