@@ -49,9 +49,8 @@ function runningStdError(samples: readonly QueueSample[], mean: number): Partial
 
 /** Server seconds from the window's first scrape to its last, where the scrapes were timed: the span the queue time covers. */
 function scrapeSpan(samples: readonly QueueSample[]): Partial<QueueEvidence> {
-  const first = samples[0].atSeconds;
-  const last = samples[samples.length - 1].atSeconds;
-  return first !== undefined && last !== undefined && last > first ? { scrapeSpanSeconds: last - first } : {};
+  const span = (samples[samples.length - 1].atSeconds ?? NaN) - (samples[0].atSeconds ?? NaN);
+  return span > 0 ? { scrapeSpanSeconds: span } : {};
 }
 
 /**
@@ -124,7 +123,7 @@ interface CellVerdict {
 
 /** Too many failed requests for the figure to stand: more than 10% of the window's requests. */
 export function tooManyFailed(f: FailureCount): boolean {
-  return f.failed > 0 && f.failed > FAILED_SHARE_LIMIT * Math.max(1, f.windowRequests);
+  return f.failed > FAILED_SHARE_LIMIT * Math.max(1, f.windowRequests);
 }
 
 /**
@@ -132,8 +131,8 @@ export function tooManyFailed(f: FailureCount): boolean {
  * client really kept in flight (a client that fell short is not the server queueing).
  */
 const givenToServer = (v: Pick<CellVerdictInput, 'concurrency' | 'queue'>): number => {
-  const client = v.queue?.clientInFlight;
-  return client !== undefined && client < QUEUED_ACTIVE_FRACTION * v.concurrency ? client : v.concurrency;
+  const client = v.queue?.clientInFlight ?? v.concurrency;
+  return client < QUEUED_ACTIVE_FRACTION * v.concurrency ? client : v.concurrency;
 };
 
 /** The mean active count is below 95% of what the server was given. */
@@ -149,9 +148,7 @@ const runningShortOf = (
  * under way; that is not queueing (docs/method.md, Requests queued).
  */
 function waitedOneStep(q: QueueEvidence, stepSeconds: number | null): boolean {
-  return (
-    q.meanQueueSeconds !== undefined && stepSeconds !== null && q.meanQueueSeconds <= stepSeconds && q.preemptions === 0
-  );
+  return stepSeconds !== null && (q.meanQueueSeconds ?? Infinity) <= stepSeconds && q.preemptions === 0;
 }
 
 /** How far the server ran short of what it was given, and the share of it that request turnover explains. */

@@ -51,6 +51,20 @@ describe('status rules', () => {
     expect(v.reason).toBe(
       "client shortfall: the client kept 14.4 of 16 requests in flight on average, 42 ms from a finished request to the next on average; the server ran what it was given, with nothing waiting, so the figure is the server's at about 14 at once",
     );
+    expect(decideStatus({ ...base, queue: { ...client, clientTurnaroundSeconds: 0 } }).reason).toBe(
+      "client shortfall: the client kept 14.4 of 16 requests in flight on average; the server ran what it was given, with nothing waiting, so the figure is the server's at about 14 at once",
+    );
+    // A client at 95% of C kept C in flight: the server is judged against all 16.
+    expect(decideStatus({ ...base, avgActiveRequests: 14.5, queue: { ...calm, clientInFlight: 15.2 } })).toEqual({
+      status: 'queued',
+      reason: 'average active requests 14.5 is below 95% of 16',
+    });
+    expect(decideStatus({ ...base, queue: { ...calm, clientInFlight: 15.2 } })).toEqual({
+      status: 'valid',
+      reason: null,
+    });
+    // Without /metrics or a client count there is nothing to judge: Valid, nothing said.
+    expect(decideStatus({ ...base, avgActiveRequests: null, queue: null })).toEqual({ status: 'valid', reason: null });
     // The same server with a client that kept all 16 in flight: nothing to say.
     expect(decideStatus({ ...base, queue: { ...calm, clientInFlight: 15.9 } })).toEqual({
       status: 'valid',
@@ -101,6 +115,7 @@ describe('status rules', () => {
       'queued',
     );
     expect(decideStatus({ ...base, queue: { ...waiting, meanQueueSeconds: 0.008 } }).status).toBe('queued');
+    expect(decideStatus({ ...base, queue: { ...waiting, meanQueueSeconds: 0 } }).status).toBe('queued');
   });
   it("a server capped below C stays Requests queued whatever vLLM's queue time says", () => {
     const capped = { ...calm, avgRunning: 12, waitingShare: 1, longestWaitingRun: 10, clientInFlight: 16 };
@@ -135,16 +150,19 @@ describe('status rules', () => {
     );
     // Waiting longer than a step, a preemption, no measured step, no queue time (older vLLM), no
     // timed scrapes or no standard error: nothing says it was turnover, so queued.
+    // Within the allowance, so the reason has no Little's-law time to give.
     const queued = (queue: object, stepSeconds: number | null = 0.007) =>
-      decideStatus({ ...one, stepSeconds, queue: queue as typeof served }).status;
-    expect(queued({ ...served, meanQueueSeconds: 0.008 })).toBe('queued');
-    expect(queued({ ...served, meanQueueSeconds: 0.007 })).toBe('valid');
-    expect(queued({ ...served, preemptions: 1 })).toBe('queued');
-    expect(queued(served, null)).toBe('queued');
-    expect(queued(short)).toBe('queued');
-    expect(queued({ ...served, scheduledRequests: undefined })).toBe('queued');
-    expect(queued({ ...served, scrapeSpanSeconds: undefined })).toBe('queued');
-    expect(queued({ ...served, avgRunningStdError: undefined })).toBe('queued');
+      decideStatus({ ...one, stepSeconds, queue: queue as typeof served });
+    const below = { status: 'queued', reason: 'average active requests 0.9 is below 95% of 1' };
+    expect(queued({ ...served, meanQueueSeconds: 0.008 })).toEqual(below);
+    expect(queued({ ...served, meanQueueSeconds: 0.007 }).status).toBe('valid');
+    expect(queued({ ...served, preemptions: 1 })).toEqual(below);
+    expect(queued(served, null)).toEqual(below);
+    expect(queued(short)).toEqual(below);
+    expect(queued({ ...served, scheduledRequests: undefined })).toEqual(below);
+    expect(queued({ ...served, scrapeSpanSeconds: undefined })).toEqual(below);
+    expect(queued({ ...served, avgRunningStdError: undefined })).toEqual(below);
+    expect(decideStatus({ ...one, queue: null })).toEqual(below);
   });
   // 64 requests scheduled in 8 s (8 a second), a 62.5 ms step: turnover costs 0.5 of a request; a
   // standard error of 0.25 adds 0.5 more. Exact in binary, so the boundary is exact.
@@ -175,6 +193,14 @@ describe('status rules', () => {
       reason:
         "average active requests 15.0 is below 95% of 16: each request spent about 129 ms at the server before it ran (Little's law: 1.0 requests short at 8.0 requests/s), more than one 62.5 ms step",
     });
+    // Exactly at the allowance but waiting longer than a step by the queue time: queued, with no
+    // Little's-law time to give (the shortfall is within a step's).
+    expect(at(15, { meanQueueSeconds: 0.07 })).toEqual({
+      status: 'queued',
+      reason: 'average active requests 15.0 is below 95% of 16',
+    });
+    // At 95% or more nothing is said, however the rest reads.
+    expect(at(15.2)).toEqual({ status: 'valid', reason: null });
     // Twice the standard error, not once: within 2 but beyond 1 is still sampling.
     expect(at(15, { avgRunningStdError: 0.125 }).status).toBe('queued');
     expect(at(15.25, { avgRunningStdError: 0.125 }).status).toBe('valid');
@@ -225,6 +251,11 @@ describe('status rules', () => {
       reason:
         "average active requests 12.0 is below 95% of 16: each request spent about 500 ms at the server before it ran (Little's law: 4.0 requests short at 8.0 requests/s), more than one 62.5 ms step",
     });
+    // Without a measured step there is no Little's-law time to give.
+    expect(decideStatus({ ...base, avgActiveRequests: 12, queue: capped })).toEqual({
+      status: 'queued',
+      reason: 'average active requests 12.0 is below 95% of 16',
+    });
     // The client kept 13 of 16 in flight, the server ran 12.9 of them.
     const client = { ...sampled, avgRunning: 12.9, maxRunning: 13, clientInFlight: 13 };
     expect(decideStatus({ ...base, avgActiveRequests: 12.9, stepSeconds: 0.0625, queue: client }).reason).toMatch(
@@ -265,7 +296,14 @@ describe('status rules', () => {
   it('Cancelled beats Error beats Looped beats Requests queued', () => {
     expect(decideStatus({ ...base, cancelled: true, fatalError: 'x', looped: true }).status).toBe('cancelled');
     expect(decideStatus({ ...base, fatalError: 'the server went away', looped: true }).status).toBe('error');
-    expect(decideStatus({ ...base, looped: true, avgActiveRequests: 3 }).status).toBe('looped');
+    expect(decideStatus({ ...base, looped: true, avgActiveRequests: 3 })).toEqual({
+      status: 'looped',
+      reason: 'the model kept repeating the same text',
+    });
+    expect(decideStatus({ ...base, cancelled: true }).reason).toBe('the run was stopped during this cell');
+    expect(decideStatus({ ...base, failures: { windowRequests: 10, failed: 2, firstError: null } }).reason).toBe(
+      '2 of 10 requests in the window failed (more than 10%); the first: no message',
+    );
   });
 });
 
@@ -281,6 +319,10 @@ describe('queue evidence from once-a-second scrapes', () => {
       maxRunning: 16,
     });
     expect(queueEvidence([])).toBeNull();
+    expect(queueEvidence([q(16, 0)], { inFlight: 15.5, turnaroundSeconds: 0.02 })).toMatchObject({
+      clientInFlight: 15.5,
+      clientTurnaroundSeconds: 0.02,
+    });
   });
   it("gives the mean running count's standard error (sample deviation over the root of the count) from two scrapes up", () => {
     const q = (running: number) => ({ running, waiting: 0 });
@@ -308,9 +350,13 @@ describe('queue evidence from once-a-second scrapes', () => {
     });
     expect(queueEvidence([q(0, 100, 2, 1), q(0, 150, 4, 6)])).toMatchObject({ scheduledRequests: 50, preemptions: 5 });
     // Nothing scheduled in the window, counters that went back (a restart), or no queue time: no such evidence.
+    // Requests scheduled at once: a mean wait of 0.
+    expect(queueEvidence([q(0, 100, 2), q(0, 150, 2)])).toMatchObject({ meanQueueSeconds: 0 });
     for (const samples of [
       [q(1, 100, 2), q(1, 100, 2)],
       [q(0, 100, 2), q(0, 10, 0.1)],
+      [q(0, 100, 2), q(0, 150, 1)],
+      [q(0, 100, 2, 5), q(0, 150, 3, 1)],
       [q(0, 100, 2), { running: 16, waiting: 0 }],
     ])
       expect(queueEvidence(samples)).not.toHaveProperty('meanQueueSeconds');
