@@ -277,9 +277,11 @@ export const QueueEvidenceSchema = z.object({
   /** Mean running requests over the scrapes. */
   avgRunning: nonNeg,
   /**
-   * Most requests running in one scrape (older files: absent). A server seen running all it was
-   * given is not capped below it, so a lower mean is request turnover where its queue time agrees.
+   * Standard error of `avgRunning` (requests): the scrapes' sample standard deviation over the square
+   * root of their number, taken as independent samples (older files, fewer than two scrapes: absent).
    */
+  avgRunningStdError: nonNeg.optional(),
+  /** Most requests running in one scrape (older files: absent). Evidence only: one scrape's chance decides nothing. */
   maxRunning: count.optional(),
   /**
    * Requests the client really had at the server on average: its own count of outstanding requests
@@ -297,6 +299,12 @@ export const QueueEvidenceSchema = z.object({
   scheduledRequests: count.optional(),
   meanQueueSeconds: nonNeg.optional(),
   preemptions: count.optional(),
+  /**
+   * Server seconds from the window's first scrape to its last (older files: absent): the span over
+   * which `scheduledRequests` was counted, so their rate is the one over the other (Little's law,
+   * docs/method.md "Requests queued").
+   */
+  scrapeSpanSeconds: nonNeg.optional(),
 });
 
 /** The longest gap between two tokens of one stream inside the window, when it made the figure suspect. */

@@ -409,9 +409,10 @@ async function windowPhase(
     while (!stopCell.fired && nowMs() < end) {
       if (x.metrics) {
         const q = await scrapeQueue(x.http, x.engine);
-        if (q && nowMs() <= end) {
+        const at = nowMs();
+        if (q && at <= end) {
           live.lastQueue = q;
-          rec.scrapes.push(q);
+          rec.scrapes.push({ ...q, atSeconds: clock.seconds(at - rec.startMs) });
         }
       }
       rec.clientActive.push(load.clientActive());

@@ -23,6 +23,8 @@ export interface QueueSample {
   waiting: number;
   /** A simulated server's schedule given up so far, in simulated seconds (absent for real servers). */
   simLagSeconds?: number;
+  /** When the window's scrape loop read it, in server seconds from the window's start (absent elsewhere). */
+  atSeconds?: number;
   /**
    * vLLM's own record of how long requests waited before they were first scheduled
    * (`vllm:request_queue_time_seconds`, cumulative `_sum` and `_count`) and its preemption count

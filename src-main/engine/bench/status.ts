@@ -4,7 +4,7 @@
  */
 import type { CellStatus, QueueEvidence, StallEvidence } from '#shared/session/schema';
 import type { QueueSample } from './metrics';
-import { plural } from '#shared/report/format';
+import { fmtMs, fmtMsPrecise, fmtRate, plural } from '#shared/report/format';
 
 /** "Could not run all C at once": average running below this share of C. */
 export const QUEUED_ACTIVE_FRACTION = 0.95;
@@ -36,10 +36,28 @@ function serverQueueTime(samples: readonly QueueSample[]): Partial<QueueEvidence
 }
 
 /**
+ * The standard error of the scrapes' mean running count: their sample standard deviation over the
+ * square root of their number. The scrapes are a second apart and a request turns over in a few
+ * steps, so they are taken as independent samples. Absent with fewer than two scrapes.
+ */
+function runningStdError(samples: readonly QueueSample[], mean: number): Partial<QueueEvidence> {
+  const n = samples.length;
+  if (n < 2) return {};
+  const squares = samples.reduce((sum, q) => sum + (q.running - mean) ** 2, 0);
+  return { avgRunningStdError: Math.sqrt(squares / (n - 1) / n) };
+}
+
+/** Server seconds from the window's first scrape to its last, where the scrapes were timed: the span the queue time covers. */
+function scrapeSpan(samples: readonly QueueSample[]): Partial<QueueEvidence> {
+  const span = (samples[samples.length - 1].atSeconds ?? NaN) - (samples[0].atSeconds ?? NaN);
+  return span > 0 ? { scrapeSpanSeconds: span } : {};
+}
+
+/**
  * What the window's once-a-second scrapes say about queueing: the share of scrapes with a
- * request waiting, the longest run of consecutive such scrapes, and the mean running count,
- * beside what the client itself kept in flight and, where vLLM reports it, how long requests
- * waited to be scheduled. null without scrapes (no /metrics).
+ * request waiting, the longest run of consecutive such scrapes, and the mean running count with
+ * its standard error, beside what the client itself kept in flight and, where vLLM reports it,
+ * how long requests waited to be scheduled. null without scrapes (no /metrics).
  */
 export function queueEvidence(samples: readonly QueueSample[], client: ClientSide | null = null): QueueEvidence | null {
   if (samples.length === 0) return null;
@@ -57,13 +75,16 @@ export function queueEvidence(samples: readonly QueueSample[], client: ClientSid
       longest = Math.max(longest, run);
     } else run = 0;
   }
+  const avgRunning = running / samples.length;
   return {
     scrapes: samples.length,
     waitingShare: withWaiting / samples.length,
     longestWaitingRun: longest,
-    avgRunning: running / samples.length,
+    avgRunning,
+    ...runningStdError(samples, avgRunning),
     maxRunning,
     ...(client ? { clientInFlight: client.inFlight, clientTurnaroundSeconds: client.turnaroundSeconds } : {}),
+    ...scrapeSpan(samples),
     ...serverQueueTime(samples),
   };
 }
@@ -102,7 +123,7 @@ interface CellVerdict {
 
 /** Too many failed requests for the figure to stand: more than 10% of the window's requests. */
 export function tooManyFailed(f: FailureCount): boolean {
-  return f.failed > 0 && f.failed > FAILED_SHARE_LIMIT * Math.max(1, f.windowRequests);
+  return f.failed > FAILED_SHARE_LIMIT * Math.max(1, f.windowRequests);
 }
 
 /**
@@ -110,8 +131,8 @@ export function tooManyFailed(f: FailureCount): boolean {
  * client really kept in flight (a client that fell short is not the server queueing).
  */
 const givenToServer = (v: Pick<CellVerdictInput, 'concurrency' | 'queue'>): number => {
-  const client = v.queue?.clientInFlight;
-  return client !== undefined && client < QUEUED_ACTIVE_FRACTION * v.concurrency ? client : v.concurrency;
+  const client = v.queue?.clientInFlight ?? v.concurrency;
+  return client < QUEUED_ACTIVE_FRACTION * v.concurrency ? client : v.concurrency;
 };
 
 /** The mean active count is below 95% of what the server was given. */
@@ -127,18 +148,60 @@ const runningShortOf = (
  * under way; that is not queueing (docs/method.md, Requests queued).
  */
 function waitedOneStep(q: QueueEvidence, stepSeconds: number | null): boolean {
-  return (
-    q.meanQueueSeconds !== undefined && stepSeconds !== null && q.meanQueueSeconds <= stepSeconds && q.preemptions === 0
-  );
+  return stepSeconds !== null && (q.meanQueueSeconds ?? Infinity) <= stepSeconds && q.preemptions === 0;
+}
+
+/** How far the server ran short of what it was given, and the share of it that request turnover explains. */
+interface Shortfall {
+  queue: QueueEvidence;
+  stepSeconds: number;
+  /** Requests: what the server was given less its mean running count. */
+  requests: number;
+  /** Requests a second the server scheduled in the window (its queue time's count over the scrapes' span). */
+  rate: number;
+  /** Requests: the standard error of the scrapes' mean running count. */
+  stdError: number;
+  /** Requests: the rate times one step (Little's law), plus twice the standard error. */
+  allowed: number;
+}
+
+type RunningShort = Pick<CellVerdictInput, 'queue' | 'stepSeconds'> & { avgActiveRequests: number };
+
+/**
+ * Little's law: the server's mean running count falls short of what it was given by its request
+ * rate times the time each request spent at the server before it ran. A request that waits for the
+ * step under way costs at most one step of that (turnover); the scrapes' mean is a sample, off by up
+ * to twice its standard error. null without the queue time, a measured step or two timed scrapes.
+ */
+function shortfallOf(v: RunningShort, given: number): Shortfall | null {
+  const { queue, stepSeconds } = v;
+  if (
+    !queue ||
+    stepSeconds === null ||
+    queue.scheduledRequests === undefined ||
+    queue.scrapeSpanSeconds === undefined ||
+    queue.avgRunningStdError === undefined
+  )
+    return null;
+  const rate = queue.scheduledRequests / queue.scrapeSpanSeconds;
+  const stdError = queue.avgRunningStdError;
+  const allowed = rate * stepSeconds + 2 * stdError;
+  return { queue, stepSeconds, requests: given - v.avgActiveRequests, rate, stdError, allowed };
 }
 
 /**
- * Whether a mean running count below what the server was given is request turnover: the server
- * was seen running all of it at once (so nothing caps it lower), and its own queue time says each
- * request was scheduled within a step (docs/method.md, Requests queued).
+ * Whether a mean running count below what the server was given is request turnover: its own
+ * queue time says each request was scheduled within a step, and the shortfall is no more than a
+ * step's wait per request and the sampling explain (docs/method.md, Requests queued). Anything
+ * longer before the engine runs a request (its frontend, a proxy's cap, a queue) is not turnover.
  */
-function turnoverOnly(q: QueueEvidence | null, given: number, stepSeconds: number | null): q is QueueEvidence {
-  return q !== null && q.maxRunning !== undefined && q.maxRunning >= Math.floor(given) && waitedOneStep(q, stepSeconds);
+const turnoverOnly = (s: Shortfall | null): s is Shortfall =>
+  s !== null && s.requests <= s.allowed && waitedOneStep(s.queue, s.stepSeconds);
+
+/** How long each request spent at the server before it ran, by Little's law, where that is more than turnover. */
+function littlesLaw(s: Shortfall | null): string {
+  if (!s || s.requests <= s.allowed) return '';
+  return `: each request spent about ${fmtMs(s.requests / s.rate)} at the server before it ran (Little's law: ${s.requests.toFixed(1)} requests short at ${fmtRate(s.rate)} requests/s), more than one ${fmtMsPrecise(s.stepSeconds)} step`;
 }
 
 /** Why the server could not run all C at once, in words; [] when it could. */
@@ -147,12 +210,16 @@ function queueReasons(
 ): string[] {
   const reasons: string[] = [];
   const given = givenToServer(v);
-  if (runningShortOf(v, given) && !turnoverOnly(v.queue, given, v.stepSeconds))
-    reasons.push(
-      given < v.concurrency
-        ? `the server ran ${v.avgActiveRequests.toFixed(1)} requests on average of the ${given.toFixed(1)} the client had in flight (below 95%)`
-        : `average active requests ${v.avgActiveRequests.toFixed(1)} is below 95% of ${v.concurrency}`,
-    );
+  if (runningShortOf(v, given)) {
+    const short = shortfallOf(v, given);
+    if (!turnoverOnly(short))
+      reasons.push(
+        (given < v.concurrency
+          ? `the server ran ${v.avgActiveRequests.toFixed(1)} requests on average of the ${given.toFixed(1)} the client had in flight (below 95%)`
+          : `average active requests ${v.avgActiveRequests.toFixed(1)} is below 95% of ${v.concurrency}`) +
+          littlesLaw(short),
+      );
+  }
   const q = v.queue;
   if (q && q.longestWaitingRun >= QUEUED_WAITING_RUN && !waitedOneStep(q, v.stepSeconds))
     reasons.push(
@@ -187,9 +254,11 @@ function turnover(
   v: Pick<CellVerdictInput, 'concurrency' | 'avgActiveRequests' | 'queue' | 'stepSeconds'>,
 ): string | null {
   const given = givenToServer(v);
-  if (!runningShortOf(v, given) || !turnoverOnly(v.queue, given, v.stepSeconds)) return null;
-  const q = v.queue;
-  return `request turnover: the server ran ${v.avgActiveRequests.toFixed(1)} of ${v.concurrency} on average but ${q.maxRunning} at once at times, and scheduled its ${plural(q.scheduledRequests ?? 0, 'request')} after ${Math.round((q.meanQueueSeconds ?? 0) * 1000)} ms on average (within a step), so nothing queued`;
+  if (!runningShortOf(v, given)) return null;
+  const s = shortfallOf(v, given);
+  if (!turnoverOnly(s)) return null;
+  const q = s.queue;
+  return `request turnover: the server ran ${v.avgActiveRequests.toFixed(1)} of ${v.concurrency} on average, within what a step's wait per request and the once-a-second sampling explain (up to ${s.allowed.toFixed(2)} requests short: ${fmtRate(s.rate)} requests/s × one ${fmtMsPrecise(s.stepSeconds)} step, plus twice the scrapes' ${s.stdError.toFixed(2)} standard error); it scheduled its ${plural(q.scheduledRequests ?? 0, 'request')} after ${fmtMs(q.meanQueueSeconds)} on average, so nothing queued`;
 }
 
 /** The client's own shortfall, said as such (the server ran what it was given): null when the client kept C in flight. */

@@ -3,9 +3,11 @@
  * server that cannot run C at once is, failed requests keep the figure up to 10% of the
  * window, and a stream that goes silent late in the window makes the figure suspect.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { RunConfigInput } from '../../../src-main/engine/bench/types';
+import { BUILTIN_PROFILES } from '../../../src-main/engine/sim/profile';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import { type LaunchSim, simTest as it } from '../../helpers/fixtures';
 import { cellsOf, runBench, targetOf, tempDir } from './bench-helpers';
@@ -54,7 +56,7 @@ describe('Requests queued only when requests really wait', () => {
     expect(c.failedRequests).toBe(0);
   }, 120_000);
 
-  it('one request at a time with very short outputs is Valid: each successor waits for no step, and the server ran it at times', async ({
+  it('one request at a time with very short outputs is Valid: each successor waits for no step, and the running count is within sampling of 1', async ({
     launchSim,
   }) => {
     // 32 tokens: a request lasts a few tenths of a second, so the once-a-second scrapes often find
@@ -73,6 +75,53 @@ describe('Requests queued only when requests really wait', () => {
       expect(c.reason).toMatch(/^request turnover: the server ran 0\.\d of 1 on average/);
     else expect(c.reason).toBeNull();
   }, 120_000);
+  it("a frontend that holds each replacement longer than a step is Requests queued, with each request's time at the server by Little's law", async ({
+    launchSim,
+  }) => {
+    // As at 64K with short outputs: each replacement spends 350 ms in the API server (outside the
+    // running count and the queue time) and lives about 4 s at a 31 ms step, so the server runs
+    // about 14.7 of 16 on average, whatever a once-a-second scrape happens to catch.
+    const h200 = BUILTIN_PROFILES['h200-8b-bf16'];
+    const file = join(tempDir(), 'slow-frontend.json');
+    const profile = {
+      ...h200,
+      name: 'slow-frontend',
+      // 100 ms of it on the API server's one event loop, which staggers the requests as long prompts' prefills do.
+      frontend: { baseMs: 350, perKiloTokenMs: 0, serialBaseMs: 100 },
+      decode: { ...h200.decode, baseMs: 30 },
+    };
+    writeFileSync(file, JSON.stringify(profile));
+    const sim = await launchSim({ speed: 4, profile: file });
+    const r = await runBench(
+      await targetOf(sim.url),
+      {
+        contexts: [8 * K],
+        concurrency: [16],
+        maxOutputTokens: 128,
+        prefillContexts: [],
+        warmup: false,
+        simSpeed: 4,
+        // 60 scrapes: the mean running count to about ±0.4 (twice its standard error) against a
+        // shortfall of about 1.4, so the verdict does not rest on the sampling.
+        secondsPerMeasurement: 60,
+      },
+      join(tempDir(), 'frontend.speedmatrix.json'),
+    );
+    const c = cellsOf(r.session)[`${8 * K}x16`];
+    expect(c.status).toBe('queued');
+    const [, ms] =
+      /: each request spent about ([\d,]+) ms at the server before it ran \(Little's law: [\d.]+ requests short at [\d.]+ requests\/s\), more than one [\d.]+ ms step/.exec(
+        c.reason!,
+      ) ?? [];
+    // The frontend's 350 ms (about 420 ms measured: the serial share and the sampling add to it).
+    expect(Number(ms?.replace(',', ''))).toBeGreaterThan(200);
+    expect(Number(ms?.replace(',', ''))).toBeLessThan(1000);
+    // vLLM's queue time alone says nothing queued: each request was scheduled within a step.
+    expect(c.queueEvidence!.meanQueueSeconds).toBeLessThanOrEqual(c.timeBetweenTokens!.p50);
+    expect(c.queueEvidence!.avgRunningStdError).toBeGreaterThan(0);
+    expect(c.queueEvidence!.scrapeSpanSeconds).toBeGreaterThan(50);
+  }, 120_000);
+
   it('--max-num-seqs below C is Requests queued, with the waiting scrapes as evidence and the figure kept', async ({
     launchSim,
   }) => {
@@ -88,8 +137,9 @@ describe('Requests queued only when requests really wait', () => {
     expect(c.queueEvidence!.avgRunning).toBeLessThanOrEqual(4);
     // Each request waited for a running one to finish: many steps, by the server's own queue time.
     expect(c.queueEvidence!.meanQueueSeconds).toBeGreaterThan(10 * c.timeBetweenTokens!.p50);
+    // By Little's law, each request spent many steps at the server before it ran, as its queue time says.
     expect(c.reason).toMatch(
-      /average active requests 4\.0 is below 95% of 8; requests were waiting in \d+% of the once-a-second checks/,
+      /^average active requests 4\.0 is below 95% of 8: each request spent about [\d,]+ ms at the server before it ran \(Little's law: 4\.0 requests short at [\d.]+ requests\/s\), more than one [\d.]+ ms step; requests were waiting in \d+% of the once-a-second checks/,
     );
     expect(c.totalTokensPerSecond).toBeGreaterThan(0);
   }, 120_000);

@@ -51,6 +51,20 @@ describe('status rules', () => {
     expect(v.reason).toBe(
       "client shortfall: the client kept 14.4 of 16 requests in flight on average, 42 ms from a finished request to the next on average; the server ran what it was given, with nothing waiting, so the figure is the server's at about 14 at once",
     );
+    expect(decideStatus({ ...base, queue: { ...client, clientTurnaroundSeconds: 0 } }).reason).toBe(
+      "client shortfall: the client kept 14.4 of 16 requests in flight on average; the server ran what it was given, with nothing waiting, so the figure is the server's at about 14 at once",
+    );
+    // A client at 95% of C kept C in flight: the server is judged against all 16.
+    expect(decideStatus({ ...base, avgActiveRequests: 14.5, queue: { ...calm, clientInFlight: 15.2 } })).toEqual({
+      status: 'queued',
+      reason: 'average active requests 14.5 is below 95% of 16',
+    });
+    expect(decideStatus({ ...base, queue: { ...calm, clientInFlight: 15.2 } })).toEqual({
+      status: 'valid',
+      reason: null,
+    });
+    // Without /metrics or a client count there is nothing to judge: Valid, nothing said.
+    expect(decideStatus({ ...base, avgActiveRequests: null, queue: null })).toEqual({ status: 'valid', reason: null });
     // The same server with a client that kept all 16 in flight: nothing to say.
     expect(decideStatus({ ...base, queue: { ...calm, clientInFlight: 15.9 } })).toEqual({
       status: 'valid',
@@ -101,6 +115,7 @@ describe('status rules', () => {
       'queued',
     );
     expect(decideStatus({ ...base, queue: { ...waiting, meanQueueSeconds: 0.008 } }).status).toBe('queued');
+    expect(decideStatus({ ...base, queue: { ...waiting, meanQueueSeconds: 0 } }).status).toBe('queued');
   });
   it("a server capped below C stays Requests queued whatever vLLM's queue time says", () => {
     const capped = { ...calm, avgRunning: 12, waitingShare: 1, longestWaitingRun: 10, clientInFlight: 16 };
@@ -110,50 +125,155 @@ describe('status rules', () => {
       reason: 'average active requests 12.0 is below 95% of 16',
     });
   });
-  it('a mean running count below C is request turnover when the server ran all C at times and scheduled each request within a step', () => {
-    // Short outputs: 10 scrapes of one request, one of which caught its successor before its first step.
+  it("a mean running count below C is request turnover when a step's wait per request and the scrapes' sampling explain it", () => {
+    // Short outputs: 10 scrapes of one request over 9 s, one of which caught its successor before
+    // its first step: 0.9 on average, with a standard error of 0.1 (sqrt(0.1 / 10)).
     const short = { scrapes: 10, waitingShare: 0.1, longestWaitingRun: 1, avgRunning: 0.9, maxRunning: 1 };
-    const served = { ...short, clientInFlight: 0.99, scheduledRequests: 6, meanQueueSeconds: 0, preemptions: 0 };
+    const served = {
+      ...short,
+      avgRunningStdError: 0.1,
+      scrapeSpanSeconds: 9,
+      clientInFlight: 0.99,
+      scheduledRequests: 6,
+      meanQueueSeconds: 0,
+      preemptions: 0,
+    };
     const one = { ...base, concurrency: 1, avgActiveRequests: 0.9, stepSeconds: 0.007 };
     expect(decideStatus({ ...one, queue: served })).toEqual({
       status: 'valid',
       reason:
-        'request turnover: the server ran 0.9 of 1 on average but 1 at once at times, and scheduled its 6 requests after 0 ms on average (within a step), so nothing queued',
+        "request turnover: the server ran 0.9 of 1 on average, within what a step's wait per request and the once-a-second sampling explain (up to 0.20 requests short: 0.67 requests/s × one 7.0 ms step, plus twice the scrapes' 0.10 standard error); it scheduled its 6 requests after 0 ms on average, so nothing queued",
     });
-    // 15.0 of 16 on average, all 16 at times, each request scheduled after half a step.
-    const sixteen = {
-      ...calm,
-      avgRunning: 15,
-      maxRunning: 16,
-      scheduledRequests: 300,
-      meanQueueSeconds: 0.006,
-      preemptions: 0,
-    };
-    expect(decideStatus({ ...base, avgActiveRequests: 15, stepSeconds: 0.012, queue: sixteen }).status).toBe('valid');
-    // Never seen running all it was given: capped below it, however quick its queue time.
-    expect(
-      decideStatus({ ...base, avgActiveRequests: 15, stepSeconds: 0.012, queue: { ...sixteen, maxRunning: 15 } }),
-    ).toMatchObject({
+    // The same evidence whether or not a scrape happened to see the one request running.
+    expect(decideStatus({ ...one, queue: { ...served, maxRunning: 0 } })).toEqual(
+      decideStatus({ ...one, queue: served }),
+    );
+    // Waiting longer than a step, a preemption, no measured step, no queue time (older vLLM), no
+    // timed scrapes or no standard error: nothing says it was turnover, so queued.
+    // Within the allowance, so the reason has no Little's-law time to give.
+    const queued = (queue: object, stepSeconds: number | null = 0.007) =>
+      decideStatus({ ...one, stepSeconds, queue: queue as typeof served });
+    const below = { status: 'queued', reason: 'average active requests 0.9 is below 95% of 1' };
+    expect(queued({ ...served, meanQueueSeconds: 0.008 })).toEqual(below);
+    expect(queued({ ...served, meanQueueSeconds: 0.007 }).status).toBe('valid');
+    expect(queued({ ...served, preemptions: 1 })).toEqual(below);
+    expect(queued(served, null)).toEqual(below);
+    expect(queued(short)).toEqual(below);
+    expect(queued({ ...served, scheduledRequests: undefined })).toEqual(below);
+    expect(queued({ ...served, scrapeSpanSeconds: undefined })).toEqual(below);
+    expect(queued({ ...served, avgRunningStdError: undefined })).toEqual(below);
+    expect(decideStatus({ ...one, queue: null })).toEqual(below);
+  });
+  // 64 requests scheduled in 8 s (8 a second), a 62.5 ms step: turnover costs 0.5 of a request; a
+  // standard error of 0.25 adds 0.5 more. Exact in binary, so the boundary is exact.
+  const sampled = {
+    ...calm,
+    avgRunning: 15,
+    avgRunningStdError: 0.25,
+    maxRunning: 16,
+    scrapeSpanSeconds: 8,
+    scheduledRequests: 64,
+    meanQueueSeconds: 0.03125,
+    preemptions: 0,
+  };
+  const at = (avgRunning: number, queue: Partial<typeof sampled> = {}) =>
+    decideStatus({
+      ...base,
+      avgActiveRequests: avgRunning,
+      stepSeconds: 0.0625,
+      queue: { ...sampled, avgRunning, ...queue },
+    });
+  it('a shortfall up to the rate times one step plus twice the standard error is turnover; beyond it, queued', () => {
+    expect(at(15).status).toBe('valid');
+    expect(at(15).reason).toMatch(
+      /^request turnover: the server ran 15\.0 of 16 on average, .*\(up to 1\.00 requests short: 8\.0 requests\/s × one 62\.5 ms step, plus twice the scrapes' 0\.25 standard error\)/,
+    );
+    expect(at(15 - 1 / 32)).toEqual({
+      status: 'queued',
+      reason:
+        "average active requests 15.0 is below 95% of 16: each request spent about 129 ms at the server before it ran (Little's law: 1.0 requests short at 8.0 requests/s), more than one 62.5 ms step",
+    });
+    // Exactly at the allowance but waiting longer than a step by the queue time: queued, with no
+    // Little's-law time to give (the shortfall is within a step's).
+    expect(at(15, { meanQueueSeconds: 0.07 })).toEqual({
       status: 'queued',
       reason: 'average active requests 15.0 is below 95% of 16',
     });
-    // Waiting longer than a step, a preemption, no measured step, or no queue time (older vLLM): queued.
-    const queued = (queue: object, stepSeconds: number | null = 0.007) =>
-      decideStatus({ ...one, stepSeconds, queue: queue as typeof served }).status;
-    expect(queued({ ...served, meanQueueSeconds: 0.008 })).toBe('queued');
-    expect(queued({ ...served, meanQueueSeconds: 0.007 })).toBe('valid');
-    expect(queued({ ...served, preemptions: 1 })).toBe('queued');
-    expect(queued(served, null)).toBe('queued');
-    expect(queued(short)).toBe('queued');
-    expect(queued({ ...served, maxRunning: undefined })).toBe('queued');
-    // The client's own shortfall is said first: it kept 13 of 16 in flight, the server ran 12.9 of them.
-    const client = { ...sixteen, avgRunning: 12.9, maxRunning: 13, clientInFlight: 13 };
-    expect(decideStatus({ ...base, avgActiveRequests: 12.9, stepSeconds: 0.012, queue: client }).reason).toMatch(
+    // At 95% or more nothing is said, however the rest reads.
+    expect(at(15.2)).toEqual({ status: 'valid', reason: null });
+    // Twice the standard error, not once: within 2 but beyond 1 is still sampling.
+    expect(at(15, { avgRunningStdError: 0.125 }).status).toBe('queued');
+    expect(at(15.25, { avgRunningStdError: 0.125 }).status).toBe('valid');
+    // The rate counts: half the requests in the same span explain half as much.
+    expect(at(15, { scheduledRequests: 32 }).status).toBe('queued');
+    expect(at(15.25, { scheduledRequests: 32 }).status).toBe('valid');
+  });
+  it('whether one scrape saw all C running at once decides nothing', () => {
+    for (const avg of [15, 15 - 1 / 32]) {
+      const seen = at(avg, { maxRunning: 16 });
+      expect(at(avg, { maxRunning: 15 })).toEqual(seen);
+      expect(at(avg, { maxRunning: undefined })).toEqual(seen);
+    }
+    expect(at(15, { maxRunning: 15 }).status).toBe('valid');
+  });
+  it('a frontend that holds each request longer than a step before the engine runs it is Requests queued, whatever a scrape saw', () => {
+    // 64K x 16, 128-token outputs: each replacement spends about 350 ms tokenising its prompt,
+    // outside the running count and the queue time. 4 requests a second, a 31 ms step.
+    const frontend = {
+      ...calm,
+      avgRunning: 14.6,
+      avgRunningStdError: 0.1,
+      maxRunning: 16,
+      scrapeSpanSeconds: 29,
+      scheduledRequests: 116,
+      meanQueueSeconds: 0.01,
+      preemptions: 0,
+    };
+    for (const maxRunning of [16, 15])
+      expect(
+        decideStatus({
+          ...base,
+          avgActiveRequests: 14.6,
+          stepSeconds: 0.031,
+          queue: { ...frontend, maxRunning },
+        }),
+      ).toEqual({
+        status: 'queued',
+        reason:
+          "average active requests 14.6 is below 95% of 16: each request spent about 350 ms at the server before it ran (Little's law: 1.4 requests short at 4.0 requests/s), more than one 31.0 ms step",
+      });
+  });
+  it('a server capped below C stays Requests queued however quick its queue time, and the client shortfall is said first', () => {
+    // Every scrape read 12 of 16: no sampling error, and the shortfall is 4 requests, not a step's wait.
+    const capped = { ...sampled, avgRunning: 12, avgRunningStdError: 0, maxRunning: 12, meanQueueSeconds: 0 };
+    expect(decideStatus({ ...base, avgActiveRequests: 12, stepSeconds: 0.0625, queue: capped })).toEqual({
+      status: 'queued',
+      reason:
+        "average active requests 12.0 is below 95% of 16: each request spent about 500 ms at the server before it ran (Little's law: 4.0 requests short at 8.0 requests/s), more than one 62.5 ms step",
+    });
+    // Without a measured step there is no Little's-law time to give.
+    expect(decideStatus({ ...base, avgActiveRequests: 12, queue: capped })).toEqual({
+      status: 'queued',
+      reason: 'average active requests 12.0 is below 95% of 16',
+    });
+    // The client kept 13 of 16 in flight, the server ran 12.9 of them.
+    const client = { ...sampled, avgRunning: 12.9, maxRunning: 13, clientInFlight: 13 };
+    expect(decideStatus({ ...base, avgActiveRequests: 12.9, stepSeconds: 0.0625, queue: client }).reason).toMatch(
       /^client shortfall: the client kept 13\.0 of 16/,
     );
     expect(
-      decideStatus({ ...base, avgActiveRequests: 12, stepSeconds: 0.012, queue: { ...client, maxRunning: 12 } }).status,
-    ).toBe('queued');
+      decideStatus({
+        ...base,
+        avgActiveRequests: 12,
+        stepSeconds: 0.0625,
+        queue: { ...client, avgRunning: 12, avgRunningStdError: 0 },
+      }),
+    ).toMatchObject({
+      status: 'queued',
+      reason: expect.stringMatching(
+        /^the server ran 12\.0 requests on average of the 13\.0 the client had in flight \(below 95%\): each request spent about 125 ms/,
+      ),
+    });
   });
   it('failed requests keep the figure up to 10% of the window, Error above', () => {
     expect(decideStatus({ ...base, failures: { windowRequests: 40, failed: 4, firstError: 'HTTP 500' } }).status).toBe(
@@ -176,7 +296,14 @@ describe('status rules', () => {
   it('Cancelled beats Error beats Looped beats Requests queued', () => {
     expect(decideStatus({ ...base, cancelled: true, fatalError: 'x', looped: true }).status).toBe('cancelled');
     expect(decideStatus({ ...base, fatalError: 'the server went away', looped: true }).status).toBe('error');
-    expect(decideStatus({ ...base, looped: true, avgActiveRequests: 3 }).status).toBe('looped');
+    expect(decideStatus({ ...base, looped: true, avgActiveRequests: 3 })).toEqual({
+      status: 'looped',
+      reason: 'the model kept repeating the same text',
+    });
+    expect(decideStatus({ ...base, cancelled: true }).reason).toBe('the run was stopped during this cell');
+    expect(decideStatus({ ...base, failures: { windowRequests: 10, failed: 2, firstError: null } }).reason).toBe(
+      '2 of 10 requests in the window failed (more than 10%); the first: no message',
+    );
   });
 });
 
@@ -188,9 +315,27 @@ describe('queue evidence from once-a-second scrapes', () => {
       waitingShare: 0.5,
       longestWaitingRun: 2,
       avgRunning: 91 / 6,
+      avgRunningStdError: expect.closeTo(Math.sqrt(29 / 180), 9),
       maxRunning: 16,
     });
     expect(queueEvidence([])).toBeNull();
+    expect(queueEvidence([q(16, 0)], { inFlight: 15.5, turnaroundSeconds: 0.02 })).toMatchObject({
+      clientInFlight: 15.5,
+      clientTurnaroundSeconds: 0.02,
+    });
+  });
+  it("gives the mean running count's standard error (sample deviation over the root of the count) from two scrapes up", () => {
+    const q = (running: number) => ({ running, waiting: 0 });
+    expect(queueEvidence([q(12), q(12), q(12)])!.avgRunningStdError).toBe(0);
+    // Deviations of 1 and -1: sample variance 2 / (2 - 1), over 2 scrapes: a standard error of 1.
+    expect(queueEvidence([q(15), q(13)])!.avgRunningStdError).toBe(1);
+    expect(queueEvidence([q(15)])).not.toHaveProperty('avgRunningStdError');
+  });
+  it("keeps the span from the first timed scrape to the last, over which the queue time's requests were counted", () => {
+    const q = (atSeconds?: number) => ({ running: 16, waiting: 0, ...(atSeconds === undefined ? {} : { atSeconds }) });
+    expect(queueEvidence([q(0.4), q(1.4), q(9.5)])!.scrapeSpanSeconds).toBeCloseTo(9.1, 9);
+    for (const samples of [[q(3), q(3)], [q(0.4), q()], [q(), q(2)], [q(1)]])
+      expect(queueEvidence(samples)).not.toHaveProperty('scrapeSpanSeconds');
   });
   it("adds vLLM's queue time between the first and the last scrape: requests scheduled, their mean wait, preemptions", () => {
     const q = (waiting: number, count: number, sum: number, preemptions = 0) => ({
@@ -205,9 +350,13 @@ describe('queue evidence from once-a-second scrapes', () => {
     });
     expect(queueEvidence([q(0, 100, 2, 1), q(0, 150, 4, 6)])).toMatchObject({ scheduledRequests: 50, preemptions: 5 });
     // Nothing scheduled in the window, counters that went back (a restart), or no queue time: no such evidence.
+    // Requests scheduled at once: a mean wait of 0.
+    expect(queueEvidence([q(0, 100, 2), q(0, 150, 2)])).toMatchObject({ meanQueueSeconds: 0 });
     for (const samples of [
       [q(1, 100, 2), q(1, 100, 2)],
       [q(0, 100, 2), q(0, 10, 0.1)],
+      [q(0, 100, 2), q(0, 150, 1)],
+      [q(0, 100, 2, 5), q(0, 150, 3, 1)],
       [q(0, 100, 2), { running: 16, waiting: 0 }],
     ])
       expect(queueEvidence(samples)).not.toHaveProperty('meanQueueSeconds');
