@@ -132,13 +132,14 @@ export interface PrefillMeasurement {
 /**
  * Whether a prefill measured so far is known well enough (docs/adaptive-precision.md, "Prefill"): its 95% interval
  * (Student's t over the measurements) within `relative` of the mean after at least two; else the cap of measurements;
- * else the time cap: another measurement, as long as their mean, would take the prefill past `maxSeconds` in all (the
- * run's --duration, a decode cell's longest window). Null: measure again.
+ * else the time cap: the first measurement is the context's scout, which a matrix sends anyway, and the repeats after it
+ * may take `repeatSeconds` in all (the run's shortest decode window), reckoning the next one as long as their mean so
+ * far. Null: measure again.
  */
 export function prefillStop(
   measured: readonly PrefillMeasurement[],
   relative: number,
-  maxSeconds: number,
+  repeatSeconds: number,
   maxMeasurements = PREFILL_MAX_MEASUREMENTS,
 ): PrefillPrecision | null {
   const ci = meanInterval(measured.map((m) => m.tokensPerSecond));
@@ -147,8 +148,9 @@ export function prefillStop(
   if (halfWidthRelative !== null && halfWidthRelative <= relative)
     return { measurements, halfWidthRelative, stopReason: 'precision' };
   if (measurements >= maxMeasurements) return { measurements, halfWidthRelative, stopReason: 'max-measurements' };
-  const spent = measured.reduce((sum, m) => sum + m.ttftSeconds, 0);
-  if (measurements > 0 && spent + spent / measurements > maxSeconds)
+  const all = measured.reduce((sum, m) => sum + m.ttftSeconds, 0);
+  const repeats = measurements > 0 ? all - measured[0].ttftSeconds : 0;
+  if (measurements > 0 && repeats + all / measurements > repeatSeconds)
     return { measurements, halfWidthRelative, stopReason: 'max-duration' };
   return null;
 }

@@ -483,7 +483,8 @@ export class Runner {
     deadlineSeconds: number,
   ): Promise<PrefillResult> {
     const relative = this.plan.config.precision as number;
-    const maxSeconds = this.plan.config.secondsPerMeasurement;
+    // Repeats may take as long as the shortest decode window (precision.ts, prefillStop).
+    const maxSeconds = this.plan.config.minSecondsPerMeasurement;
     const measured: PrefillMeasurement[] = [
       { tokensPerSecond: first.tokensPerSecond as number, ttftSeconds: first.ttftSeconds as number },
     ];

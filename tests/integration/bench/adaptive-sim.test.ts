@@ -2,7 +2,7 @@
  * A matrix measured to a stated precision through the real CLI against the simulator process
  * (docs/adaptive-precision.md): each decode window closes when its interval is within ±P% (not before
  * --min-duration) or at --duration, and records why; each prefill is measured cold until its interval is within ±P%,
- * three prompts, or the time cap (no measurement that would take it past --duration); the report shows both. Against a simulator with step-time jitter the windows run
+ * three prompts, or the time cap (repeats no longer than --min-duration in all); the report shows both. Against a simulator with step-time jitter the windows run
  * longer and say when they did not reach the precision.
  */
 import { readFileSync } from 'node:fs';
@@ -97,7 +97,7 @@ describe('a matrix measured to a precision', () => {
       expect(c.windowSeconds).toBeGreaterThanOrEqual(4);
       expect(c.precision?.halfWidthRelative ?? 1).toBeGreaterThan(0.005);
     }
-    // A 64K prompt takes over 2 s: a second would take the prefill past the 4 s longest window.
+    // A 64K prompt takes over 2 s: a repeat would take longer than the 2 s shortest window.
     const long = s.prefill.find((p) => p.context === 65536);
     expect(long?.ttftSeconds).toBeGreaterThan(2);
     expect(long?.precision).toEqual({ measurements: 1, halfWidthRelative: null, stopReason: 'max-duration' });

@@ -104,20 +104,24 @@ describe('when a prefill has been measured often enough', () => {
     expect(prefillStop(many, 0.1, LONG)!.stopReason).toBe('precision');
   });
 
-  it('starts no measurement that would take the prefill past the longest window in all', () => {
-    // A 256K prompt at 9,000 tok/s takes 29.1 s: a second one would end at 58 s, past 30 s.
-    const long = [{ tokensPerSecond: 9_000, ttftSeconds: 29.1 }];
-    expect(prefillStop(long, 0.01, 30)).toEqual({
+  it('starts no repeat that would take the repeats past the shortest decode window in all', () => {
+    // The first is the scout. A 128K prompt of 6.9 s: a repeat would take 6.9 s, past 5 s.
+    const long = [{ tokensPerSecond: 19_000, ttftSeconds: 6.9 }];
+    expect(prefillStop(long, 0.01, 5)).toEqual({
       measurements: 1,
       halfWidthRelative: null,
       stopReason: 'max-duration',
     });
-    // Two of 10 s: a third (about 10 s more) ends at exactly 30 s, which is within; at 10.1 s each it is not.
-    const ten = (t: number) => ({ tokensPerSecond: 8192 / t, ttftSeconds: t });
-    expect(prefillStop([ten(10), { ...ten(10), tokensPerSecond: 900 }], 0.01, 30)).toBeNull();
-    expect(prefillStop([ten(10.1), { ...ten(10.1), tokensPerSecond: 900 }], 0.01, 30)?.stopReason).toBe('max-duration');
+    expect(prefillStop(long, 0.01, 6.9)).toBeNull();
+    // 2.5 s each: the first repeat fits in 5 s, a second would end the repeats at exactly 5 s (within), at 2.6 s not.
+    const of = (t: number) => ({ tokensPerSecond: 65_536 / t, ttftSeconds: t });
+    expect(prefillStop([of(2.5)], 0.01, 5)).toBeNull();
+    expect(prefillStop([of(2.5), { ...of(2.5), tokensPerSecond: 20_000 }], 0.01, 5)).toBeNull();
+    expect(prefillStop([of(2.6), { ...of(2.6), tokensPerSecond: 20_000 }], 0.01, 5)?.stopReason).toBe('max-duration');
+    // The first measurement does not count against the repeats: a 4 s scout still gets a 4 s repeat under 5 s.
+    expect(prefillStop([of(4)], 0.01, 5)).toBeNull();
     // The precision, when reached, is said first; the cap of measurements before the time.
-    expect(prefillStop([ten(20), ten(20)], 0.01, 30)?.stopReason).toBe('precision');
-    expect(prefillStop(at(10_000, 10_400, 9_600), 0.01, 1)?.stopReason).toBe('max-measurements');
+    expect(prefillStop([of(20), of(20)], 0.01, 5)?.stopReason).toBe('precision');
+    expect(prefillStop(at(10_000, 10_400, 9_600), 0.01, 0)?.stopReason).toBe('max-measurements');
   });
 });
