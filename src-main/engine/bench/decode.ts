@@ -24,7 +24,14 @@ import {
 } from './figures';
 import { type BenchHttp, getTextOrNull } from './http';
 import { queueSample, type QueueSample } from './metrics';
-import { batchMeansInterval, type PrecisionTarget, type StopReason, stopDecision, type TokenTick } from './precision';
+import {
+  batchMeansInterval,
+  type PrecisionTarget,
+  type RateInterval,
+  type StopReason,
+  stopDecision,
+  type TokenTick,
+} from './precision';
 import { READINESS_START, readinessStep } from './readiness';
 import { mean } from '#shared/mean';
 import { hasFigure } from '#shared/session/status-words';
@@ -423,18 +430,19 @@ async function windowPhase(
     }
   })();
   const ticks: TokenTick[] = [{ t: 0, tokens: 0 }];
-  const reason = x.precision ? await adaptiveWait(x, load, stopCell, rec.startMs, end, ticks) : null;
+  const closed = x.precision ? await adaptiveWait(x, load, stopCell, rec.startMs, end, ticks) : null;
   if (!x.precision) await stopCell.sleep(end - nowMs());
   // A user stop inside the window leaves it unclosed: the cell is Cancelled, not shortened.
   if (!x.stop.fired) {
     rec.endMs = nowMs();
     load.closeWindow(rec.endMs);
-    if (x.precision && reason) {
-      // The interval as of the close, so it is centred on the cell's own figure.
-      ticks.push({ t: clock.seconds(rec.endMs - rec.startMs), tokens: load.tokens(true) });
-      const ci = batchMeansInterval(ticks);
+    if (x.precision && closed) {
+      // The interval that closed the window, so a cell that stopped for its precision states the one it reached
+      // (recomputed with one more tick, the batches regroup and can read wider); at the maximum, the one at the close.
+      if (!closed.interval) ticks.push({ t: clock.seconds(rec.endMs - rec.startMs), tokens: load.tokens(true) });
+      const ci = closed.interval ?? batchMeansInterval(ticks);
       rec.precision = {
-        stopReason: reason,
+        stopReason: closed.reason,
         targetRelative: x.precision.relative,
         halfWidthRelative: ci && Number.isFinite(ci.relative) ? ci.relative : null,
         batches: ci?.batches ?? 0,
@@ -452,7 +460,8 @@ async function windowPhase(
 
 /**
  * An adaptive window's wait: reads the window's tokens every TICK_SECONDS into `ticks` and returns
- * as soon as precision.ts says the window may close (null: the cell was stopped first).
+ * as soon as precision.ts says the window may close, with the interval it decided on (null when the
+ * fixed end came first); null: the cell was stopped first.
  */
 async function adaptiveWait(
   x: DecodeCellInput,
@@ -461,7 +470,7 @@ async function adaptiveWait(
   startMs: number,
   endMs: number,
   ticks: TokenTick[],
-): Promise<StopReason | null> {
+): Promise<{ reason: StopReason; interval: RateInterval | null } | null> {
   const target: PrecisionTarget = { ...x.precision!, maxSeconds: x.windowSeconds };
   const tickMs = x.clock.wallMs(TICK_SECONDS);
   while (!stopCell.fired) {
@@ -469,10 +478,11 @@ async function adaptiveWait(
     if (stopCell.fired) return null;
     const now = nowMs();
     // The fixed end is a wall time: it decides the maximum, whatever rounding the server clock has.
-    if (now >= endMs) return 'max-duration';
+    if (now >= endMs) return { reason: 'max-duration', interval: null };
     ticks.push({ t: x.clock.seconds(now - startMs), tokens: load.tokens(true) });
-    const decision = stopDecision(ticks[ticks.length - 1].t, batchMeansInterval(ticks), target);
-    if (decision) return decision;
+    const interval = batchMeansInterval(ticks);
+    const decision = stopDecision(ticks[ticks.length - 1].t, interval, target);
+    if (decision) return { reason: decision, interval };
   }
   return null;
 }
