@@ -3,7 +3,7 @@
  * the plan's order, each result sent to the parent as it completes. A failing cell never
  * stops the run; a server that dies is reported (the parent may restart it) and the run goes on.
  */
-import { fmtContext, fmtOneDecimal } from '#shared/report/format';
+import { fmtContext, fmtOneDecimal, plural } from '#shared/report/format';
 import type { ServerTarget } from '../server/target';
 import type { DecodeCell, PrefillResult } from '#shared/session/schema';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
@@ -435,8 +435,8 @@ export class Runner {
   }
 
   /**
-   * The client's delay of the kept measurements (the longest), and a note when even the least delayed of a prefill's
-   * tries was over the limit: the figure may read low by up to that share.
+   * The client's delay of the kept measurements (the longest), and a note when that was still over the limit after
+   * the retakes: the figure may read low by up to that share.
    */
   private clientDelayOf(
     kept: readonly ChatStream[],
@@ -451,7 +451,7 @@ export class Runner {
     return {
       delay: { clientDelay: { seconds: this.clock.seconds(worst.clientDelayMs), retakes } },
       note: delayed
-        ? `this machine kept the client from running for ${fmtOneDecimal(share * 100)}% of the time to first token even in the least delayed of ${retakes + 1} tries, so the figure may read up to that much low`
+        ? `this machine kept the client from running for ${fmtOneDecimal(share * 100)}% of the time to first token in a kept measurement (after ${plural(retakes, 'retake')}), so the figure may read up to that much low`
         : null,
     };
   }
