@@ -88,21 +88,21 @@ describe('a matrix measured to a precision', () => {
     launchSim,
     tempDir,
   }) => {
-    const sim = await launchSim({ speed: SPEED, args: ['--sim-step-jitter', '0.3'] });
+    const sim = await launchSim({ speed: SPEED, args: ['--sim-step-jitter', '0.3', '--max-model-len', '262144'] });
     const dir = tempDir('sm-adaptive-noisy-');
-    const s = await adaptiveRun(sim.url, dir, '0.5%', 4, '2k,64k');
+    const s = await adaptiveRun(sim.url, dir, '0.5%', 4, '2k,128k');
     const short = s.cells.filter((c) => c.precision?.stopReason === 'max-duration');
     expect(short.length).toBeGreaterThan(0);
     for (const c of short) {
       expect(c.windowSeconds).toBeGreaterThanOrEqual(4);
       expect(c.precision?.halfWidthRelative ?? 1).toBeGreaterThan(0.005);
     }
-    // A 64K prompt takes over 2 s: a repeat would take longer than the 2 s shortest window.
-    const long = s.prefill.find((p) => p.context === 65536);
+    // A 128K prompt takes seconds (jitter or not): a repeat would take longer than the 2 s shortest window.
+    const long = s.prefill.find((p) => p.context === 131072);
     expect(long?.ttftSeconds).toBeGreaterThan(2);
     expect(long?.precision).toEqual({ measurements: 1, halfWidthRelative: null, stopReason: 'max-duration' });
     const md = readFileSync(join(dir, 'adaptive-0.5%.md'), 'utf8');
     expect(md).toMatch(/±\d+\.\d%, \d\.\d s \(max\)/);
-    expect(md).toMatch(/\| 64K \| [\d,.K]+, 1 prompt \(time cap\)/);
+    expect(md).toMatch(/\| 128K \| [\d,.K]+, 1 prompt \(time cap\)/);
   });
 });
