@@ -25,7 +25,6 @@ export async function publishSite(dialogs: Dialogs | null, from?: string, to?: s
   const built = await buildSite([runs], dir, openSessionOrImport);
   if (!built.ok) throw new UserError(built.error);
   const b = built.data;
-  if (b.problems.length) throw new UserError(b.problems.join(' '));
   return {
     dir,
     index: join(dir, INDEX_PAGE),

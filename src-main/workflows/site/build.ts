@@ -54,8 +54,6 @@ export interface SiteBuild {
   removed: number;
   /** Files under the folders that are not results (passed over). */
   passedOver: number;
-  /** Folders given that could not be read. */
-  problems: string[];
 }
 
 /** A run's folder name: readable from the file name, unique by the file's full path. */
@@ -167,8 +165,16 @@ export async function buildSite(roots: readonly string[], outDir: string, open: 
   const manifest = await readSiteManifest(out);
   if (!manifest.ok) return manifest;
   const old = manifest.data?.runs ?? {};
-  await mkdir(out, { recursive: true });
+  // Every folder given is read before anything is written or removed: a mistyped one would
+  // otherwise remove the pages of the runs it holds.
   const found = await findSiteSources(roots, out);
+  if (found.problems.length) return fail(found.problems.join('; '));
+  try {
+    await mkdir(out, { recursive: true });
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'EROFS' ? 'the file system is read-only' : 'permission denied';
+    return fail(`cannot write in ${out}: ${why}; choose another folder for the site.`);
+  }
   const runs: Record<string, ManifestRun> = {};
   let written = 0;
   let passedOver = 0;
@@ -199,6 +205,5 @@ export async function buildSite(roots: readonly string[], outDir: string, open: 
     kept: Object.keys(runs).length - written,
     removed: gone.length,
     passedOver,
-    problems: found.problems,
   });
 }

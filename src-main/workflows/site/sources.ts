@@ -89,6 +89,15 @@ async function walk(w: Walk, dir: string): Promise<void> {
   }
 }
 
+/** Why a folder given (or a folder under it) cannot be read, in one line naming it. */
+export function unreadableRoot(root: string, e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  const under = err.path && resolve(err.path) !== resolve(root) ? ` (${err.path})` : '';
+  if (err.code === 'ENOENT') return `${root}: no such file or folder${under}`;
+  if (err.code === 'EACCES' || err.code === 'EPERM') return `${root}: cannot be read${under}: permission denied`;
+  return `${root}: ${err.message}`;
+}
+
 /** Every candidate under `roots` (folders or single files), leaving out the site's own folder. */
 export async function findSiteSources(roots: readonly string[], siteDir: string): Promise<FoundSources> {
   const sources: SiteSource[] = [];
@@ -101,9 +110,7 @@ export async function findSiteSources(roots: readonly string[], siteDir: string)
         sources.push({ file: abs, shown: basename(abs), variant: null, expected: true, problem: null });
       else await walk({ root: abs, skip: new Set([resolve(siteDir)]), out: sources }, abs);
     } catch (e) {
-      problems.push(
-        `${root}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : (e as Error).message}`,
-      );
+      problems.push(unreadableRoot(root, e));
     }
   }
   return { sources, problems };

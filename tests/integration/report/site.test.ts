@@ -3,7 +3,16 @@
  * runs that are gone are removed, files the site did not write stay, and a file that cannot be
  * read is listed with its error while the rest is built. Real files, the real builder.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { openSessionOrImport } from '../../../src-main/workflows/importers/open';
@@ -95,7 +104,7 @@ describe('the results site rebuilt on the same folder', () => {
     expect(built.runs[1].error).toMatch(/not valid JSON.*truncated/);
   });
 
-  it('the command: no site folder is a usage error; a folder that is not there is named and fails', async ({
+  it('the command: no site folder is a usage error; a folder that is not there is named, exit 2, nothing made', async ({
     tempDir,
   }) => {
     const root = tempDir('sm-site-');
@@ -103,9 +112,53 @@ describe('the results site rebuilt on the same folder', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("required option '-o, --out <dir>' not specified");
     const missing = join(root, 'nope');
-    const r = await runCli(['site', missing, '-o', join(root, 'site')]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`speedmatrix site: ${missing}: no such file or folder`);
-    expect(r.stdout).toContain('Built the site of 0 runs');
+    const other = join(root, 'nor-this');
+    const site = join(root, 'site');
+    const r = await runCli(['site', missing, other, '-o', site]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `speedmatrix site: ${missing}: no such file or folder\nspeedmatrix site: ${other}: no such file or folder\n`,
+    );
+    expect(r.stdout).toBe('');
+    expect(existsSync(site)).toBe(false);
+  });
+
+  it('a mistyped folder on a site built before removes and writes nothing there', async ({ tempDir }) => {
+    const root = tempDir('sm-site-');
+    const runs = join(root, 'runs');
+    mkdirSync(runs);
+    const a = writeRun(runs, 'a.speedmatrix.json');
+    const site = join(root, 'site');
+    expect((await runCli(['site', runs, '-o', site])).code).toBe(0);
+    const page = join(site, 'runs', runIdOf(a), 'index.html');
+    const before = readdirSync(site, { recursive: true }).map(String).sort();
+    const index = readFileSync(join(site, 'index.html'), 'utf8');
+
+    const r = await runCli(['site', join(root, 'rnus'), '-o', site]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`speedmatrix site: ${join(root, 'rnus')}: no such file or folder\n`);
+    expect(r.stdout).toBe('');
+    expect(existsSync(page)).toBe(true);
+    expect(readdirSync(site, { recursive: true }).map(String).sort()).toEqual(before);
+    expect(readFileSync(join(site, 'index.html'), 'utf8')).toBe(index);
+  });
+
+  it('a site folder it cannot write in: "--out: cannot write in", exit 2, as every other command says it', async ({
+    tempDir,
+  }) => {
+    const root = tempDir('sm-site-');
+    writeRun(root, 'a.speedmatrix.json');
+    const locked = join(root, 'locked');
+    mkdirSync(locked);
+    chmodSync(locked, 0o555);
+    chmodSync(root, 0o755);
+    // root writes anywhere whatever the mode: the CLI then runs as nobody.
+    const wrap = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+    const r = await runCli(['site', root, '-o', join(locked, 'site')], { wrap, env: { HOME: root } });
+    expect(r.stderr).toBe(
+      `speedmatrix site: --out: cannot write in ${locked}: permission denied; choose another place.\n`,
+    );
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
   });
 });

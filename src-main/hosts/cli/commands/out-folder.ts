@@ -1,10 +1,10 @@
 /**
  * Where a command writes, checked before it starts, in one wording for every command (run,
- * sweep, report, compare): a missing folder, a file where a folder should be, and a folder
+ * sweep, report, compare, site): a missing folder, a file where a folder should be, and a folder
  * that takes no new files, each named with its real cause and exit 2.
  */
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { EXIT } from './exit';
 
 export class Refusal extends Error {
@@ -52,4 +52,11 @@ export function checkOutputFolder(flag: string, dir: string): void {
   }
   if (exists) checkFolder(flag, dir);
   else checkWritableFolder(flag, dir);
+}
+
+/** A folder made with its parents if need be (site --out): it, or the nearest folder above it, takes new files. */
+export function checkFolderToMake(flag: string, dir: string): void {
+  let at = resolve(dir);
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  checkFolder(flag, at);
 }
