@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFile } from '../../../src-main/workflows/importers/index';
 import { writeSessionFile } from '../../../src-main/platform/session/write';
+import { runCli } from '../../helpers/cli';
 import { ARTIFACTS, ROOT, SYNTHETIC_REPORT } from '../../helpers/paths';
 
 const BIN = join(ROOT, 'src-main/hosts/cli/bin.cjs');
@@ -134,6 +135,36 @@ describe('speedmatrix report', () => {
     expect(missing.stderr).toBe(
       `speedmatrix report: --out: the folder ${join(dir, 'no/such/dir')} does not exist; create it or choose another place.\n`,
     );
+  });
+
+  it('refuses an --out extension no format has (exit 2, naming the formats) and writes nothing', async () => {
+    const before = readdirSync(dir).sort();
+    const r = await cli(['report', join(dir, 'ref.speedmatrix.json'), '-o', join(dir, 'x.docx')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `speedmatrix report: --out ${join(dir, 'x.docx')}: .docx is no report format; end it in .md, .html, .pdf, .csv, .jsonl, or give --format\n`,
+    );
+    expect(readdirSync(dir).sort()).toEqual(before);
+    const named = await cli(['report', join(dir, 'ref.speedmatrix.json'), '-f', 'md', '-o', join(dir, 'notes.txt')]);
+    expect(named.code).toBe(0);
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toContain('# Example-2B on Example GPU 48GB');
+  });
+
+  it('-o - writes the report to standard output, and no file named -', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'sm-cli-stdout-'));
+    try {
+      const md = await runCli(['report', join(dir, 'ref.speedmatrix.json'), '-o', '-'], { cwd });
+      expect(md.code).toBe(0);
+      expect(md.stderr).toBe('');
+      expect(md.stdout).toContain('# Example-2B on Example GPU 48GB');
+      expect(md.stdout).not.toContain('Wrote the');
+      const csv = await runCli(['report', join(dir, 'ref.speedmatrix.json'), '-o', '-', '-f', 'csv'], { cwd });
+      expect(csv.code).toBe(0);
+      expect(csv.stdout).toMatch(/^context,concurrency,status,/);
+      expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   it('will not replace a report without --force, and reads report text as import does', async () => {

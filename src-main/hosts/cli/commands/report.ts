@@ -19,9 +19,14 @@ const FORMAT_NAMES: Record<ReportFormat, string> = {
   jsonl: 'per-request JSON Lines',
 };
 
+/** `--out -`: the report goes to standard output. */
+const STDOUT = '-';
+
+const extensionOf = (path: string): string | null => /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? null;
+
 /** The format an output file's extension names, or null for another extension. */
 function formatOfPath(path: string): ReportFormat | null {
-  const ext = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase();
+  const ext = extensionOf(path);
   if (ext === 'markdown') return 'md';
   if (ext === 'htm') return 'html';
   return (REPORT_FORMATS as readonly string[]).includes(ext ?? '') ? (ext as ReportFormat) : null;
@@ -29,13 +34,21 @@ function formatOfPath(path: string): ReportFormat | null {
 
 /**
  * --format as given, else the one --out's extension names, else Markdown; an error when the two
- * disagree (a CSV written to report.html would be read as a page).
+ * disagree (a CSV written to report.html would be read as a page), or when no --format is given
+ * and --out ends in an extension no format has (Markdown in report.docx would not open).
  */
 export function reportFormat(
   given: ReportFormat | undefined,
   out: string | undefined,
 ): { ok: true; data: ReportFormat } | { ok: false; error: string } {
   const fromPath = out === undefined ? null : formatOfPath(out);
+  const ext = out === undefined ? null : extensionOf(out);
+  if (!given && ext !== null && fromPath === null) {
+    return {
+      ok: false,
+      error: `--out ${out}: .${ext} is no report format; end it in ${REPORT_FORMATS.map((f) => `.${f}`).join(', ')}, or give --format`,
+    };
+  }
   if (given && fromPath && given !== fromPath) {
     return {
       ok: false,
@@ -123,7 +136,10 @@ export function registerReport(program: Command): void {
         'report format (default: from --out, e.g. cells.csv, requests.jsonl; else md)',
       ).choices(REPORT_FORMATS),
     )
-    .option('-o, --out <path>', 'where to write it; its extension chooses the format (default: next to the input file)')
+    .option(
+      '-o, --out <path>',
+      'where to write it, - for standard output; its extension chooses the format (default: next to the input file)',
+    )
     .addOption(new Option('--paper <size>', 'PDF paper size').choices(['a4', 'letter']).default('a4'))
     .option(
       '--slo <targets>',
@@ -175,7 +191,7 @@ export function registerReport(program: Command): void {
         for (const note of unusedFlags({ ...opts, format, paperGiven }))
           process.stderr.write(`speedmatrix report: ${note}\n`);
         const out = opts.out ?? defaultReportPath(file, format);
-        const refused = outputRefusal(out, Boolean(opts.force));
+        const refused = out === STDOUT ? null : outputRefusal(out, Boolean(opts.force));
         if (refused) {
           process.stderr.write(`speedmatrix report: ${refused}\n`);
           process.exitCode = EXIT.usage;
@@ -222,6 +238,10 @@ export function registerReport(program: Command): void {
             return;
           }
           data = pdf.data;
+        }
+        if (out === STDOUT) {
+          process.stdout.write(data);
+          return;
         }
         const written = await writeFileAtomic(out, data);
         if (!written.ok) {
