@@ -656,6 +656,19 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /**
+   * Stop the server at once, synchronously, for a host that exits next (a second Ctrl-C): SIGKILL
+   * to its whole group, even when the leader has exited, as what it started may still be running.
+   * Returns the pid it ended, or null when there was none.
+   */
+  endNow(): number | null {
+    const pid = this.child?.pid;
+    if (!pid) return null;
+    if (!this.ownGroup) askProgramToStop(this.child!);
+    else this.control.killGroupSync(pid);
+    return pid;
+  }
+
+  /**
    * Stop the server: SIGTERM to the leader, wait (stopTimeoutMs), SIGKILL to the whole group,
    * then look for leftovers (nvidia-smi compute apps, else the process table) and report them.
    */

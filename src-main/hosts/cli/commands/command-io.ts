@@ -70,6 +70,15 @@ export function onStopSignals(stop: () => void, leave: () => void = () => {}): S
   return signals;
 }
 
+/**
+ * The second Ctrl-C: the server the command launched ends with it (SIGKILL to its process group;
+ * the first Ctrl-C's SIGTERM was its grace), so no server is left holding the GPU.
+ */
+export function endLaunchedNow(supervisor: Supervisor | null, say: (text: string) => void): void {
+  const pid = supervisor?.endNow() ?? null;
+  say(pid === null ? 'Stopping now.' : `Stopping now; ended the server this run launched (pid ${pid}) at once.`);
+}
+
 /** Stops the server the command started, if any, and warns about anything left running. */
 export async function stopSupervised(supervisor: Supervisor | null, say: (text: string) => void): Promise<void> {
   if (!supervisor) return;

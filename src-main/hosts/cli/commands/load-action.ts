@@ -16,7 +16,7 @@ import {
 import { LOAD_COLUMNS, loadAnswer, loadRow, passLabel, passStartLine } from '#shared/report/load-model';
 import type { LoadConfig } from '#shared/session/schema-load';
 import { EXIT } from './exit';
-import { errorWriter, exitCodeFor, onStopSignals, stopSupervised } from './command-io';
+import { endLaunchedNow, errorWriter, exitCodeFor, onStopSignals, stopSupervised } from './command-io';
 import { loadConfigFromFlags, LoadUsageError, type LoadFlags } from './load-flags';
 import { Refusal, checkWritableFolder } from './out-folder';
 import {
@@ -116,11 +116,14 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
   const { config, inputs, dataset } = read;
   const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
   let stop: (() => void) | null = null;
-  const signals = onStopSignals(() => {
-    say('Stopping: saving the rates measured so far (Ctrl-C again to quit at once)...');
-    if (stop) stop();
-    else void supervisor?.stop();
-  });
+  const signals = onStopSignals(
+    () => {
+      say('Stopping: saving the rates measured so far (Ctrl-C again to quit at once)...');
+      if (stop) stop();
+      else void supervisor?.stop();
+    },
+    () => endLaunchedNow(supervisor, say),
+  );
   try {
     const side = await getServer(flags as RunFlags, inputs, supervisor, say);
     const sessionFile = resolve(flags.out ?? defaultSessionFile(`load-${side.target.model}`, Boolean(flags.demo)));
@@ -153,7 +156,8 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
     const code = exitCodeFor(e, err, EXIT.failed);
     return signals.interrupted ? EXIT.cancelled : code;
   } finally {
-    signals.off();
+    // Still listening while the server stops: a second Ctrl-C then ends it at once.
     await stopSupervised(supervisor, say);
+    signals.off();
   }
 }

@@ -33,7 +33,7 @@ import { SESSION_EXTENSION, type Hardware, type Session } from '#shared/session/
 import { summarizeSession } from '../../../platform/session/summary';
 import { configFromFlags, positiveNumber, type RunFlags } from './run-flags';
 import { EXIT } from './exit';
-import { errorWriter, exitCodeFor, onStopSignals, progressConsole, stopSupervised } from './command-io';
+import { endLaunchedNow, errorWriter, exitCodeFor, onStopSignals, progressConsole, stopSupervised } from './command-io';
 import { offerToEndLeftovers } from './leftovers';
 import { Refusal, checkWritableFolder } from './out-folder';
 import { relaunchOf } from './resume-server';
@@ -355,7 +355,7 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
       say('Stopping: cancelling in-flight requests and saving (Ctrl-C again to quit at once)...');
       void (handle ?? supervisor)?.stop();
     },
-    () => say('Stopping now.'),
+    () => endLaunchedNow(supervisor, say),
   );
   try {
     const side = await getServer(flags, inputs, supervisor, say);
@@ -389,7 +389,8 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
     const code = exitCodeFor(e, err, EXIT.failed);
     return signals.interrupted ? EXIT.cancelled : code;
   } finally {
-    signals.off();
+    // Still listening while the server stops: a second Ctrl-C then ends it at once.
     await stopSupervised(supervisor, say);
+    signals.off();
   }
 }
