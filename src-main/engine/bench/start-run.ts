@@ -24,7 +24,7 @@ import { writeSessionFile } from '../../platform/session/write';
 import type { ServerTarget } from '../server/target';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { cellKey } from '#shared/cell-key';
-import { planRun } from './plan';
+import { type PlanTarget, pendingSteps, planRun } from './plan';
 import { doneMeasurements, foldRepetition, repetitionKey } from './repetitions';
 import type { BenchEvent, RunConfigInput, RunOutcome, RunPlan } from './types';
 import type { WorkerMessage } from './worker-protocol';
@@ -89,7 +89,7 @@ export async function loadForResume(
 }
 
 /** The plan of a resumed session: its own configuration and KV budget, the cells it skipped. */
-export function planForResume(session: Session, target: ServerTarget, input: RunConfigInput): RunPlan {
+export function planForResume(session: Session, target: PlanTarget, input: RunConfigInput): RunPlan {
   const rc = session.runConfig;
   return planRun(
     {
@@ -115,6 +115,17 @@ export function planForResume(session: Session, target: ServerTarget, input: Run
     },
     { ...target, maxModelLen: session.server.maxModelLen ?? target.maxModelLen, kvBudget: session.kvBudget },
   );
+}
+
+/**
+ * Whether a resumed session has nothing left to measure, judged from the session alone (its own
+ * max_model_len and KV budget), so a finished run is said to be finished before a server starts.
+ */
+export function nothingLeftToResume(session: Session): boolean {
+  const plan = planForResume(session, { maxModelLen: session.server.maxModelLen, kvBudget: session.kvBudget }, {});
+  const doneCells = new Set(doneMeasurements(session.cells));
+  const donePrefill = new Set(session.prefill.filter((p) => isDoneForResume(p.status)).map((p) => p.context));
+  return !pendingSteps(plan.steps, doneCells, donePrefill).some((s) => s.kind === 'decode' || s.kind === 'prefill');
 }
 
 export function startRun(opts: StartRunOptions): RunHandle {

@@ -5,7 +5,7 @@
  * The real CLI, the real simulator; the kill -9 leaves its server behind, ended by the test.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -74,6 +74,60 @@ describe('run --resume of a run that launched its server', () => {
     expect(again.stdout).toMatch(/^Launching the server\.\.\.$/m);
     await expectAllValid(out);
   }, 240_000);
+
+  it('after Ctrl-C of run --demo: resume rewrites the report beside the session and says where; resumed again, it says nothing is left, starting no server', async () => {
+    const dir = temp('sm-resume-');
+    const env = { SPEEDMATRIX_DATA_DIR: join(dir, 'data') };
+    const out = join(dir, 'demo.speedmatrix.json');
+    const md = join(dir, 'demo.md');
+    const first = await runUntilFirstCell(['--demo', ...SMALL, '--sim-speed', '20', '--out', out], env, 'SIGINT');
+    expect(first.code, first.stderr).toBe(130);
+    expect(readFileSync(md, 'utf8')).toContain('Cancelled');
+    const again = await runCli(['run', '--resume', out], { env, timeoutMs: 120_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`^Report: ${md.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    await expectAllValid(out);
+    expect(readFileSync(md, 'utf8')).not.toContain('Cancelled');
+
+    const done = await runCli(['run', '--resume', out], { env, timeoutMs: 60_000 });
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(
+      /^Nothing left to measure: every cell of .*demo\.speedmatrix\.json is done, so no server was started\.$/m,
+    );
+    expect(done.stdout).not.toMatch(/Launching|Server:/);
+  }, 240_000);
+
+  it('a load session is not resumed: exit 2 saying so and what to run, before anything is launched or attached', async () => {
+    const dir = temp('sm-resume-');
+    const env = { SPEEDMATRIX_DATA_DIR: join(dir, 'data') };
+    const out = join(dir, 'load.speedmatrix.json');
+    const load = await runCli(
+      [
+        'load',
+        '--demo',
+        '--rates',
+        '2',
+        '--duration',
+        '3',
+        '--warmup',
+        '1',
+        '--input-len',
+        '256',
+        '--output-len',
+        '32',
+        '--out',
+        out,
+      ],
+      { env, timeoutMs: 120_000 },
+    );
+    expect(load.code, load.stderr).toBe(0);
+    const r = await runCli(['run', '--resume', out], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `speedmatrix run: --resume: ${out} is a load session, and load sessions are not resumed (a rate cut short is measured again whole); run \`speedmatrix load\` again with a new --out.\n`,
+    );
+    expect(r.stdout).toBe('');
+  }, 180_000);
 
   it('after kill -9 of run --demo: run --resume FILE starts the demo’s simulator again and finishes', async () => {
     const dir = temp('sm-resume-');

@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ProgressPrinter } from '../../../engine/bench/progress';
-import { loadForResume } from '../../../engine/bench/start-run';
+import { loadForResume, nothingLeftToResume } from '../../../engine/bench/start-run';
 import type { RunConfigInput } from '../../../engine/bench/types';
 import { detectHardware } from '../../../platform/hardware/detect';
 import {
@@ -215,6 +215,11 @@ async function readInputs(cmd: string[], flags: RunFlags): Promise<RunInputs> {
   if (flags.resume) {
     const loaded = await loadForResume(resolve(flags.resume));
     if (!loaded.ok) throw new Refusal(loaded.error, EXIT.failed);
+    if (loaded.session.load)
+      throw new Refusal(
+        `--resume: ${flags.resume} is a load session, and load sessions are not resumed (a rate cut short is measured again whole); run \`speedmatrix load\` again with a new --out.`,
+        EXIT.usage,
+      );
     inputs.resumeSession = loaded.session;
     if (!flags.url && !flags.launch && !flags.demo) {
       const again = relaunchOf(loaded.session, flags.resume, inputs.apiKey, await freePort());
@@ -286,6 +291,9 @@ export async function getServer(
   return side;
 }
 
+/** The Markdown report beside a session file: run.speedmatrix.json -> run.md. */
+const reportBeside = (file: string): string => file.replace(/\.speedmatrix\.json$|\.json$/, '') + '.md';
+
 /** After the run: the report if asked, the summary, where everything is; returns the exit code. */
 async function finish(
   run: OrchestratedRun,
@@ -298,8 +306,9 @@ async function finish(
   const outcome = run.handle.outcome();
   const file = run.handle.sessionFile();
   let reportFile: string | null = null;
-  const wantReport =
-    flags.report ?? (flags.demo ? file.replace(/\.speedmatrix\.json$|\.json$/, '') + '.md' : undefined);
+  const beside = reportBeside(file);
+  // A resumed run rewrites the report it started with: the demo's, or one written beside the session.
+  const wantReport = flags.report ?? (flags.demo || (flags.resume && existsSync(beside)) ? beside : undefined);
   if (wantReport) {
     const r = await writeReport(resolve(wantReport), session);
     reportFile = r.file;
@@ -346,6 +355,11 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
     return exitCodeFor(e, err, EXIT.usage);
   }
 
+  if (inputs.resumeSession && nothingLeftToResume(inputs.resumeSession)) {
+    say(`Nothing left to measure: every cell of ${resolve(flags.resume!)} is done, so no server was started.`);
+    say(summarizeSession(inputs.resumeSession));
+    return EXIT.ok;
+  }
   // Created before the launch, so a Ctrl-C while the server starts can stop it.
   const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
   let handle: { stop(): Promise<void> } | null = null;
