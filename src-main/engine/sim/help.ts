@@ -5,8 +5,7 @@ export function simHelp(): string {
   const profiles = Object.values(BUILTIN_PROFILES)
     .map((p) => `  ${p.name.padEnd(28)}${p.name === DEFAULT_PROFILE ? '(default) ' : ''}${p.description}`)
     .join('\n');
-  return `
-Usage: speedmatrix sim serve [MODEL] [vllm flags] [sim flags]
+  return `Usage: speedmatrix sim serve [MODEL] [vllm flags] [sim flags]
 
 A simulated vLLM server: same command line, logs, HTTP API and metrics as \`vllm serve\`, with a
 calibrated performance model. MODEL defaults to the profile's model. vLLM flags keep their meaning
@@ -16,7 +15,7 @@ calibrated performance model. MODEL defaults to the profile's model. vLLM flags 
 
 Sim flags:
   --sim-profile NAME|FILE              profile name (below) or a profile JSON file (fields: src-main/engine/sim/README.md)
-  --sim-speed X                        run the clock X times faster (default 1)
+  --sim-speed X                        run the clock X times faster (default: 1)
   --sim-log-style 1|2|3                KV capacity log line of vLLM generation 1, 2 (default) or 3
   --sim-load-seconds S                 wall seconds of model loading (connections refused meanwhile)
   --sim-slow-start S                   same as --sim-load-seconds

@@ -19,6 +19,7 @@ import { registerSite } from './commands/site';
 import { registerSweep } from './commands/sweep-flags';
 import { registerValidate } from './commands/validate';
 import { EXIT } from './commands/exit';
+import { optionDescription } from './help-format';
 
 /** What follows a usage error: one line naming the help of the command that refused. */
 function helpHint(cmd: Command): string {
@@ -33,7 +34,7 @@ function buildProgram(): Command {
       'LLM inference speed test matrix: prefill and sustained decode across context lengths and concurrency.',
     )
     .version(APP_VERSION, '-V, --version')
-    .configureHelp({ showGlobalOptions: false })
+    .configureHelp({ showGlobalOptions: false, optionDescription })
     .configureOutput({ outputError: (text, write) => write(`speedmatrix: ${text.replace(/^error: /, '')}`) });
   for (const register of [
     registerRun,

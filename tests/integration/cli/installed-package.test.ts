@@ -53,6 +53,10 @@ describe.skipIf(process.platform === 'win32')('the CLI installed from its npm pa
     expect(own).toContain('out/cli/cli.js');
     expect(own).toContain('out/cli/sim.js');
     expect(own).toContain('out/cli/bench-worker.js');
+    // The licence package.json names, and the files the helps cite.
+    expect(own).toEqual(
+      expect.arrayContaining(['LICENSE', 'docs/adaptive-precision.md', 'src-main/engine/sim/README.md']),
+    );
     const deps = readdirSync(join(cli.packageDir, 'node_modules'));
     for (const dev of ['tsx', 'typescript', 'electron', 'vite', 'vitest', 'react']) expect(deps).not.toContain(dev);
     expect(cli.installLog).not.toMatch(/EBADENGINE|Unsupported engine/i);

@@ -213,43 +213,46 @@ export function registerLoad(program: Command): void {
     )
     .option(
       '--sweep-points <n>',
-      `with --rates sweep: rates between the two passes (default ${LOAD_DEFAULTS.sweepPoints})`,
+      `with --rates sweep: rates between the two passes (default: ${LOAD_DEFAULTS.sweepPoints})`,
     )
-    .option('--arrivals <kind>', 'poisson, constant or gamma:CV (CV above 1 is burstier) (default poisson)')
+    .option('--arrivals <kind>', 'poisson, constant or gamma:CV (CV above 1 is burstier) (default: poisson)')
     .option(
       '--max-in-flight <n>',
       'cap on requests in flight; arrivals past it wait (default: no cap; the throughput pass: 64)',
     )
-    .option('--duration <seconds>', `measured seconds of arrivals per rate (default ${LOAD_DEFAULTS.durationSeconds})`)
+    .option('--duration <seconds>', `measured seconds of arrivals per rate (default: ${LOAD_DEFAULTS.durationSeconds})`)
     .option(
       '--warmup <seconds>',
-      `seconds of arrivals before each rate's window, not measured (default ${LOAD_DEFAULTS.warmupSeconds})`,
+      `seconds of arrivals before each rate's window, not measured (default: ${LOAD_DEFAULTS.warmupSeconds})`,
     )
     .option(
       '--input-len <tokens>',
-      `prompt tokens: 1024, 512-2048 (uniform) or 1024~256 (normal) (default ${LOAD_DEFAULTS.inputTokens})`,
+      `prompt tokens: 1024, 512-2048 (uniform) or 1024~256 (normal) (default: ${LOAD_DEFAULTS.inputTokens})`,
     )
-    .option('--output-len <tokens>', `output tokens (max_tokens), same forms (default ${LOAD_DEFAULTS.outputTokens})`)
+    .option('--output-len <tokens>', `output tokens (max_tokens), same forms (default: ${LOAD_DEFAULTS.outputTokens})`)
     .option(
       '--shared-prefix <tokens>',
-      'every prompt starts with the same this many tokens (prefix caching) (default 0)',
+      'every prompt starts with the same this many tokens (prefix caching) (default: 0)',
     )
     .option(
       '--dataset <file>',
       'prompts from a file: ShareGPT-style JSON, or JSON Lines of {"prompt": ..., "output_len": ...} (nothing is downloaded)',
     )
-    .option('--endpoint <kind>', 'chat (/v1/chat/completions) or completions (/v1/completions) (default chat)')
+    .option('--endpoint <kind>', 'chat (/v1/chat/completions) or completions (/v1/completions) (default: chat)')
     .option('--ignore-eos', 'answers run to their output length (default)')
     .option('--no-ignore-eos', 'answers may end by themselves before their output length')
-    .option('--seed <n>', 'seed of arrivals and lengths (default 0)')
+    .option('--seed <n>', 'seed of arrivals and lengths (default: 0)')
     .option('--slo <targets>', 'per-request latency targets for goodput, e.g. ttft<=500ms,tbt<=50ms,e2e<=20s')
     .option('--hardware <file>', "the server's hardware, for a server on another machine (`speedmatrix hw --json`)")
-    .option('--out <file>', 'session file (default ./speedmatrix-load-<model>-<time>.speedmatrix.json)')
+    .option('--out <file>', 'session file (default: ./speedmatrix-load-<model>-<time>.speedmatrix.json)')
     .option('--json-progress', 'print one JSON event per line')
     .option('--launch', 'start the server command given after -- through the supervisor, stop it at the end')
     .option('--demo', 'launch the simulator and run a short sweep')
-    .option('--sim-speed <x>', "a simulator's clock speed-up (--demo: default 10); times are then in simulated seconds")
-    .option('--ready-timeout <seconds>', 'with --launch/--demo: startup deadline (default 1200)')
+    .option(
+      '--sim-speed <x>',
+      "a simulator's clock speed-up (default: 10 with --demo); times are then in simulated seconds",
+    )
+    .option('--ready-timeout <seconds>', 'with --launch/--demo: startup deadline (default: 1200)')
     .option('-y, --yes', 'with --launch/--demo: end servers an earlier killed run left running, without asking')
     .action(async (cmd: string[], flags: LoadFlags) => {
       const { runLoadCommand } = await import('./load-action');

@@ -168,20 +168,20 @@ export function addMatrixOptions(cmd: Command): Command {
   return cmd
     .option(
       '--contexts <list>',
-      'decode contexts, e.g. 0,8k,16k,32k (default 0,8K,16K,32K,64K,128K and the largest that fits)',
+      'decode contexts, e.g. 0,8k,16k,32k (default: 0,8K,16K,32K,64K,128K and the largest that fits)',
     )
-    .option('--concurrency <list>', 'simultaneous requests, e.g. 1,2,4 (default 1..128 in powers of two)')
+    .option('--concurrency <list>', 'simultaneous requests, e.g. 1,2,4 (default: 1..128 in powers of two)')
     .option(
       '--prefill-contexts <list>',
-      'contexts measured for prefill (default the decode contexts plus 256K where it fits; "none" for none)',
+      'contexts measured for prefill (default: the decode contexts plus 256K where it fits; "none" for none)',
     )
-    .option('--duration <seconds>', 'measurement window per cell (default 30); with --precision, the longest one')
+    .option('--duration <seconds>', 'measurement window per cell (default: 30); with --precision, the longest one')
     .option(
       '--precision <percent>',
       'stop each decode cell once its total tok/s is known to ±this, e.g. 1% (a 95% interval; docs/adaptive-precision.md)',
     )
-    .option('--min-duration <seconds>', 'with --precision: the shortest window per cell (default 5)')
-    .option('--max-output <tokens>', 'max_tokens of every request (default 4096)')
+    .option('--min-duration <seconds>', 'with --precision: the shortest window per cell (default: 5)')
+    .option('--max-output <tokens>', 'max_tokens of every request (default: 4096)')
     .option(
       '--output-len <tokens>',
       "each decode request's max_tokens drawn from 256 (fixed), 128-512 (uniform) or 256~64 (normal), in place of --max-output",
@@ -190,11 +190,11 @@ export function addMatrixOptions(cmd: Command): Command {
       '--shared-prefix <tokens>',
       'the same text of about this many tokens first in every prompt (prefix caching)',
     )
-    .option('--token-targeting <mode>', 'exact (POST /tokenize) or estimate (default exact)')
+    .option('--token-targeting <mode>', 'exact (POST /tokenize) or estimate (default: exact)')
     .option('--kv-budget <tokens>', 'KV cache budget in tokens, when the server does not state one')
     .option(
       '--repeat <n>',
-      'measure every cell n times in interleaved passes; figures are means with a 95% interval (default 1)',
+      'measure every cell n times in interleaved passes; figures are means with a 95% interval (default: 1)',
     );
 }
 
@@ -220,7 +220,7 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--out <file>',
-      'session file (default ./speedmatrix-<model>-<time>.speedmatrix.json; --demo: ./speedmatrix-demo-<model>-<time>...)',
+      'session file (default: ./speedmatrix-<model>-<time>.speedmatrix.json; --demo: ./speedmatrix-demo-<model>-<time>...)',
     )
     .option('--report <file.md>', 'also write a Markdown report')
     .option('--resume <file>', 'continue this session: the same plan, only the cells not done')
@@ -233,17 +233,17 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--sim-speed <x>',
-      "a simulator's clock speed-up (--demo: default 10; a simulator attached by --url: give its --sim-speed); times are then in simulated seconds",
+      "a simulator's clock speed-up (default: 10 with --demo; a simulator attached by --url: give its --sim-speed); times are then in simulated seconds",
     )
-    .option('--ready-timeout <seconds>', 'with --launch/--demo: startup deadline (default 1200)')
+    .option('--ready-timeout <seconds>', 'with --launch/--demo: startup deadline (default: 1200)')
     .option('-y, --yes', 'with --launch/--demo: end servers an earlier killed run left running, without asking')
     .option(
       '--scout-deadline-floor <seconds>',
-      'a prefill scout waits at least this long (default 120); it waits twice the time expected from smaller prefills',
+      'a prefill scout waits at least this long (default: 120); it waits twice the time expected from smaller prefills',
     )
     .option(
       '--scout-deadline-cap <seconds>',
-      'and at most this long (default 3600; a 256K prefill on a slow card takes minutes)',
+      'and at most this long (default: 3600; a 256K prefill on a slow card takes minutes)',
     );
   addSshOptions(run).action(async (cmd: string[], flags: RunFlags & SshFlags & { reattach?: string }) => {
     if (flags.ssh || flags.reattach) {

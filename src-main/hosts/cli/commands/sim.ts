@@ -13,7 +13,7 @@ export function registerSim(program: Command): void {
     .command('serve')
     .description('Start the simulated vLLM server; takes `vllm serve` flags plus --sim-* flags.')
     // Its flags are the simulator's own (`help sim serve` prints them too); --help is read below.
-    .configureHelp({ formatHelp: () => simHelp().trimStart() })
+    .configureHelp({ formatHelp: () => simHelp() })
     .helpOption(false)
     .allowUnknownOption()
     .allowExcessArguments()

@@ -47,14 +47,14 @@ export function registerSweep(program: Command): void {
       (v: string, prev: string[]) => [...prev, v],
       [] as string[],
     )
-    .option('--slurm-poll <seconds>', "how often a Slurm sweep asks for its jobs' states while it waits (default 10)")
+    .option('--slurm-poll <seconds>', "how often a Slurm sweep asks for its jobs' states while it waits (default: 10)")
     .option('--status <dir>', "a sweep's variants: for a Slurm sweep each job's state, a failed one's reason and log")
     .option('--report <dir>', 'write sweep.md and sweep.html from what the sweep folder holds now')
     .addOption(new Option('--slurm-job <variant>').hideHelp());
   addMatrixOptions(sweep)
     .option('--api-key-file <file>', 'the Bearer key for /v1 from this file (or set SPEEDMATRIX_API_KEY)')
     .option('--sim-speed <x>', "a simulator's clock speed-up; times are then in simulated seconds")
-    .option('--ready-timeout <seconds>', 'startup deadline of each server (default 1200)')
+    .option('--ready-timeout <seconds>', 'startup deadline of each server (default: 1200)')
     .option('--json-progress', 'print one JSON event per line instead of a progress bar')
     .option('-y, --yes', 'end servers an earlier killed run left running, without asking');
   addSshOptions(sweep)
