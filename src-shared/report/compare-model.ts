@@ -120,6 +120,8 @@ function launchEnv(s: Session): Record<string, string> {
 }
 
 const SECRET_FLAGS = new Set(['--api-key', '--hf-token', '--token', '--password']);
+/** Flags that change no figure: where the server listened (the demo and a resume pick a free port each time). */
+const NOT_SETTINGS = new Set(['--port']);
 
 function differences(sessions: readonly Session[]): DifferenceRow[] {
   const rows: DifferenceRow[] = [];
@@ -160,7 +162,9 @@ function differences(sessions: readonly Session[]): DifferenceRow[] {
   add('Run', 'Simulated', (s) => (s.simulated ? 'yes' : 'no'));
   const flags = sessions.map(launchFlags);
   const envs = sessions.map(launchEnv);
-  const flagNames = [...new Set(flags.flatMap((f) => [...f.keys()]))].filter((f) => !SECRET_FLAGS.has(f)).sort();
+  const flagNames = [...new Set(flags.flatMap((f) => [...f.keys()]))]
+    .filter((f) => !SECRET_FLAGS.has(f) && !NOT_SETTINGS.has(f))
+    .sort();
   for (const f of flagNames) add('Launch', f, (s) => flags[sessions.indexOf(s)].get(f));
   const envNames = [...new Set(envs.flatMap((e) => Object.keys(e)))].sort();
   for (const name of envNames) add('Launch', `env ${name}`, (s) => envs[sessions.indexOf(s)][name]);

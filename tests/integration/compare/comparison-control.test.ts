@@ -223,7 +223,7 @@ describe('the regression gate of `speedmatrix compare`', () => {
     expect(slower.stdout).toContain('## Verdict');
     const same = await runCli(['compare', fewFile, fewFile, '--max-regression', '5%']);
     expect(same.code).toBe(0);
-    expect(same.stdout).toContain('Regression gate: no cell slower by more than 5% beyond the noise.');
+    expect(same.stderr).toBe('Regression gate: no cell slower by more than 5% beyond the noise.\n');
     const json = await runCli(['compare', manyFile, fewFile, '--json', '--max-regression', '5']);
     expect(json.code).toBe(3);
     const parsed = JSON.parse(json.stdout) as { labels: string[]; regressions: { concurrency: number }[] };

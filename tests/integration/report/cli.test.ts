@@ -275,6 +275,15 @@ describe('speedmatrix report', () => {
 });
 
 describe('speedmatrix compare', () => {
+  it('says the regression gate’s verdict on stderr, so the comparison printed (or redirected) holds the comparison only', async () => {
+    const a = join(dir, 'ref.speedmatrix.json');
+    const plain = await cli(['compare', a, a]);
+    const gated = await cli(['compare', a, a, '--max-regression', '5%']);
+    expect(gated.code).toBe(0);
+    expect(gated.stdout).toBe(plain.stdout);
+    expect(gated.stderr).toBe('Regression gate: no cell slower by more than 5% beyond the noise.\n');
+  });
+
   it('prints Markdown to the terminal and writes HTML with --out', async () => {
     const a = join(dir, 'ref.speedmatrix.json');
     const b = join(dir, 'benchmark_results.json');

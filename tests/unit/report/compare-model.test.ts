@@ -132,6 +132,18 @@ describe('the settings side by side', () => {
     ]);
   });
 
+  it('leaves out --port: where the server listened changes no figure, and the demo picks a free one each run', () => {
+    const [a, b] = [43211, 38297].map((port) =>
+      scaled(1, (s) => {
+        s.server.display = `speedmatrix sim serve m --port ${port} --max-num-seqs 8`;
+      }),
+    );
+    const m = compareSessions([a, b]);
+    expect(m.differences.filter((d) => d.section === 'Launch').map((d) => [d.field, d.differs])).toEqual([
+      ['--max-num-seqs', false],
+    ]);
+  });
+
   it('reads the launch from the argv and env when no display line was kept', () => {
     const b = scaled(1, (s) => {
       s.server.display = '  ';

@@ -93,8 +93,9 @@ export function registerCompare(program: Command): void {
       }
       if (limit === null) return;
       const pct = `${+(limit * 100).toFixed(2)}%`;
+      // The gate's verdict, passing or failing, goes to stderr: a redirected comparison holds the comparison only.
       if (!slower.length) {
-        if (!opts.json) process.stdout.write(`Regression gate: no cell slower by more than ${pct} beyond the noise.\n`);
+        process.stderr.write(`Regression gate: no cell slower by more than ${pct} beyond the noise.\n`);
         return;
       }
       process.stderr.write(
