@@ -138,6 +138,9 @@ export function fmtContext(tokens: number | null | undefined, among: Iterable<nu
   return grouped(tokens, 0);
 }
 
+/** A decode cell as every message names it: "32K × 16". */
+export const fmtCell = (context: number, concurrency: number): string => `${fmtContext(context)} × ${concurrency}`;
+
 /** Labels for contexts shown side by side: "8K", "8.5K", "16K" (see fmtContext). */
 export const fmtContexts = (contexts: readonly number[]): string[] => contexts.map((c) => fmtContext(c, contexts));
 

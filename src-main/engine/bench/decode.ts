@@ -6,7 +6,7 @@
  * into the returned DecodeCell, including every request's own timings.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fmtCount, plural } from '#shared/report/format';
+import { fmtCell, fmtCount, plural } from '#shared/report/format';
 import type { EngineKind } from '../server/target';
 import type { DecodeCell, RequestSamples, WindowPrecision } from '#shared/session/schema';
 import { unmeasuredCell } from './cells';
@@ -173,7 +173,7 @@ class CellLoad {
         this.x.emit({
           type: 'log',
           level: 'warn',
-          message: `Cell ${this.x.context}×${this.x.concurrency}: a request failed and was replaced: ${s.error}`,
+          message: `Cell ${fmtCell(this.x.context, this.x.concurrency)}: a request failed and was replaced: ${s.error}`,
         });
       const soFar: FailureCount = {
         windowRequests: this.streams.length,
@@ -353,7 +353,7 @@ async function readinessPhase(
       x.emit({
         type: 'log',
         level: 'warn',
-        message: `Cell ${context}×${C}: readiness did not come within ${x.readinessTimeoutSeconds} s; measuring anyway.`,
+        message: `Cell ${fmtCell(context, C)}: readiness did not come within ${x.readinessTimeoutSeconds} s; measuring anyway.`,
       });
       return true;
     }

@@ -2,7 +2,17 @@
  * Showing a run's progress on a terminal: a one-line bar on a TTY (cell n/N, the current
  * cell, live tok/s, ETA), plain lines otherwise, or one JSON event per line.
  */
-import { fmtContext, fmtDuration, fmtMs, fmtMsPrecise, fmtTokPerSec, withFailed, plural } from '#shared/report/format';
+import {
+  fmtCell,
+  fmtContext,
+  fmtCount,
+  fmtDuration,
+  fmtMs,
+  fmtMsPrecise,
+  fmtTokPerSec,
+  withFailed,
+  plural,
+} from '#shared/report/format';
 import { STATUS_WORDS } from '#shared/session/schema';
 import { fmtPrefillPrecision, fmtStopNote } from '#shared/report/confidence';
 import type { ProgressUnit } from '#shared/ipc/contract';
@@ -202,7 +212,7 @@ export class ProgressPrinter {
       case 'cell-start':
         this.index = e.index;
         this.total = e.total;
-        this.current = `${fmtContext(e.context)} × ${e.concurrency}`;
+        this.current = fmtCell(e.context, e.concurrency);
         this.live = [{ text: 'starting', keep: 2 }];
         this.draw(true);
         break;
@@ -243,7 +253,7 @@ export class ProgressPrinter {
             : '';
         const rep = e.repetition && e.repetition > 1 ? ` (repetition ${e.repetition})` : '';
         this.line(
-          `cell ${e.index}/${e.total}  ${fmtContext(c.context)} × ${c.concurrency}${rep}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`,
+          `cell ${e.index}/${e.total}  ${fmtCell(c.context, c.concurrency)}${rep}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`,
         );
         break;
       }
@@ -256,7 +266,7 @@ export class ProgressPrinter {
         const p = e.result;
         this.line(
           p.status === 'valid'
-            ? `prefill ${fmtContext(p.context)}  ${fmtTokPerSec(p.tokensPerSecond)} tok/s  TTFT ${fmtMs(p.ttftSeconds)}  (${p.promptTokens} prompt tokens${precisionOf(p)})`
+            ? `prefill ${fmtContext(p.context)}  ${fmtTokPerSec(p.tokensPerSecond)} tok/s  TTFT ${fmtMs(p.ttftSeconds)}  (${fmtCount(p.promptTokens)} prompt tokens${precisionOf(p)})`
             : `prefill ${fmtContext(p.context)}  ${STATUS_WORDS[p.status]}${p.reason ? `  (${p.reason})` : ''}`,
         );
         break;

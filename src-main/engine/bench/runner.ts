@@ -3,7 +3,7 @@
  * the plan's order, each result sent to the parent as it completes. A failing cell never
  * stops the run; a server that dies is reported (the parent may restart it) and the run goes on.
  */
-import { fmtContext, fmtOneDecimal, plural } from '#shared/report/format';
+import { fmtCell, fmtContext, fmtOneDecimal, plural } from '#shared/report/format';
 import type { ServerTarget } from '../server/target';
 import type { DecodeCell, PrefillResult } from '#shared/session/schema';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
@@ -600,7 +600,7 @@ export class Runner {
 function describeStep(s: PlanStep): string {
   if (s.kind === 'warmup') return 'The warm-up';
   if (s.kind === 'prefill') return `The ${fmtContext(s.context)} prefill scout`;
-  return `Cell ${fmtContext(s.context)} × ${s.concurrency}${s.repetition > 1 ? ` (repetition ${s.repetition})` : ''}`;
+  return `Cell ${fmtCell(s.context, s.concurrency)}${s.repetition > 1 ? ` (repetition ${s.repetition})` : ''}`;
 }
 
 /** Reasons that apply, in one sentence; null when none does. */

@@ -199,6 +199,10 @@ describe('failed requests', () => {
     expect(c.failedRequests).toBeGreaterThanOrEqual(1);
     expect(c.failedRequests! / c.windowRequests!).toBeLessThanOrEqual(0.1);
     expect(c.reason).toMatch(/requests in the window failed and were replaced .*HTTP 500/);
+    // The warning names the cell as every other line does.
+    expect(r.session.events.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/^Cell 0 × 8: a request failed and was replaced: .*HTTP 500/),
+    );
     expect(c.totalTokensPerSecond).toBeGreaterThan(0);
     // Eight stay in flight: every failure was replaced at once.
     expect(c.avgActiveRequests).toBeGreaterThanOrEqual(0.95 * 8);

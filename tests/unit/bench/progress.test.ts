@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unmeasuredCell } from '../../../src-main/engine/bench/cells';
+import { unmeasuredCell, unmeasuredPrefill } from '../../../src-main/engine/bench/cells';
 import { planRun } from '../../../src-main/engine/bench/plan';
 import { ProgressPrinter } from '../../../src-main/engine/bench/progress';
 import type { BenchEvent } from '../../../src-main/engine/bench/types';
@@ -70,6 +70,21 @@ describe('progress output', () => {
     expect(out).toContain('cell 2/2  8K × 2  Valid  2,646.7 tok/s  TTFT 247 ms  between tokens 12.1 ms');
     expect(out).toContain('cell 3/3  8K × 4  Looped  (the model kept repeating the same text)');
     expect(out).not.toContain('\r'); // no bar without a TTY
+  });
+
+  it('a prefill line counts its prompt tokens with a thousands separator, as every other count', () => {
+    const out = print('plain', [
+      {
+        type: 'prefill-done',
+        result: {
+          ...unmeasuredPrefill(8192, 'valid', null),
+          promptTokens: 8160,
+          ttftSeconds: 0.258,
+          tokensPerSecond: 31628,
+        },
+      },
+    ]);
+    expect(out).toBe('prefill 8K  31.6K tok/s  TTFT 258 ms  (8,160 prompt tokens)\n');
   });
 
   it('json: one event per line, per-request arrays left out', () => {

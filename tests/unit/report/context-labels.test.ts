@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { importText } from '../../../src-main/workflows/importers';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import { summarizeSession } from '../../../src-main/platform/session/summary';
-import { fmtContext, fmtContextRange, fmtContexts } from '#shared/report/format';
+import { fmtCell, fmtContext, fmtContextRange, fmtContexts } from '#shared/report/format';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
 
 /** The sample session measured at 8K and 8.5K (8,704 tokens), one request at a time. */
@@ -43,5 +43,12 @@ describe('context labels that would collide', () => {
     expect(back.ok).toBe(true);
     if (!back.ok) return;
     expect(back.data.cells.map((c) => c.context).sort((a, b) => a - b)).toEqual([8192, 8704]);
+  });
+});
+
+describe('a decode cell named in a message', () => {
+  it('reads as its context label × its concurrency, "32K × 32", as the progress lines and reports name it', () => {
+    expect(fmtCell(32768, 32)).toBe('32K × 32');
+    expect(fmtCell(0, 1)).toBe('0 × 1');
   });
 });
