@@ -11,7 +11,7 @@ import { Engine } from './engine';
 import { type EngineProcess, startEngineProcess } from './engine-process';
 import { StepJitter } from './jitter';
 import { SimHttp } from './http';
-import { Logger, thousands } from './logs';
+import { Logger, colours, paint, thousands } from './logs';
 import { SIM_LAG_METRIC } from './metrics';
 import { availableKvLine, planKv, type KvPlan } from './kv-budget';
 import { loadProfile, type Profile } from './profile';
@@ -70,7 +70,7 @@ class Server_ {
     private readonly cfg: ServeConfig,
     private readonly profile: Profile,
   ) {
-    this.log = new Logger(this.out, process.pid, 0);
+    this.log = new Logger(this.out, process.pid, 0, colours(process.stdout));
   }
 
   private get model(): string {
@@ -102,9 +102,14 @@ class Server_ {
   }
 
   private apiFailure(message: string): never {
-    this.err(`\x1b[1;36m(APIServer pid=${process.pid})\x1b[0;0m Traceback (most recent call last):\n`);
-    this.err(`\x1b[1;36m(APIServer pid=${process.pid})\x1b[0;0m   File "/usr/bin/vllm", line 10, in <module>\n`);
-    this.err(`\x1b[1;36m(APIServer pid=${process.pid})\x1b[0;0m ${message}\n`);
+    const prefix = paint(colours(process.stderr), '\x1b[1;36m', `(APIServer pid=${process.pid})`);
+    this.err(`${prefix} Traceback (most recent call last):\n`);
+    this.err(`${prefix}   File "/usr/bin/vllm", line 10, in <module>\n`);
+    this.err(`${prefix} ${message}\n`);
+    this.exitFailed();
+  }
+
+  private exitFailed(): never {
     this.killChild('SIGKILL');
     process.exit(1);
   }
@@ -126,8 +131,15 @@ class Server_ {
     });
   }
 
+  /**
+   * A port another program holds: one line a person can act on, in the words of the error vLLM
+   * raises (which is what a supervisor reading the log recognises), not a traceback.
+   */
   private portBusy(): never {
-    this.apiFailure('OSError: [Errno 98] Address already in use');
+    this.err(
+      `OSError: [Errno 98] Address already in use: port ${this.cfg.port} is taken by another program; choose another --port.\n`,
+    );
+    this.exitFailed();
   }
 
   private kvLines(plan: KvPlan): void {
@@ -159,7 +171,7 @@ class Server_ {
       this.log.api('INFO', 'api_server.py:1839', `vLLM API server version ${v}`);
       return;
     }
-    const [w, o, b, r] = ['\x1b[97;1m', '\x1b[93m', '\x1b[94m', '\x1b[0m'];
+    const [w, o, b, r] = this.log.colour ? ['\x1b[97;1m', '\x1b[93m', '\x1b[94m', '\x1b[0m'] : ['', '', '', ''];
     this.log.api('INFO', 'utils.py:299', '');
     this.log.raw(`       ${w}█     █     █▄   ▄█${r}`);
     this.log.raw(` ${o}▄▄${r} ${b}▄█${r} ${w}█     █     █ ▀▄▀ █${r}  version ${w}${v}${r}`);
