@@ -181,6 +181,17 @@ describe('speedmatrix hw (CLI, separate process)', () => {
     expect(j.hardware.cpu.threads).toBeGreaterThan(0);
   });
 
+  it('with no GPU it answers (a driver nvidia-smi cannot talk to) points to run --demo after the block', async () => {
+    const env = { ...process.env, PATH: `${FAKE_BIN}:${realPath}`, FAKE_NVIDIA_SMI_SCENARIO: 'no-gpu' };
+    const { stdout } = await run(process.execPath, [bin, 'hw'], { env, cwd: ROOT });
+    expect(stdout).toMatch(/^Hardware\n  Type: +No supported GPU\n/);
+    expect(stdout).toMatch(
+      /\n\nNo GPU here to benchmark: `speedmatrix run --demo` tries SpeedMatrix against its simulated vLLM server, and `speedmatrix run --url URL` measures a server on another machine\.\n$/,
+    );
+    const json = JSON.parse((await run(process.execPath, [bin, 'hw', '--json'], { env, cwd: ROOT })).stdout);
+    expect(json.noGpuMessage).toMatch(/^No supported GPU found/);
+  });
+
   it('with the fake nvidia-smi on PATH (H200 capture) prints the H200 block', async () => {
     const env = { ...process.env, PATH: `${FAKE_BIN}:${realPath}`, FAKE_NVIDIA_SMI_SCENARIO: 'h200' };
     const { stdout } = await run(process.execPath, [bin, 'hw'], { env, cwd: ROOT });

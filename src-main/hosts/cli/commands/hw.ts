@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
 import { addSshOptions, type SshFlags } from './ssh-flags';
 
+/** What a person can do on a machine with no GPU. */
+const NO_GPU_HINT =
+  'No GPU here to benchmark: `speedmatrix run --demo` tries SpeedMatrix against its simulated vLLM server, and `speedmatrix run --url URL` measures a server on another machine.';
+
 /** The hardware and what detecting it said: here, or on the --ssh host by its own speedmatrix. */
 async function detect(o: SshFlags, timeoutS: number) {
   if (o.ssh) {
@@ -35,6 +39,9 @@ export function registerHw(program: Command): void {
       process.stdout.write(
         `${JSON.stringify({ hardware: r.hardware, seen: r.seen, noGpuMessage: r.noGpuMessage }, null, 2)}\n`,
       );
-    else process.stdout.write(formatHardware(r.hardware));
+    else {
+      process.stdout.write(formatHardware(r.hardware));
+      if (r.noGpuMessage && !o.ssh) process.stdout.write(`\n${NO_GPU_HINT}\n`);
+    }
   });
 }
