@@ -29,6 +29,8 @@ import {
 } from './pages';
 import { type SiteSource, findSiteSources } from './sources';
 
+export { unreadableRoot } from './sources';
+
 export const SITE_MANIFEST = '.speedmatrix-site.json';
 const SITE_FORMAT = 'speedmatrix-site';
 

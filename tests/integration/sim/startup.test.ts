@@ -244,6 +244,7 @@ describe('startup errors exit 1 with vLLM’s words', () => {
   it('colours its prefixes as vLLM does when asked (VLLM_LOGGING_COLOR=1), never with NO_COLOR', async () => {
     const args = ['--max-model-len', '262144', '--gpu-memory-utilization', '0.15', '--sim-load-seconds', '0.1'];
     const coloured = await runToExit(['--port', String(await freePort()), ...args], { VLLM_LOGGING_COLOR: '1' });
+    // eslint-disable-next-line no-control-regex -- vLLM colours its log prefix
     expect(coloured.err).toMatch(/^\x1b\[1;36m\(APIServer pid=\d+\)\x1b\[0;0m Traceback/m);
     const plainOnly = await runToExit(['--port', String(await freePort()), ...args], {
       VLLM_LOGGING_COLOR: '1',

@@ -6,7 +6,7 @@ import { Refusal, checkFolderToMake } from './out-folder';
 
 /** The folders given that are not there or cannot be read, each in one line. */
 async function unreadableDirs(dirs: readonly string[]): Promise<string[]> {
-  const { unreadableRoot } = await import('../../../workflows/site/sources');
+  const { unreadableRoot } = await import('../../../workflows/site/build');
   const problems: string[] = [];
   for (const dir of dirs) {
     try {
