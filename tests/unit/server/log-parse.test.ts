@@ -34,6 +34,17 @@ describe('log lines', () => {
     expect(f.maxModelLen).toBe(8192);
   });
 
+  it('--max-model-len auto: the reduced length, also after the model\'s full length was stated', () => {
+    const f = parseLog([
+      `${A}Using max model len 262144`,
+      `${P}Auto-fit max_model_len: reduced from 262144 to 98304 to fit in available GPU memory (12.0 GiB available for KV cache)`,
+    ]);
+    expect(f.maxModelLen).toBe(262144);
+    expect(f.autoFitMaxModelLen).toBe(98304);
+    const fits = parseLog([`${P}Auto-fit max_model_len: full model context length 32768 fits in available GPU memory`]);
+    expect(fits.autoFitMaxModelLen).toBeNull();
+  });
+
   it('python dict with tuples and quotes inside strings', () => {
     expect(parsePythonDict(`{'a': (1, 2), 'b': "it's", 'c': 'True story'}`)).toEqual({
       a: [1, 2],
