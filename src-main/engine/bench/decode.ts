@@ -32,7 +32,7 @@ import {
   stopDecision,
   type TokenTick,
 } from './precision';
-import { READINESS_START, readinessStep } from './readiness';
+import { READINESS_START, rampStuckReason, readinessStep } from './readiness';
 import { mean } from '#shared/mean';
 import { hasFigure } from '#shared/session/status-words';
 import { type ClientSide, decideStatus, type FailureCount, queueEvidence, tooManyFailed } from './status';
@@ -202,7 +202,16 @@ class CellLoad {
 
   /** The ramp is over: every worker has had a token (a fresh replacement need not have one yet). */
   everyWorkerHasToken(): boolean {
-    return this.current.every((s, w) => this.hadToken[w] || (s !== null && s.firstTokenAt >= 0));
+    return this.streamsStarted() === this.x.concurrency;
+  }
+
+  /** Workers that have had a token so far: the ramp's progress. */
+  streamsStarted(): number {
+    let n = 0;
+    this.current.forEach((s, w) => {
+      if (this.hadToken[w] || (s !== null && s.firstTokenAt >= 0)) n++;
+    });
+    return n;
   }
 
   clientActive(): number {
@@ -311,6 +320,7 @@ function startSampler(x: DecodeCellInput, load: CellLoad, live: LiveState): () =
         waitingRequests: live.lastQueue ? live.lastQueue.waiting : null,
         tokens: inWin ? tokens : 0,
         elapsedSeconds: clock.since(inWin ? live.windowOpen : live.rampStart),
+        ...(inWin ? {} : { streamsStarted: load.streamsStarted() }),
       });
     },
     Math.max(50, Math.min(500, clock.wallMs(SAMPLE_EVERY_SECONDS))),
@@ -350,6 +360,17 @@ async function readinessPhase(
     state = step.state;
     if (step.decision === 'open') return false;
     if (step.decision === 'timed-out') {
+      const stuck = rampStuckReason(
+        load.streamsStarted(),
+        C,
+        x.metrics ? live.lastQueue : null,
+        x.readinessTimeoutSeconds,
+      );
+      if (stuck) {
+        load.fatal ??= `The ramp could not end: ${stuck}.`;
+        stopCell.fire();
+        return true;
+      }
       x.emit({
         type: 'log',
         level: 'warn',

@@ -64,3 +64,21 @@ export function readinessStep(
   if (obs.t >= p.timeoutSeconds) return { state: next, decision: 'timed-out' };
   return { state: next, decision: 'wait' };
 }
+
+/**
+ * Why a ramp that reached its deadline can never end, or null when it may still (requests
+ * queued at the server start in their turn, and the window measures what runs). It cannot end
+ * when some streams never had a token and the server does not even hold all C requests, running
+ * or waiting: the rest never reached it, so no wait would bring them (docs/method.md, "Readiness").
+ */
+export function rampStuckReason(
+  streamsStarted: number,
+  concurrency: number,
+  server: { running: number; waiting: number } | null,
+  timeoutSeconds: number,
+): string | null {
+  if (streamsStarted >= concurrency || server === null) return null;
+  const held = server.running + server.waiting;
+  if (held >= concurrency) return null;
+  return `only ${streamsStarted} of ${concurrency} streams had a token after the ${timeoutSeconds} s readiness deadline, and the server held ${held} of the ${concurrency} requests (${server.running} running, ${server.waiting} waiting): the others never reached it, so the ramp could not end`;
+}

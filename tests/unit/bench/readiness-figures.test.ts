@@ -15,6 +15,7 @@ import {
 } from '../../../src-main/engine/bench/figures';
 import {
   READINESS_START,
+  rampStuckReason,
   type ReadinessObservation,
   readinessStep,
   readinessTimeoutSeconds,
@@ -275,5 +276,21 @@ describe('figures at their edges', () => {
     const fast = new ServerClock(20);
     expect(stallInWindow([gap(1_000)], win, 0.01, 30, fast)?.gapSeconds).toBeCloseTo(20, 9);
     expect(stallInWindow([gap(999)], win, 0.01, 30, fast)).toBeNull();
+  });
+});
+
+describe('a ramp at its deadline: wait on, or fail the cell because no wait can end it', () => {
+  it('fails when streams never had a token and the server does not even hold all C requests', () => {
+    expect(rampStuckReason(640, 1024, { running: 640, waiting: 0 }, 120)).toBe(
+      'only 640 of 1024 streams had a token after the 120 s readiness deadline, and the server held 640 of the 1024 requests (640 running, 0 waiting): the others never reached it, so the ramp could not end',
+    );
+    expect(rampStuckReason(15, 16, { running: 15, waiting: 1 }, 60)).toBeNull();
+    expect(rampStuckReason(15, 16, { running: 14, waiting: 0 }, 60)).toMatch(/held 14 of the 16 requests/);
+  });
+
+  it('waits on (measures anyway, flagged) when the server queues them, all started, or nothing tells', () => {
+    expect(rampStuckReason(10, 16, { running: 10, waiting: 6 }, 60)).toBeNull();
+    expect(rampStuckReason(16, 16, { running: 0, waiting: 0 }, 60)).toBeNull();
+    expect(rampStuckReason(10, 16, null, 60)).toBeNull();
   });
 });

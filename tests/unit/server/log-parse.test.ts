@@ -34,7 +34,7 @@ describe('log lines', () => {
     expect(f.maxModelLen).toBe(8192);
   });
 
-  it('--max-model-len auto: the reduced length, also after the model\'s full length was stated', () => {
+  it("--max-model-len auto: the reduced length, also after the model's full length was stated", () => {
     const f = parseLog([
       `${A}Using max model len 262144`,
       `${P}Auto-fit max_model_len: reduced from 262144 to 98304 to fit in available GPU memory (12.0 GiB available for KV cache)`,
