@@ -122,6 +122,41 @@ describe('Requests queued only when requests really wait', () => {
     expect(c.queueEvidence!.scrapeSpanSeconds).toBeGreaterThan(50);
   }, 120_000);
 
+  it('at 64K with short outputs a front end that keeps the running count below C opens the window on the evidence, not at the 120 s deadline', async ({
+    launchSim,
+  }) => {
+    const h200 = BUILTIN_PROFILES['h200-8b-bf16'];
+    const file = join(tempDir(), 'slow-frontend-64k.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...h200,
+        name: 'slow-frontend-64k',
+        frontend: { baseMs: 350, perKiloTokenMs: 0, serialBaseMs: 100 },
+      }),
+    );
+    const sim = await launchSim({ speed: 4, profile: file, args: ['--kv-cache-dtype', 'fp8'] });
+    const r = await runBench(
+      await targetOf(sim.url),
+      {
+        contexts: [64 * K],
+        concurrency: [16],
+        maxOutputTokens: 64,
+        prefillContexts: [],
+        warmup: false,
+        simSpeed: 4,
+        secondsPerMeasurement: 20,
+      },
+      join(tempDir(), 'frontend-64k.speedmatrix.json'),
+    );
+    const c = cellsOf(r.session)[`${64 * K}x16`];
+    expect(c.readinessTimedOut).toBe(false);
+    expect(c.reason ?? '').not.toMatch(/readiness gate timed out/);
+    // The window still measured the shortfall, and the status rule judged it.
+    expect(c.queueEvidence!.avgRunning).toBeLessThan(16);
+    expect(c.totalTokensPerSecond).toBeGreaterThan(0);
+  }, 120_000);
+
   it('--max-num-seqs below C is Requests queued, with the waiting scrapes as evidence and the figure kept', async ({
     launchSim,
   }) => {

@@ -69,6 +69,28 @@ describe('readiness gate', () => {
     });
   });
 
+  it('a running count held below C by requests in transit, nothing waiting, opens once it stops rising (10 s), not at the deadline', () => {
+    // A slow front end: a replacement is outside the running count while it is tokenised.
+    const short = gate(
+      (t) => ({ everyWorkerHasToken: t >= 5, server: { running: t % 1 === 0.5 ? 14 : 15, waiting: 0 } }),
+      16,
+      120,
+    );
+    expect(short).toEqual({ t: 15, decision: 'open' });
+    // Still filling: a rise restarts the 10 s.
+    const filling = gate(
+      (t) => ({ everyWorkerHasToken: t >= 1, server: { running: Math.min(15, 8 + Math.floor(t / 3)), waiting: 0 } }),
+      16,
+      120,
+    );
+    expect(filling).toEqual({ t: 31, decision: 'open' });
+    // Requests waiting at the server are queueing, not transit: no plateau.
+    expect(gate(() => ({ everyWorkerHasToken: true, server: { running: 14, waiting: 2 } }), 16, 120)).toEqual({
+      t: 120,
+      decision: 'timed-out',
+    });
+  });
+
   it('without /metrics the client-side view decides alone', () => {
     expect(gate((t) => ({ everyWorkerHasToken: t >= 2.5, server: null }))).toEqual({ t: 5.5, decision: 'open' });
   });
