@@ -192,9 +192,20 @@ export const PrefillResultSchema = z.object({
    * because that was over 1% of the time to first token. Absent where the OS does not report it, and in older files.
    */
   clientDelay: z
-    .object({ seconds: z.number().nonnegative(), retakes: z.number().int().nonnegative() })
+    .object({
+      seconds: z.number().nonnegative(),
+      retakes: z.number().int().nonnegative(),
+      /** Of `seconds`, how long a simulated server on the same machine was held back (its lost schedule and its own wait for a CPU; absent: none, or not simulated). */
+      serverDelaySeconds: z.number().nonnegative().optional(),
+    })
     .nullable()
     .optional(),
+  /**
+   * Why the figure is no measurement although it was taken (docs/method.md, "Prefill"): this machine delayed it by
+   * more than 10% of its time to first token after the retakes, or with --precision its 95% interval is wider than
+   * ±50%. The figure stays, marked; absent: reliable, and in older files.
+   */
+  unreliable: z.string().optional(),
 });
 
 // Per-request columns hold up to hundreds of thousands of values: checked in one plain loop

@@ -82,7 +82,7 @@ export interface DecodeCellOutput {
   streams: readonly ChatStream[];
 }
 
-async function scrapeQueue(http: BenchHttp, engine: EngineKind): Promise<QueueSample | null> {
+export async function scrapeQueue(http: BenchHttp, engine: EngineKind): Promise<QueueSample | null> {
   const text = await getTextOrNull(http, '/metrics', 5_000);
   return text === null ? null : queueSample(text, engine);
 }

@@ -3,7 +3,7 @@
  * and waiting requests, and vLLM's own queue time. Only the lines needed are read, so large histogram pages stay cheap.
  */
 import type { EngineKind } from '../server/target';
-import { SIM_LAG_METRIC } from '../sim/metrics';
+import { SIM_CPU_WAIT_METRIC, SIM_LAG_METRIC } from '../sim/metrics';
 
 interface QueueNames {
   running: string;
@@ -23,6 +23,8 @@ export interface QueueSample {
   waiting: number;
   /** A simulated server's schedule given up so far, in simulated seconds (absent for real servers). */
   simLagSeconds?: number;
+  /** A simulated server's own wait for a CPU so far, in wall seconds (absent for real servers and off Linux). */
+  simCpuWaitSeconds?: number;
   /** When the window's scrape loop read it, in server seconds from the window's start (absent elsewhere). */
   atSeconds?: number;
   /**
@@ -114,11 +116,13 @@ export function queueSample(text: string, engine: EngineKind): QueueSample | nul
     if (running === null) continue;
     const queueTime = names === QUEUE_METRICS.vllm ? vllmQueueTime(text) : undefined;
     const simLagSeconds = metricValue(text, SIM_LAG_METRIC);
+    const simCpuWaitSeconds = metricValue(text, SIM_CPU_WAIT_METRIC);
     return {
       running,
       waiting: metricValue(text, names.waiting) ?? 0,
       ...(queueTime ? { queueTime } : {}),
       ...(simLagSeconds !== null ? { simLagSeconds } : {}),
+      ...(simCpuWaitSeconds !== null ? { simCpuWaitSeconds } : {}),
     };
   }
   return null;
