@@ -393,6 +393,12 @@ export const DecodeCellSchema = z.object({
    * not let it run (its /metrics says so); the figures are then less certain. Absent otherwise.
    */
   simulatorLagSeconds: nonNeg.optional(),
+  /**
+   * Where this verdict deliberately differs from the reference tool's 95% rule (docs/method.md, "The reference's
+   * verdicts"): the status that rule gives, what it saw, and why SpeedMatrix's rule judges otherwise. Absent where
+   * they agree, and in older files.
+   */
+  referenceVerdict: z.object({ status: CellStatusSchema, says: z.string(), differs: z.string() }).optional(),
   evidence: EvidenceSchema.nullable().default(null),
   requests: RequestSamplesSchema.nullable().default(null),
   telemetry: CellTelemetrySchema.nullable().default(null),

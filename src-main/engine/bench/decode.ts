@@ -35,7 +35,14 @@ import {
 import { READINESS_START, rampStuckReason, readinessStep } from './readiness';
 import { mean } from '#shared/mean';
 import { hasFigure } from '#shared/session/status-words';
-import { type ClientSide, decideStatus, type FailureCount, queueEvidence, tooManyFailed } from './status';
+import {
+  type ClientSide,
+  decideStatus,
+  type FailureCount,
+  queueEvidence,
+  referenceDifference,
+  tooManyFailed,
+} from './status';
 import { ChatStream, nowMs } from './stream';
 import type { BenchEvent } from './types';
 
@@ -619,18 +626,22 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
   const ttft = timeToFirstToken(streams, clock);
   const tbt = timeBetweenTokens(streams, clock);
   const stall = w ? stallInWindow(streams, w, tbt?.p50 ?? null, x.stallSeconds, clock) : null;
-  const verdict = decideStatus({
-    cancelled,
-    fatalError: fatal,
-    failures,
-    looped: load.looped !== null,
+  const evidence = {
     concurrency: C,
     avgActiveRequests: avgActive,
     queue,
     readinessTimedOut: f.readinessTimedOut,
-    stall,
     stepSeconds: tbt?.p50 ?? null,
+  };
+  const verdict = decideStatus({
+    ...evidence,
+    cancelled,
+    fatalError: fatal,
+    failures,
+    looped: load.looped !== null,
+    stall,
   });
+  const referenceVerdict = referenceDifference(evidence, verdict);
   const common = {
     promptTokens: streams.find((s) => s.promptTokens >= 0)?.promptTokens ?? null,
     requests: requestSamples(streams, clock, w ? w.startMs : f.rampStart),
@@ -641,6 +652,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     windowRequests: w || load.fused ? failures.windowRequests : null,
     queueEvidence: queue,
     ...simulatorLag(f.win?.scrapes ?? []),
+    ...(referenceVerdict ? { referenceVerdict } : {}),
   };
 
   if (!hasFigure(verdict.status)) {
