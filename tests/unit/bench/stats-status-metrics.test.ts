@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { QueueEvidence } from '#shared/session/schema';
 import { metricValue, queueSample } from '../../../src-main/engine/bench/metrics';
 import { latencyStats, percentile } from '../../../src-main/engine/bench/stats';
 import { decideStatus, queueEvidence, referenceDifference, tooManyFailed } from '../../../src-main/engine/bench/status';
@@ -423,7 +424,7 @@ describe('metrics', () => {
 describe("the reference tool's verdict, kept where this one differs", () => {
   const none = { windowRequests: 100, failed: 0, firstError: null };
   // 64 requests scheduled in 8 s, a 62.5 ms step and a 0.25 standard error: up to 1.0 request short is turnover.
-  const queue = {
+  const queue: QueueEvidence = {
     scrapes: 10,
     waitingShare: 0,
     longestWaitingRun: 0,
