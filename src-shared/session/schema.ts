@@ -338,6 +338,11 @@ export const WindowPrecisionSchema = z.object({
   /** The batch means behind the interval: how many sub-windows, of how many server seconds each. */
   batches: count,
   batchSeconds: nonNeg,
+  /**
+   * Closed at its maximum because of the client, not the server: the client's own mean delay in reading tokens as a
+   * share of a batch, at least half the target (bench/client-delay.ts clientHeldPrecision). Absent otherwise.
+   */
+  clientDelayShare: nonNeg.optional(),
 });
 
 /** One measurement of a repeated cell: its own figures, kept so the cell's means come with an interval. */

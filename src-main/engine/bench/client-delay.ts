@@ -87,3 +87,19 @@ export function unreliablePrefill(
       : '';
   return `unreliable: ${why.join(', and ')}${cause}`;
 }
+
+/**
+ * Whether the client's own delay, not the server, kept an adaptive window from its precision (docs/adaptive-precision.md):
+ * it closed at its maximum, and the client read its tokens late by enough to move a batch's count by at least half
+ * the wanted half-width (a read late by d ms moves up to d ms of tokens between batches of b ms: d / b). Returns
+ * that share, or null when the window reached its precision or the server's own variation kept it short.
+ */
+export function clientHeldPrecision(
+  precision: { stopReason: string; targetRelative: number },
+  loopDelayMs: number,
+  batchWallMs: number,
+): number | null {
+  if (precision.stopReason !== 'max-duration' || !(batchWallMs > 0)) return null;
+  const share = loopDelayMs / batchWallMs;
+  return share >= precision.targetRelative / 2 ? share : null;
+}

@@ -33,6 +33,7 @@ import {
   type TokenTick,
 } from './precision';
 import { READINESS_START, rampStuckReason, readinessStep } from './readiness';
+import { clientHeldPrecision } from './client-delay';
 import { mean } from '#shared/mean';
 import { hasFigure } from '#shared/session/status-words';
 import {
@@ -483,6 +484,10 @@ async function windowPhase(
   loopDelay.disable();
   // The histogram counts the sampling interval itself: only the delay beyond it is lateness.
   rec.clientLoopDelayMs = Number.isFinite(loopDelay.mean) ? Math.max(0, loopDelay.mean / 1e6 - 10) : 0;
+  if (rec.precision) {
+    const held = clientHeldPrecision(rec.precision, rec.clientLoopDelayMs, clock.wallMs(rec.precision.batchSeconds));
+    if (held !== null) rec.precision.clientDelayShare = held;
+  }
   return rec;
 }
 

@@ -6,6 +6,7 @@ import {
   lessDelayed,
   threadRunDelayMs,
   unreliablePrefill,
+  clientHeldPrecision,
 } from '../../../src-main/engine/bench/client-delay';
 
 describe("the client machine's own delay of a prefill", () => {
@@ -68,5 +69,14 @@ describe("the client machine's own delay of a prefill", () => {
     );
     expect(unreliablePrefill(0.01, null, true)).toBeNull();
     expect(unreliablePrefill(0.02, null, false)).toBeNull();
+  });
+
+  it('an adaptive window at its maximum was held there by the client when its late reads move a batch by half the target', () => {
+    const capped = { stopReason: 'max-duration', targetRelative: 0.01 };
+    // 15 ms late on 3 s batches: 0.5% of a batch, half of ±1%.
+    expect(clientHeldPrecision(capped, 15, 3000)).toBeCloseTo(0.005, 9);
+    expect(clientHeldPrecision(capped, 14.9, 3000)).toBeNull();
+    expect(clientHeldPrecision({ ...capped, stopReason: 'precision' }, 300, 3000)).toBeNull();
+    expect(clientHeldPrecision(capped, 15, 0)).toBeNull();
   });
 });
