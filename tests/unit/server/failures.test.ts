@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { executableNotFound, portBusy, recognizeStartupFailure } from '../../../src-main/engine/server/failures';
+import { RECENT_LINES } from './vllm-strings';
 
 const tb = (root: string) => [
   '\x1b[1;36m(EngineCore_DP0 pid=9)\x1b[0;0m ERROR 08-19 14:58:41 [core.py:700] EngineCore failed to start.',
@@ -56,7 +57,7 @@ describe('recognizeStartupFailure', () => {
     ['port-in-use', 'OSError: [Errno 98] Address already in use', /Port 8123 is already in use/, /another --port/],
     [
       'max-num-seqs-above-mamba-blocks',
-      'ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (120). Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most 120 or increase gpu_memory_utilization.',
+      RECENT_LINES.mambaBlocks,
       /--max-num-seqs 256 is more than the 120 Mamba cache blocks/,
       /^Lower --max-num-seqs to at most 120 or raise --gpu-memory-utilization\.$/,
     ],

@@ -6,6 +6,7 @@ import {
   parsePythonDict,
   stripAnsi,
 } from '../../../src-main/engine/server/log-parse';
+import { RECENT_LINES } from './vllm-strings';
 
 const P = '\x1b[1;36m(EngineCore_DP0 pid=4242)\x1b[0;0m INFO 08-19 14:58:41 [kv_cache_utils.py:849] ';
 const A = '\x1b[1;36m(APIServer pid=1234)\x1b[0;0m INFO 08-19 14:58:41 [api_server.py:1639] ';
@@ -35,13 +36,10 @@ describe('log lines', () => {
   });
 
   it("--max-model-len auto: the reduced length, also after the model's full length was stated", () => {
-    const f = parseLog([
-      `${A}Using max model len 262144`,
-      `${P}Auto-fit max_model_len: reduced from 262144 to 98304 to fit in available GPU memory (12.0 GiB available for KV cache)`,
-    ]);
+    const f = parseLog([`${A}Using max model len 262144`, RECENT_LINES.autoFitReduced]);
     expect(f.maxModelLen).toBe(262144);
     expect(f.autoFitMaxModelLen).toBe(98304);
-    const fits = parseLog([`${P}Auto-fit max_model_len: full model context length 32768 fits in available GPU memory`]);
+    const fits = parseLog([RECENT_LINES.autoFitFits]);
     expect(fits.autoFitMaxModelLen).toBeNull();
   });
 
