@@ -107,7 +107,11 @@ interface Repeated {
   repetitions?: ReadonlyArray<{ totalTokensPerSecond: number | null }>;
   /** How long the window measured and, for an adaptive one, how it closed. */
   windowSeconds?: number | null;
-  precision?: { stopReason: 'precision' | 'max-duration'; halfWidthRelative: number | null } | null;
+  precision?: {
+    stopReason: 'precision' | 'max-duration';
+    halfWidthRelative: number | null;
+    clientDelayShare?: number;
+  } | null;
 }
 
 /** The legend line of a session with adaptive windows (docs/adaptive-precision.md). */
@@ -119,9 +123,12 @@ export function fmtStopNote(cell: Repeated): string | null {
   const p = cell.precision;
   if (!p) return null;
   const within = p.halfWidthRelative === null ? 'an unknown interval' : `±${(p.halfWidthRelative * 100).toFixed(1)}%`;
-  return p.stopReason === 'precision'
-    ? `stopped early at ${within} after ${fmtSeconds(cell.windowSeconds)}`
-    : `reached the ${fmtSeconds(cell.windowSeconds)} maximum at ${within}, short of the precision`;
+  if (p.stopReason === 'precision') return `stopped early at ${within} after ${fmtSeconds(cell.windowSeconds)}`;
+  const client =
+    p.clientDelayShare === undefined
+      ? ''
+      : `: the client's own delay (${(p.clientDelayShare * 100).toFixed(1)}% of a batch), not the server, kept it there`;
+  return `reached the ${fmtSeconds(cell.windowSeconds)} maximum at ${within}, short of the precision${client}`;
 }
 
 /** Each repetition's total throughput, where it has one. */

@@ -586,10 +586,15 @@ function cellNotesOf(session: Session): string[] {
     const lagged = c.simulatorLagSeconds
       ? ` The simulated server fell ${fmtSeconds(c.simulatorLagSeconds)} behind its own clock during the window (its host was busy): the figures are less certain.`
       : '';
-    if (c.reason || excerpt || waited || lagged) {
+    // Where this verdict deliberately differs from the reference tool's 95% rule, the report says both.
+    const ref = c.referenceVerdict;
+    const reference = ref
+      ? ` The reference tool's 95% rule says ${STATUS_WORDS[ref.status]} (${ref.says}); this verdict differs: ${ref.differs}.`
+      : '';
+    if (c.reason || excerpt || waited || lagged || reference) {
       const reason = c.reason ? `: ${c.reason.trim().replace(/\.$/, '')}` : '';
       notes.push(
-        `${fmtContext(c.context)} context × ${c.concurrency} at once: ${STATUS_WORDS[c.status]}${reason}.${excerpt}${waited}${lagged}`,
+        `${fmtContext(c.context)} context × ${c.concurrency} at once: ${STATUS_WORDS[c.status]}${reason}.${excerpt}${waited}${lagged}${reference}`,
       );
     }
   }

@@ -192,9 +192,20 @@ export const PrefillResultSchema = z.object({
    * because that was over 1% of the time to first token. Absent where the OS does not report it, and in older files.
    */
   clientDelay: z
-    .object({ seconds: z.number().nonnegative(), retakes: z.number().int().nonnegative() })
+    .object({
+      seconds: z.number().nonnegative(),
+      retakes: z.number().int().nonnegative(),
+      /** Of `seconds`, how long a simulated server on the same machine was held back (its lost schedule and its own wait for a CPU; absent: none, or not simulated). */
+      serverDelaySeconds: z.number().nonnegative().optional(),
+    })
     .nullable()
     .optional(),
+  /**
+   * Why the figure is no measurement although it was taken (docs/method.md, "Prefill"): this machine delayed it by
+   * more than 10% of its time to first token after the retakes, or with --precision its 95% interval is wider than
+   * ±50%. The figure stays, marked; absent: reliable, and in older files.
+   */
+  unreliable: z.string().optional(),
 });
 
 // Per-request columns hold up to hundreds of thousands of values: checked in one plain loop
@@ -327,6 +338,11 @@ export const WindowPrecisionSchema = z.object({
   /** The batch means behind the interval: how many sub-windows, of how many server seconds each. */
   batches: count,
   batchSeconds: nonNeg,
+  /**
+   * Closed at its maximum because of the client, not the server: the client's own mean delay in reading tokens as a
+   * share of a batch, at least half the target (bench/client-delay.ts clientHeldPrecision). Absent otherwise.
+   */
+  clientDelayShare: nonNeg.optional(),
 });
 
 /** One measurement of a repeated cell: its own figures, kept so the cell's means come with an interval. */
@@ -382,6 +398,12 @@ export const DecodeCellSchema = z.object({
    * not let it run (its /metrics says so); the figures are then less certain. Absent otherwise.
    */
   simulatorLagSeconds: nonNeg.optional(),
+  /**
+   * Where this verdict deliberately differs from the reference tool's 95% rule (docs/method.md, "The reference's
+   * verdicts"): the status that rule gives, what it saw, and why SpeedMatrix's rule judges otherwise. Absent where
+   * they agree, and in older files.
+   */
+  referenceVerdict: z.object({ status: CellStatusSchema, says: z.string(), differs: z.string() }).optional(),
   evidence: EvidenceSchema.nullable().default(null),
   requests: RequestSamplesSchema.nullable().default(null),
   telemetry: CellTelemetrySchema.nullable().default(null),

@@ -32,10 +32,18 @@ import {
   stopDecision,
   type TokenTick,
 } from './precision';
-import { READINESS_START, readinessStep } from './readiness';
+import { READINESS_START, rampStuckReason, readinessStep } from './readiness';
+import { clientHeldPrecision } from './client-delay';
 import { mean } from '#shared/mean';
 import { hasFigure } from '#shared/session/status-words';
-import { type ClientSide, decideStatus, type FailureCount, queueEvidence, tooManyFailed } from './status';
+import {
+  type ClientSide,
+  decideStatus,
+  type FailureCount,
+  queueEvidence,
+  referenceDifference,
+  tooManyFailed,
+} from './status';
 import { ChatStream, nowMs } from './stream';
 import type { BenchEvent } from './types';
 
@@ -82,7 +90,7 @@ export interface DecodeCellOutput {
   streams: readonly ChatStream[];
 }
 
-async function scrapeQueue(http: BenchHttp, engine: EngineKind): Promise<QueueSample | null> {
+export async function scrapeQueue(http: BenchHttp, engine: EngineKind): Promise<QueueSample | null> {
   const text = await getTextOrNull(http, '/metrics', 5_000);
   return text === null ? null : queueSample(text, engine);
 }
@@ -202,7 +210,16 @@ class CellLoad {
 
   /** The ramp is over: every worker has had a token (a fresh replacement need not have one yet). */
   everyWorkerHasToken(): boolean {
-    return this.current.every((s, w) => this.hadToken[w] || (s !== null && s.firstTokenAt >= 0));
+    return this.streamsStarted() === this.x.concurrency;
+  }
+
+  /** Workers that have had a token so far: the ramp's progress. */
+  streamsStarted(): number {
+    let n = 0;
+    this.current.forEach((s, w) => {
+      if (this.hadToken[w] || (s !== null && s.firstTokenAt >= 0)) n++;
+    });
+    return n;
   }
 
   clientActive(): number {
@@ -311,6 +328,7 @@ function startSampler(x: DecodeCellInput, load: CellLoad, live: LiveState): () =
         waitingRequests: live.lastQueue ? live.lastQueue.waiting : null,
         tokens: inWin ? tokens : 0,
         elapsedSeconds: clock.since(inWin ? live.windowOpen : live.rampStart),
+        ...(inWin ? {} : { streamsStarted: load.streamsStarted() }),
       });
     },
     Math.max(50, Math.min(500, clock.wallMs(SAMPLE_EVERY_SECONDS))),
@@ -350,6 +368,17 @@ async function readinessPhase(
     state = step.state;
     if (step.decision === 'open') return false;
     if (step.decision === 'timed-out') {
+      const stuck = rampStuckReason(
+        load.streamsStarted(),
+        C,
+        x.metrics ? live.lastQueue : null,
+        x.readinessTimeoutSeconds,
+      );
+      if (stuck) {
+        load.fatal ??= `The ramp could not end: ${stuck}.`;
+        stopCell.fire();
+        return true;
+      }
       x.emit({
         type: 'log',
         level: 'warn',
@@ -455,6 +484,10 @@ async function windowPhase(
   loopDelay.disable();
   // The histogram counts the sampling interval itself: only the delay beyond it is lateness.
   rec.clientLoopDelayMs = Number.isFinite(loopDelay.mean) ? Math.max(0, loopDelay.mean / 1e6 - 10) : 0;
+  if (rec.precision) {
+    const held = clientHeldPrecision(rec.precision, rec.clientLoopDelayMs, clock.wallMs(rec.precision.batchSeconds));
+    if (held !== null) rec.precision.clientDelayShare = held;
+  }
   return rec;
 }
 
@@ -598,18 +631,22 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
   const ttft = timeToFirstToken(streams, clock);
   const tbt = timeBetweenTokens(streams, clock);
   const stall = w ? stallInWindow(streams, w, tbt?.p50 ?? null, x.stallSeconds, clock) : null;
-  const verdict = decideStatus({
-    cancelled,
-    fatalError: fatal,
-    failures,
-    looped: load.looped !== null,
+  const evidence = {
     concurrency: C,
     avgActiveRequests: avgActive,
     queue,
     readinessTimedOut: f.readinessTimedOut,
-    stall,
     stepSeconds: tbt?.p50 ?? null,
+  };
+  const verdict = decideStatus({
+    ...evidence,
+    cancelled,
+    fatalError: fatal,
+    failures,
+    looped: load.looped !== null,
+    stall,
   });
+  const referenceVerdict = referenceDifference(evidence, verdict);
   const common = {
     promptTokens: streams.find((s) => s.promptTokens >= 0)?.promptTokens ?? null,
     requests: requestSamples(streams, clock, w ? w.startMs : f.rampStart),
@@ -620,6 +657,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     windowRequests: w || load.fused ? failures.windowRequests : null,
     queueEvidence: queue,
     ...simulatorLag(f.win?.scrapes ?? []),
+    ...(referenceVerdict ? { referenceVerdict } : {}),
   };
 
   if (!hasFigure(verdict.status)) {

@@ -8,8 +8,22 @@ import type { ServerTarget } from '../server/target';
 import { badPortSentence } from '../server/probe';
 import { errorMessageOf } from './sse';
 
-/** Enough connections for 512 streams plus metrics and tokenize on the side. */
-const MAX_CONNECTIONS = 640;
+/**
+ * The most streams one cell may hold at once. Each stream needs its own connection (no
+ * pipelining), and a stream beyond the pool would wait for a free connection forever: the ramp
+ * would never end. Larger values are refused up front (`streamsCeilingReason`).
+ */
+export const MAX_STREAMS = 512;
+
+/** The streams plus room for /metrics scrapes, /tokenize and health checks on the side. */
+const MAX_CONNECTIONS = MAX_STREAMS + 128;
+
+/** Why a run asking for these numbers of requests at once cannot be measured; null when it can. */
+export function streamsCeilingReason(concurrency: readonly number[]): string | null {
+  const over = concurrency.filter((c) => c > MAX_STREAMS);
+  if (over.length === 0) return null;
+  return `--concurrency ${over.join(',')} is more than this client can hold at once (${MAX_STREAMS} streams, one connection each); choose at most ${MAX_STREAMS}.`;
+}
 
 /**
  * How long an idle socket is kept for reuse. vLLM's server (uvicorn) closes idle connections

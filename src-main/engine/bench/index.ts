@@ -11,6 +11,7 @@
  */
 export { planRun, resolveConfig, largestContext, DEFAULT_CONTEXTS, DEFAULT_CONCURRENCY } from './plan';
 export { readinessTimeoutSeconds } from './readiness';
+export { MAX_STREAMS, streamsCeilingReason } from './http';
 export type { PlanTarget } from './plan';
 export type {
   BenchEvent,

@@ -182,6 +182,13 @@ export class ProgressPrinter {
   private stopRequested = false;
   /** When the plan arrived: the elapsed time shown beside the ETA. */
   private startedMs: number | null = null;
+  /** The step a calibration or warm-up message stands in for, shown again once the cell goes on. */
+  private stepLabel = '';
+  /** A wait with no samples of its own (the idle gate, the drain): what it waits for and since when. */
+  private wait: { text: string; sinceMs: number } | null = null;
+  private waitTicker: ReturnType<typeof setInterval> | null = null;
+  /** Plain output: when the last line about a long wait was written. */
+  private lastWaitLineMs = 0;
 
   constructor(
     private readonly mode: ProgressMode,
@@ -213,15 +220,19 @@ export class ProgressPrinter {
         this.index = e.index;
         this.total = e.total;
         this.current = fmtCell(e.context, e.concurrency);
+        this.stepLabel = this.current;
         this.live = [{ text: 'starting', keep: 2 }];
         this.draw(true);
         break;
       case 'phase':
+        this.endWait();
         if (e.phase === 'warmup' || e.phase === 'calibration') {
           this.current = e.message;
           this.live = [];
           this.draw(true);
-        } else if (this.mode === 'tty') {
+        } else {
+          // The cell goes on: a calibration message no longer stands for what it does.
+          if (this.stepLabel) this.current = this.stepLabel;
           const stage =
             e.phase === 'window'
               ? 'measuring'
@@ -231,18 +242,22 @@ export class ProgressPrinter {
                   ? this.stopRequested
                     ? 'cancelling'
                     : 'finishing'
-                  : 'waiting for idle';
+                  : 'waiting for the server to be idle';
+          if (e.phase === 'idle-gate' || e.phase === 'cooldown') this.startWait(stage);
           this.live = [{ text: stage, keep: 2 }];
-          this.draw(false);
+          if (this.mode === 'tty') this.draw(false);
         }
         break;
       case 'sample':
+        this.endWait();
+        if (this.stepLabel) this.current = this.stepLabel;
         this.live = [
-          { text: e.stage === 'window' ? 'measuring' : 'ramping up', keep: 2 },
+          { text: e.stage === 'window' ? 'measuring' : rampText(e), keep: 2 },
           { text: `${fmtTokPerSec(e.tokensPerSecond)} tok/s`, keep: 1 },
           { text: `${Math.round(e.activeRequests)} active`, keep: 3 },
         ];
-        this.draw(false);
+        if (this.mode === 'tty') this.draw(false);
+        else if (e.stage === 'ramp') this.waitLine(rampText(e), e.elapsedSeconds);
         break;
       case 'cell-done': {
         const c = e.cell;
@@ -259,6 +274,7 @@ export class ProgressPrinter {
       }
       case 'prefill-start':
         this.current = `prefill ${fmtContext(e.context)}${scoutTimes(e.expectedSeconds, e.deadlineSeconds)}`;
+        this.stepLabel = this.current;
         this.live = [];
         this.draw(true);
         break;
@@ -281,6 +297,7 @@ export class ProgressPrinter {
         this.line(`server down: ${e.message}`);
         break;
       case 'run-done':
+        this.endWait();
         this.clearBar();
         break;
       default:
@@ -293,6 +310,35 @@ export class ProgressPrinter {
     this.stopRequested = true;
     this.live = [{ text: 'cancelling', keep: 0 }];
     this.draw(true);
+  }
+
+  /** A wait without samples: the bar (or a plain line now and then) says how long it has lasted. */
+  private startWait(text: string): void {
+    this.wait = { text, sinceMs: Date.now() };
+    this.waitTicker = setInterval(() => {
+      if (!this.wait) return;
+      const waited = (Date.now() - this.wait.sinceMs) / 1000;
+      const text = `${this.wait.text} after ${fmtDuration(waited)}`;
+      if (this.mode !== 'tty') return this.waitLine(text, waited);
+      this.live = [{ text, keep: 2 }];
+      this.draw(false);
+    }, 1000);
+    this.waitTicker.unref?.();
+  }
+
+  private endWait(): void {
+    if (this.waitTicker) clearInterval(this.waitTicker);
+    this.waitTicker = null;
+    this.wait = null;
+  }
+
+  /** Plain output: a wait that lasts says so every WAIT_LINE_SECONDS, never more often. */
+  private waitLine(text: string, waitedSeconds: number): void {
+    if (this.mode !== 'plain' || waitedSeconds < WAIT_LINE_SECONDS) return;
+    const now = Date.now();
+    if (now - this.lastWaitLineMs < WAIT_LINE_SECONDS * 1000) return;
+    this.lastWaitLineMs = now;
+    this.line(`... ${this.current}: ${text}`);
   }
 
   /** The run's ETA follows its plan and every finished step. */
@@ -358,6 +404,28 @@ export class ProgressPrinter {
     this.out.write(`\r\x1b[2K${text}`);
     this.barShown = true;
   }
+}
+
+/** How often plain output repeats what a long wait waits for. */
+const WAIT_LINE_SECONDS = 30;
+
+type SampleEvent = Extract<BenchEvent, { type: 'sample' }>;
+
+/**
+ * What a ramp waits for and how long it has: "waiting for 1,024 streams to start: 640 of 1,024
+ * after 45 s", then, once all have started, "waiting for 16 streams to run steadily: 14 running,
+ * 2 waiting after 50 s" (the server's counts where /metrics has them).
+ */
+export function rampText(e: SampleEvent): string {
+  const n = fmtCount(e.concurrency);
+  const after = `after ${fmtDuration(e.elapsedSeconds)}`;
+  if (e.streamsStarted !== undefined && e.streamsStarted < e.concurrency)
+    return `waiting for ${n} streams to start: ${fmtCount(e.streamsStarted)} of ${n} ${after}`;
+  const server =
+    e.waitingRequests !== null
+      ? `: ${fmtCount(Math.round(e.activeRequests))} running, ${fmtCount(e.waitingRequests)} waiting`
+      : '';
+  return `waiting for ${n} streams to run steadily${server} ${after}`;
 }
 
 /** "  (expected about 7 min 00 s, gives up after 14 min 00 s)" for a scout; empty when nothing is known. */

@@ -8,7 +8,7 @@ import type { ServerTarget } from '../server/target';
 import type { DecodeCell, PrefillResult } from '#shared/session/schema';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { Interrupt, ServerClock } from './clock';
-import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
+import { type DecodeCellOutput, idleGate, runDecodeCell, scrapeQueue } from './decode';
 import { type BenchHttp, createHttp, isHealthy, maxTokensFields } from './http';
 import { estimateSeconds, pendingSteps } from './plan';
 import { readinessTimeoutSeconds } from './readiness';
@@ -17,7 +17,7 @@ import { sharedPrefixText } from './load-prompts';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
 import { type PrefillPoint, scoutDeadline } from './scout-deadline';
 import { type PrefillMeasurement, prefillStop } from './precision';
-import { CLIENT_DELAY_MEASUREMENTS, clientDelayed, lessDelayed } from './client-delay';
+import { CLIENT_DELAY_MEASUREMENTS, clientDelayed, delayShare, lessDelayed, unreliablePrefill } from './client-delay';
 import { mean } from '#shared/mean';
 import { ChatStream } from './stream';
 import type { BenchEvent, PlanStep, RunPlan } from './types';
@@ -42,6 +42,16 @@ const FIT_MARGIN = 8;
 const WARMUP_DECODE_TOKENS = 64;
 const WARMUP_PREFILL_CONTEXT = 8 * 1024;
 const WARMUP_DECODE_SECONDS = 3;
+
+/** A cold prefill measurement and how much this machine held it back (client-delay.ts). */
+interface TimedPrefill {
+  s: ChatStream;
+  ttftMs: number;
+  /** Wall ms: the client's wait for a CPU plus a simulated server's lost schedule; null when unknown. */
+  clientDelayMs: number | null;
+  /** Wall ms of it that a simulated server on this machine was held back (its lost schedule and CPU wait). */
+  serverDelayMs: number;
+}
 
 export class Runner {
   readonly stopSignal = new Interrupt();
@@ -369,7 +379,8 @@ export class Runner {
       await this.afterRequest(s, `the ${fmtContext(context)} cache warm-up`);
       return;
     }
-    const { s, retakes } = await this.coldPrefill(prompt, context, 'PREFILL', deadlineSeconds);
+    const first = await this.coldPrefill(prompt, context, 'PREFILL', deadlineSeconds);
+    const { s, retakes } = first;
     if (cold) this.notePrefill(s);
     if (s.outcome === 'done') this.warmed.add(context);
     let result: PrefillResult;
@@ -381,22 +392,24 @@ export class Runner {
       const firstAt = s.firstTokenAt >= 0 ? s.firstTokenAt : s.endedAt;
       const ttft = this.clock.seconds(firstAt - s.sentAt);
       const promptTokens = s.promptTokens >= 0 ? s.promptTokens : null;
-      const client = this.clientDelayOf([s], retakes);
+      const client = this.clientDelayOf([first], retakes);
+      const unreliable = unreliablePrefill(client.worstShare, null, this.realServerHere());
       result = {
         context,
         status: 'valid',
         reason: joinReasons(
           promptTokens === null ? 'the server reported no usage.prompt_tokens; throughput unknown' : null,
-          client.note,
+          unreliable ?? client.note,
         ),
         promptTokens,
         ttftSeconds: ttft,
         tokensPerSecond: promptTokens !== null && ttft > 0 ? promptTokens / ttft : null,
         measuredAt: new Date().toISOString(),
         ...client.delay,
+        ...(unreliable ? { unreliable } : {}),
       };
       if (this.plan.config.precision !== null && result.tokensPerSecond !== null)
-        result = await this.refinePrefill(result, [s], retakes, deadlineSeconds);
+        result = await this.refinePrefill(result, [first], retakes, deadlineSeconds);
     }
     this.host.emit({ type: 'prefill-done', result });
   }
@@ -410,10 +423,18 @@ export class Runner {
     context: number,
     label: string,
     deadlineSeconds: number,
-  ): Promise<{ s: ChatStream; retakes: number }> {
-    const timed = async (p: SizedPrompt) => {
+  ): Promise<TimedPrefill & { retakes: number }> {
+    const timed = async (p: SizedPrompt): Promise<TimedPrefill> => {
+      const before = await this.simDelay();
       const s = await this.oneRequest(this.requestBody(p.messages, 1), deadlineSeconds, { timeClientDelay: true });
-      return { s, ttftMs: s.firstTokenAt - s.sentAt, clientDelayMs: s.clientDelayMs };
+      const after = before === null ? null : await this.simDelay();
+      const serverDelayMs =
+        before === null || after === null
+          ? 0
+          : this.clock.wallMs(Math.max(0, after.lagSeconds - before.lagSeconds)) +
+            Math.max(0, after.cpuWaitSeconds - before.cpuWaitSeconds) * 1000;
+      const clientDelayMs = s.clientDelayMs === null ? null : s.clientDelayMs + serverDelayMs;
+      return { s, ttftMs: s.firstTokenAt - s.sentAt, clientDelayMs, serverDelayMs };
     };
     let kept = await timed(prompt);
     let retakes = 0;
@@ -431,7 +452,29 @@ export class Runner {
       if (again.s.outcome !== 'done' || again.s.firstTokenAt < 0) break;
       kept = lessDelayed(kept, again);
     }
-    return { s: kept.s, retakes };
+    return { ...kept, retakes };
+  }
+
+  /**
+   * A real server on this machine (launched here, or at a loopback address): the busy CPUs that delay the client
+   * delay it too, by an amount this client cannot read (client-delay.ts unreliablePrefill).
+   */
+  private realServerHere(): boolean {
+    if (this.target.simulated) return false;
+    if (this.target.launch.kind !== 'attach' && this.target.launch.argv.length > 0) return true;
+    return /^(localhost|127\.|\[::1\]$)/.test(new URL(this.target.baseUrl).hostname);
+  }
+
+  /**
+   * How much a simulated server has been held back so far: the schedule it gave up (simulated seconds) and its own
+   * wait for a CPU (wall seconds). On this machine the busy CPUs that delay the client delay it too. null for other
+   * servers, and where it does not say.
+   */
+  private async simDelay(): Promise<{ lagSeconds: number; cpuWaitSeconds: number } | null> {
+    if (!this.target.simulated || !this.target.metricsAvailable) return null;
+    const q = await scrapeQueue(this.http, this.target.engineKind);
+    if (q?.simCpuWaitSeconds === undefined) return null;
+    return { lagSeconds: q.simLagSeconds ?? 0, cpuWaitSeconds: q.simCpuWaitSeconds };
   }
 
   /**
@@ -439,20 +482,21 @@ export class Runner {
    * the retakes: the figure may read low by up to that share.
    */
   private clientDelayOf(
-    kept: readonly ChatStream[],
+    kept: readonly TimedPrefill[],
     retakes: number,
-  ): { delay: Pick<PrefillResult, 'clientDelay'>; note: string | null } {
-    let worst: ChatStream | null = null;
-    for (const s of kept) if (s.clientDelayMs !== null && s.clientDelayMs > (worst?.clientDelayMs ?? -1)) worst = s;
-    if (worst?.clientDelayMs == null) return { delay: {}, note: null };
-    const ttftMs = worst.firstTokenAt - worst.sentAt;
-    const share = ttftMs > 0 ? worst.clientDelayMs / ttftMs : 0;
-    const delayed = clientDelayed({ ttftMs, clientDelayMs: worst.clientDelayMs });
+  ): { delay: Pick<PrefillResult, 'clientDelay'>; note: string | null; worstShare: number | null } {
+    let worst: TimedPrefill | null = null;
+    for (const m of kept) if (m.clientDelayMs !== null && m.clientDelayMs > (worst?.clientDelayMs ?? -1)) worst = m;
+    if (worst?.clientDelayMs == null) return { delay: {}, note: null, worstShare: null };
+    const share = delayShare(worst) ?? 0;
+    const lag = worst.serverDelayMs > 0 ? { serverDelaySeconds: this.clock.seconds(worst.serverDelayMs) } : {};
+    const who = worst.serverDelayMs > 0 ? 'the client and the simulated server on it' : 'the client';
     return {
-      delay: { clientDelay: { seconds: this.clock.seconds(worst.clientDelayMs), retakes } },
-      note: delayed
-        ? `this machine kept the client from running for ${fmtOneDecimal(share * 100)}% of the time to first token in a kept measurement (after ${plural(retakes, 'retake')}), so the figure may read up to that much low`
+      delay: { clientDelay: { seconds: this.clock.seconds(worst.clientDelayMs), retakes, ...lag } },
+      note: clientDelayed(worst)
+        ? `this machine kept ${who} from running for ${fmtOneDecimal(share * 100)}% of the time to first token in a kept measurement (after ${plural(retakes, 'retake')}), so the figure may read up to that much low`
         : null,
+      worstShare: share,
     };
   }
 
@@ -478,7 +522,7 @@ export class Runner {
    */
   private async refinePrefill(
     first: PrefillResult,
-    kept: ChatStream[],
+    kept: TimedPrefill[],
     firstRetakes: number,
     deadlineSeconds: number,
   ): Promise<PrefillResult> {
@@ -502,7 +546,7 @@ export class Runner {
         break;
       }
       retakes += m.retakes;
-      kept.push(s);
+      kept.push(m);
       const ttftSeconds = this.clock.seconds(s.firstTokenAt - s.sentAt);
       measured.push({ tokensPerSecond: s.promptTokens / ttftSeconds, ttftSeconds });
       stop = prefillStop(measured, relative, maxSeconds);
@@ -510,20 +554,23 @@ export class Runner {
     // Ended by a failure or a stop: the interval of what was measured, as at the cap.
     const precision = stop ?? prefillStop(measured, relative, maxSeconds, measured.length)!;
     const client = this.clientDelayOf(kept, retakes);
+    const unreliable = unreliablePrefill(client.worstShare, { ...precision, target: relative }, this.realServerHere());
     const usage = first.promptTokens === null ? 'the server reported no usage.prompt_tokens; throughput unknown' : null;
+    const { unreliable: _firstVerdict, ...rest } = first;
     return {
-      ...first,
+      ...rest,
       reason: joinReasons(
         failed
           ? `measurement ${measured.length + 1} failed, so the figure is the mean of ${measured.length}: ${failed}`
           : null,
         usage,
-        client.note,
+        unreliable ?? client.note,
       ),
       ttftSeconds: mean(measured.map((m) => m.ttftSeconds)),
       tokensPerSecond: mean(measured.map((m) => m.tokensPerSecond)),
       precision,
       ...client.delay,
+      ...(unreliable ? { unreliable } : {}),
     };
   }
 

@@ -270,3 +270,44 @@ export function clientShortfall(v: Pick<CellVerdictInput, 'concurrency' | 'queue
     : '';
   return `client shortfall: the client kept ${q.clientInFlight.toFixed(1)} of ${v.concurrency} requests in flight on average${turnaround}; the server ran what it was given, with nothing waiting, so the figure is the server's at about ${Math.round(q.clientInFlight)} at once`;
 }
+
+type ReferenceInput = Pick<
+  CellVerdictInput,
+  'concurrency' | 'avgActiveRequests' | 'queue' | 'readinessTimedOut' | 'stepSeconds'
+>;
+
+/**
+ * What the reference tool's rule sees as Requests queued (docs/method.md, "The reference's verdicts"): a mean
+ * running count below 95% of C, waiting in two scrapes in a row, or a readiness gate that timed out; null when
+ * it sees none of them.
+ */
+function referenceQueued(v: ReferenceInput): string | null {
+  if (v.avgActiveRequests !== null && v.avgActiveRequests < QUEUED_ACTIVE_FRACTION * v.concurrency)
+    return `average active requests ${v.avgActiveRequests.toFixed(1)} is below 95% of ${v.concurrency}`;
+  const run = v.queue?.longestWaitingRun ?? 0;
+  if (run >= QUEUED_WAITING_RUN) return `requests were waiting in ${plural(run, 'scrape')} in a row`;
+  if (v.readinessTimedOut) return 'the readiness gate timed out';
+  return null;
+}
+
+/**
+ * Where a Valid verdict differs from the reference tool's 95% rule, both: what that rule says and why this one
+ * judges otherwise; null where they agree. (Requests queued here is always Requests queued there: every reason
+ * of this rule is one of the reference's.)
+ */
+export function referenceDifference(
+  v: ReferenceInput,
+  verdict: CellVerdict,
+): { status: CellStatus; says: string; differs: string } | null {
+  if (verdict.status !== 'valid') return null;
+  const says = referenceQueued(v);
+  if (says === null) return null;
+  const given = givenToServer(v);
+  const differs =
+    given < v.concurrency
+      ? 'the client, not the server, kept fewer requests in flight, and a status describes the server'
+      : v.avgActiveRequests !== null && v.avgActiveRequests < QUEUED_ACTIVE_FRACTION * v.concurrency
+        ? "by Little's law the shortfall is request turnover: each request waited no longer than the step under way, within the scrapes' sampling"
+        : "the server's own queue time says each request seen waiting was scheduled within one step, none preempted: turnover, not queueing";
+  return { status: 'queued', says, differs };
+}

@@ -172,6 +172,8 @@ export type BenchEvent =
       /** Output tokens counted so far in the window. */
       tokens: number;
       elapsedSeconds: number;
+      /** In the ramp: how many of the C streams have had a token (the ramp ends at C). */
+      streamsStarted?: number;
     }
   | {
       type: 'cell-done';

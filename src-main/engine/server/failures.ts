@@ -10,12 +10,14 @@ export type FailureKind =
   | 'max-seq-len-exceeds-kv'
   | 'free-memory-below-utilization'
   | 'max-model-len-above-model-limit'
+  | 'max-num-seqs-above-mamba-blocks'
   | 'cuda-out-of-memory'
   | 'unknown-model'
   | 'gated-model'
   | 'unsupported-architecture'
   | 'bad-arguments'
   | 'port-in-use'
+  | 'distributed-port-in-use'
   | 'executable-not-found'
   | 'docker-unavailable'
   | 'exited-before-ready'
@@ -51,6 +53,8 @@ interface FailureContext {
   gpuMemoryUtilization?: number;
   model?: string;
   engineKind?: string;
+  /** The engine that wrote the log (SGLang's flags differ from vLLM's); default: read from the log. */
+  engine?: 'vllm' | 'sglang';
   /** Default: this machine's. */
   platform?: string;
 }
@@ -60,7 +64,7 @@ interface Rule {
   re: RegExp;
   explain: (
     m: RegExpExecArray,
-    ctx: FailureContext & { platform: AdvicePlatform },
+    ctx: FailureContext & { platform: AdvicePlatform; engine: 'vllm' | 'sglang' },
   ) => { message: string; advice: string };
 }
 
@@ -72,6 +76,12 @@ function portOwnerCommand(port: number | undefined, platform: AdvicePlatform): s
   if (platform === 'win32') return `netstat -ano | findstr :${p}`;
   if (platform === 'darwin') return `lsof -nP -iTCP:${p} -sTCP:LISTEN`;
   return `ss -ltnp 'sport = :${p}'`;
+}
+
+/** How to move an engine's torch.distributed rendezvous off a busy port. */
+function distributedPortFix(free: number, engine: 'vllm' | 'sglang'): string {
+  if (engine === 'sglang') return `--nccl-port ${free}`;
+  return `VLLM_DP_MASTER_PORT=${free} in the server's extra environment (data parallel), or MASTER_PORT=${free} for a torchrun-style launch`;
 }
 
 /** Docker's daemon is not reachable: how to start it where the user is. */
@@ -152,12 +162,50 @@ const RULES: Rule[] = [
     }),
   },
   {
+    kind: 'no-kv-memory',
+    // SGLang 0.5.14+ (mem_cache/kv_cache_configurator.py): the weights exceed the static budget.
+    re: /Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=([\d.]+)\. Raise --mem-fraction-static above ([\d.]+)/,
+    explain: (m) => ({
+      message: `The model weights left no GPU memory for the KV cache under --mem-fraction-static ${m[1]}.`,
+      advice: `Raise --mem-fraction-static above ${m[2]} (SGLang's own figure), or use more GPUs (--tp-size) or a smaller/quantized model.`,
+    }),
+  },
+  {
+    kind: 'no-kv-memory',
+    // SGLang (model_runner.py, from 0.5.x model_executor/pool_configurator.py): a KV pool of no tokens.
+    re: /Not enough memory\. Please try to increase --mem-fraction-static\.(?: Current value: mem_fraction_static=([\d.]+))?/,
+    explain: (m) => ({
+      message: "The memory left after the model weights holds no tokens of SGLang's KV cache.",
+      advice: `Raise --mem-fraction-static${m[1] ? ` (now ${m[1]})` : ''}, as SGLang advises, free GPU memory held by other processes, or use more GPUs (--tp-size) or a smaller/quantized model.`,
+    }),
+  },
+  {
+    kind: 'max-model-len-above-model-limit',
+    // SGLang (configs/model_config.py): --context-length above what the model's config derives.
+    re: /User-specified context_length \((\d+)\) is greater than the derived context_length \((\d+)\)/,
+    explain: (m) => ({
+      message: `--context-length ${m[1]} is above the model's own limit of ${m[2]} tokens.`,
+      advice: `Lower --context-length to at most ${m[2]}, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 only if the model really supports longer contexts (e.g. RoPE scaling).`,
+    }),
+  },
+  {
+    kind: 'max-num-seqs-above-mamba-blocks',
+    // vLLM (config/compilation.py): hybrid models with full decode CUDA graphs need one Mamba block per sequence.
+    re: /max_num_seqs \((\d+)\) exceeds available Mamba cache blocks \((\d+)\)/,
+    explain: (m) => ({
+      message: `--max-num-seqs ${m[1]} is more than the ${m[2]} Mamba cache blocks left in GPU memory (a hybrid model's decode CUDA graphs need one per sequence).`,
+      advice: `Lower --max-num-seqs to at most ${m[2]} or raise --gpu-memory-utilization.`,
+    }),
+  },
+  {
     kind: 'cuda-out-of-memory',
     re: /CUDA out of memory|CUDA error: out of memory|torch\.OutOfMemoryError|torch\.cuda\.OutOfMemoryError/,
-    explain: () => ({
+    explain: (_m, ctx) => ({
       message: 'The GPU ran out of memory while the server started.',
       advice:
-        'Lower --gpu-memory-utilization, --max-num-seqs or --max-num-batched-tokens, free GPU memory held by other processes, or use more GPUs (--tensor-parallel-size) or a quantized model.',
+        ctx.engine === 'sglang'
+          ? 'Lower --mem-fraction-static, --max-running-requests or --chunked-prefill-size, free GPU memory held by other processes, or use more GPUs (--tp-size) or a quantized model.'
+          : 'Lower --gpu-memory-utilization, --max-num-seqs or --max-num-batched-tokens, free GPU memory held by other processes, or use more GPUs (--tensor-parallel-size) or a quantized model.',
     }),
   },
   {
@@ -208,6 +256,19 @@ const RULES: Rule[] = [
     },
   },
   {
+    kind: 'distributed-port-in-use',
+    // torch.distributed's TCP store (c10d): "... port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE ..."
+    // and before PyTorch 2.2 "The server socket has failed to bind to [::]:29500 (errno: 98 - ...)".
+    re: /server socket has failed to (?:listen on any local network address\. port: (\d+)|bind to \S*?:(\d+) \(errno: 98)/,
+    explain: (m, ctx) => {
+      const port = m[1] ?? m[2];
+      return {
+        message: `Port ${port}, which torch.distributed uses to connect the server's GPU workers (not the API port${ctx.port ? ` ${ctx.port}` : ''}), is already in use, probably by another server or training job on this machine.`,
+        advice: `Stop the other instance (see ${portOwnerCommand(Number(port), ctx.platform)}), or give this one another port for it: ${distributedPortFix(Number(port) + 1, ctx.engine)}.`,
+      };
+    },
+  },
+  {
     kind: 'port-in-use',
     re: /Address already in use|\[Errno 98\]|\[Errno 48\]|\[WinError 10048\]|EADDRINUSE/,
     explain: (_m, ctx) => ({
@@ -243,6 +304,14 @@ const RULES: Rule[] = [
     }),
   },
 ];
+
+/** Lines only SGLang writes: its module paths, its scheduler's crash line, its own flag. */
+const SGLANG_LOG = /sglang[\\/.]srt|sglang\.launch_server|Scheduler hit an exception|--mem-fraction-static/;
+
+/** The engine whose flags the advice names: the caller's word, else what the log shows. */
+function engineOf(lines: readonly string[], ctx: FailureContext): 'vllm' | 'sglang' {
+  return ctx.engine ?? (lines.some((l) => SGLANG_LOG.test(l)) ? 'sglang' : 'vllm');
+}
 
 /** A root-cause line without vLLM's "(APIServer pid=123) " process prefix. */
 const withoutPrefix = (line: string) => line.replace(/^\s*\([\w:-]+ pid=\d+\)\s*/, '').trim();
@@ -284,7 +353,7 @@ export function recognizeStartupFailure(
   const lines = rawLines.map(stripAnsi);
   const logTail = lines.slice(-tailSize);
   const base = { logTail, exitCode: ctx.exitCode ?? null, signal: ctx.signal ?? null };
-  const full = { ...ctx, platform: advicePlatform(ctx.platform) };
+  const full = { ...ctx, platform: advicePlatform(ctx.platform), engine: engineOf(lines, ctx) };
   const found = matchRule(lines);
   if (found)
     return {

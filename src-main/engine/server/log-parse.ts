@@ -35,6 +35,7 @@ export type LogEvent =
   | { kind: 'served-model'; model: string }
   | { kind: 'non-default-args'; text: string; args: Record<string, unknown> | null }
   | { kind: 'max-model-len'; tokens: number }
+  | { kind: 'max-model-len-auto-fit'; from: number; tokens: number }
   | { kind: 'engine-config'; dtype: string | null; quantization: string | null; kvCacheDtype: string | null }
   | { kind: 'model-loaded'; text: string }
   | { kind: 'available-kv-memory'; gib: number }
@@ -100,6 +101,11 @@ const SERVED_MODEL = [/vLLM server version \S+, serving model (\S+)/, /[█▀�
 const PATTERNS: Array<[RegExp, (m: RegExpExecArray) => LogEvent]> = [
   [/non-default args: (\{.*\})\s*$/, (m) => ({ kind: 'non-default-args', text: m[1], args: parsePythonDict(m[1]) })],
   [/Using max model len ([\d,]+)/, (m) => ({ kind: 'max-model-len', tokens: num(m[1]) })],
+  // --max-model-len auto (v1/core/kv_cache_utils.py): the engine lowers the length to what its KV cache holds.
+  [
+    /Auto-fit max_model_len: reduced from ([\d,]+) to ([\d,]+)/,
+    (m) => ({ kind: 'max-model-len-auto-fit', from: num(m[1]), tokens: num(m[2]) }),
+  ],
   [
     /Initializing a V1 LLM engine .*with config: (.*)$|Initializing an LLM engine .*with config: (.*)$/,
     (m) => {
@@ -225,6 +231,11 @@ export interface LogFacts {
   engineQuantization: string | null;
   nonDefaultArgs: Record<string, unknown> | null;
   maxModelLen: number | null;
+  /**
+   * The length `--max-model-len auto` was reduced to ("Auto-fit max_model_len: reduced from A to B"):
+   * what the engine really accepts, although a front end that does not hear of it states A.
+   */
+  autoFitMaxModelLen: number | null;
   availableKvGib: number | null;
   gpuBlocks: number | null;
   /** "GPU KV cache size" per data parallel engine (each engine core prints its own). */
@@ -246,6 +257,7 @@ export function emptyLogFacts(): LogFacts {
     engineQuantization: null,
     nonDefaultArgs: null,
     maxModelLen: null,
+    autoFitMaxModelLen: null,
     availableKvGib: null,
     gpuBlocks: null,
     kvCacheTokensByEngine: {},
@@ -292,6 +304,10 @@ export function applyLogLine(facts: LogFacts, raw: string): LogFacts {
         break;
       case 'max-model-len':
         next.maxModelLen = e.tokens;
+        break;
+      case 'max-model-len-auto-fit':
+        // Several engines (data parallel) each fit their own; the smallest holds for all.
+        next.autoFitMaxModelLen = Math.min(next.autoFitMaxModelLen ?? e.tokens, e.tokens);
         break;
       case 'available-kv-memory':
         next.availableKvGib = e.gib;

@@ -39,6 +39,8 @@ export interface ProbeOptions {
   logKv?: LogKvBudget | null;
   /** The launch's `vllm serve` arguments as the startup log's "non-default args" states them. */
   logArgs?: Record<string, unknown> | null;
+  /** The length the startup log says `--max-model-len auto` was reduced to; caps what the server states. */
+  logMaxModelLen?: number | null;
   /** Version from the startup log, when /version does not answer. */
   logVersion?: string | null;
   /** dtype and quantization the startup log's engine config line states. */
@@ -215,7 +217,7 @@ export async function probeServer(o: ProbeOptions): Promise<Result<ServerTarget>
             ? 'vllm'
             : 'unknown';
 
-  const maxModelLen = maxModelLenOf(engineKind, entry, sgl, llama, tgiInfo);
+  const maxModelLen = capped(maxModelLenOf(engineKind, entry, sgl, llama, tgiInfo), o.logMaxModelLen);
   const kvBudget = kvBudgetOf(engineKind, samples, o, sgl && { info: sgl, route: sglang.route }, llama, tgiInfo);
   const maxRunningRequests = engineKind === 'sglang' ? sglangMaxRunning(sgl) : null;
   // vLLM builds without /version: ask the executable itself (slow: it imports torch).
@@ -350,6 +352,15 @@ export async function executableVersion(executable: string, timeoutMs = 30_000):
   if (r.status !== 'ok') return null;
   const line = r.stdout.trim().split('\n').pop()?.trim() ?? '';
   return /^v?\d+\.\d+\S*$/.test(line) ? line.replace(/^v/, '') : null;
+}
+
+/**
+ * A length the startup log lowered (vLLM's auto-fit) caps the one the server states: front ends
+ * before vLLM synced the fitted length back still state the model's full length on /v1/models.
+ */
+function capped(stated: number | null, fromLog: number | null | undefined): number | null {
+  if (fromLog === null || fromLog === undefined) return stated;
+  return stated === null ? fromLog : Math.min(stated, fromLog);
 }
 
 function maxModelLenOf(

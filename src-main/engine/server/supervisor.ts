@@ -425,6 +425,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
           logKv: logKvBudget(this.facts),
           logArgs: this.facts.nonDefaultArgs,
           logVersion: this.facts.version,
+          logMaxModelLen: this.facts.autoFitMaxModelLen,
           logEngineConfig: { dtype: this.facts.engineDtype, quantization: this.facts.engineQuantization },
           userKvTokens: this.cfg.userKvTokens,
           backendHint: this.cfg.backendHint,

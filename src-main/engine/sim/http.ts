@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServeConfig } from './args';
 import type { Engine, EngineRequest, FinishReason } from './engine';
 import type { Logger } from './logs';
-import { Exposition, SIM_LAG_METRIC } from './metrics';
+import { Exposition, processCpuWaitSeconds, SIM_CPU_WAIT_METRIC, SIM_LAG_METRIC } from './metrics';
 import type { KvPlan } from './kv-budget';
 import { frontendSeconds, frontendSerialSeconds } from './model';
 import type { Profile } from './profile';
@@ -594,6 +594,13 @@ export class SimHttp {
       'Simulated seconds of schedule the engine could not catch up because the host did not let it run.',
       [{ value: engine.lagSecondsLost }],
     );
+    const cpuWait = processCpuWaitSeconds();
+    if (cpuWait !== null)
+      e.counter(
+        SIM_CPU_WAIT_METRIC.replace(/_total$/, ''),
+        'Wall seconds the simulated server waited for a CPU (its threads runnable, not running).',
+        [{ value: cpuWait }],
+      );
     return e.text();
   }
 }

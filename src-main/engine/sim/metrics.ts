@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
 /**
  * Prometheus text exposition in vLLM's shape: `vllm:` names, labels sorted alphabetically
  * (`engine`, `model_name`, ...), values printed like Python's prometheus_client (`1.0`, `1.048576e+06`).
@@ -8,6 +10,25 @@
  * did not let it run (engine.ts MAX_CATCH_UP_MS). A client marks what it measured meanwhile.
  */
 export const SIM_LAG_METRIC = 'speedmatrix:sim_lag_seconds_total';
+
+/**
+ * The simulator's own wait for a CPU: wall seconds its threads were ready to run but not running (Linux schedstat's
+ * run delay). On the client's machine the busy CPUs that delay the client delay the server too, by this much; a
+ * client adds it to its own delay of a measurement (bench/client-delay.ts). Absent where the OS does not say.
+ */
+export const SIM_CPU_WAIT_METRIC = 'speedmatrix:sim_cpu_wait_seconds_total';
+
+/** Wall seconds all of this process's threads have waited for a CPU so far; null where the OS does not say. */
+export function processCpuWaitSeconds(): number | null {
+  try {
+    let ns = 0;
+    for (const task of readdirSync('/proc/self/task'))
+      ns += Number(readFileSync(`/proc/self/task/${task}/schedstat`, 'utf8').split(' ')[1]) || 0;
+    return ns / 1e9;
+  } catch {
+    return null;
+  }
+}
 
 /** Python prometheus_client's floatToGoString. */
 export function promFloat(v: number): string {

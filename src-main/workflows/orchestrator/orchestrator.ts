@@ -5,6 +5,7 @@
  * run. Callers only gather input (IPC forms, CLI flags) and show what happens.
  */
 import { nothingToRun, planRun, tooLongReason } from '../../engine/bench/plan';
+import { streamsCeilingReason } from '../../engine/bench';
 import { startRun, type RunHandle } from '../../engine/bench/start-run';
 import type { BenchEvent, RunConfigInput, RunPlan } from '../../engine/bench/types';
 import type { WorkerLauncher } from '../../engine/bench/worker-transport';
@@ -78,7 +79,7 @@ export async function startOrchestratedRun(opts: OrchestratedRunOptions): Promis
   const { target } = opts.server;
   const placement = await serverPlacement(target);
   const plan = opts.resume ? null : planRun(opts.config, target);
-  const nothing = plan && nothingToRun(plan);
+  const nothing = plan && (streamsCeilingReason(plan.config.concurrency) ?? nothingToRun(plan));
   if (nothing) throw new RunRefused(nothing, tooLongNotes(plan));
   const hardware = opts.resume ? undefined : await hardwareOfServer(placement, target, opts.hardware);
   // This machine's GPU says something only about a server running on it (not a simulated one).

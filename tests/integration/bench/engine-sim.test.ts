@@ -130,14 +130,21 @@ describe('sustained decode against the simulator (profile a, speed 5)', () => {
     expect(rq.windowTokens.reduce((a, b) => a + b, 0)).toBe(cell.outputTokens);
   });
 
-  it('sizes prompts within max(64 tokens, 0.5%) below the target and records real prompt tokens', () => {
+  it('sizes prompts within max(64 tokens, 0.5%) below the target and records real prompt tokens', async ({ sim }) => {
     const c = cellsOf(result.session)['8192x1'];
     expect(c.promptTokens).not.toBeNull();
     expect(c.promptTokens!).toBeLessThanOrEqual(8 * K);
     expect(c.promptTokens!).toBeGreaterThanOrEqual(8 * K - tolerance(8 * K));
     const p = result.session.prefill.find((x) => x.context === 8 * K)!;
     expect(p.status).toBe('valid');
-    expect(p.promptTokens).toBe(c.promptTokens);
+    // The prefill records the real tokens of the measurement it kept: the context's sized prompt, or, when the
+    // client's delay had it taken again, a fresh prompt sized to the same target (a few tokens apart), whose own
+    // count is the figure's numerator (docs/method.md, "Prefill").
+    if (!p.clientDelay?.retakes) expect(p.promptTokens).toBe(c.promptTokens);
+    const cold = (await simRequests(sim.url)).filter((q) => q.max_tokens === 1 && q.cached_prompt_tokens <= 16);
+    expect(cold.map((q) => q.prompt_tokens)).toContain(p.promptTokens);
+    expect(p.promptTokens!).toBeLessThanOrEqual(8 * K);
+    expect(p.promptTokens!).toBeGreaterThanOrEqual(8 * K - tolerance(8 * K));
     expect(p.tokensPerSecond).toBeCloseTo(p.promptTokens! / p.ttftSeconds!, 6);
     // Context 0: a short prompt with no filler.
     expect(cellsOf(result.session)['0x1'].promptTokens!).toBeLessThan(200);

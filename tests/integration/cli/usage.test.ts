@@ -47,6 +47,15 @@ describe('usage errors', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('--concurrency above the streams the client can hold is refused up front (exit 2), not left to wait in the ramp', async () => {
+    const r = await runCli(['run', '--demo', '--concurrency', '64,1024']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      '--concurrency 1024 is more than this client can hold at once (512 streams, one connection each); choose at most 512.',
+    );
+    expect(r.stdout).toBe('');
+  });
+
   it('--url without a scheme is a usage error (exit 2), said before anything is measured', async () => {
     const r = await runCli(['run', '--url', 'localhost:8000']);
     expect(r.code).toBe(2);

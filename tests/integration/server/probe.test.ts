@@ -2,6 +2,7 @@ import { createServer as createTls } from 'node:https';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { normalizeBaseUrl, probeServer } from '../../../src-main/engine/server/probe';
+import { planRun } from '../../../src-main/engine/bench/plan';
 import { llamacpp, serveRoutes, sglang, tgi, vllmTp, type FakeEngine } from '../../helpers/fake-servers/engines';
 import { freePort } from '../../helpers/fake-servers';
 
@@ -80,6 +81,27 @@ describe('probeServer: other engines', () => {
       },
       engine: { version: '0.9.2+rocm631', backend: 'rocm' },
     });
+  });
+
+  it('--max-model-len auto reduced by the engine: the plan marks cells beyond the reduced length Too long', async () => {
+    // A front end that did not hear of the auto-fit (vLLM before the fitted length was synced back) states the full length.
+    const e = await track(
+      serveRoutes({
+        '/v1/models': () => ({ json: { data: [{ id: 'm', owned_by: 'vllm', max_model_len: 262144 }] } }),
+        '/health': () => ({ text: '' }),
+      }),
+    );
+    const r = await probeServer({ baseUrl: e.url, logMaxModelLen: 98304, userKvTokens: 10_000_000 });
+    expect(r.ok && r.data.maxModelLen).toBe(98304);
+    expect(r.ok && r.data.launch.maxModelLen).toBe(98304);
+    if (!r.ok) return;
+    const plan = planRun({ contexts: [65536, 131072], concurrency: [1], maxOutputTokens: 1024 }, r.data);
+    expect(plan.cells.map((c) => [c.context, c.action])).toEqual([
+      [65536, 'run'],
+      [131072, 'too-long'],
+    ]);
+    const stated = await probeServer({ baseUrl: e.url });
+    expect(stated.ok && stated.data.maxModelLen).toBe(262144);
   });
 
   it('KV budget priority: log, then the user figure, then unknown', async () => {

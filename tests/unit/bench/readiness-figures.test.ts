@@ -15,6 +15,7 @@ import {
 } from '../../../src-main/engine/bench/figures';
 import {
   READINESS_START,
+  rampStuckReason,
   type ReadinessObservation,
   readinessStep,
   readinessTimeoutSeconds,
@@ -64,6 +65,28 @@ describe('readiness gate', () => {
     expect(persistent).toEqual({ t: 7, decision: 'open' }); // steady again from 4 s
     expect(gate(() => ({ everyWorkerHasToken: true, server: { running: 8, waiting: 8 } }), 16, 60)).toEqual({
       t: 60,
+      decision: 'timed-out',
+    });
+  });
+
+  it('a running count held below C by requests in transit, nothing waiting, opens once it stops rising (10 s), not at the deadline', () => {
+    // A slow front end: a replacement is outside the running count while it is tokenised.
+    const short = gate(
+      (t) => ({ everyWorkerHasToken: t >= 5, server: { running: t % 1 === 0.5 ? 14 : 15, waiting: 0 } }),
+      16,
+      120,
+    );
+    expect(short).toEqual({ t: 15, decision: 'open' });
+    // Still filling: a rise restarts the 10 s.
+    const filling = gate(
+      (t) => ({ everyWorkerHasToken: t >= 1, server: { running: Math.min(15, 8 + Math.floor(t / 3)), waiting: 0 } }),
+      16,
+      120,
+    );
+    expect(filling).toEqual({ t: 31, decision: 'open' });
+    // Requests waiting at the server are queueing, not transit: no plateau.
+    expect(gate(() => ({ everyWorkerHasToken: true, server: { running: 14, waiting: 2 } }), 16, 120)).toEqual({
+      t: 120,
       decision: 'timed-out',
     });
   });
@@ -275,5 +298,21 @@ describe('figures at their edges', () => {
     const fast = new ServerClock(20);
     expect(stallInWindow([gap(1_000)], win, 0.01, 30, fast)?.gapSeconds).toBeCloseTo(20, 9);
     expect(stallInWindow([gap(999)], win, 0.01, 30, fast)).toBeNull();
+  });
+});
+
+describe('a ramp at its deadline: wait on, or fail the cell because no wait can end it', () => {
+  it('fails when streams never had a token and the server does not even hold all C requests', () => {
+    expect(rampStuckReason(640, 1024, { running: 640, waiting: 0 }, 120)).toBe(
+      'only 640 of 1024 streams had a token after the 120 s readiness deadline, and the server held 640 of the 1024 requests (640 running, 0 waiting): the others never reached it, so the ramp could not end',
+    );
+    expect(rampStuckReason(15, 16, { running: 15, waiting: 1 }, 60)).toBeNull();
+    expect(rampStuckReason(15, 16, { running: 14, waiting: 0 }, 60)).toMatch(/held 14 of the 16 requests/);
+  });
+
+  it('waits on (measures anyway, flagged) when the server queues them, all started, or nothing tells', () => {
+    expect(rampStuckReason(10, 16, { running: 10, waiting: 6 }, 60)).toBeNull();
+    expect(rampStuckReason(16, 16, { running: 0, waiting: 0 }, 60)).toBeNull();
+    expect(rampStuckReason(10, 16, null, 60)).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { QueueEvidence } from '#shared/session/schema';
 import { metricValue, queueSample } from '../../../src-main/engine/bench/metrics';
 import { latencyStats, percentile } from '../../../src-main/engine/bench/stats';
-import { decideStatus, queueEvidence, tooManyFailed } from '../../../src-main/engine/bench/status';
+import { decideStatus, queueEvidence, referenceDifference, tooManyFailed } from '../../../src-main/engine/bench/status';
 
 describe('latency stats', () => {
   it('interpolates percentiles and computes the mean', () => {
@@ -417,5 +418,77 @@ describe('metrics', () => {
     });
     expect(queueSample('tgi_batch_current_size 5\ntgi_queue_size 1\n', 'tgi')).toEqual({ running: 5, waiting: 1 });
     expect(queueSample('something_else 1\n', 'unknown')).toBeNull();
+  });
+});
+
+describe("the reference tool's verdict, kept where this one differs", () => {
+  const none = { windowRequests: 100, failed: 0, firstError: null };
+  // 64 requests scheduled in 8 s, a 62.5 ms step and a 0.25 standard error: up to 1.0 request short is turnover.
+  const queue: QueueEvidence = {
+    scrapes: 10,
+    waitingShare: 0,
+    longestWaitingRun: 0,
+    avgRunning: 15,
+    avgRunningStdError: 0.25,
+    maxRunning: 16,
+    scrapeSpanSeconds: 8,
+    scheduledRequests: 64,
+    meanQueueSeconds: 0.03125,
+    preemptions: 0,
+  };
+  const evidence = { concurrency: 16, avgActiveRequests: 15, queue, readinessTimedOut: false, stepSeconds: 0.0625 };
+  const judged = (e: typeof evidence) => {
+    const verdict = decideStatus({
+      ...e,
+      cancelled: false,
+      fatalError: null,
+      failures: none,
+      looped: false,
+      stall: null,
+    });
+    return { verdict, reference: referenceDifference(e, verdict) };
+  };
+
+  it("turnover by Little's law below 95% of C: Valid here, Requests queued by the reference's rule, both kept", () => {
+    const { verdict, reference } = judged(evidence);
+    expect(verdict.status).toBe('valid');
+    expect(reference).toEqual({
+      status: 'queued',
+      says: 'average active requests 15.0 is below 95% of 16',
+      differs:
+        "by Little's law the shortfall is request turnover: each request waited no longer than the step under way, within the scrapes' sampling",
+    });
+  });
+
+  it('a client that kept fewer in flight, and waiting a queue time calls turnover, are said as such', () => {
+    const client = judged({
+      ...evidence,
+      avgActiveRequests: 14,
+      queue: { ...queue, avgRunning: 14, clientInFlight: 14.2 },
+    });
+    expect(client.verdict.status).toBe('valid');
+    expect(client.reference?.differs).toBe(
+      'the client, not the server, kept fewer requests in flight, and a status describes the server',
+    );
+    const waited = judged({
+      ...evidence,
+      avgActiveRequests: 16,
+      queue: { ...queue, avgRunning: 16, waitingShare: 0.4, longestWaitingRun: 3 },
+    });
+    expect(waited.verdict.status).toBe('valid');
+    expect(waited.reference).toMatchObject({
+      says: 'requests were waiting in 3 scrapes in a row',
+      differs: expect.stringMatching(
+        /^the server's own queue time says each request seen waiting was scheduled within one step/,
+      ),
+    });
+  });
+
+  it('nothing is kept where both agree: all running, or queued by both', () => {
+    expect(judged({ ...evidence, avgActiveRequests: 16, queue: { ...queue, avgRunning: 16 } }).reference).toBeNull();
+    const beyond = judged({ ...evidence, avgActiveRequests: 14, queue: { ...queue, avgRunning: 14 } });
+    expect(beyond.verdict.status).toBe('queued');
+    expect(beyond.reference).toBeNull();
+    expect(judged({ ...evidence, avgActiveRequests: 16, readinessTimedOut: true }).reference).toBeNull();
   });
 });

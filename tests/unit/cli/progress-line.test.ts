@@ -99,6 +99,59 @@ describe('the progress bar line', () => {
     expect(tty(120, [start, cooldown], true).pop()).toMatch(/ cancelling  ETA/);
   });
 
+  it('the ramp says what it waits for and how long: streams started of C, then the server holding them', () => {
+    const ramp = (streamsStarted: number, elapsedSeconds: number, activeRequests = 10): BenchEvent => ({
+      ...sample,
+      stage: 'ramp',
+      activeRequests,
+      waitingRequests: 2,
+      elapsedSeconds,
+      streamsStarted,
+    });
+    expect(tty(160, [planned(), start, ramp(10, 45)]).pop()).toMatch(
+      /32K × 16  waiting for 16 streams to start: 10 of 16 after 45 s  /,
+    );
+    expect(tty(160, [planned(), start, ramp(16, 50, 14)]).pop()).toMatch(
+      /32K × 16  waiting for 16 streams to run steadily: 14 running, 2 waiting after 50 s  /,
+    );
+  });
+
+  it('sizing a prompt does not stay the label of the cell once its ramp is under way', () => {
+    const sizing: BenchEvent = {
+      type: 'phase',
+      phase: 'calibration',
+      message: 'sizing the short prompt (context 0)',
+      context: 0,
+    };
+    const readiness: BenchEvent = {
+      type: 'phase',
+      phase: 'readiness',
+      message: 'waiting for 16 streams to be steady',
+      context: 32768,
+      concurrency: 16,
+    };
+    const lines = tty(160, [planned(), start, sizing, readiness]);
+    expect(lines.at(-2)).toMatch(/sizing the short prompt \(context 0\)/);
+    expect(lines.at(-1)).toMatch(/cell 2\/6  32K × 16  ramping up  /);
+    expect(lines.at(-1)).not.toMatch(/sizing/);
+  });
+
+  it('plain output: a ramp that lasts says every 30 s what it waits for', () => {
+    let out = '';
+    const p = new ProgressPrinter('plain', { write: (t) => (out += t) });
+    p.handle(planned());
+    p.handle(start);
+    for (const t of [5, 31, 45, 62]) {
+      vi.advanceTimersByTime(15_000);
+      p.handle({ ...sample, stage: 'ramp', elapsedSeconds: t, streamsStarted: 10 });
+    }
+    const waits = out.split('\n').filter((l) => l.includes('waiting for'));
+    expect(waits).toEqual([
+      '... 32K × 16: waiting for 16 streams to start: 10 of 16 after 31 s',
+      '... 32K × 16: waiting for 16 streams to start: 10 of 16 after 1 min 02 s',
+    ]);
+  });
+
   it('one cell: a singular word', () => {
     const one = planRun(
       { contexts: [8192], concurrency: [1], prefillContexts: [8192] },

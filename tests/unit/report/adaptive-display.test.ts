@@ -47,6 +47,16 @@ describe('a figure from an adaptive window', () => {
         precision: { stopReason: 'max-duration', halfWidthRelative: 0.023 },
       }),
     ).toBe('reached the 30.0 s maximum at ±2.3%, short of the precision');
+    // The client's own delay, not the server, kept it from its precision: said as such.
+    expect(
+      fmtStopNote({
+        totalTokensPerSecond: 1,
+        windowSeconds: 30,
+        precision: { stopReason: 'max-duration', halfWidthRelative: 0.023, clientDelayShare: 0.012 },
+      }),
+    ).toBe(
+      "reached the 30.0 s maximum at ±2.3%, short of the precision: the client's own delay (1.2% of a batch), not the server, kept it there",
+    );
     expect(fmtStopNote({ totalTokensPerSecond: 1, windowSeconds: 30 })).toBeNull();
     expect(PRECISION_LEGEND).toMatch(/95% interval.*\(max\)/);
   });

@@ -182,6 +182,26 @@ describe('Markdown report, section by section against the reference', () => {
 });
 
 describe('Markdown report: formats, labels, missing parts and escaping', () => {
+  it("a cell whose verdict differs from the reference tool's 95% rule says both; a cell that agrees says nothing of it", () => {
+    const s = sampleSession();
+    s.cells = [
+      sampleCell(8192, 1, {
+        reason: 'request turnover: the server ran 0.9 of 1 on average',
+        referenceVerdict: {
+          status: 'queued',
+          says: 'average active requests 0.9 is below 95% of 1',
+          differs: "by Little's law the shortfall is request turnover",
+        },
+      }),
+      sampleCell(8192, 4),
+    ];
+    const md = renderMarkdownReport(s);
+    expect(md).toContain(
+      "8K context × 1 at once: Valid: request turnover: the server ran 0.9 of 1 on average. The reference tool's 95% rule says Requests queued (average active requests 0.9 is below 95% of 1); this verdict differs: by Little's law the shortfall is request turnover.",
+    );
+    expect(md.match(/reference tool's 95% rule/g)).toHaveLength(1);
+  });
+
   it('prints figures in the reference formats', () => {
     const s = sampleSession();
     s.runConfig.contexts = [257984];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { executableNotFound, portBusy, recognizeStartupFailure } from '../../../src-main/engine/server/failures';
+import { RECENT_LINES } from './vllm-strings';
 
 const tb = (root: string) => [
   '\x1b[1;36m(EngineCore_DP0 pid=9)\x1b[0;0m ERROR 08-19 14:58:41 [core.py:700] EngineCore failed to start.',
@@ -54,6 +55,18 @@ describe('recognizeStartupFailure', () => {
       /HF_TOKEN/,
     ],
     ['port-in-use', 'OSError: [Errno 98] Address already in use', /Port 8123 is already in use/, /another --port/],
+    [
+      'max-num-seqs-above-mamba-blocks',
+      RECENT_LINES.mambaBlocks,
+      /--max-num-seqs 256 is more than the 120 Mamba cache blocks/,
+      /^Lower --max-num-seqs to at most 120 or raise --gpu-memory-utilization\.$/,
+    ],
+    [
+      'distributed-port-in-use',
+      'torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use',
+      /^Port 29500, which torch\.distributed uses .* \(not the API port 8123\), is already in use/,
+      /ss -ltnp 'sport = :29500'.*VLLM_DP_MASTER_PORT=29501.*MASTER_PORT=29501/,
+    ],
     [
       'docker-unavailable',
       'docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?',
@@ -178,5 +191,65 @@ describe('advice for the platform the user is on', () => {
     );
     for (const p of ['darwin', 'win32'])
       expect(executableNotFound('docker', 'vllm-docker', p).advice).not.toMatch(/Container Toolkit|systemctl/);
+  });
+});
+
+/** SGLang's scheduler crash as it logs it (managers/scheduler.py run_scheduler_process, utils configure_logger). */
+const sglangCrash = (root: string) => [
+  '[2026-03-02 10:14:03 TP0] Scheduler hit an exception: Traceback (most recent call last):',
+  '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 3602, in run_scheduler_process',
+  '    scheduler = Scheduler(',
+  root,
+  '',
+  '[2026-03-02 10:14:04] Received sigquit from a child process. It usually means the child failed.',
+];
+
+describe("SGLang's start-up failures: its cause and its own advice", () => {
+  const cases: Array<[string, string, RegExp, RegExp]> = [
+    [
+      'no-kv-memory',
+      'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.88',
+      /holds no tokens of SGLang's KV cache/,
+      /^Raise --mem-fraction-static \(now 0\.88\), as SGLang advises/,
+    ],
+    [
+      'no-kv-memory',
+      'ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.7. Raise --mem-fraction-static above 0.812 (minimum viable = 1 - available/pre = 0.8114). If using speculative decoding, draft weights are now counted.',
+      /under --mem-fraction-static 0\.7\.$/,
+      /^Raise --mem-fraction-static above 0\.812 /,
+    ],
+    [
+      'max-model-len-above-model-limit',
+      "ValueError: Warning: User-specified context_length (262144) is greater than the derived context_length (131072). This may lead to incorrect model outputs or CUDA errors. Note that the derived context_length may differ from max_position_embeddings in the model's config. To allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+      /--context-length 262144 is above the model's own limit of 131072/,
+      /^Lower --context-length to at most 131072, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1/,
+    ],
+  ];
+  for (const [kind, root, message, advice] of cases) {
+    it(`${kind}: ${root.slice(0, 60)}`, () => {
+      const f = recognizeStartupFailure(sglangCrash(root), { exitCode: 1, engineKind: 'custom' });
+      expect(f).toMatchObject({ kind, rootCauseLines: [root] });
+      expect(f.message).toMatch(message);
+      expect(f.advice).toMatch(advice);
+    });
+  }
+
+  it("an out-of-memory in SGLang's scheduler names SGLang's flags, not vLLM's", () => {
+    const oom =
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.02 GiB is free.';
+    const f = recognizeStartupFailure(sglangCrash(oom), { exitCode: 1, engineKind: 'custom' });
+    expect(f.kind).toBe('cuda-out-of-memory');
+    expect(f.advice).toMatch(/--mem-fraction-static, --max-running-requests or --chunked-prefill-size.*--tp-size/);
+    expect(f.advice).not.toMatch(/--gpu-memory-utilization|--max-num-seqs/);
+    expect(recognizeStartupFailure(tb(oom)).advice).toMatch(/--gpu-memory-utilization, --max-num-seqs/);
+  });
+
+  it("a busy torch.distributed port under SGLang: its --nccl-port, PyTorch's older bind message too", () => {
+    const old =
+      'RuntimeError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).';
+    const f = recognizeStartupFailure(sglangCrash(old), { port: 30000, platform: 'linux' });
+    expect(f.kind).toBe('distributed-port-in-use');
+    expect(f.message).toMatch(/^Port 29500, .*not the API port 30000/);
+    expect(f.advice).toMatch(/--nccl-port 29501/);
   });
 });

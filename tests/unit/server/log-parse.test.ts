@@ -6,6 +6,7 @@ import {
   parsePythonDict,
   stripAnsi,
 } from '../../../src-main/engine/server/log-parse';
+import { RECENT_LINES } from './vllm-strings';
 
 const P = '\x1b[1;36m(EngineCore_DP0 pid=4242)\x1b[0;0m INFO 08-19 14:58:41 [kv_cache_utils.py:849] ';
 const A = '\x1b[1;36m(APIServer pid=1234)\x1b[0;0m INFO 08-19 14:58:41 [api_server.py:1639] ';
@@ -32,6 +33,14 @@ describe('log lines', () => {
       x: null,
     });
     expect(f.maxModelLen).toBe(8192);
+  });
+
+  it("--max-model-len auto: the reduced length, also after the model's full length was stated", () => {
+    const f = parseLog([`${A}Using max model len 262144`, RECENT_LINES.autoFitReduced]);
+    expect(f.maxModelLen).toBe(262144);
+    expect(f.autoFitMaxModelLen).toBe(98304);
+    const fits = parseLog([RECENT_LINES.autoFitFits]);
+    expect(fits.autoFitMaxModelLen).toBeNull();
   });
 
   it('python dict with tuples and quotes inside strings', () => {

@@ -99,3 +99,16 @@ describe('SGLang 0.5.10 with --served-model-name, --dp-size 2 and priority sched
     }
   });
 });
+
+describe('SGLang 0.4.10 to 0.5.18 /metrics with a series per rank', () => {
+  it('counts each scheduler group once with --enable-metrics-for-all-schedulers: TP ranks repeat it, DP groups add up', () => {
+    const tp2 = sglangFixture('v0.5.18-metrics-all-schedulers-tp2.txt');
+    expect(queueSample(tp2, 'sglang')).toEqual({ running: 7, waiting: 3 });
+    const dpAttention = sglangFixture('v0.5.18-metrics-all-schedulers-dp-attention.txt');
+    expect(queueSample(dpAttention, 'sglang')).toEqual({ running: 5 + 4, waiting: 2 + 1 });
+  });
+
+  it('counts the requests of a pipeline once: the first stage, not every stage that holds them', () => {
+    expect(queueSample(sglangFixture('v0.5.18-metrics-pp2.txt'), 'sglang')).toEqual({ running: 6, waiting: 1 });
+  });
+});

@@ -135,3 +135,18 @@ export const CACHE_CONFIG_INFO = {
   hybrid:
     'vllm:cache_config_info{block_size="16",cache_dtype="auto",engine="0",mamba_block_size="None",num_gpu_blocks="3000"} 1.0',
 };
+
+/** Lines of the newest source read (@28be48fa9, 2026-05) that SpeedMatrix reads since they appeared. */
+export const RECENT_LINES = {
+  /**
+   * vllm/v1/core/kv_cache_utils.py `_auto_fit_max_model_len` (`--max-model-len auto`, added in #29431), the
+   * engine core's logger: "Auto-fit max_model_len: reduced from %d to %d to fit in available GPU memory (%s GiB
+   * available for KV cache)".
+   */
+  autoFitReduced: `${ENGINE()}Auto-fit max_model_len: reduced from 262144 to 98304 to fit in available GPU memory (12.0 GiB available for KV cache)`,
+  /** The same function when the model's whole length fits. */
+  autoFitFits: `${ENGINE()}Auto-fit max_model_len: full model context length 32768 fits in available GPU memory`,
+  /** vllm/config/compilation.py: a hybrid model with full decode CUDA graphs and fewer Mamba blocks than sequences. */
+  mambaBlocks:
+    'ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (120). Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most 120 or increase gpu_memory_utilization.',
+};

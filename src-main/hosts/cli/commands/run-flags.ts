@@ -9,6 +9,7 @@
  */
 import type { Command } from 'commander';
 import type { RunConfigInput, TokenTargeting } from '../../../engine/bench/types';
+import { streamsCeilingReason } from '../../../engine/bench';
 import { parseTokenCount } from '#shared/report/format';
 import { parseLength, parseTokens } from './load-flags';
 import { addSshOptions, type SshFlags } from './ssh-flags';
@@ -75,6 +76,8 @@ export function configFromFlags(f: RunFlags): RunConfigInput {
   const c: RunConfigInput = {};
   if (f.contexts) c.contexts = parseCounts('--contexts', f.contexts, 0, '0,8k,32k');
   if (f.concurrency) c.concurrency = parseCounts('--concurrency', f.concurrency, 1, '1,4,16');
+  const ceiling = c.concurrency && streamsCeilingReason(c.concurrency);
+  if (ceiling) throw new UsageError(ceiling);
   if (f.prefillContexts !== undefined)
     c.prefillContexts =
       f.prefillContexts.trim() === 'none' ? [] : parseCounts('--prefill-contexts', f.prefillContexts, 1, '8k,32k,128k');
