@@ -98,6 +98,7 @@ export const LAYERS: Layer[] = [
       'report/markdown',
       'report/pdf',
       'remote/follow',
+      'remote/page-ssh-options',
       'remote/remote-cli',
       'remote/remote-run',
       'remote/ssh',

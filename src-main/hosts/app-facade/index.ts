@@ -206,6 +206,17 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     return path;
   };
 
+  /**
+   * A session file a run may rewrite: in the app (no write paths from the page), only one the
+   * person picked: the open session's file or one on the recent list, each put there by a dialog,
+   * a drop, the recent list or the OS's open-file.
+   */
+  const pickedSessionFile = async (path: string | undefined): Promise<string | undefined> => {
+    if (path === undefined || opts.allowWritePaths !== false) return path;
+    if (path === sessions.meta().file || (await recent.list()).includes(path)) return path;
+    throw new UserError('Resume works on a session file you opened: open it first (File > Open or Open Recent).');
+  };
+
   const comparisons = new ComparisonControl(opts.dialogs ?? null, opts.printPdf);
 
   const exportReport = async (format: ExportFormat, path?: string, view?: ReportView): Promise<{ file: string }> => {
@@ -260,7 +271,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'run:plan': async (form) => runs.plan(form),
     'run:start': (form) => runs.start(form),
     'run:stop': () => runs.stop(),
-    'run:resume': (file?: string) => runs.resume(file),
+    'run:resume': async (file?: string) => runs.resume(await pickedSessionFile(file)),
     'run:snapshot': async () => runs.snapshot(),
     'run:reattach': () => runs.reattach(),
     'sweep:plan': (form, axes, run) => sweeps.plan(form, axes, run),
