@@ -61,6 +61,7 @@ export const LAYERS: Layer[] = [
       'bench/load-dataset',
       'bench/load-figures',
       'bench/load-run',
+      'bench/load-worker',
       'bench/plan',
       'bench/progress',
       'bench/start-run',

@@ -186,6 +186,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     serverLogLines: () => server.logLines(),
     hardware: hardwareNow,
     runsDir: join(opts.dataDir, 'runs'),
+    launcher: opts.launcher,
   });
 
   const sweeps = new SweepControl({
@@ -198,6 +199,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     chooseFolder: opts.dialogs?.chooseFolder?.bind(opts.dialogs),
     allowWritePaths: opts.allowWritePaths !== false,
     gate,
+    launcher: opts.launcher,
   });
 
   const writablePath = (path: string | undefined): string | undefined => {
