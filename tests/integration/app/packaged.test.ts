@@ -167,4 +167,68 @@ describe('the unpacked Linux app', () => {
     expect(workers.map((w) => w.modulePath)).toEqual([join(app, 'out/main/bench-worker.js')]);
     expect(await m.call('invoke', { channel: 'server:stop' })).toMatchObject({ ok: true });
   }, 180_000);
+
+  it('booted from the extracted app.asar: a sweep and a load run measure, each benchmark worker a utility process of main', async ({
+    bootMain,
+    tempDir,
+  }) => {
+    const app = join(tempDir('speedmatrix-packaged-'), 'app');
+    extractAll(join(unpacked, 'resources', 'app.asar'), app);
+    const m = bootMain({ main: join(app, 'out/main/index.js'), cwd: app, env: { STANDIN_PACKAGED: '1' } });
+    await m.waitFor((s) => s.windows.length > 0, 'the window');
+    type Answer<T> = { ok: boolean; error?: string; data: T };
+    const invoke = <T>(channel: string, args: unknown[] = []) => m.call<Answer<T>>('invoke', { channel, args });
+    // The sweep folder, chosen in the folder dialog as the page asks for it.
+    const folder = tempDir('speedmatrix-packaged-sweep-');
+    const chosen = invoke<string>('sweep:choose-dir');
+    await m.waitFor((s) => s.fileDialogs.some((d) => d.answer === null), 'the folder dialog');
+    await m.call('answer', { kind: 'file', answer: { canceled: false, filePaths: [folder] } });
+    expect((await chosen).ok).toBe(true);
+    const run = { contexts: [0], concurrency: [1], secondsPerMeasurement: 10, maxOutputTokens: 256, tokenTargeting: 'estimate' };
+    const server = { kind: 'simulator', model: 'sim', simSpeed: 20, simLoadSeconds: 0 };
+    const started = await invoke<{ dir: string }>('sweep:start', [
+      { server, axes: [{ flag: '--max-model-len', values: '8192' }], run, dir: folder },
+    ]);
+    expect(started.ok, started.error).toBe(true);
+    type Sweep = { phase: string; message: string; variants: { state: string; failure: string | null }[] };
+    let sweep = (await invoke<Sweep>('sweep:snapshot')).data;
+    for (let i = 0; i < 900 && !['done', 'failed', 'cancelled'].includes(sweep.phase); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      sweep = (await invoke<Sweep>('sweep:snapshot')).data;
+    }
+    expect(sweep.variants, sweep.message).toMatchObject([{ state: 'done', failure: null }]);
+    expect(sweep.message).toMatch(/^Sweep done: 1 of 1 variants measured/);
+    const worker = join(app, 'out/main/bench-worker.js');
+    const workers = async () => (await m.state()).utilityProcesses.filter((u) => u.modulePath === worker).length;
+    expect(await workers()).toBe(1);
+    // The load client: in a worker too, after a server of its own.
+    expect((await startSimulatorServer(m)).state).toBe('ready');
+    const load = await invoke('load:start', [
+      {
+        rates: [4],
+        sweep: false,
+        sweepPoints: 8,
+        arrivals: 'constant',
+        maxInFlight: null,
+        durationSeconds: 4,
+        warmupSeconds: 1,
+        inputLen: '128',
+        outputLen: '16',
+        slo: '',
+      },
+    ]);
+    expect(load.ok, load.error).toBe(true);
+    type Load = { phase: string; error: string | null; results: { targetRate: number; completed: number }[] };
+    let view = (await invoke<Load>('load:snapshot')).data;
+    for (let i = 0; i < 600 && view.phase === 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      view = (await invoke<Load>('load:snapshot')).data;
+    }
+    expect(view).toMatchObject({ phase: 'done', error: null });
+    expect(view.results.map((r) => r.targetRate)).toEqual([4]);
+    expect(view.results[0].completed).toBeGreaterThan(0);
+    expect(await workers()).toBe(2);
+    expect(m.stderr()).not.toMatch(/RunAsNode fuse is off/);
+    expect(await m.call('invoke', { channel: 'server:stop' })).toMatchObject({ ok: true });
+  }, 240_000);
 });
