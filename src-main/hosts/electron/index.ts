@@ -8,6 +8,7 @@ import { BrowserWindow, Menu, app, clipboard, dialog, shell } from 'electron';
 import { electronConfirmCommands, electronDialogs } from './dialogs';
 import { buildMenu, menuKey, type MenuState } from './menu';
 import { fileFromArgv } from './open-files';
+import { onQuitLine } from './quit-line';
 import { printPdf } from './pdf';
 import { askAboutUnsaved, settleUnsaved, type LeaveReason } from './unsaved';
 import { utilityLauncher } from './worker-launcher';
@@ -154,6 +155,7 @@ function startApp(): void {
     if (m.file) addRecentDocument(m.file);
   });
   void refreshMenu(false);
+  if (process.env.SPEEDMATRIX_QUIT_ON_STDIN === '1') onQuitLine(process.stdin, () => app.quit());
   openWindow();
   const file = fileFromArgv(process.argv, process.cwd());
   for (const f of [...(file ? [file] : []), ...pendingFiles.splice(0)]) void openFile(f);

@@ -184,7 +184,13 @@ describe('the unpacked Linux app', () => {
     await m.waitFor((s) => s.fileDialogs.some((d) => d.answer === null), 'the folder dialog');
     await m.call('answer', { kind: 'file', answer: { canceled: false, filePaths: [folder] } });
     expect((await chosen).ok).toBe(true);
-    const run = { contexts: [0], concurrency: [1], secondsPerMeasurement: 10, maxOutputTokens: 256, tokenTargeting: 'estimate' };
+    const run = {
+      contexts: [0],
+      concurrency: [1],
+      secondsPerMeasurement: 10,
+      maxOutputTokens: 256,
+      tokenTargeting: 'estimate',
+    };
     const server = { kind: 'simulator', model: 'sim', simSpeed: 20, simLoadSeconds: 0 };
     const started = await invoke<{ dir: string }>('sweep:start', [
       { server, axes: [{ flag: '--max-model-len', values: '8192' }], run, dir: folder },
