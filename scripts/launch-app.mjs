@@ -171,7 +171,7 @@ export function displayProblem(platform = process.platform, env = process.env) {
 }
 
 /** One keypress's signal may come more than once (the terminal and npm both send it, milliseconds apart): repeats this close together are dropped. */
-const SAME_SIGNAL_MS = 100;
+const SAME_SIGNAL_MS = 200;
 /** A second Ctrl+C this soon after the first ends the app at once (README "The desktop app"). */
 const SECOND_PRESS_MS = 1000;
 /** What the app reads on its stdin as File > Quit (src-main/hosts/electron/quit-line.ts): Windows has no SIGINT to send it. */
