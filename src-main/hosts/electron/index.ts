@@ -21,6 +21,7 @@ import { userDataDir } from '../../engine/server/launched-registry';
 import { userDataProblem } from './single-instance';
 import { adoptLoginShellPath } from '../../platform/processes/login-shell-path';
 import { createMainWindow, hardenSession } from './window';
+import { registerAppScheme, serveAppScheme } from './app-protocol';
 
 let win: BrowserWindow | null = null;
 let core: AppCore | null = null;
@@ -132,6 +133,7 @@ async function sayStopping(c: AppCore): Promise<void> {
 }
 
 function startApp(): void {
+  serveAppScheme();
   hardenSession();
   core = createAppCore({
     host: 'electron',
@@ -177,6 +179,9 @@ function failStart(e: unknown): void {
   );
   app.exit(1);
 }
+
+// The page's own scheme, privileged before the app is ready (Electron's rule).
+registerAppScheme();
 
 // One user-data folder, packaged or not (else it follows the product name): the CLI's
 // launched-servers registry lives there too. --user-data-dir still chooses another.

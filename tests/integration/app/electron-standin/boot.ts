@@ -63,6 +63,9 @@ export interface Recorded {
   recentDocuments: string[];
   stderr: string[];
   utilityProcesses: { modulePath: string; args: string[]; serviceName: string | null }[];
+  privilegedSchemes: { scheme: string; privileges: Record<string, boolean> }[];
+  handledSchemes: string[];
+  served: { url: string; status: number; headers: Record<string, string> }[];
   ready: boolean;
   openWindows: number[];
 }
