@@ -9,6 +9,7 @@ import { electronConfirmCommands, electronDialogs } from './dialogs';
 import { buildMenu, menuKey, type MenuState } from './menu';
 import { fileFromArgv } from './open-files';
 import { onQuitLine } from './quit-line';
+import { keepAwakeWhileRunning } from './keep-awake';
 import { printPdf } from './pdf';
 import { askAboutUnsaved, settleUnsaved, type LeaveReason } from './unsaved';
 import { utilityLauncher } from './worker-launcher';
@@ -33,6 +34,8 @@ let quitState: 'open' | 'asking' | 'closing' | 'closed' = 'open';
 const pendingFiles: string[] = [];
 let lastMenuKey: string | null = null;
 let lastMetaKey: string | null = null;
+/** Stops keeping the machine awake for runs (keep-awake.ts). */
+let keepAwake: (() => void) | null = null;
 
 function send(channel: 'notice' | 'menu', payload: Notice | MenuCommand): void {
   if (win && !win.isDestroyed()) win.webContents.send(`${IPC_PREFIX}${channel}`, payload);
@@ -87,6 +90,8 @@ async function requestQuit(): Promise<void> {
   quitState = 'closing';
   if (c) await sayStopping(c).catch(() => undefined);
   await c?.dispose().catch(() => undefined);
+  keepAwake?.();
+  keepAwake = null;
   core = null;
   quitState = 'closed';
   app.quit();
@@ -148,6 +153,7 @@ function startApp(): void {
     allowWritePaths: false,
   });
   registerIpc(core, () => win);
+  keepAwake = keepAwakeWhileRunning(core);
   core.on('session:meta', (m) => {
     // Recent files change on open and save, which change the file or the dirty flag; a run's cells do not.
     const key = JSON.stringify([m.file, m.dirty, m.hasSession]);

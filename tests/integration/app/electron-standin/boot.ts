@@ -66,6 +66,7 @@ export interface Recorded {
   privilegedSchemes: { scheme: string; privileges: Record<string, boolean> }[];
   handledSchemes: string[];
   served: { url: string; status: number; headers: Record<string, string> }[];
+  powerSaveBlockers: { id: number; type: string; stopped: boolean }[];
   ready: boolean;
   openWindows: number[];
 }

@@ -38,6 +38,8 @@ const record = {
   handledSchemes: [],
   /** Each page load through a handled scheme: its URL, status and response headers. */
   served: [],
+  /** powerSaveBlocker: each blocker started, its type, and whether it was stopped. */
+  powerSaveBlockers: [],
 };
 
 let onExit = (code) => process.exit(code);
@@ -765,6 +767,30 @@ const protocol = {
   },
 };
 
+/**
+ * powerSaveBlocker as Electron's: start(type) with one of its two types (else a TypeError) gives
+ * an id; stop(id) returns whether that blocker was running (a second stop, false); isStarted(id).
+ */
+const powerSaveBlocker = {
+  start(type) {
+    if (type !== 'prevent-app-suspension' && type !== 'prevent-display-sleep')
+      throw new TypeError(`Invalid power save blocker type: ${type}`);
+    const id = record.powerSaveBlockers.length;
+    record.powerSaveBlockers.push({ id, type, stopped: false });
+    return id;
+  },
+  stop(id) {
+    const b = record.powerSaveBlockers[id];
+    if (!b || b.stopped) return false;
+    b.stopped = true;
+    return true;
+  },
+  isStarted(id) {
+    const b = record.powerSaveBlockers[id];
+    return Boolean(b && !b.stopped);
+  },
+};
+
 const UTILITY_CHILD = require('node:path').join(__dirname, 'utility-child.cjs');
 const { asElectron } = require('./run-as-node-fuse.cjs');
 
@@ -832,6 +858,7 @@ module.exports = {
   shell,
   utilityProcess,
   protocol,
+  powerSaveBlocker,
   // The driver's side door; not part of Electron's API.
   __standin: { config, record, handlers, answerDialog, describeMenu, electronEvent, setOnExit: (f) => (onExit = f) },
 };
