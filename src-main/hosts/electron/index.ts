@@ -10,6 +10,7 @@ import { buildMenu, menuKey, type MenuState } from './menu';
 import { fileFromArgv } from './open-files';
 import { onQuitLine } from './quit-line';
 import { keepAwakeWhileRunning } from './keep-awake';
+import { waitOrAsk } from './quit-wait';
 import { printPdf } from './pdf';
 import { askAboutUnsaved, settleUnsaved, type LeaveReason } from './unsaved';
 import { utilityLauncher } from './worker-launcher';
@@ -89,7 +90,7 @@ async function requestQuit(): Promise<void> {
   }
   quitState = 'closing';
   if (c) await sayStopping(c).catch(() => undefined);
-  await c?.dispose().catch(() => undefined);
+  if (c) await waitOrAsk(c.dispose(), () => win);
   keepAwake?.();
   keepAwake = null;
   core = null;
