@@ -4,8 +4,10 @@
  * folder (electronDist) whose binary carries Electron's fuse wire, so the fuses are really
  * flipped. The test reads app.asar with @electron/asar (what is in, what is not), reads the
  * fuses back with @electron/fuses, then boots the packaged main process from the extracted
- * tree against the electron stand-in: it starts the simulated server and a benchmark worker
- * from inside the package and measures one cell. Needs `npm run build` first.
+ * tree against the electron stand-in (whose child_process guard ends any spawn of its own binary
+ * as Node, as the RunAsNode fuse does): it starts the simulated server and a benchmark worker
+ * from inside the package and measures one cell, exports it, runs a sweep (compared, published
+ * as a site) and a load run. Needs `npm run build` first.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +17,7 @@ import { extractAll, extractFile, listPackage } from '@electron/asar';
 import { FuseV1Options, getCurrentFuseWire } from '@electron/fuses';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { standinTest } from '../../helpers/fixtures';
-import { startSimulatorServer } from './electron-standin/boot';
+import { type MainProcess, startSimulatorServer } from './electron-standin/boot';
 import { ROOT } from '../../helpers/paths';
 
 /** Electron's fuse sentinel and a v1 wire of 8 fuses set as Electron 45 ships them (RunAsNode, …, GrantFileProtocolExtraPrivileges). */
@@ -58,6 +60,22 @@ type Cell = {
 };
 
 const it = standinTest;
+
+/** Runs `call` (an invoke that opens a file dialog) and answers that dialog as the person would. */
+async function throughDialog<T>(
+  m: MainProcess,
+  call: () => Promise<T>,
+  answer: { canceled: false; filePath: string } | { canceled: false; filePaths: string[] },
+): Promise<T> {
+  const before = (await m.state()).fileDialogs.length;
+  const result = call();
+  await m.waitFor(
+    (s) => s.fileDialogs.length > before && s.fileDialogs.some((d) => d.answer === null),
+    'a file dialog',
+  );
+  await m.call('answer', { kind: 'file', answer });
+  return result;
+}
 let work = '';
 let unpacked = '';
 let asarFiles: string[] = [];
@@ -132,7 +150,7 @@ describe('the unpacked Linux app', () => {
     expect(pkg.desktopName).toBe('speedmatrix.desktop');
   });
 
-  it('booted from the extracted app.asar: the simulator and a benchmark worker start from inside the package and measure a cell', async ({
+  it('booted from the extracted app.asar: the simulator and a benchmark worker start from inside the package and measure a cell; each export but PDF is written where the dialog says', async ({
     bootMain,
     tempDir,
   }) => {
@@ -179,10 +197,27 @@ describe('the unpacked Linux app', () => {
     expect(cells[0].completedRequests).toBeGreaterThan(0);
     const workers = (await m.state()).utilityProcesses.filter((u) => u.modulePath !== sim);
     expect(workers.map((w) => w.modulePath)).toEqual([join(app, 'out/main/bench-worker.js')]);
+    // Each export but PDF (printToPDF needs the binary), written where the save dialog says.
+    const out = tempDir('speedmatrix-packaged-exports-');
+    for (const [format, ext, says] of [
+      ['markdown', '.md', /^# /m],
+      ['html', '.html', /^<!doctype html>/i],
+      ['csv', '.csv', /^context,/],
+      ['jsonl', '.jsonl', /^\{"context":0,/],
+    ] as const) {
+      const file = join(out, `matrix${ext}`);
+      const r = await throughDialog(
+        m,
+        () => m.call<{ ok: boolean; error?: string }>('invoke', { channel: 'report:export', args: [format, null] }),
+        { canceled: false, filePath: file },
+      );
+      expect(r, format).toMatchObject({ ok: true, data: { file } });
+      expect(readFileSync(file, 'utf8'), format).toMatch(says);
+    }
     expect(await m.call('invoke', { channel: 'server:stop' })).toMatchObject({ ok: true });
   }, 180_000);
 
-  it('booted from the extracted app.asar: a sweep and a load run measure, each benchmark worker a utility process of main', async ({
+  it('booted from the extracted app.asar: a sweep measures, opens as a comparison and a results site; a load run measures; each benchmark worker a utility process of main', async ({
     bootMain,
     tempDir,
   }) => {
@@ -249,6 +284,26 @@ describe('the unpacked Linux app', () => {
     expect(view.results[0].completed).toBeGreaterThan(0);
     expect(await workers()).toBe(2);
     expect(m.stderr()).not.toMatch(/RunAsNode fuse is off/);
+    // The sweep's folder as a comparison, exported; then the folder as a results site.
+    const sweepDir = started.data.dir;
+    type Comparison = { entries: unknown[] };
+    const compared = await invoke<Comparison>('compare:open-sweep', [sweepDir]);
+    expect(compared.ok, compared.error).toBe(true);
+    const comparisonFile = join(tempDir('speedmatrix-packaged-compare-'), 'comparison.md');
+    const exported = await throughDialog(m, () => invoke<{ file: string }>('compare:export', ['markdown']), {
+      canceled: false,
+      filePath: comparisonFile,
+    });
+    expect(exported.ok, exported.error).toBe(true);
+    expect(readFileSync(exported.data.file, 'utf8')).toMatch(/^# /m);
+    const siteDir = tempDir('speedmatrix-packaged-site-');
+    const site = await throughDialog(m, () => invoke<{ index: string; runs: number }>('site:publish', [sweepDir]), {
+      canceled: false,
+      filePaths: [siteDir],
+    });
+    expect(site.ok, site.error).toBe(true);
+    expect(site.data.runs).toBeGreaterThanOrEqual(1);
+    expect(readFileSync(site.data.index, 'utf8')).toMatch(/<html/i);
     expect(await m.call('invoke', { channel: 'server:stop' })).toMatchObject({ ok: true });
   }, 240_000);
 });
