@@ -187,3 +187,6 @@ export const standinTest = simTest.extend('bootMain', async ({ tempDir }, { onCl
     return m;
   };
 });
+
+/** `standinTest` with `sshHost`: the built (or packaged) main against a real sshd whose sessions run the packed CLI. */
+export const standinSshTest = standinTest.extend('sshHost', { scope: 'file' }, sshHostFixture);

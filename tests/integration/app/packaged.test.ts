@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { extractAll, extractFile, listPackage } from '@electron/asar';
 import { FuseV1Options, getCurrentFuseWire } from '@electron/fuses';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { standinTest } from '../../helpers/fixtures';
+import { standinSshTest, standinTest } from '../../helpers/fixtures';
+import { freePort } from '../../../src-main/engine/server/port';
 import { type MainProcess, startSimulatorServer } from './electron-standin/boot';
 import { ROOT } from '../../helpers/paths';
 
@@ -306,4 +307,52 @@ describe('the unpacked Linux app', () => {
     expect(readFileSync(site.data.index, 'utf8')).toMatch(/<html/i);
     expect(await m.call('invoke', { channel: 'server:stop' })).toMatchObject({ ok: true });
   }, 240_000);
+
+  standinSshTest(
+    'booted from the extracted app.asar: a simulator on a remote host over the real sshd, a matrix measured there; ssh options that run programs refused',
+    async ({ bootMain, tempDir, sshHost }) => {
+      const app = join(tempDir('speedmatrix-packaged-'), 'app');
+      extractAll(join(unpacked, 'resources', 'app.asar'), app);
+      const m = bootMain({ main: join(app, 'out/main/index.js'), cwd: app, env: { STANDIN_PACKAGED: '1' } });
+      await m.waitFor((s) => s.windows.length > 0, 'the window');
+      type Answer<T> = { ok: boolean; error?: string; data: T };
+      const invoke = <T>(channel: string, args: unknown[] = []) => m.call<Answer<T>>('invoke', { channel, args });
+      const marker = join(tempDir('speedmatrix-packaged-proxy-'), 'ran');
+      const base = {
+        kind: 'simulator',
+        model: 'sim',
+        where: 'ssh',
+        sshHost: sshHost.host,
+        simSpeed: 20,
+        simLoadSeconds: 0,
+      };
+      const refused = await invoke('server:start', [{ ...base, sshOptions: `ProxyCommand=touch ${marker}` }]);
+      expect(refused.error).toMatch(/^SSH options: "ProxyCommand=touch .*" is not taken from the app/);
+      expect(existsSync(marker)).toBe(false);
+      const port = await freePort();
+      const started = await invoke('server:start', [{ ...base, port, sshOptions: sshHost.options.join('\n') }]);
+      expect(started.ok, started.error).toBe(true);
+      const state = async () => (await invoke<{ state: string }>('server:snapshot')).data.state;
+      for (let i = 0; i < 600 && (await state()) === 'starting'; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await state(), (await invoke<string[]>('server:log')).data.slice(-10).join('\n')).toBe('ready');
+      const form = {
+        contexts: [0],
+        concurrency: [1],
+        secondsPerMeasurement: 10,
+        maxOutputTokens: 256,
+        tokenTargeting: 'estimate',
+      };
+      expect(await invoke('run:start', [form])).toMatchObject({ ok: true });
+      const phase = async () => (await invoke<{ phase: string }>('run:snapshot')).data.phase;
+      for (let i = 0; i < 900 && !['done', 'cancelled', 'failed'].includes(await phase()); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await phase()).toBe('done');
+      const s = await invoke<{ session: { cells: Cell[] } }>('session:get');
+      expect(s.data.session.cells.map((c) => [c.concurrency, (c.completedRequests ?? 0) > 0])).toEqual([[1, true]]);
+      // Measured there: no benchmark worker ran here.
+      expect((await m.state()).utilityProcesses.filter((u) => u.modulePath.endsWith('bench-worker.js'))).toEqual([]);
+      expect(await invoke('server:stop')).toMatchObject({ ok: true });
+    },
+    300_000,
+  );
 });
