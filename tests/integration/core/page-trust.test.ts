@@ -122,17 +122,20 @@ describe('the command gate', () => {
 describe('resuming a session file', () => {
   it('refuses a path the page names that the person did not open, and leaves the file as it was', async () => {
     const core = appCore('resume');
-    let state = '';
-    core.on('server:state', (snap) => (state = snap.state));
-    await startSmallSim(core, '16K');
-    await until(() => state === 'ready', 30_000);
-    const file = join(dir, 'elsewhere.speedmatrix.json');
-    const text = serializeSession(createSession({ simulated: true }));
-    writeFileSync(file, text);
-    const r = await core.invoke('run:resume', [file]);
-    expect(r).toMatchObject({ ok: false });
-    if (!r.ok) expect(r.error).toMatch(/^Resume works on a session file you opened: open it first/);
-    expect(readFileSync(file, 'utf8')).toBe(text);
-    await core.dispose();
+    try {
+      let state = '';
+      core.on('server:state', (snap) => (state = snap.state));
+      await startSmallSim(core, '16K');
+      await until(() => state === 'ready', 30_000);
+      const file = join(dir, 'elsewhere.speedmatrix.json');
+      const text = serializeSession(createSession({ simulated: true }));
+      writeFileSync(file, text);
+      const r = await core.invoke('run:resume', [file]);
+      expect(r).toMatchObject({ ok: false });
+      if (!r.ok) expect(r.error).toMatch(/^Resume works on a session file you opened: open it first/);
+      expect(readFileSync(file, 'utf8')).toBe(text);
+    } finally {
+      await core.dispose();
+    }
   });
 });
