@@ -1,9 +1,11 @@
-import { resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
 import { CSP, devCsp } from './src-main/hosts/electron/csp';
 import { PROGRAM_SOURCES } from './src-main/platform/runtime/node-entry';
+import { SITE_SCRIPT_FILE, bundleSiteScript } from './src-main/workflows/site/script-bundle';
 
 /**
  * `npm run dev` only: the page's CSP meta tag becomes the dev variant (src-main/hosts/electron/csp.ts), or the
@@ -24,11 +26,28 @@ function devServerCsp(): Plugin {
   };
 }
 
+/**
+ * Every build of main (`npm run build`, and the one `npm start` makes) writes the results site's
+ * browser script beside it (src-main/workflows/site/script-bundle.ts): the packaged app has
+ * neither the TypeScript sources nor esbuild to bundle it at run time.
+ */
+function siteScript(outDir: string): Plugin {
+  return {
+    name: 'speedmatrix-site-script',
+    apply: 'build',
+    async closeBundle() {
+      mkdirSync(outDir, { recursive: true });
+      writeFileSync(join(outDir, SITE_SCRIPT_FILE), await bundleSiteScript(__dirname));
+    },
+  };
+}
+
 // Three bundles: the main process (plus the separate Node processes it spawns:
 // the benchmark worker and the simulated vLLM server), the sandboxed preload
 // (CommonJS, as sandboxed preloads must be), and the React renderer.
 export default defineConfig({
   main: {
+    plugins: [siteScript(resolve(__dirname, 'out/main'))],
     build: {
       outDir: 'out/main',
       rollupOptions: {

@@ -15,6 +15,7 @@ export default {
     'src-shared/report/slo.ts',
     'src-shared/report/compare-model.ts',
     'src-shared/report/cell-difference.ts',
+    'src-main/workflows/remote/page-ssh-options.ts',
   ],
   coverageAnalysis: 'perTest',
   // The machine is shared: one test process at a time.

@@ -170,25 +170,48 @@ export function displayProblem(platform = process.platform, env = process.env) {
   ].join(' ');
 }
 
-/** One keypress's signal may come more than once (the terminal and npm both send it): repeats this close together are dropped. */
-const SAME_SIGNAL_MS = 1000;
+/** One keypress's signal may come more than once (the terminal and npm both send it, milliseconds apart): repeats this close together are dropped. */
+const SAME_SIGNAL_MS = 200;
+/** A second Ctrl+C this soon after the first ends the app at once (README "The desktop app"). */
+const SECOND_PRESS_MS = 1000;
+/** What the app reads on its stdin as File > Quit (src-main/hosts/electron/quit-line.ts): Windows has no SIGINT to send it. */
+export const QUIT_LINE = 'quit';
 
 /**
  * Forwards a signal to the child once per keypress. Ctrl+C on `npm start` signals the whole
- * foreground process group, and npm forwards it again, so the launcher gets it twice; Electron
- * takes its first SIGINT as a graceful quit (which asks about unsaved results and stops the
- * server) and a second as the default kill. The child runs in its own process group (see main),
- * so this forward is the only way a signal reaches it, and electron-vite passes it to Electron once.
+ * foreground process group, and npm forwards it again, so the launcher gets it twice; the app
+ * takes the first as a graceful quit (which asks about unsaved results and stops the server).
+ * A second Ctrl+C within a second ends it at once (`endNow`: the child's whole process group).
+ * On Windows a signal to a child is TerminateProcess, which the app cannot answer, so the quit
+ * goes as a line on the app's stdin instead (`quit`). The child runs in its own process group
+ * (see main), so this forward is the only way a signal reaches it.
  */
-export function signalForwarder(child, now = Date.now) {
+export function signalForwarder(child, { now = Date.now, platform = process.platform, endNow } = {}) {
   const last = new Map();
   return (signal) => {
     const t = now();
-    if (t - (last.get(signal) ?? -Infinity) < SAME_SIGNAL_MS) return false;
+    const since = t - (last.get(signal) ?? -Infinity);
+    if (since < SAME_SIGNAL_MS) return false;
     last.set(signal, t);
-    child.kill(signal);
+    if (signal === 'SIGINT' && since < SECOND_PRESS_MS) endNow?.();
+    else if (platform === 'win32') child.stdin?.write(`${QUIT_LINE}\n`);
+    else child.kill(signal);
     return true;
   };
+}
+
+/** Ends the child and everything it started at once: its process group (POSIX), its process tree (Windows). */
+function endTree(child, platform) {
+  if (!child.pid) return;
+  if (platform === 'win32') {
+    spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true });
+    return;
+  }
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
 }
 
 export async function main(argv = process.argv.slice(2), root = ROOT, env = process.env, platform = process.platform) {
@@ -220,14 +243,17 @@ export async function main(argv = process.argv.slice(2), root = ROOT, env = proc
   // preview builds once, then starts the app; there is no separate build step before it.
   // ELECTRON_EXEC_PATH: electron-vite reads only node_modules/electron/path.txt otherwise, so
   // ELECTRON_OVERRIDE_DIST_PATH would be honoured here and ignored there.
+  const windows = platform === 'win32';
   const child = spawn(process.execPath, [electronViteBin(root), mode, ...electronViteArgs(rest)], {
-    stdio: 'inherit',
+    // Windows: the app's stdin is ours, for the quit line (electron-vite passes its stdin on to Electron).
+    stdio: [windows ? 'pipe' : 'inherit', 'inherit', 'inherit'],
     cwd: root,
-    env: { ...env, ELECTRON_EXEC_PATH: ready.executable },
+    env: { ...env, ELECTRON_EXEC_PATH: ready.executable, ...(windows ? { SPEEDMATRIX_QUIT_ON_STDIN: '1' } : {}) },
     // Its own process group (POSIX), so the terminal's Ctrl+C reaches it only through signalForwarder.
-    detached: platform !== 'win32',
+    detached: !windows,
   });
-  const forward = signalForwarder(child);
+  child.stdin?.on('error', () => undefined);
+  const forward = signalForwarder(child, { platform, endNow: () => endTree(child, platform) });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => forward(sig));
   return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }

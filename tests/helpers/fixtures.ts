@@ -162,6 +162,8 @@ export interface BootMainOptions {
   /** Another built main bundle (a packaged app's, extracted), run from `cwd`. */
   main?: string;
   cwd?: string;
+  /** A pipe on its stdin (MainProcess.writeStdin). */
+  stdin?: boolean;
 }
 
 /** Boots the main process for the running test; it is killed when the test ends. */
@@ -179,8 +181,12 @@ export const standinTest = simTest.extend('bootMain', async ({ tempDir }, { onCl
       mkdirSync(join(userData, 'core'), { recursive: true });
       writeFileSync(join(userData, 'core', 'recent-files.json'), JSON.stringify(opts.recent));
     }
-    const m = bootMain({ userData, argv: opts.argv, env: opts.env, main: opts.main, cwd: opts.cwd });
+    const { argv, env, main, cwd, stdin } = opts;
+    const m = bootMain({ userData, argv, env, main, cwd, stdin });
     running.push(m);
     return m;
   };
 });
+
+/** `standinTest` with `sshHost`: the built (or packaged) main against a real sshd whose sessions run the packed CLI. */
+export const standinSshTest = standinTest.extend('sshHost', { scope: 'file' }, sshHostFixture);

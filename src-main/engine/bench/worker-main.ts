@@ -7,6 +7,7 @@
 import type { ServerTarget } from '../server/target';
 import { utilityParentPort } from '../../platform/runtime/node-spawner';
 import { Runner } from './runner';
+import { type LoadRunHandle, startLoadRun } from './load-run';
 import type { ParentMessage, WorkerMessage } from './worker-protocol';
 
 interface Port {
@@ -35,16 +36,32 @@ function main(): void {
   let runner: Runner | null = null;
   let restartWaiter: ((t: ServerTarget | null) => void) | null = null;
   let stopRequested = false;
+  let load: LoadRunHandle | null = null;
+  let serverLog: string[] = [];
 
   port.on((msg) => {
     if (msg.type === 'stop') {
       stopRequested = true;
       runner?.stop();
+      load?.stop();
       restartWaiter?.(null);
+    } else if (msg.type === 'server-log') {
+      serverLog = msg.lines;
+    } else if (msg.type === 'load' && !load && !runner) {
+      load = startLoadRun({
+        ...msg.work,
+        onEvent: (event) => port.send({ type: 'load-event', event }),
+        serverLogLines: () => serverLog,
+      });
+      if (stopRequested) load.stop();
+      load.done
+        .then(({ session, cancelled }) => port.send({ type: 'load-finished', session, cancelled }))
+        .catch((e: unknown) => port.send({ type: 'fatal', message: (e as Error).message }))
+        .finally(() => setTimeout(() => process.exit(0), 50));
     } else if (msg.type === 'server-restarted') {
       restartWaiter?.(msg.target);
       restartWaiter = null;
-    } else if (msg.type === 'start' && !runner) {
+    } else if (msg.type === 'start' && !runner && !load) {
       runner = new Runner(msg.target, msg.plan, new Set(msg.doneCells), new Set(msg.donePrefill), {
         emit: (event) => port.send({ type: 'event', event }),
         serverDown: (message) =>

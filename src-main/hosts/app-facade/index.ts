@@ -186,6 +186,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     serverLogLines: () => server.logLines(),
     hardware: hardwareNow,
     runsDir: join(opts.dataDir, 'runs'),
+    launcher: opts.launcher,
   });
 
   const sweeps = new SweepControl({
@@ -198,12 +199,24 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     chooseFolder: opts.dialogs?.chooseFolder?.bind(opts.dialogs),
     allowWritePaths: opts.allowWritePaths !== false,
     gate,
+    launcher: opts.launcher,
   });
 
   const writablePath = (path: string | undefined): string | undefined => {
     if (path !== undefined && opts.allowWritePaths === false)
       throw new UserError('Choose where to save in the file dialog.');
     return path;
+  };
+
+  /**
+   * A session file a run may rewrite: in the app (no write paths from the page), only one the
+   * person picked: the open session's file or one on the recent list, each put there by a dialog,
+   * a drop, the recent list or the OS's open-file.
+   */
+  const pickedSessionFile = async (path: string | undefined): Promise<string | undefined> => {
+    if (path === undefined || opts.allowWritePaths !== false) return path;
+    if (path === sessions.meta().file || (await recent.list()).includes(path)) return path;
+    throw new UserError('Resume works on a session file you opened: open it first (File > Open or Open Recent).');
   };
 
   const comparisons = new ComparisonControl(opts.dialogs ?? null, opts.printPdf);
@@ -260,7 +273,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'run:plan': async (form) => runs.plan(form),
     'run:start': (form) => runs.start(form),
     'run:stop': () => runs.stop(),
-    'run:resume': (file?: string) => runs.resume(file),
+    'run:resume': async (file?: string) => runs.resume(await pickedSessionFile(file)),
     'run:snapshot': async () => runs.snapshot(),
     'run:reattach': () => runs.reattach(),
     'sweep:plan': (form, axes, run) => sweeps.plan(form, axes, run),

@@ -1,12 +1,14 @@
 /**
  * The Run view's Load mode (docs/load.md): `speedmatrix load`'s engine run against the ready
- * server, its form checked by the CLI's own rules, its passes sent to the page as LoadViews
+ * server, in the benchmark worker process (as a matrix runs), its form checked by the CLI's own rules, its passes sent to the page as LoadViews
  * ('load:update', at most one per interval), and its session opened, unsaved, when it ends.
  * While it runs, the page's matrix runs and sweeps wait (RunControl.hold).
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startLoadRun, type LoadEvent, type LoadRunHandle } from '../../engine/bench/load-run';
+import type { LoadEvent, LoadRunHandle } from '../../engine/bench/load-run';
+import { startLoadInWorker } from '../../engine/bench/load-worker';
+import type { WorkerLauncher } from '../../engine/bench';
 import type { ServerTarget } from '../../engine/server/target';
 import { hardwareOfTarget } from '../../workflows/orchestrator/server-hardware';
 import type { LoadForm, LoadView } from '#shared/ipc/contract';
@@ -32,6 +34,8 @@ interface LoadDeps {
   /** Folder for working session files of runs not yet saved by the person. */
   runsDir: string;
   updateIntervalMs?: number;
+  /** How the load client's worker starts (the app: utilityProcess); default a Node child process. */
+  launcher?: WorkerLauncher;
 }
 
 const HELD = 'A load run is going: stop it first.';
@@ -86,7 +90,8 @@ export class LoadControl {
     await mkdir(this.deps.runsDir, { recursive: true });
     const hardware = await hardwareOfTarget(target, { detectLocal: () => this.deps.hardware() });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const run = startLoadRun({
+    const run = startLoadInWorker({
+      launcher: this.deps.launcher,
       target,
       config,
       simSpeed: target.simSpeed,

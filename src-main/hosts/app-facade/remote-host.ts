@@ -18,6 +18,7 @@ import {
 } from '../../workflows/remote/remote-run';
 import { followUntilEnded, type Stopper } from '../../workflows/remote/follow';
 import { RemoteError, parseSshTarget, type SshTarget } from '../../workflows/remote/ssh';
+import { pageSshOptionsProblem } from '../../workflows/remote/page-ssh-options';
 import { UserError } from './user-error';
 
 const lines = (text: string): string[] =>
@@ -26,13 +27,28 @@ const lines = (text: string): string[] =>
     .map((l) => l.trim())
     .filter(Boolean);
 
-/** The ssh target of a host as the page names it; a bad host or option said with the field's label. */
+/** The ssh options the page may pass (page-ssh-options.ts); what is wrong with them said with the field's label. */
+export function checkPageSshOptions(options: readonly string[]): void {
+  try {
+    parseSshTarget('host', options);
+  } catch (e) {
+    throw new UserError((e as Error).message.replace(/^--ssh-option:/, 'SSH options:'));
+  }
+  const problem = pageSshOptionsProblem(options);
+  if (problem) throw new UserError(problem);
+}
+
+/**
+ * The ssh target of a host as the page names it; a bad host or option said with the field's label.
+ * Every ssh the page can start (a host's hardware, a server or run there) takes its target from here.
+ */
 export function sshTargetOf(host: RemoteHost): SshTarget {
   if (!host.host.trim()) throw new UserError('SSH host: give an alias from ~/.ssh/config or user@host.');
+  checkPageSshOptions(host.options);
   try {
     return parseSshTarget(host.host.trim(), host.options);
   } catch (e) {
-    throw new UserError((e as Error).message.replace(/^--ssh-option:/, 'SSH options:').replace(/^--ssh:/, 'SSH host:'));
+    throw new UserError((e as Error).message.replace(/^--ssh:/, 'SSH host:'));
   }
 }
 

@@ -27,7 +27,7 @@ import type { NodeSpawner } from '../../platform/runtime/node-spawner';
 import { UserError } from './user-error';
 import { freePort } from '../../engine/server/port';
 import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '../../engine/server/launched-registry';
-import { type RemoteServer, remoteHostOf, serveOn, sshTargetOf } from './remote-host';
+import { type RemoteServer, checkPageSshOptions, remoteHostOf, serveOn, sshTargetOf } from './remote-host';
 import type { SshTarget } from '../../workflows/remote/ssh';
 import { shellLine } from '#shared/shell-quote';
 
@@ -123,6 +123,7 @@ export class ServerControl {
     if (form.kind === 'attach')
       return { display: `attach ${form.url || '<url>'}`, argv: [], env: {}, powershell: null, platformNote: null };
     if (form.where === 'ssh') {
+      checkPageSshOptions(remoteHostOf(form).options);
       const { built } = launchOf(form, form.port ?? LAUNCH_DEFAULTS.port);
       const host = form.sshHost.trim() || '<host>';
       return {

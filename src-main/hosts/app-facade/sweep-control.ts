@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { BenchEvent, RunConfigInput } from '../../engine/bench';
+import type { BenchEvent, RunConfigInput, WorkerLauncher } from '../../engine/bench';
 import { measurementsToRun } from '../../engine/bench/plan';
 import type { GpuTelemetry } from '../../platform/hardware';
 import { writeSweepReports } from '../../workflows/sweep/reports';
@@ -44,6 +44,8 @@ interface SweepDeps {
   allowWritePaths: boolean;
   /** Asks the person before the page's commands, or a sweep folder's from elsewhere, are spawned. */
   gate?: CommandGate;
+  /** How benchmark workers start (the app: utilityProcess, as for a run); default a Node child process. */
+  launcher?: WorkerLauncher;
 }
 
 /** A sweep on a remote host runs from the CLI (README "A GPU server over SSH"). */
@@ -296,6 +298,7 @@ export class SweepControl {
       config,
       launchFor,
       registry: this.deps.registry,
+      launcher: this.deps.launcher,
       hardware: { detectLocal: () => this.deps.hardware() },
       localTelemetry: () => this.deps.telemetry(),
       say: (message) => this.set({ message }),

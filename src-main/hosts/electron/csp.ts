@@ -12,7 +12,7 @@ const DIRECTIVES: [string, string][] = [
   ['style-src', "'self' 'unsafe-inline'"],
   ['img-src', "'self' data: blob:"],
   ['font-src', "'self' data:"],
-  // The browser test harness reaches its same-origin WebSocket bridge; from file:// nothing remote.
+  // The browser test harness reaches its same-origin WebSocket bridge; from app:// nothing remote.
   ['connect-src', "'self'"],
   ['base-uri', "'none'"],
   ['form-action', "'none'"],

@@ -8,6 +8,9 @@ import { BrowserWindow, Menu, app, clipboard, dialog, shell } from 'electron';
 import { electronConfirmCommands, electronDialogs } from './dialogs';
 import { buildMenu, menuKey, type MenuState } from './menu';
 import { fileFromArgv } from './open-files';
+import { onQuitLine } from './quit-line';
+import { keepAwakeWhileRunning } from './keep-awake';
+import { waitOrAsk } from './quit-wait';
 import { printPdf } from './pdf';
 import { askAboutUnsaved, settleUnsaved, type LeaveReason } from './unsaved';
 import { utilityLauncher } from './worker-launcher';
@@ -20,6 +23,7 @@ import { userDataDir } from '../../engine/server/launched-registry';
 import { userDataProblem } from './single-instance';
 import { adoptLoginShellPath } from '../../platform/processes/login-shell-path';
 import { createMainWindow, hardenSession } from './window';
+import { registerAppScheme, serveAppScheme } from './app-protocol';
 
 let win: BrowserWindow | null = null;
 let core: AppCore | null = null;
@@ -31,6 +35,8 @@ let quitState: 'open' | 'asking' | 'closing' | 'closed' = 'open';
 const pendingFiles: string[] = [];
 let lastMenuKey: string | null = null;
 let lastMetaKey: string | null = null;
+/** Stops keeping the machine awake for runs (keep-awake.ts). */
+let keepAwake: (() => void) | null = null;
 
 function send(channel: 'notice' | 'menu', payload: Notice | MenuCommand): void {
   if (win && !win.isDestroyed()) win.webContents.send(`${IPC_PREFIX}${channel}`, payload);
@@ -84,7 +90,9 @@ async function requestQuit(): Promise<void> {
   }
   quitState = 'closing';
   if (c) await sayStopping(c).catch(() => undefined);
-  await c?.dispose().catch(() => undefined);
+  if (c) await waitOrAsk(c.dispose(), () => win);
+  keepAwake?.();
+  keepAwake = null;
   core = null;
   quitState = 'closed';
   app.quit();
@@ -131,6 +139,7 @@ async function sayStopping(c: AppCore): Promise<void> {
 }
 
 function startApp(): void {
+  serveAppScheme();
   hardenSession();
   core = createAppCore({
     host: 'electron',
@@ -145,6 +154,7 @@ function startApp(): void {
     allowWritePaths: false,
   });
   registerIpc(core, () => win);
+  keepAwake = keepAwakeWhileRunning(core);
   core.on('session:meta', (m) => {
     // Recent files change on open and save, which change the file or the dirty flag; a run's cells do not.
     const key = JSON.stringify([m.file, m.dirty, m.hasSession]);
@@ -154,6 +164,7 @@ function startApp(): void {
     if (m.file) addRecentDocument(m.file);
   });
   void refreshMenu(false);
+  if (process.env.SPEEDMATRIX_QUIT_ON_STDIN === '1') onQuitLine(process.stdin, () => app.quit());
   openWindow();
   const file = fileFromArgv(process.argv, process.cwd());
   for (const f of [...(file ? [file] : []), ...pendingFiles.splice(0)]) void openFile(f);
@@ -175,6 +186,9 @@ function failStart(e: unknown): void {
   );
   app.exit(1);
 }
+
+// The page's own scheme, privileged before the app is ready (Electron's rule).
+registerAppScheme();
 
 // One user-data folder, packaged or not (else it follows the product name): the CLI's
 // launched-servers registry lives there too. --user-data-dir still chooses another.

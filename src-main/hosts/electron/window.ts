@@ -4,22 +4,23 @@
  * through the allowlist, and the Cut/Copy/Paste menu on text fields.
  */
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { BrowserWindow, app, session, shell } from 'electron';
 import { EXTERNAL_ALLOWLIST } from '#shared/ipc/contract';
 import { showEditContextMenu } from './context-menu';
 import { CSP, devCsp, isDevServerUrl } from './csp';
+import { APP_PAGE_URL } from './app-url';
 import { type PageHealthDeps, loadPage, watchPageHealth } from './page-health';
 
 export { CSP };
 
 /**
- * The page the window loads: electron-vite's dev server in development, else the built file.
- * A packaged app never follows ELECTRON_RENDERER_URL, so no environment can point it elsewhere.
+ * The page the window loads: electron-vite's dev server in development, else the built page on
+ * the app's own scheme (app-protocol.ts), never file://. A packaged app never follows
+ * ELECTRON_RENDERER_URL, so no environment can point it elsewhere.
  */
 export function rendererUrl(): string {
   const dev = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL;
-  return dev ? dev : pathToFileURL(join(__dirname, '../renderer/index.html')).href;
+  return dev ? dev : APP_PAGE_URL;
 }
 
 /** The policy main sends: the production one, or the dev server's (see csp.ts). */

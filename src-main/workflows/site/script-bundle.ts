@@ -1,7 +1,7 @@
 /**
  * The results site's script (site-script.ts and what it imports: the comparison model and
  * renderer) for the browser. The build bundles it once into site.js beside the compiled
- * programs (scripts/build-site-script.ts), so the installed CLI and the packaged app read that
+ * programs (electron.vite.config.ts, scripts/build-site-script.ts), so the installed CLI and the packaged app read that
  * file; run from the TypeScript sources, it is bundled here, once per process, with esbuild
  * (a development dependency). See docs/site.md.
  */

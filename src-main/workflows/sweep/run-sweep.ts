@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunHandle } from '../../engine/bench/start-run';
+import type { WorkerLauncher } from '../../engine/bench';
 import type { GpuTelemetry } from '../../platform/hardware';
 import { labelOf } from '#shared/report/compare-model';
 import type { BenchEvent, RunConfigInput } from '../../engine/bench/types';
@@ -32,6 +33,8 @@ interface SweepRunOptions {
   onEvent: (variant: number, e: BenchEvent) => void;
   /** Where a variant stands: its server starting, its matrix measuring, or it ended (its state is in the manifest). */
   onVariant?: (variant: number, stage: 'starting' | 'measuring' | 'ended') => void;
+  /** How each variant's benchmark worker starts (the app: utilityProcess); default a Node child process. */
+  launcher?: WorkerLauncher;
   /** The supervisor of a variant's server (the app shows it in its Server view); default a new one. */
   supervisorFor?: (variant: number, launch: LaunchOptions) => Supervisor;
   /** Live GPU telemetry to record into each session, when the server runs on this machine. */
@@ -116,6 +119,7 @@ export class SweepRun {
         resume: v.state === 'partial' && existsSync(sessionFile),
         hardware: this.o.hardware,
         localTelemetry: this.o.localTelemetry,
+        launcher: this.o.launcher,
         onEvent: (e) => this.o.onEvent(i, e),
       });
       this.handle = run.handle;

@@ -27,7 +27,10 @@ const L = launcher as {
   electronViteArgs(args: string[], cwd: string): string[];
   main(argv: string[], root: string, env?: NodeJS.ProcessEnv, platform?: NodeJS.Platform): Promise<number>;
   displayProblem(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string | null;
-  signalForwarder(child: { kill(s: string): void }, now: () => number): (signal: string) => boolean;
+  signalForwarder(
+    child: { kill(s: string): void; stdin?: { write(t: string): void } },
+    o: { now: () => number; platform?: NodeJS.Platform; endNow?: () => void },
+  ): (signal: string) => boolean;
   ensureElectron(o: {
     electronDir: string;
     nodeVersion?: string;
@@ -261,17 +264,44 @@ describe('a Linux session with no display (a GPU server over SSH)', () => {
   });
 });
 
-it('a signal that arrives twice for one keypress is forwarded once; a second Ctrl+C later is forwarded too', () => {
+it('a signal that arrives twice for one keypress is forwarded once; a second Ctrl+C within a second ends the app at once', () => {
   const sent: string[] = [];
+  let ended = 0;
   let now = 0;
-  const forward = L.signalForwarder({ kill: (s) => sent.push(s) }, () => now);
+  const forward = L.signalForwarder(
+    { kill: (s) => sent.push(s) },
+    { now: () => now, platform: 'linux', endNow: () => ended++ },
+  );
   expect(forward('SIGINT')).toBe(true);
   now = 5;
   expect(forward('SIGINT')).toBe(false);
   expect(forward('SIGTERM')).toBe(true);
+  expect(ended).toBe(0);
+  now = 400;
+  expect(forward('SIGINT')).toBe(true);
+  expect(ended).toBe(1);
+  expect(sent).toEqual(['SIGINT', 'SIGTERM']);
   now = 3000;
   expect(forward('SIGINT')).toBe(true);
   expect(sent).toEqual(['SIGINT', 'SIGTERM', 'SIGINT']);
+  expect(ended).toBe(1);
+});
+
+it('on Windows the quit goes as the line quit on the app’s stdin, never as a signal (TerminateProcess there)', () => {
+  const sent: string[] = [];
+  const written: string[] = [];
+  let ended = 0;
+  let now = 0;
+  const forward = L.signalForwarder(
+    { kill: (s) => sent.push(s), stdin: { write: (t) => written.push(t) } },
+    { now: () => now, platform: 'win32', endNow: () => ended++ },
+  );
+  expect(forward('SIGINT')).toBe(true);
+  expect(written).toEqual(['quit\n']);
+  now = 500;
+  forward('SIGINT');
+  expect(ended).toBe(1);
+  expect(sent).toEqual([]);
 });
 
 /**

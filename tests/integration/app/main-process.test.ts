@@ -80,7 +80,19 @@ describe('a plain start', () => {
       nodeIntegration: false,
       webSecurity: true,
     });
-    expect(s.windows[0].loaded).toEqual([expect.stringMatching(/^file:\/\/.*out\/renderer\/index\.html$/)]);
+    // The built page on the app's own scheme, never file:// (the GrantFileProtocolExtraPrivileges fuse is off).
+    expect(s.windows[0].loaded).toEqual(['app://speedmatrix/index.html']);
+    expect(s.privilegedSchemes).toEqual([
+      { scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } },
+    ]);
+    expect(s.handledSchemes).toEqual(['app']);
+    expect(s.served).toEqual([
+      {
+        url: 'app://speedmatrix/index.html',
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP },
+      },
+    ]);
     const menu = lastMenu(s)!;
     expect(menu.map((i) => i.label)).toEqual(['File', 'Edit', 'View', 'Window', 'Help']);
     const edit = menuItem(menu, 'Edit')!;

@@ -4,18 +4,21 @@
  * folder (electronDist) whose binary carries Electron's fuse wire, so the fuses are really
  * flipped. The test reads app.asar with @electron/asar (what is in, what is not), reads the
  * fuses back with @electron/fuses, then boots the packaged main process from the extracted
- * tree against the electron stand-in: it starts the simulated server and a benchmark worker
- * from inside the package and measures one cell. Needs `npm run build` first.
+ * tree against the electron stand-in (whose child_process guard ends any spawn of its own binary
+ * as Node, as the RunAsNode fuse does): it starts the simulated server and a benchmark worker
+ * from inside the package and measures one cell, exports it, runs a sweep (compared, published
+ * as a site) and a load run. Needs `npm run build` first.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extractAll, listPackage } from '@electron/asar';
+import { extractAll, extractFile, listPackage } from '@electron/asar';
 import { FuseV1Options, getCurrentFuseWire } from '@electron/fuses';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { standinTest } from '../../helpers/fixtures';
-import { startSimulatorServer } from './electron-standin/boot';
+import { standinSshTest, standinTest } from '../../helpers/fixtures';
+import { freePort } from '../../../src-main/engine/server/port';
+import { type MainProcess, startSimulatorServer } from './electron-standin/boot';
 import { ROOT } from '../../helpers/paths';
 
 /** Electron's fuse sentinel and a v1 wire of 8 fuses set as Electron 45 ships them (RunAsNode, …, GrantFileProtocolExtraPrivileges). */
@@ -58,6 +61,22 @@ type Cell = {
 };
 
 const it = standinTest;
+
+/** Runs `call` (an invoke that opens a file dialog) and answers that dialog as the person would. */
+async function throughDialog<T>(
+  m: MainProcess,
+  call: () => Promise<T>,
+  answer: { canceled: false; filePath: string } | { canceled: false; filePaths: string[] },
+): Promise<T> {
+  const before = (await m.state()).fileDialogs.length;
+  const result = call();
+  await m.waitFor(
+    (s) => s.fileDialogs.length > before && s.fileDialogs.some((d) => d.answer === null),
+    'a file dialog',
+  );
+  await m.call('answer', { kind: 'file', answer });
+  return result;
+}
 let work = '';
 let unpacked = '';
 let asarFiles: string[] = [];
@@ -103,12 +122,15 @@ describe('the unpacked Linux app', () => {
     const unwanted = asarFiles.filter(
       (f) => /^\/(src-|tests|scripts|resources|docs)/.test(f) || /\.(ts|tsx|map)$/.test(f) || f === '/out/main/cli.js',
     );
-    expect(unwanted.filter((f) => !f.endsWith('.d.ts') && !f.startsWith('/node_modules/'))).toEqual([]);
+    expect(unwanted.filter((f) => !f.startsWith('/node_modules/'))).toEqual([]);
+    // The packages' TypeScript sources and maps (zod's, some 3.8 MB) are never loaded: left out.
+    expect(asarFiles.filter((f) => f.startsWith('/node_modules/') && /\.([mc]?ts|tsx|map)$/.test(f))).toEqual([]);
+    expect(asarFiles).toContain('/node_modules/zod/index.js');
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { build: { productName: string } };
     expect(pkg.build.productName).toBe('SpeedMatrix');
   });
 
-  it('its fuses: not runnable as Node, no NODE_OPTIONS, no --inspect, the app only from app.asar, asar integrity checked', async () => {
+  it('its fuses: not runnable as Node, no NODE_OPTIONS, no --inspect, the app only from app.asar, asar integrity checked, no extra file:// privileges', async () => {
     const wire = await getCurrentFuseWire(join(unpacked, 'speedmatrix'));
     const on = (f: FuseV1Options) => String.fromCharCode(wire[f] as number);
     expect(on(FuseV1Options.EnableNodeOptionsEnvironmentVariable)).toBe('0');
@@ -116,9 +138,20 @@ describe('the unpacked Linux app', () => {
     expect(on(FuseV1Options.OnlyLoadAppFromAsar)).toBe('1');
     expect(on(FuseV1Options.EnableEmbeddedAsarIntegrityValidation)).toBe('1');
     expect(on(FuseV1Options.RunAsNode)).toBe('0');
+    expect(on(FuseV1Options.GrantFileProtocolExtraPrivileges)).toBe('0');
   });
 
-  it('booted from the extracted app.asar: the simulator and a benchmark worker start from inside the package and measure a cell', async ({
+  it('its package.json has what the deb and the Linux desktop entry need: a homepage, the desktop file’s name', () => {
+    const pkg = JSON.parse(extractFile(join(unpacked, 'resources', 'app.asar'), 'package.json').toString('utf8')) as {
+      homepage?: string;
+      desktopName?: string;
+    };
+    expect(pkg.homepage).toMatch(/^https:\/\//);
+    // Electron names the window's class after it on Linux, so the desktop entry (speedmatrix.desktop) owns the window.
+    expect(pkg.desktopName).toBe('speedmatrix.desktop');
+  });
+
+  it('booted from the extracted app.asar: the simulator and a benchmark worker start from inside the package and measure a cell; each export but PDF is written where the dialog says', async ({
     bootMain,
     tempDir,
   }) => {
@@ -165,6 +198,161 @@ describe('the unpacked Linux app', () => {
     expect(cells[0].completedRequests).toBeGreaterThan(0);
     const workers = (await m.state()).utilityProcesses.filter((u) => u.modulePath !== sim);
     expect(workers.map((w) => w.modulePath)).toEqual([join(app, 'out/main/bench-worker.js')]);
+    // Each export but PDF (printToPDF needs the binary), written where the save dialog says.
+    const out = tempDir('speedmatrix-packaged-exports-');
+    for (const [format, ext, says] of [
+      ['markdown', '.md', /^# /m],
+      ['html', '.html', /^<!doctype html>/i],
+      ['csv', '.csv', /^context,/],
+      ['jsonl', '.jsonl', /^\{"context":0,/],
+    ] as const) {
+      const file = join(out, `matrix${ext}`);
+      const r = await throughDialog(
+        m,
+        () => m.call<{ ok: boolean; error?: string }>('invoke', { channel: 'report:export', args: [format, null] }),
+        { canceled: false, filePath: file },
+      );
+      expect(r, format).toMatchObject({ ok: true, data: { file } });
+      expect(readFileSync(file, 'utf8'), format).toMatch(says);
+    }
     expect(await m.call('invoke', { channel: 'server:stop' })).toMatchObject({ ok: true });
   }, 180_000);
+
+  it('booted from the extracted app.asar: a sweep measures, opens as a comparison and a results site; a load run measures; each benchmark worker a utility process of main', async ({
+    bootMain,
+    tempDir,
+  }) => {
+    const app = join(tempDir('speedmatrix-packaged-'), 'app');
+    extractAll(join(unpacked, 'resources', 'app.asar'), app);
+    const m = bootMain({ main: join(app, 'out/main/index.js'), cwd: app, env: { STANDIN_PACKAGED: '1' } });
+    await m.waitFor((s) => s.windows.length > 0, 'the window');
+    type Answer<T> = { ok: boolean; error?: string; data: T };
+    const invoke = <T>(channel: string, args: unknown[] = []) => m.call<Answer<T>>('invoke', { channel, args });
+    // The sweep folder, chosen in the folder dialog as the page asks for it.
+    const folder = tempDir('speedmatrix-packaged-sweep-');
+    const chosen = invoke<string>('sweep:choose-dir');
+    await m.waitFor((s) => s.fileDialogs.some((d) => d.answer === null), 'the folder dialog');
+    await m.call('answer', { kind: 'file', answer: { canceled: false, filePaths: [folder] } });
+    expect((await chosen).ok).toBe(true);
+    const run = {
+      contexts: [0],
+      concurrency: [1],
+      secondsPerMeasurement: 10,
+      maxOutputTokens: 256,
+      tokenTargeting: 'estimate',
+    };
+    const server = { kind: 'simulator', model: 'sim', simSpeed: 20, simLoadSeconds: 0 };
+    const started = await invoke<{ dir: string }>('sweep:start', [
+      { server, axes: [{ flag: '--max-model-len', values: '8192' }], run, dir: folder },
+    ]);
+    expect(started.ok, started.error).toBe(true);
+    type Sweep = { phase: string; message: string; variants: { state: string; failure: string | null }[] };
+    let sweep = (await invoke<Sweep>('sweep:snapshot')).data;
+    for (let i = 0; i < 900 && !['done', 'failed', 'cancelled'].includes(sweep.phase); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      sweep = (await invoke<Sweep>('sweep:snapshot')).data;
+    }
+    expect(sweep.variants, sweep.message).toMatchObject([{ state: 'done', failure: null }]);
+    expect(sweep.message).toMatch(/^Sweep done: 1 of 1 variants measured/);
+    const worker = join(app, 'out/main/bench-worker.js');
+    const workers = async () => (await m.state()).utilityProcesses.filter((u) => u.modulePath === worker).length;
+    expect(await workers()).toBe(1);
+    // The load client: in a worker too, after a server of its own.
+    expect((await startSimulatorServer(m)).state).toBe('ready');
+    const load = await invoke('load:start', [
+      {
+        rates: [4],
+        sweep: false,
+        sweepPoints: 8,
+        arrivals: 'constant',
+        maxInFlight: null,
+        durationSeconds: 4,
+        warmupSeconds: 1,
+        inputLen: '128',
+        outputLen: '16',
+        slo: '',
+      },
+    ]);
+    expect(load.ok, load.error).toBe(true);
+    type Load = { phase: string; error: string | null; results: { targetRate: number; completed: number }[] };
+    let view = (await invoke<Load>('load:snapshot')).data;
+    for (let i = 0; i < 600 && view.phase === 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      view = (await invoke<Load>('load:snapshot')).data;
+    }
+    expect(view).toMatchObject({ phase: 'done', error: null });
+    expect(view.results.map((r) => r.targetRate)).toEqual([4]);
+    expect(view.results[0].completed).toBeGreaterThan(0);
+    expect(await workers()).toBe(2);
+    expect(m.stderr()).not.toMatch(/RunAsNode fuse is off/);
+    // The sweep's folder as a comparison, exported; then the folder as a results site.
+    const sweepDir = started.data.dir;
+    type Comparison = { entries: unknown[] };
+    const compared = await invoke<Comparison>('compare:open-sweep', [sweepDir]);
+    expect(compared.ok, compared.error).toBe(true);
+    const comparisonFile = join(tempDir('speedmatrix-packaged-compare-'), 'comparison.md');
+    const exported = await throughDialog(m, () => invoke<{ file: string }>('compare:export', ['markdown']), {
+      canceled: false,
+      filePath: comparisonFile,
+    });
+    expect(exported.ok, exported.error).toBe(true);
+    expect(readFileSync(exported.data.file, 'utf8')).toMatch(/^# /m);
+    const siteDir = tempDir('speedmatrix-packaged-site-');
+    const site = await throughDialog(m, () => invoke<{ index: string; runs: number }>('site:publish', [sweepDir]), {
+      canceled: false,
+      filePaths: [siteDir],
+    });
+    expect(site.ok, site.error).toBe(true);
+    expect(site.data.runs).toBeGreaterThanOrEqual(1);
+    expect(readFileSync(site.data.index, 'utf8')).toMatch(/<html/i);
+    expect(await m.call('invoke', { channel: 'server:stop' })).toMatchObject({ ok: true });
+  }, 240_000);
+
+  standinSshTest(
+    'booted from the extracted app.asar: a simulator on a remote host over the real sshd, a matrix measured there; ssh options that run programs refused',
+    async ({ bootMain, tempDir, sshHost }) => {
+      const app = join(tempDir('speedmatrix-packaged-'), 'app');
+      extractAll(join(unpacked, 'resources', 'app.asar'), app);
+      const m = bootMain({ main: join(app, 'out/main/index.js'), cwd: app, env: { STANDIN_PACKAGED: '1' } });
+      await m.waitFor((s) => s.windows.length > 0, 'the window');
+      type Answer<T> = { ok: boolean; error?: string; data: T };
+      const invoke = <T>(channel: string, args: unknown[] = []) => m.call<Answer<T>>('invoke', { channel, args });
+      const marker = join(tempDir('speedmatrix-packaged-proxy-'), 'ran');
+      const base = {
+        kind: 'simulator',
+        model: 'sim',
+        where: 'ssh',
+        sshHost: sshHost.host,
+        simSpeed: 20,
+        simLoadSeconds: 0,
+      };
+      const refused = await invoke('server:start', [{ ...base, sshOptions: `ProxyCommand=touch ${marker}` }]);
+      expect(refused.error).toMatch(/^SSH options: "ProxyCommand=touch .*" is not taken from the app/);
+      expect(existsSync(marker)).toBe(false);
+      const port = await freePort();
+      const started = await invoke('server:start', [{ ...base, port, sshOptions: sshHost.options.join('\n') }]);
+      expect(started.ok, started.error).toBe(true);
+      const state = async () => (await invoke<{ state: string }>('server:snapshot')).data.state;
+      for (let i = 0; i < 600 && (await state()) === 'starting'; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await state(), (await invoke<string[]>('server:log')).data.slice(-10).join('\n')).toBe('ready');
+      const form = {
+        contexts: [0],
+        concurrency: [1],
+        secondsPerMeasurement: 10,
+        maxOutputTokens: 256,
+        tokenTargeting: 'estimate',
+      };
+      expect(await invoke('run:start', [form])).toMatchObject({ ok: true });
+      const phase = async () => (await invoke<{ phase: string }>('run:snapshot')).data.phase;
+      for (let i = 0; i < 900 && !['done', 'cancelled', 'failed'].includes(await phase()); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await phase()).toBe('done');
+      const s = await invoke<{ session: { cells: Cell[] } }>('session:get');
+      expect(s.data.session.cells.map((c) => [c.concurrency, (c.completedRequests ?? 0) > 0])).toEqual([[1, true]]);
+      // Measured there: no benchmark worker ran here.
+      expect((await m.state()).utilityProcesses.filter((u) => u.modulePath.endsWith('bench-worker.js'))).toEqual([]);
+      expect(await invoke('server:stop')).toMatchObject({ ok: true });
+    },
+    300_000,
+  );
 });

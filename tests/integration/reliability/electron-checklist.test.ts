@@ -125,7 +125,7 @@ describe('the window (window.ts)', () => {
     createMainWindow(NO_HEALTH_CHECKS);
     const loaded = m.windows.at(-1)!.loaded;
     expect(loaded).toEqual([rendererUrl()]);
-    expect(loaded[0]).toMatch(/^file:\/\/.*renderer\/index\.html$/);
+    expect(loaded[0]).toBe('app://speedmatrix/index.html');
   });
 
   it('window.open is denied for every URL; allowlisted https links go to the system browser, nothing else does', () => {
@@ -266,7 +266,7 @@ describe('the preload surface', () => {
 });
 
 describe('every IPC handler', () => {
-  const RENDERER = 'file:///opt/SpeedMatrix/resources/app/out/renderer/index.html';
+  const RENDERER = 'app://speedmatrix/index.html';
   const core = createAppCore({
     host: 'electron',
     dataDir: dir,

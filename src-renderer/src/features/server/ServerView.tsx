@@ -255,7 +255,7 @@ export function ServerView() {
           </label>
         ))}
         <p className="muted">{WHERE.find((w) => w.id === form.where)?.help}</p>
-        {form.where === 'ssh' && <RemoteHostFields form={form} />}
+        {form.where === 'ssh' && <RemoteHostFields form={form} error={previewError} />}
       </fieldset>
       <fieldset className="kinds" disabled={busy}>
         <legend>Engine</legend>
@@ -513,7 +513,8 @@ export function ServerView() {
 }
 
 /** The remote host: what the person's ssh takes, nothing more (the host's hardware shows in the Hardware view). */
-function RemoteHostFields({ form }: { form: ServerForm }) {
+function RemoteHostFields({ form, error }: { form: ServerForm; error: string | null }) {
+  const optionsError = error?.split('\n').find((l) => l.startsWith('SSH options:')) ?? null;
   return (
     <div className="form-grid remote-host" data-testid="remote-host">
       <Field
@@ -535,9 +536,11 @@ function RemoteHostFields({ form }: { form: ServerForm }) {
         id="srv-sshOptions"
         label="SSH options"
         help="Optional: KEY=VALUE per line, passed on as ssh -o, e.g. Port=2222."
+        error={optionsError}
       >
         <textarea
           id="srv-sshOptions"
+          {...invalidProps('srv-sshOptions', optionsError)}
           rows={2}
           spellCheck={false}
           value={form.sshOptions}

@@ -63,6 +63,10 @@ export interface Recorded {
   recentDocuments: string[];
   stderr: string[];
   utilityProcesses: { modulePath: string; args: string[]; serviceName: string | null }[];
+  privilegedSchemes: { scheme: string; privileges: Record<string, boolean> }[];
+  handledSchemes: string[];
+  served: { url: string; status: number; headers: Record<string, string> }[];
+  powerSaveBlockers: { id: number; type: string; stopped: boolean }[];
   ready: boolean;
   openWindows: number[];
 }
@@ -75,6 +79,8 @@ export interface MainProcess {
   /** Resolves when the process exits, with its code and the last recorded state. */
   exited: Promise<{ code: number | null; record: Recorded | null }>;
   stderr(): string;
+  /** Writes to the process's stdin (booted with `stdin: true`). */
+  writeStdin(text: string): void;
   kill(): void;
 }
 
@@ -88,13 +94,15 @@ export function bootMain(opts: {
   env?: Record<string, string>;
   cwd?: string;
   main?: string;
+  /** A pipe on its stdin (writeStdin), as `npm start` gives the app on Windows. */
+  stdin?: boolean;
 }): MainProcess {
   const argv = [...(opts.userData === null ? [] : [`--user-data-dir=${opts.userData}`]), ...(opts.argv ?? [])];
   const child: ChildProcess = fork(opts.main ?? MAIN_BUNDLE, argv, {
     cwd: opts.cwd ?? ROOT,
     execArgv: ['--require', DRIVER],
     env: { ...process.env, ELECTRON_RENDERER_URL: '', ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'ipc'],
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -143,6 +151,7 @@ export function bootMain(opts: {
     },
     exited,
     stderr: () => stderr,
+    writeStdin: (text) => void child.stdin?.write(text),
     kill: () => child.kill('SIGKILL'),
   };
 }

@@ -33,6 +33,13 @@ const record = {
   recentDocuments: [],
   stderr: [],
   utilityProcesses: [],
+  /** Schemes registered as privileged (before ready), and those handled (after). */
+  privilegedSchemes: [],
+  handledSchemes: [],
+  /** Each page load through a handled scheme: its URL, status and response headers. */
+  served: [],
+  /** powerSaveBlocker: each blocker started, its type, and whether it was stopped. */
+  powerSaveBlockers: [],
 };
 
 let onExit = (code) => process.exit(code);
@@ -245,6 +252,23 @@ class WebContents extends EventEmitter {
     };
     if (url.startsWith('file:') && !require('node:fs').existsSync(require('node:url').fileURLToPath(url)))
       return fail(-6, 'ERR_FILE_NOT_FOUND');
+    const scheme = url.slice(0, url.indexOf(':'));
+    if (!['file', 'http', 'https'].includes(scheme)) {
+      const handler = protocolHandlers.get(scheme);
+      if (!handler) return fail(-302, 'ERR_UNKNOWN_URL_SCHEME');
+      return Promise.resolve(handler(new Request(url))).then(
+        (res) => {
+          const headers = Object.fromEntries(res.headers.entries());
+          record.served.push({ url, status: res.status, headers });
+          if (res.status >= 400) return fail(-6, 'ERR_FILE_NOT_FOUND');
+          return this._loaded(w, resolve, fail);
+        },
+        () => fail(-2, 'ERR_FAILED'),
+      );
+    }
+    return this._loaded(w, resolve, fail);
+  }
+  _loaded(w, resolve, fail) {
     const mode = config.page;
     if (mode === 'crash') {
       config.page = 'ok';
@@ -722,6 +746,51 @@ const shell = {
   },
 };
 
+/**
+ * protocol as Electron's: registerSchemesAsPrivileged only before ready (once); handle only after,
+ * once per scheme (a second throws), its handler given a Request and answering a Response.
+ */
+const protocolHandlers = new Map();
+const protocol = {
+  registerSchemesAsPrivileged(schemes) {
+    if (app.isReady()) throw new Error('protocol.registerSchemesAsPrivileged should be called before app is ready');
+    for (const s of schemes) record.privilegedSchemes.push({ scheme: s.scheme, privileges: { ...s.privileges } });
+  },
+  handle(scheme, handler) {
+    if (!app.isReady()) throw new Error('protocol.handle cannot be used before the app is ready');
+    if (protocolHandlers.has(scheme)) throw new Error(`Failed to register protocol: ${scheme}`);
+    protocolHandlers.set(scheme, handler);
+    record.handledSchemes.push(scheme);
+  },
+  isProtocolHandled(scheme) {
+    return protocolHandlers.has(scheme);
+  },
+};
+
+/**
+ * powerSaveBlocker as Electron's: start(type) with one of its two types (else a TypeError) gives
+ * an id; stop(id) returns whether that blocker was running (a second stop, false); isStarted(id).
+ */
+const powerSaveBlocker = {
+  start(type) {
+    if (type !== 'prevent-app-suspension' && type !== 'prevent-display-sleep')
+      throw new TypeError(`Invalid power save blocker type: ${type}`);
+    const id = record.powerSaveBlockers.length;
+    record.powerSaveBlockers.push({ id, type, stopped: false });
+    return id;
+  },
+  stop(id) {
+    const b = record.powerSaveBlockers[id];
+    if (!b || b.stopped) return false;
+    b.stopped = true;
+    return true;
+  },
+  isStarted(id) {
+    const b = record.powerSaveBlockers[id];
+    return Boolean(b && !b.stopped);
+  },
+};
+
 const UTILITY_CHILD = require('node:path').join(__dirname, 'utility-child.cjs');
 const { asElectron } = require('./run-as-node-fuse.cjs');
 
@@ -788,6 +857,8 @@ module.exports = {
   clipboard,
   shell,
   utilityProcess,
+  protocol,
+  powerSaveBlocker,
   // The driver's side door; not part of Electron's API.
   __standin: { config, record, handlers, answerDialog, describeMenu, electronEvent, setOnExit: (f) => (onExit = f) },
 };
