@@ -8,7 +8,7 @@
  */
 import type { DecodeCell, Session } from '../session/schema';
 import { STATUS_WORDS, hasFigure } from '../session/status-words';
-import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtTokPerSec } from './format';
+import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtShare, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { cellKey } from '../cell-key';
 import { buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
@@ -154,6 +154,10 @@ function differences(sessions: readonly Session[]): DifferenceRow[] {
   add('Run', 'Written by', (s) => `SpeedMatrix ${s.appVersion}`);
   add('Run', 'Repeat each cell', (s) => `${s.runConfig.repeat}×`);
   add('Run', 'Time per measurement', (s) => `${s.runConfig.secondsPerMeasurement} s`);
+  add('Run', 'Precision', (s) => (s.runConfig.precision ? `±${fmtShare(s.runConfig.precision)}` : null));
+  add('Run', 'Shortest window', (s) =>
+    s.runConfig.precision ? `${s.runConfig.minSecondsPerMeasurement ?? 0} s` : null,
+  );
   add('Run', 'Max output', (s) => `${fmtCount(s.runConfig.maxOutputTokens)} tokens`);
   add('Run', 'Token targeting', (s) => s.runConfig.tokenTargeting);
   add('Run', 'KV cache', (s) => (s.kvBudget.tokens !== null ? `${fmtCount(s.kvBudget.tokens)} tokens` : null));

@@ -196,6 +196,12 @@ export function fmtPercent(fraction: number | null | undefined): string {
   return `${grouped(fraction * 100, 0)}%`;
 }
 
+/** A share as a target is written: 0.02 as "2%", 0.005 as "0.5%" (no rounding to whole percent). */
+export function fmtShare(fraction: number | null | undefined): string {
+  if (missing(fraction)) return NONE;
+  return `${Number((fraction * 100).toPrecision(3))}%`;
+}
+
 export function fmtJoulesPerToken(j: number | null | undefined): string {
   if (missing(j)) return NONE;
   return `${grouped(j, j < 1 ? 3 : 2)} J/token`;

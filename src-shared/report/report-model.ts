@@ -21,6 +21,7 @@ import {
   fmtOneDecimal,
   fmtPercent,
   fmtSeconds,
+  fmtShare,
   fmtTemperature,
   fmtTokPerSec,
   fmtWatts,
@@ -175,7 +176,8 @@ const orNone = (v: string | null | undefined): string => (v === null || v === un
  * shown whole rather than cut at a slash.
  */
 export function modelNameOf(session: Session): string {
-  const path = session.server.model ?? session.server.servedModel;
+  // A simulator launched without a model records model "": the served name is the one to show.
+  const path = session.server.model?.trim() || session.server.servedModel?.trim();
   if (!path) return 'Unknown model';
   if (!/^[^\s<>"']+$/.test(path)) return path;
   const parts = path.split('/').filter(Boolean);
@@ -345,15 +347,57 @@ export function kvBudgetOrigin(kv: Pick<Session['kvBudget'], 'source' | 'detail'
   return kv.detail ?? KV_SOURCE_WORDS[kv.source];
 }
 
-/** A matrix's prompt shapes (docs/method.md, "Prompt shapes"), when the run set them. */
+/** A matrix's prompt shapes (docs/method.md, "Prompt shapes"): what every run states, set or not. */
 function promptShapeRows(rc: Session['runConfig']): InfoRow[] {
-  const rows: InfoRow[] = [];
-  if (rc.outputLength)
-    rows.push({ label: 'Output length', value: `${lengthText(rc.outputLength)} tokens, drawn for each request` });
-  if (rc.sharedPrefixTokens)
-    rows.push({ label: 'Shared prefix', value: `${fmtCount(rc.sharedPrefixTokens)} tokens first in every prompt` });
-  return rows;
+  return [
+    {
+      label: 'Output length',
+      value: rc.outputLength
+        ? `${lengthText(rc.outputLength)} tokens, drawn for each request`
+        : `${fmtCount(rc.maxOutputTokens)} tokens at most, every request`,
+    },
+    {
+      label: 'Shared prefix',
+      value: rc.sharedPrefixTokens ? `${fmtCount(rc.sharedPrefixTokens)} tokens first in every prompt` : 'none',
+    },
+  ];
 }
+
+/** The note a run leaves when the server had no /tokenize and prompts fell back to estimates (bench/runner.ts). */
+const NO_TOKENIZE = 'No /tokenize';
+
+/** How prompt sizes were reached (docs/method.md, "Prompt sizes"): the run's setting, as it ran. */
+function targetingText(session: Session): string {
+  const estimated =
+    session.runConfig.tokenTargeting === 'estimate' || session.checksUnavailable.some((c) => c.startsWith(NO_TOKENIZE));
+  return estimated
+    ? 'estimated from characters per token (actual counts recorded from usage)'
+    : "exact, counted by the server's /tokenize";
+}
+
+/**
+ * How each decode cell was measured (docs/adaptive-precision.md): a fixed window, or one that
+ * closed at a precision between a shortest and a longest length. The reference's rows first.
+ */
+function windowRows(rc: Session['runConfig']): InfoRow[] {
+  if (!rc.precision)
+    return [
+      { label: 'Decode test', value: DECODE_MODE_WORDS[rc.decodeTestMode] },
+      { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
+      { label: 'Time per measurement', value: fmtWholeSeconds(rc.secondsPerMeasurement) },
+    ];
+  return [
+    { label: 'Decode test', value: 'Adaptive window' },
+    { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
+    { label: 'Precision', value: `±${fmtShare(rc.precision)}: the 95% interval of each cell's total tok/s` },
+    { label: 'Shortest window', value: fmtWholeSeconds(rc.minSecondsPerMeasurement ?? 0) },
+    { label: 'Longest window', value: fmtWholeSeconds(rc.secondsPerMeasurement) },
+  ];
+}
+
+/** How many times each cell was measured (docs/repeats-and-targets.md). */
+const repeatsText = (rc: Session['runConfig']): string =>
+  rc.repeat > 1 ? `${rc.repeat} per cell, in interleaved passes` : '1 (each cell measured once)';
 
 function runBlock(session: Session): InfoBlock {
   const rc = session.runConfig;
@@ -366,11 +410,11 @@ function runBlock(session: Session): InfoBlock {
     ...(session.load
       ? []
       : [
-          { label: 'Decode test', value: DECODE_MODE_WORDS[rc.decodeTestMode] },
-          { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
-          { label: 'Time per measurement', value: fmtWholeSeconds(rc.secondsPerMeasurement) },
+          ...windowRows(rc),
           { label: 'Max output', value: `${fmtCount(rc.maxOutputTokens)} tokens` },
+          { label: 'Repeats', value: repeatsText(rc) },
           ...promptShapeRows(rc),
+          { label: 'Prompt sizes', value: targetingText(session) },
         ]),
   ];
   if (s.maxModelLen) rows.push({ label: 'Max model length', value: `${fmtCount(s.maxModelLen)} tokens` });
