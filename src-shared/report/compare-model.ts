@@ -152,13 +152,17 @@ function differences(sessions: readonly Session[]): DifferenceRow[] {
   // Every run setting that can change a figure (docs/sweeps.md).
   add('Run', 'Benchmark tool', (s) => s.runConfig.benchmarkTool);
   add('Run', 'Written by', (s) => `SpeedMatrix ${s.appVersion}`);
-  add('Run', 'Repeat each cell', (s) => `${s.runConfig.repeat}×`);
-  add('Run', 'Time per measurement', (s) => `${s.runConfig.secondsPerMeasurement} s`);
-  add('Run', 'Precision', (s) => (s.runConfig.precision ? `±${fmtShare(s.runConfig.precision)}` : null));
-  add('Run', 'Shortest window', (s) =>
-    s.runConfig.precision ? `${s.runConfig.minSecondsPerMeasurement ?? 0} s` : null,
+  // A load session's workload is its load section's (load-compare.ts): the matrix's settings would only mislead.
+  const matrix = (read: (s: Session) => string | null) => (s: Session) => (s.load ? null : read(s));
+  add('Run', 'Repeat each cell', matrix((s) => `${s.runConfig.repeat}×`));
+  add('Run', 'Time per measurement', matrix((s) => `${s.runConfig.secondsPerMeasurement} s`));
+  add('Run', 'Precision', matrix((s) => (s.runConfig.precision ? `±${fmtShare(s.runConfig.precision)}` : null)));
+  add(
+    'Run',
+    'Shortest window',
+    matrix((s) => (s.runConfig.precision ? `${s.runConfig.minSecondsPerMeasurement ?? 0} s` : null)),
   );
-  add('Run', 'Max output', (s) => `${fmtCount(s.runConfig.maxOutputTokens)} tokens`);
+  add('Run', 'Max output', matrix((s) => `${fmtCount(s.runConfig.maxOutputTokens)} tokens`));
   add('Run', 'Token targeting', (s) => s.runConfig.tokenTargeting);
   add('Run', 'KV cache', (s) => (s.kvBudget.tokens !== null ? `${fmtCount(s.kvBudget.tokens)} tokens` : null));
   add('Run', 'Simulated', (s) => (s.simulated ? 'yes' : 'no'));

@@ -116,6 +116,8 @@ export interface ReportOptions {
 }
 
 const REPORT_KICKER = 'Speed test matrix';
+/** A load session's kicker: it measured rates offered, not a matrix (docs/load.md). */
+const LOAD_KICKER = 'Load test';
 
 /** Exactly the reference's All measurements columns. */
 export const MEASUREMENT_COLUMNS = [
@@ -670,7 +672,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   if (session.cells.some((c) => hasFigure(c.status) && fewSamples(c, 'ttft'))) legend.push(FEW_SAMPLES_LEGEND);
   if (session.cells.some((c) => c.precision)) legend.push(PRECISION_LEGEND);
   return {
-    kicker: REPORT_KICKER,
+    kicker: session.load ? LOAD_KICKER : REPORT_KICKER,
     title: reportTitle(session),
     modelName: modelNameOf(session),
     gpuLabel: gpuLabelOf(session),
