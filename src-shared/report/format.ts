@@ -112,6 +112,18 @@ export function fmtSeconds(seconds: number | null | undefined): string {
   return `${grouped(seconds, 1)} s`;
 }
 
+/** Seconds as a setting is written: whole seconds bare ("30 s"), others with one decimal ("27.0 s"). */
+export function fmtSettingSeconds(seconds: number | null | undefined): string {
+  if (missing(seconds)) return NONE;
+  return Number.isInteger(seconds) ? `${grouped(seconds, 0)} s` : fmtSeconds(seconds);
+}
+
+/** A ratio with two decimals: "0.71" (a coefficient of variation). */
+export function fmtTwoDecimals(v: number | null | undefined): string {
+  if (missing(v)) return NONE;
+  return grouped(v, 2);
+}
+
 /** A duration for ETAs and elapsed times: "45 s", "3 min 20 s", "1 h 05 min". */
 export function fmtDuration(seconds: number | null | undefined): string {
   if (missing(seconds)) return NONE;

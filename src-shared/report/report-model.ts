@@ -21,6 +21,7 @@ import {
   fmtOneDecimal,
   fmtPercent,
   fmtSeconds,
+  fmtSettingSeconds,
   fmtShare,
   fmtTemperature,
   fmtTokPerSec,
@@ -209,10 +210,6 @@ export function reportTitle(session: Session): string {
     : `${modelNameOf(session)} on ${gpuLabelOf(session)}`;
 }
 
-/** "30 s", "12.5 s": the Run block's time per measurement. */
-function fmtWholeSeconds(s: number): string {
-  return Number.isInteger(s) ? `${fmtCount(s)} s` : fmtSeconds(s);
-}
 
 function concurrencyRange(levels: readonly number[]): string {
   if (levels.length === 0) return NONE;
@@ -386,14 +383,14 @@ function windowRows(rc: Session['runConfig']): InfoRow[] {
     return [
       { label: 'Decode test', value: DECODE_MODE_WORDS[rc.decodeTestMode] },
       { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
-      { label: 'Time per measurement', value: fmtWholeSeconds(rc.secondsPerMeasurement) },
+      { label: 'Time per measurement', value: fmtSettingSeconds(rc.secondsPerMeasurement) },
     ];
   return [
     { label: 'Decode test', value: 'Adaptive window' },
     { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
     { label: 'Precision', value: `±${fmtShare(rc.precision)}: the 95% interval of each cell's total tok/s` },
-    { label: 'Shortest window', value: fmtWholeSeconds(rc.minSecondsPerMeasurement ?? 0) },
-    { label: 'Longest window', value: fmtWholeSeconds(rc.secondsPerMeasurement) },
+    { label: 'Shortest window', value: fmtSettingSeconds(rc.minSecondsPerMeasurement ?? 0) },
+    { label: 'Longest window', value: fmtSettingSeconds(rc.secondsPerMeasurement) },
   ];
 }
 
