@@ -655,6 +655,13 @@ function missingOf(session: Session, decode: DecodeMatrixModel): string[] {
   return out;
 }
 
+/** The All measurements caption; "(from N)" is explained here, over the table that shows it. */
+function measurementsCaptionOf(session: Session): string {
+  const base = 'Latencies are medians. Total tok/s is output across all simultaneous requests.';
+  const few = session.cells.some((c) => hasFigure(c.status) && fewSamples(c, 'ttft'));
+  return few ? `${base} ${FEW_SAMPLES_LEGEND}` : base;
+}
+
 export function buildReportModel(session: Session, options: ReportOptions = {}): ReportModel {
   const metric = options.metric ?? 'total';
   const ctx = metricContextOf(session, options.gpuPricePerHour ?? null, options.gpuPriceCurrency);
@@ -666,7 +673,6 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const legend = legendStatuses(present).map((s) => legendLine(s, source));
   const repeatNote = session.cells.some((c) => (c.repetitions?.length ?? 0) > 1) ? REPEAT_LEGEND : null;
   if (repeatNote) legend.push(repeatNote);
-  if (session.cells.some((c) => hasFigure(c.status) && fewSamples(c, 'ttft'))) legend.push(FEW_SAMPLES_LEGEND);
   if (session.cells.some((c) => c.precision)) legend.push(PRECISION_LEGEND);
   return {
     kicker: session.load ? LOAD_KICKER : REPORT_KICKER,
@@ -689,7 +695,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     legend,
     repeatNote,
     ttftNote: TTFT_NOTE,
-    measurementsCaption: 'Latencies are medians. Total tok/s is output across all simultaneous requests.',
+    measurementsCaption: measurementsCaptionOf(session),
     measurements: { header: [...MEASUREMENT_COLUMNS], rows: rows.map((r) => r.text) },
     latency: latencyTable(session),
     latencyCaption: latencyCaption(medianOnly(session)),

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildReportModel } from '#shared/report/report-model';
 import { compareSessions } from '#shared/report/compare-model';
+import { loadAnswer } from '#shared/report/load-model';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import { importText } from '../../../src-main/workflows/importers';
 import { ROOT } from '../../helpers/paths';
@@ -48,5 +49,18 @@ describe('a load session’s heading and comparison', () => {
     for (const f of ['Repeat each cell', 'Time per measurement', 'Max output']) expect(fields).not.toContain(f);
     const matrix = compareSessions([sampleSession(), sampleSession()]).differences.map((d) => d.field);
     expect(matrix).toEqual(expect.arrayContaining(['Repeat each cell', 'Time per measurement', 'Max output']));
+  });
+});
+
+describe('a load session’s answer', () => {
+  it('states 99% as the rule a rate is held to, not as a measured share', () => {
+    const r = importText(readFileSync(join(ROOT, 'tests/fixtures/peers/guidellm-benchmarks.json'), 'utf8'), 'g.json');
+    if (!r.ok) throw new Error(r.error);
+    const load = { ...r.data.load!, bestRateWithinSlo: 6.5 };
+    load.config = { ...load.config, slo: [{ metric: 'ttft', stat: 'p90', limitSeconds: 1 }] as never };
+    const answer = loadAnswer(load);
+    expect(answer).toContain('Largest rate within the targets: 6.5 req/s');
+    expect(answer).toContain('a rate counts when at least 99% of its requests meet them and it kept up');
+    expect(answer).not.toContain('(99% of requests within them');
   });
 });

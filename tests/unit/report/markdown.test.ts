@@ -316,6 +316,17 @@ describe('Markdown report: formats, labels, missing parts and escaping', () => {
     expect(md).toContain('evil\\|&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 
+  it('writes comparisons and ampersands as written, without HTML entities, where no tag could open', () => {
+    const s = sampleSession();
+    s.cells[3] = { ...s.cells[3], status: 'error', reason: 'TTFT p90 3,211 ms > 2,000 ms & TBT <= 50 ms' };
+    const md = renderMarkdownReport(s);
+    expect(md).toContain('TTFT p90 3,211 ms > 2,000 ms & TBT <= 50 ms');
+    expect(md).not.toMatch(/&(gt|lt|amp);/);
+    // An entity written in the text stays that text, not the character it names.
+    s.cells[3] = { ...s.cells[3], reason: 'R&amp;D' };
+    expect(renderMarkdownReport(s)).toContain('R\\&amp;D');
+  });
+
   it('never prints an API key, even when the session holds one in its launch line', () => {
     const s = sampleSession();
     s.server.display = 'HF_TOKEN=hf_abcdefgh12345 vllm serve m --api-key sk-live-0123456789 --port 8000';

@@ -20,7 +20,6 @@ import { CellDetail } from './CellDetail';
 import { HeatmapControls, useGpuPrice, useTargets } from './HeatmapControls';
 import { MeasurementsTable } from './MeasurementsTable';
 import { ModelTable } from '../../components/ModelTable';
-import { FEW_SAMPLES_LEGEND } from '#shared/report/latency';
 import { ComparisonView } from '../compare/ComparisonView';
 
 export function ResultsView() {
@@ -307,7 +306,6 @@ function MatrixResults({
         <section data-testid="latency-section">
           <h3>Latency percentiles</h3>
           <p className="muted">{report.latencyCaption}</p>
-          {report.legend.includes(FEW_SAMPLES_LEGEND) && <p className="muted">{FEW_SAMPLES_LEGEND}</p>}
           <ModelTable table={report.latency} testId="latency-table" />
         </section>
       )}
