@@ -154,15 +154,31 @@ function differences(sessions: readonly Session[]): DifferenceRow[] {
   add('Run', 'Written by', (s) => `SpeedMatrix ${s.appVersion}`);
   // A load session's workload is its load section's (load-compare.ts): the matrix's settings would only mislead.
   const matrix = (read: (s: Session) => string | null) => (s: Session) => (s.load ? null : read(s));
-  add('Run', 'Repeat each cell', matrix((s) => `${s.runConfig.repeat}×`));
-  add('Run', 'Time per measurement', matrix((s) => `${s.runConfig.secondsPerMeasurement} s`));
-  add('Run', 'Precision', matrix((s) => (s.runConfig.precision ? `±${fmtShare(s.runConfig.precision)}` : null)));
+  add(
+    'Run',
+    'Repeat each cell',
+    matrix((s) => `${s.runConfig.repeat}×`),
+  );
+  add(
+    'Run',
+    'Time per measurement',
+    matrix((s) => `${s.runConfig.secondsPerMeasurement} s`),
+  );
+  add(
+    'Run',
+    'Precision',
+    matrix((s) => (s.runConfig.precision ? `±${fmtShare(s.runConfig.precision)}` : null)),
+  );
   add(
     'Run',
     'Shortest window',
     matrix((s) => (s.runConfig.precision ? `${s.runConfig.minSecondsPerMeasurement ?? 0} s` : null)),
   );
-  add('Run', 'Max output', matrix((s) => `${fmtCount(s.runConfig.maxOutputTokens)} tokens`));
+  add(
+    'Run',
+    'Max output',
+    matrix((s) => `${fmtCount(s.runConfig.maxOutputTokens)} tokens`),
+  );
   add('Run', 'Token targeting', (s) => s.runConfig.tokenTargeting);
   add('Run', 'KV cache', (s) => (s.kvBudget.tokens !== null ? `${fmtCount(s.kvBudget.tokens)} tokens` : null));
   add('Run', 'Simulated', (s) => (s.simulated ? 'yes' : 'no'));

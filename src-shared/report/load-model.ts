@@ -92,7 +92,9 @@ export function loadSection(load: LoadRun): LoadSection {
   const c = load.config;
   const closedLoop = !c.sweep && c.rates.length === 0;
   const arrivals =
-    c.arrivals.kind === 'gamma' ? `gamma arrivals (CV ${fmtTwoDecimals(c.arrivals.cv)})` : `${c.arrivals.kind} arrivals`;
+    c.arrivals.kind === 'gamma'
+      ? `gamma arrivals (CV ${fmtTwoDecimals(c.arrivals.cv)})`
+      : `${c.arrivals.kind} arrivals`;
   const perPass = closedLoop ? 'measured' : 'per rate';
   const workload = [
     offeredText(c),

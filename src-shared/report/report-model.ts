@@ -210,7 +210,6 @@ export function reportTitle(session: Session): string {
     : `${modelNameOf(session)} on ${gpuLabelOf(session)}`;
 }
 
-
 function concurrencyRange(levels: readonly number[]): string {
   if (levels.length === 0) return NONE;
   const lo = Math.min(...levels);

@@ -34,7 +34,9 @@ export function fileTime(v: unknown): string | null {
   if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? new Date(v * 1000).toISOString() : null;
   if (typeof v !== 'string') return null;
   const compact = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})$/.exec(v.trim());
-  const text = compact ? `${compact[1]}-${compact[2]}-${compact[3]}T${compact[4]}:${compact[5]}:${compact[6]}` : v.trim();
+  const text = compact
+    ? `${compact[1]}-${compact[2]}-${compact[3]}T${compact[4]}:${compact[5]}:${compact[6]}`
+    : v.trim();
   const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`;
   const d = new Date(zoned);
   return Number.isNaN(d.getTime()) ? null : d.toISOString();

@@ -11,7 +11,11 @@ import { renderMarkdownReport } from '../../../src-main/workflows/report/markdow
 import { sampleSession } from '../../helpers/sample-session';
 
 const runRows = (s: ReturnType<typeof sampleSession>) =>
-  Object.fromEntries(buildReportModel(s).blocks.find((b) => b.title === 'Run')!.rows.map((r) => [r.label, r.value]));
+  Object.fromEntries(
+    buildReportModel(s)
+      .blocks.find((b) => b.title === 'Run')!
+      .rows.map((r) => [r.label, r.value]),
+  );
 
 describe('the Run block of a matrix session', () => {
   it('states an adaptive run’s precision, shortest and longest window and its repeats, not a fixed duration', () => {
