@@ -90,9 +90,9 @@ describe('the results site rebuilt on the same folder', () => {
     const peer = 'guidellm-benchmarks.json';
     writeFileSync(join(runs, peer), readFileSync(join(ROOT, 'tests/fixtures/peers', peer)));
     const [row] = (await build([runs], join(root, 'site'))).runs;
-    const best = Math.max(
-      ...(await openSessionOrImport(join(runs, peer))).data!.load!.results.map((r) => r.outputTokensPerSecond),
-    );
+    const opened = await openSessionOrImport(join(runs, peer));
+    if (!opened.ok) throw new Error(opened.error);
+    const best = Math.max(...opened.data.load!.results.map((r) => r.outputTokensPerSecond));
     expect(row.bestTotal).toBe(best);
     expect(row.bestAt).toMatch(/req\/s|throughput|synchronous/);
     expect(row.decodeSingle).not.toBeNull();
