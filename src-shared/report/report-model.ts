@@ -165,8 +165,33 @@ export interface MeasurementRow {
   text: string[];
 }
 
+/**
+ * What a cell's TTFT includes (docs/method.md, "TTFT"): the warmed prompt cache covers the shared
+ * part of each prompt, but a request may still wait behind others' prefills, so it claims no more.
+ */
 const TTFT_NOTE =
-  "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.";
+  "TTFT is measured after the benchmark warms the server's prompt cache: it is the time to the first token as the client saw it, including any wait in the server's queue and any prefill the cache did not cover.";
+const TTFT_ABOVE_PREFILL_NOTE = 'Where a cell’s TTFT is longer than a cold prefill at its context, the notes say so.';
+
+/**
+ * The cells whose median TTFT is longer than a cold prefill of their context: their first token
+ * waited for more than their own prompt (queued behind other requests' prefills), cell by cell.
+ */
+function ttftAbovePrefillNotes(session: Session): string[] {
+  const cold = new Map(
+    session.prefill
+      .filter((p) => hasFigure(p.status) && p.ttftSeconds !== null)
+      .map((p) => [p.context, p.ttftSeconds!]),
+  );
+  return sortedCells(session).flatMap((c) => {
+    const ttft = c.ttft?.p50 ?? null;
+    const prefill = cold.get(c.context);
+    if (!hasFigure(c.status) || ttft === null || prefill === undefined || ttft <= prefill) return [];
+    return [
+      `${fmtContext(c.context)} context × ${c.concurrency} at once: TTFT ${fmtMs(ttft)} is longer than a cold ${fmtContext(c.context)} prefill (${fmtMs(prefill)}), so it includes waiting for other requests' prefills, not only cache hits.`,
+    ];
+  });
+}
 
 const PHASE_PREFILL = 'Prefill' as const;
 const PHASE_DECODE = 'Sustained decode' as const;
@@ -673,6 +698,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const repeatNote = session.cells.some((c) => (c.repetitions?.length ?? 0) > 1) ? REPEAT_LEGEND : null;
   if (repeatNote) legend.push(repeatNote);
   if (session.cells.some((c) => c.precision)) legend.push(PRECISION_LEGEND);
+  const ttftAbove = ttftAbovePrefillNotes(session);
   return {
     kicker: session.load ? LOAD_KICKER : REPORT_KICKER,
     title: reportTitle(session),
@@ -693,7 +719,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     decodeUnavailable: session.cells.length ? metricUnavailable(session, metric, ctx) : null,
     legend,
     repeatNote,
-    ttftNote: TTFT_NOTE,
+    ttftNote: ttftAbove.length ? `${TTFT_NOTE} ${TTFT_ABOVE_PREFILL_NOTE}` : TTFT_NOTE,
     measurementsCaption: measurementsCaptionOf(session),
     measurements: { header: [...MEASUREMENT_COLUMNS], rows: rows.map((r) => r.text) },
     latency: latencyTable(session),
@@ -701,7 +727,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     measurementRows: rows,
     energy: energyTable(session),
     telemetry: telemetryTable(session),
-    cellNotes: cellNotesOf(session),
+    cellNotes: [...cellNotesOf(session), ...ttftAbove],
     checksUnavailable: session.checksUnavailable,
     capacity: options.targets ? buildCapacitySection(session, options.targets) : null,
     load: session.load ? loadSection(session.load) : null,
