@@ -80,6 +80,8 @@ export interface ReportModel {
   launchMissing: string;
   prefill: TableModel | null;
   prefillCaption: string;
+  /** Each prefill point's caveats (client delay, time cap), also among cellNotes; the app shows them by the chart. */
+  prefillNotes: string[];
   decode: DecodeMatrixModel;
   decodeCaption: string;
   /** Why the chosen metric has no values in this session (the heatmap is left out), or null. */
@@ -636,14 +638,27 @@ function telemetryTable(session: Session): TableModel | null {
 
 const EXCERPT_CHARS = 160;
 
+/**
+ * Each prefill point's caveats in one line (its reason, such as the client's delay, and a
+ * --precision prefill stopped by the time cap): the exports' notes and the app's prefill
+ * section say the same.
+ */
+function prefillNotesOf(session: Session): string[] {
+  return sortedPrefill(session.prefill).flatMap((p) => {
+    const reason = p.reason ? p.reason.trim().replace(/\.$/, '') : null;
+    const capped =
+      p.precision?.stopReason === 'max-duration'
+        ? `measured ${plural(p.precision.measurements, 'time')} before the time cap stopped it, short of the precision`
+        : null;
+    const caveats = [reason, capped].filter((c): c is string => c !== null);
+    return caveats.length
+      ? [`Prefill at ${fmtContext(p.context)}: ${STATUS_WORDS[p.status]}: ${caveats.join('; ')}.`]
+      : [];
+  });
+}
+
 function cellNotesOf(session: Session): string[] {
-  const notes: string[] = [];
-  for (const p of sortedPrefill(session.prefill)) {
-    if (p.reason)
-      notes.push(
-        `Prefill at ${fmtContext(p.context)}: ${STATUS_WORDS[p.status]}: ${p.reason.trim().replace(/\.$/, '')}.`,
-      );
-  }
+  const notes: string[] = prefillNotesOf(session);
   for (const c of sortedCells(session)) {
     const ev = c.evidence;
     const excerpt = ev?.loopExcerpt
@@ -714,6 +729,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     launchMissing: launchMissingOf(session),
     prefill: prefillTable(session),
     prefillCaption: 'Prompt tok/s by context length',
+    prefillNotes: prefillNotesOf(session),
     decode,
     decodeCaption: `${metric === 'total' ? 'Total tok/s' : metricLabel(metric, ctx)} · rows are context length, columns are simultaneous requests`,
     decodeUnavailable: session.cells.length ? metricUnavailable(session, metric, ctx) : null,

@@ -14,7 +14,15 @@ describe('the TTFT claim', () => {
   it('says what TTFT includes and names each cell whose TTFT is longer than a cold prefill at its context', () => {
     const s = sampleSession();
     s.prefill = [
-      { context: 131072, status: 'valid', promptTokens: 131072, ttftSeconds: 7.071, tokensPerSecond: 18537 },
+      {
+        context: 131072,
+        status: 'valid',
+        reason: null,
+        promptTokens: 131072,
+        ttftSeconds: 7.071,
+        tokensPerSecond: 18537,
+        measuredAt: null,
+      },
     ];
     s.cells = [
       sampleCell(131072, 1, { ttft: ms(120) }),

@@ -267,6 +267,13 @@ function MatrixResults({
         <h3>Prefill</h3>
         <p className="muted">{report.prefillCaption}</p>
         <PrefillChart points={session.prefill} />
+        {report.prefillNotes.length > 0 && (
+          <ul className="muted" data-testid="prefill-notes">
+            {report.prefillNotes.map((n) => (
+              <li key={n}>{n}</li>
+            ))}
+          </ul>
+        )}
       </section>
       <section>
         <h3>Sustained decode</h3>
