@@ -252,7 +252,9 @@ function prefillContextsOf(session: Session): number[] {
 
 function engineLineOf(session: Session): string {
   const e = session.engine;
-  return [e.name, e.version, e.quantization].filter((p): p is string => !!p).join(' · ');
+  // "unknown" is what a session says when nothing named the engine: the line leaves it out (the Engine block says so).
+  const name = e.name === 'unknown' ? null : e.name;
+  return [name, e.version, e.quantization].filter((p): p is string => !!p).join(' · ');
 }
 
 function matrixLineOf(session: Session): string {

@@ -44,6 +44,7 @@ describe('an imported file’s tool, time and engine', () => {
     const s = imported('vllm-bench-serve-rate4.json');
     expect(s.engine.name).toBe('unknown');
     expect(blockRow(s, 'Engine', 'Engine')).not.toBe('openai-chat');
+    expect(buildReportModel(s).engineLine).toBe('');
   });
 
   it('reads a file’s own time with or without a zone, and refuses what is no time', () => {
