@@ -426,6 +426,20 @@ function windowRows(rc: Session['runConfig']): InfoRow[] {
 const repeatsText = (rc: Session['runConfig']): string =>
   rc.repeat > 1 ? `${rc.repeat} per cell, in interleaved passes` : '1 (each cell measured once)';
 
+/**
+ * Repeats, prompt shapes and prompt sizes: what SpeedMatrix knows of a run it measured. An
+ * imported file states none of them, so its block claims none (its defaults would read as facts).
+ */
+function methodRows(session: Session): InfoRow[] {
+  if (session.origin.kind !== 'measured') return [];
+  const rc = session.runConfig;
+  return [
+    { label: 'Repeats', value: repeatsText(rc) },
+    ...promptShapeRows(rc),
+    { label: 'Prompt sizes', value: targetingText(session) },
+  ];
+}
+
 function runBlock(session: Session): InfoBlock {
   const rc = session.runConfig;
   const s = session.server;
@@ -439,9 +453,7 @@ function runBlock(session: Session): InfoBlock {
       : [
           ...windowRows(rc),
           { label: 'Max output', value: `${fmtCount(rc.maxOutputTokens)} tokens` },
-          { label: 'Repeats', value: repeatsText(rc) },
-          ...promptShapeRows(rc),
-          { label: 'Prompt sizes', value: targetingText(session) },
+          ...methodRows(session),
         ]),
   ];
   if (s.maxModelLen) rows.push({ label: 'Max model length', value: `${fmtCount(s.maxModelLen)} tokens` });

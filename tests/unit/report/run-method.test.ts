@@ -46,6 +46,15 @@ describe('the Run block of a matrix session', () => {
     s.checksUnavailable = ['No /tokenize: prompt sizes were estimated from characters per token.'];
     expect(runRows(s)['Prompt sizes']).toMatch(/^estimated from characters per token/);
   });
+
+  it('claims no repeats, prompt shapes or prompt sizes for an imported file, which states none of them', () => {
+    const s = sampleSession();
+    s.origin = { kind: 'imported-report-text', file: 'report.txt' };
+    const rows = runRows(s);
+    for (const label of ['Repeats', 'Output length', 'Shared prefix', 'Prompt sizes'])
+      expect(rows[label]).toBeUndefined();
+    expect(rows['Time per measurement']).toBe('30 s');
+  });
 });
 
 describe('a report’s title', () => {
