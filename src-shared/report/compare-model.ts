@@ -316,6 +316,10 @@ function deltaRows(sessions: readonly Session[], labels: readonly string[]): Del
     });
 }
 
+/** A comparison's kicker, by what its sessions measured (a load session is no speed test matrix). */
+export const comparisonKicker = (m: Pick<ComparisonModel, 'load'>): string =>
+  m.load ? 'Load test comparison' : 'Speed test matrix comparison';
+
 /**
  * The comparison as data. The first session is the baseline; needs at least two. Sessions are
  * called A, B, C… unless `names` says otherwise (a sweep keeps its variants' letters when one

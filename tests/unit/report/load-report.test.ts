@@ -10,6 +10,7 @@ import { buildReportModel } from '#shared/report/report-model';
 import { compareSessions } from '#shared/report/compare-model';
 import { loadAnswer } from '#shared/report/load-model';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
+import { renderCompareMarkdown } from '../../../src-main/workflows/report/compare';
 import { importText } from '../../../src-main/workflows/importers';
 import { ROOT } from '../../helpers/paths';
 import { sampleSession } from '../../helpers/sample-session';
@@ -47,6 +48,10 @@ describe('a load session’s heading and comparison', () => {
     const m = compareSessions([peer('guidellm-benchmarks.json'), peer('guidellm-benchmarks-v2.json')]);
     const fields = m.differences.map((d) => d.field);
     for (const f of ['Repeat each cell', 'Time per measurement', 'Max output']) expect(fields).not.toContain(f);
+    expect(renderCompareMarkdown([peer('guidellm-benchmarks.json'), peer('guidellm-benchmarks-v2.json')])).toMatch(
+      /^Load test comparison\n/,
+    );
+    expect(renderCompareMarkdown([sampleSession(), sampleSession()])).toMatch(/^Speed test matrix comparison\n/);
     const matrix = compareSessions([sampleSession(), sampleSession()]).differences.map((d) => d.field);
     expect(matrix).toEqual(expect.arrayContaining(['Repeat each cell', 'Time per measurement', 'Max output']));
   });
