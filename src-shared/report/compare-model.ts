@@ -179,7 +179,8 @@ function differences(sessions: readonly Session[]): DifferenceRow[] {
     'Max output',
     matrix((s) => `${fmtCount(s.runConfig.maxOutputTokens)} tokens`),
   );
-  add('Run', 'Token targeting', (s) => s.runConfig.tokenTargeting);
+  // Another load tool's file states no targeting: the session's default would read as a fact.
+  add('Run', 'Token targeting', (s) => (s.load && s.origin.kind !== 'measured' ? null : s.runConfig.tokenTargeting));
   add('Run', 'KV cache', (s) => (s.kvBudget.tokens !== null ? `${fmtCount(s.kvBudget.tokens)} tokens` : null));
   add('Run', 'Simulated', (s) => (s.simulated ? 'yes' : 'no'));
   const flags = sessions.map(launchFlags);
