@@ -9,6 +9,7 @@ import { NONE, fmtContext, fmtMs, fmtMsPrecise, fmtSeconds, fmtTokPerSec } from 
 import { MISSES_TARGETS } from './matrix-model';
 import {
   type CapacityBreak,
+  type CapacityRow,
   type Target,
   type TargetSet,
   capacityWithinTargets,
@@ -51,16 +52,23 @@ function fmtBreak(b: CapacityBreak | null): string {
   return `${b.concurrency} at once: ${misses.join('; ')}`;
 }
 
+/** "128", "128; 16 not measured: Looped", "none; 16 not measured: Looped". */
+function fmtCapacity(r: CapacityRow): string {
+  const most = r.concurrency === null ? 'none' : String(r.concurrency);
+  const over = r.passedOver.map((p) => `${p.concurrency} not measured: ${STATUSES[p.status].word}`);
+  return [most, ...over].join('; ');
+}
+
 export function buildCapacitySection(session: Session, set: TargetSet): CapacitySection {
   const rows = capacityWithinTargets(session, set).map((r) => [
     fmtContext(r.context),
-    r.concurrency === null ? 'none' : String(r.concurrency),
+    fmtCapacity(r),
     fmtTokPerSec(r.totalTokensPerSecond),
     fmtTokPerSec(r.perRequestTokensPerSecond),
     fmtBreak(r.brokenBy),
   ]);
   const notes = [
-    'Capacity is the largest concurrency up to which every measured cell meets the targets; "Limited by" names the first cell that misses one (a cell that is not Valid misses them all).',
+    'Capacity is the largest concurrency up to which every measured cell meets the targets; "Limited by" names the first cell that misses one (a cell that is not Valid misses them all, except a discarded one: a Looped cell has no figure, so the count passes over it and names it as not measured).',
     `A cell that misses any target is marked "${MISSES_TARGETS}" in the matrix and greyed in the heatmap.`,
   ];
   if (medianOnly(session)) {

@@ -8,7 +8,7 @@
  */
 import type { DecodeCell, Session } from '../session/schema';
 import { STATUS_WORDS, hasFigure } from '../session/status-words';
-import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtTokPerSec } from './format';
+import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtShare, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { cellKey } from '../cell-key';
 import { buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
@@ -154,10 +154,35 @@ function differences(sessions: readonly Session[]): DifferenceRow[] {
   // Every run setting that can change a figure (docs/sweeps.md).
   add('Run', 'Benchmark tool', (s) => s.runConfig.benchmarkTool);
   add('Run', 'Written by', (s) => `SpeedMatrix ${s.appVersion}`);
-  add('Run', 'Repeat each cell', (s) => `${s.runConfig.repeat}×`);
-  add('Run', 'Time per measurement', (s) => `${s.runConfig.secondsPerMeasurement} s`);
-  add('Run', 'Max output', (s) => `${fmtCount(s.runConfig.maxOutputTokens)} tokens`);
-  add('Run', 'Token targeting', (s) => s.runConfig.tokenTargeting);
+  // A load session's workload is its load section's (load-compare.ts): the matrix's settings would only mislead.
+  const matrix = (read: (s: Session) => string | null) => (s: Session) => (s.load ? null : read(s));
+  add(
+    'Run',
+    'Repeat each cell',
+    matrix((s) => `${s.runConfig.repeat}×`),
+  );
+  add(
+    'Run',
+    'Time per measurement',
+    matrix((s) => `${s.runConfig.secondsPerMeasurement} s`),
+  );
+  add(
+    'Run',
+    'Precision',
+    matrix((s) => (s.runConfig.precision ? `±${fmtShare(s.runConfig.precision)}` : null)),
+  );
+  add(
+    'Run',
+    'Shortest window',
+    matrix((s) => (s.runConfig.precision ? `${s.runConfig.minSecondsPerMeasurement ?? 0} s` : null)),
+  );
+  add(
+    'Run',
+    'Max output',
+    matrix((s) => `${fmtCount(s.runConfig.maxOutputTokens)} tokens`),
+  );
+  // Another load tool's file states no targeting: the session's default would read as a fact.
+  add('Run', 'Token targeting', (s) => (s.load && s.origin.kind !== 'measured' ? null : s.runConfig.tokenTargeting));
   add('Run', 'KV cache', (s) => (s.kvBudget.tokens !== null ? `${fmtCount(s.kvBudget.tokens)} tokens` : null));
   add('Run', 'Simulated', (s) => (s.simulated ? 'yes' : 'no'));
   const flags = sessions.map(launchFlags);
@@ -295,6 +320,10 @@ function deltaRows(sessions: readonly Session[], labels: readonly string[]): Del
       };
     });
 }
+
+/** A comparison's kicker, by what its sessions measured (a load session is no speed test matrix). */
+export const comparisonKicker = (m: Pick<ComparisonModel, 'load'>): string =>
+  m.load ? 'Load test comparison' : 'Speed test matrix comparison';
 
 /**
  * The comparison as data. The first session is the baseline; needs at least two. Sessions are

@@ -112,6 +112,18 @@ export function fmtSeconds(seconds: number | null | undefined): string {
   return `${grouped(seconds, 1)} s`;
 }
 
+/** Seconds as a setting is written: whole seconds bare ("30 s"), others with one decimal ("27.0 s"). */
+export function fmtSettingSeconds(seconds: number | null | undefined): string {
+  if (missing(seconds)) return NONE;
+  return Number.isInteger(seconds) ? `${grouped(seconds, 0)} s` : fmtSeconds(seconds);
+}
+
+/** A ratio with two decimals: "0.71" (a coefficient of variation). */
+export function fmtTwoDecimals(v: number | null | undefined): string {
+  if (missing(v)) return NONE;
+  return grouped(v, 2);
+}
+
 /** A duration for ETAs and elapsed times: "45 s", "3 min 20 s", "1 h 05 min". */
 export function fmtDuration(seconds: number | null | undefined): string {
   if (missing(seconds)) return NONE;
@@ -197,6 +209,12 @@ export function fmtWatts(w: number | null | undefined): string {
 export function fmtPercent(fraction: number | null | undefined): string {
   if (missing(fraction)) return NONE;
   return `${grouped(fraction * 100, 0)}%`;
+}
+
+/** A share as a target is written: 0.02 as "2%", 0.005 as "0.5%" (no rounding to whole percent). */
+export function fmtShare(fraction: number | null | undefined): string {
+  if (missing(fraction)) return NONE;
+  return `${Number((fraction * 100).toPrecision(3))}%`;
 }
 
 export function fmtJoulesPerToken(j: number | null | undefined): string {

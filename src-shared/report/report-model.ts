@@ -21,6 +21,8 @@ import {
   fmtOneDecimal,
   fmtPercent,
   fmtSeconds,
+  fmtSettingSeconds,
+  fmtShare,
   fmtTemperature,
   fmtTokPerSec,
   fmtWatts,
@@ -78,6 +80,8 @@ export interface ReportModel {
   launchMissing: string;
   prefill: TableModel | null;
   prefillCaption: string;
+  /** Each prefill point's caveats (client delay, time cap), also among cellNotes; the app shows them by the chart. */
+  prefillNotes: string[];
   decode: DecodeMatrixModel;
   decodeCaption: string;
   /** Why the chosen metric has no values in this session (the heatmap is left out), or null. */
@@ -115,6 +119,8 @@ export interface ReportOptions {
 }
 
 const REPORT_KICKER = 'Speed test matrix';
+/** A load session's kicker: it measured rates offered, not a matrix (docs/load.md). */
+const LOAD_KICKER = 'Load test';
 
 /** Exactly the reference's All measurements columns. */
 export const MEASUREMENT_COLUMNS = [
@@ -161,8 +167,33 @@ export interface MeasurementRow {
   text: string[];
 }
 
+/**
+ * What a cell's TTFT includes (docs/method.md, "TTFT"): the warmed prompt cache covers the shared
+ * part of each prompt, but a request may still wait behind others' prefills, so it claims no more.
+ */
 const TTFT_NOTE =
-  "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.";
+  "TTFT is measured after the benchmark warms the server's prompt cache: it is the time to the first token as the client saw it, including any wait in the server's queue and any prefill the cache did not cover.";
+const TTFT_ABOVE_PREFILL_NOTE = 'Where a cell’s TTFT is longer than a cold prefill at its context, the notes say so.';
+
+/**
+ * The cells whose median TTFT is longer than a cold prefill of their context: their first token
+ * waited for more than their own prompt (queued behind other requests' prefills), cell by cell.
+ */
+function ttftAbovePrefillNotes(session: Session): string[] {
+  const cold = new Map(
+    session.prefill
+      .filter((p) => hasFigure(p.status) && p.ttftSeconds !== null)
+      .map((p) => [p.context, p.ttftSeconds!]),
+  );
+  return sortedCells(session).flatMap((c) => {
+    const ttft = c.ttft?.p50 ?? null;
+    const prefill = cold.get(c.context);
+    if (!hasFigure(c.status) || ttft === null || prefill === undefined || ttft <= prefill) return [];
+    return [
+      `${fmtContext(c.context)} context × ${c.concurrency} at once: TTFT ${fmtMs(ttft)} is longer than a cold ${fmtContext(c.context)} prefill (${fmtMs(prefill)}), so it includes waiting for other requests' prefills, not only cache hits.`,
+    ];
+  });
+}
 
 const PHASE_PREFILL = 'Prefill' as const;
 const PHASE_DECODE = 'Sustained decode' as const;
@@ -175,7 +206,8 @@ const orNone = (v: string | null | undefined): string => (v === null || v === un
  * shown whole rather than cut at a slash.
  */
 export function modelNameOf(session: Session): string {
-  const path = session.server.model ?? session.server.servedModel;
+  // A simulator launched without a model records model "": the served name is the one to show.
+  const path = session.server.model?.trim() || session.server.servedModel?.trim();
   if (!path) return 'Unknown model';
   if (!/^[^\s<>"']+$/.test(path)) return path;
   const parts = path.split('/').filter(Boolean);
@@ -205,11 +237,6 @@ export function reportTitle(session: Session): string {
     : `${modelNameOf(session)} on ${gpuLabelOf(session)}`;
 }
 
-/** "30 s", "12.5 s": the Run block's time per measurement. */
-function fmtWholeSeconds(s: number): string {
-  return Number.isInteger(s) ? `${fmtCount(s)} s` : fmtSeconds(s);
-}
-
 function concurrencyRange(levels: readonly number[]): string {
   if (levels.length === 0) return NONE;
   const lo = Math.min(...levels);
@@ -225,7 +252,9 @@ function prefillContextsOf(session: Session): number[] {
 
 function engineLineOf(session: Session): string {
   const e = session.engine;
-  return [e.name, e.version, e.quantization].filter((p): p is string => !!p).join(' · ');
+  // "unknown" is what a session says when nothing named the engine: the line leaves it out (the Engine block says so).
+  const name = e.name === 'unknown' ? null : e.name;
+  return [name, e.version, e.quantization].filter((p): p is string => !!p).join(' · ');
 }
 
 function matrixLineOf(session: Session): string {
@@ -345,14 +374,70 @@ export function kvBudgetOrigin(kv: Pick<Session['kvBudget'], 'source' | 'detail'
   return kv.detail ?? KV_SOURCE_WORDS[kv.source];
 }
 
-/** A matrix's prompt shapes (docs/method.md, "Prompt shapes"), when the run set them. */
+/** A matrix's prompt shapes (docs/method.md, "Prompt shapes"): what every run states, set or not. */
 function promptShapeRows(rc: Session['runConfig']): InfoRow[] {
-  const rows: InfoRow[] = [];
-  if (rc.outputLength)
-    rows.push({ label: 'Output length', value: `${lengthText(rc.outputLength)} tokens, drawn for each request` });
-  if (rc.sharedPrefixTokens)
-    rows.push({ label: 'Shared prefix', value: `${fmtCount(rc.sharedPrefixTokens)} tokens first in every prompt` });
-  return rows;
+  return [
+    {
+      label: 'Output length',
+      value: rc.outputLength
+        ? `${lengthText(rc.outputLength)} tokens, drawn for each request`
+        : `${fmtCount(rc.maxOutputTokens)} tokens at most, every request`,
+    },
+    {
+      label: 'Shared prefix',
+      value: rc.sharedPrefixTokens ? `${fmtCount(rc.sharedPrefixTokens)} tokens first in every prompt` : 'none',
+    },
+  ];
+}
+
+/** The note a run leaves when the server had no /tokenize and prompts fell back to estimates (bench/runner.ts). */
+const NO_TOKENIZE = 'No /tokenize';
+
+/** How prompt sizes were reached (docs/method.md, "Prompt sizes"): the run's setting, as it ran. */
+function targetingText(session: Session): string {
+  const estimated =
+    session.runConfig.tokenTargeting === 'estimate' || session.checksUnavailable.some((c) => c.startsWith(NO_TOKENIZE));
+  return estimated
+    ? 'estimated from characters per token (actual counts recorded from usage)'
+    : "exact, counted by the server's /tokenize";
+}
+
+/**
+ * How each decode cell was measured (docs/adaptive-precision.md): a fixed window, or one that
+ * closed at a precision between a shortest and a longest length. The reference's rows first.
+ */
+function windowRows(rc: Session['runConfig']): InfoRow[] {
+  if (!rc.precision)
+    return [
+      { label: 'Decode test', value: DECODE_MODE_WORDS[rc.decodeTestMode] },
+      { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
+      { label: 'Time per measurement', value: fmtSettingSeconds(rc.secondsPerMeasurement) },
+    ];
+  return [
+    { label: 'Decode test', value: 'Adaptive window' },
+    { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
+    { label: 'Precision', value: `±${fmtShare(rc.precision)}: the 95% interval of each cell's total tok/s` },
+    { label: 'Shortest window', value: fmtSettingSeconds(rc.minSecondsPerMeasurement ?? 0) },
+    { label: 'Longest window', value: fmtSettingSeconds(rc.secondsPerMeasurement) },
+  ];
+}
+
+/** How many times each cell was measured (docs/repeats-and-targets.md). */
+const repeatsText = (rc: Session['runConfig']): string =>
+  rc.repeat > 1 ? `${rc.repeat} per cell, in interleaved passes` : '1 (each cell measured once)';
+
+/**
+ * Repeats, prompt shapes and prompt sizes: what SpeedMatrix knows of a run it measured. An
+ * imported file states none of them, so its block claims none (its defaults would read as facts).
+ */
+function methodRows(session: Session): InfoRow[] {
+  if (session.origin.kind !== 'measured') return [];
+  const rc = session.runConfig;
+  return [
+    { label: 'Repeats', value: repeatsText(rc) },
+    ...promptShapeRows(rc),
+    { label: 'Prompt sizes', value: targetingText(session) },
+  ];
 }
 
 function runBlock(session: Session): InfoBlock {
@@ -366,11 +451,9 @@ function runBlock(session: Session): InfoBlock {
     ...(session.load
       ? []
       : [
-          { label: 'Decode test', value: DECODE_MODE_WORDS[rc.decodeTestMode] },
-          { label: 'Prefill mode', value: PREFILL_MODE_WORDS[rc.prefillMode] },
-          { label: 'Time per measurement', value: fmtWholeSeconds(rc.secondsPerMeasurement) },
+          ...windowRows(rc),
           { label: 'Max output', value: `${fmtCount(rc.maxOutputTokens)} tokens` },
-          ...promptShapeRows(rc),
+          ...methodRows(session),
         ]),
   ];
   if (s.maxModelLen) rows.push({ label: 'Max model length', value: `${fmtCount(s.maxModelLen)} tokens` });
@@ -569,14 +652,27 @@ function telemetryTable(session: Session): TableModel | null {
 
 const EXCERPT_CHARS = 160;
 
+/**
+ * Each prefill point's caveats in one line (its reason, such as the client's delay, and a
+ * --precision prefill stopped by the time cap): the exports' notes and the app's prefill
+ * section say the same.
+ */
+function prefillNotesOf(session: Session): string[] {
+  return sortedPrefill(session.prefill).flatMap((p) => {
+    const reason = p.reason ? p.reason.trim().replace(/\.$/, '') : null;
+    const capped =
+      p.precision?.stopReason === 'max-duration'
+        ? `measured ${plural(p.precision.measurements, 'time')} before the time cap stopped it, short of the precision`
+        : null;
+    const caveats = [reason, capped].filter((c): c is string => c !== null);
+    return caveats.length
+      ? [`Prefill at ${fmtContext(p.context)}: ${STATUS_WORDS[p.status]}: ${caveats.join('; ')}.`]
+      : [];
+  });
+}
+
 function cellNotesOf(session: Session): string[] {
-  const notes: string[] = [];
-  for (const p of sortedPrefill(session.prefill)) {
-    if (p.reason)
-      notes.push(
-        `Prefill at ${fmtContext(p.context)}: ${STATUS_WORDS[p.status]}: ${p.reason.trim().replace(/\.$/, '')}.`,
-      );
-  }
+  const notes: string[] = prefillNotesOf(session);
   for (const c of sortedCells(session)) {
     const ev = c.evidence;
     const excerpt = ev?.loopExcerpt
@@ -617,6 +713,13 @@ function missingOf(session: Session, decode: DecodeMatrixModel): string[] {
   return out;
 }
 
+/** The All measurements caption; "(from N)" is explained here, over the table that shows it. */
+function measurementsCaptionOf(session: Session): string {
+  const base = 'Latencies are medians. Total tok/s is output across all simultaneous requests.';
+  const few = session.cells.some((c) => hasFigure(c.status) && fewSamples(c, 'ttft'));
+  return few ? `${base} ${FEW_SAMPLES_LEGEND}` : base;
+}
+
 export function buildReportModel(session: Session, options: ReportOptions = {}): ReportModel {
   const metric = options.metric ?? 'total';
   const ctx = metricContextOf(session, options.gpuPricePerHour ?? null, options.gpuPriceCurrency);
@@ -628,10 +731,10 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
   const legend = legendStatuses(present).map((s) => legendLine(s, source));
   const repeatNote = session.cells.some((c) => (c.repetitions?.length ?? 0) > 1) ? REPEAT_LEGEND : null;
   if (repeatNote) legend.push(repeatNote);
-  if (session.cells.some((c) => hasFigure(c.status) && fewSamples(c, 'ttft'))) legend.push(FEW_SAMPLES_LEGEND);
   if (session.cells.some((c) => c.precision)) legend.push(PRECISION_LEGEND);
+  const ttftAbove = ttftAbovePrefillNotes(session);
   return {
-    kicker: REPORT_KICKER,
+    kicker: session.load ? LOAD_KICKER : REPORT_KICKER,
     title: reportTitle(session),
     modelName: modelNameOf(session),
     gpuLabel: gpuLabelOf(session),
@@ -645,20 +748,21 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     launchMissing: launchMissingOf(session),
     prefill: prefillTable(session),
     prefillCaption: 'Prompt tok/s by context length',
+    prefillNotes: prefillNotesOf(session),
     decode,
     decodeCaption: `${metric === 'total' ? 'Total tok/s' : metricLabel(metric, ctx)} · rows are context length, columns are simultaneous requests`,
     decodeUnavailable: session.cells.length ? metricUnavailable(session, metric, ctx) : null,
     legend,
     repeatNote,
-    ttftNote: TTFT_NOTE,
-    measurementsCaption: 'Latencies are medians. Total tok/s is output across all simultaneous requests.',
+    ttftNote: ttftAbove.length ? `${TTFT_NOTE} ${TTFT_ABOVE_PREFILL_NOTE}` : TTFT_NOTE,
+    measurementsCaption: measurementsCaptionOf(session),
     measurements: { header: [...MEASUREMENT_COLUMNS], rows: rows.map((r) => r.text) },
     latency: latencyTable(session),
     latencyCaption: latencyCaption(medianOnly(session)),
     measurementRows: rows,
     energy: energyTable(session),
     telemetry: telemetryTable(session),
-    cellNotes: cellNotesOf(session),
+    cellNotes: [...cellNotesOf(session), ...ttftAbove],
     checksUnavailable: session.checksUnavailable,
     capacity: options.targets ? buildCapacitySection(session, options.targets) : null,
     load: session.load ? loadSection(session.load) : null,

@@ -31,6 +31,23 @@ export function requestsRepetition(cell: DecodeCell): number {
   return withFigures.length ? Math.max(...withFigures.map((r) => r.repetition)) : 1;
 }
 
+/**
+ * Whose requests a cell's per-request columns hold, for the histograms and the timeline: a
+ * repeated cell keeps only its latest repetition with figures, measured over that repetition's
+ * own window, while its figures are the means over all of them. The label says so; null for a
+ * cell measured once.
+ */
+export function requestsSource(cell: DecodeCell): { windowSeconds: number | null; label: string | null } {
+  const reps = cell.repetitions ?? [];
+  if (reps.length <= 1) return { windowSeconds: cell.windowSeconds, label: null };
+  const n = requestsRepetition(cell);
+  const rep = reps.find((r) => r.repetition === n);
+  return {
+    windowSeconds: rep?.windowSeconds ?? cell.windowSeconds,
+    label: `Requests of repetition ${n} of ${reps.length} only (the latest with figures; the others' requests were not kept), over its own window; the cell's figures are the means over all ${reps.length}.`,
+  };
+}
+
 /** A cell's requests, or [] when the session kept no per-request columns (imported, or cleared). */
 export function requestRecords(r: RequestSamples | null): RequestRecord[] {
   if (!r) return [];

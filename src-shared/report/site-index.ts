@@ -8,6 +8,8 @@ import type { Session } from '../session/schema';
 import { NONE, fmtContext, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { gpuLabelOf, modelNameOf } from './report-model';
+import { passLabel } from './load-model';
+import type { LoadRateResult } from '../session/schema-load';
 
 /** The prefill context the index quotes: 8K, the context every reference report measures. */
 export const HEADLINE_PREFILL_CONTEXT = 8192;
@@ -58,7 +60,27 @@ function kvCacheDtypeOf(s: Session): string {
   return launchFlags(s).get('--kv-cache-dtype') ?? (known ? 'auto' : NONE);
 }
 
+/**
+ * A load session's figures in the index's columns: its best output tok/s and the pass that gave
+ * it, and its synchronous pass (one request at a time) as the single-request figure.
+ */
+function loadRunFigures(load: NonNullable<Session['load']>): SiteRunFigures {
+  const best = load.results.reduce<LoadRateResult | null>(
+    (b, r) => (b === null || r.outputTokensPerSecond > b.outputTokensPerSecond ? r : b),
+    null,
+  );
+  const single = load.results.find((r) => r.pass === 'synchronous');
+  return {
+    prefill8k: null,
+    decodeSingle: single?.outputTokensPerSecond ?? null,
+    bestTotal: best?.outputTokensPerSecond ?? null,
+    bestAt: best ? passLabel(best) : null,
+    largestContext: null,
+  };
+}
+
 export function siteRunFigures(s: Session): SiteRunFigures {
+  if (s.load) return loadRunFigures(s.load);
   const valid = s.cells.filter((c) => c.status === 'valid' && c.totalTokensPerSecond !== null);
   const single = valid.filter((c) => c.concurrency === 1).sort((a, b) => a.context - b.context)[0];
   const best = valid.reduce<(typeof valid)[number] | null>(

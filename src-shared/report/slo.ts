@@ -111,7 +111,7 @@ export interface CapacityBreak {
   missed: { target: Target; value: number | null }[];
 }
 
-interface CapacityRow {
+export interface CapacityRow {
   context: number;
   /** The most requests at once up to which every measured cell meets every target; null when none does. */
   concurrency: number | null;
@@ -119,7 +119,12 @@ interface CapacityRow {
   perRequestTokensPerSecond: number | null;
   /** The cell that ended the run of cells within targets; null when every measured cell meets them. */
   brokenBy: CapacityBreak | null;
+  /** Cells below the break whose measurement was discarded (Looped): no figure, so no evidence of a miss. */
+  passedOver: { concurrency: number; status: CellStatus }[];
 }
+
+/** A cell whose measurement was thrown away (Looped): it says nothing about the targets either way. */
+const discarded = (c: DecodeCell): boolean => STATUSES[c.status].tone === 'discarded';
 
 /** A cell that sent its requests and was judged (not one the plan left out or a run stopped). */
 const wasMeasured = (c: DecodeCell): boolean => STATUSES[c.status].ran && STATUSES[c.status].doneForResume;
@@ -139,7 +144,9 @@ function breakOf(cell: DecodeCell, set: TargetSet, medians: boolean): CapacityBr
 /**
  * For each measured context, the capacity within targets: the largest concurrency up to which
  * every measured cell meets every target (docs/repeats-and-targets.md). A cell that misses them
- * ends the count even when a larger concurrency happens to meet them again (a noisy TTFT).
+ * ends the count even when a larger concurrency happens to meet them again (a noisy TTFT). A
+ * discarded cell (Looped) has no figure, so it neither meets nor misses them: the count passes
+ * over it and names it.
  */
 export function capacityWithinTargets(session: Session, set: TargetSet): CapacityRow[] {
   const medians = medianOnly(session);
@@ -147,8 +154,9 @@ export function capacityWithinTargets(session: Session, set: TargetSet): Capacit
   const contexts = [...new Set(measured.map((c) => c.context))].sort((a, b) => a - b);
   return contexts.map((context) => {
     const row = measured.filter((c) => c.context === context).sort((a, b) => a.concurrency - b.concurrency);
-    const firstMiss = row.findIndex((c) => !meetsTargets(c, set, medians));
-    const within = firstMiss < 0 ? row : row.slice(0, firstMiss);
+    const firstMiss = row.findIndex((c) => !discarded(c) && !meetsTargets(c, set, medians));
+    const upTo = firstMiss < 0 ? row : row.slice(0, firstMiss);
+    const within = upTo.filter((c) => !discarded(c));
     const best = within[within.length - 1];
     return {
       context,
@@ -156,6 +164,7 @@ export function capacityWithinTargets(session: Session, set: TargetSet): Capacit
       totalTokensPerSecond: best?.totalTokensPerSecond ?? null,
       perRequestTokensPerSecond: best?.perRequestTokensPerSecond ?? null,
       brokenBy: firstMiss < 0 ? null : breakOf(row[firstMiss], set, medians),
+      passedOver: upTo.filter(discarded).map((c) => ({ concurrency: c.concurrency, status: c.status })),
     };
   });
 }

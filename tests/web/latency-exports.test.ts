@@ -87,7 +87,10 @@ describe.skipIf(!hasChromium)('Latency percentiles and data exports in Chromium'
     ]);
     expect(rows[1].slice(0, 6)).toEqual(['128K', '4', '1,956 ms', '3,912 ms', '7,824 ms', '3 (few)']);
     const section = await page.getByTestId('latency-section').innerText();
-    expect(section).toMatch(/fewer than 10 requests/);
+    expect(section).toMatch(/"few" marks fewer than 10/);
+    // "(from N)" is explained over the table that shows it, All measurements.
+    const caption = await page.getByTestId('measurements-caption').innerText();
+    expect(caption).toMatch(/\(from N\): the latency stands on fewer than 10 requests/);
     const measurements = await rowsOf(page, 'measurements');
     expect(measurements.find((r) => r[1] === '128K')).toContain('1,956 ms (from 3)');
     await page.getByTestId('latency-section').scrollIntoViewIfNeeded();

@@ -12,10 +12,13 @@ import { describe, expect } from 'vitest';
 import { webTest as it } from '../helpers/fixtures';
 import { importText } from '../../src-main/workflows/importers';
 import { serializeSession } from '../../src-main/platform/session/write';
-import type { Session } from '#shared/session/schema';
+import type { DecodeCell, Session } from '#shared/session/schema';
 import type { BridgeServer } from '../helpers/bridge-server';
 import { SYNTHETIC_REPORT } from '../helpers/paths';
-import { repeatedSession } from '../helpers/sample-session';
+import { repeatedSession, sampleCell } from '../helpers/sample-session';
+import { buildReportModel } from '#shared/report/report-model';
+import { requestsSource } from '#shared/report/requests';
+import { foldRepetition } from '../../src-main/engine/bench/repetitions';
 import { hasChromium, shot } from './browser';
 
 /** Opens `session` in the app's Results view as if chosen in the Open dialog. */
@@ -87,6 +90,66 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
     expect(await page.getByTestId('cell-detail').innerText()).toMatch(/Total\s+1,000\.0 ± 248\.4 unstable tok\/s/);
     await detail.scrollIntoViewIfNeeded();
     await shot(page, '45-results-repetitions', false);
+  });
+
+  it("shows a prefill point's caveats (client delay, time cap) by the prefill chart, as the exports' notes say them", async ({
+    app: { page },
+    bridge,
+  }) => {
+    const s = repeatedSession({});
+    s.prefill[0] = {
+      ...s.prefill[0],
+      reason:
+        'this machine kept the client from running for 3.2% of the time to first token in a kept measurement (after 2 retakes), so the figure may read up to that much low',
+    };
+    s.prefill[1] = {
+      ...s.prefill[1],
+      precision: { measurements: 1, halfWidthRelative: null, stopReason: 'max-duration' },
+    };
+    await openInResults(page, bridge, s, 'caveats.speedmatrix.json');
+    const notes = page.getByTestId('prefill-notes');
+    expect((await notes.locator('li').allInnerTexts()).map((t) => t.trim())).toEqual(buildReportModel(s).prefillNotes);
+    expect(await notes.innerText()).toMatch(
+      /Prefill at 8K: Valid: this machine kept the client from running for 3\.2%/,
+    );
+    expect(await notes.innerText()).toMatch(/Prefill at 16K: Valid: measured 1 time before the time cap stopped it/);
+    await notes.scrollIntoViewIfNeeded();
+    await shot(page, '47-results-prefill-caveats', false);
+  });
+
+  it("labels a repeated cell's histograms and timeline as its latest repetition's requests", async ({
+    app: { page },
+    bridge,
+  }) => {
+    const s = repeatedSession({});
+    const timed = (seconds: number): DecodeCell => ({
+      ...sampleCell(8192, 2),
+      windowSeconds: seconds,
+      requests: {
+        sentAt: [0, 0],
+        firstTokenAt: [0.1, 0.2],
+        lastTokenAt: [seconds, seconds],
+        outputTokens: [300, 300],
+        windowTokens: [300, 300],
+        promptTokens: [8192, 8192],
+        outcome: ['done', 'done'],
+      },
+    });
+    const cell = foldRepetition(foldRepetition(undefined, timed(30), 1, 2), timed(10), 2, 2);
+    s.cells = s.cells.map((c) => (c.context === 8192 && c.concurrency === 2 ? cell : c));
+    await openInResults(page, bridge, s, 'repeated-requests.speedmatrix.json');
+    // The selected cell outlives the file opened (an earlier test may have selected 8192x2): a click would close it.
+    const title = page.getByTestId('cell-detail-title');
+    if (!(await title.isVisible()) || !/^8K context · 2 requests/.test(await title.innerText()))
+      await page.locator('[data-cell="8192x2"] button').click();
+    const label = page.getByTestId('requests-source');
+    await label.waitFor();
+    expect(await label.innerText()).toBe(requestsSource(cell).label);
+    expect(await page.getByTestId('cell-detail').innerText()).toMatch(
+      /Timeline of the window's requests\s+Requests of repetition 2 of 2 only/,
+    );
+    await label.scrollIntoViewIfNeeded();
+    await shot(page, '48-results-repeated-requests', false);
   });
 
   it('makes the heatmap one Tab stop with arrow keys, and Enter opens the detail in view with focus, at 1280x800', async ({

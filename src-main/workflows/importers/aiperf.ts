@@ -10,7 +10,7 @@ import { keptUp } from '../../engine/bench/load-figures';
 import type { CountedStats, LoadRateResult } from '#shared/session/schema-load';
 import type { Session } from '#shared/session/schema';
 import { type Result, fail, ok } from '#shared/result';
-import { importedLoadSession, isObject, type Json, num } from './load-import';
+import { fileTime, importedLoadSession, isObject, type Json, num } from './load-import';
 
 /** AIPerf's export: metric objects with a unit, and its input configuration or duration. */
 export function looksLikeAiperf(doc: unknown): doc is Json {
@@ -79,7 +79,7 @@ function resultOf(doc: Json, loadgen: Json): LoadRateResult {
     goodput: num(doc.goodput) === null ? null : avg(doc, 'goodput'),
     sloShare: null,
     windowSeconds: duration,
-    startedAt: typeof doc.start_time === 'string' ? doc.start_time : '',
+    startedAt: fileTime(doc.start_time) ?? '',
   };
 }
 
@@ -99,6 +99,8 @@ export function importAiperf(doc: Json, file: string): Result<Session> {
       origin: { kind: 'imported-aiperf', file: basename(file) },
       model: typeof models[0] === 'string' ? models[0] : null,
       engineName: 'unknown',
+      tool: typeof doc.aiperf_version === 'string' ? `AIPerf ${doc.aiperf_version}` : 'AIPerf',
+      measuredAt: fileTime(doc.start_time),
       result,
       config: {
         maxInFlight: concurrency === null ? null : Math.round(concurrency),

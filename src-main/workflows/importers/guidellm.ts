@@ -15,7 +15,7 @@ import { keptUp } from '../../engine/bench/load-figures';
 import type { CountedStats, LoadPass, LoadRateResult } from '#shared/session/schema-load';
 import type { Session } from '#shared/session/schema';
 import { type Result, fail, ok } from '#shared/result';
-import { importedLoadSession, isObject, type Json, num } from './load-import';
+import { fileTime, importedLoadSession, isObject, type Json, num } from './load-import';
 
 /** A report: a list of benchmarks, at least one of them generative. */
 export function looksLikeGuidellm(doc: unknown): doc is Json {
@@ -150,10 +150,14 @@ export function importGuidellm(doc: Json, file: string): Result<Session> {
   const first = benchmarks[0];
   const args = obj(first.args ?? first.config);
   const strategies = benchmarks.map((b) => String(strategyOf(b).type_));
+  // The newer layout states its version in the report's metadata; the older one does not.
+  const version = obj(doc.metadata).guidellm_version;
   const session = importedLoadSession({
     origin: { kind: 'imported-guidellm', file: name },
     model: modelOf(first),
     engineName: 'unknown',
+    tool: typeof version === 'string' ? `GuideLLM ${version}` : 'GuideLLM',
+    measuredAt: fileTime(first.start_time),
     result: passes[0],
     config: {
       sweep: [obj(args.profile).type_, obj(args.profile).kind].includes('sweep')

@@ -9,7 +9,7 @@ import { countedStats, keptUp } from '../../engine/bench/load-figures';
 import type { CountedStats, LoadRateResult } from '#shared/session/schema-load';
 import type { Session } from '#shared/session/schema';
 import { type Result, fail, ok } from '#shared/result';
-import { importedLoadSession, isObject, type Json, num } from './load-import';
+import { fileTime, importedLoadSession, isObject, type Json, num } from './load-import';
 
 const numbers = (v: unknown): number[] | null =>
   Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : null;
@@ -67,7 +67,9 @@ function resultOf(doc: Json): LoadRateResult {
     : null;
   const inputs = numbers(doc.input_lens);
   const outputs = numbers(doc.output_lens);
-  const meanOf = (xs: number[] | null) => (xs && xs.length ? sum(xs) / xs.length : null);
+  // Without the per-request lists, the totals over the completed requests give the same means.
+  const perCompleted = (total: unknown) => (num(total) !== null && completed > 0 ? num(total)! / completed : null);
+  const meanOf = (xs: number[] | null, total: unknown) => (xs && xs.length ? sum(xs) / xs.length : perCompleted(total));
   return {
     pass: rate === null ? 'throughput' : 'rate',
     targetRate: rate,
@@ -83,8 +85,8 @@ function resultOf(doc: Json): LoadRateResult {
     errors: failed,
     unfinished: 0,
     firstError,
-    meanInputTokens: meanOf(inputs),
-    meanOutputTokens: meanOf(outputs),
+    meanInputTokens: meanOf(inputs, doc.total_input_tokens),
+    meanOutputTokens: meanOf(outputs, doc.total_output_tokens),
     maxInFlight: Math.round(num(doc.max_concurrent_requests) ?? num(doc.max_concurrency) ?? 0),
     heldBack: 0,
     queue: null,
@@ -93,9 +95,12 @@ function resultOf(doc: Json): LoadRateResult {
     goodput: num(doc.request_goodput) ?? num(doc['request_goodput:']),
     sloShare: null,
     windowSeconds: duration,
-    startedAt: typeof doc.date === 'string' ? doc.date : '',
+    startedAt: fileTime(doc.date) ?? '',
   };
 }
+
+/** The file states no version of vLLM's client. */
+const VLLM_BENCH_TOOL = 'vLLM bench serve';
 
 export function importVllmBench(doc: Json, file: string): Result<Session> {
   const result = resultOf(doc);
@@ -109,7 +114,10 @@ export function importVllmBench(doc: Json, file: string): Result<Session> {
     importedLoadSession({
       origin: { kind: 'imported-vllm-bench', file: basename(file) },
       model: typeof doc.model_id === 'string' ? doc.model_id : null,
-      engineName: typeof doc.backend === 'string' ? doc.backend : 'unknown',
+      // `backend` is the client's request format (openai-chat, vllm), not the server: the file names no engine.
+      engineName: 'unknown',
+      tool: VLLM_BENCH_TOOL,
+      measuredAt: fileTime(doc.date),
       result,
       config: {
         // vLLM's burstiness is the gamma shape: its gaps' coefficient of variation is 1/sqrt(shape).

@@ -18,6 +18,7 @@ import {
   ratioCaption,
   type RatioMatrix,
   compareSessions,
+  comparisonKicker,
   deltasTable,
   differencesTable,
   prefillTable,
@@ -41,7 +42,7 @@ export function simulatedBannerHtml(simulated: readonly boolean[]): string[] {
 export function renderCompareMarkdown(sessions: readonly Session[]): string {
   const m = compareSessions(sessions);
   const out: string[] = [
-    'Speed test matrix comparison',
+    comparisonKicker(m),
     '',
     `# ${md(m.titles.map((_, i) => m.labels[i]).join(' vs '))}`,
     '',
@@ -141,7 +142,7 @@ function prefillOverlay(m: ComparisonModel): string {
 export function renderCompareHtml(sessions: readonly Session[], frame: PageFrame = {}): string {
   const m = compareSessions(sessions);
   const out: string[] = [
-    '<p class="kicker">Speed test matrix comparison</p>',
+    `<p class="kicker">${esc(comparisonKicker(m))}</p>`,
     `<h1>${esc(m.labels.join(' vs '))}</h1>`,
     ...simulatedBannerHtml(m.simulated),
     '<ul class="notes">',

@@ -8,6 +8,7 @@ import type { DecodeCell, Session } from '#shared/session/schema';
 import type { LoadSection } from '#shared/report/load-model';
 import { cellKey } from '#shared/cell-key';
 import { type TimelineModel, cellTimeline, timelineLegend } from '#shared/report/timeline';
+import { requestsSource } from '#shared/report/requests';
 import { STATUSES, STATUS_ORDER } from '#shared/session/status-words';
 import { APP_NAME, APP_VERSION } from '../../platform/runtime/app-version';
 import { escapeHtml as esc } from './escape';
@@ -130,12 +131,15 @@ export function prefillChart(session: Session): string {
 function timelinesSection(session: Session): string {
   const cells = [...session.cells]
     .sort((a, b) => a.context - b.context || a.concurrency - b.concurrency)
-    .map((c) => ({ c, model: cellTimeline(c.requests, c.windowSeconds, c.timeBetweenTokens?.p50 ?? null) }))
+    .map((c) => ({
+      c,
+      model: cellTimeline(c.requests, requestsSource(c).windowSeconds, c.timeBetweenTokens?.p50 ?? null),
+    }))
     .filter((x): x is { c: DecodeCell; model: TimelineModel } => x.model !== null);
   if (cells.length === 0) return '';
   const items = cells.map(({ c, model }) => {
     const name = `${fmtContext(c.context)} context × ${c.concurrency} at once`;
-    return `<details class="timeline" data-cell="${esc(cellKey(c))}"><summary>${esc(`${name}: ${plural(model.bars.length, 'request')}, ${plural(model.markedGaps, 'large gap')}`)}</summary><figure>${timelineSvg(model, `Timeline of ${name}`)}</figure><p class="caption">${esc(timelineLegend(model))}</p></details>`;
+    return `<details class="timeline" data-cell="${esc(cellKey(c))}"><summary>${esc(`${name}: ${plural(model.bars.length, 'request')}, ${plural(model.markedGaps, 'large gap')}`)}</summary><figure>${timelineSvg(model, `Timeline of ${name}`)}</figure><p class="caption">${esc([requestsSource(c).label, timelineLegend(model)].filter(Boolean).join(' '))}</p></details>`;
   });
   return `<section class="timelines"><h2>Cell timelines</h2><p class="caption">Open a cell to see every request of its window.</p>${items.join('')}</section>`;
 }

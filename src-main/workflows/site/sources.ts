@@ -65,6 +65,15 @@ async function walkSweep(w: Walk, dir: string): Promise<Set<string>> {
   return new Set(m.data.variants.map((v) => v.file));
 }
 
+/**
+ * A session's own report beside it (`run.md`, `run.txt` next to `run.speedmatrix.json`, as
+ * `report` names them): the same run again, not another one to import.
+ */
+function isOwnReport(name: string, names: ReadonlySet<string>): boolean {
+  const m = /^(.+)\.(md|txt)$/i.exec(name);
+  return m !== null && names.has(`${m[1]}${SESSION_EXTENSION}`);
+}
+
 async function walk(w: Walk, dir: string): Promise<void> {
   if (w.skip.has(resolve(dir))) return;
   const entries = await readdir(dir, { withFileTypes: true });
@@ -77,6 +86,7 @@ async function walk(w: Walk, dir: string): Promise<void> {
       continue;
     }
     if (!e.isFile() || variants.has(e.name) || e.name === SWEEP_MANIFEST) continue;
+    if (isOwnReport(e.name, names)) continue;
     const session = e.name.endsWith(SESSION_EXTENSION);
     if (!session && !MAYBE_RESULTS.test(e.name)) continue;
     w.out.push({

@@ -21,6 +21,8 @@ import { serializeSession } from '../../../src-main/platform/session/write';
 import { runCli } from '../../helpers/cli';
 import { tempTest as it } from '../../helpers/fixtures';
 import { sampleSession } from '../../helpers/sample-session';
+import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
+import { ROOT } from '../../helpers/paths';
 
 function writeRun(dir: string, name: string, gpu = 'H200'): string {
   const s = sampleSession();
@@ -75,6 +77,36 @@ describe('the results site rebuilt on the same folder', () => {
     expect([fourth.runs.length, fourth.removed]).toEqual([1, 1]);
     expect(readFileSync(join(out, 'README-of-mine.txt'), 'utf8')).toBe('kept');
     expect(readFileSync(mine, 'utf8')).toBe('kept too');
+  });
+
+  it('lists a session once, not again through its own Markdown report beside it; a report alone is still imported', async ({
+    tempDir,
+  }) => {
+    const root = tempDir('sm-site-');
+    const runs = join(root, 'runs');
+    mkdirSync(runs);
+    writeRun(runs, 'a.speedmatrix.json');
+    writeFileSync(join(runs, 'a.md'), renderMarkdownReport(sampleSession()));
+    writeFileSync(join(runs, 'other.md'), renderMarkdownReport(sampleSession()));
+    const site = await build([runs], join(root, 'site'));
+    expect(site.runs.map((r) => basename(r.source)).sort()).toEqual(['a.speedmatrix.json', 'other.md']);
+  });
+
+  it('shows a load session’s figures in the index, not a dash in every column', async ({ tempDir }) => {
+    const root = tempDir('sm-site-');
+    const runs = join(root, 'runs');
+    mkdirSync(runs);
+    const peer = 'guidellm-benchmarks.json';
+    writeFileSync(join(runs, peer), readFileSync(join(ROOT, 'tests/fixtures/peers', peer)));
+    const [row] = (await build([runs], join(root, 'site'))).runs;
+    const opened = await openSessionOrImport(join(runs, peer));
+    if (!opened.ok) throw new Error(opened.error);
+    const best = Math.max(...opened.data.load!.results.map((r) => r.outputTokensPerSecond));
+    expect(row.bestTotal).toBe(best);
+    expect(row.bestAt).toMatch(/req\/s|throughput|synchronous/);
+    expect(row.decodeSingle).not.toBeNull();
+    expect(row.tool).toBe('GuideLLM');
+    expect(row.createdAt).toBe('2025-12-01T14:40:00.000Z');
   });
 
   it('refuses a folder that holds other files and is not a site, and writes nothing there', async ({ tempDir }) => {

@@ -66,16 +66,18 @@ describe('latency percentiles of decode cells', () => {
     ]);
   });
 
-  it('flags a TTFT from few first tokens in the measurements and says so in the legend, only when one occurs', () => {
+  it('flags a TTFT from few first tokens in the measurements and says so in their caption, only when one occurs', () => {
     const s = sampleSession();
     s.cells = [sampleCell(8192, 4, { ttft: stats(0.5, 40) }), sampleCell(131072, 8, { ttft: stats(0.927, 4) })];
     const r = buildReportModel(s);
     const ttftColumn = r.measurements.header.indexOf('TTFT');
     const decodeRows = r.measurementRows.filter((row) => row.cellKey !== null);
     expect(decodeRows.map((row) => row.text[ttftColumn])).toEqual(['500 ms', '927 ms (from 4)']);
-    expect(r.legend).toContain(FEW_SAMPLES_LEGEND);
+    // Explained over the table that shows "(from N)", never under the heatmap, which does not.
+    expect(r.measurementsCaption).toContain(FEW_SAMPLES_LEGEND);
+    expect(r.legend).not.toContain(FEW_SAMPLES_LEGEND);
     s.cells = [sampleCell(8192, 4, { ttft: stats(0.5, 40) })];
-    expect(buildReportModel(s).legend).not.toContain(FEW_SAMPLES_LEGEND);
+    expect(buildReportModel(s).measurementsCaption).not.toContain(FEW_SAMPLES_LEGEND);
     // A file without counts (older, imported) claims nothing.
     expect(fmtLatency(sampleCell(8192, 1), 'ttft', 'p50')).toBe('37 ms');
   });

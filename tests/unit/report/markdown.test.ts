@@ -106,8 +106,10 @@ describe('Markdown report, section by section against the reference', () => {
     }
     // The reference explains only the statuses its cells have; so do we (no Requests queued here).
     expect(decode).not.toMatch(/^Requests queued/m);
+    // The reference's "so it mostly excludes prefill" claims more than a queued request's TTFT bears out.
     const ttftNote = decode.split('\n').find((l) => l.startsWith('TTFT is measured'));
-    expect(ref).toContain(ttftNote!);
+    expect(ttftNote).toMatch(/^TTFT is measured after the benchmark warms the server's prompt cache: /);
+    expect(ttftNote).not.toContain('mostly excludes prefill');
   });
 
   it('prints the legend once, after the matrix, and nothing of it when every cell is Valid', async () => {
@@ -334,6 +336,17 @@ describe('Markdown report: formats, labels, missing parts and escaping', () => {
       expect(row.split(/(?<!\\)\|/).length - 2).toBe(12);
     }
     expect(md).toContain('evil\\|&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('writes comparisons and ampersands as written, without HTML entities, where no tag could open', () => {
+    const s = sampleSession();
+    s.cells[3] = { ...s.cells[3], status: 'error', reason: 'TTFT p90 3,211 ms > 2,000 ms & TBT <= 50 ms' };
+    const md = renderMarkdownReport(s);
+    expect(md).toContain('TTFT p90 3,211 ms > 2,000 ms & TBT <= 50 ms');
+    expect(md).not.toMatch(/&(gt|lt|amp);/);
+    // An entity written in the text stays that text, not the character it names.
+    s.cells[3] = { ...s.cells[3], reason: 'R&amp;D' };
+    expect(renderMarkdownReport(s)).toContain('R\\&amp;D');
   });
 
   it('never prints an API key, even when the session holds one in its launch line', () => {

@@ -133,8 +133,22 @@ describe('service-level targets', () => {
     const s = sampleSession();
     const session = { ...s, cells: [sampleCell(32768, 1), sampleCell(8192, 4), sampleCell(8192, 1)] };
     expect(capacityWithinTargets(session, parseTargets('per-request>=100'))).toEqual([
-      { context: 8192, concurrency: 4, totalTokensPerSecond: 565.6, perRequestTokensPerSecond: 141.4, brokenBy: null },
-      { context: 32768, concurrency: 1, totalTokensPerSecond: 141.4, perRequestTokensPerSecond: 141.4, brokenBy: null },
+      {
+        context: 8192,
+        concurrency: 4,
+        totalTokensPerSecond: 565.6,
+        perRequestTokensPerSecond: 141.4,
+        brokenBy: null,
+        passedOver: [],
+      },
+      {
+        context: 32768,
+        concurrency: 1,
+        totalTokensPerSecond: 141.4,
+        perRequestTokensPerSecond: 141.4,
+        brokenBy: null,
+        passedOver: [],
+      },
     ]);
   });
 
@@ -160,11 +174,38 @@ describe('service-level targets', () => {
     expect(all[0]).toMatchObject({ concurrency: 8, brokenBy: null });
   });
 
-  it('names a cell that is not Valid as the limit, by its status', () => {
+  it('passes over a Looped cell, which has no figure, and names it as not measured', () => {
+    // 32K: 1 meets; 4 Looped (no evidence either way); 16 Over capacity (left out by the plan).
     const rows = buildCapacitySection(reference(), parseTargets('ttft<=1s')).rows;
     expect(rows).toEqual([
       ['8K', '16', '1,200.0', '75.1', '—'],
-      ['32K', '1', '90.0', '90.4', '4 at once: Looped'],
+      ['32K', '1; 4 not measured: Looped', '90.0', '90.4', '—'],
     ]);
+  });
+
+  it('counts on past a Looped cell to the larger concurrencies that meet the targets, as in the seed report at 8K', () => {
+    const s = sampleSession();
+    const ms = (v: number) => ({ p50: v / 1000, p90: v / 1000, p99: v / 1000, mean: v / 1000 });
+    s.cells = [
+      sampleCell(8192, 8, { ttft: ms(300) }),
+      sampleCell(8192, 16, { status: 'looped', totalTokensPerSecond: null, ttft: null }),
+      sampleCell(8192, 32, { ttft: ms(500) }),
+      sampleCell(8192, 64, { ttft: ms(700) }),
+      sampleCell(8192, 128, { ttft: ms(950) }),
+    ];
+    const [row] = capacityWithinTargets(s, parseTargets('ttft<=1s'));
+    expect(row).toMatchObject({
+      concurrency: 128,
+      brokenBy: null,
+      passedOver: [{ concurrency: 16, status: 'looped' }],
+    });
+    expect(buildCapacitySection(s, parseTargets('ttft<=1s')).rows[0][1]).toBe('128; 16 not measured: Looped');
+    // A cell that is not Valid but has its own verdict on the load (Error) still ends the count.
+    s.cells[1] = sampleCell(8192, 16, { status: 'error', totalTokensPerSecond: null });
+    expect(capacityWithinTargets(s, parseTargets('ttft<=1s'))[0]).toMatchObject({
+      concurrency: 8,
+      brokenBy: { concurrency: 16, status: 'error' },
+      passedOver: [],
+    });
   });
 });

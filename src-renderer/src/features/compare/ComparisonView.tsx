@@ -8,6 +8,7 @@ import { cellKey } from '#shared/cell-key';
 import type { ComparisonEntryView, ComparisonFormat, ComparisonView as Comparison } from '#shared/ipc/contract';
 import {
   type ComparisonModel,
+  comparisonKicker,
   deltasCaption,
   deltasTable,
   differencesTable,
@@ -81,7 +82,9 @@ function ComparisonBody({ view }: { view: Comparison }) {
   return (
     <>
       <header className="report-head">
-        <p className="kicker">{view.source === 'sweep' ? 'Speed test matrix sweep' : 'Speed test matrix comparison'}</p>
+        <p className="kicker">
+          {view.source === 'sweep' ? 'Speed test matrix sweep' : comparisonKicker({ load: m?.load ?? null })}
+        </p>
         <h2 className="report-title" data-testid="comparison-title">
           {view.title}
         </h2>

@@ -6,7 +6,7 @@ import { fmtTick } from '#shared/report/scale';
 import { histogramAxis } from '../../charts/histogram-axis';
 import { Plot } from '../../charts/Plot';
 import { Timeline } from '../../charts/Timeline';
-import { requestRecords } from '#shared/report/requests';
+import { requestRecords, requestsSource } from '#shared/report/requests';
 import { cellTimeline } from '#shared/report/timeline';
 import { chartColors, useDarkTheme } from '../../charts/theme';
 import {
@@ -49,9 +49,10 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
   const dark = useDarkTheme();
   const samples = useCellRequests(cell);
   const dist = useMemo(() => requestDistributions(samples.data), [samples.data]);
+  const source = useMemo(() => requestsSource(cell), [cell]);
   const timeline = useMemo(
-    () => cellTimeline(samples.data, cell.windowSeconds, cell.timeBetweenTokens?.p50 ?? null),
-    [samples.data, cell.windowSeconds, cell.timeBetweenTokens],
+    () => cellTimeline(samples.data, source.windowSeconds, cell.timeBetweenTokens?.p50 ?? null),
+    [samples.data, source.windowSeconds, cell.timeBetweenTokens],
   );
   const hist = useMemo(() => {
     const c = chartColors(dark);
@@ -167,22 +168,29 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
       ) : samples.error ? (
         <p className="error">Could not load the per-request timings: {samples.error}</p>
       ) : dist.ttftMs.length > 0 ? (
-        <div className="two-col">
-          <Plot
-            data={hist.ttft.data}
-            layout={hist.ttft.layout}
-            height={220}
-            label={`TTFT distribution over ${dist.ttftMs.length} requests`}
-            testId="ttft-hist"
-          />
-          <Plot
-            data={hist.tbt.data}
-            layout={hist.tbt.layout}
-            height={220}
-            label={`Time between tokens over ${dist.tbtMs.length} requests`}
-            testId="tbt-hist"
-          />
-        </div>
+        <>
+          {source.label && (
+            <p className="muted" data-testid="requests-source">
+              {source.label}
+            </p>
+          )}
+          <div className="two-col">
+            <Plot
+              data={hist.ttft.data}
+              layout={hist.ttft.layout}
+              height={220}
+              label={`TTFT distribution over ${dist.ttftMs.length} requests`}
+              testId="ttft-hist"
+            />
+            <Plot
+              data={hist.tbt.data}
+              layout={hist.tbt.layout}
+              height={220}
+              label={`Time between tokens over ${dist.tbtMs.length} requests`}
+              testId="tbt-hist"
+            />
+          </div>
+        </>
       ) : (
         <p className="muted">
           No per-request timings in this cell{cell.status === 'valid' ? '' : ': it was not measured'}.
@@ -191,6 +199,7 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
       {timeline && (
         <section>
           <h4>Timeline of the window&apos;s requests</h4>
+          {source.label && <p className="muted">{source.label}</p>}
           <Timeline model={timeline} label={`Timeline of the ${timeline.bars.length} requests of ${cellName(cell)}`} />
         </section>
       )}

@@ -11,7 +11,9 @@ export function MeasurementsTable(props: { rows: MeasurementRow[]; caption: stri
   return (
     <section>
       <h3>All measurements</h3>
-      <p className="muted">{props.caption}</p>
+      <p className="muted" data-testid="measurements-caption">
+        {props.caption}
+      </p>
       <div className="table-wrap">
         <table className="measurements" data-testid="measurements">
           <thead>

@@ -20,7 +20,6 @@ import { CellDetail } from './CellDetail';
 import { HeatmapControls, useGpuPrice, useTargets } from './HeatmapControls';
 import { MeasurementsTable } from './MeasurementsTable';
 import { ModelTable } from '../../components/ModelTable';
-import { FEW_SAMPLES_LEGEND } from '#shared/report/latency';
 import { ComparisonView } from '../compare/ComparisonView';
 
 export function ResultsView() {
@@ -268,6 +267,13 @@ function MatrixResults({
         <h3>Prefill</h3>
         <p className="muted">{report.prefillCaption}</p>
         <PrefillChart points={session.prefill} />
+        {report.prefillNotes.length > 0 && (
+          <ul className="muted" data-testid="prefill-notes">
+            {report.prefillNotes.map((n) => (
+              <li key={n}>{n}</li>
+            ))}
+          </ul>
+        )}
       </section>
       <section>
         <h3>Sustained decode</h3>
@@ -307,7 +313,6 @@ function MatrixResults({
         <section data-testid="latency-section">
           <h3>Latency percentiles</h3>
           <p className="muted">{report.latencyCaption}</p>
-          {report.legend.includes(FEW_SAMPLES_LEGEND) && <p className="muted">{FEW_SAMPLES_LEGEND}</p>}
           <ModelTable table={report.latency} testId="latency-table" />
         </section>
       )}
