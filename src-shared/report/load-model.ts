@@ -3,7 +3,7 @@
  * answer in one sentence. Defined once for the CLI, the reports and the app.
  */
 import type { CountedStats, LoadRateResult, LoadRun } from '../session/schema-load';
-import { fmtCount, fmtMs, fmtMsPrecise, fmtRate, fmtTokPerSec } from './format';
+import { fmtCount, fmtMs, fmtMsPrecise, fmtRate, fmtTokPerSec, plural } from './format';
 
 export const LOAD_COLUMNS = [
   'Pass',
@@ -80,7 +80,7 @@ export function loadSection(load: LoadRun): LoadSection {
   const c = load.config;
   const arrivals = c.arrivals.kind === 'gamma' ? `gamma arrivals (CV ${c.arrivals.cv})` : `${c.arrivals.kind} arrivals`;
   const workload = [
-    c.sweep ? `sweep of ${c.sweep.points} rates` : `rates ${c.rates.map(fmtRate).join(', ')} req/s`,
+    c.sweep ? `sweep of ${plural(c.sweep.points, 'rate')}` : `rates ${c.rates.map(fmtRate).join(', ')} req/s`,
     arrivals,
     c.maxInFlight === null ? 'no cap in flight' : `at most ${c.maxInFlight} in flight`,
     c.dataset ? `prompts from ${c.dataset}` : `input ${lengthText(c.inputLength)} tokens`,

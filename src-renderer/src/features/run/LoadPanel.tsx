@@ -69,6 +69,7 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
             values={form.rates}
             format={fmtRate}
             parse={parseRate}
+            expects="a rate above 0 requests per second, such as 0.5 or 4"
             onAdd={(v) => update({ rates: [...form.rates.filter((r) => r !== v), v].sort((a, b) => a - b) })}
             onRemove={(v) => update({ rates: form.rates.filter((r) => r !== v) })}
             placeholder="e.g. 2"

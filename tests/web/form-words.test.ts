@@ -1,0 +1,60 @@
+/**
+ * The app's own words in the real renderer against the real core: a chip field says what it
+ * takes, a file that is not a session does not point to a command the app lacks, and a load
+ * sweep of one rate reads in the singular.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect } from 'vitest';
+import { importText } from '../../src-main/workflows/importers';
+import { serializeSession } from '../../src-main/platform/session/write';
+import { webTest as it } from '../helpers/fixtures';
+import { ROOT } from '../helpers/paths';
+import { hasChromium, shot } from './browser';
+
+describe.skipIf(!hasChromium)("the app's words", () => {
+  it('a chip field refuses a value saying what it takes', async ({ app: { page } }) => {
+    await page.keyboard.press('Control+3');
+    const add = async (field: string, text: string) => {
+      const chips = page.getByTestId(`chips-${field}`);
+      await chips.locator('input').fill(text);
+      await chips.locator('input').press('Enter');
+      return chips.locator('.error').innerText();
+    };
+    expect(await add('contexts', 'abc')).toBe('"abc" is not a token count such as 8k or 32768.');
+    expect(await add('concurrency', '-5')).toBe('"-5" is not a whole number of requests above 0, such as 8.');
+    await page.getByTestId('run-mode').getByText('Load', { exact: true }).click();
+    expect(await add('rates', '-1')).toBe('"-1" is not a rate above 0 requests per second, such as 0.5 or 4.');
+    await shot(page, '92-rate-chip-error', false);
+    await page.getByTestId('run-mode').getByText('Matrix', { exact: true }).click();
+  });
+
+  it('a JSON file that is not a session says so, without an Import the app does not have', async ({
+    app: { page },
+  }) => {
+    await page.locator('nav button', { hasText: 'Results' }).click();
+    await page.getByTestId('file-input').setInputFiles({
+      name: 'other.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify({ format: 'something-else', results: [] })),
+    });
+    const err = page.getByTestId('open-error');
+    await err.waitFor();
+    expect(await err.innerText()).toMatch(/other\.json is not a SpeedMatrix session/);
+    expect(await err.innerText()).not.toMatch(/Import/);
+  });
+
+  it('a load sweep of one rate reads "sweep of 1 rate"', async ({ app: { page }, bridge }) => {
+    const name = 'vllm-bench-serve-rate4.json';
+    const imported = importText(readFileSync(join(ROOT, 'tests/fixtures/peers', name), 'utf8'), name);
+    if (!imported.ok) throw new Error(imported.error);
+    const load = imported.data.load!;
+    const session = { ...imported.data, load: { ...load, config: { ...load.config, sweep: { points: 1 } } } };
+    const file = join(bridge.dialogs.saveDir, 'sweep1.speedmatrix.json');
+    writeFileSync(file, serializeSession(session));
+    expect((await bridge.core.invoke('session:open', [file])).ok).toBe(true);
+    await page.locator('nav button', { hasText: 'Results' }).click();
+    await page.getByTestId('load').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('load').innerText()).toMatch(/sweep of 1 rate ·/);
+  });
+});
