@@ -29,6 +29,35 @@ describe.skipIf(!hasChromium)("the app's words", () => {
     await page.getByTestId('run-mode').getByText('Matrix', { exact: true }).click();
   });
 
+  it("the Load form marks a bad number at its field in the form's words, and Start waits", async ({
+    app: { page },
+  }) => {
+    await page.keyboard.press('Control+3');
+    await page.getByTestId('run-mode').getByText('Load', { exact: true }).click();
+    const duration = page.locator('#load-duration');
+    await duration.fill('-5');
+    await expect
+      .poll(() => page.locator('#load-duration-error').innerText())
+      .toBe('Give the seconds measured at each rate: a number above 0.');
+    expect(await duration.getAttribute('aria-invalid')).toBe('true');
+    await page.locator('#load-warmup').fill('-1');
+    await expect
+      .poll(() => page.locator('#load-warmup-error').innerText())
+      .toBe('Give the warm-up seconds: 0 or more.');
+    expect(await page.getByTestId('start-load').isDisabled()).toBe(true);
+    expect(await page.getByTestId('load-waits').innerText()).toBe('Fix the marked fields first.');
+    expect(await page.getByTestId('view-run').innerText()).not.toMatch(/Bad arguments|Too small/);
+    await shot(page, '93-load-field-errors', false);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, '93-load-field-errors-dark', false);
+    await page.emulateMedia({ colorScheme: 'light' });
+    await duration.fill('30');
+    await page.locator('#load-warmup').fill('5');
+    await expect.poll(() => page.locator('#load-duration-error').count()).toBe(0);
+    expect(await page.getByTestId('load-plan').innerText()).toMatch(/each 5 s warm-up and 30 s measured/);
+    await page.getByTestId('run-mode').getByText('Matrix', { exact: true }).click();
+  });
+
   it('a JSON file that is not a session says so, without an Import the app does not have', async ({
     app: { page },
   }) => {
