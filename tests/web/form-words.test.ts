@@ -58,6 +58,32 @@ describe.skipIf(!hasChromium)("the app's words", () => {
     await page.getByTestId('run-mode').getByText('Matrix', { exact: true }).click();
   });
 
+  it('the SSH host field refuses a host with a space at the field, and the preview never shows it', async ({
+    app: { page },
+  }) => {
+    await page.keyboard.press('Control+2');
+    await page.locator('input[name="where"][value="ssh"]').check();
+    await page.locator('#srv-sshHost').fill('gpu box');
+    const error = page.locator('#srv-sshHost-error');
+    await expect
+      .poll(() => error.innerText(), { timeout: 10_000 })
+      .toBe('SSH host: "gpu box" is not a host: give an alias from ~/.ssh/config or user@host.');
+    expect(await page.locator('#srv-sshHost').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByTestId('view-server').innerText()).not.toMatch(/ssh gpu box/);
+    expect(await page.getByTestId('start-server').isDisabled()).toBe(true);
+    await page.getByTestId('remote-host').scrollIntoViewIfNeeded();
+    await shot(page, '94-ssh-host-error', false);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, '94-ssh-host-error-dark', false);
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.locator('#srv-sshHost').fill('gpu-box');
+    await expect
+      .poll(() => page.getByTestId('command-preview').innerText(), { timeout: 10_000 })
+      .toMatch(/^ssh gpu-box speedmatrix serve -- /);
+    expect(await error.count()).toBe(0);
+    await page.locator('input[name="where"][value="local"]').check();
+  });
+
   it('a JSON file that is not a session says so, without an Import the app does not have', async ({
     app: { page },
   }) => {

@@ -255,7 +255,12 @@ export function ServerView() {
           </label>
         ))}
         <p className="muted">{WHERE.find((w) => w.id === form.where)?.help}</p>
-        {form.where === 'ssh' && <RemoteHostFields form={form} />}
+        {form.where === 'ssh' && (
+          <RemoteHostFields
+            form={form}
+            hostError={previewError?.split('\n').find((l) => l.startsWith('SSH host:')) ?? null}
+          />
+        )}
       </fieldset>
       <fieldset className="kinds" disabled={busy}>
         <legend>Engine</legend>
@@ -513,13 +518,14 @@ export function ServerView() {
 }
 
 /** The remote host: what the person's ssh takes, nothing more (the host's hardware shows in the Hardware view). */
-function RemoteHostFields({ form }: { form: ServerForm }) {
+function RemoteHostFields({ form, hostError }: { form: ServerForm; hostError: string | null }) {
   return (
     <div className="form-grid remote-host" data-testid="remote-host">
       <Field
         id="srv-sshHost"
         label="SSH host"
         help="An alias from ~/.ssh/config or user@host. It needs speedmatrix of this version or newer (README “On a GPU server”)."
+        error={hostError}
       >
         <input
           id="srv-sshHost"
@@ -529,6 +535,7 @@ function RemoteHostFields({ form }: { form: ServerForm }) {
           value={form.sshHost}
           placeholder="gpu-box or user@10.0.0.5"
           onChange={(e) => updateServerForm({ sshHost: e.currentTarget.value })}
+          {...invalidProps('srv-sshHost', hostError)}
         />
       </Field>
       <Field
