@@ -30,7 +30,7 @@ const typed = (text: string): number => (text.trim() === '' ? NaN : Number(text)
 const shown = (v: number): number | '' => (Number.isFinite(v) ? v : '');
 
 /** The form's numbers checked at their fields, in the form's words (null: fine). */
-export function loadFieldErrors(form: { durationSeconds: number; warmupSeconds: number }) {
+function loadFieldErrors(form: { durationSeconds: number; warmupSeconds: number }) {
   return {
     duration: form.durationSeconds > 0 ? null : 'Give the seconds measured at each rate: a number above 0.',
     warmup: form.warmupSeconds >= 0 ? null : 'Give the warm-up seconds: 0 or more.',
