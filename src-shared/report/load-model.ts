@@ -3,7 +3,16 @@
  * answer in one sentence. Defined once for the CLI, the reports and the app.
  */
 import type { CountedStats, LoadRateResult, LoadRun } from '../session/schema-load';
-import { fmtCount, fmtMs, fmtMsPrecise, fmtRate, fmtSettingSeconds, fmtTokPerSec, fmtTwoDecimals } from './format';
+import {
+  fmtCount,
+  fmtMs,
+  fmtMsPrecise,
+  fmtRate,
+  fmtSettingSeconds,
+  fmtTokPerSec,
+  fmtTwoDecimals,
+  plural,
+} from './format';
 
 export const LOAD_COLUMNS = [
   'Pass',
@@ -79,7 +88,7 @@ export const lengthText = (s: LoadRun['config']['inputLength']): string =>
 
 /** What was offered: a sweep, the rates, or (a closed loop: AIPerf's --concurrency) no rate at all. */
 function offeredText(c: LoadRun['config']): string {
-  if (c.sweep) return `sweep of ${c.sweep.points} rates`;
+  if (c.sweep) return `sweep of ${plural(c.sweep.points, 'rate')}`;
   if (c.rates.length) return `rates ${c.rates.map(fmtRate).join(', ')} req/s`;
   return 'no set rate: each request sent as soon as one finishes';
 }

@@ -152,7 +152,7 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
     await shot(page, '48-results-repeated-requests', false);
   });
 
-  it('makes the heatmap one Tab stop with arrow keys, and Enter opens the detail in view with focus, at 1280x800', async ({
+  it('makes the heatmap one Tab stop with arrow keys; Enter opens the detail, the grid keeps the focus and its place, Escape closes it back on the cell, at 1280x800', async ({
     app: { page },
     bridge,
   }) => {
@@ -180,18 +180,32 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
     await expect.poll(focusedCell).toBeNull();
     await page.keyboard.press('Shift+Tab');
     await expect.poll(focusedCell).toBe('8192x16');
+    const gridTop = () => grid.evaluate((t) => Math.round(t.getBoundingClientRect().top));
+    const top = await gridTop();
     await page.keyboard.press('Enter');
     const title = page.getByTestId('cell-detail-title');
     await title.waitFor();
-    await expect
-      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
-      .toBe('cell-detail-title');
-    const inView = async () => {
-      const box = await title.boundingBox();
-      return box !== null && box.y >= 0 && box.y + box.height <= 800;
-    };
-    await expect.poll(inView).toBe(true);
+    expect(await title.innerText()).toMatch(/^8K context · 16 requests at once/);
+    // The grid stays where it was, with the focus on the cell: the arrow keys go on from there.
+    await page.waitForTimeout(300);
+    expect(await focusedCell()).toBe('8192x16');
+    expect(await gridTop()).toBe(top);
     await shot(page, '46-results-cell-detail-keyboard', false);
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(focusedCell).toBe('8192x4');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => title.innerText()).toMatch(/^8K context · 4 requests at once/);
+    await expect.poll(focusedCell).toBe('8192x4');
+    // Escape closes the detail and leaves the focus on the cell it was opened from, also from inside the detail.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => title.count()).toBe(0);
+    await expect.poll(focusedCell).toBe('8192x4');
+    await page.keyboard.press('Enter');
+    await title.waitFor();
+    await page.getByTestId('cell-detail').getByRole('button', { name: 'Close' }).focus();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => title.count()).toBe(0);
+    await expect.poll(focusedCell).toBe('8192x4');
   });
 
   it('drops the "Exported" note when another file is opened', async ({ app: { page }, bridge }) => {

@@ -79,6 +79,18 @@ describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () =>
   }) => {
     const before = await measured(page).count();
     expect(before).toBeGreaterThan(0);
+    // Every text the progress bar shows from the click on: the stopped run's count and clock are not the resumed one's.
+    await page.evaluate(() => {
+      const seen: { ms: number; text: string }[] = [];
+      const start = performance.now();
+      (window as unknown as { progressSeen: typeof seen }).progressSeen = seen;
+      const note = () => {
+        const bar = document.querySelector('[data-testid="run-progress"]') as HTMLElement | null;
+        if (bar && seen[seen.length - 1]?.text !== bar.innerText)
+          seen.push({ ms: performance.now() - start, text: bar.innerText });
+      };
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     await page.getByTestId('resume-run').click();
     await page
       .locator(
@@ -96,6 +108,13 @@ describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () =>
       .not.toMatch(/No prefill points yet/);
     const progress = await page.getByTestId('run-progress').innerText();
     expect(progress).toMatch(new RegExp(`^${before} of 3 cells|^[${before}-3] of 3 cells`));
+    const seen = await page.evaluate(
+      () => (window as unknown as { progressSeen: { ms: number; text: string }[] }).progressSeen,
+    );
+    expect(seen.length).toBeGreaterThan(0);
+    // The stopped run took over 20 s; in its first seconds the resumed one is far from finishing.
+    const early = seen.filter((e) => e.ms < 3000).map((e) => e.text);
+    expect(early.filter((t) => /finishing|\d\d s elapsed|min.* elapsed/.test(t))).toEqual([]);
     await shot(page, '61-run-resumed', false);
     await page.locator('[data-testid="run-phase"][data-phase="done"]').waitFor({ timeout: 120_000 });
     expect(await measured(page).count()).toBe(3);
@@ -103,5 +122,12 @@ describe.skipIf(!hasChromium)('stop, reload and resume a run in Chromium', () =>
     expect(await page.getByTestId('start-run').getAttribute('class')).toMatch(/primary/);
     expect(await page.getByTestId('run-progress').innerText()).toMatch(/^3 of 3 cells \(100%\)/);
     await shot(page, '62-run-done', false);
+    // The same matrix planned again keeps the run's count; another matrix is not that run's.
+    await page.waitForTimeout(1000);
+    expect(await page.getByTestId('run-progress').innerText()).toMatch(/^3 of 3 cells \(100%\)/);
+    await setChips(page, 'concurrency', ['1', '2']);
+    await expect.poll(() => page.getByTestId('plan-summary').innerText()).toMatch(/2 cells/);
+    expect(await page.getByTestId('run-progress').count()).toBe(0);
+    await shot(page, '63-run-new-plan', false);
   }, 180_000);
 });

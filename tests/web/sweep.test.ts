@@ -241,4 +241,22 @@ describe.skipIf(!hasChromium)('a sweep of launch variants from the app', () => {
     expect(readFileSync(join(dir, 'max-num-seqs-4.speedmatrix.json'), 'utf8')).toBe(first);
     expect((await cellOf(join(dir, 'max-num-seqs-16.speedmatrix.json')))?.status).toBe('valid');
   }, 400_000);
+
+  test('with the varied settings removed, the Run view drops the finished sweep, after a reload too', async () => {
+    await page.keyboard.press('Control+3');
+    await page.getByTestId('sweep-panel').waitFor();
+    await page.keyboard.press('Control+2');
+    await removeAxes(page);
+    await page.keyboard.press('Control+3');
+    await page.getByTestId('start-run').waitFor();
+    await expect.poll(() => page.getByTestId('sweep-panel').count()).toBe(0);
+    expect(await page.getByTestId('view-run').innerText()).not.toMatch(/Checking the variants|Sweep of/);
+    await page.reload();
+    await page.waitForSelector('[data-app-state="ready"]');
+    await page.keyboard.press('Control+3');
+    await page.getByTestId('start-run').waitFor();
+    await page.waitForTimeout(500);
+    expect(await page.getByTestId('sweep-panel').count()).toBe(0);
+    await shot(page, '77-run-after-sweep-removed', false);
+  });
 });

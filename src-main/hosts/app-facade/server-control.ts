@@ -125,6 +125,8 @@ export class ServerControl {
     if (form.where === 'ssh') {
       checkPageSshOptions(remoteHostOf(form).options);
       const { built } = launchOf(form, form.port ?? LAUNCH_DEFAULTS.port);
+      // A host typed is checked as ssh would take it ("gpu box" is not one): the error goes to its field.
+      if (form.sshHost.trim()) sshTargetOf({ host: form.sshHost, options: [] });
       const host = form.sshHost.trim() || '<host>';
       return {
         display: `ssh ${host} speedmatrix serve -- ${shellLine(remoteCommand(built))}`,

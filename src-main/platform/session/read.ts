@@ -89,7 +89,7 @@ export function checkSession(json: unknown, file = 'session'): Result<Session, S
     return fail({
       file,
       path: 'format',
-      message: `${name} is not a SpeedMatrix session: expected "format": "${SESSION_FORMAT}". To bring in another tool's results, use Import.`,
+      message: `${name} is not a SpeedMatrix session: expected "format": "${SESSION_FORMAT}".`,
     });
   }
   const version = doc.formatVersion;

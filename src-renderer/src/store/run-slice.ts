@@ -88,13 +88,26 @@ function foldRunUpdate(s: RunState, u: RunUpdate): RunState {
     runPhase: u.phase,
     plan: u.plan ?? s.plan,
     live: running ? (u.live ?? s.live) : null,
-    progress: u.progress ?? s.progress,
+    // A new run (a resume too) counts from its own plan: the last run's count and clock are not its.
+    progress: u.progress ?? (starting ? null : s.progress),
     runMessage: u.message ?? (starting ? null : s.runMessage),
     runError: u.phase === 'failed' ? (u.message ?? 'The run failed.') : starting ? null : s.runError,
     runRemote: u.remote ?? null,
     runId: u.run,
     runSeq: u.seq,
   };
+}
+
+const sameList = (a: number[], b: number[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Whether two plans measure the same cells and prefill points. */
+function sameMatrix(a: PlanView | null, b: PlanView | null): boolean {
+  if (!a || !b) return false;
+  return (
+    sameList(a.contexts, b.contexts) &&
+    sameList(a.concurrency, b.concurrency) &&
+    sameList(a.prefillContexts, b.prefillContexts)
+  );
 }
 
 const sortedUnique = (xs: number[]): number[] => [...new Set(xs)].sort((a, b) => a - b);
@@ -124,7 +137,14 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
     }),
   setPrefillChips: (values) =>
     set((s) => ({ runForm: { ...s.runForm, prefillContexts: values === null ? [] : sortedUnique(values) } })),
-  setPlan: (plan, planError) => set({ plan, planError, planLoading: false }),
+  // The bar counts the run's plan: another matrix planned after the run is not that run's (isRunning keeps it meanwhile).
+  setPlan: (plan, planError) =>
+    set((s) => ({
+      plan,
+      planError,
+      planLoading: false,
+      progress: isRunning(s.runPhase) || sameMatrix(s.plan, plan) ? s.progress : null,
+    })),
   setPlanLoading: () => set({ planLoading: true }),
   applyRunUpdate: (u) => set((s) => foldUpdates(s, [u])),
   applyRunUpdates: (us) => set((s) => foldUpdates(s, us)),

@@ -115,9 +115,16 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (set) => ({
     set((s) => {
       const held = acceptView(s, v);
       if (held === s) return {};
-      // "Exported …" speaks of the session it was exported from: another one opened drops it.
-      const lastExport = held.sessionReplaced === s.sessionReplaced ? s.lastExport : null;
-      return { ...held, lastExport, sessionMeta: v.meta.revision >= s.sessionMeta.revision ? v.meta : s.sessionMeta };
+      // "Exported …" and "could not be opened" speak of what was in front: another session opened drops them.
+      const same = held.sessionReplaced === s.sessionReplaced;
+      const lastExport = same ? s.lastExport : null;
+      const openError = same || !held.session ? s.openError : null;
+      return {
+        ...held,
+        lastExport,
+        openError,
+        sessionMeta: v.meta.revision >= s.sessionMeta.revision ? v.meta : s.sessionMeta,
+      };
     }),
   setSessionMeta: (sessionMeta) => set((s) => ({ sessionMeta, ...noteMeta(s, sessionMeta) })),
   setOpenError: (openError) => set({ openError }),

@@ -97,11 +97,13 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
   const stats = (s: LatencyStats | null, fmt: (v: number) => string): string =>
     s ? `p50 ${fmt(s.p50)} · p90 ${fmt(s.p90)} · p99 ${fmt(s.p99)} · mean ${fmt(s.mean)}` : NONE;
   const sessionSamples = useTelemetryDuring(session, cell);
-  // Opened from the heatmap or the table, the detail may be below the fold: bring it into view
-  // and take focus, so a keyboard or screen-reader user lands on what Enter opened.
+  // Opened from the table, the detail may be below the fold: bring it into view and take focus, so
+  // a keyboard or screen-reader user lands on what Enter opened. From the heatmap the grid keeps
+  // the focus and its place, so the arrow keys go on to the next cell (Escape returns there too).
   const heading = useRef<HTMLHeadingElement>(null);
   const key = cellKey(cell);
   useEffect(() => {
+    if (document.activeElement?.closest('.heatmap')) return;
     heading.current?.scrollIntoView({ block: 'start' });
     heading.current?.focus({ preventScroll: true });
   }, [key]);

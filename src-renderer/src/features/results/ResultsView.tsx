@@ -31,7 +31,11 @@ export function ResultsView() {
   const select = useApp((s) => s.selectCell);
   const lastExport = useApp((s) => s.lastExport);
   const showComparison = useApp((s) => s.showComparison);
-  const hasComparison = useApp((s) => s.comparison !== null);
+  // The way back only from a session the comparison holds (or from none), not from an unrelated one.
+  const hasComparison = useApp(
+    (s) => s.comparison !== null && (!s.session || s.comparison.entries.some((e) => e.file === s.sessionMeta.file)),
+  );
+  const setOpenError = useApp((s) => s.setOpenError);
   const setShowComparison = useApp((s) => s.setShowComparison);
   // Export writes what is in front: with the comparison shown, its own buttons export it.
   const canExport = meta.hasSession && !showComparison;
@@ -111,6 +115,9 @@ export function ResultsView() {
         <div className="failure" role="alert" data-testid="open-error">
           <h2>This file could not be opened</h2>
           <p>{openError.message}</p>
+          <button type="button" onClick={() => setOpenError(null)} data-testid="dismiss-open-error">
+            Dismiss
+          </button>
         </div>
       )}
       {!showComparison && !session && (

@@ -7,6 +7,8 @@ export function Chips(props: {
   values: number[];
   format: (v: number) => string;
   parse: (text: string) => number | null;
+  /** What a value is, for the error under the field: "a token count such as 8k". */
+  expects: string;
   onAdd: (v: number) => void;
   onRemove: (v: number) => void;
   disabled?: boolean;
@@ -29,7 +31,7 @@ export function Chips(props: {
   const add = () => {
     const v = props.parse(text);
     if (v === null) {
-      setError(`"${text}" is not a number of ${props.label.toLowerCase()}.`);
+      setError(`"${text.trim()}" is not ${props.expects}.`);
       return;
     }
     props.onAdd(v);

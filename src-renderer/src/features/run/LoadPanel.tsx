@@ -8,7 +8,7 @@ import { LOAD_COLUMNS, loadRow } from '#shared/report/load-model';
 import { useMemo } from 'react';
 import { LoadLatencyChart, LoadThroughputChart } from '../../charts/LoadCharts';
 import { ModelTable } from '../../components/ModelTable';
-import { Field } from '../../components/ui';
+import { Field, invalidProps } from '../../components/ui';
 import { fmtRate, plural } from '../../format';
 import { useApp } from '../../store';
 import { startLoad, stopLoad } from '../../store/actions';
@@ -25,13 +25,28 @@ const wholeOrNull = (t: string): number | null => {
   return t.trim() === '' || !Number.isInteger(v) || v <= 0 ? null : v;
 };
 
+/** A number field as typed: empty or not a number is NaN, so the field says what it takes. */
+const typed = (text: string): number => (text.trim() === '' ? NaN : Number(text));
+const shown = (v: number): number | '' => (Number.isFinite(v) ? v : '');
+
+/** The form's numbers checked at their fields, in the form's words (null: fine). */
+function loadFieldErrors(form: { durationSeconds: number; warmupSeconds: number }) {
+  return {
+    duration: form.durationSeconds > 0 ? null : 'Give the seconds measured at each rate: a number above 0.',
+    warmup: form.warmupSeconds >= 0 ? null : 'Give the warm-up seconds: 0 or more.',
+  };
+}
+
 export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
   const form = useApp((s) => s.loadForm);
   const update = useApp((s) => s.updateLoadForm);
   const busy = useApp((s) => loadBusy(s.load));
   const serverState = useApp((s) => s.server.state);
   const error = useApp((s) => s.loadError);
-  const canStart = !busy && !otherRunGoing && serverState === 'ready' && (form.sweep || form.rates.length > 0);
+  const fieldErrors = loadFieldErrors(form);
+  const fieldsOk = Object.values(fieldErrors).every((e) => e === null);
+  const canStart =
+    !busy && !otherRunGoing && serverState === 'ready' && fieldsOk && (form.sweep || form.rates.length > 0);
   const passes = form.sweep ? form.sweepPoints + 2 : form.rates.length;
   return (
     <>
@@ -69,6 +84,7 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
             values={form.rates}
             format={fmtRate}
             parse={parseRate}
+            expects="a rate above 0 requests per second, such as 0.5 or 4"
             onAdd={(v) => update({ rates: [...form.rates.filter((r) => r !== v), v].sort((a, b) => a - b) })}
             onRemove={(v) => update({ rates: form.rates.filter((r) => r !== v) })}
             placeholder="e.g. 2"
@@ -89,7 +105,12 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
         <button type="button" onClick={() => void stopLoad()} disabled={!busy} data-testid="stop-load">
           Stop
         </button>
-        {!busy && (
+        {!busy && !fieldsOk && (
+          <span className="muted" data-testid="load-waits">
+            Fix the marked fields first.
+          </span>
+        )}
+        {!busy && fieldsOk && (
           <span className="muted" data-testid="load-plan">
             {plural(passes, 'pass', 'passes')} · each {form.warmupSeconds} s warm-up and {form.durationSeconds} s
             measured
@@ -110,6 +131,7 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
 /** How requests arrive and what they ask: the `load` command's flags in the flags' own forms. */
 function LoadShape() {
   const form = useApp((s) => s.loadForm);
+  const errors = loadFieldErrors(form);
   const update = useApp((s) => s.updateLoadForm);
   const text = (id: keyof typeof form) => ({
     value: String(form[id] ?? ''),
@@ -137,24 +159,36 @@ function LoadShape() {
           onChange={(e) => update({ maxInFlight: wholeOrNull(e.currentTarget.value) })}
         />
       </Field>
-      <Field id="load-duration" label="Seconds per rate" help="Measured seconds of arrivals at each rate.">
+      <Field
+        id="load-duration"
+        label="Seconds per rate"
+        help="Measured seconds of arrivals at each rate."
+        error={errors.duration}
+      >
         <input
           id="load-duration"
           type="number"
           min={1}
           step="any"
-          value={form.durationSeconds}
-          onChange={(e) => update({ durationSeconds: Number(e.currentTarget.value) || 1 })}
+          value={shown(form.durationSeconds)}
+          onChange={(e) => update({ durationSeconds: typed(e.currentTarget.value) })}
+          {...invalidProps('load-duration', errors.duration)}
         />
       </Field>
-      <Field id="load-warmup" label="Warm-up (s)" help="Seconds of arrivals before each rate's window, not measured.">
+      <Field
+        id="load-warmup"
+        label="Warm-up (s)"
+        help="Seconds of arrivals before each rate's window, not measured."
+        error={errors.warmup}
+      >
         <input
           id="load-warmup"
           type="number"
           min={0}
           step="any"
-          value={form.warmupSeconds}
-          onChange={(e) => update({ warmupSeconds: Math.max(0, Number(e.currentTarget.value) || 0) })}
+          value={shown(form.warmupSeconds)}
+          onChange={(e) => update({ warmupSeconds: typed(e.currentTarget.value) })}
+          {...invalidProps('load-warmup', errors.warmup)}
         />
       </Field>
       <Field id="load-input-len" label="Input (tokens)" help="1024, a range 512-2048, or normal 1024~256.">

@@ -167,6 +167,7 @@ export function RunView() {
               values={form.contexts}
               format={fmtContext}
               parse={parseTokenCount}
+              expects="a token count such as 8k or 32768"
               onAdd={(v) => addChip('contexts', v)}
               onRemove={(v) => removeChip('contexts', v)}
               placeholder="e.g. 8k"
@@ -177,6 +178,7 @@ export function RunView() {
               values={form.concurrency}
               format={String}
               parse={parseCount}
+              expects="a whole number of requests above 0, such as 8"
               onAdd={(v) => addChip('concurrency', v)}
               onRemove={(v) => removeChip('concurrency', v)}
               placeholder="e.g. 16"
@@ -187,6 +189,7 @@ export function RunView() {
               values={prefillShown}
               format={fmtContext}
               parse={parseTokenCount}
+              expects="a token count such as 8k or 32768"
               onAdd={(v) => setPrefillChips([...prefillShown, v])}
               onRemove={(v) => setPrefillChips(prefillShown.filter((x) => x !== v))}
               placeholder="e.g. 128k"

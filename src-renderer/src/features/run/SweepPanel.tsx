@@ -60,7 +60,8 @@ export function SweepPanel() {
   const runRunning = useApp((s) => isRunning(s.runPhase));
   const electron = useApp((s) => s.appInfo?.host === 'electron');
   const setView = useApp((s) => s.setView);
-  if (axes.length === 0 && sweep.phase === 'idle') return null;
+  // With no varied settings, only a sweep that runs or can be resumed is shown: a finished one is in Results.
+  if (axes.length === 0 && (sweep.phase === 'idle' || sweep.phase === 'done')) return null;
   const busy = sweepBusy(sweep);
   const why = busy
     ? null
@@ -70,7 +71,8 @@ export function SweepPanel() {
         blocked: plan?.blocked ?? null,
         variants: plan?.variants.length ?? 0,
         dir,
-        checked: plan !== null,
+        // Nothing to check without varied settings: the hint says to add one.
+        checked: plan !== null || axes.length === 0,
       });
   const ended = sweep.phase === 'done' || sweep.phase === 'cancelled' || sweep.phase === 'failed';
   const canResume = !busy && !runRunning && dir.trim() !== '' && sweep.phase !== 'done';

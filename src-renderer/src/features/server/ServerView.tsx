@@ -514,6 +514,7 @@ export function ServerView() {
 
 /** The remote host: what the person's ssh takes, nothing more (the host's hardware shows in the Hardware view). */
 function RemoteHostFields({ form, error }: { form: ServerForm; error: string | null }) {
+  const hostError = error?.split('\n').find((l) => l.startsWith('SSH host:')) ?? null;
   const optionsError = error?.split('\n').find((l) => l.startsWith('SSH options:')) ?? null;
   return (
     <div className="form-grid remote-host" data-testid="remote-host">
@@ -521,6 +522,7 @@ function RemoteHostFields({ form, error }: { form: ServerForm; error: string | n
         id="srv-sshHost"
         label="SSH host"
         help="An alias from ~/.ssh/config or user@host. It needs speedmatrix of this version or newer (README “On a GPU server”)."
+        error={hostError}
       >
         <input
           id="srv-sshHost"
@@ -530,6 +532,7 @@ function RemoteHostFields({ form, error }: { form: ServerForm; error: string | n
           value={form.sshHost}
           placeholder="gpu-box or user@10.0.0.5"
           onChange={(e) => updateServerForm({ sshHost: e.currentTarget.value })}
+          {...invalidProps('srv-sshHost', hostError)}
         />
       </Field>
       <Field

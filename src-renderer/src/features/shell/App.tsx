@@ -40,8 +40,11 @@ export function App() {
   // Views: Ctrl/Cmd+1..4 everywhere (the app's menu shows them too). Escape closes a cell's detail.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape' && appStore.getState().selectedCell !== null) {
+      const selected = appStore.getState().selectedCell;
+      if (e.key === 'Escape' && selected !== null) {
+        const back = focusReturnsToCell();
         appStore.getState().selectCell(null);
+        if (back) requestAnimationFrame(() => focusCell(selected));
         return;
       }
       if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
@@ -172,4 +175,17 @@ function Notices() {
       ))}
     </div>
   );
+}
+
+/**
+ * A closed detail gives the focus back to its heatmap cell when the focus was in the grid, in the
+ * detail, or nowhere (a field keeps it), so the arrow keys go on from there.
+ */
+function focusReturnsToCell(): boolean {
+  const from = document.activeElement;
+  return !from || from === document.body || from.closest('.heatmap, .cell-detail') !== null;
+}
+
+function focusCell(key: string): void {
+  document.querySelector<HTMLButtonElement>(`.heatmap td[data-cell="${CSS.escape(key)}"] button.hm-btn`)?.focus();
 }
