@@ -2,7 +2,7 @@
  * What the page may make main do on this machine, driven through the app core as the Electron host
  * builds it (no write paths from the page, a confirmation before a command the page wrote): ssh
  * options that run programs are refused, an approval holds for the exact command only, and a
- * resume rewrites only a session file the person picked.
+ * file is opened, compared or rewritten by a resume only when the person picked it.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
