@@ -338,7 +338,8 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'compare:get': async () => comparisons.view(),
     'compare:cancel-jobs': () => comparisons.cancelJobs(),
     'compare:export': (format, path?: string) => comparisons.export(format, writablePath(path)),
-    'site:publish': (from?: string, to?: string) => publishSite(dialogs, from, writablePath(to)),
+    'site:publish': async (from?: string, to?: string) =>
+      publishSite(dialogs, await pickedPath(from, notPicked('File > Publish Site…')), writablePath(to)),
     'shell:open-external': async (url: string) => {
       if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p)))
         throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);

@@ -4,7 +4,7 @@
  * options that run programs are refused, an approval holds for the exact command only, and a
  * file is opened, compared or rewritten by a resume only when the person picked it.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -211,6 +211,23 @@ describe('opening a file the page names', () => {
     expect(compared.ok).toBe(true);
     // Its files are the person's picks: "Open A in Results" works.
     expect(await core.invoke('session:open', [b])).toMatchObject({ ok: true, data: { file: b } });
+    await core.dispose();
+  });
+
+  it('publishes a site only from a folder of runs the person picked', async () => {
+    const runs = join(dir, 'site-runs');
+    const site = join(dir, 'site-out');
+    const { core } = setUp('site', { folder: site });
+    mkdirSync(runs);
+    const file = join(runs, 'one.speedmatrix.json');
+    writeFileSync(file, serializeSession(createSession({ simulated: true })));
+    const named = await core.invoke('site:publish', [runs]);
+    expect(!named.ok && named.error).toMatch(/^Nothing opened: .* Open it with File > Publish Site…/);
+    expect(existsSync(site)).toBe(false);
+    core.pick(runs);
+    const published = await core.invoke('site:publish', [runs]);
+    expect(published).toMatchObject({ ok: true, data: { dir: site, runs: 1 } });
+    expect(existsSync(file)).toBe(true);
     await core.dispose();
   });
 
