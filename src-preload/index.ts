@@ -4,7 +4,13 @@
  * Electron event and returns its unsubscribe function.
  */
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
-import { IPC_PREFIX, type SpeedMatrixBridge, bridgeEvents, bridgeMethods } from '#shared/ipc/channels';
+import {
+  DROPPED_FILE_CHANNEL,
+  IPC_PREFIX,
+  type SpeedMatrixBridge,
+  bridgeEvents,
+  bridgeMethods,
+} from '#shared/ipc/channels';
 
 const api: Record<string, unknown> = {};
 for (const [method, channel] of Object.entries(bridgeMethods)) {
@@ -19,12 +25,17 @@ for (const [method, channel] of Object.entries(bridgeEvents)) {
     };
   };
 }
-api.pathForFile = (file: File): string | null => {
+/** A dropped File's path, told to main as picked by the person; a File the page made has none. */
+api.pathForFile = async (file: File): Promise<string | null> => {
+  let path: string;
   try {
-    return webUtils.getPathForFile(file) || null;
+    path = webUtils.getPathForFile(file);
   } catch {
     return null;
   }
+  if (!path) return null;
+  await ipcRenderer.invoke(DROPPED_FILE_CHANNEL, path);
+  return path;
 };
 
 contextBridge.exposeInMainWorld('speedmatrix', api as unknown as SpeedMatrixBridge);

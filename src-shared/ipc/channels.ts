@@ -91,8 +91,11 @@ export type SpeedMatrixBridge = {
 } & {
   [M in keyof EventTable]: (cb: (payload: EventPayloads[EventTable[M]]) => void) => () => void;
 } & {
-  /** The app only: the path of a dropped file (Electron's webUtils), so Save knows where it lives. */
-  pathForFile?(file: File): string | null;
+  /**
+   * The app only: the path of a dropped file (Electron's webUtils), so Save knows where it lives.
+   * The preload tells main on DROPPED_FILE_CHANNEL first, so main may open it (docs/ipc.md).
+   */
+  pathForFile?(file: File): Promise<string | null>;
 };
 
 // Every channel has a bridge method: a channel added to the contract without one fails here.
@@ -102,6 +105,12 @@ export const EVERY_CHANNEL_BRIDGED: [Unbridged] extends [never] ? true : Unbridg
 
 /** Channel prefixes the preload namespaces with, so a page cannot reach other ipc channels. */
 export const IPC_PREFIX = 'speedmatrix:';
+
+/**
+ * The preload's own channel, not a bridge method: the path webUtils found for a dropped File.
+ * A page can name no path here, since only a real drop's File has one.
+ */
+export const DROPPED_FILE_CHANNEL = `${IPC_PREFIX}file:dropped`;
 
 /** Links the app may open in the user's browser; everything else is refused. */
 export const EXTERNAL_ALLOWLIST = ['https://github.com/', 'https://docs.vllm.ai/', 'https://huggingface.co/'];

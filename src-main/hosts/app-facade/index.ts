@@ -4,7 +4,7 @@
  * browser tests exercise the real thing. Every channel's arguments are validated here.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { WorkerLauncher } from '../../engine/bench';
 import type { NodeSpawner } from '../../platform/runtime/node-spawner';
 import { detectHardware } from '../../platform/hardware';
@@ -46,6 +46,7 @@ import { TelemetryControl } from './telemetry-control';
 import { LaunchedRegistry } from '../../engine/server/launched-registry';
 import { FORM_DEFAULTS } from './server-form';
 import { hardwareOn } from './remote-host';
+import { PickedPaths } from './picked-paths';
 import { type Dialogs, SessionControl, withSaveExtension } from './session-control';
 import { CancelledError, UserError, describeError } from './user-error';
 
@@ -101,6 +102,11 @@ export interface AppCore {
   /** A session with changes not saved by the person (a finished or running run, an import). */
   hasUnsavedChanges(): boolean;
   runInProgress(): boolean;
+  /**
+   * A path the person handed over outside the page (the OS's open-file, the command line, a
+   * second launch, a drop the preload resolved): the page may open it (docs/ipc.md).
+   */
+  pick(path: string): void;
   /** The window title's file part: "name.speedmatrix.json •". */
   sessionMeta(): InvokeResults['session:open'];
   /** Stop any run and the server cleanly. */
@@ -137,7 +143,9 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
   mkdirSync(opts.dataDir, { recursive: true });
   const events = new CoreEvents();
   const recent = new RecentFiles(opts.dataDir);
-  const sessions = new SessionControl(events, recent, opts.dialogs ?? null);
+  const picked = new PickedPaths();
+  const dialogs = opts.dialogs ? picked.recording(opts.dialogs) : null;
+  const sessions = new SessionControl(events, recent, dialogs);
   let hardware: Hardware | null = null;
   const detect = async (): Promise<Hardware> => {
     hardware = opts.detectHardware
@@ -196,7 +204,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     registry: launched,
     hardware: hardwareNow,
     telemetry: () => telemetry.current(),
-    chooseFolder: opts.dialogs?.chooseFolder?.bind(opts.dialogs),
+    chooseFolder: dialogs?.chooseFolder?.bind(dialogs),
     allowWritePaths: opts.allowWritePaths !== false,
     gate,
     launcher: opts.launcher,
@@ -208,18 +216,33 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     return path;
   };
 
+  const comparisons = new ComparisonControl(dialogs, opts.printPdf);
+
   /**
-   * A session file a run may rewrite: in the app (no write paths from the page), only one the
-   * person picked: the open session's file or one on the recent list, each put there by a dialog,
-   * a drop, the recent list or the OS's open-file.
+   * Whether the person picked this path: through main (PickedPaths), the recent list, the open
+   * session's file, or the open comparison's folder and files (themselves opened only from picked
+   * paths). See docs/ipc.md.
    */
-  const pickedSessionFile = async (path: string | undefined): Promise<string | undefined> => {
-    if (path === undefined || opts.allowWritePaths !== false) return path;
-    if (path === sessions.meta().file || (await recent.list()).includes(path)) return path;
-    throw new UserError('Resume works on a session file you opened: open it first (File > Open or Open Recent).');
+  const isPicked = async (path: string): Promise<boolean> => {
+    const full = resolve(path);
+    const same = (p: string | null | undefined) => !!p && resolve(p) === full;
+    const shown = comparisons.view();
+    return (
+      picked.has(full) ||
+      same(sessions.meta().file) ||
+      (await recent.list()).some(same) ||
+      same(shown?.dir) ||
+      !!shown?.entries.some((e) => same(e.file))
+    );
   };
 
-  const comparisons = new ComparisonControl(opts.dialogs ?? null, opts.printPdf);
+  /** In the app (no write paths from the page), a path the page names only when picked; elsewhere any. */
+  const pickedPath = async <P extends string | undefined>(path: P, refusal: (path: string) => string): Promise<P> => {
+    if (path === undefined || opts.allowWritePaths !== false || (await isPicked(path))) return path;
+    throw new UserError(refusal(path));
+  };
+  const notPicked = (how: string) => (path: string) =>
+    `Nothing opened: SpeedMatrix opens only files you chose, and ${path} was not. Open it with ${how}, or drop it on the window.`;
 
   const exportReport = async (format: ExportFormat, path?: string, view?: ReportView): Promise<{ file: string }> => {
     const session = sessions.current();
@@ -273,7 +296,13 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'run:plan': async (form) => runs.plan(form),
     'run:start': (form) => runs.start(form),
     'run:stop': () => runs.stop(),
-    'run:resume': async (file?: string) => runs.resume(await pickedSessionFile(file)),
+    'run:resume': async (file?: string) =>
+      runs.resume(
+        await pickedPath(
+          file,
+          () => 'Resume works on a session file you opened: open it first (File > Open or Open Recent).',
+        ),
+      ),
     'run:snapshot': async () => runs.snapshot(),
     'run:reattach': () => runs.reattach(),
     'sweep:plan': (form, axes, run) => sweeps.plan(form, axes, run),
@@ -287,9 +316,9 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'load:snapshot': async () => loads.snapshot(),
     'session:get': async () => sessions.view(),
     'session:cell-requests': async (cell: CellRef) => sessions.cellRequests(cell),
-    'session:open': (path?: string) => {
+    'session:open': async (path?: string) => {
       if (runs.running()) throw new UserError('A run is going: stop it before opening another session.');
-      return sessions.open(path);
+      return sessions.open(await pickedPath(path, notPicked('File > Open or Open Recent')));
     },
     'session:open-data': async (file: { name: string; text: string }) => {
       if (runs.running()) throw new UserError('A run is going: stop it before opening another session.');
@@ -300,12 +329,17 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'session:recent': () => recent.list(),
     'report:export': async (format: ExportFormat, path?: string | null, view?: ReportView) =>
       exportReport(format, writablePath(path ?? undefined), view),
-    'compare:open-sweep': (path?: string) => comparisons.openSweep(path),
-    'compare:open-sessions': (paths?: string[]) => comparisons.openSessions(paths),
+    'compare:open-sweep': async (path?: string) =>
+      comparisons.openSweep(await pickedPath(path, notPicked('Open sweep…'))),
+    'compare:open-sessions': async (paths?: string[]) => {
+      for (const p of paths ?? []) await pickedPath(p, notPicked('Compare sessions…'));
+      return comparisons.openSessions(paths);
+    },
     'compare:get': async () => comparisons.view(),
     'compare:cancel-jobs': () => comparisons.cancelJobs(),
     'compare:export': (format, path?: string) => comparisons.export(format, writablePath(path)),
-    'site:publish': (from?: string, to?: string) => publishSite(opts.dialogs ?? null, from, writablePath(to)),
+    'site:publish': async (from?: string, to?: string) =>
+      publishSite(dialogs, await pickedPath(from, notPicked('File > Publish Site…')), writablePath(to)),
     'shell:open-external': async (url: string) => {
       if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p)))
         throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);
@@ -336,6 +370,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     on: (event, cb) => events.on(event, cb),
     hasUnsavedChanges: () => sessions.hasUnsavedChanges(),
     runInProgress: () => runs.running(),
+    pick: (path) => picked.add(path),
     sessionMeta: () => sessions.meta(),
     async dispose() {
       await sweeps.dispose();

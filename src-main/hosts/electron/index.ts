@@ -55,6 +55,8 @@ async function openFile(file: string): Promise<void> {
   await pageLoaded;
   if (quitState !== 'open') return;
   if (!(await settle(core, { kind: 'open', name: basename(file) }))) return;
+  // Handed over by the OS or the menu, not named by the page: the person picked it.
+  core.pick(file);
   const r = await core.invoke('session:open', [file]);
   notify(r.ok ? { level: 'info', message: `Opened ${file}` } : { level: 'error', message: r.error });
   if (r.ok) send('menu', 'view-results');

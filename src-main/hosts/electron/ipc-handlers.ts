@@ -6,6 +6,7 @@
 import { type BrowserWindow, type IpcMainInvokeEvent, type WebFrameMain, ipcMain } from 'electron';
 import type { AppCore } from '../app-facade';
 import { EVENT_CHANNELS, IPC_PREFIX, type InvokeChannel, invokeArgs } from '#shared/ipc/contract';
+import { DROPPED_FILE_CHANNEL } from '#shared/ipc/channels';
 
 export const REFUSED = 'Refused: this message did not come from the SpeedMatrix window.';
 
@@ -33,6 +34,13 @@ export function registerIpc(core: AppCore, window: () => BrowserWindow | null): 
       return core.invoke(channel, args);
     });
   }
+  // A drop's path, from the preload (webUtils): the person picked it, so the page may open it.
+  ipcMain.handle(DROPPED_FILE_CHANNEL, (event, path: unknown) => {
+    if (!isTrustedSender(event, window())) return { ok: false, error: REFUSED };
+    if (typeof path !== 'string' || !path || path.length > 4096) return { ok: false, error: 'Not a file path.' };
+    core.pick(path);
+    return { ok: true, data: true };
+  });
   const offs = EVENT_CHANNELS.map((channel) =>
     core.on(channel, (payload) => {
       const win = window();
@@ -41,6 +49,7 @@ export function registerIpc(core: AppCore, window: () => BrowserWindow | null): 
   );
   return () => {
     for (const channel of channels) ipcMain.removeHandler(IPC_PREFIX + channel);
+    ipcMain.removeHandler(DROPPED_FILE_CHANNEL);
     for (const off of offs) off();
   };
 }

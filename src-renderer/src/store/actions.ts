@@ -343,7 +343,7 @@ export async function openSession(path?: string): Promise<void> {
 /** A dropped or picked file: its text travels to main, which validates it like any file. */
 export async function openSessionFile(file: File): Promise<void> {
   if (!confirmDiscard(`Open ${file.name} anyway?`)) return;
-  const path = bridgeOrThrow().pathForFile?.(file);
+  const path = await bridgeOrThrow().pathForFile?.(file);
   if (path) {
     await afterOpen(await call(bridgeOrThrow().openSession(path)), file.name);
     return;
@@ -465,7 +465,7 @@ export async function openSweep(dir?: string): Promise<void> {
 
 /** A dropped sweep folder or sweep.json: opened as a comparison where the page knows its path (the app). */
 export async function openDroppedSweep(file: File): Promise<void> {
-  const path = bridgeOrThrow().pathForFile?.(file);
+  const path = await bridgeOrThrow().pathForFile?.(file);
   if (path) return openSweep(path);
   st().setView('results');
   st().setComparisonError(

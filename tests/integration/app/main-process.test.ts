@@ -451,6 +451,10 @@ describe('files opened from main', () => {
     const file = sessionFile('recent/first-time.speedmatrix.json');
     const m = bootMain();
     await started(m);
+    // The page names a path nobody picked: refused. Dropped (the preload tells main its path): opened.
+    const named = await m.call<{ ok: boolean; error?: string }>('invoke', { channel: 'session:open', args: [file] });
+    expect(named.error).toMatch(/^Nothing opened: SpeedMatrix opens only files you chose/);
+    await m.call('invoke', { channel: 'file:dropped', args: [file] });
     expect(await m.call('invoke', { channel: 'session:open', args: [file] })).toMatchObject({ ok: true });
     const s = await m.waitFor(
       (x) => menuItem(lastMenu(x), 'File', 'Open Recent', 'first-time.speedmatrix.json') !== undefined,

@@ -153,6 +153,8 @@ describe('save, export and folder dialogs', () => {
     writeFileSync(taken, 'keep me');
     const m = bootMain();
     await started(m);
+    // Dropped on the window: the preload tells main the path first.
+    await m.call('invoke', { channel: 'file:dropped', args: [file] });
     expect(await m.call('invoke', { channel: 'session:open', args: [file] })).toMatchObject({ ok: true });
     const saving = m.call<{ ok: boolean; code?: string }>('invoke', { channel: 'session:save-as' });
     let s = await m.waitFor((x) => x.fileDialogs.some((d) => d.answer === null), 'the save dialog');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createAppCore } from '../../../src-main/hosts/app-facade';
 import { IPC_PREFIX, invokeArgs } from '#shared/ipc/contract';
+import { DROPPED_FILE_CHANNEL } from '#shared/ipc/channels';
 import { REFUSED, isTrustedSender, registerIpc } from '../../../src-main/hosts/electron/ipc-handlers';
 import { createSession } from '../../../src-main/platform/session/create';
 import { serializeSession } from '../../../src-main/platform/session/write';
@@ -39,11 +40,9 @@ describe('registerIpc', () => {
   });
   registerIpc(core, () => win as never);
 
-  it('handles every invoke channel of the contract, namespaced', () => {
+  it('handles every invoke channel of the contract, namespaced, and the preload’s drop channel', () => {
     expect([...handlers.keys()].sort()).toEqual(
-      Object.keys(invokeArgs)
-        .map((c) => IPC_PREFIX + c)
-        .sort(),
+      [...Object.keys(invokeArgs).map((c) => IPC_PREFIX + c), DROPPED_FILE_CHANNEL].sort(),
     );
   });
 

@@ -2,9 +2,9 @@
  * What the page may make main do on this machine, driven through the app core as the Electron host
  * builds it (no write paths from the page, a confirmation before a command the page wrote): ssh
  * options that run programs are refused, an approval holds for the exact command only, and a
- * resume rewrites only a session file the person picked.
+ * file is opened, compared or rewritten by a resume only when the person picked it.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -137,5 +137,105 @@ describe('resuming a session file', () => {
     } finally {
       await core.dispose();
     }
+  });
+});
+
+describe('opening a file the page names', () => {
+  /** A valid session file, and the core as the app builds it with a dialog that answers `chosen`. */
+  function setUp(name: string, chosen: { open?: string; folder?: string; files?: string[] } = {}) {
+    const file = join(dir, `${name}.speedmatrix.json`);
+    writeFileSync(file, serializeSession(createSession({ simulated: true })));
+    const core = createAppCore({
+      host: 'electron',
+      dataDir: join(dir, name),
+      detectHardware: noGpu,
+      allowWritePaths: false,
+      dialogs: {
+        chooseOpenPath: async () => chosen.open ?? null,
+        chooseSavePath: async () => null,
+        chooseFolder: async () => chosen.folder ?? null,
+        chooseOpenPaths: async () => chosen.files ?? null,
+      },
+    });
+    return { file, core };
+  }
+
+  it('refuses a session file the person did not pick, and opens nothing', async () => {
+    const { file, core } = setUp('unpicked');
+    const r = await core.invoke('session:open', [file]);
+    expect(r).toMatchObject({ ok: false });
+    if (!r.ok)
+      expect(r.error).toBe(
+        `Nothing opened: SpeedMatrix opens only files you chose, and ${file} was not. Open it with File > Open or Open Recent, or drop it on the window.`,
+      );
+    expect(core.sessionMeta()).toMatchObject({ hasSession: false, file: null });
+    const recent = await core.invoke('session:recent', []);
+    expect(recent.ok && recent.data).toEqual([]);
+    // So a resume cannot reach it through an open either.
+    const resumed = await core.invoke('run:resume', [file]);
+    expect(!resumed.ok && resumed.error).toMatch(/^Resume works on a session file you opened/);
+    await core.dispose();
+  });
+
+  it('opens a file picked in the dialog, again from the recent list, and one handed over by the OS or a drop', async () => {
+    const { file, core } = setUp('picked');
+    const { file: other } = setUp('handed-over');
+    const { file: dialogFile } = setUp('dialog');
+    const viaDialog = createAppCore({
+      host: 'electron',
+      dataDir: join(dir, 'picked'),
+      detectHardware: noGpu,
+      allowWritePaths: false,
+      dialogs: { chooseOpenPath: async () => dialogFile, chooseSavePath: async () => null },
+    });
+    expect(await viaDialog.invoke('session:open', [])).toMatchObject({ ok: true, data: { file: dialogFile } });
+    await viaDialog.dispose();
+    // The recent list the dialog's open wrote: the page may name that file again, in a later start.
+    expect(await core.invoke('session:open', [dialogFile])).toMatchObject({ ok: true, data: { file: dialogFile } });
+    expect(await core.invoke('session:open', [file])).toMatchObject({ ok: false });
+    core.pick(other);
+    expect(await core.invoke('session:open', [other])).toMatchObject({ ok: true, data: { file: other } });
+    await core.dispose();
+  });
+
+  it('compares only what the person picked, and opens a compared file from the comparison', async () => {
+    const { file: a, core } = setUp('compare-a');
+    const { file: b } = setUp('compare-b');
+    const named = await core.invoke('compare:open-sessions', [[a, b]]);
+    expect(!named.ok && named.error).toMatch(/^Nothing opened: SpeedMatrix opens only files you chose, and .* was not/);
+    const sweep = await core.invoke('compare:open-sweep', [dir]);
+    expect(!sweep.ok && sweep.error).toMatch(/^Nothing opened: .* Open it with Open sweep…/);
+    core.pick(a);
+    core.pick(b);
+    const compared = await core.invoke('compare:open-sessions', [[a, b]]);
+    expect(compared.ok).toBe(true);
+    // Its files are the person's picks: "Open A in Results" works.
+    expect(await core.invoke('session:open', [b])).toMatchObject({ ok: true, data: { file: b } });
+    await core.dispose();
+  });
+
+  it('publishes a site only from a folder of runs the person picked', async () => {
+    const runs = join(dir, 'site-runs');
+    const site = join(dir, 'site-out');
+    const { core } = setUp('site', { folder: site });
+    mkdirSync(runs);
+    const file = join(runs, 'one.speedmatrix.json');
+    writeFileSync(file, serializeSession(createSession({ simulated: true })));
+    const named = await core.invoke('site:publish', [runs]);
+    expect(!named.ok && named.error).toMatch(/^Nothing opened: .* Open it with File > Publish Site…/);
+    expect(existsSync(site)).toBe(false);
+    core.pick(runs);
+    const published = await core.invoke('site:publish', [runs]);
+    expect(published).toMatchObject({ ok: true, data: { dir: site, runs: 1 } });
+    expect(existsSync(file)).toBe(true);
+    await core.dispose();
+  });
+
+  it('the CLI-like host (the test bridge) keeps opening any path it is given', async () => {
+    const file = join(dir, 'bridge.speedmatrix.json');
+    writeFileSync(file, serializeSession(createSession({ simulated: true })));
+    const core = createAppCore({ host: 'bridge', dataDir: join(dir, 'bridge'), detectHardware: noGpu });
+    expect(await core.invoke('session:open', [file])).toMatchObject({ ok: true, data: { file } });
+    await core.dispose();
   });
 });

@@ -4,7 +4,7 @@
  * sender check and argument validation against the contract. The same checks with the real
  * binary are in tests/e2e/security.test.ts.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,9 @@ const m = vi.hoisted(() => ({
   ipc: new Map<string, (event: unknown, ...args: unknown[]) => unknown>(),
   exposed: new Map<string, Record<string, unknown>>(),
   invoked: [] as string[],
+  invokedArgs: [] as unknown[][],
+  /** What webUtils knows: the paths of Files a real drop made. */
+  dropped: new WeakMap<object, string>(),
 }));
 
 vi.mock('electron', () => {
@@ -71,19 +74,33 @@ vi.mock('electron', () => {
     },
     contextBridge: { exposeInMainWorld: (key: string, api: Record<string, unknown>) => m.exposed.set(key, api) },
     ipcRenderer: {
-      invoke: async (ch: string) => void m.invoked.push(ch),
+      invoke: async (ch: string, ...args: unknown[]) => void (m.invoked.push(ch), m.invokedArgs.push(args)),
       on: () => undefined,
       removeListener: () => undefined,
     },
-    webUtils: { getPathForFile: () => '' },
+    webUtils: {
+      // As Electron's: a File's path from a drop or a file input, '' for one the page made, a throw for a non-File.
+      getPathForFile: (f: unknown) => {
+        if (!(f instanceof File)) throw new TypeError('Error processing argument at index 0, conversion failure');
+        return m.dropped.get(f) ?? '';
+      },
+    },
   };
 });
 
 import { CSP, createMainWindow, hardenSession, rendererUrl } from '../../../src-main/hosts/electron/window';
-import { EXTERNAL_ALLOWLIST, IPC_PREFIX, bridgeEvents, bridgeMethods } from '#shared/ipc/channels';
+import {
+  DROPPED_FILE_CHANNEL,
+  EXTERNAL_ALLOWLIST,
+  IPC_PREFIX,
+  bridgeEvents,
+  bridgeMethods,
+} from '#shared/ipc/channels';
 import { invokeArgs } from '#shared/ipc/contract';
 import { REFUSED, registerIpc } from '../../../src-main/hosts/electron/ipc-handlers';
 import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { createSession } from '../../../src-main/platform/session/create';
+import { serializeSession } from '../../../src-main/platform/session/write';
 
 /** What a page that dies or hangs would trigger: not exercised here (tests/unit/app/shell.test.ts). */
 const NO_HEALTH_CHECKS = { notify: () => undefined, quit: () => undefined };
@@ -263,6 +280,23 @@ describe('the preload surface', () => {
     }
     expect(new Set(Object.values(bridgeMethods))).toEqual(new Set(Object.keys(invokeArgs)));
   });
+
+  it('pathForFile tells main a dropped file’s path before the page gets it; a File the page made or a string names nothing', async () => {
+    await import('../../../src-preload/index');
+    const api = m.exposed.get('speedmatrix')!;
+    const pathForFile = api.pathForFile as (f: unknown) => Promise<string | null>;
+    const drop = new File(['{}'], 'run.speedmatrix.json');
+    m.dropped.set(drop, '/data/run.speedmatrix.json');
+    m.invoked.length = 0;
+    m.invokedArgs.length = 0;
+    expect(await pathForFile(drop)).toBe('/data/run.speedmatrix.json');
+    expect(m.invoked).toEqual([DROPPED_FILE_CHANNEL]);
+    expect(m.invokedArgs).toEqual([['/data/run.speedmatrix.json']]);
+    m.invoked.length = 0;
+    expect(await pathForFile(new File(['{}'], '/home/me/.ssh/config'))).toBeNull();
+    expect(await pathForFile('/home/me/victim.speedmatrix.json')).toBeNull();
+    expect(m.invoked).toEqual([]);
+  });
 });
 
 describe('every IPC handler', () => {
@@ -301,6 +335,20 @@ describe('every IPC handler', () => {
       expect(r).toEqual({ ok: false, error: REFUSED });
     }
     expect(seen).toEqual([]);
+  });
+
+  it('a drop’s path from our window lets the page open that file; from another frame, or not a path, it does not', async () => {
+    const file = join(dir, 'dropped.speedmatrix.json');
+    writeFileSync(file, serializeSession(createSession({ simulated: true })));
+    const ours = { sender: wc, senderFrame: mainFrame };
+    const child = { sender: wc, senderFrame: { url: RENDERER, processId: 7, frameToken: 'child', parent: mainFrame } };
+    const open = () => m.ipc.get(IPC_PREFIX + 'session:open')!(ours, file) as Promise<{ ok: boolean; error?: string }>;
+    expect((await open()).error).toMatch(/^Nothing opened: SpeedMatrix opens only files you chose/);
+    expect(await m.ipc.get(DROPPED_FILE_CHANNEL)!(child, file)).toEqual({ ok: false, error: REFUSED });
+    expect(await m.ipc.get(DROPPED_FILE_CHANNEL)!(ours, { path: file })).toMatchObject({ ok: false });
+    expect((await open()).ok).toBe(false);
+    expect(await m.ipc.get(DROPPED_FILE_CHANNEL)!(ours, file)).toEqual({ ok: true, data: true });
+    expect(await open()).toMatchObject({ ok: true, data: { file } });
   });
 
   it.each(channels)('%s validates its arguments against the contract schema', async (ch) => {
