@@ -88,7 +88,8 @@ export function cellDifference(a: Figures, b: Figures): CellDifference | null {
   const tb = b.totalTokensPerSecond;
   if (ta === null || tb === null || ta <= 0) return null;
   const ratio = tb / ta;
-  const change = ratio - 1;
+  // (B − A) / A, not ratio − 1: a change of exactly the band (105 against 100) is exactly 0.05, so the band's edge counts as the same.
+  const change = (tb - ta) / ta;
   const ra = repetitionTotals(a);
   const rb = repetitionTotals(b);
   if (ra.length >= 2 && rb.length >= 2) {

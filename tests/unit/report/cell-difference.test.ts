@@ -16,6 +16,7 @@ import { compareSessions } from '#shared/report/compare-model';
 import { regressions } from '#shared/report/compare-verdict';
 import { bestTable, buildSweepModel } from '#shared/report/sweep-model';
 import type { DecodeCell, Session } from '#shared/session/schema';
+import { foldRepetition } from '../../../src-main/engine/bench/repetitions';
 import { repeatedSession, sampleCell, sampleSession } from '../../helpers/sample-session';
 
 /** A 30 s window of `streams` requests, each sending `rates[k]` tokens per second in the k-th fifth of the window. */
@@ -139,6 +140,9 @@ describe('same or different', () => {
     expect(cellDifference(bare(100), bare(95.1))?.verdict).toBe('same');
     expect(cellDifference(bare(100), bare(94.9))?.verdict).toBe('slower');
     expect(cellDifference(bare(100), bare(105.1))?.verdict).toBe('faster');
+    // The band's edge is inside it: exactly 5% either way is the same.
+    expect(cellDifference(bare(100), bare(105))).toMatchObject({ change: 0.05, band: BAND_FLOOR, verdict: 'same' });
+    expect(cellDifference(bare(100), bare(95))).toMatchObject({ change: -0.05, verdict: 'same' });
   });
 
   it('measures a window’s noise as the spread of its six slices’ rates over √6', () => {
@@ -221,5 +225,22 @@ describe('same or different', () => {
     const once = repeatedSession({ '8192x1': [1500] }).cells[0];
     expect(cellDifference(a, once)).toMatchObject({ method: 'band', verdict: 'faster' });
     expect(cellDifference(once, a)).toMatchObject({ method: 'band', verdict: 'slower' });
+  });
+
+  it('calls B slower when only one of its three repetitions has a figure and it is 30% below A’s three', () => {
+    const a = repeatedSession({ '8192x1': [1000, 1010, 990] }).cells[0];
+    let b: DecodeCell | undefined;
+    [700, null, null].forEach((t, i) => {
+      const measured = sampleCell(8192, 1, {
+        totalTokensPerSecond: t,
+        ...(t === null ? { status: 'error' as const } : {}),
+      });
+      b = foldRepetition(b, measured, i + 1, 3);
+    });
+    expect(b!.totalTokensPerSecond).toBe(700);
+    const d = cellDifference(a, b!)!;
+    expect(d).toMatchObject({ method: 'band', verdict: 'slower' });
+    expect(d.change).toBeCloseTo(-0.3, 12);
+    expect(cellDifference(b!, a)).toMatchObject({ method: 'band', verdict: 'faster' });
   });
 });
