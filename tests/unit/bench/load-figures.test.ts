@@ -107,6 +107,62 @@ describe('a pass’s figures', () => {
     });
     expect(keptUp(2, 2, 3, null).reason).toBe('3 arrivals waited for the in-flight cap');
   });
+
+  it('keeps up at exactly 90% of the rate, a queue grown by exactly one, and no arrival held; says every reason', () => {
+    const q = (waitingGrowth: number) => ({
+      scrapes: 3,
+      meanWaiting: 1,
+      maxWaiting: 4,
+      waitingGrowth,
+      meanQueueSeconds: null,
+    });
+    expect(keptUp(10, 9, 0, q(1))).toEqual({ keptUp: true, reason: null });
+    expect(keptUp(10, 8.99, 0, null).keptUp).toBe(false);
+    expect(keptUp(10, 10, 0, q(1.01)).keptUp).toBe(false);
+    expect(keptUp(10, 10, 1, null).keptUp).toBe(false);
+    // Without a rate asked for (the sweep's passes) only the queue and the cap can say it fell behind.
+    expect(keptUp(null, 0.1, 0, null)).toEqual({ keptUp: true, reason: null });
+    expect(keptUp(10, 5, 2, q(3)).reason).toBe(
+      "completed 5.0 req/s of 10.0 offered; the server's waiting queue grew by 3.0 over the window (up to 4); 2 arrivals waited for the in-flight cap",
+    );
+  });
+
+  it('counts the prompt tokens of the requests whose first token came inside the window in total tok/s', () => {
+    // 20 first tokens inside the window, 500 prompt tokens each, over 10 s: 1,000 tok/s on top of the output's 22.
+    const f = figures(steady);
+    expect(f.totalTokensPerSecond - f.outputTokensPerSecond).toBeCloseTo(1000, 6);
+    // A request sent inside but answered after the window adds its output share, not its prompt.
+    const late = [...steady, request(19.95, 11, { firstTokenAt: 20_050, lastTokenAt: 20_150, endedAt: 20_151 })];
+    expect(figures(late).totalTokensPerSecond - figures(late).outputTokensPerSecond).toBeCloseTo(1000, 6);
+  });
+
+  it('meets the time-between-tokens target per request; a one-token answer has no gaps to miss it', () => {
+    const slow = request(12, 11, { lastTokenAt: 12_100 + 10 * 30, endedAt: 12_401 });
+    const one = request(13, 1);
+    const records = [...steady.filter((r) => r.dueAt !== 12_000 && r.dueAt !== 13_000), slow, one];
+    const f = loadFigures({
+      pass: 'rate',
+      targetRate: 2,
+      output: { records, windowStartMs: 10_000, windowEndMs: 20_000, readings: [] },
+      clock,
+      slo: { tbtSeconds: 0.02 },
+      startedAt: '2026-12-01T00:00:00Z',
+    });
+    // 30 ms between the slow request's tokens misses 20 ms; the rest (10 ms, or none) meet it.
+    expect(f.sloShare).toBeCloseTo(19 / 20, 9);
+    expect(f.goodput).toBeCloseTo((f.achievedRate * 19) / 20, 9);
+    expect(f.timeBetweenTokens?.count).toBe(19);
+  });
+
+  it('counts the most requests open at once: one that ends as another starts is not open with it, one never ended stays open', () => {
+    const back = (at: number, end: number): LoadRecord =>
+      request(at, 1, { firstTokenAt: at * 1000 + 1, lastTokenAt: at * 1000 + 1, endedAt: end });
+    // Three in a row, each ending the moment the next is sent: one at a time.
+    expect(figures([back(10, 11_000), back(11, 12_000), back(12, 13_000)]).maxInFlight).toBe(1);
+    // Two overlapping and one that never ended: three at once from 12 s.
+    expect(figures([back(10, 13_000), back(11, 14_000), back(12, -1)]).maxInFlight).toBe(3);
+    expect(figures([back(10, 10_500), back(11, 11_500), back(12, -1)]).maxInFlight).toBe(1);
+  });
 });
 
 describe('the achieved rate', () => {
@@ -130,6 +186,16 @@ describe('the achieved rate', () => {
     expect(f.offeredRate).toBeCloseTo(13 / 6, 9);
     expect(f.achievedRate).toBeCloseTo(13 / 6, 9);
     expect(f.keptUp).toBe(true);
+  });
+
+  it('reads the wait stretch by due time, whatever order the records come in', () => {
+    const records = Array.from({ length: 28 }, (_, i) => {
+      const first = i * 1000 + 100;
+      return { ...request(i / 4), firstTokenAt: first, lastTokenAt: first + 100, endedAt: first + 101 };
+    });
+    const inOrder = short(records).achievedRate;
+    expect(short([...records].reverse()).achievedRate).toBe(inOrder);
+    expect(short([records[10], ...records.slice(0, 10), ...records.slice(11)]).achievedRate).toBe(inOrder);
   });
 
   it('a finished request without a first token (an empty answer) stretches nothing', () => {
@@ -177,6 +243,20 @@ describe('the answer and the sweep', () => {
   it('the largest rate that kept up with 99% of requests within the targets', () => {
     expect(bestRateWithinSlo([at(1, true, 1), at(2, true, 0.995), at(4, true, 0.9), at(8, false, 1)])).toBe(2);
     expect(bestRateWithinSlo([at(4, true, 0.5)])).toBeNull();
+  });
+
+  it('never a rate that did not keep up, however many of its requests met the targets', () => {
+    expect(bestRateWithinSlo([at(1, true, 1), at(8, false, 1)])).toBe(1);
+    expect(bestRateWithinSlo([at(8, false, 1)])).toBeNull();
+  });
+
+  it('exactly 99% within the targets is enough; the sweep’s passes and a run without targets never answer', () => {
+    expect(bestRateWithinSlo([at(3, true, 0.99), at(4, true, 0.989)])).toBe(3);
+    const sync = { ...at(5, true, 1), pass: 'synchronous', targetRate: null } as LoadRateResult;
+    expect(bestRateWithinSlo([at(1, true, 1), sync])).toBe(1);
+    expect(bestRateWithinSlo([{ ...at(2, true, 1), sloShare: null }])).toBeNull();
+    // A rate pass without a target rate (an imported one) answers with what it offered.
+    expect(bestRateWithinSlo([{ ...at(2, true, 1), targetRate: null, offeredRate: 2.5 }])).toBe(2.5);
   });
 
   it('sweep rates are spread evenly strictly between the synchronous and the throughput rate', () => {
