@@ -77,7 +77,9 @@ export function changed(module: string): boolean {
 export function trim(run: Report, module: string): Report {
   const covering = new Set(coveringFiles(run, module));
   return {
-    ...run,
+    // Stryker's options and branding stay out: only the results are read back.
+    schemaVersion: run.schemaVersion,
+    thresholds: run.thresholds,
     files: {
       [module]: { ...run.files[module], mutants: run.files[module].mutants.map(({ statusReason: _, ...m }) => m) },
     },

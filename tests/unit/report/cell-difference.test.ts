@@ -9,13 +9,15 @@ import {
   cellDifference,
   fmtCellDifference,
   fmtChange,
+  prefillBand,
+  prefillDifference,
   relativeNoise,
   tieBand,
 } from '#shared/report/cell-difference';
-import { compareSessions } from '#shared/report/compare-model';
+import { compareSessions, prefillTable } from '#shared/report/compare-model';
 import { regressions } from '#shared/report/compare-verdict';
 import { bestTable, buildSweepModel } from '#shared/report/sweep-model';
-import type { DecodeCell, Session } from '#shared/session/schema';
+import type { DecodeCell, PrefillResult, Session } from '#shared/session/schema';
 import { foldRepetition } from '../../../src-main/engine/bench/repetitions';
 import { repeatedSession, sampleCell, sampleSession } from '../../helpers/sample-session';
 
@@ -242,5 +244,61 @@ describe('same or different', () => {
     expect(d).toMatchObject({ method: 'band', verdict: 'slower' });
     expect(d.change).toBeCloseTo(-0.3, 12);
     expect(cellDifference(b!, a)).toMatchObject({ method: 'band', verdict: 'faster' });
+  });
+});
+
+describe('same or different for prefill', () => {
+  /** An 8K prefill at `tps` prompt tok/s, as one cold measurement. */
+  const prefill = (tps: number, extra: Partial<PrefillResult> = {}): PrefillResult => ({
+    context: 8192,
+    status: 'valid',
+    reason: null,
+    promptTokens: 8192,
+    ttftSeconds: 8192 / tps,
+    tokensPerSecond: tps,
+    measuredAt: null,
+    ...extra,
+  });
+
+  it('gives one cold measurement a side the ±5% floor: 0.80× is slower, 0.96× the same', () => {
+    expect(prefillBand(prefill(10_000), prefill(8_000))).toBe(BAND_FLOOR);
+    expect(prefillDifference(prefill(10_000), prefill(8_000))).toMatchObject({ verdict: 'slower', ratio: 0.8 });
+    expect(prefillDifference(prefill(10_000), prefill(9_600))?.verdict).toBe('same');
+    expect(prefillDifference(prefill(10_000), prefill(10_500))).toMatchObject({ verdict: 'same', change: 0.05 });
+    expect(prefillDifference(prefill(10_000), prefill(10_600))?.verdict).toBe('faster');
+  });
+
+  it('widens the band by each side’s --precision interval, combined as the interval of a difference', () => {
+    const within = (h: number, n = 3) =>
+      ({ precision: { measurements: n, halfWidthRelative: h, stopReason: 'max-measurements' } }) as const;
+    // ±9% and ±12%: the difference's interval is ±15%.
+    expect(prefillBand(prefill(10_000, within(0.09)), prefill(8_800, within(0.12)))).toBeCloseTo(0.15, 12);
+    expect(prefillDifference(prefill(10_000, within(0.09)), prefill(8_600, within(0.12)))?.verdict).toBe('same');
+    expect(prefillDifference(prefill(10_000, within(0.09)), prefill(8_400, within(0.12)))?.verdict).toBe('slower');
+    // One measurement has no interval, whatever it records: the floor.
+    expect(prefillBand(prefill(10_000, within(0.5, 1)), prefill(8_000))).toBe(BAND_FLOOR);
+  });
+
+  it('widens the band by the share of each TTFT the client’s own machine delayed, whole', () => {
+    // A 1 s TTFT the client delayed by 0.18 s may read 18% low: 0.80× is then within 5% + 18% of the same.
+    const delayed = prefill(8_192, { ttftSeconds: 1, clientDelay: { seconds: 0.18, retakes: 3 } });
+    expect(prefillBand(prefill(10_240), delayed)).toBeCloseTo(0.23, 12);
+    expect(prefillDifference(prefill(10_240), delayed)?.verdict).toBe('same');
+    expect(
+      prefillDifference(prefill(10_240), { ...delayed, clientDelay: { seconds: 0.01, retakes: 0 } })?.verdict,
+    ).toBe('slower');
+  });
+
+  it('has no verdict without prompt tok/s on both sides or against a zero A', () => {
+    expect(prefillDifference(prefill(10_000), { ...prefill(1), tokensPerSecond: null })).toBeNull();
+    expect(prefillDifference({ ...prefill(1), tokensPerSecond: null }, prefill(10_000))).toBeNull();
+    expect(prefillDifference({ ...prefill(1), tokensPerSecond: 0 }, prefill(10_000))).toBeNull();
+  });
+
+  it('says "same" beside a prefill ratio within the band in the comparison’s prefill table', () => {
+    const withPrefill = (tps: number) => ({ ...sampleSession(), prefill: [prefill(tps)] });
+    const m = compareSessions([withPrefill(10_000), withPrefill(9_700), withPrefill(8_000)]);
+    expect(m.prefill[0]).toMatchObject({ ratios: [null, 0.97, 0.8], verdicts: [null, 'same', 'slower'] });
+    expect(prefillTable(m).rows[0].slice(4, 6)).toEqual(['0.97× same', '0.80×']);
   });
 });
