@@ -21,7 +21,6 @@ export default {
     'src-shared/session/status-words.ts',
     'src-main/engine/bench/precision.ts',
     'src-main/engine/bench/load-figures.ts',
-    'src-main/engine/bench/load-rate.ts',
     'src-main/engine/bench/load-arrivals.ts',
     'src-main/engine/bench/repetitions.ts',
     'src-main/engine/bench/stats.ts',
