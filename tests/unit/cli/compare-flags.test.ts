@@ -8,6 +8,7 @@ describe('the regression limit', () => {
     expect(parseRegressionLimit('5')).toBe(0.05);
     expect(parseRegressionLimit('0.5%')).toBe(0.005);
     expect(parseRegressionLimit(' 12.5 % ')).toBe(0.125);
+    expect(parseRegressionLimit('12.25%')).toBe(0.1225);
     expect(parseRegressionLimit('0')).toBe(0);
     expect(parseRegressionLimit('99.9%')).toBeCloseTo(0.999, 12);
   });
