@@ -71,7 +71,7 @@ export function loadRegressions(loads: readonly LoadRun[], labels: readonly stri
   );
 }
 
-/** "B / A at 8.0 req/s: output tok/s 0.27× (73% slower: 412.0 vs 1,530.2)". */
+/** "B / A at 8.0 req/s: output tok/s 0.54× (46% slower: 275.8 vs 513.1)". */
 export function fmtLoadRegression(g: LoadRegression): string {
   return `${g.label} at ${g.pass}: ${g.figure} ${g.ratio.toFixed(2)}× (${Math.round((1 - g.ratio) * 100)}% slower: ${g.b} vs ${g.a})`;
 }
