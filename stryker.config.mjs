@@ -27,6 +27,8 @@ export default {
     'src-main/engine/sim/kv-budget.ts',
     'src-main/hosts/cli/commands/compare-flags.ts',
   ],
+  // The recorded results (scripts/mutate.ts) are not part of what the tests read.
+  ignorePatterns: ['tests/mutation', 'bench-results', 'dist-app'],
   coverageAnalysis: 'perTest',
   // The machine is shared: one test process at a time.
   concurrency: 1,
