@@ -82,6 +82,7 @@ describe('when a prefill has been measured often enough', () => {
   const LONG = 30;
 
   it('never on one measurement; on two that agree within the precision', () => {
+    expect(prefillStop([], 0.01, LONG)).toBeNull();
     expect(prefillStop(at(10_000), 0.01, LONG)).toBeNull();
     expect(prefillStop(at(10_000, 10_000), 0.01, LONG)).toEqual({
       measurements: 2,
