@@ -48,6 +48,9 @@ describe('the regression gate on load sessions', () => {
       'B / A at 8.0 req/s: TTFT p99 0.02× (98% slower: 5,000 ms vs 100 ms)',
       'B / A at 8.0 req/s: end-to-end p99 0.50× (50% slower: 2,000 ms vs 1,000 ms)',
     ]);
+    expect(loadRegressions([a, run(pass(2), pass(8, { tbt: 0.02 }))], ['A', 'B'], 0.05).map(fmtLoadRegression)).toEqual(
+      ['B / A at 8.0 req/s: time between tokens p99 0.50× (50% slower: 20 ms vs 10 ms)'],
+    );
     // Faster, or latencies lower, is never a regression.
     expect(loadRegressions([b, a], ['B', 'A'], 0.05)).toEqual([]);
   });
