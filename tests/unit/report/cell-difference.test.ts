@@ -19,7 +19,7 @@ import { regressions } from '#shared/report/compare-verdict';
 import { bestTable, buildSweepModel } from '#shared/report/sweep-model';
 import type { DecodeCell, PrefillResult, Session } from '#shared/session/schema';
 import { foldRepetition } from '../../../src-main/engine/bench/repetitions';
-import { repeatedSession, sampleCell, sampleSession } from '../../helpers/sample-session';
+import { repeatedCell, repeatedSession, sampleCell, sampleSession } from '../../helpers/sample-session';
 
 /** A 30 s window of `streams` requests, each sending `rates[k]` tokens per second in the k-th fifth of the window. */
 function windowCell(concurrency: number, total: number, shape: readonly number[] = [1, 1, 1, 1, 1]): DecodeCell {
@@ -222,6 +222,11 @@ describe('same or different', () => {
     expect(tieBand(windowCell(4, 520), swinging)).toBeGreaterThan(0.1);
   });
 
+  it('uses Welch’s test from two repetitions on each side', () => {
+    const two = (a: number, b: number) => repeatedCell(8192, 1, [a, b]);
+    expect(cellDifference(two(1000, 1010), two(1500, 1490))).toMatchObject({ method: 'welch', verdict: 'faster' });
+  });
+
   it('uses the band, not Welch, when only one side has two or more repetitions', () => {
     const a = repeatedSession({ '8192x1': [1000, 1010, 990] }).cells[0];
     const once = repeatedSession({ '8192x1': [1500] }).cells[0];
@@ -272,7 +277,7 @@ describe('same or different for prefill', () => {
     const within = (h: number, n = 3) =>
       ({ precision: { measurements: n, halfWidthRelative: h, stopReason: 'max-measurements' } }) as const;
     // ±9% and ±12%: the difference's interval is ±15%.
-    expect(prefillBand(prefill(10_000, within(0.09)), prefill(8_800, within(0.12)))).toBeCloseTo(0.15, 12);
+    expect(prefillBand(prefill(10_000, within(0.09)), prefill(8_800, within(0.12, 2)))).toBeCloseTo(0.15, 12);
     expect(prefillDifference(prefill(10_000, within(0.09)), prefill(8_600, within(0.12)))?.verdict).toBe('same');
     expect(prefillDifference(prefill(10_000, within(0.09)), prefill(8_400, within(0.12)))?.verdict).toBe('slower');
     // One measurement has no interval, whatever it records: the floor.
@@ -281,12 +286,13 @@ describe('same or different for prefill', () => {
 
   it('widens the band by the share of each TTFT the client’s own machine delayed, whole', () => {
     // A 1 s TTFT the client delayed by 0.18 s may read 18% low: 0.80× is then within 5% + 18% of the same.
-    const delayed = prefill(8_192, { ttftSeconds: 1, clientDelay: { seconds: 0.18, retakes: 3 } });
-    expect(prefillBand(prefill(10_240), delayed)).toBeCloseTo(0.23, 12);
-    expect(prefillDifference(prefill(10_240), delayed)?.verdict).toBe('same');
-    expect(
-      prefillDifference(prefill(10_240), { ...delayed, clientDelay: { seconds: 0.01, retakes: 0 } })?.verdict,
-    ).toBe('slower');
+    const delayed = prefill(4_096, { ttftSeconds: 2, clientDelay: { seconds: 0.36, retakes: 3 } });
+    expect(prefillBand(prefill(5_120), delayed)).toBeCloseTo(0.23, 12);
+    expect(prefillBand(delayed, delayed)).toBeCloseTo(0.41, 12);
+    expect(prefillDifference(prefill(5_120), delayed)).toMatchObject({ verdict: 'same', method: 'band' });
+    expect(prefillDifference(prefill(5_120), { ...delayed, clientDelay: { seconds: 0.01, retakes: 0 } })?.verdict).toBe(
+      'slower',
+    );
   });
 
   it('has no verdict without prompt tok/s on both sides or against a zero A', () => {
