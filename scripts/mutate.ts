@@ -9,7 +9,7 @@
  *   node --import tsx scripts/mutate.ts            the modules that changed (CI)
  *   node --import tsx scripts/mutate.ts FILE...    these modules, changed or not (incremental)
  *   node --import tsx scripts/mutate.ts --force FILE...  these modules, every mutant again
- *   node --import tsx scripts/mutate.ts --scores   print each module's recorded score
+ *   node --import tsx scripts/mutate.ts --scores   print each module's recorded score, and whether it changed since
  *
  * Stryker's incremental mode sees only the mutated module and the test files: a change in a helper
  * or a module the rule imports is not a reason to test again (run that module by name).
@@ -112,7 +112,8 @@ function main(argv: string[]): number {
   if (argv[0] === '--scores') {
     for (const m of modules) {
       const f = read(resultsOf(m))?.files[m];
-      console.log(`${m}: ${f ? `${score(f.mutants).toFixed(1)}% of ${f.mutants.length}` : 'not measured'}`);
+      const stale = f && changed(m) ? ' (changed since: run it again)' : '';
+      console.log(`${m}: ${f ? `${score(f.mutants).toFixed(1)}% of ${f.mutants.length}${stale}` : 'not measured'}`);
     }
     return 0;
   }

@@ -189,6 +189,8 @@ describe('the achieved rate', () => {
     expect(f.offeredRate).toBeCloseTo(13 / 6, 9);
     expect(f.achievedRate).toBeCloseTo(13 / 6, 9);
     expect(f.keptUp).toBe(true);
+    // Without targets there is no goodput and no share within them.
+    expect([f.goodput, f.sloShare]).toEqual([null, null]);
   });
 
   it('reads the wait stretch by due time, whatever order the records come in', () => {
@@ -298,6 +300,8 @@ describe('the rules at their edges', () => {
     expect(achievedRate([request(1)], 0, clock)).toBe(0);
     expect(achievedRate([], 1000, clock)).toBe(0);
     expect(achievedRate([request(1)], 1000, clock)).toBe(1);
+    // Finished, but none with a first token to say how long it waited: nothing stretches.
+    expect(achievedRate([request(1, 0, { firstTokenAt: -1, lastTokenAt: -1 })], 1000, clock)).toBe(1);
     // The second waited 1 s longer for its first token than the first: 2 requests over 2 + 1 s.
     const late = request(2, 11, { firstTokenAt: 3100, lastTokenAt: 3200, endedAt: 3201 });
     expect(achievedRate([request(1), late], 2000, clock)).toBeCloseTo(2 / 3, 12);
@@ -327,8 +331,8 @@ describe('the rules at their edges', () => {
     expect(queueOver([at(10_000, 1, null), at(12_000, 1, null)], 10_000, 20_000)?.meanQueueSeconds).toBeNull();
     expect(queueOver([at(10_000, 1, 5, 5), at(12_000, 1, 5, 9)], 10_000, 20_000)?.meanQueueSeconds).toBeNull();
     expect(queueOver([at(5_000, 1, 5, 5)], 10_000, 20_000)).toBeNull();
-    // A reading exactly at the window's start is inside it, and the one before it too.
-    expect(queueOver([at(10_000, 7, 1, 1), at(11_000, 7, 3, 5)], 10_000, 20_000)).toMatchObject({
+    // A reading exactly at the window's start is inside it, and the one the window is read against.
+    expect(queueOver([at(9_000, 0, 0, 0), at(10_000, 7, 1, 1), at(11_000, 7, 3, 5)], 10_000, 20_000)).toMatchObject({
       scrapes: 2,
       meanQueueSeconds: 2,
     });
