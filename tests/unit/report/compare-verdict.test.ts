@@ -51,6 +51,12 @@ describe('the verdict lines', () => {
     ]);
   });
 
+  it('says a speed-up from the least to the most, and the overall line the most', () => {
+    const row = [cell(1, 3, 'faster'), cell(2, 1.5, 'faster')];
+    expect(contextVerdicts([row], [8192], 'B')).toEqual(['At 8K context, B is 1.50–3.00× faster at 1 and 2 requests.']);
+    expect(overallVerdict([row], 'A', 'B')).toBe('B against A: faster in 2 cells (up to 3.00×).');
+  });
+
   it('puts faster before slower, says cells without a figure on both sides, and skips a context with none', () => {
     const row = [cell(1, 2, 'faster'), cell(2, 0.5, 'slower'), cell(4, null, null, 'not in B')];
     expect(overallVerdict([row], 'A', 'B')).toBe(
