@@ -28,10 +28,10 @@ export default defineConfig({
           name: 'processes',
           // The simulator, benchmark workers, CLI and server child processes.
           include: ['tests/integration/**/*.test.ts'],
-          // They run real processes on two shared cores: a test that fails is run once more and
-          // the summary line counts it as passed only on retry (tests/summary-reporter.ts), so a
-          // rare scheduling stall does not sink CI while a real failure (which fails twice) still does.
-          retry: 1,
+          // No retries: a test that fails the first time is a failure to fix, not to hide. A test
+          // whose assertion rests on the machine's timing says so beside its own `{ retry: 1 }`, and
+          // the summary line counts its passes on retry (tests/summary-reporter.ts).
+          retry: 0,
         },
       },
       {
@@ -39,8 +39,8 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['tests/web/**/*.test.ts'],
-          // Headless Chromium against the built renderer and a simulator: retried for the same reason.
-          retry: 1,
+          // Headless Chromium against the built renderer and a simulator: no retries either.
+          retry: 0,
         },
       },
       {
@@ -48,8 +48,8 @@ export default defineConfig({
         test: {
           name: 'electron',
           include: ['tests/e2e/**/*.test.ts'],
-          // The Electron app and its simulator, where the binary exists: retried for the same reason.
-          retry: 1,
+          // The Electron app and its simulator, where the binary exists: no retries either.
+          retry: 0,
         },
       },
     ],

@@ -4,7 +4,7 @@
  * CLI's regression gate. With repeats on both sides, Welch's test at 95%; otherwise a tie band
  * from the measurement's own noise. docs/repeats-and-targets.md ("Same or different") says how.
  */
-import type { DecodeCell } from '../session/schema';
+import type { DecodeCell, PrefillResult } from '../session/schema';
 import { UNSTABLE_CV, differenceOf, fmtDifference, repetitionTotals, throughputInterval } from './confidence';
 
 export type Verdict = 'faster' | 'slower' | 'same';
@@ -88,7 +88,8 @@ export function cellDifference(a: Figures, b: Figures): CellDifference | null {
   const tb = b.totalTokensPerSecond;
   if (ta === null || tb === null || ta <= 0) return null;
   const ratio = tb / ta;
-  const change = ratio - 1;
+  // (B − A) / A, not ratio − 1: a change of exactly the band (105 against 100) is exactly 0.05, so the band's edge counts as the same.
+  const change = (tb - ta) / ta;
   const ra = repetitionTotals(a);
   const rb = repetitionTotals(b);
   if (ra.length >= 2 && rb.length >= 2) {
@@ -101,6 +102,38 @@ export function cellDifference(a: Figures, b: Figures): CellDifference | null {
   const band = tieBand(a, b);
   const verdict: Verdict = Math.abs(change) <= band ? 'same' : change > 0 ? 'faster' : 'slower';
   return { ratio, change, verdict, method: 'band', band, low: null, high: null };
+}
+
+type PrefillFigures = Pick<PrefillResult, 'tokensPerSecond' | 'ttftSeconds' | 'precision' | 'clientDelay'>;
+
+/** A prefill's 95% half-width over its --precision measurements, as a fraction; 0 for one measurement. */
+const prefillHalfWidth = (p: PrefillFigures): number =>
+  (p.precision?.measurements ?? 1) >= 2 ? (p.precision?.halfWidthRelative ?? 0) : 0;
+
+/** The share of its TTFT the client's own machine delayed a prefill by: it may read that much low. */
+const prefillDelayShare = (p: PrefillFigures): number =>
+  p.clientDelay && p.ttftSeconds ? p.clientDelay.seconds / p.ttftSeconds : 0;
+
+/**
+ * The tie band of two prefills of one context (docs/repeats-and-targets.md, "Same or different"): the
+ * 95% interval of their difference from their --precision intervals, never narrower than BAND_FLOOR
+ * (one cold measurement says nothing finer), widened by the share of each TTFT the client's own
+ * machine delayed (a bound on how low it may read, not a random error, so added whole).
+ */
+export function prefillBand(a: PrefillFigures, b: PrefillFigures): number {
+  const interval = Math.sqrt(prefillHalfWidth(a) ** 2 + prefillHalfWidth(b) ** 2);
+  return Math.max(BAND_FLOOR, interval) + prefillDelayShare(a) + prefillDelayShare(b);
+}
+
+/** B's prefill against A's by the band; null when either has no prompt tok/s (or A's is zero). */
+export function prefillDifference(a: PrefillFigures, b: PrefillFigures): CellDifference | null {
+  const ta = a.tokensPerSecond;
+  const tb = b.tokensPerSecond;
+  if (ta === null || tb === null || ta <= 0) return null;
+  const change = (tb - ta) / ta;
+  const band = prefillBand(a, b);
+  const verdict: Verdict = Math.abs(change) <= band ? 'same' : change > 0 ? 'faster' : 'slower';
+  return { ratio: tb / ta, change, verdict, method: 'band', band, low: null, high: null };
 }
 
 const pct = (f: number): string => `${(Math.abs(f) * 100).toFixed(1)}%`;

@@ -14,7 +14,13 @@ import { cellKey } from '../cell-key';
 import { buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
 import { type TableModel, gpuLabelOf, reportTitle } from './report-model';
 import { fmtCellThroughput } from './confidence';
-import { type CellDifference, type Verdict, cellDifference, fmtCellDifference } from './cell-difference';
+import {
+  type CellDifference,
+  type Verdict,
+  cellDifference,
+  fmtCellDifference,
+  prefillDifference,
+} from './cell-difference';
 
 import { contextVerdicts, overallVerdict } from './compare-verdict';
 import { type LoadComparison, loadComparison } from './load-compare';
@@ -35,6 +41,8 @@ interface PrefillComparisonRow {
   ttftSeconds: (number | null)[];
   /** Each session's tok/s over the first session's; null for the first and where either is missing. */
   ratios: (number | null)[];
+  /** Each session's prefill against the first's by the prefill's tie band (cell-difference.ts); null where there is no ratio. */
+  verdicts: (Verdict | null)[];
 }
 
 export interface RatioCell {
@@ -201,11 +209,17 @@ function prefillRows(sessions: readonly Session[]): PrefillComparisonRow[] {
   const contexts = [...new Set(series.flatMap((m) => [...m.keys()]))].sort((a, b) => a - b);
   return contexts.map((context) => {
     const tps = series.map((m) => m.get(context)?.tokensPerSecond ?? null);
+    // The results themselves, with their intervals and client delays, for the tie band.
+    const results = sessions.map((s, i) =>
+      series[i].has(context) ? s.prefill.find((p) => p.context === context && p.tokensPerSecond !== null) : undefined,
+    );
+    const differences = results.map((r, i) => (i > 0 && r && results[0] ? prefillDifference(results[0], r) : null));
     return {
       context,
       tokensPerSecond: tps,
       ttftSeconds: series.map((m) => m.get(context)?.ttftSeconds ?? null),
-      ratios: tps.map((v, i) => (i === 0 || v === null || !tps[0] ? null : v / tps[0])),
+      ratios: differences.map((d) => d?.ratio ?? null),
+      verdicts: differences.map((d) => d?.verdict ?? null),
     };
   });
 }
@@ -373,7 +387,7 @@ export function prefillTable(m: ComparisonModel): TableModel {
     rows: m.prefill.map((r) => [
       fmtContext(r.context),
       ...r.tokensPerSecond.map(fmtTokPerSec),
-      ...r.ratios.slice(1).map(fmtRatio),
+      ...r.ratios.slice(1).map((ratio, i) => `${fmtRatio(ratio)}${r.verdicts[i + 1] === 'same' ? ' same' : ''}`),
       ...r.ttftSeconds.map(fmtMs),
     ]),
   };
@@ -419,4 +433,4 @@ export const VERDICT_CAPTION =
 export const prefillSeriesName = (label: string): string => `${label} prompt tok/s`;
 
 export const prefillCaption = (m: ComparisonModel): string =>
-  `Prompt tok/s by context length, and each session over ${m.labels[0]}.`;
+  `Prompt tok/s by context length, and each session over ${m.labels[0]} ("same": within the prefills' own noise, at least ±5%; docs/repeats-and-targets.md).`;

@@ -46,7 +46,7 @@ function verdict(a: LoadRun, b: LoadRun, labels: [string, string], byTargets: bo
 }
 
 /** A pass's place: the synchronous pass first, the rates by rate, the throughput pass last. */
-const passKey = (r: LoadRateResult): string => (r.pass === 'rate' ? `rate:${r.targetRate}` : r.pass);
+export const passKey = (r: LoadRateResult): string => (r.pass === 'rate' ? `rate:${r.targetRate}` : r.pass);
 const passOrder = (r: LoadRateResult): number =>
   r.pass === 'synchronous' ? -1 : r.pass === 'throughput' ? Number.POSITIVE_INFINITY : (r.targetRate ?? 0);
 

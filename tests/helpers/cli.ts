@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './paths';
+import { signalChild } from '../../src-main/platform/processes/signal-child';
 
 export interface CliResult {
   code: number | null;
@@ -27,7 +28,7 @@ export function runCli(
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => signalChild(child, 'SIGKILL'), opts.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

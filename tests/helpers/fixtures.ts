@@ -173,6 +173,8 @@ export const standinTest = simTest.extend('bootMain', async ({ tempDir }, { onCl
   if (!hasMainBundle) throw new Error(`${MAIN_BUNDLE} is missing: run \`npm run build\` first.`);
   const running: MainProcess[] = [];
   onCleanup(() => {
+    // MainProcess.kill, not a ChildProcess's: it signals through signalChild (electron-standin/boot.ts).
+    // eslint-disable-next-line no-restricted-syntax
     for (const m of running.splice(0)) m.kill();
   });
   return (opts = {}) => {

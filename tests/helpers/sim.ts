@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { nodeProgram } from '../../src-main/platform/runtime/node-entry';
 import { ROOT } from './paths';
 import { killGroupNow } from '../../src-main/engine/server/orphans';
+import { signalChild } from '../../src-main/platform/processes/signal-child';
 
 /**
  * The real 12 GB consumer card's launch line, for the `consumer-12gb-4b-int4` profile: at 256K only its int4 KV cache
@@ -127,7 +128,7 @@ async function startOnce(opts: StartSimOptions): Promise<SimHandle> {
     stop: async () => {
       const engine = handle.enginePid();
       if (proc.exitCode === null && proc.signalCode === null) {
-        proc.kill('SIGTERM');
+        signalChild(proc, 'SIGTERM');
         const timer = new Promise((r) => setTimeout(r, 8000));
         await Promise.race([exited, timer]);
       }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { tempTest, webTest } from './fixtures';
 import { freePort } from './sim';
+import { signalChild } from '../../src-main/platform/processes/signal-child';
 
 /** A small simulator matrix for a sweep's jobs. */
 export const SIM_MATRIX = [
@@ -137,9 +138,9 @@ export async function startSlurm(): Promise<SlurmCluster> {
     for (const d of daemons.reverse()) {
       if (d.exitCode !== null || d.signalCode !== null) continue;
       const gone = new Promise((r) => d.once('exit', r));
-      d.kill('SIGTERM');
+      signalChild(d, 'SIGTERM');
       await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
-      if (d.exitCode === null && d.signalCode === null) d.kill('SIGKILL');
+      signalChild(d, 'SIGKILL');
     }
     rmSync(dir, { recursive: true, force: true });
   };

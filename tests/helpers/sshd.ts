@@ -8,6 +8,7 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../src-main/engine/server/port';
+import { signalChild } from '../../src-main/platform/processes/signal-child';
 
 export const SSHD = '/usr/sbin/sshd';
 export const sshdAvailable = existsSync(SSHD) && spawnSync('ssh', ['-V']).status === 0;
@@ -152,13 +153,13 @@ export async function startSshd(dir: string, path: string[]): Promise<Sshd> {
     options,
     home,
     strangerKey: join(dir, 'stranger_key'),
-    unreachable: () => void child.kill('SIGTERM'),
+    unreachable: () => void signalChild(child, 'SIGTERM'),
     reachable: async () => {
       child = listen();
       if (!(await loginWorks())) throw new Error(`sshd did not listen again on port ${port}:\n${log}`);
     },
     stop: () => {
-      child.kill('SIGTERM');
+      signalChild(child, 'SIGTERM');
       for (const pid of processesOfHome(home)) {
         try {
           process.kill(pid, 'SIGKILL');
@@ -169,6 +170,6 @@ export async function startSshd(dir: string, path: string[]): Promise<Sshd> {
     },
   };
   if (await loginWorks()) return sshd;
-  child.kill('SIGKILL');
+  signalChild(child, 'SIGKILL');
   throw new Error(`sshd did not accept a login on port ${port}:\n${log}`);
 }

@@ -58,107 +58,112 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
   }, 300_000);
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('opens a sweep folder: every variant with its outcome, the best variant per cell, the ratio heatmap; a variant opens as a session', async ({
-    bridge,
-    browser,
-  }) => {
-    const { page, problems } = await openPage(browser, bridge.url);
-    await toResults(page);
-    await chooseSweep(page, bridge.dialogs, sweepDir);
-    await page.getByTestId('comparison-variants').waitFor({ timeout: 15_000 });
-    expect(await page.getByTestId('comparison-title').innerText()).toBe('Sweep of 4 launch variants');
+  // Retried once: D over C at 16 requests is about 3× when the simulator gets its CPU and falls toward 2× when
+  // the machine starves it; the bar (2×) holds on a busy machine, but not always on a saturated one.
+  it(
+    'opens a sweep folder: every variant with its outcome, the best variant per cell, the ratio heatmap; a variant opens as a session',
+    { retry: 1 },
+    async ({ bridge, browser }) => {
+      const { page, problems } = await openPage(browser, bridge.url);
+      await toResults(page);
+      await chooseSweep(page, bridge.dialogs, sweepDir);
+      await page.getByTestId('comparison-variants').waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId('comparison-title').innerText()).toBe('Sweep of 4 launch variants');
 
-    const variants = await tableRows(page, 'comparison-variants');
-    expect(variants.map((r) => r.slice(0, 2))).toEqual([
-      ['A', '--max-model-len=99999999 --max-num-seqs=4'],
-      ['B', '--max-model-len=99999999 --max-num-seqs=16'],
-      ['C', '--max-model-len=32768 --max-num-seqs=4'],
-      ['D', '--max-model-len=32768 --max-num-seqs=16'],
-    ]);
-    expect(variants[0][3]).toMatch(/^Did not start: .*max_model_len/);
-    // The best variant per cell is the sweep model's choice from the files themselves.
-    const model = buildSweepModel([
-      { variant: { settings: [], label: 'a' }, file: '', session: null, failure: 'x' },
-      { variant: { settings: [], label: 'b' }, file: '', session: null, failure: 'x' },
-      { variant: { settings: [], label: 'c' }, file: '', session: few, failure: null },
-      { variant: { settings: [], label: 'd' }, file: '', session: many, failure: null },
-    ]);
-    // Cells by status as the files say (a loaded machine may leave a cell at 1 request queued too).
-    expect(variants.slice(2).map((r) => r[3])).toEqual(model.variants.rows.slice(2).map((r) => r[3]));
-    expect(total(few, 16).status).toBe('queued');
-    // Each variant's server start, phase by phase as its log showed them; the two that did not start have none.
-    const starts = await tableRows(page, 'comparison-starts');
-    expect(starts).toEqual(model.starts!.rows);
-    expect(starts.map((r) => r[0])).toEqual([
-      'Process start',
-      'Weights loaded',
-      'Compilation (torch.compile)',
-      'KV cache profiling',
-      'CUDA graph capture',
-      'API server ready',
-      'Launch to ready',
-    ]);
-    expect(starts.at(-1)!.slice(1, 3)).toEqual(['—', '—']);
-    expect(starts.at(-1)![3]).toMatch(/^[\d.]+ s$/);
-    const best = page.getByTestId('best-per-cell');
-    for (const row of model.best.rows)
-      for (const b of row) {
-        const cell = best.locator(`[data-cell="${b.context}x${b.concurrency}"]`);
-        expect(await cell.getAttribute('data-best')).toBe(b.entry === null ? '' : bestLabel(model, b));
-      }
-    if (total(many, 16).status === 'valid')
-      expect(await best.locator('[data-cell="8192x16"]').innerText()).toMatch(
-        /^D · --max-model-len=32768 --max-num-seqs=16\s+[\d,.]+ tok\/s$/,
+      const variants = await tableRows(page, 'comparison-variants');
+      expect(variants.map((r) => r.slice(0, 2))).toEqual([
+        ['A', '--max-model-len=99999999 --max-num-seqs=4'],
+        ['B', '--max-model-len=99999999 --max-num-seqs=16'],
+        ['C', '--max-model-len=32768 --max-num-seqs=4'],
+        ['D', '--max-model-len=32768 --max-num-seqs=16'],
+      ]);
+      expect(variants[0][3]).toMatch(/^Did not start: .*max_model_len/);
+      // The best variant per cell is the sweep model's choice from the files themselves.
+      const model = buildSweepModel([
+        { variant: { settings: [], label: 'a' }, file: '', session: null, failure: 'x' },
+        { variant: { settings: [], label: 'b' }, file: '', session: null, failure: 'x' },
+        { variant: { settings: [], label: 'c' }, file: '', session: few, failure: null },
+        { variant: { settings: [], label: 'd' }, file: '', session: many, failure: null },
+      ]);
+      // Cells by status as the files say (a loaded machine may leave a cell at 1 request queued too).
+      expect(variants.slice(2).map((r) => r[3])).toEqual(model.variants.rows.slice(2).map((r) => r[3]));
+      expect(total(few, 16).status).toBe('queued');
+      // Each variant's server start, phase by phase as its log showed them; the two that did not start have none.
+      const starts = await tableRows(page, 'comparison-starts');
+      expect(starts).toEqual(model.starts!.rows);
+      expect(starts.map((r) => r[0])).toEqual([
+        'Process start',
+        'Weights loaded',
+        'Compilation (torch.compile)',
+        'KV cache profiling',
+        'CUDA graph capture',
+        'API server ready',
+        'Launch to ready',
+      ]);
+      expect(starts.at(-1)!.slice(1, 3)).toEqual(['—', '—']);
+      expect(starts.at(-1)![3]).toMatch(/^[\d.]+ s$/);
+      const best = page.getByTestId('best-per-cell');
+      for (const row of model.best.rows)
+        for (const b of row) {
+          const cell = best.locator(`[data-cell="${b.context}x${b.concurrency}"]`);
+          expect(await cell.getAttribute('data-best')).toBe(b.entry === null ? '' : bestLabel(model, b));
+        }
+      if (total(many, 16).status === 'valid')
+        expect(await best.locator('[data-cell="8192x16"]').innerText()).toMatch(
+          /^D · --max-model-len=32768 --max-num-seqs=16\s+[\d,.]+ tok\/s$/,
+        );
+
+      // D over C, drawn in the report's colours; at 16 requests D is about 3× C, whose status is named beside it.
+      const compared = compareModel([few, many], ['C', 'D']).decode[0];
+      const shown = (c: RatioCell) => (c.note ? `${c.figure}\n${c.note}` : c.figure);
+      const map = page.getByTestId('ratio-map');
+      expect(await map.getAttribute('data-label')).toBe('D / C');
+      const one = map.locator('[data-cell="8192x1"]');
+      expect(await one.innerText()).toBe(shown(compared.rows[0][0]));
+      expect(await one.evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(rgb(compared.rows[0][0].fill));
+      const at16 = compared.rows[0][1];
+      expect(at16.ratio).toBeGreaterThan(2);
+      expect(at16.text).toMatch(/^\d\.\d\d× · C(: | and D: )Requests queued$/);
+      expect(await map.locator('[data-cell="8192x16"]').innerText()).toBe(shown(at16));
+      expect(await map.locator('[data-cell="8192x16"]').evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(
+        rgb(divergingColor(at16.ratio!)),
       );
+      // The verdict at the top says it in words.
+      const verdict = page.getByTestId('comparison-verdict');
+      expect(await verdict.locator('li[data-label="D / C"] > strong').innerText()).toBe(compared.verdict);
+      expect(await verdict.innerText()).toContain(compared.contextVerdicts[0]);
+      expect(compared.contextVerdicts[0]).toContain(
+        `D is ${fmtRatio(at16.ratio)} faster at 16 requests (${at16.note})`,
+      );
+      expect(await tableRows(page, 'comparison-differences')).toEqual([['Launch', '--max-num-seqs', '4', '16', '≠']]);
+      expect((await tableRows(page, 'comparison-prefill'))[0][0]).toBe('8K');
+      // Prefill overlaid: one line per variant that ran.
+      const chart = page.getByTestId('comparison-prefill-chart');
+      await expect.poll(() => chart.locator('.scatterlayer .trace').count(), { timeout: 10_000 }).toBe(2);
+      expect(await chart.locator('.legendtext').allTextContents()).toEqual(['C prompt tok/s', 'D prompt tok/s']);
+      await shot(page, '60-comparison-sweep');
 
-    // D over C, drawn in the report's colours; at 16 requests D is about 3× C, whose status is named beside it.
-    const compared = compareModel([few, many], ['C', 'D']).decode[0];
-    const shown = (c: RatioCell) => (c.note ? `${c.figure}\n${c.note}` : c.figure);
-    const map = page.getByTestId('ratio-map');
-    expect(await map.getAttribute('data-label')).toBe('D / C');
-    const one = map.locator('[data-cell="8192x1"]');
-    expect(await one.innerText()).toBe(shown(compared.rows[0][0]));
-    expect(await one.evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(rgb(compared.rows[0][0].fill));
-    const at16 = compared.rows[0][1];
-    expect(at16.ratio).toBeGreaterThan(2);
-    expect(at16.text).toMatch(/^\d\.\d\d× · C(: | and D: )Requests queued$/);
-    expect(await map.locator('[data-cell="8192x16"]').innerText()).toBe(shown(at16));
-    expect(await map.locator('[data-cell="8192x16"]').evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(
-      rgb(divergingColor(at16.ratio!)),
-    );
-    // The verdict at the top says it in words.
-    const verdict = page.getByTestId('comparison-verdict');
-    expect(await verdict.locator('li[data-label="D / C"] > strong').innerText()).toBe(compared.verdict);
-    expect(await verdict.innerText()).toContain(compared.contextVerdicts[0]);
-    expect(compared.contextVerdicts[0]).toContain(`D is ${fmtRatio(at16.ratio)} faster at 16 requests (${at16.note})`);
-    expect(await tableRows(page, 'comparison-differences')).toEqual([['Launch', '--max-num-seqs', '4', '16', '≠']]);
-    expect((await tableRows(page, 'comparison-prefill'))[0][0]).toBe('8K');
-    // Prefill overlaid: one line per variant that ran.
-    const chart = page.getByTestId('comparison-prefill-chart');
-    await expect.poll(() => chart.locator('.scatterlayer .trace').count(), { timeout: 10_000 }).toBe(2);
-    expect(await chart.locator('.legendtext').allTextContents()).toEqual(['C prompt tok/s', 'D prompt tok/s']);
-    await shot(page, '60-comparison-sweep');
-
-    // Keyboard: Tab reaches "Open D in Results"; Enter opens it as an ordinary session.
-    const openD = page.getByTestId('open-entry-D');
-    await openD.focus();
-    await page.keyboard.press('Enter');
-    await page.getByTestId('report').waitFor();
-    expect(await page.getByTestId('file-title').innerText()).toBe(SWEEP_FILES.manySeqs);
-    await page.getByTestId('show-comparison').click();
-    await page.getByTestId('comparison-variants').waitFor();
-    // With the comparison in front, the session's Export waits: the comparison has its own.
-    expect(await page.getByTestId('export-markdown').isDisabled()).toBe(true);
-    await page.getByTestId('back-to-session').click();
-    await page.getByTestId('report').waitFor();
-    // A reload keeps the session in front and the comparison one click away.
-    await page.reload();
-    await toResults(page);
-    await page.getByTestId('report').waitFor();
-    await page.getByTestId('show-comparison').click();
-    expect((await tableRows(page, 'comparison-variants')).length).toBe(4);
-    expect(problems).toEqual([]);
-  });
+      // Keyboard: Tab reaches "Open D in Results"; Enter opens it as an ordinary session.
+      const openD = page.getByTestId('open-entry-D');
+      await openD.focus();
+      await page.keyboard.press('Enter');
+      await page.getByTestId('report').waitFor();
+      expect(await page.getByTestId('file-title').innerText()).toBe(SWEEP_FILES.manySeqs);
+      await page.getByTestId('show-comparison').click();
+      await page.getByTestId('comparison-variants').waitFor();
+      // With the comparison in front, the session's Export waits: the comparison has its own.
+      expect(await page.getByTestId('export-markdown').isDisabled()).toBe(true);
+      await page.getByTestId('back-to-session').click();
+      await page.getByTestId('report').waitFor();
+      // A reload keeps the session in front and the comparison one click away.
+      await page.reload();
+      await toResults(page);
+      await page.getByTestId('report').waitFor();
+      await page.getByTestId('show-comparison').click();
+      expect((await tableRows(page, 'comparison-variants')).length).toBe(4);
+      expect(problems).toEqual([]);
+    },
+  );
 
   it('looks right in the dark theme', async ({ bridge, browser }) => {
     const { page, problems } = await openPage(browser, bridge.url, { colorScheme: 'dark' });

@@ -323,13 +323,15 @@ setInterval(() => undefined, 1000);
 `;
 
 it('Ctrl+C on `npm start` (SIGINT to its whole process group) reaches Electron exactly once', async () => {
+  if (!existsSync(join(ROOT, 'out/main/index.js'))) throw new Error('out/ is missing: run `npm run build` first.');
   const dist = join(tmp, 'signal-dist');
   mkdirSync(dist, { recursive: true });
   writeFileSync(join(dist, 'electron'), SIGNAL_RECORDER, { mode: 0o755 });
   const log = join(tmp, 'signals.log');
   const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
-  // detached: its own process group, as a terminal's foreground job is.
-  const npm = spawn('npm', ['start'], {
+  // detached: its own process group, as a terminal's foreground job is. --skipBuild: `npm test` built out/ once
+  // before the suites, and a rebuild here would pull out/main from under the suites that run the built CLI meanwhile.
+  const npm = spawn('npm', ['start', '--', '--skipBuild'], {
     cwd: ROOT,
     detached: true,
     stdio: 'ignore',

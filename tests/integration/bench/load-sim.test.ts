@@ -3,7 +3,8 @@
  * log (GET /sim/requests) as ground truth: below capacity the achieved rate and output tok/s match
  * what was really sent and served, Poisson arrivals are exponential at the server (a
  * Kolmogorov-Smirnov test), above capacity the rate is reported as not kept up with the evidence,
- * and a sweep's throughput pass agrees with the matrix's cell at the same prompt and concurrency.
+ * a sweep's throughput pass agrees with the matrix's cell at the same prompt and concurrency, a sped-up
+ * simulator gets the rate in its own seconds, and the in-flight cap holds arrivals back.
  */
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
@@ -186,4 +187,64 @@ describe('the sweep', () => {
     expect(between.targetRate).toBeCloseTo((sync.achievedRate + throughput.achievedRate) / 2, 9);
     expect(s.load!.config.rates).toEqual([between.targetRate]);
   }, 400_000);
+});
+
+describe('pacing', () => {
+  it('at a simulator sped up 4 times, arrivals come at the rate in simulated seconds and the figures read in them', async ({
+    launchSim,
+    tempDir,
+  }) => {
+    const sim = await launchSim({ debug: true, speed: 4, args: ['--served-model-name', 'fara'] });
+    const s = await load(
+      ['--url', sim.url, '--sim-speed', '4', '--rates', '2', '--arrivals', 'constant'].concat([
+        '--duration',
+        '40',
+        '--warmup',
+        '2',
+        '--input-len',
+        '256',
+        '--output-len',
+        '16',
+      ]),
+      join(tempDir('sm-load-'), 'speed4.speedmatrix.json'),
+    );
+    const [r] = s.load!.results as [LoadRateResult];
+    const log = await simLog(sim.url);
+    // 2 req/s of simulated time is 8 a wall second: 125 ms apart at the server, whatever the client's timers.
+    const gaps = log.slice(1).map((q, i) => q.arrival_ms - log[i].arrival_ms);
+    within(gaps.reduce((a, b) => a + b, 0) / gaps.length, 125, 0.05);
+    within(r.offeredRate, 2, 0.03);
+    within(r.achievedRate, 2, 0.03);
+    expect(r.windowSeconds).toBeCloseTo(40, 0);
+    expect(r.keptUp).toBe(true);
+  }, 120_000);
+
+  it('--max-in-flight 1 holds arrivals back: the server never has two at once, and the pass says they waited', async ({
+    launchSim,
+    tempDir,
+  }) => {
+    const sim = await launchSim({ debug: true, speed: 4, args: ['--served-model-name', 'fara'] });
+    const s = await load(
+      ['--url', sim.url, '--sim-speed', '4', '--rates', '4', '--arrivals', 'constant', '--max-in-flight', '1'].concat([
+        '--duration',
+        '20',
+        '--warmup',
+        '2',
+        '--input-len',
+        '256',
+        '--output-len',
+        '128',
+      ]),
+      join(tempDir('sm-load-'), 'capped.speedmatrix.json'),
+    );
+    const [r] = s.load!.results as [LoadRateResult];
+    // The server's own log: no request arrived before the one before it had finished.
+    const log = await simLog(sim.url);
+    const overlapping = log.slice(1).filter((q, i) => log[i].finished_ms === null || q.arrival_ms < log[i].finished_ms);
+    expect(overlapping).toEqual([]);
+    expect(r.maxInFlight).toBe(1);
+    expect(r.heldBack).toBeGreaterThan(0);
+    expect(r.keptUp).toBe(false);
+    expect(r.keptUpReason).toContain(`${r.heldBack} arrivals waited for the in-flight cap`);
+  }, 120_000);
 });

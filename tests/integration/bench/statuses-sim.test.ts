@@ -272,43 +272,47 @@ describe('failed requests', () => {
 });
 
 describe('a stream that goes silent late in the window', () => {
-  it('is Stream stalled, with the gap as evidence and the figure kept (the server paused, then went on)', async ({
-    launchSim,
-  }) => {
-    const sim = await launchSim({ speed: SPEED, args: PROFILE_A });
-    const s = sim;
-    const target = await targetOf(s.url);
-    const timers: NodeJS.Timeout[] = [];
-    // 30 s windows take 3 s of wall time at speed 10: pause the whole server for 1.5 s (15 simulated
-    // seconds) from 1 s into the window, under the 30 s stall limit.
-    const r = await runBench(
-      target,
-      {
-        contexts: [0],
-        concurrency: [2],
-        prefillContexts: [],
-        warmup: false,
-        simSpeed: SPEED,
-        secondsPerMeasurement: 30,
-      },
-      join(tempDir(), 'stall.speedmatrix.json'),
-      {
-        onEventAlso: (e) => {
-          if (e.type !== 'phase' || e.phase !== 'window') return;
-          timers.push(setTimeout(() => process.kill(s.pid, 'SIGSTOP'), 1000));
-          timers.push(setTimeout(() => process.kill(s.pid, 'SIGCONT'), 2500));
+  // Retried once: the pause is timed by this process's timers against the window's wall clock, and a loaded
+  // machine's late timer can move it out of the window (the stall then reads shorter than the bar).
+  it(
+    'is Stream stalled, with the gap as evidence and the figure kept (the server paused, then went on)',
+    { retry: 1, timeout: 120_000 },
+    async ({ launchSim }) => {
+      const sim = await launchSim({ speed: SPEED, args: PROFILE_A });
+      const s = sim;
+      const target = await targetOf(s.url);
+      const timers: NodeJS.Timeout[] = [];
+      // 30 s windows take 3 s of wall time at speed 10: pause the whole server for 1.5 s (15 simulated
+      // seconds) from 1 s into the window, under the 30 s stall limit.
+      const r = await runBench(
+        target,
+        {
+          contexts: [0],
+          concurrency: [2],
+          prefillContexts: [],
+          warmup: false,
+          simSpeed: SPEED,
+          secondsPerMeasurement: 30,
         },
-      },
-    );
-    for (const t of timers) clearTimeout(t);
-    const c = cellsOf(r.session)['0x2'];
-    expect(c.status).toBe('stalled');
-    expect(c.stall!.gapSeconds).toBeGreaterThan(12);
-    expect(c.stall!.gapSeconds).toBeLessThan(30);
-    expect(c.stall!.endedAtSeconds).toBeGreaterThan(10);
-    expect(c.stall!.thresholdSeconds).toBe(2);
-    expect(c.reason).toMatch(/produced nothing for \d+\.\d s inside the window/);
-    expect(c.totalTokensPerSecond).toBeGreaterThan(0);
-    expect(renderMarkdownReport(r.session)).toMatch(/\| Sustained decode \| 0 \| 2 \| Stream stalled \| [\d,.]+ \|/);
-  }, 120_000);
+        join(tempDir(), 'stall.speedmatrix.json'),
+        {
+          onEventAlso: (e) => {
+            if (e.type !== 'phase' || e.phase !== 'window') return;
+            timers.push(setTimeout(() => process.kill(s.pid, 'SIGSTOP'), 1000));
+            timers.push(setTimeout(() => process.kill(s.pid, 'SIGCONT'), 2500));
+          },
+        },
+      );
+      for (const t of timers) clearTimeout(t);
+      const c = cellsOf(r.session)['0x2'];
+      expect(c.status).toBe('stalled');
+      expect(c.stall!.gapSeconds).toBeGreaterThan(12);
+      expect(c.stall!.gapSeconds).toBeLessThan(30);
+      expect(c.stall!.endedAtSeconds).toBeGreaterThan(10);
+      expect(c.stall!.thresholdSeconds).toBe(2);
+      expect(c.reason).toMatch(/produced nothing for \d+\.\d s inside the window/);
+      expect(c.totalTokensPerSecond).toBeGreaterThan(0);
+      expect(renderMarkdownReport(r.session)).toMatch(/\| Sustained decode \| 0 \| 2 \| Stream stalled \| [\d,.]+ \|/);
+    },
+  );
 });

@@ -82,11 +82,26 @@ describe('when a prefill has been measured often enough', () => {
   const LONG = 30;
 
   it('never on one measurement; on two that agree within the precision', () => {
+    expect(prefillStop([], 0.01, LONG)).toBeNull();
     expect(prefillStop(at(10_000), 0.01, LONG)).toBeNull();
     expect(prefillStop(at(10_000, 10_000), 0.01, LONG)).toEqual({
       measurements: 2,
       halfWidthRelative: 0,
       stopReason: 'precision',
+    });
+  });
+
+  it('stops at an interval exactly as wide as the precision, and reads no interval around a zero mean', () => {
+    expect(prefillStop(at(10_000, 10_000), 0, LONG)?.stopReason).toBe('precision');
+    // 12.706 × 70.7 / √2 = 635.3 tok/s around 10,000: ±6.35%, within 6.4%, not within 6.3%.
+    expect(prefillStop(at(10_050, 9_950), 0.064, LONG)?.stopReason).toBe('precision');
+    expect(prefillStop(at(10_050, 9_950), 0.063, LONG)).toBeNull();
+    const zero = [0, 0].map(() => ({ tokensPerSecond: 0, ttftSeconds: 1 }));
+    expect(prefillStop(zero, 0.01, LONG)).toBeNull();
+    expect(prefillStop([...zero, ...zero], 0.01, LONG, 4)).toEqual({
+      measurements: 4,
+      halfWidthRelative: null,
+      stopReason: 'max-measurements',
     });
   });
 

@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mean } from '#shared/mean';
-import { arrivalTimes, gapSampler, lengthSampler, meanLength } from '../../../src-main/engine/bench/load-arrivals';
+import {
+  arrivalTimes,
+  gapSampler,
+  lengthCeiling,
+  lengthSampler,
+  meanLength,
+} from '../../../src-main/engine/bench/load-arrivals';
 import { exponentialCdf, ksCritical5, ksStatistic } from '../../helpers/ks';
 
 const draws = (f: () => number, n: number) => Array.from({ length: n }, f);
@@ -39,6 +45,8 @@ describe('arrival gaps', () => {
     expect(a.length).toBeLessThan(360);
     expect(arrivalTimes({ kind: 'poisson' }, 10, 30, 3)).toEqual(a);
     expect(arrivalTimes({ kind: 'poisson' }, 10, 30, 4)).not.toEqual(a);
+    // Its end is outside: constant arrivals at 1 req/s over 3 s are at 0, 1 and 2.
+    expect(arrivalTimes({ kind: 'constant' }, 1, 3, 0)).toEqual([0, 1, 2]);
   });
 });
 
@@ -54,5 +62,16 @@ describe('length draws', () => {
     expect(Math.abs(cvOf(xs) * 1024 - 256)).toBeLessThan(10);
     expect(xs.every((x) => Number.isInteger(x) && x >= 1)).toBe(true);
     expect(meanLength({ kind: 'uniform', min: 512, max: 2048 })).toBe(1280);
+  });
+
+  it('a fixed length is always that length; each spec’s mean and longest draw', () => {
+    expect(new Set(draws(lengthSampler({ kind: 'fixed', tokens: 300 }, 5), 50))).toEqual(new Set([300]));
+    expect(meanLength({ kind: 'fixed', tokens: 300 })).toBe(300);
+    expect(meanLength({ kind: 'normal', mean: 1024, sd: 256 })).toBe(1024);
+    expect(lengthCeiling({ kind: 'fixed', tokens: 300 })).toBe(300);
+    expect(lengthCeiling({ kind: 'uniform', min: 512, max: 2048 })).toBe(2048);
+    // A normal length is cut 3 sd above its mean, whole, and never below 1.
+    expect(lengthCeiling({ kind: 'normal', mean: 1000, sd: 100.1 })).toBe(1301);
+    expect(lengthCeiling({ kind: 'normal', mean: -10, sd: 1 })).toBe(1);
   });
 });

@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { ServerClock } from '../../../src-main/engine/bench/clock';
 import {
+  achievedRate,
   bestRateWithinSlo,
+  countedStats,
   keptUp,
   loadFigures,
   queueOver,
@@ -37,15 +39,17 @@ function request(at: number, tokens = 11, extra: Partial<LoadRecord> = {}): Load
 }
 
 const clock = new ServerClock(1);
+const figuresInput = (records: LoadRecord[], targetRate: number | null = 2, readings: QueueReading[] = []) => ({
+  pass: 'rate' as const,
+  targetRate,
+  output: { records, windowStartMs: 10_000, windowEndMs: 20_000, readings },
+  clock,
+  slo: { ttftSeconds: 0.15, e2eSeconds: 0.25 },
+  startedAt: '2026-12-01T00:00:00Z',
+});
 const figures = (records: LoadRecord[], targetRate: number | null = 2, readings: QueueReading[] = []) =>
-  loadFigures({
-    pass: 'rate',
-    targetRate,
-    output: { records, windowStartMs: 10_000, windowEndMs: 20_000, readings },
-    clock,
-    slo: { ttftSeconds: 0.15, e2eSeconds: 0.25 },
-    startedAt: '2026-12-01T00:00:00Z',
-  });
+  loadFigures(figuresInput(records, targetRate, readings));
+const steady = Array.from({ length: 40 }, (_, i) => request(5 + i / 2));
 
 describe('tokens inside a window', () => {
   it('counts a request’s tokens in the share of its decode that falls inside', () => {
@@ -57,8 +61,7 @@ describe('tokens inside a window', () => {
 });
 
 describe('a pass’s figures', () => {
-  // Two requests a second from 5 s to 25 s: the window [10 s, 20 s] holds 20 sends and 20 completions.
-  const steady = Array.from({ length: 40 }, (_, i) => request(5 + i / 2));
+  // Two requests a second from 5 s to 25 s (steady): the window [10 s, 20 s] holds 20 sends and 20 completions.
 
   it('offered and achieved rates, tok/s and latencies with their counts, from the window only', () => {
     const f = figures(steady);
@@ -107,6 +110,62 @@ describe('a pass’s figures', () => {
     });
     expect(keptUp(2, 2, 3, null).reason).toBe('3 arrivals waited for the in-flight cap');
   });
+
+  it('keeps up at exactly 90% of the rate, a queue grown by exactly one, and no arrival held; says every reason', () => {
+    const q = (waitingGrowth: number) => ({
+      scrapes: 3,
+      meanWaiting: 1,
+      maxWaiting: 4,
+      waitingGrowth,
+      meanQueueSeconds: null,
+    });
+    expect(keptUp(10, 9, 0, q(1))).toEqual({ keptUp: true, reason: null });
+    expect(keptUp(10, 8.99, 0, null).keptUp).toBe(false);
+    expect(keptUp(10, 10, 0, q(1.01)).keptUp).toBe(false);
+    expect(keptUp(10, 10, 1, null).keptUp).toBe(false);
+    // Without a rate asked for (the sweep's passes) only the queue and the cap can say it fell behind.
+    expect(keptUp(null, 0.1, 0, null)).toEqual({ keptUp: true, reason: null });
+    expect(keptUp(10, 5, 2, q(3)).reason).toBe(
+      "completed 5.0 req/s of 10.0 offered; the server's waiting queue grew by 3.0 over the window (up to 4); 2 arrivals waited for the in-flight cap",
+    );
+  });
+
+  it('counts the prompt tokens of the requests whose first token came inside the window in total tok/s', () => {
+    // 20 first tokens inside the window, 500 prompt tokens each, over 10 s: 1,000 tok/s on top of the output's 22.
+    const f = figures(steady);
+    expect(f.totalTokensPerSecond - f.outputTokensPerSecond).toBeCloseTo(1000, 6);
+    // A request sent inside but answered after the window adds its output share, not its prompt.
+    const late = [...steady, request(19.95, 11, { firstTokenAt: 20_050, lastTokenAt: 20_150, endedAt: 20_151 })];
+    expect(figures(late).totalTokensPerSecond - figures(late).outputTokensPerSecond).toBeCloseTo(1000, 6);
+  });
+
+  it('meets the time-between-tokens target per request; a one-token answer has no gaps to miss it', () => {
+    const slow = request(12, 11, { lastTokenAt: 12_100 + 10 * 30, endedAt: 12_401 });
+    const one = request(13, 1);
+    const records = [...steady.filter((r) => r.dueAt !== 12_000 && r.dueAt !== 13_000), slow, one];
+    const f = loadFigures({
+      pass: 'rate',
+      targetRate: 2,
+      output: { records, windowStartMs: 10_000, windowEndMs: 20_000, readings: [] },
+      clock,
+      slo: { tbtSeconds: 0.02 },
+      startedAt: '2026-12-01T00:00:00Z',
+    });
+    // 30 ms between the slow request's tokens misses 20 ms; the rest (10 ms, or none) meet it.
+    expect(f.sloShare).toBeCloseTo(19 / 20, 9);
+    expect(f.goodput).toBeCloseTo((f.achievedRate * 19) / 20, 9);
+    expect(f.timeBetweenTokens?.count).toBe(19);
+  });
+
+  it('counts the most requests open at once: one that ends as another starts is not open with it, one never ended stays open', () => {
+    const back = (at: number, end: number): LoadRecord =>
+      request(at, 1, { firstTokenAt: at * 1000 + 1, lastTokenAt: at * 1000 + 1, endedAt: end });
+    // Three in a row, each ending the moment the next is sent: one at a time.
+    expect(figures([back(10, 11_000), back(11, 12_000), back(12, 13_000)]).maxInFlight).toBe(1);
+    // Two overlapping and one that never ended: three at once from 12 s.
+    expect(figures([back(10, 13_000), back(11, 14_000), back(12, -1)]).maxInFlight).toBe(3);
+    expect(figures([back(10, 10_500), back(11, 11_500), back(12, -1)]).maxInFlight).toBe(1);
+  });
 });
 
 describe('the achieved rate', () => {
@@ -130,6 +189,18 @@ describe('the achieved rate', () => {
     expect(f.offeredRate).toBeCloseTo(13 / 6, 9);
     expect(f.achievedRate).toBeCloseTo(13 / 6, 9);
     expect(f.keptUp).toBe(true);
+    // Without targets there is no goodput and no share within them.
+    expect([f.goodput, f.sloShare]).toEqual([null, null]);
+  });
+
+  it('reads the wait stretch by due time, whatever order the records come in', () => {
+    const records = Array.from({ length: 28 }, (_, i) => {
+      const first = i * 1000 + 100;
+      return { ...request(i / 4), firstTokenAt: first, lastTokenAt: first + 100, endedAt: first + 101 };
+    });
+    const inOrder = short(records).achievedRate;
+    expect(short([...records].reverse()).achievedRate).toBe(inOrder);
+    expect(short([records[10], ...records.slice(0, 10), ...records.slice(11)]).achievedRate).toBe(inOrder);
   });
 
   it('a finished request without a first token (an empty answer) stretches nothing', () => {
@@ -179,7 +250,137 @@ describe('the answer and the sweep', () => {
     expect(bestRateWithinSlo([at(4, true, 0.5)])).toBeNull();
   });
 
+  it('never a rate that did not keep up, however many of its requests met the targets', () => {
+    expect(bestRateWithinSlo([at(1, true, 1), at(8, false, 1)])).toBe(1);
+    expect(bestRateWithinSlo([at(8, false, 1)])).toBeNull();
+  });
+
+  it('exactly 99% within the targets is enough; the sweep’s passes and a run without targets never answer', () => {
+    expect(bestRateWithinSlo([at(3, true, 0.99), at(4, true, 0.989)])).toBe(3);
+    const sync = { ...at(5, true, 1), pass: 'synchronous', targetRate: null } as LoadRateResult;
+    expect(bestRateWithinSlo([at(1, true, 1), sync])).toBe(1);
+    expect(bestRateWithinSlo([{ ...at(2, true, 1), sloShare: null }])).toBeNull();
+    // A rate pass without a target rate (an imported one) answers with what it offered.
+    expect(bestRateWithinSlo([{ ...at(2, true, 1), targetRate: null, offeredRate: 2.5 }])).toBe(2.5);
+  });
+
   it('sweep rates are spread evenly strictly between the synchronous and the throughput rate', () => {
     expect(sweepRates(1, 11, 4)).toEqual([3, 5, 7, 9]);
+  });
+});
+
+describe('the rules at their edges', () => {
+  it('counts tokens at the window’s edges, an answer whose tokens came at once, and nothing of one that never answered', () => {
+    const r = request(0, 11); // tokens at 100..200 ms
+    expect(tokensInside(r, 100, 1000)).toBe(11);
+    expect(tokensInside(r, 0, 100)).toBe(1);
+    expect(tokensInside(request(0, 1), 0, 100)).toBe(1);
+    expect(tokensInside(request(0, 1), 101, 1000)).toBe(0);
+    // Five tokens in one instant (a burst): all of them where that instant falls, none elsewhere.
+    const burst = request(0, 5, { lastTokenAt: 100 });
+    expect([tokensInside(burst, 100, 100), tokensInside(burst, 0, 99), tokensInside(burst, 101, 200)]).toEqual([
+      5, 0, 0,
+    ]);
+    expect(tokensInside(request(0, 0, { lastTokenAt: 100 }), 0, 1000)).toBe(0);
+    expect(tokensInside(request(0, 5, { firstTokenAt: -1 }), 0, 1000)).toBe(0);
+    // A first token at the clock's zero is a first token.
+    expect(tokensInside(request(0, 2, { sentAt: 0, firstTokenAt: 0, lastTokenAt: 10 }), 0, 1000)).toBe(2);
+  });
+
+  it('reads no time between tokens for an answer of one token or of tokens that came at once', () => {
+    const two = request(11, 2); // 10 ms between its two tokens
+    const atOnce = request(12, 3, { lastTokenAt: 12_100 });
+    const f = figures([two, atOnce, request(13, 1)]);
+    expect(f.timeBetweenTokens).toMatchObject({ count: 1, p50: expect.closeTo(0.01, 12) });
+    expect(countedStats([1, Number.NaN, 3])).toMatchObject({ count: 2, p50: 2 });
+    expect(countedStats([Number.NaN])).toBeNull();
+  });
+
+  it('achieves nothing in an empty window or without a finished request; two requests stretch the window by their waits', () => {
+    expect(achievedRate([request(1)], 0, clock)).toBe(0);
+    expect(achievedRate([], 1000, clock)).toBe(0);
+    expect(achievedRate([request(1)], 1000, clock)).toBe(1);
+    // Finished, but none with a first token to say how long it waited: nothing stretches.
+    expect(achievedRate([request(1, 0, { firstTokenAt: -1, lastTokenAt: -1 })], 1000, clock)).toBe(1);
+    // The second waited 1 s longer for its first token than the first: 2 requests over 2 + 1 s.
+    const late = request(2, 11, { firstTokenAt: 3100, lastTokenAt: 3200, endedAt: 3201 });
+    expect(achievedRate([request(1), late], 2000, clock)).toBeCloseTo(2 / 3, 12);
+    // A sped-up clock counts server seconds: the same requests at 4x took a quarter of the time.
+    expect(achievedRate([request(1), late], 2000, new ServerClock(4))).toBeCloseTo(2 / 12, 12);
+  });
+
+  it('reads the queue over the window and the 1.5 s after it, against the last reading before it', () => {
+    const at = (t: number, waiting: number, count: number | null, sum: number | null = null) => ({
+      at: t,
+      waiting,
+      queueCount: count,
+      queueSum: sum,
+    });
+    const readings = [
+      at(8_000, 50, 1, 1),
+      at(9_000, 0, 2, 2),
+      at(10_500, 2, 4, 6),
+      at(21_500, 4, 6, 12),
+      at(21_501, 90, 99, 99),
+    ];
+    const q = queueOver(readings, 10_000, 20_000)!;
+    // From the reading at 9 s (4 more requests, 10 s of queueing more) to the one at 21.5 s.
+    expect(q).toEqual({ scrapes: 2, meanWaiting: 3, maxWaiting: 4, waitingGrowth: 2, meanQueueSeconds: 2.5 });
+    // Without a reading before the window, from its first one.
+    expect(queueOver(readings.slice(2), 10_000, 20_000)?.meanQueueSeconds).toBe(3);
+    expect(queueOver([at(10_000, 1, null), at(12_000, 1, null)], 10_000, 20_000)?.meanQueueSeconds).toBeNull();
+    expect(queueOver([at(10_000, 1, 5, 5), at(12_000, 1, 5, 9)], 10_000, 20_000)?.meanQueueSeconds).toBeNull();
+    expect(queueOver([at(5_000, 1, 5, 5)], 10_000, 20_000)).toBeNull();
+    // A reading exactly at the window's start is inside it, and the one the window is read against.
+    expect(queueOver([at(9_000, 0, 0, 0), at(10_000, 7, 1, 1), at(11_000, 7, 3, 5)], 10_000, 20_000)).toMatchObject({
+      scrapes: 2,
+      meanQueueSeconds: 2,
+    });
+  });
+
+  it('meets a target exactly at it, and counts prompt tokens and held arrivals of the window', () => {
+    // request(): first token 100 ms after sending, ended 201 ms after for 11 tokens.
+    const f = loadFigures({
+      pass: 'rate',
+      targetRate: 2,
+      output: {
+        records: steady.map((r, i) => ({ ...r, held: i % 10 === 0 })),
+        windowStartMs: 10_000,
+        windowEndMs: 20_000,
+        readings: [],
+      },
+      clock,
+      slo: { ttftSeconds: 0.1, e2eSeconds: 0.201, tbtSeconds: 0.01 },
+      startedAt: '2026-12-01T00:00:00Z',
+    });
+    expect(f.sloShare).toBe(1);
+    expect(f.heldBack).toBe(2);
+    expect(f.meanInputTokens).toBe(500);
+    expect(f.meanOutputTokens).toBe(11);
+    const tight = loadFigures({ ...figuresInput(steady), slo: { e2eSeconds: 0.2 } });
+    expect(tight.sloShare).toBe(0);
+    // First tokens exactly at the window's start and end bring their prompts.
+    const edges = [request(9.9), request(19.9)];
+    expect(figures(edges).totalTokensPerSecond - figures(edges).outputTokensPerSecond).toBeCloseTo(100, 9);
+  });
+
+  it('names the error that ended first, and reads no rate, goodput or share where nothing was sent or finished', () => {
+    const errors = [
+      request(12, 11, { outcome: 'error', error: 'late', endedAt: 15_000 }),
+      request(13, 11, { outcome: 'error', error: 'early', endedAt: 13_500 }),
+    ];
+    expect(figures(errors).firstError).toBe('early');
+    expect(figures(errors)).toMatchObject({ goodput: 0, completed: 0 });
+    const empty = loadFigures({
+      ...figuresInput([]),
+      output: { records: [], windowStartMs: 10_000, windowEndMs: 10_000, readings: [] },
+    });
+    expect(empty).toMatchObject({ offeredRate: 0, outputTokensPerSecond: 0, sloShare: 0, goodput: 0 });
+  });
+
+  it('counts a request that ends as another starts as not open with it, whatever order the records are in', () => {
+    const back = (at: number, end: number): LoadRecord =>
+      request(at, 1, { firstTokenAt: at * 1000 + 1, lastTokenAt: at * 1000 + 1, endedAt: end });
+    expect(figures([back(11, 12_000), back(10, 11_000)]).maxInFlight).toBe(1);
   });
 });

@@ -150,4 +150,29 @@ describe('loop detector (METHOD.md)', () => {
     expect(findLoop(`${varied(3000)}#${passage.repeat(4).slice(1)}`)).toBeNull();
     expect(findLoop(varied(3000) + passage.repeat(4))).toMatchObject({ period: 1100, repeats: 4 });
   });
+
+  it('finds a 32,768-character period completed just after both kept strings were trimmed: they keep four periods and the anchor', () => {
+    // Letters from a fixed sequence: no 64-character window repeats by chance.
+    let seed = 7;
+    const letters = (n: number) => {
+      let out = '';
+      for (let k = 0; k < n; k++) {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        out += String.fromCharCode(97 + ((seed >> 16) % 26));
+      }
+      return out;
+    };
+    const period = 32_768;
+    const loop = letters(period).repeat(4);
+    // The first piece ends one character before a 256-character mark, more than twice the history long, so the check
+    // there trims both strings; the loop is then 32 characters short of four repeats. The second piece of 32
+    // characters reaches the next mark and completes it: the check finds it only if the trimmed history still holds
+    // four periods and the searched window the anchor's copy one period back.
+    const first = 300_031;
+    expect(first % 256).toBe(255);
+    const stream = `${letters(first + 32 - loop.length - 1)}0${loop}`;
+    const d = new LoopDetector();
+    expect(d.push(stream.slice(0, first))).toBeNull();
+    expect(d.push(stream.slice(first))).toMatchObject({ period, repeats: 4 });
+  });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ServerClock } from '../../../src-main/engine/bench/clock';
 import {
   completedInWindow,
+  endToEndLatency,
   failureCount,
   inWindow,
   ownTimeBetweenTokens,
@@ -118,6 +119,20 @@ function stream(p: Partial<StreamTimes> & { first: number; tbtMs: number; tokens
 }
 
 describe('figures', () => {
+  it('end-to-end latency is send to last token of the requests that finished, in server seconds', () => {
+    const done = (first: number, tbtMs: number) => stream({ first, tbtMs, tokens: 11, outcome: 'done' });
+    const streams = [
+      done(1000, 10), // sent at 950, last token at 1100: 150 ms
+      done(2000, 20), // 250 ms
+      stream({ first: 3000, tbtMs: 10, tokens: 11, outcome: 'cancelled' }),
+      stream({ first: 4000, tbtMs: 10, tokens: 11, outcome: 'error' }),
+      { ...done(5000, 10), lastTokenAt: -1 },
+    ];
+    expect(endToEndLatency(streams, new ServerClock(1))).toMatchObject({ count: 2, p50: 0.2, mean: 0.2 });
+    expect(endToEndLatency(streams, new ServerClock(4))).toMatchObject({ count: 2, mean: 0.8 });
+    expect(endToEndLatency([], new ServerClock(1))).toBeNull();
+  });
+
   it('per request tok/s is the median of each request’s own rate, not total / C', () => {
     const streams = [
       stream({ first: 0, tbtMs: 20, tokens: 500 }),

@@ -127,6 +127,68 @@ describe('folding repetitions into a cell', () => {
     expect(doneMeasurements([single])).toEqual(['8192x4']);
   });
 
+  it('keeps the repetitions in order whatever order they arrive in, and the cell starts with the first', () => {
+    let cell = foldRepetition(undefined, measured(1102), 2, 3);
+    cell = foldRepetition(cell, measured(1000), 1, 3);
+    cell = foldRepetition(cell, measured(1203), 3, 3);
+    expect(cell.repetitions?.map((r) => r.repetition)).toEqual([1, 2, 3]);
+    expect(cell.startedAt).toBe('2026-11-30T10:00:00Z');
+    // Repetition 2 measured again replaces the first measurement of it: three, not four.
+    cell = foldRepetition(cell, measured(1000), 2, 3);
+    expect(cell.repetitions?.map((r) => r.totalTokensPerSecond)).toEqual([1000, 1000, 1203]);
+  });
+
+  it('keeps a failed repetition’s cell as the one before it measured, with the reason named even when none was given', () => {
+    const first = { ...measured(1000), evidence: { kind: 'first' } } as unknown as DecodeCell;
+    const failed = { ...unmeasuredCell(8 * K, 4, 'error', null), evidence: null } as DecodeCell;
+    const cell = foldRepetition(foldRepetition(undefined, first, 1, 2), failed, 2, 2);
+    expect(cell.reason).toBe('repetition 2 of 2: no reason given');
+    // Figures, samples and evidence stay those of the repetition that had them.
+    expect(cell.completedRequests).toBe(4);
+    expect(cell.evidence).toEqual({ kind: 'first' });
+    expect(cell.totalTokensPerSecond).toBe(1000);
+    expect(cell.ttft).toEqual(first.ttft);
+    // A later repetition with evidence of its own brings it.
+    const again = { ...measured(1100), evidence: { kind: 'again' } } as unknown as DecodeCell;
+    expect(foldRepetition(cell, again, 2, 2).evidence).toEqual({ kind: 'again' });
+  });
+
+  it('adds up the simulator’s lag over the repetitions, and keeps each one’s end-to-end latency and adaptive window', () => {
+    const lagging = (total: number, lag: number | undefined) =>
+      ({
+        ...measured(total),
+        ...(lag === undefined ? {} : { simulatorLagSeconds: lag }),
+        e2eLatency: { p50: total / 1000, p90: 1, p99: 2, mean: 1, count: 10 },
+        precision: { stopReason: 'precision', halfWidthRelative: 0.01 },
+      }) as DecodeCell;
+    let cell = foldRepetition(undefined, lagging(1000, 0.5), 1, 3);
+    cell = foldRepetition(cell, lagging(1100, undefined), 2, 3);
+    cell = foldRepetition(cell, lagging(1200, 0.25), 3, 3);
+    expect(cell.simulatorLagSeconds).toBe(0.75);
+    expect(cell.repetitions?.map((r) => r.simulatorLagSeconds)).toEqual([0.5, undefined, 0.25]);
+    expect(cell.repetitions?.[0].precision).toEqual({ stopReason: 'precision', halfWidthRelative: 0.01 });
+    expect(cell.e2eLatency).toMatchObject({ p50: expect.closeTo(1.1, 12), count: 30 });
+    expect(cell.repetitions?.[1].e2eLatency?.p50).toBe(1.1);
+    const calm = foldRepetition(foldRepetition(undefined, lagging(1000, 0), 1, 2), lagging(1000, undefined), 2, 2);
+    expect(calm).not.toHaveProperty('simulatorLagSeconds');
+    // Without e2e latency measured (older cells) there is no key for it, in the cell or its repetitions.
+    const old = foldRepetition(foldRepetition(undefined, measured(1000), 1, 2), measured(1000), 2, 2);
+    expect(old).not.toHaveProperty('e2eLatency');
+    expect(old.repetitions?.[0]).not.toHaveProperty('e2eLatency');
+    expect(old.repetitions?.[0]).not.toHaveProperty('precision');
+    // A count only when every repetition's statistics have one.
+    expect(old.ttft).not.toHaveProperty('count');
+  });
+
+  it('gives no fair share to a cell that never had one', () => {
+    const bare = (total: number) => {
+      const { fairShareTokensPerSecond: _, ...rest } = measured(total);
+      return rest as DecodeCell;
+    };
+    const cell = foldRepetition(foldRepetition(undefined, bare(1000), 1, 2), bare(1100), 2, 2);
+    expect(cell).not.toHaveProperty('fairShareTokensPerSecond');
+  });
+
   it('opens a session written before repeats existed', () => {
     const old = sampleSession() as unknown as Record<string, unknown> & { runConfig: Record<string, unknown> };
     delete old.runConfig.repeat;

@@ -19,6 +19,12 @@ describe('latency stats', () => {
     });
     expect(latencyStats([])).toBeNull();
   });
+
+  it('leaves out values that are not finite and clamps negative noise to zero', () => {
+    expect(latencyStats([0.2, Number.NaN, Number.POSITIVE_INFINITY, -0.1])).toMatchObject({ p50: 0.1, count: 2 });
+    expect(latencyStats([Number.NaN])).toBeNull();
+    expect(percentile([], 0.5)).toBeNaN();
+  });
 });
 
 describe('status rules', () => {

@@ -9,14 +9,17 @@ import {
   cellDifference,
   fmtCellDifference,
   fmtChange,
+  prefillBand,
+  prefillDifference,
   relativeNoise,
   tieBand,
 } from '#shared/report/cell-difference';
-import { compareSessions } from '#shared/report/compare-model';
+import { compareSessions, prefillTable } from '#shared/report/compare-model';
 import { regressions } from '#shared/report/compare-verdict';
 import { bestTable, buildSweepModel } from '#shared/report/sweep-model';
-import type { DecodeCell, Session } from '#shared/session/schema';
-import { repeatedSession, sampleCell, sampleSession } from '../../helpers/sample-session';
+import type { DecodeCell, PrefillResult, Session } from '#shared/session/schema';
+import { foldRepetition } from '../../../src-main/engine/bench/repetitions';
+import { repeatedCell, repeatedSession, sampleCell, sampleSession } from '../../helpers/sample-session';
 
 /** A 30 s window of `streams` requests, each sending `rates[k]` tokens per second in the k-th fifth of the window. */
 function windowCell(concurrency: number, total: number, shape: readonly number[] = [1, 1, 1, 1, 1]): DecodeCell {
@@ -139,6 +142,9 @@ describe('same or different', () => {
     expect(cellDifference(bare(100), bare(95.1))?.verdict).toBe('same');
     expect(cellDifference(bare(100), bare(94.9))?.verdict).toBe('slower');
     expect(cellDifference(bare(100), bare(105.1))?.verdict).toBe('faster');
+    // The band's edge is inside it: exactly 5% either way is the same.
+    expect(cellDifference(bare(100), bare(105))).toMatchObject({ change: 0.05, band: BAND_FLOOR, verdict: 'same' });
+    expect(cellDifference(bare(100), bare(95))).toMatchObject({ change: -0.05, verdict: 'same' });
   });
 
   it('measures a window’s noise as the spread of its six slices’ rates over √6', () => {
@@ -216,10 +222,89 @@ describe('same or different', () => {
     expect(tieBand(windowCell(4, 520), swinging)).toBeGreaterThan(0.1);
   });
 
+  it('uses Welch’s test from two repetitions on each side', () => {
+    const two = (a: number, b: number) => repeatedCell(8192, 1, [a, b]);
+    expect(cellDifference(two(1000, 1010), two(1500, 1490))).toMatchObject({ method: 'welch', verdict: 'faster' });
+  });
+
   it('uses the band, not Welch, when only one side has two or more repetitions', () => {
     const a = repeatedSession({ '8192x1': [1000, 1010, 990] }).cells[0];
     const once = repeatedSession({ '8192x1': [1500] }).cells[0];
     expect(cellDifference(a, once)).toMatchObject({ method: 'band', verdict: 'faster' });
     expect(cellDifference(once, a)).toMatchObject({ method: 'band', verdict: 'slower' });
+  });
+
+  it('calls B slower when only one of its three repetitions has a figure and it is 30% below A’s three', () => {
+    const a = repeatedSession({ '8192x1': [1000, 1010, 990] }).cells[0];
+    let b: DecodeCell | undefined;
+    [700, null, null].forEach((t, i) => {
+      const measured = sampleCell(8192, 1, {
+        totalTokensPerSecond: t,
+        ...(t === null ? { status: 'error' as const } : {}),
+      });
+      b = foldRepetition(b, measured, i + 1, 3);
+    });
+    expect(b!.totalTokensPerSecond).toBe(700);
+    const d = cellDifference(a, b!)!;
+    expect(d).toMatchObject({ method: 'band', verdict: 'slower' });
+    expect(d.change).toBeCloseTo(-0.3, 12);
+    expect(cellDifference(b!, a)).toMatchObject({ method: 'band', verdict: 'faster' });
+  });
+});
+
+describe('same or different for prefill', () => {
+  /** An 8K prefill at `tps` prompt tok/s, as one cold measurement. */
+  const prefill = (tps: number, extra: Partial<PrefillResult> = {}): PrefillResult => ({
+    context: 8192,
+    status: 'valid',
+    reason: null,
+    promptTokens: 8192,
+    ttftSeconds: 8192 / tps,
+    tokensPerSecond: tps,
+    measuredAt: null,
+    ...extra,
+  });
+
+  it('gives one cold measurement a side the ±5% floor: 0.80× is slower, 0.96× the same', () => {
+    expect(prefillBand(prefill(10_000), prefill(8_000))).toBe(BAND_FLOOR);
+    expect(prefillDifference(prefill(10_000), prefill(8_000))).toMatchObject({ verdict: 'slower', ratio: 0.8 });
+    expect(prefillDifference(prefill(10_000), prefill(9_600))?.verdict).toBe('same');
+    expect(prefillDifference(prefill(10_000), prefill(10_500))).toMatchObject({ verdict: 'same', change: 0.05 });
+    expect(prefillDifference(prefill(10_000), prefill(10_600))?.verdict).toBe('faster');
+  });
+
+  it('widens the band by each side’s --precision interval, combined as the interval of a difference', () => {
+    const within = (h: number, n = 3) =>
+      ({ precision: { measurements: n, halfWidthRelative: h, stopReason: 'max-measurements' } }) as const;
+    // ±9% and ±12%: the difference's interval is ±15%.
+    expect(prefillBand(prefill(10_000, within(0.09)), prefill(8_800, within(0.12, 2)))).toBeCloseTo(0.15, 12);
+    expect(prefillDifference(prefill(10_000, within(0.09)), prefill(8_600, within(0.12)))?.verdict).toBe('same');
+    expect(prefillDifference(prefill(10_000, within(0.09)), prefill(8_400, within(0.12)))?.verdict).toBe('slower');
+    // One measurement has no interval, whatever it records: the floor.
+    expect(prefillBand(prefill(10_000, within(0.5, 1)), prefill(8_000))).toBe(BAND_FLOOR);
+  });
+
+  it('widens the band by the share of each TTFT the client’s own machine delayed, whole', () => {
+    // A 1 s TTFT the client delayed by 0.18 s may read 18% low: 0.80× is then within 5% + 18% of the same.
+    const delayed = prefill(4_096, { ttftSeconds: 2, clientDelay: { seconds: 0.36, retakes: 3 } });
+    expect(prefillBand(prefill(5_120), delayed)).toBeCloseTo(0.23, 12);
+    expect(prefillBand(delayed, delayed)).toBeCloseTo(0.41, 12);
+    expect(prefillDifference(prefill(5_120), delayed)).toMatchObject({ verdict: 'same', method: 'band' });
+    expect(prefillDifference(prefill(5_120), { ...delayed, clientDelay: { seconds: 0.01, retakes: 0 } })?.verdict).toBe(
+      'slower',
+    );
+  });
+
+  it('has no verdict without prompt tok/s on both sides or against a zero A', () => {
+    expect(prefillDifference(prefill(10_000), { ...prefill(1), tokensPerSecond: null })).toBeNull();
+    expect(prefillDifference({ ...prefill(1), tokensPerSecond: null }, prefill(10_000))).toBeNull();
+    expect(prefillDifference({ ...prefill(1), tokensPerSecond: 0 }, prefill(10_000))).toBeNull();
+  });
+
+  it('says "same" beside a prefill ratio within the band in the comparison’s prefill table', () => {
+    const withPrefill = (tps: number) => ({ ...sampleSession(), prefill: [prefill(tps)] });
+    const m = compareSessions([withPrefill(10_000), withPrefill(9_700), withPrefill(8_000)]);
+    expect(m.prefill[0]).toMatchObject({ ratios: [null, 0.97, 0.8], verdicts: [null, 'same', 'slower'] });
+    expect(prefillTable(m).rows[0].slice(4, 6)).toEqual(['0.97× same', '0.80×']);
   });
 });

@@ -391,7 +391,17 @@ describe('the comparison as a whole', () => {
       'B TTFT',
       'C TTFT',
     ]);
-    expect(prefill.rows[0]).toEqual(['8K', '34.6K', '34.6K', '34.6K', '1.00×', '1.00×', '236 ms', '236 ms', '236 ms']);
+    expect(prefill.rows[0]).toEqual([
+      '8K',
+      '34.6K',
+      '34.6K',
+      '34.6K',
+      '1.00× same',
+      '1.00× same',
+      '236 ms',
+      '236 ms',
+      '236 ms',
+    ]);
     const ratio = ratioTable(m.decode[0]);
     expect(ratio.header).toEqual(['Context', '1', '2']);
     expect(ratio.rows).toEqual([
@@ -423,7 +433,9 @@ describe('the comparison as a whole', () => {
     for (const caption of [deltasCaption(m), ratioCaption(m), prefillCaption(m)]) expect(caption).toContain('base');
     expect(ratioCaption(m)).toContain('faster than base');
     expect(deltasCaption(m)).toMatch(/^Each measurement side by side; the change is against base,/);
-    expect(prefillCaption(m)).toBe('Prompt tok/s by context length, and each session over base.');
+    expect(prefillCaption(m)).toBe(
+      'Prompt tok/s by context length, and each session over base ("same": within the prefills\' own noise, at least ±5%; docs/repeats-and-targets.md).',
+    );
     expect(prefillSeriesName('B')).toBe('B prompt tok/s');
   });
 });

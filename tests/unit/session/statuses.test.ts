@@ -14,7 +14,7 @@ import { cellKey } from '#shared/cell-key';
 import { buildDecodeMatrix, statusColor } from '#shared/report/matrix-model';
 import { buildReportModel } from '#shared/report/report-model';
 import { type CellStatus, CellStatusSchema, type Session } from '#shared/session/schema';
-import { STATUSES, STATUS_ORDER, legendLine } from '#shared/session/status-words';
+import { STATUSES, STATUS_ORDER, legendLine, legendText, statusSourceOf } from '#shared/session/status-words';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';
 
 const K = 1024;
@@ -109,5 +109,26 @@ describe('one table of status meanings', () => {
       expect(unmeasuredCell(8 * K, 1, a, null).completedRequests, a).toBeNull();
     }
     expect(unmeasuredCell(8 * K, 1, 'looped', null).completedRequests).toBe(0);
+  });
+
+  it('says where an imported session’s statuses were decided: the tool it names, none for an unnamed or unknown one', () => {
+    const imported = (benchmarkTool: string): Session => {
+      const s = sampleSession();
+      return {
+        ...s,
+        origin: { kind: 'imported-vllm-bench', file: null },
+        runConfig: { ...s.runConfig, benchmarkTool },
+      };
+    };
+    expect(statusSourceOf(sampleSession())).toBeNull();
+    expect(statusSourceOf(imported('vllm bench serve'))).toEqual({ importedFrom: 'vllm bench serve' });
+    expect(statusSourceOf(imported('unknown'))).toEqual({ importedFrom: null });
+    expect(statusSourceOf(imported(''))).toEqual({ importedFrom: null });
+    expect(legendText('queued', { importedFrom: 'guidellm' })).toBe(
+      "as defined by the source tool (guidellm); SpeedMatrix's own rule for this status was not applied.",
+    );
+    expect(legendText('queued', { importedFrom: null })).toBe(
+      "as defined by the source tool; SpeedMatrix's own rule for this status was not applied.",
+    );
   });
 });

@@ -1,6 +1,10 @@
 import { Option, type Command } from 'commander';
 import { basename, resolve } from 'node:path';
+import type { Regression } from '#shared/report/compare-verdict';
+import type { LoadRegression } from '#shared/report/load-gate';
 import type { Session } from '#shared/session/schema';
+import type { LoadRun } from '#shared/session/schema-load';
+import { parseRegressionLimit } from './compare-flags';
 import { EXIT } from './exit';
 import { Refusal, checkWritableFolder } from './out-folder';
 
@@ -9,14 +13,6 @@ interface CompareOptions {
   out?: string;
   json?: boolean;
   maxRegression?: string;
-}
-
-/** "5%", "5" or "0.5%" as a fraction; null when it is not a percentage from 0 to 100. */
-export function parseRegressionLimit(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
-  if (!m) return null;
-  const pct = Number(m[1]);
-  return pct >= 0 && pct < 100 ? pct / 100 : null;
 }
 
 const fail = (message: string, code: number): void => {
@@ -59,6 +55,7 @@ export function registerCompare(program: Command): void {
           import('#shared/report/compare-verdict'),
           import('#shared/report/load-compare'),
         ]);
+      const gate = await import('#shared/report/load-gate');
       const sessions: Session[] = [];
       for (const f of files) {
         const s = await openSessionOrImport(f);
@@ -79,7 +76,17 @@ export function registerCompare(program: Command): void {
       );
       if (mixed) return fail(mixed, EXIT.usage);
       const model = compareSessions(sessions);
-      const slower = limit === null ? [] : verdict.regressions(model.decode, limit);
+      // Load sessions are gated pass by pass at the offered rates they share (docs/load.md, "Comparing").
+      const loads = sessions[0].load ? sessions.map((s) => s.load as LoadRun) : null;
+      const unshared = limit !== null && loads ? gate.loadGateRefusal(loads, model.labels) : null;
+      if (unshared) return fail(unshared, EXIT.usage);
+      const slower: (Regression | LoadRegression)[] =
+        limit === null
+          ? []
+          : loads
+            ? gate.loadRegressions(loads, model.labels, limit)
+            : verdict.regressions(model.decode, limit);
+      const what = loads ? 'figure' : 'cell';
       const text = opts.json
         ? `${JSON.stringify(limit === null ? model : { ...model, regressions: slower }, null, 2)}\n`
         : opts.format === 'html'
@@ -95,11 +102,11 @@ export function registerCompare(program: Command): void {
       const pct = `${+(limit * 100).toFixed(2)}%`;
       // The gate's verdict, passing or failing, goes to stderr: a redirected comparison holds the comparison only.
       if (!slower.length) {
-        process.stderr.write(`Regression gate: no cell slower by more than ${pct} beyond the noise.\n`);
+        process.stderr.write(`Regression gate: no ${what} slower by more than ${pct} beyond the noise.\n`);
         return;
       }
       process.stderr.write(
-        `Regression gate: ${slower.length} cell${slower.length === 1 ? '' : 's'} slower by more than ${pct} beyond the noise:\n${slower.map((g) => `  ${verdict.fmtRegression(g)}\n`).join('')}`,
+        `Regression gate: ${slower.length} ${what}${slower.length === 1 ? '' : 's'} slower by more than ${pct} beyond the noise:\n${slower.map((g) => `  ${'pass' in g ? gate.fmtLoadRegression(g) : verdict.fmtRegression(g)}\n`).join('')}`,
       );
       process.exitCode = EXIT.regression;
     });

@@ -6,6 +6,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../../../helpers/paths';
+import { signalChild } from '../../../../src-main/platform/processes/signal-child';
 
 export const MAIN_BUNDLE = join(ROOT, 'out/main/index.js');
 export const hasMainBundle = existsSync(MAIN_BUNDLE);
@@ -152,7 +153,7 @@ export function bootMain(opts: {
     exited,
     stderr: () => stderr,
     writeStdin: (text) => void child.stdin?.write(text),
-    kill: () => child.kill('SIGKILL'),
+    kill: () => void signalChild(child, 'SIGKILL'),
   };
 }
 
