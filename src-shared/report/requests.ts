@@ -38,7 +38,7 @@ export function requestsRepetition(cell: Pick<DecodeCell, 'repetitions'>): numbe
  * own window, while its figures are the means over all of them. The label says so; null for a
  * cell measured once.
  */
-export function requestsSource(cell: DecodeCell): { windowSeconds: number | null; label: string | null } {
+function requestsSource(cell: DecodeCell): { windowSeconds: number | null; label: string | null } {
   const reps = cell.repetitions ?? [];
   if (reps.length <= 1) return { windowSeconds: cell.windowSeconds, label: null };
   const n = requestsRepetition(cell);

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildReportModel } from '#shared/report/report-model';
 import { requestsView } from '#shared/report/requests';
+import { withoutSamples } from '#shared/session/cells';
 import { cellTimeline } from '#shared/report/timeline';
 import { renderHtmlReport } from '../../../src-main/workflows/report/html';
 import { foldRepetition } from '../../../src-main/engine/bench/repetitions';
@@ -64,6 +65,25 @@ describe('a repeated cell’s requests', () => {
     expect(cell.requests?.sentAt).toHaveLength(3);
     expect(cell.repetitionRequests).toEqual([{ repetition: 1, windowSeconds: 30, requests: first.requests }]);
     expect(SessionSchema.parse({ ...sampleSession(), cells: [cell] }).cells[0].repetitionRequests).toHaveLength(1);
+  });
+
+  it('of a repetition measured again (a resume) replace its earlier ones, and leave the page’s session', () => {
+    const cancelled = {
+      ...withRequests(sampleCell(8192, 4), 5, 2),
+      status: 'cancelled' as const,
+      totalTokensPerSecond: null,
+    };
+    const stopped = foldRepetition(first, cancelled, 2, 2);
+    // Repetition 1 still has the figures, so `requests` stays its; the cancelled one's are kept beside it.
+    expect(stopped.requests).toEqual(first.requests);
+    expect(stopped.repetitionRequests?.map((r) => [r.repetition, r.requests.sentAt.length])).toEqual([[2, 2]]);
+    const resumed = foldRepetition(stopped, withRequests(sampleCell(8192, 4), 10, 3), 2, 2);
+    expect(resumed.requests?.sentAt).toHaveLength(3);
+    expect(resumed.repetitionRequests).toEqual([{ repetition: 1, windowSeconds: 30, requests: first.requests }]);
+    const page = withoutSamples([resumed]);
+    expect(page.cells[0].requests).toBeNull();
+    expect(page.cells[0]).not.toHaveProperty('repetitionRequests');
+    expect(page.requestCounts).toEqual({ '8192x4': 7 });
   });
 
   it('are pooled in the histograms and drawn repetition by repetition, each over its own window', () => {
