@@ -17,7 +17,6 @@ import type {
   Hardware,
   KvBudget,
   PrefillResult,
-  RequestSamples,
   ServerKind,
   Session,
 } from '../session/schema';
@@ -476,10 +475,14 @@ export interface SessionMeta {
   hasSession: boolean;
 }
 
+/** One cell's per-request samples: `requests`, and a repeated cell's other repetitions' (docs/session-format.md). */
+export type CellSamples = Pick<DecodeCell, 'requests' | 'repetitionRequests'>;
+
 export interface SessionView {
   meta: SessionMeta;
   /**
-   * The open session without per-request samples: every cell's `requests` is null, and
+   * The open session without per-request samples: every cell's `requests` is null (and its `repetitionRequests`
+   * absent), and
    * `requestCounts` says how many each cell holds. One cell's samples come from
    * 'session:cell-requests' when the page needs them (a 100,000-sample session is 7 MB).
    */
@@ -652,7 +655,7 @@ export interface InvokeResults {
   'run:snapshot': RunUpdate;
   'run:reattach': RunUpdate;
   'session:get': SessionView;
-  'session:cell-requests': RequestSamples | null;
+  'session:cell-requests': CellSamples | null;
   'session:open': SessionMeta;
   'session:open-data': SessionMeta;
   'session:save': SessionMeta;

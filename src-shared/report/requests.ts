@@ -4,7 +4,8 @@
  * tokens. One reading for the per-request export (JSON Lines) and the cell timeline. Times are
  * seconds from the cell's window start (negative: before it), as stored (docs/session-format.md).
  */
-import type { DecodeCell, RequestSamples } from '../session/schema';
+import { fmtSeconds } from './format';
+import type { DecodeCell, RepetitionRequests, RequestSamples } from '../session/schema';
 
 export interface RequestRecord {
   /** 0-based, in the order the requests were sent. */
@@ -26,7 +27,7 @@ export interface RequestRecord {
 }
 
 /** The repetition the cell's per-request columns come from: the latest with figures (1 without repeats). */
-export function requestsRepetition(cell: DecodeCell): number {
+export function requestsRepetition(cell: Pick<DecodeCell, 'repetitions'>): number {
   const withFigures = (cell.repetitions ?? []).filter((r) => r.totalTokensPerSecond !== null);
   return withFigures.length ? Math.max(...withFigures.map((r) => r.repetition)) : 1;
 }
@@ -37,7 +38,7 @@ export function requestsRepetition(cell: DecodeCell): number {
  * own window, while its figures are the means over all of them. The label says so; null for a
  * cell measured once.
  */
-export function requestsSource(cell: DecodeCell): { windowSeconds: number | null; label: string | null } {
+function requestsSource(cell: DecodeCell): { windowSeconds: number | null; label: string | null } {
   const reps = cell.repetitions ?? [];
   if (reps.length <= 1) return { windowSeconds: cell.windowSeconds, label: null };
   const n = requestsRepetition(cell);
@@ -45,6 +46,63 @@ export function requestsSource(cell: DecodeCell): { windowSeconds: number | null
   return {
     windowSeconds: rep?.windowSeconds ?? cell.windowSeconds,
     label: `Requests of repetition ${n} of ${reps.length} only (the latest with figures; the others' requests were not kept), over its own window; the cell's figures are the means over all ${reps.length}.`,
+  };
+}
+
+/** One timeline's requests: a repetition's over its own window, or the cell's when it was measured once. */
+export interface RequestSet {
+  /** Null for a cell measured once. */
+  repetition: number | null;
+  windowSeconds: number | null;
+  requests: RequestSamples | null;
+  /** Whose requests these are, over which window; null for a cell measured once. */
+  label: string | null;
+}
+
+/** What the histograms and the timelines of a cell show, and the words that say whose requests they are. */
+export interface RequestsView {
+  /** Over the histograms: pooled repetitions, the latest only (older files), or null (measured once). */
+  label: string | null;
+  /** Every request the histograms pool. */
+  pooled: RequestRecord[];
+  /** One timeline per repetition kept, each over its own window. */
+  sets: RequestSet[];
+}
+
+/** Each repetition's requests a cell kept, in repetition order: `requests` is the latest with figures. */
+function repetitionSets(cell: DecodeCell): RepetitionRequests[] {
+  const held = requestsRepetition(cell);
+  const own = cell.repetitions?.find((r) => r.repetition === held)?.windowSeconds ?? cell.windowSeconds;
+  const latest = cell.requests ? [{ repetition: held, windowSeconds: own, requests: cell.requests }] : [];
+  return [...(cell.repetitionRequests ?? []), ...latest].sort((a, b) => a.repetition - b.repetition);
+}
+
+/**
+ * The histograms pool every repetition's requests and each repetition gets its own timeline over its own window. A
+ * file written before every repetition's requests were kept shows the latest only, labelled so (requestsSource).
+ */
+export function requestsView(cell: DecodeCell): RequestsView {
+  const count = cell.repetitions?.length ?? 0;
+  if (count <= 1 || !cell.repetitionRequests) {
+    const source = requestsSource(cell);
+    return {
+      label: source.label,
+      pooled: requestRecords(cell.requests),
+      sets: [{ repetition: null, ...source, requests: cell.requests }],
+    };
+  }
+  const sets = repetitionSets(cell);
+  const which =
+    sets.length === count
+      ? `all ${count} repetitions`
+      : `repetitions ${sets.map((s) => s.repetition).join(', ')} of ${count} (the others kept none)`;
+  return {
+    label: `Requests of ${which} (pooled); the cell's figures are the means over the repetitions with figures.`,
+    pooled: sets.flatMap((s) => requestRecords(s.requests)),
+    sets: sets.map((s) => ({
+      ...s,
+      label: `Repetition ${s.repetition} of ${count} · ${fmtSeconds(s.windowSeconds)}`,
+    })),
   };
 }
 

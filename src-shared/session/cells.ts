@@ -12,13 +12,15 @@ export function withPrefill(prefill: PrefillResult[], point: PrefillResult): Pre
   return [...prefill.filter((p) => p.context !== point.context), point].sort((a, b) => a.context - b.context);
 }
 
-/** The cells as the page holds them (`requests` null), and how many samples each held, by cellKey. */
+/** The cells as the page holds them (`requests` null, no `repetitionRequests`), and how many samples each held, by cellKey. */
 export function withoutSamples(cells: DecodeCell[]): { cells: DecodeCell[]; requestCounts: Record<string, number> } {
   const requestCounts: Record<string, number> = {};
   const stripped = cells.map((c) => {
-    if (!c.requests) return c;
-    requestCounts[cellKey(c)] = c.requests.sentAt.length;
-    return { ...c, requests: null };
+    if (!c.requests && !c.repetitionRequests) return c;
+    const others = (c.repetitionRequests ?? []).reduce((n, r) => n + r.requests.sentAt.length, 0);
+    requestCounts[cellKey(c)] = (c.requests?.sentAt.length ?? 0) + others;
+    const { repetitionRequests: _left, ...kept } = c;
+    return { ...kept, requests: null };
   });
   return { cells: stripped, requestCounts };
 }

@@ -364,6 +364,13 @@ export const RepetitionSchema = z.object({
   simulatorLagSeconds: nonNeg.optional(),
 });
 
+/** One repetition's requests of a repeated cell, with the window that repetition measured over (its own times). */
+export const RepetitionRequestsSchema = z.object({
+  repetition: z.number().int().positive(),
+  windowSeconds: maybeNum,
+  requests: RequestSamplesSchema,
+});
+
 export const DecodeCellSchema = z.object({
   context: count,
   concurrency: z.number().int().positive(),
@@ -414,6 +421,11 @@ export const DecodeCellSchema = z.object({
    * above are then their means (docs/repeats-and-targets.md).
    */
   repetitions: z.array(RepetitionSchema).optional(),
+  /**
+   * A repeated cell's requests of its other repetitions: `requests` holds the latest with figures, these the rest,
+   * each once (docs/session-format.md). Absent without repeats, and in older files (their other requests were not kept).
+   */
+  repetitionRequests: z.array(RepetitionRequestsSchema).optional(),
 });
 
 /** GPU telemetry, columnar; t is seconds since the session's createdAt. */
@@ -486,6 +498,7 @@ export type KvBudget = z.infer<typeof KvBudgetSchema>;
 export type CellStatus = z.infer<typeof CellStatusSchema>;
 export type PrefillResult = z.infer<typeof PrefillResultSchema>;
 export type RequestSamples = z.infer<typeof RequestSamplesSchema>;
+export type RepetitionRequests = z.infer<typeof RepetitionRequestsSchema>;
 export type CellTelemetry = z.infer<typeof CellTelemetrySchema>;
 export type Evidence = z.infer<typeof EvidenceSchema>;
 export type QueueEvidence = z.infer<typeof QueueEvidenceSchema>;

@@ -306,7 +306,7 @@ describe.skipIf(!hasChromium || !sshdAvailable)('a remote host over SSH in the a
     const session = await coreSession(bridge.core);
     expect(session.cells).toEqual(there.data.cells.map((c) => ({ ...c, requests: null })));
     const samples = await bridge.core.invoke('session:cell-requests', [{ context: 0, concurrency: 1 }]);
-    expect(samples.ok && samples.data?.firstTokenAt).toEqual(measured[0].requests?.firstTokenAt);
+    expect(samples.ok && samples.data?.requests?.firstTokenAt).toEqual(measured[0].requests?.firstTokenAt);
     expect(await heat.locator('[data-kind="value"]').count()).toBe(measured.length);
     expect(await page.getByTestId('run-remote').count()).toBe(0);
     await shot(page, 'remote-run-stopped-light', false);

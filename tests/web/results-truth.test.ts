@@ -17,7 +17,7 @@ import type { BridgeServer } from '../helpers/bridge-server';
 import { SYNTHETIC_REPORT } from '../helpers/paths';
 import { repeatedSession, sampleCell } from '../helpers/sample-session';
 import { buildReportModel } from '#shared/report/report-model';
-import { requestsSource } from '#shared/report/requests';
+import { requestsView } from '#shared/report/requests';
 import { foldRepetition } from '../../src-main/engine/bench/repetitions';
 import { hasChromium, shot } from './browser';
 
@@ -117,7 +117,7 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
     await shot(page, '47-results-prefill-caveats', false);
   });
 
-  it("labels a repeated cell's histograms and timeline as its latest repetition's requests", async ({
+  it("pools a repeated cell's repetitions in its histograms and draws each repetition's timeline over its own window, labelled", async ({
     app: { page },
     bridge,
   }) => {
@@ -144,10 +144,15 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
       await page.locator('[data-cell="8192x2"] button').click();
     const label = page.getByTestId('requests-source');
     await label.waitFor();
-    expect(await label.innerText()).toBe(requestsSource(cell).label);
-    expect(await page.getByTestId('cell-detail').innerText()).toMatch(
-      /Timeline of the window's requests\s+Requests of repetition 2 of 2 only/,
-    );
+    expect(await label.innerText()).toBe(requestsView(cell).label);
+    expect(await label.innerText()).toMatch(/^Requests of all 2 repetitions \(pooled\)/);
+    // Both repetitions' 2 requests each in the histograms.
+    expect(await page.getByTestId('ttft-hist').getAttribute('aria-label')).toBe('TTFT distribution over 4 requests');
+    const timelines = page.getByTestId('timeline-repetition');
+    expect(await timelines.allInnerTexts()).toEqual([
+      expect.stringMatching(/^Repetition 1 of 2 · 30\.0 s/),
+      expect.stringMatching(/^Repetition 2 of 2 · 10\.0 s/),
+    ]);
     await label.scrollIntoViewIfNeeded();
     await shot(page, '48-results-repeated-requests', false);
   });

@@ -4,7 +4,8 @@
  * Pure; used by the session owner (start-run.ts) as cells arrive and on resume.
  */
 import { cellKey, type CellCoords } from '#shared/cell-key';
-import type { CellStatus, DecodeCell, LatencyStats, Repetition } from '#shared/session/schema';
+import type { CellStatus, DecodeCell, LatencyStats, Repetition, RepetitionRequests } from '#shared/session/schema';
+import { requestsRepetition } from '#shared/report/requests';
 import { isDoneForResume } from '#shared/session/status-words';
 import { mean } from '#shared/mean';
 
@@ -79,10 +80,39 @@ function combinedStatus(reps: readonly Repetition[], repeat: number): { status: 
 }
 
 /**
+ * Every repetition's requests, each once: the latest with figures in `requests` (as without the others), the rest
+ * in `repetitionRequests`, each with its own window (docs/session-format.md).
+ */
+function requestsOf(
+  existing: DecodeCell | undefined,
+  measured: DecodeCell,
+  repetition: number,
+  reps: readonly Repetition[],
+): Partial<Pick<DecodeCell, 'requests' | 'repetitionRequests'>> {
+  const sets = new Map<number, RepetitionRequests>();
+  for (const r of existing?.repetitionRequests ?? []) sets.set(r.repetition, r);
+  if (existing?.requests && existing.repetitions?.length) {
+    const held = requestsRepetition(existing);
+    const windowSeconds = existing.repetitions.find((r) => r.repetition === held)?.windowSeconds ?? null;
+    sets.set(held, { repetition: held, windowSeconds, requests: existing.requests });
+  }
+  if (measured.requests)
+    sets.set(repetition, { repetition, windowSeconds: measured.windowSeconds, requests: measured.requests });
+  else sets.delete(repetition);
+  const held = requestsRepetition({ repetitions: [...reps] });
+  const kept = sets.get(held);
+  const others = [...sets.values()].filter((r) => r !== kept).sort((a, b) => a.repetition - b.repetition);
+  return {
+    ...(kept ? { requests: kept.requests } : {}),
+    ...(others.length ? { repetitionRequests: others } : {}),
+  };
+}
+
+/**
  * The cell after `measured` (repetition `repetition` of `repeat`) arrives, given what the session
  * held for it. Without repeats the measured cell stands as it is. A repetition measured again
  * (resume after a cancelled one) replaces the earlier one. Per-request samples, telemetry and
- * evidence are those of the latest repetition with figures.
+ * evidence are those of the latest repetition with figures; every repetition's requests are kept.
  */
 export function foldRepetition(
   existing: DecodeCell | undefined,
@@ -116,5 +146,6 @@ export function foldRepetition(
     startedAt: reps[0].startedAt ?? base.startedAt,
     ...simulatorLagOf(reps),
     repetitions: reps,
+    ...requestsOf(existing, measured, repetition, reps),
   };
 }

@@ -8,15 +8,9 @@
 import { basename, dirname, join } from 'node:path';
 import { importFile, importText } from '../../workflows/importers';
 import { startsLikeJson } from '../../workflows/importers/open';
-import type { CellRef, SessionMeta, SessionView } from '#shared/ipc/contract';
+import type { CellRef, CellSamples, SessionMeta, SessionView } from '#shared/ipc/contract';
 import { readSessionFile, parseSessionText } from '../../platform/session/read';
-import {
-  type DecodeCell,
-  type PrefillResult,
-  type RequestSamples,
-  SESSION_EXTENSION,
-  type Session,
-} from '#shared/session/schema';
+import { type DecodeCell, type PrefillResult, SESSION_EXTENSION, type Session } from '#shared/session/schema';
 import { withCell, withPrefill, withoutSamples } from '#shared/session/cells';
 import { writeSessionFile } from '../../platform/session/write';
 import type { CoreEvents } from './emitter';
@@ -96,12 +90,13 @@ export class SessionControl {
     return { meta: this.meta(), session: { ...session, cells }, requestCounts };
   }
 
-  /** One cell's per-request samples; a rerun of the same cell (the later one) wins, as in the report. */
-  cellRequests(ref: CellRef): RequestSamples | null {
+  /** One cell's per-request samples, every repetition's; a rerun of the same cell (the later one) wins, as in the report. */
+  cellRequests(ref: CellRef): CellSamples | null {
     const cells = this.session?.cells ?? [];
     for (let i = cells.length - 1; i >= 0; i--) {
       const c = cells[i];
-      if (c.context === ref.context && c.concurrency === ref.concurrency) return c.requests;
+      if (c.context === ref.context && c.concurrency === ref.concurrency)
+        return { requests: c.requests, ...(c.repetitionRequests ? { repetitionRequests: c.repetitionRequests } : {}) };
     }
     return null;
   }

@@ -6,7 +6,7 @@
  */
 import type { DecodeCell, Session } from '#shared/session/schema';
 import { LATENCY_KINDS, type LatencyKind, latencyCount, latencyValue } from '#shared/report/latency';
-import { requestRecords, requestsRepetition } from '#shared/report/requests';
+import { requestRecords, requestsRepetition, requestsView } from '#shared/report/requests';
 import { medianOnly } from '#shared/report/slo';
 import type { CountedStats, LoadRun } from '#shared/session/schema-load';
 
@@ -76,31 +76,33 @@ export function renderCellsCsv(session: Session): string {
   return `${lines.map((l) => l.map(csvField).join(',')).join('\r\n')}\r\n`;
 }
 
-/** One JSON object per request of every decode cell, in matrix order, then send order. */
+/** One JSON object per request of every decode cell, in matrix order, then repetition and send order. */
 export function renderRequestsJsonl(session: Session): string {
   const lines: string[] = [];
   for (const cell of [...session.cells].sort(byMatrixOrder)) {
-    const repetition = requestsRepetition(cell);
-    for (const r of requestRecords(cell.requests)) {
-      lines.push(
-        JSON.stringify({
-          context: cell.context,
-          concurrency: cell.concurrency,
-          repetition,
-          request: r.index,
-          sent_at_s: r.sentAt,
-          first_token_at_s: r.firstTokenAt,
-          last_token_at_s: r.lastTokenAt,
-          ttft_s: r.ttft,
-          tokens_per_s: r.tokensPerSecond,
-          output_tokens: r.outputTokens,
-          window_tokens: r.windowTokens,
-          prompt_tokens: r.promptTokens,
-          outcome: r.outcome,
-          longest_gap_s: r.longestGap,
-          longest_gap_ended_at_s: r.longestGapEndedAt,
-        }),
-      );
+    for (const set of requestsView(cell).sets) {
+      const repetition = set.repetition ?? requestsRepetition(cell);
+      for (const r of requestRecords(set.requests)) {
+        lines.push(
+          JSON.stringify({
+            context: cell.context,
+            concurrency: cell.concurrency,
+            repetition,
+            request: r.index,
+            sent_at_s: r.sentAt,
+            first_token_at_s: r.firstTokenAt,
+            last_token_at_s: r.lastTokenAt,
+            ttft_s: r.ttft,
+            tokens_per_s: r.tokensPerSecond,
+            output_tokens: r.outputTokens,
+            window_tokens: r.windowTokens,
+            prompt_tokens: r.promptTokens,
+            outcome: r.outcome,
+            longest_gap_s: r.longestGap,
+            longest_gap_ended_at_s: r.longestGapEndedAt,
+          }),
+        );
+      }
     }
   }
   return lines.length ? `${lines.join('\n')}\n` : '';

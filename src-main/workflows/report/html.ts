@@ -8,7 +8,7 @@ import type { DecodeCell, Session } from '#shared/session/schema';
 import type { LoadSection } from '#shared/report/load-model';
 import { cellKey } from '#shared/cell-key';
 import { type TimelineModel, cellTimeline, timelineLegend } from '#shared/report/timeline';
-import { requestsSource } from '#shared/report/requests';
+import { requestsView, type RequestSet } from '#shared/report/requests';
 import { STATUSES, STATUS_ORDER } from '#shared/session/status-words';
 import { APP_NAME, APP_VERSION } from '../../platform/runtime/app-version';
 import { escapeHtml as esc } from './escape';
@@ -129,19 +129,31 @@ export function prefillChart(session: Session): string {
  * of every request of every cell would be most of the document).
  */
 function timelinesSection(session: Session): string {
-  const cells = [...session.cells]
+  const items = [...session.cells]
     .sort((a, b) => a.context - b.context || a.concurrency - b.concurrency)
-    .map((c) => ({
-      c,
-      model: cellTimeline(c.requests, requestsSource(c).windowSeconds, c.timeBetweenTokens?.p50 ?? null),
-    }))
-    .filter((x): x is { c: DecodeCell; model: TimelineModel } => x.model !== null);
-  if (cells.length === 0) return '';
-  const items = cells.map(({ c, model }) => {
-    const name = `${fmtContext(c.context)} context × ${c.concurrency} at once`;
-    return `<details class="timeline" data-cell="${esc(cellKey(c))}"><summary>${esc(`${name}: ${plural(model.bars.length, 'request')}, ${plural(model.markedGaps, 'large gap')}`)}</summary><figure>${timelineSvg(model, `Timeline of ${name}`)}</figure><p class="caption">${esc([requestsSource(c).label, timelineLegend(model)].filter(Boolean).join(' '))}</p></details>`;
-  });
+    .map(cellTimelines)
+    .filter(Boolean);
+  if (items.length === 0) return '';
   return `<section class="timelines"><h2>Cell timelines</h2><p class="caption">Open a cell to see every request of its window.</p>${items.join('')}</section>`;
+}
+
+/** A cell's timelines, one per repetition kept, each over its own window and labelled; '' when it kept no requests. */
+function cellTimelines(c: DecodeCell): string {
+  const view = requestsView(c);
+  const drawn = view.sets
+    .map((set) => ({ set, model: cellTimeline(set.requests, set.windowSeconds, c.timeBetweenTokens?.p50 ?? null) }))
+    .filter((x): x is { set: RequestSet; model: TimelineModel } => x.model !== null);
+  if (drawn.length === 0) return '';
+  const name = `${fmtContext(c.context)} context × ${c.concurrency} at once`;
+  const requests = drawn.reduce((n, x) => n + x.model.bars.length, 0);
+  const gaps = drawn.reduce((n, x) => n + x.model.markedGaps, 0);
+  const figures = drawn.map(({ set, model }) => {
+    const title = set.repetition === null ? name : `${name}, repetition ${set.repetition}`;
+    const heading = set.repetition === null ? '' : `<figcaption>${esc(set.label ?? '')}</figcaption>`;
+    return `<figure>${heading}${timelineSvg(model, `Timeline of ${title}`)}</figure>`;
+  });
+  const caption = [drawn.length > 1 ? null : view.label, timelineLegend({ ...drawn[0].model, markedGaps: gaps })];
+  return `<details class="timeline" data-cell="${esc(cellKey(c))}"><summary>${esc(`${name}: ${plural(requests, 'request')}, ${plural(gaps, 'large gap')}`)}</summary>${figures.join('')}<p class="caption">${esc(caption.filter(Boolean).join(' '))}</p></details>`;
 }
 
 function bodyOf(r: ReportModel, session: Session): string {

@@ -4,6 +4,7 @@
  */
 import type {
   CellRef,
+  CellSamples,
   ComparisonFormat,
   ComparisonView,
   Invoked,
@@ -14,7 +15,6 @@ import type {
   ServerForm,
 } from '#shared/ipc/contract';
 import type { Result } from '#shared/result';
-import type { RequestSamples } from '#shared/session/schema';
 import { bridgeOrThrow } from '../bridge';
 import { appStore } from './index';
 import { flushRunUpdates } from './run-queue';
@@ -123,7 +123,7 @@ export async function refreshSession(): Promise<boolean> {
 }
 
 /** One cell's per-request samples, fetched when its detail opens (the session view has none). */
-export async function fetchCellRequests(cell: CellRef): Promise<Result<RequestSamples | null>> {
+export async function fetchCellRequests(cell: CellRef): Promise<Result<CellSamples | null>> {
   return call(bridgeOrThrow().getCellRequests({ context: cell.context, concurrency: cell.concurrency }));
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { BenchEvent } from '../../../src-main/engine/bench/types';
 import { throughputInterval, type MeanInterval } from '#shared/report/confidence';
+import { requestsView } from '#shared/report/requests';
 import type { DecodeCell } from '#shared/session/schema';
 import { simTest } from '../../helpers/fixtures';
 import type { SimHandle } from '../../helpers/sim';
@@ -93,6 +94,10 @@ describe('--repeat against the simulator', () => {
         [3, 'valid'],
       ]);
       expect(cell.status).toBe('valid');
+      // Every repetition's requests, each over its own window, not only the last one's.
+      expect(
+        requestsView(cell).sets.map((r) => [r.repetition, r.windowSeconds, (r.requests?.sentAt.length ?? 0) > 0]),
+      ).toEqual(cell.repetitions!.map((r) => [r.repetition, r.windowSeconds, true]));
       const ci = short.intervals[key];
       expect(ci.n).toBe(3);
       expect(cell.totalTokensPerSecond).toBeCloseTo(ci.mean, 6);
@@ -171,6 +176,16 @@ describe('--repeat against the simulator', () => {
     // The first pass's figures survive untouched.
     expect(cellsOf(second.session)[`${CONTEXT}x8`].repetitions![0]).toEqual(
       cellsOf(first.session)[`${CONTEXT}x8`].repetitions![0],
+    );
+    // And its requests: the file keeps both repetitions' requests, each once.
+    for (const c of Object.values(cellsOf(second.session))) {
+      expect(c.repetitionRequests?.map((r) => [r.repetition, r.windowSeconds])).toEqual([
+        [1, c.repetitions![0].windowSeconds],
+      ]);
+      expect(c.requests?.sentAt.length).toBeGreaterThan(0);
+    }
+    expect(cellsOf(second.session)[`${CONTEXT}x8`].repetitionRequests![0].requests).toEqual(
+      cellsOf(first.session)[`${CONTEXT}x8`].requests,
     );
   }, 240_000);
 });

@@ -1,12 +1,13 @@
 /** One decode cell: TTFT and time-between-tokens distributions, telemetry, energy, reason, evidence. */
 import { cellKey } from '#shared/cell-key';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { DecodeCell, LatencyStats, RequestSamples, Session } from '#shared/session/schema';
+import type { DecodeCell, LatencyStats, Session } from '#shared/session/schema';
+import type { CellSamples } from '#shared/ipc/contract';
 import { fmtTick } from '#shared/report/scale';
 import { histogramAxis } from '../../charts/histogram-axis';
 import { Plot } from '../../charts/Plot';
 import { Timeline } from '../../charts/Timeline';
-import { requestRecords, requestsSource } from '#shared/report/requests';
+import { type RequestRecord, requestsView } from '#shared/report/requests';
 import { cellTimeline } from '#shared/report/timeline';
 import { chartColors, useDarkTheme } from '../../charts/theme';
 import {
@@ -35,10 +36,10 @@ import { ModelTable } from '../../components/ModelTable';
 import { fmtCellThroughput, repetitionSummary } from '#shared/report/confidence';
 
 /** Per-request TTFT and mean time between tokens, in milliseconds, from the cell's own samples. */
-function requestDistributions(r: RequestSamples | null): { ttftMs: number[]; tbtMs: number[] } {
+function requestDistributions(records: RequestRecord[]): { ttftMs: number[]; tbtMs: number[] } {
   const ttftMs: number[] = [];
   const tbtMs: number[] = [];
-  for (const q of requestRecords(r)) {
+  for (const q of records) {
     if (q.ttft !== null) ttftMs.push(q.ttft * 1000);
     if (q.tokensPerSecond !== null) tbtMs.push(1000 / q.tokensPerSecond);
   }
@@ -48,11 +49,16 @@ function requestDistributions(r: RequestSamples | null): { ttftMs: number[]; tbt
 export function CellDetail({ session, cell, onClose }: { session: Session; cell: DecodeCell; onClose: () => void }) {
   const dark = useDarkTheme();
   const samples = useCellRequests(cell);
-  const dist = useMemo(() => requestDistributions(samples.data), [samples.data]);
-  const source = useMemo(() => requestsSource(cell), [cell]);
-  const timeline = useMemo(
-    () => cellTimeline(samples.data, source.windowSeconds, cell.timeBetweenTokens?.p50 ?? null),
-    [samples.data, source.windowSeconds, cell.timeBetweenTokens],
+  // The cell as the session file holds it, with its samples back: one model for the app and the report.
+  const view = useMemo(() => requestsView({ ...cell, ...samples.data }), [cell, samples.data]);
+  const dist = useMemo(() => requestDistributions(view.pooled), [view]);
+  const timelines = useMemo(
+    () =>
+      view.sets.flatMap((set) => {
+        const model = cellTimeline(set.requests, set.windowSeconds, cell.timeBetweenTokens?.p50 ?? null);
+        return model ? [{ set, model }] : [];
+      }),
+    [view, cell.timeBetweenTokens],
   );
   const hist = useMemo(() => {
     const c = chartColors(dark);
@@ -171,9 +177,9 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
         <p className="error">Could not load the per-request timings: {samples.error}</p>
       ) : dist.ttftMs.length > 0 ? (
         <>
-          {source.label && (
+          {view.label && (
             <p className="muted" data-testid="requests-source">
-              {source.label}
+              {view.label}
             </p>
           )}
           <div className="two-col">
@@ -198,11 +204,19 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
           No per-request timings in this cell{cell.status === 'valid' ? '' : ': it was not measured'}.
         </p>
       )}
-      {timeline && (
+      {timelines.length > 0 && (
         <section>
           <h4>Timeline of the window&apos;s requests</h4>
-          {source.label && <p className="muted">{source.label}</p>}
-          <Timeline model={timeline} label={`Timeline of the ${timeline.bars.length} requests of ${cellName(cell)}`} />
+          {timelines.length === 1 && view.label && <p className="muted">{view.label}</p>}
+          {timelines.map(({ set, model }) => (
+            <div key={set.repetition ?? 0} data-testid="timeline-repetition">
+              {set.label && <p className="muted">{set.label}</p>}
+              <Timeline
+                model={model}
+                label={`Timeline of the ${model.bars.length} requests of ${cellName(cell)}${set.repetition === null ? '' : `, repetition ${set.repetition}`}`}
+              />
+            </div>
+          ))}
         </section>
       )}
       {cell.evidence?.loopExcerpt && (
@@ -246,10 +260,10 @@ function RepetitionsOf({ cell }: { cell: DecodeCell }) {
  * holds has none (they are most of a large session's size). Asked again only when this cell is
  * measured again or the session is replaced, not for every other cell that finishes.
  */
-function useCellRequests(cell: DecodeCell): { data: RequestSamples | null; loading: boolean; error: string | null } {
+function useCellRequests(cell: DecodeCell): { data: CellSamples | null; loading: boolean; error: string | null } {
   const replaced = useApp((s) => s.sessionMeta.replaced);
   const has = useApp((s) => (s.requestCounts[cellKey(cell)] ?? 0) > 0);
-  const [state, setState] = useState<{ key: string; data: RequestSamples | null; error: string | null } | null>(null);
+  const [state, setState] = useState<{ key: string; data: CellSamples | null; error: string | null } | null>(null);
   const key = `${cellKey(cell)}@${replaced}@${cell.finishedAt ?? ''}`;
   useEffect(() => {
     if (!has) return;
