@@ -5,7 +5,7 @@
  * page's script sorts by the values written beside each cell. See docs/site.md.
  */
 import type { Session } from '../session/schema';
-import { NONE, fmtContext, fmtTokPerSec } from './format';
+import { NONE, fmtCell, fmtContext, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { gpuLabelOf, modelNameOf } from './report-model';
 import { passLabel } from './load-model';
@@ -96,7 +96,7 @@ export function siteRunFigures(s: Session): SiteRunFigures {
     prefill8k: prefill8k?.tokensPerSecond ?? null,
     decodeSingle: single?.totalTokensPerSecond ?? null,
     bestTotal: best?.totalTokensPerSecond ?? null,
-    bestAt: best ? `${fmtContext(best.context)} × ${best.concurrency}` : null,
+    bestAt: best ? fmtCell(best.context, best.concurrency) : null,
     largestContext: fitting.length ? Math.max(...fitting) : null,
   };
 }

@@ -7,7 +7,7 @@ import { type FocusEvent, type KeyboardEvent, type ReactNode, memo, useState } f
 import { CELL_METRIC_DEFS } from '#shared/report/cell-metrics';
 import { metricGradientCss, metricKeyText } from '#shared/report/matrix-model';
 import type { HeatCell, HeatmapModel } from './heatmap-model';
-import { LIVE_STAGE_WORDS, fmtContext, legendText, statusWord, toneClass, tokPerSec } from '../format';
+import { LIVE_STAGE_WORDS, fmtCell, fmtContext, legendText, statusWord, toneClass, tokPerSec } from '../format';
 import type { LiveCell } from '#shared/ipc/contract';
 import type { StatusSource } from '#shared/session/status-words';
 
@@ -191,7 +191,7 @@ const HeatmapCell = memo(function HeatmapCell(props: {
           tabIndex={props.tabStop ? 0 : -1}
           aria-pressed={props.selected}
           onClick={() => props.onSelect?.(cell.key)}
-          aria-label={`${fmtContext(cell.context)} × ${cell.concurrency}: ${[cell.line1, cell.line2, cell.flag].filter(Boolean).join(', ')}`}
+          aria-label={`${fmtCell(cell.context, cell.concurrency)}: ${[cell.line1, cell.line2, cell.flag].filter(Boolean).join(', ')}`}
         >
           {content}
         </button>
