@@ -53,9 +53,15 @@ describe('warm-ups before the first measurement', () => {
     expect(decodeSeconds).toBeGreaterThan(2.5);
     expect(decodeSeconds).toBeLessThan(6);
     expect(decode.completion_tokens).toBeLessThan(1024);
-    // Then the first measured prefill (8K): cold, because the warm-ups used their own tags.
-    expect(firstMeasured.max_tokens).toBe(1);
-    expect(firstMeasured.prompt_tokens).toBe(r.session.prefill.find((p) => p.context === 8 * K)!.promptTokens);
-    expect(firstMeasured.cached_prompt_tokens).toBeLessThan(1024);
+    // Then the measured 8K prefill: cold, because the warm-ups used their own tags. A busy machine may have it
+    // measured again under fresh tags (the least delayed is kept), so the kept one is any of these, each cold.
+    const measured8k = reqs
+      .slice(reqs.indexOf(firstMeasured))
+      .filter((q) => q.max_tokens === 1 && q.prompt_tokens <= 8 * K);
+    expect(measured8k[0]).toBe(firstMeasured);
+    expect(measured8k.map((q) => q.prompt_tokens)).toContain(
+      r.session.prefill.find((p) => p.context === 8 * K)!.promptTokens,
+    );
+    for (const q of measured8k) expect(q.cached_prompt_tokens).toBeLessThan(1024);
   }, 120_000);
 });
