@@ -4,6 +4,7 @@
  * Pure: log lines and exit facts in, a StartupFailure out.
  */
 import { stripAnsi } from './log-parse';
+import { batchFileMessage } from '../../platform/processes/command-lookup';
 
 export type FailureKind =
   | 'no-kv-memory'
@@ -437,5 +438,40 @@ export function readyTimeout(ms: number, phase: string, logTail: string[]): Star
       'Raise the startup deadline if the model is still downloading or compiling, or read the log tail for a stuck step.',
     rootCauseLines: [],
     logTail,
+  };
+}
+
+/** A launch whose command could not be built (nothing to run). */
+export function noCommand(message: string): StartupFailure {
+  return { kind: 'executable-not-found', message, advice: 'Give the command to run.', rootCauseLines: [], logTail: [] };
+}
+
+/** A start stopped by the person before the server was ready. */
+export function stoppedBeforeReady(logTail: string[]): StartupFailure {
+  return {
+    kind: 'exited-before-ready',
+    message: 'Stopped before the server was ready.',
+    advice: 'Start it again when you are ready to wait for it.',
+    rootCauseLines: [],
+    logTail,
+  };
+}
+
+/** A server command that could not be started at all: missing, not runnable, a batch file Windows refused, or else. */
+export function spawnFailure(
+  command: string,
+  e: NodeJS.ErrnoException,
+  engineKind: string | undefined,
+  isWindows: boolean,
+): StartupFailure {
+  if (e.code === 'ENOENT' || e.code === 'EACCES') return executableNotFound(command, engineKind ?? 'custom');
+  if (e.code === 'EINVAL' && isWindows)
+    return { kind: 'executable-not-found', ...batchFileMessage(command, command), rootCauseLines: [], logTail: [] };
+  return {
+    kind: 'exited-before-ready',
+    message: `Could not start "${command}": ${e.message}`,
+    advice: 'Check the command and its permissions.',
+    rootCauseLines: [],
+    logTail: [],
   };
 }

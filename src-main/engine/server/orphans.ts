@@ -8,6 +8,7 @@
 import { findNvidiaSmi } from '../../platform/hardware/nvidia-smi-path';
 import { parseComputeApps } from '../../platform/hardware/nvidia-smi-parse';
 import { runCommand } from '../../platform/processes/external-command';
+import { dockerContainerOf } from './command-line';
 import {
   descendants,
   processControl,
@@ -140,4 +141,16 @@ export async function endLeftovers(
     await sleep(control.isWindows ? 250 : 50);
   }
   return findLeftovers(pgid, watch, opts);
+}
+
+/**
+ * A killed `docker run` client leaves its container running: remove it by the name its command
+ * gave (command-line.ts); what was removed, as a leftover, or null.
+ */
+export async function removeLeftContainer(argv: readonly string[]): Promise<LeftoverProcess | null> {
+  const container = dockerContainerOf(argv);
+  if (!container) return null;
+  const rm = await runCommand('docker', ['rm', '-f', container], { timeoutMs: 20_000 });
+  if (rm.status !== 'ok' || !rm.stdout.trim()) return null;
+  return { pid: 0, command: `docker container ${rm.stdout.trim()}`, gpuMemoryBytes: null, seenIn: 'process-table' };
 }

@@ -1,7 +1,7 @@
 /**
  * The server supervisor: starts an inference server from launch options, watches its log and
  * readiness, and stops it so that nothing is left holding the GPU. A small state machine
- * (TRANSITIONS below) that emits events; the UI and CLI render its state, they never guess it.
+ * (TRANSITIONS in supervisor-types.ts) that emits events; the UI and CLI render its state, they never guess it.
  * Processes are listed, stopped and ended through ProcessControl, so the same code serves
  * POSIX process groups and Windows process trees.
  */
@@ -9,123 +9,51 @@ import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ServerState } from '#shared/ipc/contract';
 import { fail, ok, type Result } from '#shared/result';
 import { redactText } from '#shared/session/secrets';
-import { executableNotFound, portBusy, readyTimeout, recognizeStartupFailure, type StartupFailure } from './failures';
 import {
-  buildLaunch,
-  connectHost,
-  LAUNCH_DEFAULTS,
-  toServerLaunch,
-  type BuiltLaunch,
-  type LaunchOptions,
-} from './launch';
-import { applyLogLine, emptyLogFacts, logKvBudget, stripAnsi, type LogFacts, type StatsLine } from './log-parse';
+  noCommand,
+  portBusy,
+  readyTimeout,
+  recognizeStartupFailure,
+  spawnFailure,
+  stoppedBeforeReady,
+  type StartupFailure,
+} from './failures';
+import { buildLaunch, connectHost, LAUNCH_DEFAULTS, type BuiltLaunch, type LaunchOptions } from './launch';
+import { applyLogLine, emptyLogFacts, stripAnsi, type LogFacts } from './log-parse';
 import { batchFileMessage, resolveCommand } from '../../platform/processes/command-lookup';
-import { endLeftovers, findLeftovers, processTree, type LeftoverCheck, type LeftoverProcess } from './orphans';
+import {
+  endLeftovers,
+  findLeftovers,
+  processTree,
+  removeLeftContainer,
+  type LeftoverCheck,
+  type LeftoverProcess,
+} from './orphans';
 import { isPortFree } from './port';
+import { CrashLeftovers } from './crash-leftovers';
 import { StartPhaseClock } from './start-phases';
-import { probeServer } from './probe';
+import { probeLaunched } from './ready-probe';
 import { processControl, type ProcessControl } from '../../platform/processes/process-control';
 import type { ServerTarget } from './target';
-import { runCommand } from '../../platform/processes/external-command';
-import { dockerContainerOf } from './command-line';
 import type { NodeChild, NodeSpawner } from '../../platform/runtime/node-spawner';
+import { stopSummary } from './stop-summary';
+import {
+  TRANSITIONS,
+  type StopReport,
+  type SupervisorConfig,
+  type SupervisorEvents,
+  type SupervisorState,
+} from './supervisor-types';
 
-/** The contract's ServerState: one definition for the supervisor, the core and the page. */
-export type SupervisorState = ServerState;
-
-/**
- * Every state change the supervisor may make. A start can fail before it is ready, stopping
- * a start that never became ready, or a ready server can crash; a stop from 'failed' ends a
- * crash's leftovers and keeps the state, so 'failed' has no way to 'stopping'.
- */
-export const TRANSITIONS: Readonly<Record<SupervisorState, readonly SupervisorState[]>> = {
-  idle: ['starting'],
-  starting: ['ready', 'stopping', 'failed'],
-  ready: ['stopping', 'failed'],
-  // A start stopped at its deadline or after failed probes ends 'failed'; a stop ends 'exited'.
-  stopping: ['exited', 'failed'],
-  exited: ['starting'],
-  failed: ['starting'],
-};
-
-export interface SupervisorConfig {
-  /** Startup deadline (default 20 min: model downloads are slow). */
-  readyTimeoutMs?: number;
-  /** How long to wait after SIGTERM before SIGKILL of the whole group (default 30 s). */
-  stopTimeoutMs?: number;
-  /** Append the server's log here, ANSI stripped. */
-  logFile?: string;
-  /** Lines kept in memory (default 5000). */
-  ringSize?: number;
-  /** KV budget the user gave, used when neither metrics nor the log state one. */
-  userKvTokens?: number;
-  /** "cuda"/"rocm" from hardware detection, for the Engine block. */
-  backendHint?: string | null;
-  /** nvidia-smi to ask for leftover GPU processes (default on PATH). */
-  nvidiaSmi?: string;
-  /**
-   * What to do with processes that outlive a crashed leader: 'end' them at once (default, the
-   * CLI), or only 'report' them so a person can decide (the app); endOrphans() or stop() ends them.
-   */
-  orphanPolicy?: 'end' | 'report';
-  /** How processes are listed and ended (default: this machine's). */
-  control?: ProcessControl;
-}
-
-export interface StopReport {
-  /** The leader exited on SIGTERM within the stop timeout. */
-  graceful: boolean;
-  exitCode: number | null;
-  signal: string | null;
-  durationMs: number;
-  /** Processes of the server's group that outlived its leader; they were killed. */
-  orphansKilled: LeftoverProcess[];
-  /** Processes still alive after everything: they need a person's attention. */
-  leftBehind: LeftoverProcess[];
-  /** Why leftovers could not be looked for (no process table here); null when they were. */
-  unchecked: string | null;
-  /** One sentence for people: how it stopped and whether anything was left behind. */
-  summary: string;
-}
-
-export interface CrashInfo {
-  exitCode: number | null;
-  signal: string | null;
-  lastLines: string[];
-  /** Engine processes that outlived the crashed leader. */
-  orphans: LeftoverProcess[];
-  /** True when they were left running (orphanPolicy 'report'); false when the supervisor ended them. */
-  orphansAlive: boolean;
-}
-
-export interface SupervisorEvents {
-  state: [SupervisorState];
-  log: [string];
-  progress: [{ elapsedMs: number; phase: string }];
-  /** A periodic "Engine 000: Avg prompt throughput ..." line, parsed. */
-  stats: [StatsLine];
-  ready: [ServerTarget];
-  failed: [StartupFailure];
-  crashed: [CrashInfo];
-  exited: [{ exitCode: number | null; signal: string | null }];
-}
+export { describeProcesses, stopSummary } from './stop-summary';
+export { TRANSITIONS } from './supervisor-types';
+export type { CrashInfo, StopReport, SupervisorConfig, SupervisorEvents, SupervisorState } from './supervisor-types';
 
 const POLL_MS = 500;
 /** Consecutive failed probes of a healthy server before giving up (about 10 s). */
 const PROBE_ATTEMPTS = 20;
-
-/** Describe leftovers for people: "pid 123 (VLLM::EngineCore, 70.1 GiB GPU memory)". */
-export function describeProcesses(ps: readonly LeftoverProcess[]): string {
-  return ps
-    .map(
-      (p) =>
-        `pid ${p.pid} (${p.command.slice(0, 80)}${p.gpuMemoryBytes !== null ? `, ${(p.gpuMemoryBytes / 1024 ** 3).toFixed(1)} GiB GPU memory` : ''})`,
-    )
-    .join(', ');
-}
 
 /** Supervises one server at a time. */
 export class Supervisor extends EventEmitter<SupervisorEvents> {
@@ -148,9 +76,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private settleStart: ((r: Result<ServerTarget, StartupFailure>) => void) | null = null;
   private exitWaiters: Array<() => void> = [];
   private exitInfo: { exitCode: number | null; signal: string | null } | null = null;
-  private orphansAtExit: LeftoverProcess[] = [];
-  /** Orphans reported but not ended yet (orphanPolicy 'report'). */
-  private liveOrphans: LeftoverProcess[] = [];
+  private readonly leftovers = new CrashLeftovers(
+    () => this.leftoverOpts,
+    (line) => this.onLine(line),
+  );
   private stopping: Promise<StopReport> | null = null;
   private target: ServerTarget | null = null;
   private readonly killOnExit = () => {
@@ -204,7 +133,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** Processes a crashed leader left running that are not ended yet (orphanPolicy 'report'). */
   get orphansLeftRunning(): LeftoverProcess[] {
-    return [...this.liveOrphans];
+    return [...this.leftovers.live];
   }
 
   /** The last n log lines (ANSI stripped, API key redacted). */
@@ -235,13 +164,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     try {
       built = buildLaunch(opts);
     } catch (e) {
-      this.failStart({
-        kind: 'executable-not-found',
-        message: (e as Error).message,
-        advice: 'Give the command to run.',
-        rootCauseLines: [],
-        logTail: [],
-      });
+      this.failStart(noCommand((e as Error).message));
       return settled;
     }
     this.built = built;
@@ -286,8 +209,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.facts = emptyLogFacts();
     this.startClock = new StartPhaseClock();
     this.exitInfo = null;
-    this.orphansAtExit = [];
-    this.liveOrphans = [];
+    this.leftovers.reset();
     this.stopping = null;
     this.target = null;
     this.child = null;
@@ -324,7 +246,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       child = spawn(found.path ?? command, args, { ...control.spawnOptions(), stdio: ['ignore', 'pipe', 'pipe'], env });
     } catch (e) {
       // Node throws at once (EINVAL for a batch file on Windows, bad arguments) instead of emitting 'error'.
-      this.failStart(this.spawnFailure(command, e as NodeJS.ErrnoException));
+      this.failStart(spawnFailure(command, e as NodeJS.ErrnoException, this.opts?.engineKind, this.control.isWindows));
       return false;
     }
     // Which file a bare name started (a macOS app's PATH comes from the login shell): said in the log.
@@ -349,24 +271,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       });
     }
     child.on('error', (e: NodeJS.ErrnoException) => {
-      if (this._state === 'starting') this.failStart(this.spawnFailure(command, e));
+      if (this._state === 'starting')
+        this.failStart(spawnFailure(command, e, this.opts?.engineKind, this.control.isWindows));
     });
     child.on('exit', (code, signal) => void this.onExit(code, signal));
     return true;
-  }
-
-  private spawnFailure(command: string, e: NodeJS.ErrnoException): StartupFailure {
-    if (e.code === 'ENOENT' || e.code === 'EACCES')
-      return executableNotFound(command, this.opts?.engineKind ?? 'custom');
-    if (e.code === 'EINVAL' && this.control.isWindows)
-      return { kind: 'executable-not-found', ...batchFileMessage(command, command), rootCauseLines: [], logTail: [] };
-    return {
-      kind: 'exited-before-ready',
-      message: `Could not start "${command}": ${e.message}`,
-      advice: 'Check the command and its permissions.',
-      rootCauseLines: [],
-      logTail: [],
-    };
   }
 
   private onLine(raw: string): void {
@@ -416,20 +325,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         // Connection refused while loading: expected.
       }
       if (healthy && this._state === 'starting') {
-        const probed = await probeServer({
-          baseUrl,
-          apiKey: opts.apiKey,
-          model: opts.engineKind === 'custom' ? undefined : (opts.servedModelName ?? opts.model),
-          launch: toServerLaunch(opts, this.built!),
-          launchOptions: opts,
-          logKv: logKvBudget(this.facts),
-          logArgs: this.facts.nonDefaultArgs,
-          logVersion: this.facts.version,
-          logMaxModelLen: this.facts.autoFitMaxModelLen,
-          logEngineConfig: { dtype: this.facts.engineDtype, quantization: this.facts.engineQuantization },
-          userKvTokens: this.cfg.userKvTokens,
-          backendHint: this.cfg.backendHint,
-        });
+        const probed = await probeLaunched(baseUrl, opts, this.built!, this.facts, this.cfg);
         if (probed.ok && this._state === 'starting') {
           this.clearTimers();
           const startPhases = this.startClock.phases(Date.now() - this.startedAt);
@@ -497,7 +393,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     await new Promise((r) => setTimeout(r, 50));
     if (this._state === 'starting') {
       this.clearTimers();
-      if (pgid) this.orphansAtExit = await this.reapOrphans(pgid);
+      if (pgid) this.leftovers.ended = await this.leftovers.reap(pgid);
       this.failStart(
         recognizeStartupFailure(this.ring, {
           exitCode: code,
@@ -510,9 +406,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       );
     } else if (this._state === 'ready') {
       const report = this.cfg.orphanPolicy === 'report';
-      const orphans = !pgid ? [] : report ? await this.lookForOrphans(pgid) : await this.reapOrphans(pgid);
-      if (report) this.liveOrphans = orphans;
-      else this.orphansAtExit = orphans;
+      const orphans = !pgid ? [] : report ? await this.leftovers.lookFor(pgid) : await this.leftovers.reap(pgid);
+      if (report) this.leftovers.live = orphans;
+      else this.leftovers.ended = orphans;
       this.setState('failed');
       this.emit('crashed', {
         exitCode: code,
@@ -528,70 +424,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     for (const w of this.exitWaiters.splice(0)) w();
   }
 
-  /** After the leader died on its own: kill what remains of its group, and say what that was. */
-  private async reapOrphans(pgid: number): Promise<LeftoverProcess[]> {
-    const found = await this.lookForOrphans(pgid);
-    if (found.length > 0) await endLeftovers(pgid, found, 3000, this.leftoverOpts);
-    return found;
-  }
-
-  /** What the dead leader's group left running; where that cannot be checked, the log says so. */
-  private async lookForOrphans(pgid: number): Promise<LeftoverProcess[]> {
-    const { found, unchecked } = await findLeftovers(pgid, [], this.leftoverOpts);
-    if (unchecked)
-      this.onLine(
-        `[speedmatrix] could not check for processes the server left running (${unchecked}); look for them by hand (Task Manager, ps, nvidia-smi).`,
-      );
-    return found;
-  }
-
-  /**
-   * The reported orphans (or those of them named in `pids`) that are still the same processes
-   * (pid and command: a pid may have been reused since), as they are now.
-   */
-  private async ourLiveOrphans(pids?: readonly number[]): Promise<LeftoverProcess[]> {
-    const pgid = this.child?.pid;
-    const chosen = this.liveOrphans.filter((o) => !pids || pids.includes(o.pid));
-    if (!pgid || chosen.length === 0) return [];
-    const { found: now } = await findLeftovers(
-      pgid,
-      chosen.map((o) => o.pid),
-      this.leftoverOpts,
-    );
-    return now.filter((p) => chosen.some((o) => o.pid === p.pid && o.command === p.command));
-  }
-
   /**
    * End the orphans a crash left running (all, or those named in `pids`; other pids are
    * ignored, so a caller can never have an unrelated process killed). Returns what was ended.
    */
-  async endOrphans(pids?: number[]): Promise<LeftoverProcess[]> {
-    const pgid = this.child?.pid;
-    const targets = await this.ourLiveOrphans(pids);
-    if (!pgid || targets.length === 0) {
-      this.liveOrphans = this.liveOrphans.filter((o) => pids && !pids.includes(o.pid));
-      return [];
-    }
-    let stillAlive: LeftoverProcess[];
-    if (!pids) {
-      // All of them: the group too (it still has members, so its id cannot have been reused).
-      stillAlive = (await endLeftovers(pgid, targets, 3000, this.leftoverOpts)).found;
-    } else {
-      for (const t of targets) await this.control.killProcess(t.pid);
-      const deadline = Date.now() + 3000;
-      stillAlive = await this.ourLiveOrphans(targets.map((t) => t.pid));
-      while (stillAlive.length > 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        stillAlive = await this.ourLiveOrphans(targets.map((t) => t.pid));
-      }
-    }
-    const ended = targets.filter((t) => !stillAlive.some((s) => s.pid === t.pid));
-    // Those that ended (or were already gone) are no longer ours to report; survivors stay listed.
-    this.liveOrphans = this.liveOrphans.filter(
-      (o) => stillAlive.some((s) => s.pid === o.pid) || (pids !== undefined && !pids.includes(o.pid)),
-    );
-    this.orphansAtExit = [...this.orphansAtExit, ...ended];
-    return ended;
+  endOrphans(pids?: number[]): Promise<LeftoverProcess[]> {
+    return this.leftovers.end(this.child?.pid, pids);
   }
 
   /** The leader's exit signal (a method so TypeScript does not narrow it across awaits). */
@@ -692,9 +530,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       unchecked: termUnchecked,
     } = await this.terminate(this.cfg.stopTimeoutMs ?? LAUNCH_DEFAULTS.stopTimeoutMs);
     // Orphans a crash left running (orphanPolicy 'report') end here at the latest.
-    const reported = await this.ourLiveOrphans();
-    this.liveOrphans = [];
-    let orphansKilled = [...this.orphansAtExit, ...survivors];
+    const reported = await this.leftovers.stillLive(pid);
+    this.leftovers.live = [];
+    let orphansKilled = [...this.leftovers.ended, ...survivors];
     let leftBehind: LeftoverProcess[] = [];
     let unchecked: string | null = termUnchecked;
     if (pid) {
@@ -711,27 +549,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         unchecked ??= after.unchecked;
       }
     }
-    const container = this.built ? dockerContainerOf(this.built.argv) : null;
-    if (container) {
-      // A killed `docker run` client leaves its container running: remove it by its name.
-      const rm = await runCommand('docker', ['rm', '-f', container], { timeoutMs: 20_000 });
-      if (rm.status === 'ok' && rm.stdout.trim())
-        orphansKilled.push({
-          pid: 0,
-          command: `docker container ${rm.stdout.trim()}`,
-          gpuMemoryBytes: null,
-          seenIn: 'process-table',
-        });
-    }
+    const container = this.built ? await removeLeftContainer(this.built.argv) : null;
+    if (container) orphansKilled.push(container);
     if (this._state === 'stopping' || this._state === 'ready') this.setState('exited');
     if (wasStarting) {
-      const f: StartupFailure = {
-        kind: 'exited-before-ready',
-        message: 'Stopped before the server was ready.',
-        advice: 'Start it again when you are ready to wait for it.',
-        rootCauseLines: [],
-        logTail: this.logTail(40),
-      };
+      const f = stoppedBeforeReady(this.logTail(40));
       this.emit('failed', f);
       this.settle(fail(f));
     }
@@ -760,28 +582,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     await this.stop();
     return this.start(opts, cfg);
   }
-}
-
-/** "Stopped cleanly in 2.1 s; nothing was left behind." and its less happy variants. */
-export function stopSummary(r: StopReport, before: 'none' | 'exited' | 'running', askedWith = 'SIGTERM'): string {
-  if (before === 'none') return 'Nothing was running.';
-  const how =
-    before === 'exited'
-      ? 'The server had already exited'
-      : r.graceful
-        ? `Stopped${r.unchecked ? '' : ' cleanly'} in ${(r.durationMs / 1000).toFixed(1)} s`
-        : `Did not stop on ${askedWith}; killed after ${(r.durationMs / 1000).toFixed(1)} s`;
-  const orphans =
-    r.orphansKilled.length > 0
-      ? `; killed ${r.orphansKilled.length} leftover process(es): ${describeProcesses(r.orphansKilled)}`
-      : '';
-  const left =
-    r.leftBehind.length > 0
-      ? `; STILL RUNNING, end them by hand: ${describeProcesses(r.leftBehind)}`
-      : r.unchecked
-        ? `; could not check for leftover processes (${r.unchecked}): look for them by hand (Task Manager, ps, nvidia-smi)`
-        : '; nothing was left behind';
-  return `${how}${orphans}${left}.`;
 }
 
 /**

@@ -208,4 +208,54 @@ describe('service-level targets', () => {
       passedOver: [],
     });
   });
+  it('names what the breaking cell missed, with its value, and nothing it met, even exactly at a limit', () => {
+    const s = sampleSession();
+    const ms = (v: number) => ({ p50: v / 1000, p90: v / 1000, p99: v / 1000, mean: v / 1000 });
+    s.cells = [sampleCell(8192, 1, { ttft: ms(2000), perRequestTokensPerSecond: 20 }), sampleCell(8192, 2)];
+    // Exactly at both limits: met. The first cell is the break when it misses.
+    expect(capacityWithinTargets(s, parseTargets('ttft<=2s,per-request>=20'))[0]).toMatchObject({
+      concurrency: 2,
+      brokenBy: null,
+    });
+    const [row] = capacityWithinTargets(s, parseTargets('ttft<=1.5s,per-request>=20,tbt<=50ms'));
+    expect(row.concurrency).toBeNull();
+    expect(row.brokenBy).toEqual({
+      concurrency: 1,
+      status: 'valid',
+      missed: [{ target: { metric: { kind: 'ttft', stat: 'p50' }, op: '<=', limit: 1.5 }, value: 2 }],
+    });
+    const floor = capacityWithinTargets(s, parseTargets('per-request>=20.5'))[0].brokenBy;
+    expect(floor?.missed.map((m) => m.value)).toEqual([20]);
+    // A cell with no figure for a target misses it, with no value.
+    s.cells = [sampleCell(8192, 1, { ttft: null })];
+    expect(capacityWithinTargets(s, parseTargets('ttft<=1s'))[0].brokenBy?.missed).toEqual([
+      { target: { metric: { kind: 'ttft', stat: 'p50' }, op: '<=', limit: 1 }, value: null },
+    ]);
+  });
+
+  it('breaks at a cell that is not Valid without claiming a target it missed', () => {
+    const s = sampleSession();
+    s.cells = [sampleCell(8192, 1), sampleCell(8192, 2, { status: 'queued' })];
+    expect(capacityWithinTargets(s, parseTargets('per-request>=1'))[0]).toMatchObject({
+      concurrency: 1,
+      brokenBy: { concurrency: 2, status: 'queued', missed: [] },
+    });
+  });
+
+  it.each([
+    ['xttft-p90<=2s', /not a metric/],
+    ['ttft-p90x<=2s', /not a metric/],
+    ['!ttft<=2s', /METRIC<=LIMIT/],
+    ['ttft<=2sx', /not a number/],
+    ['ttft<=x2s', /not a number/],
+    ['ttft<=2.s', /not a number/],
+  ])('refuses %j, whose words only hold a target, and gives an example', (spec, message) => {
+    expect(() => parseTargets(spec)).toThrow(message);
+    if (!/not a metric/.test(String(message))) expect(() => parseTargets(spec)).toThrow(/e\.g\. "ttft-p90<=2s/);
+  });
+
+  it('reads a limit with several decimals', () => {
+    expect(parseTargets('ttft-p90<=2.25s').targets[0].limit).toBe(2.25);
+    expect(parseTargets('tbt<=12.125ms').targets[0].limit).toBeCloseTo(0.012125, 9);
+  });
 });
