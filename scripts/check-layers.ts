@@ -90,6 +90,9 @@ export const LAYERS: Layer[] = [
     publicModules: [
       'importers',
       'importers/open',
+      'inputs/input-error',
+      'inputs/load-input',
+      'inputs/run-input',
       'orchestrator/orchestrator',
       'orchestrator/server-hardware',
       'orchestrator/server-side',
@@ -196,12 +199,36 @@ export function privateImports(edges: Edge[]): string[] {
   return out;
 }
 
-/** Strongly connected components with more than one folder (Tarjan). */
-export function folderCycles(edges: Edge[]): string[][] {
+/**
+ * The hosts side by side at the top, and what each may import of another: the Electron host wraps
+ * the app's core; the CLI, the app's core, the preload and the page stand alone.
+ */
+export const HOSTS: Record<string, readonly string[]> = {
+  'src-main/hosts/cli': [],
+  'src-main/hosts/app-facade': [],
+  'src-main/hosts/electron': ['src-main/hosts/app-facade'],
+  'src-preload': [],
+  'src-renderer/src': [],
+};
+
+const hostOf = (path: string): string | undefined =>
+  Object.keys(HOSTS).find((h) => path === h || path.startsWith(`${h}/`));
+
+/** Imports from one host into another that it may not use (HOSTS). */
+export function crossHostImports(edges: Edge[]): string[] {
+  return edges.flatMap((e) => {
+    const [from, to] = [hostOf(e.file), hostOf(e.target)];
+    if (!from || !to || from === to || HOSTS[from].includes(to)) return [];
+    return [`${e.file}: imports '${e.spec}' from the host ${to}: move what both need below the hosts`];
+  });
+}
+
+/** Strongly connected components of more than one node (Tarjan), each sorted. */
+function cyclesOf(pairs: Iterable<[string, string]>): string[][] {
   const graph = new Map<string, Set<string>>();
-  for (const e of edges) {
-    if (e.from === e.to) continue;
-    (graph.get(e.from) ?? graph.set(e.from, new Set()).get(e.from)!).add(e.to);
+  for (const [from, to] of pairs) {
+    if (from === to) continue;
+    (graph.get(from) ?? graph.set(from, new Set()).get(from)!).add(to);
   }
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -229,21 +256,46 @@ export function folderCycles(edges: Edge[]): string[][] {
   return out;
 }
 
+/** Folders that need each other in a circle. */
+export function folderCycles(edges: Edge[]): string[][] {
+  return cyclesOf(edges.map((e): [string, string] => [e.from, e.to]));
+}
+
+/**
+ * Files that need each other in a circle, through any import (a type-only import too: the
+ * circle is there for whoever reads or moves the files, whatever the compiler erases).
+ */
+export function fileCycles(edges: Edge[]): string[][] {
+  const files = new Set(edges.map((e) => e.file));
+  const fileOf = (target: string): string | undefined =>
+    [`${target}.ts`, `${target}.tsx`, `${target}/index.ts`, `${target}/index.tsx`].find((f) => files.has(f));
+  return cyclesOf(
+    edges.flatMap((e): [string, string][] => {
+      const to = fileOf(e.target);
+      return to ? [[e.file, to]] : [];
+    }),
+  );
+}
+
 function main(root: string): number {
   const edges = importEdges(root);
   const upward = upwardImports(edges);
   const cycles = folderCycles(edges);
+  const circles = fileCycles(edges);
   const reaching = privateImports(edges);
+  const across = crossHostImports(edges);
   for (const u of upward) console.error(`import points up: ${u}`);
   for (const b of reaching) console.error(`import reaches inside a layer: ${b}`);
   for (const c of cycles) console.error(`import cycle between folders: ${c.join(' <-> ')}`);
-  if (upward.length || cycles.length || reaching.length) {
+  for (const c of circles) console.error(`import cycle between files: ${c.join(' <-> ')}`);
+  for (const a of across) console.error(`import crosses hosts: ${a}`);
+  if (upward.length || cycles.length || circles.length || reaching.length || across.length) {
     console.error(`Layers, lowest first: ${LAYERS.map((l) => l.name).join(' -> ')}.`);
     console.error('Move the shared piece down a layer, or pass what is needed in from above (docs/architecture.md).');
     return 1;
   }
   console.log(
-    `layers point down (${LAYERS.map((l) => l.name).join(' -> ')}) through their public modules, no import cycles between folders`,
+    `layers point down (${LAYERS.map((l) => l.name).join(' -> ')}) through their public modules, no host imports another, no import cycles between folders or files`,
   );
   return 0;
 }

@@ -8,3 +8,10 @@ export interface CellCoords {
 }
 
 export const cellKey = (c: CellCoords): string => `${c.context}x${c.concurrency}`;
+
+/** Cells by (context, concurrency); a later cell for the same pair (a rerun) wins. */
+export function cellIndex<T extends CellCoords>(cells: readonly T[]): Map<string, T> {
+  const map = new Map<string, T>();
+  for (const c of cells) map.set(cellKey(c), c);
+  return map;
+}

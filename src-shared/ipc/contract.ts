@@ -729,4 +729,3 @@ export function parseArgs<C extends InvokeChannel>(
 export const CANCELLED = 'Cancelled.';
 
 export type { CellStatus };
-export * from './channels';

@@ -11,7 +11,8 @@ import { STATUS_WORDS, hasFigure } from '../session/status-words';
 import { NONE, fmtContext, fmtCount, fmtGigabytes, fmtMs, fmtShare, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { cellKey } from '../cell-key';
-import { buildPrefillSeries, cellIndex, divergingColor, matrixAxes, statusColor } from './matrix-model';
+import { buildPrefillSeries, divergingColor, matrixAxes, statusColor } from './matrix-model';
+import { cellIndex } from '../cell-key';
 import { type TableModel, gpuLabelOf, reportTitle } from './report-model';
 import { fmtCellThroughput } from './confidence';
 import {
@@ -22,7 +23,9 @@ import {
   prefillDifference,
 } from './cell-difference';
 
-import { contextVerdicts, overallVerdict } from './compare-verdict';
+import { type RatioCell, contextVerdicts, overallVerdict } from './compare-verdict';
+
+export type { RatioCell } from './compare-verdict';
 import { type LoadComparison, loadComparison } from './load-compare';
 
 export { fmtChange } from './cell-difference';
@@ -43,25 +46,6 @@ interface PrefillComparisonRow {
   ratios: (number | null)[];
   /** Each session's prefill against the first's by the prefill's tie band (cell-difference.ts); null where there is no ratio. */
   verdicts: (Verdict | null)[];
-}
-
-export interface RatioCell {
-  context: number;
-  concurrency: number;
-  /** B / A of total tok/s, whenever both cells have a figure. */
-  ratio: number | null;
-  /** Faster, slower or the same by the one rule (cell-difference.ts); null without a ratio. */
-  verdict: Verdict | null;
-  /** True when both cells are Valid: the headline ratios. */
-  headline: boolean;
-  /** The status of a side that is not Valid ("A: Requests queued"), or why there is no ratio ("not in B"). */
-  note: string | null;
-  /** "1.23×", "1.01× same", or the note alone without a ratio. */
-  figure: string;
-  /** The figure and the note: "3.30× · A: Requests queued". */
-  text: string;
-  fill: string;
-  title: string;
 }
 
 export interface RatioMatrix {

@@ -3,8 +3,28 @@
  * (A: Requests queued), the same at 1 and 2." Read from the ratio matrix, so the verdict,
  * "Cells won" and the heatmap all follow the one rule of cell-difference.ts.
  */
-import type { RatioCell } from './compare-model';
+import type { Verdict } from './cell-difference';
 import { fmtContext, plural } from './format';
+
+/** One cell of a comparison's ratio matrix (compare-model.ts): B against A. */
+export interface RatioCell {
+  context: number;
+  concurrency: number;
+  /** B / A of total tok/s, whenever both cells have a figure. */
+  ratio: number | null;
+  /** Faster, slower or the same by the one rule (cell-difference.ts); null without a ratio. */
+  verdict: Verdict | null;
+  /** True when both cells are Valid: the headline ratios. */
+  headline: boolean;
+  /** The status of a side that is not Valid ("A: Requests queued"), or why there is no ratio ("not in B"). */
+  note: string | null;
+  /** "1.23×", "1.01× same", or the note alone without a ratio. */
+  figure: string;
+  /** The figure and the note: "3.30× · A: Requests queued". */
+  text: string;
+  fill: string;
+  title: string;
+}
 
 /** "1", "1 and 2", "1, 2 and 4". */
 export function fmtList(items: readonly (string | number)[]): string {

@@ -5,7 +5,7 @@
  */
 import type { CellStatus, DecodeCell, PrefillResult, Session } from '../session/schema';
 import { STATUSES, type StatusTone, hasFigure } from '../session/status-words';
-import { cellKey } from '../cell-key';
+import { cellIndex, cellKey } from '../cell-key';
 import { NONE, fmtContext, fmtContexts, fmtMs, fmtTokPerSec, plural, withFailed } from './format';
 import { fmtCellThroughput } from './confidence';
 import { CELL_METRIC_DEFS, type CellMetric, type MetricContext } from './cell-metrics';
@@ -63,13 +63,6 @@ export function matrixAxes(session: Session): { contexts: number[]; concurrency:
     contexts: sortedUnique([...session.runConfig.contexts, ...session.cells.map((c) => c.context)]),
     concurrency: sortedUnique([...session.runConfig.concurrency, ...session.cells.map((c) => c.concurrency)]),
   };
-}
-
-/** Cells by (context, concurrency); a later cell for the same pair (a rerun) wins. */
-export function cellIndex(cells: readonly DecodeCell[]): Map<string, DecodeCell> {
-  const map = new Map<string, DecodeCell>();
-  for (const c of cells) map.set(cellKey(c), c);
-  return map;
 }
 
 /** What a measured cell that misses the service-level targets is marked with, in text and titles. */

@@ -29,7 +29,8 @@ import {
   withFailed,
   plural,
 } from './format';
-import { type DecodeMatrixModel, buildDecodeMatrix, cellIndex, matrixAxes, sortedPrefill } from './matrix-model';
+import { type DecodeMatrixModel, buildDecodeMatrix, matrixAxes, sortedPrefill } from './matrix-model';
+import { cellIndex } from '../cell-key';
 import { cellKey } from '../cell-key';
 import { fmtCellThroughput, fmtPrefillThroughput, PRECISION_LEGEND, REPEAT_LEGEND } from './confidence';
 import { commandLineOf, redactCommandLine } from './redact';

@@ -6,7 +6,7 @@
 import type { CellStatus, DecodeCell, Session } from '../session/schema';
 import { STATUSES } from '../session/status-words';
 import { LATENCY_DEFS, type LatencyKind, type LatencyStat, STAT_WORDS, latencyValue } from './latency';
-import { cellIndex } from './matrix-model';
+import { cellIndex } from '../cell-key';
 
 type TargetMetric = { kind: LatencyKind; stat: LatencyStat } | { kind: 'per-request' } | { kind: 'total' };
 

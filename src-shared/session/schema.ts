@@ -511,5 +511,3 @@ export type SessionEvent = z.infer<typeof EventSchema>;
 export type Session = z.infer<typeof SessionSchema>;
 /** What callers may pass before defaults are filled in (e.g. when building a session). */
 export type SessionInput = z.input<typeof SessionSchema>;
-
-export { STATUS_WORDS } from './status-words';

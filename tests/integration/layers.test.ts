@@ -68,4 +68,34 @@ describe('the layer check', () => {
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/import cycle between folders: .*src-main\/engine\/bench.*src-main\/engine\/server/);
   });
+  test('refuses an import cycle between two files of one folder, a type-only import too, naming both', ({
+    tempDir,
+  }) => {
+    const root = copyOfSources(tempDir('sm-layers-'));
+    // stats.ts is imported by figures.ts; a type from figures.ts back in stats.ts closes the circle.
+    appendFileSync(
+      join(root, 'src-main/engine/bench/stats.ts'),
+      "\nimport type { StreamTimes as _F } from './figures';\nexport type _G = _F;\n",
+    );
+    const r = checkLayers(root);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(
+      'import cycle between files: src-main/engine/bench/figures.ts <-> src-main/engine/bench/stats.ts',
+    );
+  });
+
+  test('refuses a host importing another host, and lets the Electron host use the app core', ({ tempDir }) => {
+    const root = copyOfSources(tempDir('sm-layers-'));
+    appendFileSync(
+      join(root, 'src-main/hosts/app-facade/user-error.ts'),
+      "\nexport { main as _m } from '../cli/main';\n",
+    );
+    const r = checkLayers(root);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(
+      "import crosses hosts: src-main/hosts/app-facade/user-error.ts: imports '../cli/main' from the host src-main/hosts/cli",
+    );
+    // The Electron host wraps the core (it imports app-facade throughout) and passes on the sources as they are.
+    expect(r.out).not.toMatch(/crosses hosts: src-main\/hosts\/electron/);
+  });
 });

@@ -15,7 +15,7 @@ import { arrivalTimes } from './load-arrivals';
 import { bestRateWithinSlo, loadFigures } from './load-figures';
 import type { DatasetEntry } from './load-dataset';
 import { loadRequests } from './load-prompts';
-import { sessionServerOf } from './start-run';
+import { sessionServerOf } from '../server/target';
 import { type LoadSchedule, runLoadPass } from './load-rate';
 
 /** Requests in flight in the sweep's throughput pass when --max-in-flight does not say. */

@@ -13,7 +13,7 @@ import {
   withFailed,
   plural,
 } from '#shared/report/format';
-import { STATUS_WORDS } from '#shared/session/schema';
+import { STATUS_WORDS } from '#shared/session/status-words';
 import { fmtPrefillPrecision, fmtStopNote } from '#shared/report/confidence';
 import type { ProgressUnit } from '#shared/ipc/contract';
 import type { PrefillResult } from '#shared/session/schema';

@@ -21,7 +21,7 @@ import { readSessionFile } from '../../platform/session/read';
 import type { DecodeCell, Hardware, PrefillResult, Session, SessionEvent } from '#shared/session/schema';
 import { isDoneForResume } from '#shared/session/status-words';
 import { writeSessionFile } from '../../platform/session/write';
-import type { ServerTarget } from '../server/target';
+import { type ServerTarget, sessionServerOf } from '../server/target';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { cellKey } from '#shared/cell-key';
 import { type PlanTarget, pendingSteps, planRun } from './plan';
@@ -452,16 +452,6 @@ function removeQuietly(journal: Journal): void {
   } catch {
     // left behind; recoverFromJournal would only replay what the file already holds
   }
-}
-
-/** The session's server block: how it was launched, filled in with what the probe found. */
-export function sessionServerOf(t: ServerTarget): Session['server'] {
-  return {
-    ...t.launch,
-    url: t.launch.url ?? t.baseUrl,
-    servedModel: t.launch.servedModel ?? t.model,
-    maxModelLen: t.launch.maxModelLen ?? t.maxModelLen,
-  };
 }
 
 function newSession(opts: StartRunOptions, plan: RunPlan): Session {

@@ -2,7 +2,7 @@
  * A server ready to be measured: what the supervisor's "ready" event and attach mode both
  * produce, and what the benchmark engine consumes. The API key lives only here, in memory.
  */
-import type { Engine, KvBudget, ServerLaunch } from '#shared/session/schema';
+import type { Engine, KvBudget, ServerLaunch, Session } from '#shared/session/schema';
 
 export type EngineKind = 'vllm' | 'sglang' | 'llamacpp' | 'tgi' | 'unknown';
 
@@ -32,4 +32,14 @@ export interface ServerTarget {
   simSpeed?: number;
   /** The most requests the engine runs at once, where it states it (SGLang's max_running_requests). */
   maxRunningRequests?: number;
+}
+
+/** The session's server block: how it was launched, filled in with what the probe found. */
+export function sessionServerOf(t: ServerTarget): Session['server'] {
+  return {
+    ...t.launch,
+    url: t.launch.url ?? t.baseUrl,
+    servedModel: t.launch.servedModel ?? t.model,
+    maxModelLen: t.launch.maxModelLen ?? t.maxModelLen,
+  };
 }

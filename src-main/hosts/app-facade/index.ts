@@ -10,7 +10,6 @@ import type { NodeSpawner } from '../../platform/runtime/node-spawner';
 import { detectHardware } from '../../platform/hardware';
 import {
   type CellRef,
-  EXTERNAL_ALLOWLIST,
   type EventChannel,
   type EventPayloads,
   type ExportFormat,
@@ -22,6 +21,7 @@ import {
   invokeArgs,
   parseArgs,
 } from '#shared/ipc/contract';
+import { EXTERNAL_ALLOWLIST } from '#shared/ipc/channels';
 import type { ReportOptions } from '#shared/report/report-model';
 import { TargetSpecError, parseTargets } from '#shared/report/slo';
 import { renderHtmlReport } from '../../workflows/report/html';

@@ -16,7 +16,7 @@ import { IDLE_LOAD } from '#shared/ipc/idle-load';
 import { passLabel } from '#shared/report/load-model';
 import type { LoadConfig } from '#shared/session/schema-load';
 import type { Hardware } from '#shared/session/schema';
-import { loadConfigFromFlags, type LoadFlags } from '../cli/commands/load-flags';
+import { loadConfigFrom, type LoadInput } from '../../workflows/inputs/load-input';
 import type { CoreEvents } from './emitter';
 import type { RunControl } from './run-control';
 import type { SessionControl } from './session-control';
@@ -53,11 +53,11 @@ const FIELD_LABELS: Record<string, string> = {
   '--rates': 'Request rates',
 };
 
-/** The form as `speedmatrix load`'s flags, so the app and the CLI check a workload by the same rules. */
+/** The form as a load test's settings (workflows/inputs/load-input.ts): the app and the CLI check a workload by the same rules. */
 export function loadConfigFromForm(form: LoadForm): LoadConfig {
   if (!form.sweep && form.rates.length === 0)
     throw new UserError('Add at least one request rate (requests per second), or choose Sweep.');
-  const flags: LoadFlags = {
+  const flags: LoadInput = {
     rates: form.sweep ? 'sweep' : form.rates.join(','),
     sweepPoints: form.sweep ? String(form.sweepPoints) : undefined,
     arrivals: form.arrivals,
@@ -68,7 +68,7 @@ export function loadConfigFromForm(form: LoadForm): LoadConfig {
     outputLen: form.outputLen,
     slo: form.slo.trim() ? form.slo : undefined,
   };
-  return inFieldWords(FIELD_LABELS, () => loadConfigFromFlags(flags));
+  return inFieldWords(FIELD_LABELS, () => loadConfigFrom(flags));
 }
 
 export class LoadControl {

@@ -16,7 +16,7 @@ import type { CoreEvents } from './emitter';
 import { RunUpdates, toPlanView } from './run-updates';
 import type { SessionControl } from './session-control';
 import { UserError, inFieldWords } from './user-error';
-import { checkPrefixFits, promptShapeFromFlags } from '../cli/commands/run-flags';
+import { checkPrefixFits, promptShapeFrom } from '../../workflows/inputs/run-input';
 import type { RemoteServing } from './server-control';
 import { type RemoteRunHandle, remoteRunArgs, startRemoteRun } from './remote-runs';
 
@@ -46,7 +46,7 @@ const PROMPT_SHAPE_LABELS = { '--output-len': 'Output length', '--shared-prefix'
 /** The form's prompt shapes, read by the CLI's own rules (docs/method.md, "Prompt shapes"), said with the form's labels. */
 function promptShapeOfForm(form: RunForm, base: RunConfigInput): Partial<RunConfigInput> {
   return inFieldWords(PROMPT_SHAPE_LABELS, () => {
-    const shape = promptShapeFromFlags({
+    const shape = promptShapeFrom({
       outputLen: form.outputLen?.trim() || undefined,
       sharedPrefix: form.sharedPrefix ? String(form.sharedPrefix) : undefined,
     });

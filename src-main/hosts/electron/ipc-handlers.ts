@@ -5,7 +5,8 @@
  */
 import { type BrowserWindow, type IpcMainInvokeEvent, type WebFrameMain, ipcMain } from 'electron';
 import type { AppCore } from '../app-facade';
-import { EVENT_CHANNELS, IPC_PREFIX, type InvokeChannel, invokeArgs } from '#shared/ipc/contract';
+import { type InvokeChannel, invokeArgs } from '#shared/ipc/contract';
+import { EVENT_CHANNELS, IPC_PREFIX } from '#shared/ipc/channels';
 import { DROPPED_FILE_CHANNEL } from '#shared/ipc/channels';
 
 export const REFUSED = 'Refused: this message did not come from the SpeedMatrix window.';

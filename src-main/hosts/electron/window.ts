@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { BrowserWindow, app, session, shell } from 'electron';
-import { EXTERNAL_ALLOWLIST } from '#shared/ipc/contract';
+import { EXTERNAL_ALLOWLIST } from '#shared/ipc/channels';
 import { showEditContextMenu } from './context-menu';
 import { CSP, devCsp, isDevServerUrl } from './csp';
 import { APP_PAGE_URL } from './app-url';

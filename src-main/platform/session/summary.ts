@@ -1,6 +1,7 @@
 /** A one-screen, plain-text summary of a session: model, GPU, engine, cells by status. */
 import { fmtContextRange, fmtGigabytes, plural } from '#shared/report/format';
-import { type CellStatus, STATUS_WORDS, type Session } from '#shared/session/schema';
+import type { CellStatus, Session } from '#shared/session/schema';
+import { STATUS_WORDS } from '#shared/session/status-words';
 import { countByStatus, isDoneForResume } from '#shared/session/status-words';
 
 export { countByStatus } from '#shared/session/status-words';

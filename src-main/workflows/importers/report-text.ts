@@ -9,14 +9,8 @@ import { unescapeMarkdown } from '../report/escape';
 import { parseLaunchLine } from '#shared/report/launch-flags';
 import { MEASUREMENT_COLUMNS } from '#shared/report/report-model';
 import { createSession } from '../../platform/session/create';
-import {
-  type CellStatus,
-  type DecodeCell,
-  type Gpu,
-  type PrefillResult,
-  STATUS_WORDS,
-  type Session,
-} from '#shared/session/schema';
+import { type CellStatus, type DecodeCell, type Gpu, type PrefillResult, type Session } from '#shared/session/schema';
+import { STATUS_WORDS } from '#shared/session/status-words';
 import { redactArgv, redactEnv } from '#shared/session/secrets';
 import { redactCommandLine } from '#shared/report/redact';
 import { type Result, fail, ok } from '#shared/result';

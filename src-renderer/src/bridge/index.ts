@@ -1,5 +1,5 @@
 /** The bridge in use: the preload's in the app, or the test WebSocket bridge in a browser. */
-import type { SpeedMatrixBridge } from '#shared/ipc/contract';
+import type { SpeedMatrixBridge } from '#shared/ipc/channels';
 import { createWsBridge, wsBridgeUrl } from './ws-bridge';
 
 declare global {

@@ -13,11 +13,11 @@ import {
   type MatrixCellView,
   type MatrixView,
   TOTAL_VIEW,
-  cellIndex,
   decodeCellFill,
   decodeMatrix,
   textColorOn,
 } from '#shared/report/matrix-model';
+import { cellIndex } from '#shared/cell-key';
 import { statusWord } from '../format';
 
 export interface HeatCell {

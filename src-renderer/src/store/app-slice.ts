@@ -1,6 +1,6 @@
 /** App-wide state: version info from the bridge, loading state, and notices for the person. */
 import type { AppInfo, Notice } from '#shared/ipc/contract';
-import type { SliceCreator } from './types';
+import type { SliceCreator } from './slice-creator';
 
 export interface AppSlice {
   appInfo: AppInfo | null;

@@ -1,6 +1,6 @@
 /** The comparison Results shows instead of the open session: a sweep folder or sessions compared. */
 import type { ComparisonView } from '#shared/ipc/contract';
-import type { SliceCreator } from './types';
+import type { SliceCreator } from './slice-creator';
 
 export interface CompareSlice {
   comparison: ComparisonView | null;

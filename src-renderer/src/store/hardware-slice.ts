@@ -1,7 +1,7 @@
 /** Detected hardware and a short rolling window of live GPU telemetry per GPU. */
 import type { RemoteHardware, TelemetrySample } from '#shared/ipc/contract';
 import type { Hardware } from '#shared/session/schema';
-import type { SliceCreator } from './types';
+import type { SliceCreator } from './slice-creator';
 
 /** About two minutes at one sample a second: enough for the small charts. */
 export const TELEMETRY_WINDOW = 120;

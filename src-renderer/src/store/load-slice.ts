@@ -1,7 +1,7 @@
 /** The Run view's Load mode: its form (the `load` command's settings) and the load run as main reports it. */
 import type { LoadForm, LoadView } from '#shared/ipc/contract';
 import { IDLE_LOAD } from '#shared/ipc/idle-load';
-import type { SliceCreator } from './types';
+import type { SliceCreator } from './slice-creator';
 
 /** What the Run view measures: the matrix, or request rates (docs/load.md). */
 export type RunMode = 'matrix' | 'load';

@@ -7,7 +7,7 @@ import type { ReportView } from '#shared/ipc/contract';
 import type { CellMetric } from '#shared/report/cell-metrics';
 import { type GpuPrice, parseGpuPrice } from '#shared/report/price';
 import { type TargetSet, TargetSpecError, parseTargets } from '#shared/report/slo';
-import type { SliceCreator, StoreState } from './types';
+import type { SliceCreator } from './slice-creator';
 
 const GPU_PRICE_KEY = 'speedmatrix.gpuPricePerHour';
 
@@ -47,7 +47,7 @@ export function parseTargetText(text: string): { set: TargetSet | null; error: s
 }
 
 /** The choice as an export sends it: targets and price only when they are valid (as the screen uses them). */
-export function reportViewOf(s: Pick<StoreState, 'heatmapMetric' | 'targetsText' | 'gpuPriceText'>): ReportView {
+export function reportViewOf(s: Pick<ReportViewSlice, 'heatmapMetric' | 'targetsText' | 'gpuPriceText'>): ReportView {
   return {
     metric: s.heatmapMetric,
     slo: parseTargetText(s.targetsText).set ? s.targetsText.trim() : '',

@@ -5,7 +5,7 @@ import { lengthText } from '#shared/report/load-model';
 import type { Session } from '#shared/session/schema';
 import { isDoneForResume } from '#shared/session/status-words';
 import { foldRunCells, type HeldSession } from './session-slice';
-import type { SliceCreator, StoreState } from './types';
+import type { SliceCreator } from './slice-creator';
 
 interface RunPreset {
   id: string;
@@ -112,7 +112,7 @@ function sameMatrix(a: PlanView | null, b: PlanView | null): boolean {
 
 const sortedUnique = (xs: number[]): number[] => [...new Set(xs)].sort((a, b) => a - b);
 
-export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
+export const createRunSlice: SliceCreator<RunSlice, RunSlice & HeldSession> = (set) => ({
   runForm: DEFAULT_RUN_FORM,
   plan: null,
   planError: null,
@@ -152,14 +152,14 @@ export const createRunSlice: SliceCreator<RunSlice> = (set) => ({
 });
 
 /** Updates in order: run state, and their cells and prefill points into the session (their revisions order them). */
-function foldUpdates(s: StoreState, us: RunUpdate[]): RunState & HeldSession {
+function foldUpdates(s: RunState & HeldSession, us: RunUpdate[]): RunState & HeldSession {
   let next: RunState & HeldSession = s;
   for (const u of us) next = foldRunCells({ ...next, ...foldRunUpdate(next, u) }, u);
   return next;
 }
 
 /** The session when it is this run's or a newer one's (a resume's, adopted before its reply): the Run view draws it. */
-export const runSession = (s: StoreState): Session | null =>
+export const runSession = (s: Pick<RunSlice, 'runId'> & HeldSession): Session | null =>
   s.session && s.sessionRun !== null && s.sessionRun >= s.runId ? s.session : null;
 
 /** The form a session's run was made with: what a reload or a resume shows. */

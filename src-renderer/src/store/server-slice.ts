@@ -1,7 +1,7 @@
 /** Server: the form, its command preview, the supervisor's snapshot (main is the source of truth) and the log. */
 import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '#shared/ipc/contract';
 import { IDLE_SERVER } from '#shared/ipc/idle-server';
-import type { SliceCreator } from './types';
+import type { SliceCreator } from './slice-creator';
 
 /** Lines kept for the live log view; the full log stays in main. */
 export const LOG_LIMIT = 5000;

@@ -3,7 +3,7 @@ import { cellKey } from '#shared/cell-key';
 import type { Notice, RunUpdate, SessionMeta, SessionView } from '#shared/ipc/contract';
 import { withCell, withPrefill } from '#shared/session/cells';
 import type { Session } from '#shared/session/schema';
-import type { SliceCreator } from './types';
+import type { SliceCreator } from './slice-creator';
 
 const EMPTY_META: SessionMeta = {
   file: null,

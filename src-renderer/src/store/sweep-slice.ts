@@ -2,7 +2,7 @@
 import type { SweepPlanView, SweepView } from '#shared/ipc/contract';
 import type { AxisInput } from '#shared/sweep/variants';
 import { IDLE_SWEEP } from '#shared/ipc/idle-sweep';
-import type { SliceCreator } from './types';
+import type { SliceCreator } from './slice-creator';
 
 export interface SweepSlice {
   /** The varied settings as typed: a flag and its values, separated by commas. */

@@ -20,6 +20,3 @@ export type StoreState = AppSlice &
   ReportViewSlice &
   SweepSlice &
   LoadSlice;
-type SetState = (partial: Partial<StoreState> | ((s: StoreState) => Partial<StoreState>)) => void;
-type GetState = () => StoreState;
-export type SliceCreator<T> = (set: SetState, get: GetState) => T;

@@ -1,5 +1,5 @@
 /** Which view is shown, and small view preferences (log search and auto-scroll). */
-import type { SliceCreator } from './types';
+import type { SliceCreator } from './slice-creator';
 
 type View = 'hardware' | 'server' | 'run' | 'results';
 export const VIEWS: { id: View; label: string }[] = [

@@ -2,7 +2,7 @@
  * Bridge events -> store, outside React render. Run updates are applied once per frame
  * (run-queue.ts); the session is fetched only when main replaced it (docs/ipc.md), one at a time.
  */
-import type { SpeedMatrixBridge } from '#shared/ipc/contract';
+import type { SpeedMatrixBridge } from '#shared/ipc/channels';
 import { refreshSession, runMenuCommand } from './actions';
 import type { AppStore } from './index';
 import { flushRunUpdates, queueRunUpdate } from './run-queue';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectedWindowSeconds, planRun, type PlanTarget } from '../../../src-main/engine/bench/plan';
 import { EtaTracker } from '../../../src-main/engine/bench/progress';
-import { configFromFlags } from '../../../src-main/hosts/cli/commands/run-flags';
+import { runConfigFrom } from '../../../src-main/workflows/inputs/run-input';
 import { prefillStop, PREFILL_MAX_MEASUREMENTS } from '../../../src-main/engine/bench/precision';
 import type { DecodeCell } from '#shared/session/schema';
 
@@ -12,24 +12,24 @@ const target: PlanTarget = {
 
 describe('--precision and --min-duration', () => {
   it('read a percentage as a share and keep --duration as the longest window', () => {
-    expect(configFromFlags({ precision: '1%', duration: '20' })).toMatchObject({
+    expect(runConfigFrom({ precision: '1%', duration: '20' })).toMatchObject({
       precision: 0.01,
       secondsPerMeasurement: 20,
     });
-    expect(configFromFlags({ precision: '0.5' }).precision).toBe(0.005);
-    expect(configFromFlags({ precision: '2 %', minDuration: '8' })).toMatchObject({
+    expect(runConfigFrom({ precision: '0.5' }).precision).toBe(0.005);
+    expect(runConfigFrom({ precision: '2 %', minDuration: '8' })).toMatchObject({
       precision: 0.02,
       minSecondsPerMeasurement: 8,
     });
-    expect(configFromFlags({})).not.toHaveProperty('precision');
+    expect(runConfigFrom({})).not.toHaveProperty('precision');
   });
 
   it('refuse what cannot be meant, naming the flag', () => {
-    expect(() => configFromFlags({ precision: '0%' })).toThrow(/--precision must be a percentage/);
-    expect(() => configFromFlags({ precision: 'tight' })).toThrow(/--precision must be a percentage/);
-    expect(() => configFromFlags({ precision: '100' })).toThrow(/--precision/);
-    expect(() => configFromFlags({ minDuration: '5' })).toThrow(/--min-duration only applies with --precision/);
-    expect(() => configFromFlags({ precision: '1%', minDuration: '40', duration: '30' })).toThrow(
+    expect(() => runConfigFrom({ precision: '0%' })).toThrow(/--precision must be a percentage/);
+    expect(() => runConfigFrom({ precision: 'tight' })).toThrow(/--precision must be a percentage/);
+    expect(() => runConfigFrom({ precision: '100' })).toThrow(/--precision/);
+    expect(() => runConfigFrom({ minDuration: '5' })).toThrow(/--min-duration only applies with --precision/);
+    expect(() => runConfigFrom({ precision: '1%', minDuration: '40', duration: '30' })).toThrow(
       /--min-duration \(40 s\) is longer than --duration \(30 s\)/,
     );
   });

@@ -1,7 +1,7 @@
 /** A prefill scout's deadline scales with the prefill speed measured at smaller contexts, within a floor and a cap. */
 import { describe, expect, it } from 'vitest';
 import { planRun } from '../../../src-main/engine/bench/plan';
-import { configFromFlags } from '../../../src-main/hosts/cli/commands/run-flags';
+import { runConfigFrom } from '../../../src-main/workflows/inputs/run-input';
 import {
   DEFAULT_SCOUT_DEADLINE,
   expectedPrefillSeconds,
@@ -101,11 +101,11 @@ describe('the plan', () => {
     });
   });
   it('the CLI sets the floor and the cap; a bad value is a usage error naming the flag', () => {
-    expect(configFromFlags({ scoutDeadlineFloor: '60', scoutDeadlineCap: '7200' }).scoutDeadline).toEqual({
+    expect(runConfigFrom({ scoutDeadlineFloor: '60', scoutDeadlineCap: '7200' }).scoutDeadline).toEqual({
       floorSeconds: 60,
       capSeconds: 7200,
     });
-    expect(() => configFromFlags({ scoutDeadlineCap: 'soon' })).toThrow(
+    expect(() => runConfigFrom({ scoutDeadlineCap: 'soon' })).toThrow(
       /--scout-deadline-cap must be a positive number/,
     );
   });

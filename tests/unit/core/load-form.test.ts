@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadForm } from '#shared/ipc/contract';
 import { loadConfigFromForm } from '../../../src-main/hosts/app-facade/load-control';
-import { loadConfigFromFlags } from '../../../src-main/hosts/cli/commands/load-flags';
+import { loadConfigFrom } from '../../../src-main/workflows/inputs/load-input';
 import { DEFAULT_LOAD_FORM } from '../../../src-renderer/src/store/load-slice';
 
 const form = (patch: Partial<LoadForm>): LoadForm => ({ ...DEFAULT_LOAD_FORM, ...patch });
@@ -23,7 +23,7 @@ describe('the Load form', () => {
       slo: 'ttft<=500ms,tbt<=50ms',
     });
     expect(loadConfigFromForm(f)).toEqual(
-      loadConfigFromFlags({
+      loadConfigFrom({
         rates: '0.5,2',
         arrivals: 'gamma:2',
         maxInFlight: '16',

@@ -5,7 +5,8 @@ import { remoteHostOf, sshTargetOf } from '../../../src-main/hosts/app-facade/re
 import { remoteRunArgs } from '../../../src-main/hosts/app-facade/remote-runs';
 import type { ServerTarget } from '../../../src-main/engine/server/target';
 import { Command } from 'commander';
-import { addMatrixOptions, configFromFlags } from '../../../src-main/hosts/cli/commands/run-flags';
+import { addMatrixOptions } from '../../../src-main/hosts/cli/commands/run-flags';
+import { runConfigFrom } from '../../../src-main/workflows/inputs/run-input';
 import { toConfig } from '../../../src-main/hosts/app-facade/run-control';
 
 const RUN: RunForm = {
@@ -68,7 +69,7 @@ describe('the flags the app sends to the host', () => {
       .option('--json-progress')
       .option('--out <file>');
     run.parse(args.slice(1), { from: 'user' });
-    return configFromFlags(run.opts());
+    return runConfigFrom(run.opts());
   }
 
   it.each([

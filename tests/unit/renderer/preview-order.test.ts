@@ -4,7 +4,8 @@
  * newer one (the page would show warnings for a form the person has since changed).
  */
 import { describe, expect, it } from 'vitest';
-import type { CommandPreview, ServerForm, SpeedMatrixBridge } from '#shared/ipc/contract';
+import type { CommandPreview, ServerForm } from '#shared/ipc/contract';
+import type { SpeedMatrixBridge } from '#shared/ipc/channels';
 
 type Reply = { ok: true; data: CommandPreview };
 const pending: Array<{ form: ServerForm; answer: (r: Reply) => void }> = [];

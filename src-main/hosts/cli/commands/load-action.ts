@@ -17,7 +17,9 @@ import { LOAD_COLUMNS, loadAnswer, loadRow, passLabel, passStartLine } from '#sh
 import type { LoadConfig } from '#shared/session/schema-load';
 import { EXIT } from './exit';
 import { endLaunchedNow, errorWriter, exitCodeFor, onStopSignals, stopSupervised } from './command-io';
-import { loadConfigFromFlags, LoadUsageError, type LoadFlags } from './load-flags';
+import type { LoadFlags } from './flag-types';
+import { loadConfigFrom } from '../../../workflows/inputs/load-input';
+import { InputError } from '../../../workflows/inputs/input-error';
 import { Refusal, checkWritableFolder } from './out-folder';
 import {
   apiKeyFrom,
@@ -27,7 +29,8 @@ import {
   serverFlagsProblem,
   type RunInputs,
 } from './run-action';
-import { positiveNumber, type RunFlags } from './run-flags';
+import type { RunFlags } from './flag-types';
+import { positiveNumber } from '../../../workflows/inputs/run-input';
 
 const usageProblem = (cmd: string[], flags: LoadFlags): string | null =>
   serverFlagsProblem(cmd, flags, {
@@ -43,7 +46,7 @@ async function readInputs(
   let config: LoadConfig;
   let inputs: RunInputs;
   try {
-    config = loadConfigFromFlags(flags);
+    config = loadConfigFrom(flags);
     const apiKey = apiKeyFrom(flags as RunFlags, (t) => process.stderr.write(`${t}\n`));
     if (flags.out) {
       const file = resolve(flags.out);
@@ -111,7 +114,7 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
   try {
     read = await readInputs(cmd, flags);
   } catch (e) {
-    return exitCodeFor(e, err, e instanceof LoadUsageError ? EXIT.usage : EXIT.failed);
+    return exitCodeFor(e, err, e instanceof InputError ? EXIT.usage : EXIT.failed);
   }
   const { config, inputs, dataset } = read;
   const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;

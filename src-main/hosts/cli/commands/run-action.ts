@@ -31,7 +31,8 @@ import { freePort } from '../../../engine/server/port';
 import { Supervisor } from '../../../engine/server/supervisor';
 import { SESSION_EXTENSION, type Hardware, type Session } from '#shared/session/schema';
 import { summarizeSession } from '../../../platform/session/summary';
-import { configFromFlags, positiveNumber, type RunFlags } from './run-flags';
+import type { RunFlags } from './flag-types';
+import { positiveNumber, runConfigFrom } from '../../../workflows/inputs/run-input';
 import { EXIT } from './exit';
 import { endLaunchedNow, errorWriter, exitCodeFor, onStopSignals, progressConsole, stopSupervised } from './command-io';
 import { offerToEndLeftovers } from './leftovers';
@@ -192,7 +193,7 @@ export interface RunInputs {
 async function readInputs(cmd: string[], flags: RunFlags): Promise<RunInputs> {
   let inputs: RunInputs;
   try {
-    const config = configFromFlags(flags);
+    const config = runConfigFrom(flags);
     const readyTimeoutMs = flags.readyTimeout
       ? positiveNumber('--ready-timeout', flags.readyTimeout) * 1000
       : undefined;

@@ -14,7 +14,7 @@ import { REMOTE_SESSION, fetchRemoteSession, keyOutOfCommand } from '../../../wo
 import { EXIT } from './exit';
 import { errorWriter, exitCodeFor, progressConsole } from './command-io';
 import { Refusal } from './out-folder';
-import type { RunFlags } from './run-flags';
+import type { RunFlags } from './flag-types';
 import { apiKeyFrom, checkOutputs, defaultSessionFile, usageProblem, writeReport } from './run-action';
 import type { SshFlags } from './ssh-flags';
 import { driveRemote, exitCodeOfRemote, passedFlags, progressJob, sayTail, type RemoteJob } from './remote-drive';

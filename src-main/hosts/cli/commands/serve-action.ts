@@ -11,7 +11,7 @@ import { killGroupNow } from '../../../engine/server/orphans';
 import { Supervisor, type StopReport } from '../../../engine/server/supervisor';
 import type { ServerTarget } from '../../../engine/server/target';
 import { LaunchedRegistry } from '../../../engine/server/launched-registry';
-import type { ServeFlags } from './serve-flags';
+import type { ServeFlags } from './flag-types';
 import { EXIT } from './exit';
 import { offerToEndLeftovers } from './leftovers';
 

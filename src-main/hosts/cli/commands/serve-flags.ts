@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
+import type { ServeFlags } from './flag-types';
 import { addSshOptions, type SshFlags } from './ssh-flags';
-
-export interface ServeFlags {
-  readyTimeout: string;
-  stopTimeout: string;
-  logFile?: string;
-  json?: boolean;
-  yes?: boolean;
-}
 
 export function registerServe(program: Command): void {
   const serve = program

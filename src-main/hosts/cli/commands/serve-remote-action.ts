@@ -8,7 +8,7 @@ import { parseSshTarget } from '../../../workflows/remote/ssh';
 import { checkRunId, keyOutOfCommand, newRunId } from '../../../workflows/remote/remote-run';
 import { EXIT } from './exit';
 import { errorWriter } from './command-io';
-import type { ServeFlags } from './serve-flags';
+import type { ServeFlags } from './flag-types';
 import type { SshFlags } from './ssh-flags';
 import { driveRemote, exitCodeOfRemote, passedFlags, sayTail, type RemoteJob } from './remote-drive';
 

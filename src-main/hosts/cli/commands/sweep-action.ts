@@ -14,8 +14,8 @@ import { planSweep, sweepPlanLine } from '../../../workflows/sweep/plan';
 import { SweepRun } from '../../../workflows/sweep/run-sweep';
 import { VaryError, parseVary } from '#shared/sweep/variants';
 import type { Hardware } from '#shared/session/schema';
-import { configFromFlags, positiveNumber } from './run-flags';
-import type { SweepFlags } from './sweep-flags';
+import { positiveNumber, runConfigFrom } from '../../../workflows/inputs/run-input';
+import type { SweepFlags } from './flag-types';
 import { EXIT } from './exit';
 import { errorWriter, exitCodeFor, onStopSignals, progressConsole } from './command-io';
 import { offerToEndLeftovers } from './leftovers';
@@ -74,7 +74,7 @@ export async function sweepInputs(
 ): Promise<SweepInputs | number> {
   let inputs: SweepInputs;
   try {
-    const given = configFromFlags(flags);
+    const given = runConfigFrom(flags);
     const readyTimeoutMs = flags.readyTimeout
       ? positiveNumber('--ready-timeout', flags.readyTimeout) * 1000
       : undefined;

@@ -6,20 +6,9 @@
  * ./sweep-action.ts runs.
  */
 import { type Command, Option } from 'commander';
-import { addMatrixOptions, type RunFlags } from './run-flags';
+import type { SweepFlags } from './flag-types';
+import { addMatrixOptions } from './run-flags';
 import { addSshOptions, type SshFlags } from './ssh-flags';
-
-export interface SweepFlags extends RunFlags {
-  vary: string[];
-  outDir?: string;
-  slurm?: boolean;
-  slurmOption: string[];
-  slurmPoll?: string;
-  status?: string;
-  report?: string;
-  /** Set by the sweep's Slurm job script only: run this variant (by slug) of the sweep in --out-dir. */
-  slurmJob?: string;
-}
 
 export function registerSweep(program: Command): void {
   const sweep = program

@@ -13,7 +13,7 @@ import { errorWriter, exitCodeFor, progressConsole } from './command-io';
 import { Refusal, checkOutputFolder } from './out-folder';
 import { apiKeyFrom } from './run-action';
 import type { SshFlags } from './ssh-flags';
-import type { SweepFlags } from './sweep-flags';
+import type { SweepFlags } from './flag-types';
 import { driveRemote, exitCodeOfRemote, passedFlags, progressJob, sayTail, type RemoteJob } from './remote-drive';
 
 export interface RemoteSweepFlags extends SweepFlags, SshFlags {

@@ -27,9 +27,9 @@ import {
   writeOutcome,
 } from '../../../workflows/sweep/slurm-sweep';
 import { labelOf } from '#shared/report/compare-model';
-import { positiveNumber } from './run-flags';
+import { positiveNumber } from '../../../workflows/inputs/run-input';
 import { sweepInputs } from './sweep-action';
-import type { SweepFlags } from './sweep-flags';
+import type { SweepFlags } from './flag-types';
 import { EXIT } from './exit';
 import { errorWriter } from './command-io';
 

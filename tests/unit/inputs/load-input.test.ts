@@ -1,20 +1,20 @@
 /**
- * `speedmatrix load`'s flags into a load configuration: every flag's forms, its defaults, and a
+ * A load test's settings (`speedmatrix load`'s flags, the app's Load form) into a load configuration: every flag's forms, its defaults, and a
  * message that names the flag and shows a good value for each bad one.
  */
 import { describe, expect, it } from 'vitest';
 import {
   LOAD_DEFAULTS,
-  loadConfigFromFlags,
+  loadConfigFrom,
   parseArrivals,
-  parseLength,
   parseRates,
   parseSlo,
-} from '../../../src-main/hosts/cli/commands/load-flags';
+} from '../../../src-main/workflows/inputs/load-input';
+import { parseLength } from '../../../src-main/workflows/inputs/lengths';
 
 describe('the load flags', () => {
   it('defaults: Poisson arrivals, no cap, the chat endpoint, answers to their full length', () => {
-    expect(loadConfigFromFlags({ rates: '1,2' })).toEqual({
+    expect(loadConfigFrom({ rates: '1,2' })).toEqual({
       rates: [1, 2],
       sweep: null,
       arrivals: { kind: 'poisson' },
@@ -33,7 +33,7 @@ describe('the load flags', () => {
   });
 
   it('every flag given', () => {
-    const c = loadConfigFromFlags({
+    const c = loadConfigFrom({
       rates: 'sweep',
       sweepPoints: '5',
       arrivals: 'gamma:2.5',
@@ -63,7 +63,7 @@ describe('the load flags', () => {
       seed: 42,
       slo: { ttftSeconds: 0.5, tbtSeconds: 0.05, e2eSeconds: 20 },
     });
-    expect(loadConfigFromFlags({ demo: true }).sweep).toEqual({ points: 4 });
+    expect(loadConfigFrom({ demo: true }).sweep).toEqual({ points: 4 });
   });
 
   it.each([
@@ -81,7 +81,7 @@ describe('the load flags', () => {
     [{ rates: '1', inputLen: '100', sharedPrefix: '100' }, '--shared-prefix 100 leaves no room'],
     [{ rates: '1', sharedPrefix: 'lots' }, '--shared-prefix: "lots" is not a positive whole number of tokens'],
   ])('refuses %j', (flags, message) => {
-    expect(() => loadConfigFromFlags(flags)).toThrow(message);
+    expect(() => loadConfigFrom(flags)).toThrow(message);
   });
 
   it('rates, arrivals, lengths and targets: the forms and what is refused', () => {

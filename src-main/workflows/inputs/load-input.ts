@@ -1,0 +1,155 @@
+/**
+ * The rules that turn a load test's settings, as a person writes them, into a load configuration
+ * (docs/load.md): rates, arrivals, lengths, the shared prefix, targets. Used by the CLI's `load`
+ * and the app's Load form; a value that cannot be used throws InputError naming its flag.
+ */
+import { basename } from 'node:path';
+import type { Arrivals, LoadConfig, Slo } from '#shared/session/schema-load';
+import { InputError } from './input-error';
+import { minLength, parseLength, parseTokens } from './lengths';
+
+/** A load test's settings as written (text, as typed). */
+export interface LoadInput {
+  /** The demo's smaller sweep and its rates by default. */
+  demo?: boolean;
+  rates?: string;
+  sweepPoints?: string;
+  arrivals?: string;
+  maxInFlight?: string;
+  duration?: string;
+  warmup?: string;
+  inputLen?: string;
+  outputLen?: string;
+  sharedPrefix?: string;
+  endpoint?: string;
+  ignoreEos?: boolean;
+  seed?: string;
+  slo?: string;
+  dataset?: string;
+}
+
+export const LOAD_DEFAULTS = {
+  sweepPoints: 8,
+  durationSeconds: 60,
+  warmupSeconds: 10,
+  inputTokens: 1024,
+  outputTokens: 128,
+  seed: 0,
+};
+
+function positive(flag: string, text: string, whole = false): number {
+  const v = Number(text.trim());
+  if (text.trim() === '' || !Number.isFinite(v) || v <= 0 || (whole && !Number.isInteger(v)))
+    throw new InputError(`${flag} must be a positive ${whole ? 'whole ' : ''}number, got "${text}".`);
+  return v;
+}
+
+/** `--rates 0.5,1,2,4` (requests per second) or `--rates sweep`. */
+export function parseRates(text: string): number[] | 'sweep' {
+  if (text.trim() === 'sweep') return 'sweep';
+  const parts = text.split(',').filter((p) => p.trim() !== '');
+  if (parts.length === 0)
+    throw new InputError('--rates: give requests per second, comma-separated (e.g. --rates 0.5,1,2,4), or sweep.');
+  return parts.map((p) => {
+    const v = Number(p.trim());
+    if (!Number.isFinite(v) || v <= 0)
+      throw new InputError(
+        `--rates: "${p.trim()}" is not a positive number of requests per second (e.g. --rates 0.5,1,2,4, or --rates sweep).`,
+      );
+    return v;
+  });
+}
+
+/** `poisson`, `constant` or `gamma:CV` (CV > 0; above 1 is burstier than Poisson). */
+export function parseArrivals(text: string): Arrivals {
+  const t = text.trim();
+  if (t === 'poisson' || t === 'constant') return { kind: t };
+  const m = /^gamma:(.+)$/.exec(t);
+  const cv = m ? Number(m[1]) : Number.NaN;
+  if (m && Number.isFinite(cv) && cv > 0) return { kind: 'gamma', cv };
+  throw new InputError(
+    `--arrivals must be poisson, constant or gamma:CV with CV a positive number (e.g. gamma:2 for bursts), got "${text}".`,
+  );
+}
+
+const SLO_KEYS = { ttft: 'ttftSeconds', tbt: 'tbtSeconds', e2e: 'e2eSeconds' } as const;
+
+/**
+ * `ttft<=500ms,tbt<=50ms,e2e<=20s`: per-request ceilings, written as the matrix's targets are
+ * (docs/repeats-and-targets.md) but met by each request on its own, not by a percentile.
+ */
+export function parseSlo(text: string): Slo {
+  const slo: Slo = {};
+  const example = 'e.g. --slo ttft<=500ms,tbt<=50ms,e2e<=20s';
+  for (const part of text.split(',').filter((p) => p.trim() !== '')) {
+    const m = /^\s*(\w+)\s*<=\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*$/.exec(part);
+    const key = m?.[1].toLowerCase();
+    if (!m || !key || !(key in SLO_KEYS))
+      throw new InputError(
+        `--slo: "${part.trim()}" is not a target: ttft, tbt or e2e, then <= and a time in ms or s (${example}).`,
+      );
+    const v = Number(m[2]) / (m[3] === 'ms' ? 1000 : 1);
+    if (v <= 0) throw new InputError(`--slo: "${part.trim()}" needs a positive time (${example}).`);
+    slo[SLO_KEYS[key as keyof typeof SLO_KEYS]] = v;
+  }
+  if (Object.keys(slo).length === 0) throw new InputError(`--slo: give at least one target (${example}).`);
+  return slo;
+}
+
+/** The load configuration from the settings, with the defaults filled in. */
+export function loadConfigFrom(f: LoadInput): LoadConfig {
+  const rates = f.rates === undefined ? (f.demo ? 'sweep' : undefined) : parseRates(f.rates);
+  if (rates === undefined)
+    throw new InputError('say which request rates to offer: --rates 0.5,1,2,4 or --rates sweep.');
+  if (f.sweepPoints !== undefined && rates !== 'sweep') throw new InputError('--sweep-points goes with --rates sweep.');
+  const endpoint = f.endpoint ?? 'chat';
+  if (endpoint !== 'chat' && endpoint !== 'completions')
+    throw new InputError(`--endpoint must be chat or completions, got "${f.endpoint}".`);
+  const seed = f.seed === undefined ? LOAD_DEFAULTS.seed : Number(f.seed);
+  if (!Number.isInteger(seed)) throw new InputError(`--seed must be a whole number, got "${f.seed}".`);
+  const sharedPrefix =
+    f.sharedPrefix === undefined ? 0 : parseTokens('--shared-prefix', f.sharedPrefix, '--shared-prefix 4096');
+  if (f.dataset !== undefined && (f.inputLen !== undefined || f.sharedPrefix !== undefined))
+    throw new InputError('--dataset brings its own prompts: leave out --input-len and --shared-prefix.');
+  const inputLength = f.inputLen
+    ? parseLength('--input-len', f.inputLen)
+    : { kind: 'fixed' as const, tokens: LOAD_DEFAULTS.inputTokens };
+  if (sharedPrefix > 0 && minLength(inputLength) <= sharedPrefix)
+    throw new InputError(
+      `--shared-prefix ${sharedPrefix} leaves no room for each request's own part: every input length must be longer.`,
+    );
+  return {
+    rates: rates === 'sweep' ? [] : rates,
+    sweep:
+      rates === 'sweep'
+        ? {
+            points: f.sweepPoints
+              ? positive('--sweep-points', f.sweepPoints, true)
+              : f.demo
+                ? 4
+                : LOAD_DEFAULTS.sweepPoints,
+          }
+        : null,
+    arrivals: parseArrivals(f.arrivals ?? 'poisson'),
+    maxInFlight: f.maxInFlight === undefined ? null : positive('--max-in-flight', f.maxInFlight, true),
+    durationSeconds: f.duration === undefined ? LOAD_DEFAULTS.durationSeconds : positive('--duration', f.duration),
+    warmupSeconds: f.warmup === undefined ? LOAD_DEFAULTS.warmupSeconds : nonNegative('--warmup', f.warmup),
+    inputLength,
+    outputLength: f.outputLen
+      ? parseLength('--output-len', f.outputLen)
+      : { kind: 'fixed', tokens: LOAD_DEFAULTS.outputTokens },
+    sharedPrefixTokens: sharedPrefix,
+    endpoint,
+    ignoreEos: f.ignoreEos ?? true,
+    dataset: f.dataset === undefined ? null : basename(f.dataset),
+    seed,
+    slo: f.slo === undefined ? null : parseSlo(f.slo),
+  };
+}
+
+function nonNegative(flag: string, text: string): number {
+  const v = Number(text.trim());
+  if (text.trim() === '' || !Number.isFinite(v) || v < 0)
+    throw new InputError(`${flag} must be a number of seconds, 0 or more, got "${text}".`);
+  return v;
+}
