@@ -13,6 +13,7 @@ import type { KvPlan } from './kv-budget';
 import { frontendSeconds, frontendSerialSeconds } from './model';
 import type { Profile } from './profile';
 import { CollectSink, epochMs, StreamSink, type SinkContext, type TruthRecord } from './sinks';
+import { HttpError, newTruth } from './request-records';
 import { rng, type Corpus } from './text';
 import { vllmTraits, type VllmTraits } from './vllm-traits';
 import { checkMessages, decode, encode, encodeChat, type ChatMessage } from './tokenizer';
@@ -47,17 +48,6 @@ const ROUTES: Record<string, string[]> = {
   '/sim/requests': ['GET', 'DELETE'],
 };
 const MAX_TRUTH = 20_000;
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly type: string,
-    readonly param: string | null = null,
-  ) {
-    super(message);
-  }
-}
 
 /** vLLM changed its error body in 0.10.1; follow the profile's version. */
 function newErrorStyle(version: string): boolean {
@@ -395,25 +385,8 @@ export class SimHttp {
     }
     const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomBytes(16).toString('hex')}`;
     const ignoreEos = body.ignore_eos === true;
-    const truth: TruthRecord | undefined = this.d.cfg.sim.debug
-      ? {
-          id,
-          endpoint: kind === 'chat' ? '/v1/chat/completions' : '/v1/completions',
-          stream,
-          prompt_tokens: ids.length,
-          cached_prompt_tokens: 0,
-          max_tokens: maxTokens,
-          ignore_eos: ignoreEos,
-          arrival_ms: epochMs(received),
-          scheduled_ms: null,
-          first_token_ms: null,
-          finished_ms: null,
-          finish_reason: null,
-          completion_tokens: 0,
-          preemptions: 0,
-          looped: false,
-          emissions: [],
-        }
+    const truth = this.d.cfg.sim.debug
+      ? newTruth(id, kind, { stream, promptTokens: ids.length, maxTokens, ignoreEos, received })
       : undefined;
     if (truth) this.remember(truth);
 
