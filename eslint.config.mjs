@@ -103,7 +103,7 @@ export default tseslint.config(
         {
           paths: [
             noElectron,
-            ...['#shared/ipc/contract', '#shared/session/schema'].map((name) => ({
+            ...['#shared/ipc/contract', '#shared/ipc/forms', '#shared/session/schema'].map((name) => ({
               name,
               allowTypeImports: true,
               message:

@@ -2,9 +2,26 @@
  * A sweep's plan in words: the one sentence the CLI prints (after "Sweep plan:") and the app's
  * Run view shows, from the figures of `planSweep` (docs/sweeps.md).
  */
-import type { SweepPlanFigures } from '../ipc/contract';
 import { fmtDuration, plural } from '../report/format';
 import { STATUS_WORDS } from '../session/status-words';
+
+/** What a sweep will do (docs/sweeps.md): the same figures as the CLI's plan line. */
+export interface SweepPlanFigures {
+  variants: number;
+  /** Variants not done yet; each gets its own server start. */
+  toRun: number;
+  serverStarts: number;
+  /** Cells each variant runs at most: Over capacity is known only once its server is up. */
+  cellsPerVariant: number;
+  cells: number;
+  /** Cells planned as Requests queued: above their variant's running-request cap (--max-num-seqs). */
+  queuedCells: number;
+  secondsPerVariant: number;
+  /** Measuring time of the variants to run, server starts left out. */
+  measuringSeconds: number;
+  /** Time the server starts of the variants to run take, where their commands say (the simulator's); else null. */
+  serverStartSeconds: number | null;
+}
 
 /** "about 5 min with the server starts", or "about 4 min of measuring plus the server starts" when they are not known. */
 export function sweepTimeText(p: SweepPlanFigures): string {

@@ -10,7 +10,7 @@ import { kvBudgetOrigin } from '#shared/report/report-model';
 import { newRunTag } from '../../platform/session/create';
 import { lengthCeiling } from './load-arrivals';
 import { repetitionKey } from './repetitions';
-import type { ProgressUnit } from '#shared/ipc/contract';
+import type { ProgressUnit } from '#shared/run-progress';
 import type { KvBudget } from '#shared/session/schema';
 import { STATUS_WORDS } from '#shared/session/status-words';
 import type { ServerTarget } from '../server/target';

@@ -15,7 +15,7 @@ import {
 } from '#shared/report/format';
 import { STATUS_WORDS } from '#shared/session/status-words';
 import { fmtPrefillPrecision, fmtStopNote } from '#shared/report/confidence';
-import type { ProgressUnit } from '#shared/ipc/contract';
+import type { ProgressUnit } from '#shared/run-progress';
 import type { PrefillResult } from '#shared/session/schema';
 import { WORKER_START_WALL_SECONDS, estimateSeconds, measurementsToRun, pendingSteps, progressUnit } from './plan';
 import { repetitionKey } from './repetitions';

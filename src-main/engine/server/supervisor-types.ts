@@ -2,7 +2,7 @@
  * What the supervisor (supervisor.ts) is told and tells: its states and their transitions, its
  * settings, its events, and the reports of a stop and a crash.
  */
-import type { ServerState } from '#shared/ipc/contract';
+import type { ServerState } from '#shared/server-state';
 import type { ProcessControl } from '../../platform/processes/process-control';
 import type { StartupFailure } from './failures';
 import type { StatsLine } from './log-parse';

@@ -6,7 +6,8 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { ComparisonEntryView, ComparisonFormat, ComparisonView, SweepJobView } from '#shared/ipc/contract';
+import type { ComparisonEntryView, ComparisonView, SweepJobView } from '#shared/ipc/contract';
+import type { ComparisonFormat } from '#shared/ipc/forms';
 import { loadMixRefusal } from '#shared/report/load-compare';
 import { type SweepEntry, buildSweepModel, sweepComparison } from '#shared/report/sweep-model';
 import type { Session } from '#shared/session/schema';

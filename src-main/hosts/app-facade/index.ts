@@ -9,18 +9,16 @@ import type { WorkerLauncher } from '../../engine/bench';
 import type { NodeSpawner } from '../../platform/runtime/node-spawner';
 import { detectHardware } from '../../platform/hardware';
 import {
-  type CellRef,
   type EventChannel,
   type EventPayloads,
-  type ExportFormat,
   type InvokeChannel,
   type InvokeHandlers,
   type InvokeResult,
   type InvokeResults,
-  type ReportView,
   invokeArgs,
   parseArgs,
 } from '#shared/ipc/contract';
+import { type CellRef, type ExportFormat, type ReportView } from '#shared/ipc/forms';
 import { EXTERNAL_ALLOWLIST } from '#shared/ipc/channels';
 import type { ReportOptions } from '#shared/report/report-model';
 import { TargetSpecError, parseTargets } from '#shared/report/slo';

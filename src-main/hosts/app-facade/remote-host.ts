@@ -4,7 +4,8 @@
  * src-main/workflows/remote), and its JSON events become this side's snapshots. The page knows
  * only the host and its ssh options (README "A GPU server over SSH").
  */
-import type { RemoteHardware, RemoteHost, ServerFailure, ServerForm } from '#shared/ipc/contract';
+import type { RemoteHardware, ServerFailure } from '#shared/ipc/contract';
+import type { RemoteHost, ServerForm } from '#shared/ipc/forms';
 import type { ServerTarget } from '../../engine/server/target';
 import { checkRemoteCli, remoteHardware } from '../../workflows/remote/remote-cli';
 import {

@@ -6,7 +6,7 @@
  * leaves the run going there, and Reattach follows it again from the byte it stopped at
  * (src-main/workflows/remote, README "A GPU server over SSH").
  */
-import type { RunForm } from '#shared/ipc/contract';
+import type { RunForm } from '#shared/ipc/forms';
 import { countByStatus } from '#shared/session/status-words';
 import type { ServerLaunch, Session } from '#shared/session/schema';
 import type { BenchEvent, RunOutcome } from '../../engine/bench';

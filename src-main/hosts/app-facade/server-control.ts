@@ -3,7 +3,8 @@
  * events become ServerSnapshots and batched log lines for the renderer; the supervisor stays
  * the source of truth, this only translates.
  */
-import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '#shared/ipc/contract';
+import type { CommandPreview, OrphanProcess, ServerSnapshot } from '#shared/ipc/contract';
+import type { ServerForm } from '#shared/ipc/forms';
 import type { ServerKind } from '#shared/session/schema';
 import type { LaunchOptions } from '../../engine/server/launch';
 import { IDLE_SERVER } from '#shared/ipc/idle-server';

@@ -2,8 +2,8 @@
  * The Server view's form (strings as typed) turned into the supervisor's LaunchOptions, with
  * a clear sentence for each value that does not parse. Pure, so it is table-tested.
  */
-import type { ServerForm } from '#shared/ipc/contract';
-import { ServerFormSchema } from '#shared/ipc/contract';
+import type { ServerForm } from '#shared/ipc/forms';
+import { ServerFormSchema } from '#shared/ipc/forms';
 import { type Result, fail, ok } from '#shared/result';
 import {
   LAUNCH_DEFAULTS,

@@ -8,7 +8,8 @@
 import { basename, dirname, join } from 'node:path';
 import { importFile, importText } from '../../workflows/importers';
 import { startsLikeJson } from '../../workflows/importers/open';
-import type { CellRef, CellSamples, SessionMeta, SessionView } from '#shared/ipc/contract';
+import type { CellSamples, SessionMeta, SessionView } from '#shared/ipc/contract';
+import type { CellRef } from '#shared/ipc/forms';
 import { readSessionFile, parseSessionText } from '../../platform/session/read';
 import { type DecodeCell, type PrefillResult, SESSION_EXTENSION, type Session } from '#shared/session/schema';
 import { withCell, withPrefill, withoutSamples } from '#shared/session/cells';

@@ -18,7 +18,8 @@ import { createSweep, needsApiKey, sweepLauncher, sweepOutcomeLine } from '../..
 import { SWEEP_MANIFEST, type SweepManifest, type VariantState, readManifest } from '../../workflows/sweep/manifest';
 import { planSweep, sweepPlanLine, sweepSecondsLeft } from '../../workflows/sweep/plan';
 import { SweepRun } from '../../workflows/sweep/run-sweep';
-import type { RunForm, ServerForm, SweepPlanView, SweepStart, SweepVariantView, SweepView } from '#shared/ipc/contract';
+import type { SweepPlanView, SweepVariantView, SweepView } from '#shared/ipc/contract';
+import type { RunForm, ServerForm, SweepStart } from '#shared/ipc/forms';
 import { IDLE_SWEEP } from '#shared/ipc/idle-sweep';
 import { mean } from '#shared/mean';
 import type { Hardware } from '#shared/session/schema';

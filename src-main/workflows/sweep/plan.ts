@@ -8,7 +8,7 @@ import type { RunConfigInput } from '../../engine/bench/types';
 import { type LaunchOptions, buildLaunch, toServerLaunch } from '../../engine/server/launch';
 import { flagValue } from '../../engine/server/command-line';
 import { serveLoadSeconds } from '../../engine/sim/serve';
-import type { SweepPlanFigures } from '#shared/ipc/contract';
+import type { SweepPlanFigures } from '#shared/sweep/plan-words';
 import { mean } from '#shared/mean';
 import { sweepPlanWords } from '#shared/sweep/plan-words';
 import type { VariantState } from './manifest';

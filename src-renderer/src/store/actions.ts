@@ -2,18 +2,8 @@
  * Everything the renderer asks of main goes through these actions: they call the bridge and
  * put the answer (or its error, in words) into the store. Components never call the bridge.
  */
-import type {
-  CellRef,
-  CellSamples,
-  ComparisonFormat,
-  ComparisonView,
-  Invoked,
-  ExportFormat,
-  MenuCommand,
-  RunForm,
-  RunUpdate,
-  ServerForm,
-} from '#shared/ipc/contract';
+import type { CellSamples, ComparisonView, Invoked, MenuCommand, RunUpdate } from '#shared/ipc/contract';
+import type { CellRef, ComparisonFormat, ExportFormat, RunForm, ServerForm } from '#shared/ipc/forms';
 import type { Result } from '#shared/result';
 import { bridgeOrThrow } from '../bridge';
 import { appStore } from './index';

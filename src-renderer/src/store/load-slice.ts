@@ -1,5 +1,6 @@
 /** The Run view's Load mode: its form (the `load` command's settings) and the load run as main reports it. */
-import type { LoadForm, LoadView } from '#shared/ipc/contract';
+import type { LoadView } from '#shared/ipc/contract';
+import type { LoadForm } from '#shared/ipc/forms';
 import { IDLE_LOAD } from '#shared/ipc/idle-load';
 import type { SliceCreator } from './slice-creator';
 

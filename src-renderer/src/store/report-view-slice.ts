@@ -3,7 +3,7 @@
  * targets and the GPU price (remembered in localStorage). Export sends the same choice, so the
  * file shows what the screen does.
  */
-import type { ReportView } from '#shared/ipc/contract';
+import type { ReportView } from '#shared/ipc/forms';
 import type { CellMetric } from '#shared/report/cell-metrics';
 import { type GpuPrice, parseGpuPrice } from '#shared/report/price';
 import { type TargetSet, TargetSpecError, parseTargets } from '#shared/report/slo';

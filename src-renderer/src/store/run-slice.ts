@@ -1,6 +1,8 @@
 /** Run: the form, the plan preview, and the live run as main reports it (merged updates). */
 import { cellKey } from '#shared/cell-key';
-import type { LiveCell, PlanView, RunForm, RunPhase, RunProgress, RunUpdate } from '#shared/ipc/contract';
+import type { LiveCell, PlanView, RunProgress, RunUpdate } from '#shared/ipc/contract';
+import type { RunPhase } from '#shared/run-progress';
+import type { RunForm } from '#shared/ipc/forms';
 import { lengthText } from '#shared/report/load-model';
 import type { Session } from '#shared/session/schema';
 import { isDoneForResume } from '#shared/session/status-words';

@@ -1,5 +1,6 @@
 /** Server: the form, its command preview, the supervisor's snapshot (main is the source of truth) and the log. */
-import type { CommandPreview, OrphanProcess, ServerForm, ServerSnapshot } from '#shared/ipc/contract';
+import type { CommandPreview, OrphanProcess, ServerSnapshot } from '#shared/ipc/contract';
+import type { ServerForm } from '#shared/ipc/forms';
 import { IDLE_SERVER } from '#shared/ipc/idle-server';
 import type { SliceCreator } from './slice-creator';
 

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppCore } from '../../../src-main/hosts/app-facade';
-import type { LoadForm, LoadView } from '#shared/ipc/contract';
+import type { LoadView } from '#shared/ipc/contract';
+import type { LoadForm } from '#shared/ipc/forms';
 import { type CoreOnSim, coreOnReadySim, until } from '../../helpers/core-sim';
 
 const FORM: LoadForm = {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAppCore } from '../../../src-main/hosts/app-facade';
 import { FORM_DEFAULTS } from '../../../src-main/hosts/app-facade/server-form';
-import type { RunForm, ServerForm, ServerSnapshot, SweepView } from '#shared/ipc/contract';
+import type { ServerSnapshot, SweepView } from '#shared/ipc/contract';
+import type { RunForm, ServerForm } from '#shared/ipc/forms';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-sweep-core-'));
 const core = (allowWritePaths = true) =>

@@ -3,7 +3,7 @@
  * makes of the same settings, and a bad value refused in words that name the form's field.
  */
 import { describe, expect, it } from 'vitest';
-import type { LoadForm } from '#shared/ipc/contract';
+import type { LoadForm } from '#shared/ipc/forms';
 import { loadConfigFromForm } from '../../../src-main/hosts/app-facade/load-control';
 import { loadConfigFrom } from '../../../src-main/workflows/inputs/load-input';
 import { DEFAULT_LOAD_FORM } from '../../../src-renderer/src/store/load-slice';

@@ -1,6 +1,6 @@
 /** The Server view's remote host and the Run view's matrix, as the ssh target and the `speedmatrix run` there. */
 import { describe, expect, it } from 'vitest';
-import type { RunForm } from '#shared/ipc/contract';
+import type { RunForm } from '#shared/ipc/forms';
 import { remoteHostOf, sshTargetOf } from '../../../src-main/hosts/app-facade/remote-host';
 import { remoteRunArgs } from '../../../src-main/hosts/app-facade/remote-runs';
 import type { ServerTarget } from '../../../src-main/engine/server/target';

@@ -1,6 +1,6 @@
 /** The Server form as typed -> the supervisor's launch options, table-driven. */
 import { describe, expect, it } from 'vitest';
-import { ServerFormSchema } from '#shared/ipc/contract';
+import { ServerFormSchema } from '#shared/ipc/forms';
 import { FORM_DEFAULTS, formToLaunch, formWarnings } from '../../../src-main/hosts/app-facade/server-form';
 import { buildLaunch } from '../../../src-main/engine/server';
 

@@ -4,7 +4,8 @@
  * newer one (the page would show warnings for a form the person has since changed).
  */
 import { describe, expect, it } from 'vitest';
-import type { CommandPreview, ServerForm } from '#shared/ipc/contract';
+import type { CommandPreview } from '#shared/ipc/contract';
+import type { ServerForm } from '#shared/ipc/forms';
 import type { SpeedMatrixBridge } from '#shared/ipc/channels';
 
 type Reply = { ok: true; data: CommandPreview };

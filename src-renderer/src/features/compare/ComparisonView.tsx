@@ -5,7 +5,8 @@
  * as an ordinary session; the comparison exports as Markdown or HTML.
  */
 import { cellKey } from '#shared/cell-key';
-import type { ComparisonEntryView, ComparisonFormat, ComparisonView as Comparison } from '#shared/ipc/contract';
+import type { ComparisonEntryView, ComparisonView as Comparison } from '#shared/ipc/contract';
+import type { ComparisonFormat } from '#shared/ipc/forms';
 import {
   type ComparisonModel,
   comparisonKicker,

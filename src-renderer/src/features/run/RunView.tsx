@@ -4,7 +4,8 @@ import { useEffect, useMemo } from 'react';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
-import type { PlanView, RunPhase } from '#shared/ipc/contract';
+import type { PlanView } from '#shared/ipc/contract';
+import type { RunPhase } from '#shared/run-progress';
 import {
   fmtContext,
   fmtContexts,
