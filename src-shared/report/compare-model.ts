@@ -13,7 +13,8 @@ import { flagsOf, parseLaunchLine } from './launch-flags';
 import { cellKey } from '../cell-key';
 import { buildPrefillSeries, divergingColor, matrixAxes, statusColor } from './matrix-model';
 import { cellIndex } from '../cell-key';
-import { type TableModel, gpuLabelOf, reportTitle } from './report-model';
+import { type TableModel } from './report-model';
+import { gpuLabelOf, reportTitle } from './report-blocks';
 import { fmtCellThroughput } from './confidence';
 import {
   type CellDifference,

@@ -7,7 +7,7 @@
 import type { Session } from '../session/schema';
 import { NONE, fmtCell, fmtContext, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
-import { gpuLabelOf, modelNameOf } from './report-model';
+import { gpuLabelOf, modelNameOf } from './report-blocks';
 import { passLabel } from './load-model';
 import type { LoadRateResult } from '../session/schema-load';
 

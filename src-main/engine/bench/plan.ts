@@ -6,7 +6,7 @@
 import { cellKey } from '#shared/cell-key';
 import { mean } from '#shared/mean';
 import { fmtContext, fmtCount } from '#shared/report/format';
-import { kvBudgetOrigin } from '#shared/report/report-model';
+import { kvBudgetOrigin } from '#shared/report/report-blocks';
 import { newRunTag } from '../../platform/session/create';
 import { lengthCeiling } from './load-arrivals';
 import { repetitionKey } from './repetitions';

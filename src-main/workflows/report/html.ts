@@ -15,13 +15,13 @@ import { escapeHtml as esc } from './escape';
 import { fmtContext, fmtMs, fmtTokPerSec, plural } from '#shared/report/format';
 import { buildPrefillSeries, decodeHeatmap } from '#shared/report/matrix-model';
 import {
-  type InfoBlock,
   type ReportModel,
   type ReportOptions,
   SIMULATED_NOTE,
   type TableModel,
   buildReportModel,
 } from '#shared/report/report-model';
+import { type InfoBlock } from '#shared/report/report-blocks';
 import { REPORT_CSS } from './style';
 import { curveChartSvg, heatmapSvg, timelineSvg } from './svg';
 import { SERIES_COLORS } from '#shared/report/scale';

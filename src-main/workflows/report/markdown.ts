@@ -6,13 +6,13 @@
 import type { Session } from '#shared/session/schema';
 import { codeBlock, escapeMarkdownLine as line, escapeMarkdown as md } from './escape';
 import {
-  type InfoBlock,
   type ReportModel,
   type ReportOptions,
   SIMULATED_NOTE,
   type TableModel,
   buildReportModel,
 } from '#shared/report/report-model';
+import { type InfoBlock } from '#shared/report/report-blocks';
 import { fmtContext } from '#shared/report/format';
 import { type DecodeMatrixModel, MISSES_TARGETS, type MatrixCellView } from '#shared/report/matrix-model';
 import type { CapacitySection } from '#shared/report/capacity-section';

@@ -3,7 +3,7 @@ import { importFile, importText } from '../../../src-main/workflows/importers/in
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import { notRecordedHardware } from '../../../src-main/workflows/orchestrator/server-hardware';
 import { createSession } from '../../../src-main/platform/session/create';
-import { modelNameOf } from '#shared/report/report-model';
+import { modelNameOf } from '#shared/report/report-blocks';
 import type { Session } from '#shared/session/schema';
 import { SYNTHETIC_REPORT } from '../../helpers/paths';
 import { sampleCell, sampleSession } from '../../helpers/sample-session';

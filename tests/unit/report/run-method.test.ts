@@ -4,7 +4,8 @@
  * sizes were reached; and a report's title names the served model when no model path is known.
  */
 import { describe, expect, it } from 'vitest';
-import { buildReportModel, reportTitle } from '#shared/report/report-model';
+import { buildReportModel } from '#shared/report/report-model';
+import { reportTitle } from '#shared/report/report-blocks';
 import { compareSessions } from '#shared/report/compare-model';
 import { siteRunOf } from '#shared/report/site-index';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';

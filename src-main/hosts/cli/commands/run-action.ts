@@ -20,7 +20,7 @@ import {
 import { readHardwareFile } from '../../../workflows/orchestrator/server-hardware';
 import { attachServer, launchServer } from '../../../workflows/orchestrator/server-side';
 import { fmtCount } from '#shared/report/format';
-import { kvBudgetOrigin } from '#shared/report/report-model';
+import { kvBudgetOrigin } from '#shared/report/report-blocks';
 import { startTimeText } from '#shared/report/start-time';
 import { renderMarkdownReport } from '../../../workflows/report/markdown';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';

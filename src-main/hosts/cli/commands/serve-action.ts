@@ -3,7 +3,7 @@
  * the launched-server registry while it runs.
  */
 import { fmtCount, fmtDuration } from '#shared/report/format';
-import { kvBudgetOrigin } from '#shared/report/report-model';
+import { kvBudgetOrigin } from '#shared/report/report-blocks';
 import { startTimeText } from '#shared/report/start-time';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
 import { buildLaunch } from '../../../engine/server/launch';

@@ -1,7 +1,7 @@
 /** Server: choose the engine, fill the launch form, preview the command, start/stop, watch the log. */
 import { useEffect, useRef, useState } from 'react';
 import type { ServerForm } from '#shared/ipc/forms';
-import { KV_SOURCE_WORDS } from '#shared/report/report-model';
+import { KV_SOURCE_WORDS } from '#shared/report/report-blocks';
 import { START_TIME_LABEL, startTimeText } from '#shared/report/start-time';
 import { useApp } from '../../store';
 import { copyText, startServer, stopServer, updateServerForm } from '../../store/actions';
