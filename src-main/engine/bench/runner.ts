@@ -3,12 +3,12 @@
  * the plan's order, each result sent to the parent as it completes. A failing cell never
  * stops the run; a server that dies is reported (the parent may restart it) and the run goes on.
  */
-import { fmtCell, fmtContext, fmtOneDecimal, plural } from '#shared/report/format';
+import { fmtContext } from '#shared/report/format';
 import type { ServerTarget } from '../server/target';
 import type { DecodeCell, PrefillResult } from '#shared/session/schema';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { Interrupt, ServerClock } from './clock';
-import { type DecodeCellOutput, idleGate, runDecodeCell, scrapeQueue } from './decode';
+import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
 import { type BenchHttp, createHttp, isHealthy, maxTokensFields } from './http';
 import { estimateSeconds, pendingSteps } from './plan';
 import { readinessTimeoutSeconds } from './readiness';
@@ -17,9 +17,11 @@ import { sharedPrefixText } from './load-prompts';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
 import { type PrefillPoint, scoutDeadline } from './scout-deadline';
 import { type PrefillMeasurement, prefillStop } from './precision';
-import { CLIENT_DELAY_MEASUREMENTS, clientDelayed, delayShare, lessDelayed, unreliablePrefill } from './client-delay';
+import { CLIENT_DELAY_MEASUREMENTS, clientDelayed, lessDelayed, unreliablePrefill } from './client-delay';
 import { mean } from '#shared/mean';
 import { ChatStream } from './stream';
+import { type ServerDelayedMeasurement, keptClientDelay, realServerHere, simulatorDelay } from './prefill-delay';
+import { describeStep, joinReasons } from './step-words';
 import type { BenchEvent, PlanStep, RunPlan } from './types';
 
 interface RunnerHost {
@@ -43,15 +45,8 @@ const WARMUP_DECODE_TOKENS = 64;
 const WARMUP_PREFILL_CONTEXT = 8 * 1024;
 const WARMUP_DECODE_SECONDS = 3;
 
-/** A cold prefill measurement and how much this machine held it back (client-delay.ts). */
-interface TimedPrefill {
-  s: ChatStream;
-  ttftMs: number;
-  /** Wall ms: the client's wait for a CPU plus a simulated server's lost schedule; null when unknown. */
-  clientDelayMs: number | null;
-  /** Wall ms of it that a simulated server on this machine was held back (its lost schedule and CPU wait). */
-  serverDelayMs: number;
-}
+/** A cold prefill measurement and how much this machine held it back (prefill-delay.ts). */
+type TimedPrefill = ServerDelayedMeasurement & { s: ChatStream };
 
 export class Runner {
   readonly stopSignal = new Interrupt();
@@ -392,8 +387,8 @@ export class Runner {
       const firstAt = s.firstTokenAt >= 0 ? s.firstTokenAt : s.endedAt;
       const ttft = this.clock.seconds(firstAt - s.sentAt);
       const promptTokens = s.promptTokens >= 0 ? s.promptTokens : null;
-      const client = this.clientDelayOf([first], retakes);
-      const unreliable = unreliablePrefill(client.worstShare, null, this.realServerHere());
+      const client = keptClientDelay([first], retakes, (ms) => this.clock.seconds(ms));
+      const unreliable = unreliablePrefill(client.worstShare, null, realServerHere(this.target));
       result = {
         context,
         status: 'valid',
@@ -425,9 +420,9 @@ export class Runner {
     deadlineSeconds: number,
   ): Promise<TimedPrefill & { retakes: number }> {
     const timed = async (p: SizedPrompt): Promise<TimedPrefill> => {
-      const before = await this.simDelay();
+      const before = await simulatorDelay(this.http, this.target);
       const s = await this.oneRequest(this.requestBody(p.messages, 1), deadlineSeconds, { timeClientDelay: true });
-      const after = before === null ? null : await this.simDelay();
+      const after = before === null ? null : await simulatorDelay(this.http, this.target);
       const serverDelayMs =
         before === null || after === null
           ? 0
@@ -453,51 +448,6 @@ export class Runner {
       kept = lessDelayed(kept, again);
     }
     return { ...kept, retakes };
-  }
-
-  /**
-   * A real server on this machine (launched here, or at a loopback address): the busy CPUs that delay the client
-   * delay it too, by an amount this client cannot read (client-delay.ts unreliablePrefill).
-   */
-  private realServerHere(): boolean {
-    if (this.target.simulated) return false;
-    if (this.target.launch.kind !== 'attach' && this.target.launch.argv.length > 0) return true;
-    return /^(localhost|127\.|\[::1\]$)/.test(new URL(this.target.baseUrl).hostname);
-  }
-
-  /**
-   * How much a simulated server has been held back so far: the schedule it gave up (simulated seconds) and its own
-   * wait for a CPU (wall seconds). On this machine the busy CPUs that delay the client delay it too. null for other
-   * servers, and where it does not say.
-   */
-  private async simDelay(): Promise<{ lagSeconds: number; cpuWaitSeconds: number } | null> {
-    if (!this.target.simulated || !this.target.metricsAvailable) return null;
-    const q = await scrapeQueue(this.http, this.target.engineKind);
-    if (q?.simCpuWaitSeconds === undefined) return null;
-    return { lagSeconds: q.simLagSeconds ?? 0, cpuWaitSeconds: q.simCpuWaitSeconds };
-  }
-
-  /**
-   * The client's delay of the kept measurements (the longest), and a note when that was still over the limit after
-   * the retakes: the figure may read low by up to that share.
-   */
-  private clientDelayOf(
-    kept: readonly TimedPrefill[],
-    retakes: number,
-  ): { delay: Pick<PrefillResult, 'clientDelay'>; note: string | null; worstShare: number | null } {
-    let worst: TimedPrefill | null = null;
-    for (const m of kept) if (m.clientDelayMs !== null && m.clientDelayMs > (worst?.clientDelayMs ?? -1)) worst = m;
-    if (worst?.clientDelayMs == null) return { delay: {}, note: null, worstShare: null };
-    const share = delayShare(worst) ?? 0;
-    const lag = worst.serverDelayMs > 0 ? { serverDelaySeconds: this.clock.seconds(worst.serverDelayMs) } : {};
-    const who = worst.serverDelayMs > 0 ? 'the client and the simulated server on it' : 'the client';
-    return {
-      delay: { clientDelay: { seconds: this.clock.seconds(worst.clientDelayMs), retakes, ...lag } },
-      note: clientDelayed(worst)
-        ? `this machine kept ${who} from running for ${fmtOneDecimal(share * 100)}% of the time to first token in a kept measurement (after ${plural(retakes, 'retake')}), so the figure may read up to that much low`
-        : null,
-      worstShare: share,
-    };
   }
 
   /** A prompt of a context's size under a fresh tag, so no cache entry helps it. */
@@ -553,8 +503,12 @@ export class Runner {
     }
     // Ended by a failure or a stop: the interval of what was measured, as at the cap.
     const precision = stop ?? prefillStop(measured, relative, maxSeconds, measured.length)!;
-    const client = this.clientDelayOf(kept, retakes);
-    const unreliable = unreliablePrefill(client.worstShare, { ...precision, target: relative }, this.realServerHere());
+    const client = keptClientDelay(kept, retakes, (ms) => this.clock.seconds(ms));
+    const unreliable = unreliablePrefill(
+      client.worstShare,
+      { ...precision, target: relative },
+      realServerHere(this.target),
+    );
     const usage = first.promptTokens === null ? 'the server reported no usage.prompt_tokens; throughput unknown' : null;
     const { unreliable: _firstVerdict, ...rest } = first;
     return {
@@ -642,16 +596,4 @@ export class Runner {
   async close(): Promise<void> {
     await this.http.agent.close().catch(() => undefined);
   }
-}
-
-function describeStep(s: PlanStep): string {
-  if (s.kind === 'warmup') return 'The warm-up';
-  if (s.kind === 'prefill') return `The ${fmtContext(s.context)} prefill scout`;
-  return `Cell ${fmtCell(s.context, s.concurrency)}${s.repetition > 1 ? ` (repetition ${s.repetition})` : ''}`;
-}
-
-/** Reasons that apply, in one sentence; null when none does. */
-function joinReasons(...reasons: (string | null)[]): string | null {
-  const said = reasons.filter((r): r is string => r !== null);
-  return said.length ? said.join('; ') : null;
 }
