@@ -26,8 +26,8 @@ import { reattachRun, refreshPlan, refreshSweepPlan, resumeRun, startRun, stopRu
 import { sweepBusy } from '../../store/sweep-slice';
 import { SweepPanel } from './SweepPanel';
 import { RUN_PRESETS, cellsLeft, isRunning, runSession } from '../../store/run-slice';
-import { ServerLog } from '../server/ServerLog';
-import { StatusBadge } from '../server/ServerView';
+import { ServerLog } from '../../components/ServerLog';
+import { StatusBadge } from '../../components/StatusBadge';
 import { Field } from '../../components/ui';
 import { Chips } from './Chips';
 import { LoadPanel, LoadPhaseBadge } from './LoadPanel';

@@ -1,6 +1,6 @@
 /** The live server log with search and auto-scroll; lines are text, never markup. */
 import { useEffect, useMemo, useRef } from 'react';
-import { useApp } from '../../store';
+import { useApp } from '../store';
 
 export function ServerLog({ compact = false }: { compact?: boolean }) {
   const lines = useApp((s) => s.serverLog);
