@@ -189,8 +189,34 @@ function kindOf(flag: string): Kind | 'accepted-value' | 'accepted-bool' | undef
 
 const isFlag = (t: string | undefined): boolean => t !== undefined && /^--?[A-Za-z]/.test(t);
 
-/** Parse `serve`'s arguments (everything after `serve`). Errors read like argparse's. */
-export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Result<ServeConfig> {
+interface ScannedArgs {
+  values: Map<string, unknown>;
+  warnings: string[];
+  positionals: string[];
+  apiKeys: string[];
+  names: string[];
+}
+
+/** What `non-default args:` prints at start-up, as vLLM does: every flag given but the simulator's own, the key hidden. */
+function nonDefaultArgs(
+  model: string | undefined,
+  values: Map<string, unknown>,
+  maxModelLen: number | 'auto',
+  apiKeys: string[],
+  names: string[],
+): Record<string, unknown> {
+  const nonDefault: Record<string, unknown> = {};
+  if (model) nonDefault.model = model;
+  for (const [k, v] of values)
+    if (!k.startsWith('--sim-') && k !== '--model') nonDefault[k.slice(2).replace(/-/g, '_')] = v;
+  if (values.has('--max-model-len')) nonDefault.max_model_len = maxModelLen === 'auto' ? -1 : maxModelLen;
+  if (apiKeys.length) nonDefault.api_key = ['<redacted>'];
+  if (names.length) nonDefault.served_model_name = names;
+  return nonDefault;
+}
+
+/** The flags and their values as argparse reads them: unknown flags warned about, bad values refused. */
+function scanArgs(argv: string[]): Result<ScannedArgs> {
   const values = new Map<string, unknown>();
   const warnings: string[] = [];
   const positionals: string[] = [];
@@ -245,6 +271,14 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     if (kind === 'float' && !Number.isFinite(Number(v))) return fail(`argument ${flag}: invalid float value: '${v}'`);
     values.set(flag, kind === 'int' || kind === 'float' ? Number(v) : v);
   }
+  return ok({ values, warnings, positionals, apiKeys, names });
+}
+
+/** Parse `serve`'s arguments (everything after `serve`). Errors read like argparse's. */
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Result<ServeConfig> {
+  const scanned = scanArgs(argv);
+  if (!scanned.ok) return scanned;
+  const { values, warnings, positionals, apiKeys, names } = scanned.data;
 
   const model = (values.get('--model') as string | undefined) ?? positionals[0];
   if (positionals.length > (values.has('--model') ? 0 : 1)) {
@@ -297,13 +331,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   const load = (values.get('--sim-slow-start') ?? values.get('--sim-load-seconds')) as number | undefined;
   if (load !== undefined && !(load >= 0)) return fail('argument --sim-load-seconds: must be 0 or more seconds');
 
-  const nonDefault: Record<string, unknown> = {};
-  if (model) nonDefault.model = model;
-  for (const [k, v] of values)
-    if (!k.startsWith('--sim-') && k !== '--model') nonDefault[k.slice(2).replace(/-/g, '_')] = v;
-  if (values.has('--max-model-len')) nonDefault.max_model_len = maxModelLen === 'auto' ? -1 : maxModelLen;
-  if (apiKeys.length) nonDefault.api_key = ['<redacted>'];
-  if (names.length) nonDefault.served_model_name = names;
+  const nonDefault = nonDefaultArgs(model, values, maxModelLen, apiKeys, names);
 
   const envKey = env.VLLM_API_KEY;
   if (apiKeys.length === 0 && envKey) apiKeys.push(envKey);

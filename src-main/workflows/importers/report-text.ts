@@ -191,34 +191,14 @@ export function cpuOf(text: string): { model: string; cores: number | null; thre
   return { model: text.slice(0, m.index), cores: Number(m[1]), threads: m[2] ? Number(m[2]) : null };
 }
 
-/** Parse the text; `file` names it in messages and in the session's origin. */
-export function parseReportText(text: string, file = 'report'): Result<Session> {
-  const name = basename(file);
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  const table = readTableAt(lines, TABLE_MARK);
-  if (!table) return fail(`${name} has no All measurements table, so there is nothing to import.`);
-
+/** The All measurements table's rows as prefill points and decode cells; the first bad cell refused, named by its row. */
+function readRows(
+  table: string[][],
+  name: string,
+  hints: number[],
+): Result<{ prefill: PrefillResult[]; cells: DecodeCell[] }> {
   const header = table[0];
   const col = new Map(header.map((h, i) => [h, i]));
-  const absent = MEASUREMENT_COLUMNS.filter((c) => !col.has(c));
-  if (absent.length) {
-    return fail(
-      `${name}: the All measurements table has no ${absent.map((c) => `"${c}"`).join(', ')} column${absent.length > 1 ? 's' : ''}; expected the columns ${MEASUREMENT_COLUMNS.join(', ')}.`,
-    );
-  }
-
-  const starts = sectionStarts(lines);
-  const hw = readBlock(sectionLines(lines, starts, 'Hardware'), BLOCK_LABELS.Hardware);
-  const eng = readBlock(sectionLines(lines, starts, 'Engine'), BLOCK_LABELS.Engine);
-  const run = readBlock(sectionLines(lines, starts, 'Run'), BLOCK_LABELS.Run);
-  const launchLine = readLaunch(lines, starts);
-  const launch = launchLine ? parseLaunchLine(launchLine) : null;
-
-  const maxOutput = readTokens(value(run, 'Max output') ?? '') ?? 4096;
-  const maxModelLen =
-    readNumber(launch?.flags.get('--max-model-len') ?? '') ?? readTokens(value(run, 'Max model length') ?? '') ?? null;
-  const hints = maxModelLen ? [maxModelLen - maxOutput - 64] : [];
-
   const prefill: PrefillResult[] = [];
   const cells: DecodeCell[] = [];
   for (let r = 1; r < table.length; r++) {
@@ -295,6 +275,40 @@ export function parseReportText(text: string, file = 'report'): Result<Session> 
       finishedAt: null,
     });
   }
+  return ok({ prefill, cells });
+}
+
+/** Parse the text; `file` names it in messages and in the session's origin. */
+export function parseReportText(text: string, file = 'report'): Result<Session> {
+  const name = basename(file);
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const table = readTableAt(lines, TABLE_MARK);
+  if (!table) return fail(`${name} has no All measurements table, so there is nothing to import.`);
+
+  const header = table[0];
+  const col = new Map(header.map((h, i) => [h, i]));
+  const absent = MEASUREMENT_COLUMNS.filter((c) => !col.has(c));
+  if (absent.length) {
+    return fail(
+      `${name}: the All measurements table has no ${absent.map((c) => `"${c}"`).join(', ')} column${absent.length > 1 ? 's' : ''}; expected the columns ${MEASUREMENT_COLUMNS.join(', ')}.`,
+    );
+  }
+
+  const starts = sectionStarts(lines);
+  const hw = readBlock(sectionLines(lines, starts, 'Hardware'), BLOCK_LABELS.Hardware);
+  const eng = readBlock(sectionLines(lines, starts, 'Engine'), BLOCK_LABELS.Engine);
+  const run = readBlock(sectionLines(lines, starts, 'Run'), BLOCK_LABELS.Run);
+  const launchLine = readLaunch(lines, starts);
+  const launch = launchLine ? parseLaunchLine(launchLine) : null;
+
+  const maxOutput = readTokens(value(run, 'Max output') ?? '') ?? 4096;
+  const maxModelLen =
+    readNumber(launch?.flags.get('--max-model-len') ?? '') ?? readTokens(value(run, 'Max model length') ?? '') ?? null;
+  const hints = maxModelLen ? [maxModelLen - maxOutput - 64] : [];
+
+  const rows = readRows(table, name, hints);
+  if (!rows.ok) return rows;
+  const { prefill, cells } = rows.data;
   if (prefill.length === 0 && cells.length === 0)
     return fail(`${name}: the All measurements table has no rows; the file looks truncated.`);
 

@@ -7,7 +7,7 @@
  */
 import { basename } from 'node:path';
 import { createSession } from '../../platform/session/create';
-import type { CellStatus, DecodeCell, LatencyStats, PrefillResult, Session } from '#shared/session/schema';
+import type { CellStatus, DecodeCell, Gpu, LatencyStats, PrefillResult, Session } from '#shared/session/schema';
 import { STATUSES } from '#shared/session/status-words';
 import { type Result, fail, ok } from '#shared/result';
 import { cellKey } from '#shared/cell-key';
@@ -140,6 +140,45 @@ function prefillOf(map: Json): Result<PrefillResult[]> {
 const numberList = (v: unknown): number[] =>
   Array.isArray(v) ? v.map(int).filter((n): n is number => n !== null) : [];
 
+/** The one GPU the file names, its vendor guessed from the name. */
+function seedGpu(gpuName: string, vramGb: number | null): Gpu {
+  return {
+    index: 0,
+    vendor: /nvidia|rtx|geforce|[ABH]\d{2,3}/i.test(gpuName)
+      ? 'nvidia'
+      : /radeon|instinct|MI\d/i.test(gpuName)
+        ? 'amd'
+        : 'other',
+    name: gpuName,
+    uuid: null,
+    vramBytes: vramGb ? Math.round(vramGb * 1024 ** 3) : null,
+    driver: null,
+    cuda: null,
+    computeCapability: null,
+    powerLimitWatts: null,
+    busId: null,
+  };
+}
+
+/** Older versions leave KV-capacity skips out of results; put them back where the budget says so. */
+function withSkippedCells(
+  cells: DecodeCell[],
+  grid: { contexts: number[]; concurrency: number[] },
+  kvTokens: number,
+  maxTokens: number,
+  seconds: number | null,
+): void {
+  const have = new Set(cells.map(cellKey));
+  for (const ctx of grid.contexts) {
+    for (const c of grid.concurrency) {
+      if (!have.has(cellKey({ context: ctx, concurrency: c })) && c * (ctx + maxTokens) > kvTokens) {
+        const skipped = cellOf({ context_tokens: ctx, concurrency: c, aggregate_tps: -1 }, 0, seconds);
+        if (skipped.ok) cells.push(skipped.data);
+      }
+    }
+  }
+}
+
 /** Build a session from the parsed document; `file` names it in messages and the origin. */
 export function importSeedJson(doc: Json, file = 'benchmark_results.json'): Result<Session> {
   const name = basename(file);
@@ -187,18 +226,7 @@ export function importSeedJson(doc: Json, file = 'benchmark_results.json'): Resu
   contexts.sort((a, b) => a - b);
   concurrency.sort((a, b) => a - b);
 
-  // Older versions leave KV-capacity skips out of results; put them back where the budget says so.
-  if (kvTokens && maxTokens) {
-    const have = new Set(cells.map(cellKey));
-    for (const ctx of contexts) {
-      for (const c of concurrency) {
-        if (!have.has(cellKey({ context: ctx, concurrency: c })) && c * (ctx + maxTokens) > kvTokens) {
-          const skipped = cellOf({ context_tokens: ctx, concurrency: c, aggregate_tps: -1 }, 0, seconds);
-          if (skipped.ok) cells.push(skipped.data);
-        }
-      }
-    }
-  }
+  if (kvTokens && maxTokens) withSkippedCells(cells, { contexts, concurrency }, kvTokens, maxTokens, seconds);
   cells.sort((a, b) => a.context - b.context || a.concurrency - b.concurrency);
   if (cells.length === 0 && prefill.length === 0)
     return fail(`${name}: the results list and the prefill map are both empty; there is nothing to import.`);
@@ -229,25 +257,7 @@ export function importSeedJson(doc: Json, file = 'benchmark_results.json'): Resu
       origin: { kind: 'imported-seed-json', file: name },
       hardware: {
         gpuType: null,
-        gpus: gpuName
-          ? [
-              {
-                index: 0,
-                vendor: /nvidia|rtx|geforce|[ABH]\d{2,3}/i.test(gpuName)
-                  ? 'nvidia'
-                  : /radeon|instinct|MI\d/i.test(gpuName)
-                    ? 'amd'
-                    : 'other',
-                name: gpuName,
-                vramBytes: vramGb ? Math.round(vramGb * 1024 ** 3) : null,
-                driver: null,
-                cuda: null,
-                computeCapability: null,
-                powerLimitWatts: null,
-                busId: null,
-              },
-            ]
-          : [],
+        gpus: gpuName ? [seedGpu(gpuName, vramGb)] : [],
         cpu: null,
         ramBytes: null,
         os: null,
