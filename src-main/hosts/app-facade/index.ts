@@ -137,13 +137,137 @@ function reportOptions(view: ReportView | undefined): ReportOptions {
   };
 }
 
-export function createAppCore(opts: AppCoreOptions): AppCore {
-  mkdirSync(opts.dataDir, { recursive: true });
-  const events = new CoreEvents();
-  const recent = new RecentFiles(opts.dataDir);
-  const picked = new PickedPaths();
-  const dialogs = opts.dialogs ? picked.recording(opts.dialogs) : null;
-  const sessions = new SessionControl(events, recent, dialogs);
+/** The open session as a report or data file: at the path given, else where the save dialog says. */
+async function exportReport(
+  deps: { sessions: SessionControl; dialogs: AppCoreOptions['dialogs']; printPdf: AppCoreOptions['printPdf'] },
+  format: ExportFormat,
+  path?: string,
+  view?: ReportView,
+): Promise<{ file: string }> {
+  const { sessions } = deps;
+  const session = sessions.current();
+  if (!session) throw new UserError('There is nothing to export yet: run a matrix or open a session first.');
+  const refusal =
+    format === 'csv' || format === 'jsonl'
+      ? dataExportRefusal(session, format, session.load ? 'Export passes (CSV)' : 'Export cells (CSV)')
+      : null;
+  if (refusal) throw new UserError(`Nothing exported: ${refusal}`);
+  let file = path ?? sessions.defaultExportPath(EXT[format]);
+  if (!path && deps.dialogs) {
+    const chosen = await deps.dialogs.chooseSavePath(
+      sessions.defaultName(EXT[format]),
+      format,
+      sessions.defaultExportDir(),
+    );
+    if (!chosen) throw new CancelledError();
+    file = chosen;
+  }
+  if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
+  const target = withSaveExtension(file, format);
+  const options = reportOptions(view);
+  let data: string | Uint8Array;
+  if (format === 'csv' || format === 'jsonl') data = renderDataExport(session, format);
+  else if (format === 'markdown') data = renderMarkdownReport(session, options);
+  else if (format === 'html') data = renderHtmlReport(session, options);
+  else data = await printedPdf(deps.printPdf, renderHtmlReport(session, options));
+  const res = await writeFileAtomic(target, data);
+  if (!res.ok) throw new UserError(res.error);
+  return { file: target };
+}
+
+/** A channel's call from the page: its arguments checked against the contract, its handler's answer or error. */
+async function invokeWith<C extends InvokeChannel>(
+  handlers: InvokeHandlers,
+  channel: C,
+  args: unknown,
+): Promise<InvokeResult<C>> {
+  if (!Object.hasOwn(invokeArgs, channel)) return fail(`Unknown channel ${String(channel)}.`);
+  const parsed = parseArgs(channel, args);
+  if (!parsed.ok) return parsed;
+  try {
+    const handler = handlers[channel] as (...a: unknown[]) => Promise<InvokeResults[C]>;
+    return ok(await handler(...(parsed.data as unknown[])));
+  } catch (e) {
+    if (e instanceof CancelledError) return { ok: false, error: e.message, code: 'cancelled' };
+    return fail(describeError(e));
+  }
+}
+
+/**
+ * Which paths the page may name (docs/ipc.md): in the app (no write paths from the page) only those
+ * the person picked, through main's dialogs, the recent list, the open session or comparison.
+ */
+function pathGuard(
+  allowWritePaths: boolean,
+  picked: PickedPaths,
+  sessions: SessionControl,
+  recent: RecentFiles,
+  comparisons: ComparisonControl,
+) {
+  const writablePath = (path: string | undefined): string | undefined => {
+    if (path !== undefined && !allowWritePaths) throw new UserError('Choose where to save in the file dialog.');
+    return path;
+  };
+
+  /**
+   * Whether the person picked this path: through main (PickedPaths), the recent list, the open
+   * session's file, or the open comparison's folder and files (themselves opened only from picked
+   * paths). See docs/ipc.md.
+   */
+  const isPicked = async (path: string): Promise<boolean> => {
+    const full = resolve(path);
+    const same = (p: string | null | undefined) => !!p && resolve(p) === full;
+    const shown = comparisons.view();
+    return (
+      picked.has(full) ||
+      same(sessions.meta().file) ||
+      (await recent.list()).some(same) ||
+      same(shown?.dir) ||
+      !!shown?.entries.some((e) => same(e.file))
+    );
+  };
+
+  /** In the app (no write paths from the page), a path the page names only when picked; elsewhere any. */
+  const pickedPath = async <P extends string | undefined>(path: P, refusal: (path: string) => string): Promise<P> => {
+    if (path === undefined || allowWritePaths || (await isPicked(path))) return path;
+    throw new UserError(refusal(path));
+  };
+  const notPicked = (how: string) => (path: string) =>
+    `Nothing opened: SpeedMatrix opens only files you chose, and ${path} was not. Open it with ${how}, or drop it on the window.`;
+  return { writablePath, pickedPath, notPicked };
+}
+
+/** The channels that answer from the app itself: its facts, a link opened outside, the clipboard. */
+function shellHandlers(
+  opts: AppCoreOptions,
+): Pick<InvokeHandlers, 'app:info' | 'shell:open-external' | 'clipboard:write-text'> {
+  return {
+    'app:info': async () => ({
+      name: APP_NAME,
+      version: APP_VERSION,
+      platform: process.platform,
+      host: opts.host,
+      simProfiles: Object.values(BUILTIN_PROFILES).map((p) => ({ name: p.name, description: p.description })),
+    }),
+    'shell:open-external': async (url: string) => {
+      if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p)))
+        throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);
+      if (!opts.openExternal) throw new UserError('Links cannot be opened here.');
+      await opts.openExternal(url);
+      return true as const;
+    },
+    'clipboard:write-text': async (text: string) => {
+      if (!opts.writeClipboard) throw new UserError('Copying is not available here: select the text and copy it.');
+      opts.writeClipboard(text);
+      return true as const;
+    },
+  };
+}
+
+const RESUME_OPENED_ONLY = 'Resume works on a session file you opened: open it first (File > Open or Open Recent).';
+
+/** This machine's hardware: detected on request, kept, and detected when first needed (undefined when that fails). */
+function hardwareDetector(opts: AppCoreOptions) {
   let hardware: Hardware | null = null;
   const detect = async (): Promise<Hardware> => {
     hardware = opts.detectHardware
@@ -151,12 +275,22 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
       : (await detectHardware({ nvidiaSmi: opts.nvidiaSmi })).hardware;
     return hardware;
   };
-  /** The hardware detected so far, else detected now; undefined when detection fails. */
   const hardwareNow = async (): Promise<Hardware | undefined> => hardware ?? (await detect().catch(() => undefined));
+  return { detect, hardwareNow, detected: () => hardware };
+}
+
+export function createAppCore(opts: AppCoreOptions): AppCore {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const events = new CoreEvents();
+  const recent = new RecentFiles(opts.dataDir);
+  const picked = new PickedPaths();
+  const dialogs = opts.dialogs ? picked.recording(opts.dialogs) : null;
+  const sessions = new SessionControl(events, recent, dialogs);
+  const { detect, hardwareNow, detected } = hardwareDetector(opts);
   const telemetry = new TelemetryControl(events, {
     nvidiaSmi: opts.nvidiaSmi,
     intervalMs: opts.telemetryIntervalMs,
-    vramOf: (gpu) => hardware?.gpus.find((g) => g.index === gpu)?.vramBytes ?? null,
+    vramOf: (gpu) => detected()?.gpus.find((g) => g.index === gpu)?.vramBytes ?? null,
   });
   // Telemetry runs while a server runs: from the launch (model loading shows too) to its end.
   const launched = new LaunchedRegistry(opts.launchedServersDir);
@@ -208,79 +342,17 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     launcher: opts.launcher,
   });
 
-  const writablePath = (path: string | undefined): string | undefined => {
-    if (path !== undefined && opts.allowWritePaths === false)
-      throw new UserError('Choose where to save in the file dialog.');
-    return path;
-  };
-
   const comparisons = new ComparisonControl(dialogs, opts.printPdf);
-
-  /**
-   * Whether the person picked this path: through main (PickedPaths), the recent list, the open
-   * session's file, or the open comparison's folder and files (themselves opened only from picked
-   * paths). See docs/ipc.md.
-   */
-  const isPicked = async (path: string): Promise<boolean> => {
-    const full = resolve(path);
-    const same = (p: string | null | undefined) => !!p && resolve(p) === full;
-    const shown = comparisons.view();
-    return (
-      picked.has(full) ||
-      same(sessions.meta().file) ||
-      (await recent.list()).some(same) ||
-      same(shown?.dir) ||
-      !!shown?.entries.some((e) => same(e.file))
-    );
-  };
-
-  /** In the app (no write paths from the page), a path the page names only when picked; elsewhere any. */
-  const pickedPath = async <P extends string | undefined>(path: P, refusal: (path: string) => string): Promise<P> => {
-    if (path === undefined || opts.allowWritePaths !== false || (await isPicked(path))) return path;
-    throw new UserError(refusal(path));
-  };
-  const notPicked = (how: string) => (path: string) =>
-    `Nothing opened: SpeedMatrix opens only files you chose, and ${path} was not. Open it with ${how}, or drop it on the window.`;
-
-  const exportReport = async (format: ExportFormat, path?: string, view?: ReportView): Promise<{ file: string }> => {
-    const session = sessions.current();
-    if (!session) throw new UserError('There is nothing to export yet: run a matrix or open a session first.');
-    const refusal =
-      format === 'csv' || format === 'jsonl'
-        ? dataExportRefusal(session, format, session.load ? 'Export passes (CSV)' : 'Export cells (CSV)')
-        : null;
-    if (refusal) throw new UserError(`Nothing exported: ${refusal}`);
-    let file = path ?? sessions.defaultExportPath(EXT[format]);
-    if (!path && opts.dialogs) {
-      const chosen = await opts.dialogs.chooseSavePath(
-        sessions.defaultName(EXT[format]),
-        format,
-        sessions.defaultExportDir(),
-      );
-      if (!chosen) throw new CancelledError();
-      file = chosen;
-    }
-    if (!file) throw new UserError('Exporting needs a path here: there is no file dialog.');
-    const target = withSaveExtension(file, format);
-    const options = reportOptions(view);
-    let data: string | Uint8Array;
-    if (format === 'csv' || format === 'jsonl') data = renderDataExport(session, format);
-    else if (format === 'markdown') data = renderMarkdownReport(session, options);
-    else if (format === 'html') data = renderHtmlReport(session, options);
-    else data = await printedPdf(opts.printPdf, renderHtmlReport(session, options));
-    const res = await writeFileAtomic(target, data);
-    if (!res.ok) throw new UserError(res.error);
-    return { file: target };
-  };
+  const { writablePath, pickedPath, notPicked } = pathGuard(
+    opts.allowWritePaths !== false,
+    picked,
+    sessions,
+    recent,
+    comparisons,
+  );
 
   const handlers: InvokeHandlers = {
-    'app:info': async () => ({
-      name: APP_NAME,
-      version: APP_VERSION,
-      platform: process.platform,
-      host: opts.host,
-      simProfiles: Object.values(BUILTIN_PROFILES).map((p) => ({ name: p.name, description: p.description })),
-    }),
+    ...shellHandlers(opts),
     'hardware:detect': () => detect(),
     'hardware:remote': (host) => hardwareOn(host),
     'server:defaults': async () => FORM_DEFAULTS,
@@ -294,13 +366,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'run:plan': async (form) => runs.plan(form),
     'run:start': (form) => runs.start(form),
     'run:stop': () => runs.stop(),
-    'run:resume': async (file?: string) =>
-      runs.resume(
-        await pickedPath(
-          file,
-          () => 'Resume works on a session file you opened: open it first (File > Open or Open Recent).',
-        ),
-      ),
+    'run:resume': async (file?: string) => runs.resume(await pickedPath(file, () => RESUME_OPENED_ONLY)),
     'run:snapshot': async () => runs.snapshot(),
     'run:reattach': () => runs.reattach(),
     'sweep:plan': (form, axes, run) => sweeps.plan(form, axes, run),
@@ -326,7 +392,12 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'session:save-as': async (path?: string) => sessions.save(writablePath(path), true),
     'session:recent': () => recent.list(),
     'report:export': async (format: ExportFormat, path?: string | null, view?: ReportView) =>
-      exportReport(format, writablePath(path ?? undefined), view),
+      exportReport(
+        { sessions, dialogs: opts.dialogs, printPdf: opts.printPdf },
+        format,
+        writablePath(path ?? undefined),
+        view,
+      ),
     'compare:open-sweep': async (path?: string) =>
       comparisons.openSweep(await pickedPath(path, notPicked('Open sweep…'))),
     'compare:open-sessions': async (paths?: string[]) => {
@@ -338,33 +409,10 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'compare:export': (format, path?: string) => comparisons.export(format, writablePath(path)),
     'site:publish': async (from?: string, to?: string) =>
       publishSite(dialogs, await pickedPath(from, notPicked('File > Publish Site…')), writablePath(to)),
-    'shell:open-external': async (url: string) => {
-      if (!EXTERNAL_ALLOWLIST.some((p) => url.startsWith(p)))
-        throw new UserError(`Links to ${url} are not opened from SpeedMatrix.`);
-      if (!opts.openExternal) throw new UserError('Links cannot be opened here.');
-      await opts.openExternal(url);
-      return true as const;
-    },
-    'clipboard:write-text': async (text: string) => {
-      if (!opts.writeClipboard) throw new UserError('Copying is not available here: select the text and copy it.');
-      opts.writeClipboard(text);
-      return true as const;
-    },
   };
 
   return {
-    async invoke(channel, args) {
-      if (!Object.hasOwn(invokeArgs, channel)) return fail(`Unknown channel ${String(channel)}.`);
-      const parsed = parseArgs(channel, args);
-      if (!parsed.ok) return parsed;
-      try {
-        const handler = handlers[channel] as (...a: unknown[]) => Promise<InvokeResults[typeof channel]>;
-        return ok(await handler(...(parsed.data as unknown[])));
-      } catch (e) {
-        if (e instanceof CancelledError) return { ok: false, error: e.message, code: 'cancelled' };
-        return fail(describeError(e));
-      }
-    },
+    invoke: (channel, args) => invokeWith(handlers, channel, args),
     on: (event, cb) => events.on(event, cb),
     hasUnsavedChanges: () => sessions.hasUnsavedChanges(),
     runInProgress: () => runs.running(),
