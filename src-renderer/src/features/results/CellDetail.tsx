@@ -62,47 +62,11 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
   );
   const hist = useMemo(() => {
     const c = chartColors(dark);
-    const axis = { color: c.text, gridcolor: c.grid };
-    // From zero to a round top with round ticks, so 7.870 and 7.878 ms fall in one bar on a
-    // 0-8 ms axis instead of filling an axis that runs from 7.87 to 7.878 ms.
-    const histogram = (values: number[], color: string, title: string) => {
-      const s = histogramAxis(values);
-      return {
-        data: [
-          {
-            type: 'histogram' as const,
-            x: values,
-            xbins: { start: 0, end: s.top, size: s.binSize },
-            marker: { color },
-            hovertemplate: '%{x} ms: %{y} requests<extra></extra>',
-          },
-        ],
-        layout: {
-          paper_bgcolor: c.paper,
-          plot_bgcolor: c.paper,
-          font: { color: c.text, size: 12 },
-          margin: { l: 50, r: 10, t: 10, b: 45 },
-          xaxis: {
-            ...axis,
-            title: { text: title },
-            range: [0, s.top],
-            tickvals: s.ticks,
-            ticktext: s.ticks.map(fmtTick),
-          },
-          yaxis: { ...axis, title: { text: 'Requests' } },
-          bargap: 0.05,
-        },
-      };
-    };
     return {
-      ttft: histogram(dist.ttftMs, c.line1, 'TTFT (ms)'),
-      tbt: histogram(dist.tbtMs, c.line2, 'Time between tokens, per request mean (ms)'),
+      ttft: histogramPlot(dist.ttftMs, c.line1, 'TTFT (ms)', c),
+      tbt: histogramPlot(dist.tbtMs, c.line2, 'Time between tokens, per request mean (ms)', c),
     };
   }, [dist, dark]);
-  const t = cell.telemetry;
-  const stats = (s: LatencyStats | null, fmt: (v: number) => string): string =>
-    s ? `p50 ${fmt(s.p50)} · p90 ${fmt(s.p90)} · p99 ${fmt(s.p99)} · mean ${fmt(s.mean)}` : NONE;
-  const sessionSamples = useTelemetryDuring(session, cell);
   // Opened from the table, the detail may be below the fold: bring it into view and take focus, so
   // a keyboard or screen-reader user lands on what Enter opened. From the heatmap the grid keeps
   // the focus and its place, so the arrow keys go on to the next cell (Escape returns there too).
@@ -128,48 +92,7 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
           {cell.reason}
         </p>
       )}
-      <div className="blocks">
-        <Block
-          title="Figures"
-          rows={[
-            ['Total', withFailed(`${fmtCellThroughput(cell)} tok/s`, cell.failedRequests)],
-            ['Per request', tokPerSec(cell.perRequestTokensPerSecond)],
-            ['Fair share (total / requests)', tokPerSec(cell.fairShareTokensPerSecond)],
-            [
-              'Failed requests',
-              cell.failedRequests != null
-                ? `${fmtCount(cell.failedRequests)} of ${fmtCount(cell.windowRequests)}`
-                : NONE,
-            ],
-            ['Queue (once a second)', fmtQueueEvidence(cell.queueEvidence)],
-            [
-              'Longest stall',
-              cell.stall
-                ? `${fmtSeconds(cell.stall.gapSeconds)} (over ${fmtSeconds(cell.stall.thresholdSeconds)})`
-                : NONE,
-            ],
-            ['TTFT', stats(cell.ttft, fmtMs)],
-            ['Time between tokens', stats(cell.timeBetweenTokens, fmtMsPrecise)],
-            ['Completed requests', fmtCount(cell.completedRequests)],
-            ['Output tokens', cell.outputTokens != null ? `${fmtCount(cell.outputTokens)} tokens` : NONE],
-            ['Measured for', fmtSeconds(cell.windowSeconds)],
-            ['Prompt', cell.promptTokens != null ? `${fmtCount(cell.promptTokens)} tokens` : NONE],
-          ]}
-        />
-        <Block
-          title="Telemetry during the cell"
-          rows={[
-            ['Energy per token', fmtJoulesPerToken(t?.energyPerTokenJoules)],
-            ['GPU utilization', fmtPercent(t?.avgGpuUtilization)],
-            ['Power', fmtWatts(t?.avgPowerWatts)],
-            ['SM clock', fmtMegahertz(t?.avgSmClockHz)],
-            ['Memory used', fmtGigabytes(t?.avgMemoryUsedBytes)],
-            ['Temperature', fmtTemperature(t?.avgTemperatureC)],
-            ['Throttle reasons', t?.throttleReasons.length ? t.throttleReasons.join(', ') : NONE],
-            ['Samples', sessionSamples > 0 ? `${sessionSamples} samples` : 'no GPU telemetry recorded'],
-          ]}
-        />
-      </div>
+      <CellFigureBlocks cell={cell} session={session} />
       <RepetitionsOf cell={cell} />
       {samples.loading ? (
         <p className="muted">Loading the per-request timings…</p>
@@ -219,6 +142,100 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
           ))}
         </section>
       )}
+      <CellEvidence cell={cell} />
+    </section>
+  );
+}
+
+/**
+ * A latency histogram from zero to a round top with round ticks, so 7.870 and 7.878 ms fall in one
+ * bar on a 0-8 ms axis instead of filling an axis that runs from 7.87 to 7.878 ms.
+ */
+function histogramPlot(values: number[], color: string, title: string, c: ReturnType<typeof chartColors>) {
+  const axis = { color: c.text, gridcolor: c.grid };
+  const s = histogramAxis(values);
+  return {
+    data: [
+      {
+        type: 'histogram' as const,
+        x: values,
+        xbins: { start: 0, end: s.top, size: s.binSize },
+        marker: { color },
+        hovertemplate: '%{x} ms: %{y} requests<extra></extra>',
+      },
+    ],
+    layout: {
+      paper_bgcolor: c.paper,
+      plot_bgcolor: c.paper,
+      font: { color: c.text, size: 12 },
+      margin: { l: 50, r: 10, t: 10, b: 45 },
+      xaxis: {
+        ...axis,
+        title: { text: title },
+        range: [0, s.top],
+        tickvals: s.ticks,
+        ticktext: s.ticks.map(fmtTick),
+      },
+      yaxis: { ...axis, title: { text: 'Requests' } },
+      bargap: 0.05,
+    },
+  };
+}
+
+/** A cell's figures and the GPU's telemetry during it. */
+function CellFigureBlocks({ session, cell }: { session: Session; cell: DecodeCell }) {
+  const t = cell.telemetry;
+  const stats = (s: LatencyStats | null, fmt: (v: number) => string): string =>
+    s ? `p50 ${fmt(s.p50)} · p90 ${fmt(s.p90)} · p99 ${fmt(s.p99)} · mean ${fmt(s.mean)}` : NONE;
+  const sessionSamples = useTelemetryDuring(session, cell);
+  return (
+    <div className="blocks">
+      <Block
+        title="Figures"
+        rows={[
+          ['Total', withFailed(`${fmtCellThroughput(cell)} tok/s`, cell.failedRequests)],
+          ['Per request', tokPerSec(cell.perRequestTokensPerSecond)],
+          ['Fair share (total / requests)', tokPerSec(cell.fairShareTokensPerSecond)],
+          [
+            'Failed requests',
+            cell.failedRequests != null ? `${fmtCount(cell.failedRequests)} of ${fmtCount(cell.windowRequests)}` : NONE,
+          ],
+          ['Queue (once a second)', fmtQueueEvidence(cell.queueEvidence)],
+          [
+            'Longest stall',
+            cell.stall
+              ? `${fmtSeconds(cell.stall.gapSeconds)} (over ${fmtSeconds(cell.stall.thresholdSeconds)})`
+              : NONE,
+          ],
+          ['TTFT', stats(cell.ttft, fmtMs)],
+          ['Time between tokens', stats(cell.timeBetweenTokens, fmtMsPrecise)],
+          ['Completed requests', fmtCount(cell.completedRequests)],
+          ['Output tokens', cell.outputTokens != null ? `${fmtCount(cell.outputTokens)} tokens` : NONE],
+          ['Measured for', fmtSeconds(cell.windowSeconds)],
+          ['Prompt', cell.promptTokens != null ? `${fmtCount(cell.promptTokens)} tokens` : NONE],
+        ]}
+      />
+      <Block
+        title="Telemetry during the cell"
+        rows={[
+          ['Energy per token', fmtJoulesPerToken(t?.energyPerTokenJoules)],
+          ['GPU utilization', fmtPercent(t?.avgGpuUtilization)],
+          ['Power', fmtWatts(t?.avgPowerWatts)],
+          ['SM clock', fmtMegahertz(t?.avgSmClockHz)],
+          ['Memory used', fmtGigabytes(t?.avgMemoryUsedBytes)],
+          ['Temperature', fmtTemperature(t?.avgTemperatureC)],
+          ['Throttle reasons', t?.throttleReasons.length ? t.throttleReasons.join(', ') : NONE],
+          ['Samples', sessionSamples > 0 ? `${sessionSamples} samples` : 'no GPU telemetry recorded'],
+        ]}
+      />
+    </div>
+  );
+}
+
+/** What a cell that looped or failed left as evidence: the repeating passage and the server's log around it. */
+function CellEvidence({ cell }: { cell: DecodeCell }) {
+  return (
+    <>
       {cell.evidence?.loopExcerpt && (
         <section>
           <h4>Loop evidence</h4>
@@ -238,7 +255,7 @@ export function CellDetail({ session, cell, onClose }: { session: Session; cell:
           <pre className="log-excerpt">{cell.evidence.logLines.join('\n')}</pre>
         </section>
       )}
-    </section>
+    </>
   );
 }
 
