@@ -8,11 +8,9 @@ import type { PlanView } from '#shared/ipc/contract';
 import type { RunPhase } from '#shared/run-progress';
 import {
   fmtContext,
-  fmtContexts,
   fmtDuration,
   fmtPercent,
   fmtSeconds,
-  parseTokenCount,
   statusWord,
   tokPerSec,
   cellName,
@@ -22,21 +20,16 @@ import {
   timeLeft,
 } from '../../format';
 import { useApp } from '../../store';
-import { reattachRun, refreshPlan, refreshSweepPlan, resumeRun, startRun, stopRun } from '../../store/actions';
+import { reattachRun, refreshPlan, refreshSweepPlan } from '../../store/actions';
 import { sweepBusy } from '../../store/sweep-slice';
 import { SweepPanel } from './SweepPanel';
-import { RUN_PRESETS, cellsLeft, isRunning, runSession } from '../../store/run-slice';
+import { isRunning, runSession } from '../../store/run-slice';
 import { ServerLog } from '../../components/ServerLog';
 import { StatusBadge } from '../../components/StatusBadge';
-import { Field } from '../../components/ui';
-import { Chips } from './Chips';
+import { MatrixForm } from './MatrixForm';
+import { RunActions } from './RunActions';
 import { LoadPanel, LoadPhaseBadge } from './LoadPanel';
 import { loadBusy } from '../../store/load-slice';
-
-const parseCount = (t: string): number | null => {
-  const v = Number(t.trim());
-  return Number.isInteger(v) && v > 0 ? v : null;
-};
 
 const RUN_MODES = [
   { id: 'matrix', label: 'Matrix', help: 'Contexts × requests at once, each held busy: sustained decode and prefill.' },
@@ -59,12 +52,6 @@ const RUN_PHASE_WORDS: Record<RunPhase, string> = {
 
 export function RunView() {
   const form = useApp((s) => s.runForm);
-  /** "Stop each cell at ±P%" is on (docs/adaptive-precision.md). */
-  const adaptive = typeof form.precisionPercent === 'number';
-  const update = useApp((s) => s.updateRunForm);
-  const addChip = useApp((s) => s.addChip);
-  const removeChip = useApp((s) => s.removeChip);
-  const applyPreset = useApp((s) => s.applyPreset);
   const plan = useApp((s) => s.plan);
   const planError = useApp((s) => s.planError);
   const phase = useApp((s) => s.runPhase);
@@ -72,9 +59,6 @@ export function RunView() {
   const runError = useApp((s) => s.runError);
   const runMessage = useApp((s) => s.runMessage);
   const serverState = useApp((s) => s.server.state);
-  const meta = useApp((s) => s.sessionMeta);
-  const left = useApp((s) => cellsLeft(s.session));
-  const setPrefillChips = useApp((s) => s.setPrefillChips);
   const setView = useApp((s) => s.setView);
   const sweeping = useApp((s) => sweepBusy(s.sweep));
   const hasVariants = useApp((s) => s.sweepAxes.length > 0);
@@ -96,14 +80,7 @@ export function RunView() {
     return () => clearTimeout(t);
   }, [form, hasVariants, sweeping]);
 
-  const runnable = plan ? plan.cells.filter((c) => c.status === 'run').length : 0;
-  const canStart = !running && serverState === 'ready' && runnable > 0;
-  // A stopped run with cells left is resumed, not started over: Resume leads then.
-  const canResume = !running && serverState === 'ready' && meta.hasSession && left > 0;
-  const resumeLeads = canResume && (phase === 'cancelled' || phase === 'failed' || phase === 'idle');
   const shownRun = !running && hasCells && phase !== 'idle';
-  const prefillFollows = form.prefillContexts.length === 0;
-  const prefillShown = prefillFollows ? form.contexts.filter((c) => c > 0) : form.prefillContexts;
 
   return (
     <section aria-labelledby="run-title" data-testid="view-run">
@@ -145,240 +122,10 @@ export function RunView() {
         <LoadPanel otherRunGoing={running} />
       ) : (
         <>
-          <fieldset className="run-form" disabled={running}>
-            <legend>Matrix</legend>
-            <div className="presets">
-              <label htmlFor="preset">Preset</label>
-              <select
-                id="preset"
-                value=""
-                onChange={(e) => e.currentTarget.value && applyPreset(e.currentTarget.value)}
-              >
-                <option value="">Choose a preset…</option>
-                {RUN_PRESETS.map((p) => (
-                  <option key={p.id} value={p.id}>
-                    {p.label}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <Chips
-              id="contexts"
-              label="Contexts"
-              values={form.contexts}
-              format={fmtContext}
-              parse={parseTokenCount}
-              expects="a token count such as 8k or 32768"
-              onAdd={(v) => addChip('contexts', v)}
-              onRemove={(v) => removeChip('contexts', v)}
-              placeholder="e.g. 8k"
-            />
-            <Chips
-              id="concurrency"
-              label="Requests at once"
-              values={form.concurrency}
-              format={String}
-              parse={parseCount}
-              expects="a whole number of requests above 0, such as 8"
-              onAdd={(v) => addChip('concurrency', v)}
-              onRemove={(v) => removeChip('concurrency', v)}
-              placeholder="e.g. 16"
-            />
-            <Chips
-              id="prefill"
-              label="Prefill contexts"
-              values={prefillShown}
-              format={fmtContext}
-              parse={parseTokenCount}
-              expects="a token count such as 8k or 32768"
-              onAdd={(v) => setPrefillChips([...prefillShown, v])}
-              onRemove={(v) => setPrefillChips(prefillShown.filter((x) => x !== v))}
-              placeholder="e.g. 128k"
-              note={
-                prefillFollows ? (
-                  'Same as the contexts.'
-                ) : (
-                  <button type="button" className="link" onClick={() => setPrefillChips(null)}>
-                    Same as the contexts
-                  </button>
-                )
-              }
-            />
-            <div className="form-grid">
-              <Field
-                id="run-seconds"
-                label={adaptive ? 'Longest measurement (s)' : 'Seconds per measurement'}
-                help={
-                  adaptive
-                    ? 'A decode cell that has not reached its precision by then stops here and says so. Default: 30 s.'
-                    : "Length of each decode cell's measurement window. Default: 30 s."
-                }
-              >
-                <input
-                  id="run-seconds"
-                  type="number"
-                  min={1}
-                  step="any"
-                  value={form.secondsPerMeasurement}
-                  onChange={(e) => update({ secondsPerMeasurement: Number(e.currentTarget.value) || 1 })}
-                />
-              </Field>
-              <Field
-                id="run-precision"
-                label="Stop each cell at ±P%"
-                help="Measure each decode cell only until the 95% interval of its total tok/s is within ±P% (at least the shortest window, at most the longest); prefill repeats its prompt until the same or a cap."
-              >
-                <span className="checks">
-                  <input
-                    id="run-precision-on"
-                    type="checkbox"
-                    aria-label="Stop each cell at a precision"
-                    checked={adaptive}
-                    onChange={(e) => update({ precisionPercent: e.currentTarget.checked ? 1 : null })}
-                  />
-                  <input
-                    id="run-precision"
-                    type="number"
-                    min={0.1}
-                    max={50}
-                    step="any"
-                    disabled={form.precisionPercent === null}
-                    value={form.precisionPercent ?? 1}
-                    onChange={(e) =>
-                      update({ precisionPercent: Math.min(50, Math.max(0.1, Number(e.currentTarget.value) || 1)) })
-                    }
-                  />
-                  %
-                </span>
-              </Field>
-              {adaptive ? (
-                <Field
-                  id="run-min-seconds"
-                  label="Shortest measurement (s)"
-                  help="No decode cell stops for precision before this. Default: 5 s."
-                >
-                  <input
-                    id="run-min-seconds"
-                    type="number"
-                    min={1}
-                    step="any"
-                    value={form.minSecondsPerMeasurement ?? 5}
-                    onChange={(e) => update({ minSecondsPerMeasurement: Number(e.currentTarget.value) || 5 })}
-                  />
-                </Field>
-              ) : null}
-              <Field
-                id="run-maxout"
-                label="Max output (tokens)"
-                help="max_tokens for each request. Default: 4,096 tokens."
-              >
-                <input
-                  id="run-maxout"
-                  type="number"
-                  min={1}
-                  disabled={Boolean(form.outputLen?.trim())}
-                  value={form.maxOutputTokens}
-                  onChange={(e) =>
-                    update({ maxOutputTokens: Math.max(1, Math.round(Number(e.currentTarget.value) || 1)) })
-                  }
-                />
-              </Field>
-              <Field
-                id="run-output-len"
-                label="Output length (tokens)"
-                help="Each request's max_tokens drawn from 256, a range 128-512 or normal 256~64, in place of Max output. Empty: Max output."
-              >
-                <input
-                  id="run-output-len"
-                  placeholder="Max output"
-                  value={form.outputLen ?? ''}
-                  onChange={(e) => update({ outputLen: e.currentTarget.value })}
-                />
-              </Field>
-              <Field
-                id="run-shared-prefix"
-                label="Shared prefix (tokens)"
-                help="The same text of about this many tokens first in every prompt, for prefix caching; prefills then compute the rest. 0: none."
-              >
-                <input
-                  id="run-shared-prefix"
-                  type="number"
-                  min={0}
-                  value={form.sharedPrefix ?? 0}
-                  onChange={(e) =>
-                    update({ sharedPrefix: Math.max(0, Math.round(Number(e.currentTarget.value) || 0)) })
-                  }
-                />
-              </Field>
-              <Field
-                id="run-repeat"
-                label="Repeat each cell"
-                help="Measure every cell this many times, in passes over the whole matrix; figures are then means with a 95% interval. Default: 1."
-              >
-                <input
-                  id="run-repeat"
-                  type="number"
-                  min={1}
-                  max={100}
-                  step={1}
-                  value={form.repeat}
-                  onChange={(e) =>
-                    update({ repeat: Math.min(100, Math.max(1, Math.round(Number(e.currentTarget.value) || 1))) })
-                  }
-                />
-              </Field>
-              <Field
-                id="run-targeting"
-                label="Token targeting"
-                help="Exact sizes prompts with the server's /tokenize; estimate skips that."
-              >
-                <select
-                  id="run-targeting"
-                  value={form.tokenTargeting}
-                  onChange={(e) => update({ tokenTargeting: e.currentTarget.value as 'exact' | 'estimate' })}
-                >
-                  <option value="exact">Exact (/tokenize)</option>
-                  <option value="estimate">Estimate</option>
-                </select>
-              </Field>
-            </div>
-          </fieldset>
+          <MatrixForm running={running} />
 
           <SweepPanel />
-          <div className="actions">
-            <button
-              type="button"
-              className={resumeLeads || hasVariants ? undefined : 'primary'}
-              onClick={() => void startRun()}
-              disabled={!canStart}
-              data-testid="start-run"
-            >
-              {shownRun ? 'Start a new run' : 'Start run'}
-            </button>
-            <button type="button" onClick={() => void stopRun()} disabled={!running} data-testid="stop-run">
-              Stop
-            </button>
-            <button
-              type="button"
-              className={resumeLeads ? 'primary' : undefined}
-              onClick={() => void resumeRun()}
-              disabled={!canResume}
-              data-testid="resume-run"
-            >
-              {left > 0 && meta.hasSession && !running
-                ? `Resume (${left} cell${left === 1 ? '' : 's'} left)`
-                : 'Resume'}
-            </button>
-            {plan && !running && (
-              <span className="muted" data-testid="plan-summary">
-                {shownRun ? 'A new run: ' : ''}
-                {runnable} of {plural(plan.cells.length, 'cell')} to run
-                {form.repeat > 1 ? `, ${form.repeat} times each` : ''} · prefill at{' '}
-                {plan.prefillContexts.length ? fmtContexts(plan.prefillContexts).join(', ') : 'no context'} · about{' '}
-                {fmtDuration(plan.etaSeconds)} in total
-              </span>
-            )}
-          </div>
+          <RunActions running={running} shownRun={shownRun} />
           {planError && !running && <p className="error">{planError}</p>}
           {plan && !running && !shownRun && <NotRunList plan={plan} />}
           {plan?.notes.map((n) => (
