@@ -53,7 +53,8 @@ const ROUTES: [string, string][] = [
   ['/metrics', 'GET'],
 ];
 
-class Server_ {
+/** One simulated server process: its API server, its engine core, their logs, and their ends. */
+class SimulatedServer {
   private readonly out = (s: string) => process.stdout.write(s);
   private readonly err = (s: string) => process.stderr.write(s);
   readonly log: Logger;
@@ -448,5 +449,5 @@ export async function runServe(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  await new Server_(cfg.data, profile.data).start();
+  await new SimulatedServer(cfg.data, profile.data).start();
 }
