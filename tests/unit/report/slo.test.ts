@@ -235,11 +235,20 @@ describe('service-level targets', () => {
 
   it('breaks at a cell that is not Valid without claiming a target it missed', () => {
     const s = sampleSession();
-    s.cells = [sampleCell(8192, 1), sampleCell(8192, 2, { status: 'queued' })];
-    expect(capacityWithinTargets(s, parseTargets('per-request>=1'))[0]).toMatchObject({
+    s.cells = [sampleCell(8192, 1), sampleCell(8192, 2, { status: 'queued', perRequestTokensPerSecond: 5 })];
+    // Its figures would miss per-request >= 100 too, but a cell that is not Valid is no evidence either way.
+    expect(capacityWithinTargets(s, parseTargets('per-request>=100'))[0]).toMatchObject({
       concurrency: 1,
       brokenBy: { concurrency: 2, status: 'queued', missed: [] },
     });
+  });
+
+  it('lists at the break only the targets missed, not one its figure meets exactly', () => {
+    const s = sampleSession();
+    const ms = (v: number) => ({ p50: v / 1000, p90: v / 1000, p99: v / 1000, mean: v / 1000 });
+    s.cells = [sampleCell(8192, 1, { ttft: ms(1000), perRequestTokensPerSecond: 10 })];
+    const missed = capacityWithinTargets(s, parseTargets('ttft<=1s,per-request>=20'))[0].brokenBy?.missed;
+    expect(missed?.map((m) => [m.target.metric.kind, m.value])).toEqual([['per-request', 10]]);
   });
 
   it.each([
