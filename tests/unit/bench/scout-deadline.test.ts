@@ -105,9 +105,7 @@ describe('the plan', () => {
       floorSeconds: 60,
       capSeconds: 7200,
     });
-    expect(() => runConfigFrom({ scoutDeadlineCap: 'soon' })).toThrow(
-      /--scout-deadline-cap must be a positive number/,
-    );
+    expect(() => runConfigFrom({ scoutDeadlineCap: 'soon' })).toThrow(/--scout-deadline-cap must be a positive number/);
   });
   it('shows each scout’s expected time, longer for longer prompts', () => {
     const plan = planRun(
