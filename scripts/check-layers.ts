@@ -205,8 +205,8 @@ export function privateImports(edges: Edge[]): string[] {
  */
 export const HOSTS: Record<string, readonly string[]> = {
   'src-main/hosts/cli': [],
-  'src-main/hosts/app-facade': [],
-  'src-main/hosts/electron': ['src-main/hosts/app-facade'],
+  'src-main/hosts/app-core': [],
+  'src-main/hosts/electron': ['src-main/hosts/app-core'],
   'src-preload': [],
   'src-renderer/src': [],
 };

@@ -11,7 +11,7 @@ import { type IncomingMessage, type ServerResponse, createServer } from 'node:ht
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { type AppCore, type AppCoreOptions, createAppCore } from '../../src-main/hosts/app-facade';
+import { type AppCore, type AppCoreOptions, createAppCore } from '../../src-main/hosts/app-core';
 import type { InvokeChannel } from '#shared/ipc/contract';
 import { EVENT_CHANNELS } from '#shared/ipc/channels';
 import { htmlToPdf } from '../../src-main/workflows/report/pdf';

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppCore, createAppCore } from '../../src-main/hosts/app-facade';
+import { type AppCore, createAppCore } from '../../src-main/hosts/app-core';
 
 /** A machine with no GPU: the core's hardware detection without running nvidia-smi. */
 export const noGpu = async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] });

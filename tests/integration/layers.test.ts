@@ -87,15 +87,15 @@ describe('the layer check', () => {
   test('refuses a host importing another host, and lets the Electron host use the app core', ({ tempDir }) => {
     const root = copyOfSources(tempDir('sm-layers-'));
     appendFileSync(
-      join(root, 'src-main/hosts/app-facade/user-error.ts'),
+      join(root, 'src-main/hosts/app-core/user-error.ts'),
       "\nexport { main as _m } from '../cli/main';\n",
     );
     const r = checkLayers(root);
     expect(r.code).toBe(1);
     expect(r.out).toContain(
-      "import crosses hosts: src-main/hosts/app-facade/user-error.ts: imports '../cli/main' from the host src-main/hosts/cli",
+      "import crosses hosts: src-main/hosts/app-core/user-error.ts: imports '../cli/main' from the host src-main/hosts/cli",
     );
-    // The Electron host wraps the core (it imports app-facade throughout) and passes on the sources as they are.
+    // The Electron host wraps the core (it imports app-core throughout) and passes on the sources as they are.
     expect(r.out).not.toMatch(/crosses hosts: src-main\/hosts\/electron/);
   });
 });

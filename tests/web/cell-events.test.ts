@@ -7,7 +7,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import type { AppCore } from '../../src-main/hosts/app-facade';
+import type { AppCore } from '../../src-main/hosts/app-core';
 import { cellKey } from '#shared/cell-key';
 import { buildReportModel } from '#shared/report/report-model';
 import type { Session } from '#shared/session/schema';

@@ -14,7 +14,7 @@ import {
   type Dialogs,
   type SaveKind,
   withSaveExtension,
-} from '../app-facade';
+} from '../app-core';
 
 const FILTERS: Record<SaveKind, { name: string; extensions: string[] }> = {
   session: { name: 'SpeedMatrix session', extensions: ['json'] },

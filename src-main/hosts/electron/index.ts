@@ -15,7 +15,7 @@ import { printPdf } from './pdf';
 import { askAboutUnsaved, settleUnsaved, type LeaveReason } from './unsaved';
 import { utilityLauncher } from './worker-launcher';
 import { utilityNodeSpawner } from './node-spawner';
-import { type AppCore, createAppCore } from '../app-facade';
+import { type AppCore, createAppCore } from '../app-core';
 import { type MenuCommand, type Notice } from '#shared/ipc/contract';
 import { IPC_PREFIX } from '#shared/ipc/channels';
 import { registerIpc } from './ipc-handlers';

@@ -4,7 +4,7 @@
  * and every core event forwarded to the window.
  */
 import { type BrowserWindow, type IpcMainInvokeEvent, type WebFrameMain, ipcMain } from 'electron';
-import type { AppCore } from '../app-facade';
+import type { AppCore } from '../app-core';
 import { type InvokeChannel, invokeArgs } from '#shared/ipc/contract';
 import { EVENT_CHANNELS, IPC_PREFIX } from '#shared/ipc/channels';
 import { DROPPED_FILE_CHANNEL } from '#shared/ipc/channels';

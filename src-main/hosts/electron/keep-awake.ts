@@ -6,7 +6,7 @@
  * outlives the run that wanted it.
  */
 import { powerSaveBlocker } from 'electron';
-import type { AppCore } from '../app-facade';
+import type { AppCore } from '../app-core';
 
 const RECHECK_MS = 5000;
 

@@ -5,7 +5,7 @@
  * and, if they chose to, the session saved.
  */
 import { type BrowserWindow, dialog } from 'electron';
-import type { AppCore } from '../app-facade';
+import type { AppCore } from '../app-core';
 import { CANCELLED, type Notice } from '#shared/ipc/contract';
 
 type UnsavedChoice = 'save' | 'discard' | 'cancel';

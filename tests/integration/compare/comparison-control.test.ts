@@ -8,8 +8,8 @@ import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ComparisonControl } from '../../../src-main/hosts/app-facade/comparison-control';
-import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { ComparisonControl } from '../../../src-main/hosts/app-core/comparison-control';
+import { createAppCore } from '../../../src-main/hosts/app-core';
 import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/workflows/report/compare';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
 import { buildSweepModel } from '#shared/report/sweep-model';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { createAppCore } from '../../../src-main/hosts/app-core';
 import { invokeArgs } from '#shared/ipc/contract';
 import { IPC_PREFIX } from '#shared/ipc/channels';
 import { DROPPED_FILE_CHANNEL } from '#shared/ipc/channels';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { createAppCore } from '../../../src-main/hosts/app-core';
 import { LaunchedRegistry } from '../../../src-main/engine/server/launched-registry';
 import { findGroupProcesses } from '../../../src-main/engine/server/orphans';
 

@@ -5,7 +5,7 @@
  * words before anything is sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppCore } from '../../../src-main/hosts/app-facade';
+import type { AppCore } from '../../../src-main/hosts/app-core';
 import type { LoadView } from '#shared/ipc/contract';
 import type { LoadForm } from '#shared/ipc/forms';
 import { type CoreOnSim, coreOnReadySim, until } from '../../helpers/core-sim';

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { createAppCore } from '../../../src-main/hosts/app-core';
 import { type WorkerChannel, forkLauncher } from '../../../src-main/engine/bench';
 import type { LoadView } from '#shared/ipc/contract';
 import { noGpu, startSmallSim, until } from '../../helpers/core-sim';

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CommandToConfirm, createAppCore } from '../../../src-main/hosts/app-facade';
+import { type CommandToConfirm, createAppCore } from '../../../src-main/hosts/app-core';
 import { createSession } from '../../../src-main/platform/session/create';
 import { serializeSession } from '../../../src-main/platform/session/write';
 import { noGpu, startSmallSim, until } from '../../helpers/core-sim';

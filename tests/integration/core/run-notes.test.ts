@@ -4,7 +4,7 @@
  * plan, as the CLI prints it as "note: ...".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppCore } from '../../../src-main/hosts/app-facade';
+import type { AppCore } from '../../../src-main/hosts/app-core';
 import type { RunUpdate } from '#shared/ipc/contract';
 import { type CoreOnSim, coreOnReadySim, until } from '../../helpers/core-sim';
 

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAppCore } from '../../../src-main/hosts/app-facade';
-import { FORM_DEFAULTS } from '../../../src-main/hosts/app-facade/server-form';
+import { createAppCore } from '../../../src-main/hosts/app-core';
+import { FORM_DEFAULTS } from '../../../src-main/hosts/app-core/server-form';
 import type { ServerSnapshot, SweepView } from '#shared/ipc/contract';
 import type { RunForm, ServerForm } from '#shared/ipc/forms';
 

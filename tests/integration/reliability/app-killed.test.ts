@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect } from 'vitest';
-import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { createAppCore } from '../../../src-main/hosts/app-core';
 import { recoverFromJournal } from '../../../src-main/platform/session/journal';
 import { alive } from '../../helpers/fake-servers';
 import { ROOT } from '../../helpers/paths';

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { createAppCore } from '../../../src-main/hosts/app-core';
 import { importText } from '../../../src-main/workflows/importers';
 import type { Session } from '#shared/session/schema';
 import { serializeSession } from '../../../src-main/platform/session/write';

@@ -98,7 +98,7 @@ import {
 } from '#shared/ipc/channels';
 import { invokeArgs } from '#shared/ipc/contract';
 import { REFUSED, registerIpc } from '../../../src-main/hosts/electron/ipc-handlers';
-import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { createAppCore } from '../../../src-main/hosts/app-core';
 import { createSession } from '../../../src-main/platform/session/create';
 import { serializeSession } from '../../../src-main/platform/session/write';
 

@@ -7,7 +7,7 @@ import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { createAppCore } from '../../../src-main/hosts/app-core';
 import { importFile, importText } from '../../../src-main/workflows/importers';
 import { renderHtmlReport } from '../../../src-main/workflows/report/html';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';

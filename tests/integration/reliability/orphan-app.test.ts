@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAppCore, type AppCore } from '../../../src-main/hosts/app-facade';
+import { createAppCore, type AppCore } from '../../../src-main/hosts/app-core';
 import type { Notice, ServerOrphans } from '#shared/ipc/contract';
 import { listProcesses } from '../../../src-main/engine/server/orphans';
 import { alive } from '../../helpers/fake-servers';

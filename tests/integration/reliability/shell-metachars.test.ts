@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAppCore } from '../../../src-main/hosts/app-facade';
+import { createAppCore } from '../../../src-main/hosts/app-core';
 import { buildLaunch } from '../../../src-main/engine/server/launch';
 import { shellSplit } from '#shared/shell-quote';
 import { Supervisor } from '../../../src-main/engine/server/supervisor';

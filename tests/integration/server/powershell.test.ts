@@ -3,9 +3,9 @@
  * (pointing to Attach to URL), and the launch command copied as PowerShell on Windows.
  */
 import { describe, expect, it } from 'vitest';
-import { CoreEvents } from '../../../src-main/hosts/app-facade/emitter';
-import { ServerControl } from '../../../src-main/hosts/app-facade/server-control';
-import { FORM_DEFAULTS } from '../../../src-main/hosts/app-facade/server-form';
+import { CoreEvents } from '../../../src-main/hosts/app-core/emitter';
+import { ServerControl } from '../../../src-main/hosts/app-core/server-control';
+import { FORM_DEFAULTS } from '../../../src-main/hosts/app-core/server-form';
 import { localLaunchNote } from '../../../src-main/engine/server/platform-support';
 import { displayAsPowerShell, powershellLine, powershellQuote } from '../../../src-main/engine/server/powershell';
 import { shellLine } from '#shared/shell-quote';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LoadForm } from '#shared/ipc/forms';
-import { loadConfigFromForm } from '../../../src-main/hosts/app-facade/load-control';
+import { loadConfigFromForm } from '../../../src-main/hosts/app-core/load-control';
 import { loadConfigFrom } from '../../../src-main/workflows/inputs/load-input';
 import { DEFAULT_LOAD_FORM } from '../../../src-renderer/src/store/load-slice';
 

@@ -1,13 +1,13 @@
 /** The Server view's remote host and the Run view's matrix, as the ssh target and the `speedmatrix run` there. */
 import { describe, expect, it } from 'vitest';
 import type { RunForm } from '#shared/ipc/forms';
-import { remoteHostOf, sshTargetOf } from '../../../src-main/hosts/app-facade/remote-host';
-import { remoteRunArgs } from '../../../src-main/hosts/app-facade/remote-runs';
+import { remoteHostOf, sshTargetOf } from '../../../src-main/hosts/app-core/remote-host';
+import { remoteRunArgs } from '../../../src-main/hosts/app-core/remote-runs';
 import type { ServerTarget } from '../../../src-main/engine/server/target';
 import { Command } from 'commander';
 import { addMatrixOptions } from '../../../src-main/hosts/cli/commands/run-flags';
 import { runConfigFrom } from '../../../src-main/workflows/inputs/run-input';
-import { toConfig } from '../../../src-main/hosts/app-facade/run-control';
+import { toConfig } from '../../../src-main/hosts/app-core/run-control';
 
 const RUN: RunForm = {
   contexts: [0, 8192],

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BenchEvent } from '../../../src-main/engine/bench';
 import { planRun } from '../../../src-main/engine/bench';
 import type { RunUpdate } from '#shared/ipc/contract';
-import { RunUpdates } from '../../../src-main/hosts/app-facade/run-updates';
+import { RunUpdates } from '../../../src-main/hosts/app-core/run-updates';
 import { cellKey } from '#shared/cell-key';
 import type { DecodeCell, PrefillResult, RequestSamples } from '#shared/session/schema';
 

@@ -1,7 +1,7 @@
 /** The Server form as typed -> the supervisor's launch options, table-driven. */
 import { describe, expect, it } from 'vitest';
 import { ServerFormSchema } from '#shared/ipc/forms';
-import { FORM_DEFAULTS, formToLaunch, formWarnings } from '../../../src-main/hosts/app-facade/server-form';
+import { FORM_DEFAULTS, formToLaunch, formWarnings } from '../../../src-main/hosts/app-core/server-form';
 import { buildLaunch } from '../../../src-main/engine/server';
 
 const form = (patch: Record<string, unknown>) => ServerFormSchema.parse({ ...FORM_DEFAULTS, ...patch });

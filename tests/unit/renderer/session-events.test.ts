@@ -4,10 +4,10 @@
  * ever overwriting something newer.
  */
 import { describe, expect, it } from 'vitest';
-import { CoreEvents } from '../../../src-main/hosts/app-facade/emitter';
-import { RecentFiles } from '../../../src-main/hosts/app-facade/recent-files';
-import { RunUpdates } from '../../../src-main/hosts/app-facade/run-updates';
-import { SessionControl } from '../../../src-main/hosts/app-facade/session-control';
+import { CoreEvents } from '../../../src-main/hosts/app-core/emitter';
+import { RecentFiles } from '../../../src-main/hosts/app-core/recent-files';
+import { RunUpdates } from '../../../src-main/hosts/app-core/run-updates';
+import { SessionControl } from '../../../src-main/hosts/app-core/session-control';
 import { createSession } from '../../../src-main/platform/session/create';
 import { cellKey } from '#shared/cell-key';
 import type { RunUpdate, SessionMeta, SessionView } from '#shared/ipc/contract';
