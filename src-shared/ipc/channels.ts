@@ -53,6 +53,7 @@ export const bridgeMethods = {
   startLoad: 'load:start',
   stopLoad: 'load:stop',
   getLoadSnapshot: 'load:snapshot',
+  chooseTrace: 'load:choose-trace',
   openSweep: 'compare:open-sweep',
   compareSessions: 'compare:open-sessions',
   getComparison: 'compare:get',

@@ -224,6 +224,14 @@ export interface LoadPassProgress {
   completed: number;
 }
 
+/** A trace file picked for replay: where it is, its name, how many requests over how long (seconds, at speed 1). */
+export interface TraceChoice {
+  file: string;
+  name: string;
+  requests: number;
+  spanSeconds: number;
+}
+
 /** A load run as the Run view's Load mode shows it ('load:update'), at most ~5 a second. */
 export interface LoadView {
   phase: LoadPhase;
@@ -459,6 +467,8 @@ export const invokeArgs = {
   'load:start': z.tuple([LoadFormSchema]),
   'load:stop': z.tuple([]),
   'load:snapshot': z.tuple([]),
+  /** A trace file to replay, from the file dialog: read and checked at once. */
+  'load:choose-trace': z.tuple([]),
   /** A sweep folder (or its sweep.json) to compare; a folder dialog when absent. */
   'compare:open-sweep': z.tuple([optionalPath]),
   /** Two or more session files to compare, the first the baseline; a file dialog when absent. */
@@ -514,6 +524,7 @@ export interface InvokeResults {
   'load:start': LoadView;
   'load:stop': LoadView;
   'load:snapshot': LoadView;
+  'load:choose-trace': TraceChoice;
   'compare:open-sweep': ComparisonView;
   'compare:open-sessions': ComparisonView;
   'compare:get': ComparisonView | null;

@@ -98,6 +98,11 @@ export const LoadFormSchema = z.object({
   outputLen: z.string().max(100),
   /** Per-request targets for goodput; empty for none. */
   slo: z.string().max(500),
+  /** A trace to replay instead of rates (picked with 'load:choose-trace'), and how many times its pace. */
+  trace: z
+    .object({ file: z.string().min(1).max(4096), speed: z.number().positive().max(1000) })
+    .nullable()
+    .optional(),
 });
 export type LoadForm = z.infer<typeof LoadFormSchema>;
 

@@ -6,7 +6,7 @@
  * percentiles").
  */
 import type { DecodeCell, LatencyStats } from '../session/schema';
-import { NONE, fmtCount, fmtMs, fmtMsPrecise } from './format';
+import { NONE, fmtCount, fmtMs, fmtMsPrecise, fmtOneDecimal } from './format';
 
 export const LATENCY_KINDS = ['ttft', 'tbt', 'e2e'] as const;
 export type LatencyKind = (typeof LATENCY_KINDS)[number];
@@ -108,6 +108,28 @@ export function latencyRowCells(cell: DecodeCell, medians: boolean): string[] {
     ),
     fewSamples(cell, kind) ? `${fmtCount(latencyCount(cell, kind))} (few)` : fmtCount(latencyCount(cell, kind)),
   ]);
+}
+
+/** A thinking model's columns, which the latency table adds when any cell's answers had reasoning. */
+export const REASONING_COLUMNS: readonly string[] = [
+  ...REPORTED_PERCENTILES.map((p) => `First answer ${p}`),
+  'Reasoning tok/req',
+];
+
+/** What the reasoning columns stand on, in words. */
+export const REASONING_CAPTION =
+  'First answer: from sending a request to its first answer token, after its reasoning (one per request that reached its answer); Reasoning tok/req: reasoning tokens per request.';
+
+/** True when a cell's answers had reasoning (a thinking model). */
+export const hasReasoning = (cell: DecodeCell): boolean => cell.reasoningTokensPerRequest !== undefined;
+
+/** A cell's reasoning columns, in REASONING_COLUMNS order. */
+export function reasoningRowCells(cell: DecodeCell): string[] {
+  const t = cell.timeToFirstAnswer ?? null;
+  return [
+    ...REPORTED_PERCENTILES.map((p) => fmtMs(t?.[p])),
+    hasReasoning(cell) ? fmtOneDecimal(cell.reasoningTokensPerRequest) : NONE,
+  ];
 }
 
 /** What the latency table stands on, in words (the legend of its figures). */

@@ -7,6 +7,8 @@ import {
   fmtCount,
   fmtMs,
   fmtMsPrecise,
+  fmtOneDecimal,
+  fmtPercent,
   fmtRate,
   fmtSettingSeconds,
   fmtTokPerSec,
@@ -29,7 +31,7 @@ export const LOAD_COLUMNS = [
   'Goodput req/s',
 ] as const;
 
-const PASS_LABEL = { synchronous: 'synchronous', throughput: 'throughput' } as const;
+const PASS_LABEL = { synchronous: 'synchronous', throughput: 'throughput', trace: 'trace replay' } as const;
 
 /** A pass's name: its rate, or the sweep pass it was. */
 export function passLabel(r: Pick<LoadRateResult, 'pass' | 'targetRate'>): string {
@@ -78,7 +80,7 @@ export interface LoadSection {
   workload: string;
   answer: string;
   table: { header: string[]; rows: string[][] };
-  /** Each pass that did not keep up, with why. */
+  /** Each pass that did not keep up, with why; then each pass's figures beyond the table (passDetails). */
   notes: string[];
 }
 
@@ -86,8 +88,13 @@ export interface LoadSection {
 export const lengthText = (s: LoadRun['config']['inputLength']): string =>
   s.kind === 'fixed' ? `${s.tokens}` : s.kind === 'uniform' ? `${s.min}-${s.max}` : `${s.mean}~${s.sd}`;
 
-/** What was offered: a sweep, the rates, or (a closed loop: AIPerf's --concurrency) no rate at all. */
+/** What was offered: a trace, a sweep, the rates, or (a closed loop: AIPerf's --concurrency) no rate at all. */
 function offeredText(c: LoadRun['config']): string {
+  if (c.trace) {
+    const t = c.trace;
+    const speed = t.speed === 1 ? '' : ` at ${fmtTwoDecimals(t.speed)}x its speed`;
+    return `replay of ${t.file}: ${plural(t.requests, 'request')} over ${fmtSettingSeconds(t.spanSeconds)}${speed}`;
+  }
   if (c.sweep) return `sweep of ${plural(c.sweep.points, 'rate')}`;
   if (c.rates.length) return `rates ${c.rates.map(fmtRate).join(', ')} req/s`;
   return 'no set rate: each request sent as soon as one finishes';
@@ -99,28 +106,64 @@ const lengthWords = (s: LoadRun['config']['inputLength']): string =>
 
 export function loadSection(load: LoadRun): LoadSection {
   const c = load.config;
-  const closedLoop = !c.sweep && c.rates.length === 0;
+  const closedLoop = !c.sweep && c.rates.length === 0 && !c.trace;
   const arrivals =
     c.arrivals.kind === 'gamma'
       ? `gamma arrivals (CV ${fmtTwoDecimals(c.arrivals.cv)})`
       : `${c.arrivals.kind} arrivals`;
   const perPass = closedLoop ? 'measured' : 'per rate';
-  const workload = [
-    offeredText(c),
-    closedLoop ? null : arrivals,
-    c.maxInFlight === null ? 'no cap in flight' : `at most ${fmtCount(c.maxInFlight)} in flight`,
-    c.dataset ? `prompts from ${c.dataset}` : `input ${lengthWords(c.inputLength)} tokens`,
-    `output ${lengthWords(c.outputLength)} tokens${c.ignoreEos ? '' : ' at most'}`,
-    c.sharedPrefixTokens ? `shared prefix ${fmtCount(c.sharedPrefixTokens)} tokens` : null,
-    `${c.endpoint} endpoint`,
-    `${fmtSettingSeconds(c.durationSeconds)} ${perPass} after ${fmtSettingSeconds(c.warmupSeconds)} warm-up`,
-  ];
+  const conv = c.conversation;
+  const workload = c.trace
+    ? [offeredText(c), 'lengths and shared prefixes from the trace', `${c.endpoint} endpoint`]
+    : [
+        offeredText(c),
+        closedLoop ? null : arrivals,
+        conv ? `${conv.turns}-turn conversations, ${fmtSettingSeconds(conv.thinkSeconds)} think time` : null,
+        c.maxInFlight === null ? 'no cap in flight' : `at most ${fmtCount(c.maxInFlight)} in flight`,
+        c.dataset
+          ? `prompts from ${c.dataset}`
+          : `input ${lengthWords(c.inputLength)} tokens${conv ? ' per turn' : ''}`,
+        `output ${lengthWords(c.outputLength)} tokens${c.ignoreEos ? '' : ' at most'}`,
+        c.sharedPrefixTokens ? `shared prefix ${fmtCount(c.sharedPrefixTokens)} tokens` : null,
+        `${c.endpoint} endpoint`,
+        `${fmtSettingSeconds(c.durationSeconds)} ${perPass} after ${fmtSettingSeconds(c.warmupSeconds)} warm-up`,
+      ];
   return {
     workload: workload.filter(Boolean).join(' · '),
     answer: loadAnswer(load),
     table: { header: [...LOAD_COLUMNS], rows: load.results.map(loadRow) },
-    notes: load.results.filter((r) => !r.keptUp).map((r) => `${passLabel(r)}: not kept up: ${r.keptUpReason}.`),
+    notes: [
+      ...load.results.filter((r) => !r.keptUp).map((r) => `${passLabel(r)}: not kept up: ${r.keptUpReason}.`),
+      ...load.results.flatMap(passDetails),
+    ],
   };
+}
+
+/**
+ * A pass's figures beyond the table, a sentence each, only those it measured: how late requests
+ * left against their schedule (open-loop passes), the time to the first answer token after
+ * reasoning, what the server's prefix cache found, and TTFT per conversation turn.
+ */
+export function passDetails(r: LoadRateResult): string[] {
+  const label = passLabel(r);
+  const out: string[] = [];
+  const lag = r.arrivalLag;
+  if (lag && (r.pass === 'rate' || r.pass === 'trace'))
+    out.push(`${label}: requests left ${fmtMs(lag.p50)} (p50), ${fmtMs(lag.p99)} (p99) after their scheduled arrival.`);
+  if (r.timeToFirstAnswer || r.meanReasoningTokens)
+    out.push(
+      `${label}: time to first answer token, after reasoning: ${three(r.timeToFirstAnswer ?? null, fmtMs)}; ${fmtOneDecimal(r.meanReasoningTokens ?? 0)} reasoning tokens per request.`,
+    );
+  const pc = r.prefixCache;
+  if (pc && pc.queriedTokens > 0)
+    out.push(
+      `${label}: the server's prefix cache found ${fmtPercent(pc.hitTokens / pc.queriedTokens)} of ${fmtCount(pc.queriedTokens)} prompt tokens (${fmtCount(pc.hitTokens)} cached).`,
+    );
+  if (r.ttftByTurn?.length)
+    out.push(
+      `${label}: TTFT p50 by conversation turn: ${r.ttftByTurn.map((t) => `turn ${t.turn} ${fmtMs(t.ttft.p50)}`).join(', ')}.`,
+    );
+  return out;
 }
 
 /** One pass as the load charts plot it: x is the offered rate; latencies in seconds (null: none measured). */

@@ -50,8 +50,12 @@ import {
   LATENCY_COLUMNS,
   fewSamples,
   fmtLatency,
+  hasReasoning,
   latencyCaption,
   latencyRowCells,
+  REASONING_CAPTION,
+  REASONING_COLUMNS,
+  reasoningRowCells,
 } from './latency';
 
 export interface TableModel {
@@ -306,9 +310,15 @@ function latencyTable(session: Session): TableModel | null {
   if (cells.length === 0) return null;
   const contexts = contextsOf(session);
   const medians = medianOnly(session);
+  const reasoning = cells.some(hasReasoning);
   return {
-    header: [...LATENCY_COLUMNS],
-    rows: cells.map((c) => [fmtContext(c.context, contexts), String(c.concurrency), ...latencyRowCells(c, medians)]),
+    header: [...LATENCY_COLUMNS, ...(reasoning ? REASONING_COLUMNS : [])],
+    rows: cells.map((c) => [
+      fmtContext(c.context, contexts),
+      String(c.concurrency),
+      ...latencyRowCells(c, medians),
+      ...(reasoning ? reasoningRowCells(c) : []),
+    ]),
   };
 }
 
@@ -468,7 +478,10 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     measurementsCaption: measurementsCaptionOf(session),
     measurements: { header: [...MEASUREMENT_COLUMNS], rows: rows.map((r) => r.text) },
     latency: latencyTable(session),
-    latencyCaption: latencyCaption(medianOnly(session)),
+    latencyCaption: [
+      latencyCaption(medianOnly(session)),
+      ...(session.cells.some(hasReasoning) ? [REASONING_CAPTION] : []),
+    ].join(' '),
     measurementRows: rows,
     energy: energyTable(session),
     telemetry: telemetryTable(session),

@@ -59,6 +59,16 @@ export const LoadConfigSchema = z.object({
   dataset: z.string().nullable(),
   seed: z.number().int(),
   slo: SloSchema.nullable(),
+  /** A replayed trace (--trace): its file's name, the speed-up of its times, its requests and span in server seconds. */
+  trace: z
+    .object({ file: z.string(), speed: z.number().finite().positive(), requests: count, spanSeconds: nonNeg })
+    .nullable()
+    .optional(),
+  /** Conversations (--turns): each of `turns` requests sends the whole history plus a new message, `thinkSeconds` after the answer. */
+  conversation: z
+    .object({ turns: z.number().int().min(2), thinkSeconds: nonNeg })
+    .nullable()
+    .optional(),
 });
 
 /** What /metrics said about queueing while the rate's window ran. */
@@ -72,7 +82,10 @@ export const LoadQueueSchema = z.object({
   meanQueueSeconds: nonNeg.nullable(),
 });
 
-export const LoadPassSchema = z.enum(['rate', 'synchronous', 'throughput']);
+export const LoadPassSchema = z.enum(['rate', 'synchronous', 'throughput', 'trace']);
+
+/** Time to first token of one conversation turn's requests. */
+export const TurnTtftSchema = z.object({ turn: z.number().int().positive(), ttft: CountedStatsSchema });
 
 export const LoadRateResultSchema = z.object({
   /** What kind of pass: a set rate, the sweep's one-at-a-time pass, or its all-at-once pass. */
@@ -110,6 +123,16 @@ export const LoadRateResultSchema = z.object({
   sloShare: nonNeg.max(1).nullable(),
   windowSeconds: nonNeg,
   startedAt: z.string(),
+  /** Seconds each request was sent after its arrival was due (a client that keeps its schedule: near 0). Older files: absent. */
+  arrivalLag: CountedStatsSchema.nullable().optional(),
+  /** Time to the first answer token, after any reasoning (AIPerf's TTFO); present when the answers had reasoning. */
+  timeToFirstAnswer: CountedStatsSchema.nullable().optional(),
+  /** Mean reasoning tokens per finished request; present when the answers had reasoning. */
+  meanReasoningTokens: nonNeg.nullable().optional(),
+  /** Prompt tokens the server's prefix cache looked up and found during the pass (its /metrics counters). */
+  prefixCache: z.object({ queriedTokens: nonNeg, hitTokens: nonNeg }).nullable().optional(),
+  /** Time to first token per conversation turn (conversations only). */
+  ttftByTurn: z.array(TurnTtftSchema).optional(),
 });
 
 export const LoadRunSchema = z.object({
@@ -128,3 +151,4 @@ export type LoadQueue = z.infer<typeof LoadQueueSchema>;
 export type LoadPass = z.infer<typeof LoadPassSchema>;
 export type LoadRateResult = z.infer<typeof LoadRateResultSchema>;
 export type LoadRun = z.infer<typeof LoadRunSchema>;
+export type TurnTtft = z.infer<typeof TurnTtftSchema>;

@@ -386,6 +386,12 @@ export const DecodeCellSchema = z.object({
   timeBetweenTokens: LatencyStatsSchema.nullable(),
   /** End-to-end latency, send to last token, of the requests that finished (older files: absent). */
   e2eLatency: LatencyStatsSchema.nullable().optional(),
+  /**
+   * A thinking model's answers: time from sending to the first answer token, after the reasoning (AIPerf's TTFO),
+   * and the mean reasoning tokens per request. Absent when no answer had reasoning, and in older files.
+   */
+  timeToFirstAnswer: LatencyStatsSchema.nullable().optional(),
+  reasoningTokensPerRequest: nonNeg.optional(),
   avgActiveRequests: maybeNum,
   completedRequests: count.nullable(),
   outputTokens: count.nullable(),

@@ -41,6 +41,8 @@ export class TestDialogs {
   readonly folderQueue: string[] = [];
   /** File sets "chosen" in the multi-file dialog (Compare Sessions), then cancelled. */
   readonly pathsQueue: string[][] = [];
+  /** Trace files "chosen" in the Load form's trace dialog, then cancelled. */
+  readonly traceQueue: string[] = [];
   constructor(readonly saveDir: string) {}
   async chooseOpenPath(): Promise<string | null> {
     return this.openQueue.shift() ?? null;
@@ -53,6 +55,9 @@ export class TestDialogs {
   }
   async chooseOpenPaths(): Promise<string[] | null> {
     return this.pathsQueue.shift() ?? null;
+  }
+  async chooseTraceFile(): Promise<string | null> {
+    return this.traceQueue.shift() ?? null;
   }
 }
 

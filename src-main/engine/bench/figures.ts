@@ -22,6 +22,9 @@ export interface StreamTimes {
   longestGapMs: number;
   longestGapEndedAt: number;
   gapAtCloseMs: number;
+  /** When the first answer token came after any reasoning (-1: none), and the reasoning's tokens. */
+  firstAnswerAt: number;
+  reasoningTokens: number;
 }
 
 /** A stall is a gap over this many times the cell's median time between tokens ... */
@@ -136,4 +139,25 @@ export function stallInWindow(
     }
   }
   return worst;
+}
+
+/**
+ * A thinking model's figures (docs/method.md, "Reasoning models"): time to the first answer token
+ * of the requests that reached their answer, and reasoning tokens per request; nothing when no
+ * request had reasoning, so a plain model's cell carries no empty figures.
+ */
+export function reasoningOfCell(
+  streams: readonly StreamTimes[],
+  clock: ServerClock,
+): { timeToFirstAnswer?: LatencyStats | null; reasoningTokensPerRequest?: number } {
+  const thinking = streams.filter((s) => s.reasoningTokens > 0);
+  if (thinking.length === 0) return {};
+  const answered = streams.filter((s) => s.firstAnswerAt >= 0);
+  // Requests that reached their answer reasoned to the end; the others only count when none did.
+  const whole = answered.filter((s) => s.reasoningTokens > 0);
+  const counted = whole.length ? whole : thinking;
+  return {
+    timeToFirstAnswer: latencyStats(answered.map((s) => clock.seconds(s.firstAnswerAt - s.sentAt))),
+    reasoningTokensPerRequest: counted.reduce((n, s) => n + s.reasoningTokens, 0) / counted.length,
+  };
 }

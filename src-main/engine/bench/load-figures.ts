@@ -2,7 +2,7 @@
  * The figures of one load pass from its requests' own records (docs/load.md, "Figures of a
  * rate"). Pure: records are wall epoch ms, the clock turns durations into server seconds.
  */
-import type { CountedStats, LoadPass, LoadQueue, LoadRateResult, Slo } from '#shared/session/schema-load';
+import type { CountedStats, LoadPass, LoadQueue, LoadRateResult, Slo, TurnTtft } from '#shared/session/schema-load';
 import { mean } from '#shared/mean';
 import { fmtRate } from '#shared/report/format';
 import type { ServerClock } from './clock';
@@ -161,7 +161,43 @@ export function loadFigures(x: FigureInput): LoadRateResult {
     sloShare: good === null ? null : mine.length > 0 ? good / mine.length : 0,
     windowSeconds: seconds,
     startedAt: x.startedAt,
+    // A timer may fire a fraction of a millisecond early: that is no lag.
+    arrivalLag: countedStats(mine.map((r) => clock.seconds(Math.max(0, r.sentAt - r.dueAt)))),
+    ...reasoningFigures(done, clock),
+    prefixCache: prefixCacheOver(x.output),
+    ...(records.some((r) => r.turn > 0) ? { ttftByTurn: ttftByTurn(done, clock) } : {}),
   };
+}
+
+/** Time to the first answer token and reasoning tokens per request, when any answer had reasoning (else nothing). */
+export function reasoningFigures(
+  done: readonly LoadRecord[],
+  clock: ServerClock,
+): Pick<LoadRateResult, 'timeToFirstAnswer' | 'meanReasoningTokens'> {
+  if (!done.some((r) => r.reasoningTokens > 0)) return {};
+  const answered = done.filter((r) => r.firstAnswerAt >= 0);
+  return {
+    timeToFirstAnswer: countedStats(answered.map((r) => clock.seconds(r.firstAnswerAt - r.sentAt))),
+    meanReasoningTokens: mean(done.map((r) => r.reasoningTokens)),
+  };
+}
+
+/** The prefix cache's lookups and hits over the pass, from its counters before and after (null: not reported). */
+export function prefixCacheOver(o: LoadPassOutput): LoadRateResult['prefixCache'] {
+  const c = o.prefixCache;
+  const delta = (k: 'prefixQueries' | 'prefixHits') => Math.max(0, (c?.after[k] ?? 0) - (c?.before[k] ?? 0));
+  return c ? { queriedTokens: delta('prefixQueries'), hitTokens: delta('prefixHits') } : null;
+}
+
+/** Time to first token of the finished requests of each conversation turn, in turn order. */
+export function ttftByTurn(done: readonly LoadRecord[], clock: ServerClock): TurnTtft[] {
+  const turns = [...new Set(done.map((r) => r.turn))].filter((t) => t > 0).sort((a, b) => a - b);
+  return turns.flatMap((turn) => {
+    const ttft = countedStats(
+      done.filter((r) => r.turn === turn && r.firstTokenAt >= 0).map((r) => clock.seconds(r.firstTokenAt - r.sentAt)),
+    );
+    return ttft ? [{ turn, ttft }] : [];
+  });
 }
 
 /** The most requests open at once, from their send and end times. */

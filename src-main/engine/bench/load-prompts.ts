@@ -11,6 +11,7 @@ import { type BenchHttp, maxTokensFields, postJson } from './http';
 import { lengthSampler, meanLength } from './load-arrivals';
 import type { DatasetEntry } from './load-dataset';
 import type { LoadRequest } from './load-rate';
+import { TRACE_BLOCK_TOKENS, type TraceEntry } from './load-trace';
 import { buildMessages, countTokens, fillerText, promptTag } from './prompts';
 
 type Messages = ReturnType<typeof buildMessages>;
@@ -83,6 +84,7 @@ export async function loadRequests(
   cfg: LoadConfig,
   runTag: string,
   dataset: readonly DatasetEntry[] | null = null,
+  trace: readonly TraceEntry[] | null = null,
 ): Promise<{ next: () => LoadRequest; note: string | null }> {
   const prefix = await sharedPrefixText(http, cfg.sharedPrefixTokens, cfg.endpoint);
   const density = await measureDensity(http, cfg, prefix, requestTag(runTag, 0));
@@ -99,14 +101,22 @@ export async function loadRequests(
     });
   const path = PATHS[cfg.endpoint];
   if (dataset) return { next: fromDataset(dataset, cfg.seed, density, output, body, path), note: null };
+  if (trace) return { next: fromTrace(trace, cfg.trace?.speed ?? 1, runTag, density, body, path), note: null };
   let i = 0;
   const tooShort = density.overhead >= meanLength(cfg.inputLength);
-  const next = (): LoadRequest => {
+  const first = (): Sent => {
     const want = input();
     const chars = Math.max(0, Math.round((want - density.overhead) * density.charsPerToken));
     const messages = messagesFor(prefix, requestTag(runTag, ++i), chars);
-    return { body: body(messages, output()), path, inputTokens: Math.max(want, density.overhead) };
+    return { body: body(messages, output()), path, inputTokens: Math.max(want, density.overhead), messages };
   };
+  const turnAfter = (history: Messages, tokens: number): Sent => {
+    const want = input();
+    const ask = `${requestTag(runTag, ++i)} ${fillerText(Math.round(want * density.charsPerToken))}`;
+    const messages = [...history, { role: 'user' as const, content: ask }];
+    return { body: body(messages, output()), path, inputTokens: tokens + want, messages };
+  };
+  const next = cfg.conversation ? conversations(cfg.conversation, first, turnAfter) : first;
   const note = tooShort
     ? `The prompt's fixed part is ${density.overhead} tokens, more than the input length asked for: prompts are ${density.overhead} tokens.`
     : null;
@@ -135,6 +145,64 @@ function fromDataset(
     const inputTokens = Math.round(e.prompt.length / density.charsPerToken);
     return { body: body([{ role: 'user', content: e.prompt }], out), path, inputTokens };
   };
+}
+
+/**
+ * Requests of a replayed trace, in time order, each due at its own time. A prompt is its hash
+ * ids' blocks of text, each worth 512 tokens and opening with its id (and the run's tag, so no
+ * earlier run's cache serves it), cut to the request's input length: two requests that start with
+ * the same ids start with the same text, and share nothing after their first different id.
+ * Blocks past the ids the line lists are the request's own.
+ */
+function fromTrace(
+  entries: readonly TraceEntry[],
+  speed: number,
+  runTag: string,
+  density: Density,
+  body: (messages: Messages, maxTokens: number) => string,
+  path: string,
+): () => LoadRequest {
+  const blockChars = Math.round(TRACE_BLOCK_TOKENS * density.charsPerToken);
+  const block = (id: string) => {
+    const head = `${promptTag(runTag, `block ${id}`)} `;
+    return head + fillerText(blockChars - head.length);
+  };
+  let n = 0;
+  return () => {
+    const e = entries[n % entries.length];
+    const own = n++;
+    const count = Math.ceil(e.inputTokens / TRACE_BLOCK_TOKENS);
+    const ids = Array.from({ length: count }, (_, k) => (k < e.hashIds.length ? String(e.hashIds[k]) : `R${own}.${k}`));
+    const chars = Math.max(1, Math.round((e.inputTokens - density.overhead) * density.charsPerToken));
+    const text = ids.map(block).join('').slice(0, chars);
+    return {
+      body: body([{ role: 'user', content: text }], e.outputTokens),
+      path,
+      inputTokens: e.inputTokens,
+      dueSeconds: e.atSeconds / speed,
+    };
+  };
+}
+
+/** A request with the messages it sends (a conversation's next turn adds to them). */
+type Sent = LoadRequest & { messages: Messages };
+
+/**
+ * Conversations (docs/load.md, "Conversations"): each call starts one; each turn after the first
+ * sends the whole history, the answers as the server wrote them, plus a new message.
+ */
+function conversations(
+  conv: NonNullable<LoadConfig['conversation']>,
+  first: () => Sent,
+  turnAfter: (history: Messages, tokens: number) => Sent,
+): () => LoadRequest {
+  const follow = ({ messages, ...req }: Sent, turn: number): LoadRequest => {
+    if (turn >= conv.turns) return { ...req, turn };
+    const next = (answer: string) =>
+      follow(turnAfter([...messages, { role: 'assistant', content: answer }], req.inputTokens), turn + 1);
+    return { ...req, turn, followUp: { afterSeconds: conv.thinkSeconds, next } };
+  };
+  return () => follow(first(), 1);
 }
 
 /** 0..n-1 in a seeded random order (Fisher-Yates). */

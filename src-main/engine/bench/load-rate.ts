@@ -16,6 +16,12 @@ export interface LoadRequest {
   body: string;
   path: string;
   inputTokens: number;
+  /** A conversation's turn (1 for the first); absent outside conversations. */
+  turn?: number;
+  /** A conversation's next turn, built from this one's answer; absent after the last turn. */
+  followUp?: { afterSeconds: number; next: (answer: string) => LoadRequest };
+  /** Server seconds from the pass's start at which a replayed trace sends it (the pass's schedule is then `trace`). */
+  dueSeconds?: number;
 }
 
 /** What the figures need of one request; times are wall epoch ms (-1 when it never happened). */
@@ -24,9 +30,15 @@ export interface LoadRecord {
   dueAt: number;
   sentAt: number;
   firstTokenAt: number;
+  /** When the first answer token came, after any reasoning (-1: none). */
+  firstAnswerAt: number;
   lastTokenAt: number;
   endedAt: number;
   outputTokens: number;
+  /** Tokens of reasoning text before the answer (0: none). */
+  reasoningTokens: number;
+  /** A conversation's turn number, 1 for the first (0 outside conversations). */
+  turn: number;
   /** usage.prompt_tokens, else the size it was built to. */
   inputTokens: number;
   outcome: 'done' | 'cancelled' | 'error';
@@ -41,13 +53,18 @@ export interface QueueReading {
   waiting: number;
   queueSum: number | null;
   queueCount: number | null;
+  /** The prefix cache's running counters: prompt tokens looked up, and those found cached. */
+  prefixQueries?: number | null;
+  prefixHits?: number | null;
 }
 
 export type LoadSchedule =
   /** Arrival times in server seconds from the pass's start (warm-up included). */
   | { kind: 'arrivals'; times: number[]; maxInFlight: number | null }
   /** Keep this many requests in flight until the window ends. */
-  | { kind: 'closed'; concurrency: number };
+  | { kind: 'closed'; concurrency: number }
+  /** Each request at its own `dueSeconds` (a replayed trace), `count` of them. */
+  | { kind: 'trace'; count: number };
 
 export interface LoadPassInput {
   http: BenchHttp;
@@ -70,6 +87,8 @@ export interface LoadPassOutput {
   windowStartMs: number;
   windowEndMs: number;
   readings: QueueReading[];
+  /** The prefix cache's counters before the pass and after its last request (null: not reported). */
+  prefixCache?: { before: QueueReading; after: QueueReading } | null;
 }
 
 const QUEUE_TIME = 'vllm:request_queue_time_seconds';
@@ -83,6 +102,8 @@ async function readQueue(http: BenchHttp, engine: EngineKind): Promise<QueueRead
     waiting: q.waiting,
     queueSum: metricValue(text, `${QUEUE_TIME}_sum`),
     queueCount: metricValue(text, `${QUEUE_TIME}_count`),
+    prefixQueries: metricValue(text, 'vllm:prefix_cache_queries_total'),
+    prefixHits: metricValue(text, 'vllm:prefix_cache_hits_total'),
   };
 }
 
@@ -93,18 +114,23 @@ class Pass {
   private sending = true;
   private completed = 0;
   private wake = new Interrupt();
+  /** Conversations' turns waiting out their think time. */
+  private readonly thinking = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(private readonly x: LoadPassInput) {}
 
-  private send(dueAt: number, held = false): void {
-    const req = this.x.nextRequest();
+  private send(dueAt: number, held = false, given?: LoadRequest): void {
+    const req = given ?? this.x.nextRequest();
     const record: LoadRecord = {
       dueAt,
       sentAt: nowMs(),
       firstTokenAt: -1,
+      firstAnswerAt: -1,
       lastTokenAt: -1,
       endedAt: -1,
       outputTokens: 0,
+      reasoningTokens: 0,
+      turn: req.turn ?? 0,
       inputTokens: req.inputTokens,
       outcome: 'cancelled',
       error: null,
@@ -114,34 +140,53 @@ class Pass {
     const stream = new ChatStream(this.x.http, {
       body: req.body,
       path: req.path,
+      keepAnswer: req.followUp !== undefined,
       onEnd: (s) => {
         this.open.delete(s);
         Object.assign(record, {
           firstTokenAt: s.firstTokenAt,
+          firstAnswerAt: s.firstAnswerAt,
           lastTokenAt: s.lastTokenAt,
           endedAt: s.endedAt,
           outputTokens: s.tokens,
+          reasoningTokens: s.reasoningTokens,
           inputTokens: s.promptTokens >= 0 ? s.promptTokens : req.inputTokens,
           outcome: s.outcome === 'running' ? 'cancelled' : s.outcome,
           error: s.error,
         });
         if (s.outcome === 'done') this.completed++;
-        this.afterEnd();
+        const continues = s.outcome === 'done' && req.followUp !== undefined;
+        if (continues) this.nextTurn(req.followUp!, s.answer);
+        this.afterEnd(continues);
       },
     });
     record.sentAt = stream.sentAt;
     this.open.add(stream);
   }
 
-  /** A request ended: a held arrival or, in a closed pass, the next request takes its place. */
-  private afterEnd(): void {
+  /** A conversation's next turn, sent after its think time while the pass still sends (docs/load.md, "Conversations"). */
+  private nextTurn(followUp: NonNullable<LoadRequest['followUp']>, answer: string): void {
+    const wait = this.x.clock.wallMs(followUp.afterSeconds);
+    const timer = setTimeout(() => {
+      this.thinking.delete(timer);
+      if (this.sending) this.send(nowMs(), false, followUp.next(answer));
+    }, wait);
+    this.thinking.add(timer);
+  }
+
+  /**
+   * A request ended: a held arrival or, in a closed pass, the next request takes its place (a
+   * conversation's next turn, when it has one, takes it after its think time).
+   */
+  private afterEnd(continues = false): void {
     if (!this.sending) {
       if (this.open.size === 0) this.wake.fire();
       return;
     }
     const s = this.x.schedule;
-    if (s.kind === 'closed') this.send(nowMs());
-    else if (this.held.length > 0) this.send(this.held.shift() as number, true);
+    if (s.kind === 'closed') {
+      if (!continues) this.send(nowMs());
+    } else if (this.held.length > 0) this.send(this.held.shift() as number, true);
   }
 
   private arrive(dueAt: number, maxInFlight: number | null): void {
@@ -155,20 +200,15 @@ class Pass {
     const windowStartMs = start + clock.wallMs(this.x.warmupSeconds);
     const windowEndMs = windowStartMs + clock.wallMs(this.x.durationSeconds);
     const readings: QueueReading[] = [];
+    const before = this.x.metrics ? await readQueue(this.x.http, this.x.engine) : null;
     const scrape = this.x.metrics ? this.scrapeLoop(readings, windowEndMs) : Promise.resolve();
     if (schedule.kind === 'closed') for (let i = 0; i < schedule.concurrency; i++) this.send(start);
-    else {
-      for (const t of schedule.times) {
-        const due = start + clock.wallMs(t);
-        if (due >= windowEndMs || stop.fired) break;
-        if (due > nowMs()) await stop.sleep(due - nowMs());
-        if (stop.fired) break;
-        this.arrive(due, schedule.maxInFlight);
-      }
-    }
+    else if (schedule.kind === 'trace') await this.replay(start, schedule.count, windowEndMs);
+    else await this.arriveAt(start, schedule.times, schedule.maxInFlight, windowEndMs);
     if (nowMs() < windowEndMs) await stop.sleep(windowEndMs - nowMs());
     this.sending = false;
     this.held.length = 0;
+    for (const t of this.thinking) clearTimeout(t);
     if (this.open.size > 0 && !stop.fired) {
       const unsubscribe = stop.onFire(() => this.wake.fire());
       await this.wake.sleep(clock.wallMs(this.x.drainSeconds));
@@ -176,7 +216,32 @@ class Pass {
     }
     for (const s of [...this.open]) s.cancel();
     await scrape;
-    return { records: this.records, windowStartMs, windowEndMs, readings };
+    const after = before ? await readQueue(this.x.http, this.x.engine) : null;
+    const prefixCache = before && after && typeof after.prefixQueries === 'number' ? { before, after } : null;
+    return { records: this.records, windowStartMs, windowEndMs, readings, prefixCache };
+  }
+
+  /** Open-loop arrivals at their times (server seconds from `start`), until the window ends. */
+  private async arriveAt(start: number, times: number[], maxInFlight: number | null, endMs: number): Promise<void> {
+    for (const t of times) {
+      const due = start + this.x.clock.wallMs(t);
+      if (due >= endMs || this.x.stop.fired) return;
+      if (due > nowMs()) await this.x.stop.sleep(due - nowMs());
+      if (this.x.stop.fired) return;
+      this.arrive(due, maxInFlight);
+    }
+  }
+
+  /** A trace's requests, each at its own time: the source says when (`dueSeconds`), the schedule how many. */
+  private async replay(start: number, count: number, endMs: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const req = this.x.nextRequest();
+      const due = start + this.x.clock.wallMs(req.dueSeconds ?? 0);
+      if (due >= endMs || this.x.stop.fired) return;
+      if (due > nowMs()) await this.x.stop.sleep(due - nowMs());
+      if (this.x.stop.fired) return;
+      this.send(due, false, req);
+    }
   }
 
   private async scrapeLoop(readings: QueueReading[], untilMs: number): Promise<void> {

@@ -14,9 +14,13 @@ import { createHttp } from './http';
 import { arrivalTimes } from './load-arrivals';
 import { bestRateWithinSlo, loadFigures } from './load-figures';
 import type { DatasetEntry } from './load-dataset';
+import type { TraceEntry } from './load-trace';
 import { loadRequests } from './load-prompts';
 import { sessionServerOf } from '../server/target';
 import { type LoadSchedule, runLoadPass } from './load-rate';
+
+/** Server seconds a trace's window runs past its last arrival (a window ends before its end, not at it). */
+const TRACE_WINDOW_MARGIN_SECONDS = 0.001;
 
 /** Requests in flight in the sweep's throughput pass when --max-in-flight does not say. */
 export const THROUGHPUT_CONCURRENCY = 64;
@@ -36,6 +40,8 @@ export interface LoadRunOptions {
   sessionFile: string;
   /** The prompts of --dataset, read and checked by the caller (config.dataset names the file). */
   dataset?: readonly DatasetEntry[];
+  /** The requests of --trace, read and checked by the caller (config.trace describes them). */
+  trace?: readonly TraceEntry[];
   onEvent: (e: LoadEvent) => void;
   serverLogLines?: () => string[];
 }
@@ -104,7 +110,8 @@ class LoadRun {
     const { config: cfg, onEvent } = this.o;
     const http = createHttp(this.o.target);
     try {
-      const requests = await loadRequests(http, cfg, this.runTag, this.o.dataset ?? null);
+      const trace = cfg.trace && this.o.trace?.length ? this.o.trace : null;
+      const requests = await loadRequests(http, cfg, this.runTag, this.o.dataset ?? null, trace);
       if (requests.note) this.log('warn', requests.note);
       const pass = async (
         kind: LoadPass,
@@ -112,6 +119,7 @@ class LoadRun {
         rate: number | null,
         index: number,
         total: number,
+        window = { warmupSeconds: cfg.warmupSeconds, durationSeconds: cfg.durationSeconds },
       ) => {
         onEvent({ type: 'pass-start', pass: kind, targetRate: rate, index, total });
         const startedAt = new Date().toISOString();
@@ -121,9 +129,8 @@ class LoadRun {
           metrics: this.o.target.metricsAvailable,
           clock: this.clock,
           schedule,
-          warmupSeconds: cfg.warmupSeconds,
-          durationSeconds: cfg.durationSeconds,
-          drainSeconds: Math.max(60, cfg.durationSeconds),
+          ...window,
+          drainSeconds: Math.max(60, window.durationSeconds),
           nextRequest: requests.next,
           stop: this.stopSignal,
           onTick: (sent, completed) => onEvent({ type: 'tick', sent, completed }),
@@ -140,6 +147,12 @@ class LoadRun {
         onEvent({ type: 'pass-done', result, index, total });
         return result;
       };
+      if (trace) {
+        // The window runs to just past the last arrival, so every request of the trace is in it.
+        const durationSeconds = (cfg.trace?.spanSeconds ?? 0) + TRACE_WINDOW_MARGIN_SECONDS;
+        await pass('trace', { kind: 'trace', count: trace.length }, null, 0, 1, { warmupSeconds: 0, durationSeconds });
+        return await this.end(this.stopSignal.fired);
+      }
       let rates = cfg.rates;
       let total = rates.length;
       let index = 0;

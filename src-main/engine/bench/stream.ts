@@ -24,6 +24,8 @@ interface StreamOptions {
   detectLoops?: boolean;
   /** Record how long the client's own machine kept this thread waiting before it read the first token (client-delay.ts). */
   timeClientDelay?: boolean;
+  /** Keep the answer's text (a conversation's next turn sends it back as history). */
+  keepAnswer?: boolean;
   onEnd?: (s: ChatStream) => void;
   /** Called at the first loop found. */
   onLoop?: (s: ChatStream) => void;
@@ -32,7 +34,11 @@ interface StreamOptions {
 export class ChatStream implements ChatStreamSink {
   readonly sentAt: number;
   firstTokenAt = -1;
+  /** When the first answer text arrived (content, not reasoning); -1 until then. */
+  firstAnswerAt = -1;
   lastTokenAt = -1;
+  /** Tokens of reasoning text: the token count when the last reasoning delta arrived (0: none seen). */
+  reasoningTokens = 0;
   /** Wall time of the last byte received (for stall detection). */
   lastActivityAt: number;
   endedAt = -1;
@@ -62,6 +68,8 @@ export class ChatStream implements ChatStreamSink {
   longestGapEndedAt = -1;
   /** Time since the last token when the window closed on this stream still running, wall ms. */
   gapAtCloseMs = 0;
+  /** The answer's text, kept only with `keepAnswer`. */
+  answer = '';
   /** Wall ms this thread waited for a CPU between sending and reading the first token; null unless timed and known. */
   clientDelayMs: number | null = null;
 
@@ -219,6 +227,9 @@ export class ChatStream implements ChatStreamSink {
       }
       this.lastTokenAt = this.now;
     }
+    if (reasoning) this.reasoningTokens = this.tokens;
+    else if (content && this.firstAnswerAt < 0) this.firstAnswerAt = this.now;
+    if (content && this.opts.keepAnswer) this.answer += content;
     if (this.contentLoops !== null && this.loop === null) {
       let found: LoopFinding | null = null;
       if (content) found = this.contentLoops.push(content);

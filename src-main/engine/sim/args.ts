@@ -27,8 +27,8 @@ interface SimOptions {
   loadSeconds?: number;
   debug: boolean;
   seed: number;
-  /** The first this many tokens of every chat response are reasoning text (a thinking model); 0 = none. */
-  reasoningTokens: number;
+  /** The first this many tokens of every chat response are reasoning text (a thinking model); 0 = none; null: the profile's. */
+  reasoningTokens: number | null;
   /** Step-time jitter: the standard deviation of the log of each step's time factor (0 = none). */
   stepJitter: number;
   faults: Faults;
@@ -363,7 +363,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       loadSeconds: load,
       debug: values.has('--sim-debug'),
       seed: get('--sim-seed', 0),
-      reasoningTokens: get('--sim-reasoning-tokens', 0),
+      reasoningTokens: get<number | null>('--sim-reasoning-tokens', null),
       stepJitter,
       faults: {
         loopAfter: values.get('--sim-loop-after') as number | undefined,

@@ -21,7 +21,7 @@ Sim flags:
   --sim-slow-start S                   same as --sim-load-seconds
   --sim-debug                          serve ground truth on GET /sim/requests
   --sim-seed N                         seed for generated text and natural output lengths
-  --sim-reasoning-tokens N             the first N tokens of each chat response are reasoning text
+  --sim-reasoning-tokens N             the first N tokens of each chat response are reasoning text (default: the profile's)
   --sim-step-jitter F                  a noisy server: step times vary slowly by about ±F (0.1 = ±10%)
 
 Fault switches:

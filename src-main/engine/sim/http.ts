@@ -413,7 +413,8 @@ export class SimHttp {
       faults: this.d.cfg.sim.faults,
       errorStyle: (m, t, c) => this.errorStyle(m, t, c),
       reasoningFields: this.traits.reasoningFields,
-      reasoningTokens: kind === 'chat' ? this.d.cfg.sim.reasoningTokens : 0,
+      reasoningTokens:
+        kind === 'chat' ? (this.d.cfg.sim.reasoningTokens ?? this.d.profile.output.reasoningTokens ?? 0) : 0,
       inFlight: () => engine.inFlight + this.inFrontend,
       abort: settle,
       truth,

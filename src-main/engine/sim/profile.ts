@@ -9,6 +9,7 @@ import consumer from './profiles/consumer-12gb-4b-int4.json';
 import firehose from './profiles/firehose.json';
 import h200 from './profiles/h200-8b-bf16.json';
 import fara from './profiles/rtx-pro-6000-fara-4b-bf16.json';
+import thinking from './profiles/h200-qwen3-8b-thinking.json';
 
 export interface Profile {
   name: string;
@@ -68,7 +69,8 @@ export interface Profile {
     attentionEfficiency?: number;
     attentionHalfBatch?: number;
   };
-  output: { naturalMedianTokens: number };
+  /** `reasoningTokens`: the first this many tokens of a chat answer are reasoning text (a thinking model); --sim-reasoning-tokens overrides. */
+  output: { naturalMedianTokens: number; reasoningTokens?: number };
 }
 
 /** The layers that keep K and V for every token; a hybrid model's linear-attention layers keep a fixed state instead. */
@@ -155,6 +157,9 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
   if (d.attentionHalfBatch !== undefined && (!num(d.attentionHalfBatch) || d.attentionHalfBatch < 0))
     return bad('decode.attentionHalfBatch', 'a number of requests, 0 or more');
   if (!p.output || !(p.output.naturalMedianTokens >= 1)) return bad('output.naturalMedianTokens', 'a token count');
+  const r = p.output.reasoningTokens;
+  if (r !== undefined && !(Number.isInteger(r) && r >= 0))
+    return bad('output.reasoningTokens', 'a token count, 0 or more');
   return ok({
     ...p,
     description: p.description ?? '',
@@ -166,7 +171,7 @@ export function checkProfile(raw: unknown, source: string): Result<Profile> {
 
 /** The built-in profiles, checked and with their defaults filled in like a user's file. */
 export const BUILTIN_PROFILES: Record<string, Profile> = Object.fromEntries(
-  [fara, consumer, h200, firehose].map((raw) => {
+  [fara, consumer, h200, thinking, firehose].map((raw) => {
     const r = checkProfile(raw, raw.name);
     if (!r.ok) throw new Error(r.error);
     return [r.data.name, r.data];

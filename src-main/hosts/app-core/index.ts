@@ -264,6 +264,24 @@ function shellHandlers(
   };
 }
 
+/** The Load mode's channels: a trace replayed only from a file the person picked in its dialog. */
+function loadHandlers(
+  loads: LoadControl,
+  pickedPath: ReturnType<typeof pathGuard>['pickedPath'],
+): Pick<InvokeHandlers, 'load:start' | 'load:choose-trace' | 'load:stop' | 'load:snapshot'> {
+  const notPicked = (path: string) =>
+    `Nothing replayed: SpeedMatrix reads only trace files you chose, and ${path} was not. Choose it with the Load form's Trace file… button.`;
+  return {
+    'load:start': async (form) =>
+      loads.start(
+        form.trace ? { ...form, trace: { ...form.trace, file: await pickedPath(form.trace.file, notPicked) } } : form,
+      ),
+    'load:choose-trace': () => loads.chooseTrace(),
+    'load:stop': () => loads.stop(),
+    'load:snapshot': async () => loads.snapshot(),
+  };
+}
+
 const RESUME_OPENED_ONLY = 'Resume works on a session file you opened: open it first (File > Open or Open Recent).';
 
 /** This machine's hardware: detected on request, kept, and detected when first needed (undefined when that fails). */
@@ -327,6 +345,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     hardware: hardwareNow,
     runsDir: join(opts.dataDir, 'runs'),
     launcher: opts.launcher,
+    chooseTraceFile: dialogs?.chooseTraceFile && (() => dialogs.chooseTraceFile!()),
   });
 
   const sweeps = new SweepControl({
@@ -375,9 +394,7 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     'sweep:stop': () => sweeps.stop(),
     'sweep:resume': (dir?: string, apiKey?: string) => sweeps.resume(dir, apiKey),
     'sweep:snapshot': async () => sweeps.snapshot(),
-    'load:start': (form) => loads.start(form),
-    'load:stop': () => loads.stop(),
-    'load:snapshot': async () => loads.snapshot(),
+    ...loadHandlers(loads, pickedPath),
     'session:get': async () => sessions.view(),
     'session:cell-requests': async (cell: CellRef) => sessions.cellRequests(cell),
     'session:open': async (path?: string) => {

@@ -8,10 +8,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadEvent, LoadRunHandle } from '../../engine/bench/load-run';
 import { startLoadInWorker } from '../../engine/bench/load-worker';
+import { readTrace, traceSpanSeconds, withTrace } from '../../engine/bench/load-trace';
+import { basename } from 'node:path';
 import type { WorkerLauncher } from '../../engine/bench';
 import type { ServerTarget } from '../../engine/server/target';
 import { hardwareOfTarget } from '../../workflows/orchestrator/server-hardware';
-import type { LoadView } from '#shared/ipc/contract';
+import type { LoadView, TraceChoice } from '#shared/ipc/contract';
 import type { LoadForm } from '#shared/ipc/forms';
 import { IDLE_LOAD } from '#shared/ipc/idle-load';
 import { passLabel } from '#shared/report/load-model';
@@ -21,7 +23,7 @@ import { loadConfigFrom, type LoadInput } from '../../workflows/inputs/load-inpu
 import type { CoreEvents } from './emitter';
 import type { RunControl } from './run-control';
 import type { SessionControl } from './session-control';
-import { UserError, inFieldWords } from './user-error';
+import { CancelledError, UserError, inFieldWords } from './user-error';
 
 interface LoadDeps {
   events: CoreEvents;
@@ -37,6 +39,8 @@ interface LoadDeps {
   updateIntervalMs?: number;
   /** How the load client's worker starts (the app: utilityProcess); default a Node child process. */
   launcher?: WorkerLauncher;
+  /** The trace file dialog (absent where there is none). */
+  chooseTraceFile?: () => Promise<string | null>;
 }
 
 const HELD = 'A load run is going: stop it first.';
@@ -68,8 +72,32 @@ export function loadConfigFromForm(form: LoadForm): LoadConfig {
     inputLen: form.inputLen,
     outputLen: form.outputLen,
     slo: form.slo.trim() ? form.slo : undefined,
+    ...(form.trace ? { trace: form.trace.file, traceSpeed: String(form.trace.speed) } : {}),
   };
+  if (form.trace) {
+    // A trace brings its own times and lengths: the form's rates and lengths are not asked for.
+    for (const key of [
+      'rates',
+      'sweepPoints',
+      'arrivals',
+      'maxInFlight',
+      'duration',
+      'warmup',
+      'inputLen',
+      'outputLen',
+    ] as const)
+      delete flags[key];
+  }
   return inFieldWords(FIELD_LABELS, () => loadConfigFrom(flags));
+}
+
+/** A trace file's requests, or the reason it cannot be replayed in the form's words (no flag names). */
+async function readTraceInWords(file: string) {
+  try {
+    return await readTrace(file);
+  } catch (e) {
+    throw new UserError((e as Error).message.replace(/^--trace: /, 'Trace: '));
+  }
 }
 
 export class LoadControl {
@@ -83,11 +111,21 @@ export class LoadControl {
     return this.view;
   }
 
+  /** The trace dialog's file, read and checked now, so a file that cannot be replayed is refused at once. */
+  async chooseTrace(): Promise<TraceChoice> {
+    if (!this.deps.chooseTraceFile) throw new UserError('There is no file dialog here.');
+    const file = await this.deps.chooseTraceFile();
+    if (!file) throw new CancelledError();
+    const entries = await readTraceInWords(file);
+    return { file, name: basename(file), requests: entries.length, spanSeconds: traceSpanSeconds(entries, 1) };
+  }
+
   async start(form: LoadForm): Promise<LoadView> {
     if (this.deps.runs.running()) throw new UserError('A run is going: stop it before starting a load run.');
     const target = this.deps.target();
     if (!target) throw new UserError('No server is ready: start one (or attach to one) in the Server view first.');
-    const config = loadConfigFromForm(form);
+    const trace = form.trace ? await readTraceInWords(form.trace.file) : null;
+    const config = trace ? withTrace(loadConfigFromForm(form), trace) : loadConfigFromForm(form);
     await mkdir(this.deps.runsDir, { recursive: true });
     const hardware = await hardwareOfTarget(target, { detectLocal: () => this.deps.hardware() });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -100,6 +138,7 @@ export class LoadControl {
       sessionFile: join(this.deps.runsDir, `load-${stamp}.speedmatrix.json`),
       onEvent: (e) => this.onEvent(e),
       serverLogLines: this.deps.serverLogLines,
+      ...(trace ? { trace } : {}),
     });
     this.handle = run;
     const release = this.deps.runs.hold(HELD, () => this.stop().then(() => undefined));

@@ -24,11 +24,12 @@ export class PickedPaths {
       if (chosen) this.add(chosen);
       return chosen;
     };
-    const { chooseFolder, chooseOpenPaths } = dialogs;
+    const { chooseFolder, chooseOpenPaths, chooseTraceFile } = dialogs;
     return {
       chooseOpenPath: () => one(dialogs.chooseOpenPath()),
       chooseSavePath: (name, kind, folder) => one(dialogs.chooseSavePath(name, kind, folder)),
       ...(chooseFolder && { chooseFolder: (title) => one(chooseFolder.call(dialogs, title)) }),
+      ...(chooseTraceFile && { chooseTraceFile: () => one(chooseTraceFile.call(dialogs)) }),
       ...(chooseOpenPaths && {
         chooseOpenPaths: async () => {
           const chosen = await chooseOpenPaths.call(dialogs);

@@ -52,6 +52,8 @@ export interface Dialogs {
   chooseFolder?(title?: string): Promise<string | null>;
   /** Several files to open together (sessions to compare), or null when cancelled. */
   chooseOpenPaths?(): Promise<string[] | null>;
+  /** A trace file to replay (JSON Lines), or null when cancelled. */
+  chooseTraceFile?(): Promise<string | null>;
 }
 
 export class SessionControl {

@@ -55,6 +55,14 @@ export function electronDialogs(window: () => BrowserWindow | null): Dialogs {
     async chooseOpenPaths() {
       return openFiles('Compare sessions (the first is the baseline)', true);
     },
+    async chooseTraceFile() {
+      const r = await d.open({
+        title: 'Replay a trace',
+        properties: ['openFile'],
+        filters: [{ name: 'Trace (JSON Lines: Mooncake format)', extensions: ['jsonl', 'json', 'txt'] }],
+      });
+      return r.canceled ? null : (r.filePaths[0] ?? null);
+    },
     async chooseFolder(title = 'Sweep folder') {
       // One dialog for a sweep folder to open, the (empty) folder a new sweep goes to, and a
       // results site's folders, which the person may make there and then (createDirectory:

@@ -26,6 +26,12 @@ export interface LoadInput {
   seed?: string;
   slo?: string;
   dataset?: string;
+  /** A trace file to replay (its requests are read apart: engine/bench/load-trace.ts). */
+  trace?: string;
+  traceSpeed?: string;
+  /** Turns per conversation, and seconds between an answer and the next turn. */
+  turns?: string;
+  thinkTime?: string;
 }
 
 export const LOAD_DEFAULTS = {
@@ -96,8 +102,60 @@ export function parseSlo(text: string): Slo {
   return slo;
 }
 
+/** Settings a trace brings itself (its times, lengths and prefixes), so --trace leaves them out. */
+const TRACE_OWNS: Array<[keyof LoadInput, string]> = [
+  ['rates', '--rates'],
+  ['sweepPoints', '--sweep-points'],
+  ['arrivals', '--arrivals'],
+  ['maxInFlight', '--max-in-flight'],
+  ['duration', '--duration'],
+  ['warmup', '--warmup'],
+  ['inputLen', '--input-len'],
+  ['outputLen', '--output-len'],
+  ['sharedPrefix', '--shared-prefix'],
+  ['dataset', '--dataset'],
+  ['turns', '--turns'],
+];
+
+/**
+ * A replay's configuration: the trace's name and speed; its requests and span are filled in from
+ * the file (engine/bench/load-trace.ts withTrace), its window is the whole trace.
+ */
+function traceConfigFrom(f: LoadInput & { trace: string }): LoadConfig {
+  const given = TRACE_OWNS.filter(([key]) => f[key] !== undefined).map(([, flag]) => flag);
+  if (given.length)
+    throw new InputError(
+      `--trace brings its own arrival times, lengths and shared prefixes: leave out ${given.join(', ')}.`,
+    );
+  const base = loadConfigFrom({ ...f, trace: undefined, traceSpeed: undefined, rates: '1' });
+  const speed = f.traceSpeed === undefined ? 1 : positive('--trace-speed', f.traceSpeed);
+  return {
+    ...base,
+    rates: [],
+    warmupSeconds: 0,
+    trace: { file: basename(f.trace), speed, requests: 0, spanSeconds: 0 },
+  };
+}
+
+/** `--turns N --think-time S`: conversations of N turns (2 or more), S seconds between an answer and the next turn. */
+function conversationFrom(f: LoadInput): LoadConfig['conversation'] {
+  if (f.turns === undefined) {
+    if (f.thinkTime !== undefined) throw new InputError('--think-time goes with --turns.');
+    return null;
+  }
+  const turns = positive('--turns', f.turns, true);
+  if (turns < 2)
+    throw new InputError(`--turns must be 2 or more (a conversation of 1 turn is a plain request), got "${f.turns}".`);
+  if (f.dataset !== undefined) throw new InputError('--turns writes its own messages: leave out --dataset.');
+  if ((f.endpoint ?? 'chat') !== 'chat')
+    throw new InputError('--turns needs the chat endpoint (it sends the history as messages).');
+  return { turns, thinkSeconds: f.thinkTime === undefined ? 0 : nonNegative('--think-time', f.thinkTime) };
+}
+
 /** The load configuration from the settings, with the defaults filled in. */
 export function loadConfigFrom(f: LoadInput): LoadConfig {
+  if (f.trace !== undefined) return traceConfigFrom({ ...f, trace: f.trace });
+  if (f.traceSpeed !== undefined) throw new InputError('--trace-speed goes with --trace FILE.');
   const rates = f.rates === undefined ? (f.demo ? 'sweep' : undefined) : parseRates(f.rates);
   if (rates === undefined)
     throw new InputError('say which request rates to offer: --rates 0.5,1,2,4 or --rates sweep.');
@@ -144,6 +202,8 @@ export function loadConfigFrom(f: LoadInput): LoadConfig {
     dataset: f.dataset === undefined ? null : basename(f.dataset),
     seed,
     slo: f.slo === undefined ? null : parseSlo(f.slo),
+    trace: null,
+    conversation: conversationFrom(f),
   };
 }
 

@@ -238,6 +238,15 @@ export async function startLoad(): Promise<void> {
   else st().setLoadError(r.error);
 }
 
+/** The trace dialog: main reads the file at once and says what it holds, or why it cannot be replayed. */
+export async function chooseTrace(): Promise<void> {
+  const r = await call(bridgeOrThrow().chooseTrace());
+  if (r.ok) {
+    st().setLoadTrace(r.data);
+    st().setLoadError(null);
+  } else if (r.code !== 'cancelled') st().setLoadError(r.error);
+}
+
 export async function stopLoad(): Promise<void> {
   const r = await call(bridgeOrThrow().stopLoad());
   if (r.ok) st().setLoadView(r.data);

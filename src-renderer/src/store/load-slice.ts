@@ -1,5 +1,5 @@
 /** The Run view's Load mode: its form (the `load` command's settings) and the load run as main reports it. */
-import type { LoadView } from '#shared/ipc/contract';
+import type { LoadView, TraceChoice } from '#shared/ipc/contract';
 import type { LoadForm } from '#shared/ipc/forms';
 import { IDLE_LOAD } from '#shared/ipc/idle-load';
 import type { SliceCreator } from './slice-creator';
@@ -26,6 +26,9 @@ export interface LoadSlice {
   loadForm: LoadForm;
   load: LoadView;
   loadError: string | null;
+  /** The trace picked for replay (its file goes in loadForm.trace), or null. */
+  loadTrace: TraceChoice | null;
+  setLoadTrace(choice: TraceChoice | null): void;
   setRunMode(mode: RunMode): void;
   updateLoadForm(patch: Partial<LoadForm>): void;
   setLoadView(v: LoadView): void;
@@ -37,6 +40,16 @@ export const createLoadSlice: SliceCreator<LoadSlice> = (set) => ({
   loadForm: DEFAULT_LOAD_FORM,
   load: IDLE_LOAD,
   loadError: null,
+  loadTrace: null,
+  // The form replays the trace picked at its own pace until another is picked or it is cleared.
+  setLoadTrace: (loadTrace) =>
+    set((s) => ({
+      loadTrace,
+      loadForm: {
+        ...s.loadForm,
+        trace: loadTrace ? { file: loadTrace.file, speed: s.loadForm.trace?.speed ?? 1 } : null,
+      },
+    })),
   setRunMode: (runMode) => set({ runMode }),
   updateLoadForm: (patch) => set((s) => ({ loadForm: { ...s.loadForm, ...patch } })),
   // A reply that arrives after a newer event is older news.

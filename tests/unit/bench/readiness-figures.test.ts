@@ -4,6 +4,7 @@ import { ServerClock } from '../../../src-main/engine/bench/clock';
 import {
   completedInWindow,
   endToEndLatency,
+  reasoningOfCell,
   failureCount,
   inWindow,
   ownTimeBetweenTokens,
@@ -114,11 +115,31 @@ function stream(p: Partial<StreamTimes> & { first: number; tbtMs: number; tokens
     longestGapMs: p.tbtMs,
     longestGapEndedAt: p.first + p.tbtMs,
     gapAtCloseMs: 0,
+    firstAnswerAt: -1,
+    reasoningTokens: 0,
     ...p,
   };
 }
 
 describe('figures', () => {
+  it("a thinking model's cell has its time to first answer and reasoning tokens; a plain model's has neither", () => {
+    const plain = [stream({ first: 1000, tbtMs: 10, tokens: 20 })];
+    expect(reasoningOfCell(plain, clock)).toEqual({});
+    const thinking = [
+      // sent at 950; 100 reasoning tokens, answer from 2,000: 1,050 ms to the first answer
+      stream({ first: 1000, tbtMs: 10, tokens: 150, reasoningTokens: 100, firstAnswerAt: 2000 }),
+      stream({ first: 1000, tbtMs: 10, tokens: 150, reasoningTokens: 120, firstAnswerAt: 2250 }),
+      // still reasoning when the window closed: no answer time, and its partial reasoning is not a request's whole
+      stream({ first: 1000, tbtMs: 10, tokens: 40, reasoningTokens: 40 }),
+    ];
+    const r = reasoningOfCell(thinking, clock);
+    expect(r.reasoningTokensPerRequest).toBe(110);
+    expect(r.timeToFirstAnswer?.count).toBe(2);
+    expect(r.timeToFirstAnswer?.p50).toBeCloseTo(1.175, 6);
+    // None reached its answer: the reasoning so far is what there is.
+    expect(reasoningOfCell([thinking[2]], clock)).toEqual({ timeToFirstAnswer: null, reasoningTokensPerRequest: 40 });
+  });
+
   it('end-to-end latency is send to last token of the requests that finished, in server seconds', () => {
     const done = (first: number, tbtMs: number) => stream({ first, tbtMs, tokens: 11, outcome: 'done' });
     const streams = [

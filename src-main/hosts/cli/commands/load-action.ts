@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readDataset, type DatasetEntry } from '../../../engine/bench/load-dataset';
 import { startLoadRun, type LoadEvent } from '../../../engine/bench/load-run';
+import { readTrace, withTrace, type TraceEntry } from '../../../engine/bench/load-trace';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
 import { Supervisor } from '../../../engine/server/supervisor';
 import {
@@ -13,7 +14,7 @@ import {
   readHardwareFile,
   REMOTE_NOT_RECORDED,
 } from '../../../workflows/orchestrator/server-hardware';
-import { LOAD_COLUMNS, loadAnswer, loadRow, passLabel, passStartLine } from '#shared/report/load-model';
+import { LOAD_COLUMNS, loadAnswer, loadRow, passDetails, passLabel, passStartLine } from '#shared/report/load-model';
 import type { LoadConfig } from '#shared/session/schema-load';
 import { EXIT } from './exit';
 import { endLaunchedNow, errorWriter, exitCodeFor, onStopSignals, stopSupervised } from './command-io';
@@ -42,7 +43,7 @@ const usageProblem = (cmd: string[], flags: LoadFlags): string | null =>
 async function readInputs(
   cmd: string[],
   flags: LoadFlags,
-): Promise<{ config: LoadConfig; inputs: RunInputs; dataset: DatasetEntry[] | null }> {
+): Promise<{ config: LoadConfig; inputs: RunInputs; dataset: DatasetEntry[] | null; trace: TraceEntry[] | null }> {
   let config: LoadConfig;
   let inputs: RunInputs;
   try {
@@ -72,14 +73,14 @@ async function readInputs(
     inputs.given = hw.data;
   }
   let dataset: DatasetEntry[] | null = null;
-  if (flags.dataset) {
-    try {
-      dataset = await readDataset(resolve(flags.dataset));
-    } catch (e) {
-      throw new Refusal((e as Error).message, EXIT.usage);
-    }
+  let trace: TraceEntry[] | null = null;
+  try {
+    if (flags.dataset) dataset = await readDataset(resolve(flags.dataset));
+    if (flags.trace) trace = await readTrace(resolve(flags.trace));
+  } catch (e) {
+    throw new Refusal((e as Error).message, EXIT.usage);
   }
-  return { config, inputs, dataset };
+  return { config: trace ? withTrace(config, trace) : config, inputs, dataset, trace };
 }
 
 /** A pass's progress and result as a line (or a JSON event with --json-progress). */
@@ -97,6 +98,7 @@ function printer(json: boolean, say: (t: string) => void): (e: LoadEvent) => voi
           .map((c, i) => `${c} ${row[i + 1]}`)
           .join(' | ')}`,
       );
+      for (const line of passDetails(e.result)) say(`  ${line}`);
     } else if (e.type === 'log') say(`${e.level === 'warn' ? 'warning: ' : ''}${e.message}`);
   };
 }
@@ -116,7 +118,7 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
   } catch (e) {
     return exitCodeFor(e, err, e instanceof InputError ? EXIT.usage : EXIT.failed);
   }
-  const { config, inputs, dataset } = read;
+  const { config, inputs, dataset, trace } = read;
   const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
   let stop: (() => void) | null = null;
   const signals = onStopSignals(
@@ -145,6 +147,7 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
       hardware,
       sessionFile,
       dataset: dataset ?? undefined,
+      trace: trace ?? undefined,
       onEvent: printer(json, say),
       serverLogLines: side.logLines,
     });

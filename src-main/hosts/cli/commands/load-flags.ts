@@ -3,6 +3,7 @@
  *   load --url URL --rates 1,2,4 [...]      a running server
  *   load --launch [...] -- CMD...           start one through the supervisor, stop it at the end
  *   load --demo                              the simulator, a short sweep
+ *   load --url URL --trace FILE              replay a trace at its own arrival times
  * This file declares the flags (workflows/inputs/load-input.ts reads them); ./load-action.ts runs.
  */
 import type { Command } from 'commander';
@@ -52,6 +53,16 @@ export function registerLoad(program: Command): void {
       '--dataset <file>',
       'prompts from a file: ShareGPT-style JSON, or JSON Lines of {"prompt": ..., "output_len": ...} (nothing is downloaded)',
     )
+    .option(
+      '--trace <file>',
+      'replay a Mooncake trace (JSON Lines of {"timestamp": ms, "input_length", "output_length", "hash_ids"}) at its own times',
+    )
+    .option('--trace-speed <x>', 'with --trace: replay x times as fast (2: half the gaps) (default: 1)')
+    .option(
+      '--turns <n>',
+      'conversations of n turns: each turn sends the whole history plus a new message (--rates: conversations per second)',
+    )
+    .option('--think-time <seconds>', 'with --turns: seconds between an answer and the next turn (default: 0)')
     .option('--endpoint <kind>', 'chat (/v1/chat/completions) or completions (/v1/completions) (default: chat)')
     .option('--ignore-eos', 'answers run to their output length (default)')
     .option('--no-ignore-eos', 'answers may end by themselves before their output length')

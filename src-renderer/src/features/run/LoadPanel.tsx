@@ -14,6 +14,7 @@ import { useApp } from '../../store';
 import { startLoad, stopLoad } from '../../store/actions';
 import { loadBusy } from '../../store/load-slice';
 import { Chips } from './Chips';
+import { TracePicker } from './TracePicker';
 
 const parseRate = (t: string): number | null => {
   const v = Number(t.trim());
@@ -44,15 +45,17 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
   const serverState = useApp((s) => s.server.state);
   const error = useApp((s) => s.loadError);
   const fieldErrors = loadFieldErrors(form);
-  const fieldsOk = Object.values(fieldErrors).every((e) => e === null);
+  const tracing = Boolean(form.trace);
+  const fieldsOk = tracing || Object.values(fieldErrors).every((e) => e === null);
   const canStart =
-    !busy && !otherRunGoing && serverState === 'ready' && fieldsOk && (form.sweep || form.rates.length > 0);
+    !busy && !otherRunGoing && serverState === 'ready' && fieldsOk && (tracing || form.sweep || form.rates.length > 0);
   const passes = form.sweep ? form.sweepPoints + 2 : form.rates.length;
   return (
     <>
       <fieldset className="run-form" disabled={busy || otherRunGoing} data-testid="load-form">
         <legend>Load</legend>
-        <div className="kinds" role="radiogroup" aria-label="Rates">
+        <TracePicker />
+        <div className="kinds" role="radiogroup" aria-label="Rates" hidden={tracing}>
           <label className={`kind${form.sweep ? '' : ' on'}`}>
             <input type="radio" name="load-rates" checked={!form.sweep} onChange={() => update({ sweep: false })} />
             <span>Rates</span>
@@ -62,7 +65,7 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
             <span>Sweep</span>
           </label>
         </div>
-        {form.sweep ? (
+        {tracing ? null : form.sweep ? (
           <Field
             id="load-sweep-points"
             label="Rates between"
@@ -90,7 +93,7 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
             placeholder="e.g. 2"
           />
         )}
-        <LoadShape />
+        {!tracing && <LoadShape />}
       </fieldset>
       <div className="actions">
         <button
@@ -110,7 +113,12 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
             Fix the marked fields first.
           </span>
         )}
-        {!busy && fieldsOk && (
+        {!busy && tracing && (
+          <span className="muted" data-testid="load-plan">
+            1 pass: the trace replayed at its own times
+          </span>
+        )}
+        {!busy && !tracing && fieldsOk && (
           <span className="muted" data-testid="load-plan">
             {plural(passes, 'pass', 'passes')} · each {form.warmupSeconds} s warm-up and {form.durationSeconds} s
             measured
