@@ -91,6 +91,17 @@ describe.skipIf(!hasChromium)("the app's words", () => {
       await expect.poll(() => fieldError(id).innerText()).toBe(words);
       expect(await page.locator(`#${id}`).getAttribute('aria-invalid')).toBe('true');
     }
+    // Numbers the form keeps as numbers: a cap and the sweep's rates are whole and above 0, not quietly dropped.
+    await page.locator('#load-max-in-flight').fill('-5');
+    await expect
+      .poll(() => fieldError('load-max-in-flight').innerText())
+      .toBe('Give the most requests in flight: a whole number above 0, or leave it empty for no cap.');
+    expect(await page.locator('#load-max-in-flight').inputValue()).toBe('-5');
+    await page.getByTestId('load-form').getByText('Sweep', { exact: true }).click();
+    await page.locator('#load-sweep-points').fill('0');
+    await expect
+      .poll(() => fieldError('load-sweep-points').innerText())
+      .toBe('Give how many rates to spread between: a whole number from 1 to 64.');
     expect(await page.getByTestId('start-load').isDisabled()).toBe(true);
     expect(await page.getByTestId('load-waits').innerText()).toBe('Fix the marked fields first.');
     expect(await page.getByTestId('view-run').innerText()).not.toMatch(/Bad arguments|--arrivals|--input-len|--slo/);
@@ -104,6 +115,10 @@ describe.skipIf(!hasChromium)("the app's words", () => {
       await page.locator(`#${id}`).fill(good);
       await expect.poll(() => fieldError(id).count()).toBe(0);
     }
+    await page.locator('#load-sweep-points').fill('3');
+    await page.getByTestId('load-form').getByText('Rates', { exact: true }).click();
+    await page.locator('#load-max-in-flight').fill('');
+    await expect.poll(() => fieldError('load-max-in-flight').count()).toBe(0);
     expect(await page.getByTestId('load-waits').count()).toBe(0);
     await page.getByTestId('run-mode').getByText('Matrix', { exact: true }).click();
   });

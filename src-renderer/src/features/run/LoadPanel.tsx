@@ -18,11 +18,6 @@ import { startLoad, stopLoad } from '../../store/actions';
 import { loadBusy } from '../../store/load-slice';
 import { Chips } from './Chips';
 
-const wholeOrNull = (t: string): number | null => {
-  const v = Number(t);
-  return t.trim() === '' || !Number.isInteger(v) || v <= 0 ? null : v;
-};
-
 /** A number field as typed: empty or not a number is NaN, so the field says what it takes. */
 const typed = (text: string): number => (text.trim() === '' ? NaN : Number(text));
 const shown = (v: number): number | '' => (Number.isFinite(v) ? v : '');
@@ -39,6 +34,14 @@ function problem<T>(r: Result<T>): string | null {
 function loadFieldErrors(form: LoadForm) {
   return {
     arrivals: problem(arrivalsRule(fieldWords('Arrivals'), form.arrivals)),
+    sweepPoints:
+      !form.sweep || (Number.isInteger(form.sweepPoints) && form.sweepPoints >= 1 && form.sweepPoints <= 64)
+        ? null
+        : 'Give how many rates to spread between: a whole number from 1 to 64.',
+    maxInFlight:
+      form.maxInFlight === null || (Number.isInteger(form.maxInFlight) && form.maxInFlight > 0)
+        ? null
+        : 'Give the most requests in flight: a whole number above 0, or leave it empty for no cap.',
     duration: form.durationSeconds > 0 ? null : 'Give the seconds measured at each rate: a number above 0.',
     warmup: form.warmupSeconds >= 0 ? null : 'Give the warm-up seconds: 0 or more.',
     inputLen: problem(lengthRule(fieldWords('Input'), form.inputLen)),
@@ -78,14 +81,16 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
             id="load-sweep-points"
             label="Rates between"
             help="A synchronous pass (one request at a time), a throughput pass, then this many rates spread between them. Default: 8."
+            error={fieldErrors.sweepPoints}
           >
             <input
               id="load-sweep-points"
               type="number"
               min={1}
               max={64}
-              value={form.sweepPoints}
-              onChange={(e) => update({ sweepPoints: wholeOrNull(e.currentTarget.value) ?? 1 })}
+              value={shown(form.sweepPoints)}
+              onChange={(e) => update({ sweepPoints: typed(e.currentTarget.value) })}
+              {...invalidProps('load-sweep-points', fieldErrors.sweepPoints)}
             />
           </Field>
         ) : (
@@ -162,13 +167,17 @@ function LoadShape() {
         id="load-max-in-flight"
         label="Most in flight"
         help="A cap on requests open at once; arrivals past it wait and the rate is not kept up. Empty: no cap."
+        error={errors.maxInFlight}
       >
         <input
           id="load-max-in-flight"
           type="number"
           min={1}
-          value={form.maxInFlight ?? ''}
-          onChange={(e) => update({ maxInFlight: wholeOrNull(e.currentTarget.value) })}
+          value={form.maxInFlight === null ? '' : shown(form.maxInFlight)}
+          onChange={(e) =>
+            update({ maxInFlight: e.currentTarget.value.trim() === '' ? null : typed(e.currentTarget.value) })
+          }
+          {...invalidProps('load-max-in-flight', errors.maxInFlight)}
         />
       </Field>
       <Field
