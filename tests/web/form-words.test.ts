@@ -58,6 +58,71 @@ describe.skipIf(!hasChromium)("the app's words", () => {
     await page.getByTestId('run-mode').getByText('Matrix', { exact: true }).click();
   });
 
+  it("the Load form checks arrivals, token lengths and targets at their fields by the load command's rules", async ({
+    app: { page },
+  }) => {
+    await page.keyboard.press('Control+3');
+    await page.getByTestId('run-mode').getByText('Load', { exact: true }).click();
+    const fieldError = (id: string) => page.locator(`#${id}-error`);
+    const cases: [string, string, string][] = [
+      [
+        'load-arrivals',
+        'gamma:x',
+        'Arrivals must be poisson, constant or gamma:CV with CV a positive number (e.g. gamma:2 for bursts), got "gamma:x".',
+      ],
+      [
+        'load-input-len',
+        'abc',
+        'Input: "abc" is not a positive whole number of tokens (e.g. 1024, 512-2048 or 1024~256).',
+      ],
+      [
+        'load-output-len',
+        '-5',
+        'Output: "-5" is not a positive whole number of tokens (e.g. 1024, 512-2048 or 1024~256).',
+      ],
+      [
+        'load-slo',
+        'ttft<=2',
+        'Targets: "ttft<=2" is not a target: ttft, tbt or e2e, then <= and a time in ms or s (e.g. ttft<=500ms,tbt<=50ms,e2e<=20s).',
+      ],
+    ];
+    for (const [id, text, words] of cases) {
+      await page.locator(`#${id}`).fill(text);
+      await expect.poll(() => fieldError(id).innerText()).toBe(words);
+      expect(await page.locator(`#${id}`).getAttribute('aria-invalid')).toBe('true');
+    }
+    // Numbers the form keeps as numbers: a cap and the sweep's rates are whole and above 0, not quietly dropped.
+    await page.locator('#load-max-in-flight').fill('-5');
+    await expect
+      .poll(() => fieldError('load-max-in-flight').innerText())
+      .toBe('Give the most requests in flight: a whole number above 0, or leave it empty for no cap.');
+    expect(await page.locator('#load-max-in-flight').inputValue()).toBe('-5');
+    await page.getByTestId('load-form').getByText('Sweep', { exact: true }).click();
+    await page.locator('#load-sweep-points').fill('0');
+    await expect
+      .poll(() => fieldError('load-sweep-points').innerText())
+      .toBe('Give how many rates to spread between: a whole number from 1 to 64.');
+    expect(await page.getByTestId('start-load').isDisabled()).toBe(true);
+    expect(await page.getByTestId('load-waits').innerText()).toBe('Fix the marked fields first.');
+    expect(await page.getByTestId('view-run').innerText()).not.toMatch(/Bad arguments|--arrivals|--input-len|--slo/);
+    await shot(page, '95-load-shape-errors', false);
+    for (const [id, good] of [
+      ['load-arrivals', 'gamma:2'],
+      ['load-input-len', '512-2048'],
+      ['load-output-len', '128'],
+      ['load-slo', ''],
+    ]) {
+      await page.locator(`#${id}`).fill(good);
+      await expect.poll(() => fieldError(id).count()).toBe(0);
+    }
+    await page.locator('#load-sweep-points').fill('3');
+    await page.getByTestId('load-form').getByText('Rates', { exact: true }).click();
+    await page.locator('#load-max-in-flight').fill('');
+    await expect.poll(() => fieldError('load-max-in-flight').count()).toBe(0);
+    expect(await page.getByTestId('load-waits').count()).toBe(0);
+    await page.getByTestId('run-mode').getByText('Matrix', { exact: true }).click();
+  });
+
   it('the SSH host field refuses a host with a space at the field, and the preview never shows it', async ({
     app: { page },
   }) => {

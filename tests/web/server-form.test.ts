@@ -142,4 +142,27 @@ describe.skipIf(!hasChromium)('Server view forms and start races in Chromium', (
     await shot(page, '42-server-version-warnings', false);
     await page.locator('input[name="kind"][value="simulator"]').check();
   });
+
+  it("switching to a remote host drops the local start's failure; a start refused for the SSH host is said at that field", async ({
+    app: { page },
+  }) => {
+    await page.locator('#srv-port').fill(String(busy.port));
+    await page.getByTestId('start-server').click();
+    await page.getByTestId('server-failure').waitFor({ timeout: 10_000 });
+    await page.locator('input[name="where"][value="ssh"]').check();
+    expect(await page.getByTestId('server-failure').count()).toBe(0);
+    await page.getByTestId('start-server').click();
+    const hostError = page.locator('#srv-sshHost-error');
+    await expect.poll(() => hostError.innerText()).toBe('SSH host: give an alias from ~/.ssh/config or user@host.');
+    expect(await page.locator('#srv-sshHost').getAttribute('aria-invalid')).toBe('true');
+    // Said once, at the field: not again below the form.
+    expect(await page.getByTestId('view-server').locator('p.error').count()).toBe(0);
+    await page.getByTestId('remote-host').scrollIntoViewIfNeeded();
+    await shot(page, '43-ssh-start-error-at-field', false);
+    await page.locator('#srv-sshHost').fill('gpu-box');
+    await expect.poll(() => hostError.count()).toBe(0);
+    await page.locator('#srv-sshHost').fill('');
+    await page.locator('input[name="where"][value="local"]').check();
+    await page.locator('#srv-port').fill('');
+  }, 30_000);
 });

@@ -87,4 +87,25 @@ describe.skipIf(!hasChromium)('stale state in Results', () => {
     await expect.poll(() => back.count()).toBe(1);
     expect(problems).toEqual([]);
   });
+
+  it('an imported file left unchanged is not unsaved: the next Open asks nothing', async ({ bridge, browser }) => {
+    const { page, problems } = await openPage(browser, bridge.url);
+    await toResults(page);
+    const asked: string[] = [];
+    page.on('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByTestId('file-input').setInputFiles({
+      name: 'synthetic-matrix.txt',
+      mimeType: 'text/plain',
+      buffer: readFileSync(SYNTHETIC_REPORT),
+    });
+    await expect.poll(() => page.getByTestId('file-title').textContent()).toBe('synthetic-matrix.txt (not saved here)');
+    expect(await page.title()).toBe('synthetic-matrix.txt (not saved here) — SpeedMatrix');
+    await pickFile(page, 'next.speedmatrix.json', referenceText());
+    await expect.poll(() => page.getByTestId('file-title').textContent()).toMatch(/^next\.speedmatrix\.json/);
+    expect(asked).toEqual([]);
+    expect(problems).toEqual([]);
+  });
 });

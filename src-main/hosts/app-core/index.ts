@@ -97,7 +97,7 @@ export interface AppCore {
   /** Validate and run one invoke channel. Never throws: errors come back as {ok: false}. */
   invoke<C extends InvokeChannel>(channel: C, args: unknown): Promise<InvokeResult<C>>;
   on<E extends EventChannel>(event: E, cb: (payload: EventPayloads[E]) => void): () => void;
-  /** A session with changes not saved by the person (a finished or running run, an import). */
+  /** A session with changes not saved by the person (a finished or running run); a file opened or imported unchanged is not. */
   hasUnsavedChanges(): boolean;
   runInProgress(): boolean;
   /**

@@ -21,6 +21,7 @@ import { followUntilEnded, type Stopper } from '../../workflows/remote/follow';
 import { RemoteError, parseSshTarget, type SshTarget } from '../../workflows/remote/ssh';
 import { pageSshOptionsProblem } from '../../workflows/remote/page-ssh-options';
 import { UserError } from './user-error';
+import { shellQuote } from '#shared/shell-quote';
 
 const lines = (text: string): string[] =>
   text
@@ -150,7 +151,7 @@ export async function serveOn(target: SshTarget, argv: string[], on: RemoteServe
     (e: Error) =>
       on.failed({
         message: e.message,
-        advice: `It may still run on ${target.host}: \`speedmatrix serve --ssh ${target.host} --reattach ${id}\` follows it, and Ctrl-C there stops it.`,
+        advice: `It may still run on ${target.host}: \`speedmatrix serve --ssh ${shellQuote(target.host)} --reattach ${id}\` follows it, and Ctrl-C there stops it.`,
         lines: [],
       }),
   );

@@ -30,7 +30,7 @@ import { freePort } from '../../engine/server/port';
 import { type LaunchedRegistry, type LaunchedServer, describeLaunched } from '../../engine/server/launched-registry';
 import { type RemoteServer, checkPageSshOptions, remoteHostOf, serveOn, sshTargetOf } from './remote-host';
 import type { SshTarget } from '../../workflows/remote/ssh';
-import { shellLine } from '#shared/shell-quote';
+import { shellLine, shellQuote } from '#shared/shell-quote';
 
 const LOG_FLUSH_MS = 100;
 
@@ -128,7 +128,8 @@ export class ServerControl {
       const { built } = launchOf(form, form.port ?? LAUNCH_DEFAULTS.port);
       // A host typed is checked as ssh would take it ("gpu box" is not one): the error goes to its field.
       if (form.sshHost.trim()) sshTargetOf({ host: form.sshHost, options: [] });
-      const host = form.sshHost.trim() || '<host>';
+      // Quoted as the rest of the line is: pasted into a shell, it reaches that host and runs nothing else.
+      const host = form.sshHost.trim() ? shellQuote(form.sshHost.trim()) : '<host>';
       return {
         display: `ssh ${host} speedmatrix serve -- ${shellLine(remoteCommand(built))}`,
         argv: [],

@@ -181,7 +181,8 @@ export class SessionControl {
     if (read.error.path === 'format' || notJson) {
       const imported = await importFile(file);
       if (imported.ok) {
-        this.set(imported.data, { file: null, dirty: true, sourceName: basename(file) });
+        // Nothing is lost by replacing it: the file it came from is still there, unchanged.
+        this.set(imported.data, { file: null, dirty: false, sourceName: basename(file) });
         return this.meta();
       }
       if (notJson) throw new UserError(imported.error);
@@ -200,7 +201,8 @@ export class SessionControl {
     if (parsed.error.path === 'format' || notJson) {
       const imported = importText(text, name);
       if (imported.ok) {
-        this.set(imported.data, { file: null, dirty: true, sourceName: basename(name) });
+        // As a session's text opened here: the person still has the file, unchanged.
+        this.set(imported.data, { file: null, dirty: false, sourceName: basename(name) });
         return this.meta();
       }
       if (notJson) throw new UserError(imported.error);

@@ -6,7 +6,8 @@
 import { basename } from 'node:path';
 import type { Arrivals, LoadConfig, Slo } from '#shared/session/schema-load';
 import { InputError } from './input-error';
-import { minLength, parseLength, parseTokens } from './lengths';
+import { minLength, orThrow, parseLength, parseTokens } from './lengths';
+import { arrivalsRule, flagWords, rateOf, sloRule } from '#shared/load-input-rules';
 
 /** A load test's settings as written (text, as typed). */
 export interface LoadInput {
@@ -57,8 +58,8 @@ export function parseRates(text: string): number[] | 'sweep' {
   if (parts.length === 0)
     throw new InputError('--rates: give requests per second, comma-separated (e.g. --rates 0.5,1,2,4), or sweep.');
   return parts.map((p) => {
-    const v = Number(p.trim());
-    if (!Number.isFinite(v) || v <= 0)
+    const v = rateOf(p);
+    if (v === null)
       throw new InputError(
         `--rates: "${p.trim()}" is not a positive number of requests per second (e.g. --rates 0.5,1,2,4, or --rates sweep).`,
       );
@@ -67,40 +68,10 @@ export function parseRates(text: string): number[] | 'sweep' {
 }
 
 /** `poisson`, `constant` or `gamma:CV` (CV > 0; above 1 is burstier than Poisson). */
-export function parseArrivals(text: string): Arrivals {
-  const t = text.trim();
-  if (t === 'poisson' || t === 'constant') return { kind: t };
-  const m = /^gamma:(.+)$/.exec(t);
-  const cv = m ? Number(m[1]) : Number.NaN;
-  if (m && Number.isFinite(cv) && cv > 0) return { kind: 'gamma', cv };
-  throw new InputError(
-    `--arrivals must be poisson, constant or gamma:CV with CV a positive number (e.g. gamma:2 for bursts), got "${text}".`,
-  );
-}
+export const parseArrivals = (text: string): Arrivals => orThrow(arrivalsRule(flagWords('--arrivals'), text));
 
-const SLO_KEYS = { ttft: 'ttftSeconds', tbt: 'tbtSeconds', e2e: 'e2eSeconds' } as const;
-
-/**
- * `ttft<=500ms,tbt<=50ms,e2e<=20s`: per-request ceilings, written as the matrix's targets are
- * (docs/repeats-and-targets.md) but met by each request on its own, not by a percentile.
- */
-export function parseSlo(text: string): Slo {
-  const slo: Slo = {};
-  const example = 'e.g. --slo ttft<=500ms,tbt<=50ms,e2e<=20s';
-  for (const part of text.split(',').filter((p) => p.trim() !== '')) {
-    const m = /^\s*(\w+)\s*<=\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*$/.exec(part);
-    const key = m?.[1].toLowerCase();
-    if (!m || !key || !(key in SLO_KEYS))
-      throw new InputError(
-        `--slo: "${part.trim()}" is not a target: ttft, tbt or e2e, then <= and a time in ms or s (${example}).`,
-      );
-    const v = Number(m[2]) / (m[3] === 'ms' ? 1000 : 1);
-    if (v <= 0) throw new InputError(`--slo: "${part.trim()}" needs a positive time (${example}).`);
-    slo[SLO_KEYS[key as keyof typeof SLO_KEYS]] = v;
-  }
-  if (Object.keys(slo).length === 0) throw new InputError(`--slo: give at least one target (${example}).`);
-  return slo;
-}
+/** `ttft<=500ms,tbt<=50ms,e2e<=20s`: per-request ceilings (src-shared/load-input-rules.ts). */
+export const parseSlo = (text: string): Slo => orThrow(sloRule(flagWords('--slo'), text));
 
 /** Settings a trace brings itself (its times, lengths and prefixes), so --trace leaves them out. */
 const TRACE_OWNS: Array<[keyof LoadInput, string]> = [

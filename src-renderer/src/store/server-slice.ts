@@ -52,12 +52,14 @@ export const createServerSlice: SliceCreator<ServerSlice> = (set) => ({
   updateServerForm: (patch) =>
     set((s) => {
       if (!s.serverForm) return {};
-      // Another engine, or another port: the last start's failure panel (a busy port) is about the old one.
-      const changed = (k: 'kind' | 'port') => patch[k] !== undefined && patch[k] !== s.serverForm?.[k];
-      const switched = changed('kind') || changed('port');
+      // Another engine, port or place: the last start's failure panel (a busy port) is about the old one.
+      const changed = (k: keyof ServerForm) => patch[k] !== undefined && patch[k] !== s.serverForm?.[k];
+      const switched = changed('kind') || changed('port') || changed('where');
+      // A start refused for the SSH host or options is about what was typed there before.
+      const retyped = changed('sshHost') || changed('sshOptions');
       return {
         serverForm: { ...s.serverForm, ...patch },
-        ...(switched ? { failureHiddenUpTo: s.server.seq, serverError: null } : {}),
+        ...(switched ? { failureHiddenUpTo: s.server.seq, serverError: null } : retyped ? { serverError: null } : {}),
       };
     }),
   setPreview: (preview, previewError) => set({ preview, previewError }),

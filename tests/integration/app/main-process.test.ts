@@ -50,14 +50,38 @@ function sessionFile(name: string): string {
   return file;
 }
 
-/** Unsaved results: another tool's report imported, as a person would drop it on the window. */
-async function importUnsaved(m: MainProcess): Promise<void> {
+/** Another tool's report imported, as a person would drop it on the window: nothing unsaved, its file is still there. */
+async function importReport(m: MainProcess): Promise<void> {
   const r = await m.call<{ ok: boolean; data: { dirty: boolean } }>('invoke', {
     channel: 'session:open-data',
     args: [{ name: 'reference.txt', text: readFileSync(SYNTHETIC_REPORT, 'utf8') }],
   });
   expect(r.ok).toBe(true);
-  expect(r.data.dirty).toBe(true);
+  expect(r.data.dirty).toBe(false);
+}
+
+/** Unsaved results: a one-cell run measured against the simulator through the page's IPC, to its end. */
+async function measureUnsaved(m: MainProcess, sim: SimHandle): Promise<void> {
+  const d = await m.call<{ ok: boolean; data: Record<string, unknown> }>('invoke', { channel: 'server:defaults' });
+  const attach = { ...d.data, kind: 'attach', url: sim.url, model: '' };
+  expect(await m.call('invoke', { channel: 'server:start', args: [attach] })).toMatchObject({ ok: true });
+  const state = async () =>
+    (await m.call<{ data: { state: string } }>('invoke', { channel: 'server:snapshot' })).data.state;
+  for (let i = 0; i < 200 && (await state()) !== 'ready'; i++) await new Promise((r) => setTimeout(r, 100));
+  const form = {
+    contexts: [0],
+    concurrency: [1],
+    prefillContexts: [],
+    secondsPerMeasurement: 2,
+    maxOutputTokens: 64,
+    tokenTargeting: 'estimate',
+  };
+  expect(await m.call('invoke', { channel: 'run:start', args: [form] })).toMatchObject({ ok: true });
+  const phase = async () =>
+    (await m.call<{ data: { phase: string } }>('invoke', { channel: 'run:snapshot' })).data.phase;
+  for (let i = 0; i < 600 && (await phase()) !== 'done'; i++) await new Promise((r) => setTimeout(r, 100));
+  expect(await phase()).toBe('done');
+  expect(await openSessionMeta(m)).toMatchObject({ dirty: true });
 }
 
 async function openSessionMeta(
@@ -257,10 +281,11 @@ describe('development (npm run dev)', () => {
 describe('quitting with unsaved results', () => {
   it('Cmd+Q asks (Save / Don’t Save / Cancel); Cancel keeps the app and the results; File > Quit then Don’t Save quits', async ({
     bootMain,
+    sim,
   }) => {
     const m = bootMain();
     await started(m);
-    await importUnsaved(m);
+    await measureUnsaved(m, sim);
     await m.call('appQuit');
     let s = await m.waitFor((x) => openBoxes(x).length === 1, 'the question');
     const box = openBoxes(s)[0];
@@ -272,7 +297,7 @@ describe('quitting with unsaved results', () => {
     await m.call('answer', { kind: 'message', answer: { response: 2 } });
     s = await m.state();
     expect(s.openWindows).toHaveLength(1);
-    expect(await openSessionMeta(m)).toMatchObject({ dirty: true, sourceName: 'reference.txt' });
+    expect(await openSessionMeta(m)).toMatchObject({ dirty: true });
     expect(await m.call('invoke', { channel: 'app:info' })).toMatchObject({ ok: true });
 
     await m.call('menuClick', { path: ['File', 'quit'] });
@@ -284,10 +309,10 @@ describe('quitting with unsaved results', () => {
     expect(record!.appEvents.filter((e) => e === 'will-quit')).toHaveLength(1);
   });
 
-  it('closing the window asks too; Save asks where, writes the session, then quits', async ({ bootMain }) => {
+  it('closing the window asks too; Save asks where, writes the session, then quits', async ({ bootMain, sim }) => {
     const m = bootMain();
     await started(m);
-    await importUnsaved(m);
+    await measureUnsaved(m, sim);
     await m.call('windowClose');
     await m.waitFor((x) => openBoxes(x).length === 1, 'the question');
     await m.call('answer', { kind: 'message', answer: { response: 0 } });
@@ -301,10 +326,10 @@ describe('quitting with unsaved results', () => {
     expect(saved.ok).toBe(true);
   });
 
-  it('Save then cancelling the save dialog keeps the app open with the results', async ({ bootMain }) => {
+  it('Save then cancelling the save dialog keeps the app open with the results', async ({ bootMain, sim }) => {
     const m = bootMain();
     await started(m);
-    await importUnsaved(m);
+    await measureUnsaved(m, sim);
     await m.call('appQuit');
     await m.waitFor((x) => openBoxes(x).length === 1, 'the question');
     await m.call('answer', { kind: 'message', answer: { response: 0 } });
@@ -419,25 +444,27 @@ describe('a run in progress when quitting', () => {
 describe('files opened from main', () => {
   it('Open Recent asks before replacing unsaved results; Cancel keeps them, Don’t Save opens the file', async ({
     bootMain,
+    sim,
   }) => {
     const file = sessionFile('recent/earlier.speedmatrix.json');
     const m = bootMain({ recent: [file] });
     let s = await started(m);
     expect(menuItem(lastMenu(s), 'File', 'Open Recent', 'earlier.speedmatrix.json')!.toolTip).toBe(file);
     const menusAtStart = s.applicationMenus.length;
-    await importUnsaved(m);
-    await importUnsaved(m);
+    await importReport(m);
+    await importReport(m);
     s = await m.state();
     // One rebuild for the first import (Save and Export become available), none for the second.
     expect(s.applicationMenus.length).toBe(menusAtStart + 1);
     expect(menuItem(lastMenu(s), 'File', 'Save')!.enabled).toBe(true);
+    await measureUnsaved(m, sim);
 
     await m.call('menuClick', { path: ['File', 'Open Recent', 'earlier.speedmatrix.json'] });
     s = await m.waitFor((x) => openBoxes(x).length === 1, 'the question');
     expect(openBoxes(s)[0].options.message).toMatch(/Save them before opening earlier\.speedmatrix\.json\?/);
     await m.call('answer', { kind: 'message', answer: { response: 2 } });
     await new Promise((r) => setTimeout(r, 300));
-    expect(await openSessionMeta(m)).toMatchObject({ sourceName: 'reference.txt', dirty: true });
+    expect(await openSessionMeta(m)).toMatchObject({ sourceName: null, dirty: true });
 
     await m.call('menuClick', { path: ['File', 'Open Recent', 'earlier.speedmatrix.json'] });
     await m.waitFor((x) => openBoxes(x).length === 1, 'the question again');
@@ -445,6 +472,23 @@ describe('files opened from main', () => {
     s = await m.waitFor((x) => sentOn(x, 'menu').includes('view-results'), 'the Results view');
     expect(await openSessionMeta(m)).toMatchObject({ file, dirty: false });
     expect(sentOn(s, 'notice')).toContainEqual({ level: 'info', message: `Opened ${file}` });
+  });
+
+  it('an imported report left unchanged is not unsaved: Open Recent opens without asking, and quitting asks nothing', async ({
+    bootMain,
+  }) => {
+    const file = sessionFile('recent/after-import.speedmatrix.json');
+    const m = bootMain({ recent: [file] });
+    await started(m);
+    await importReport(m);
+    await m.call('menuClick', { path: ['File', 'Open Recent', 'after-import.speedmatrix.json'] });
+    await m.waitFor((x) => sentOn(x, 'menu').includes('view-results'), 'the Results view');
+    expect(await openSessionMeta(m)).toMatchObject({ file, dirty: false });
+    await importReport(m);
+    await m.call('appQuit');
+    const { code, record } = await m.exited;
+    expect(code).toBe(0);
+    expect(record!.messageBoxes).toEqual([]);
   });
 
   it('a file opened for the first time is in Open Recent at once', async ({ bootMain }) => {
@@ -464,11 +508,14 @@ describe('files opened from main', () => {
     expect(menuItem(lastMenu(s), 'File', 'Open Recent')!.submenu!.map((i) => i.toolTip)).toEqual([file]);
   });
 
-  it('a second launch with a relative path opens it from that launch’s folder, after asking', async ({ bootMain }) => {
+  it('a second launch with a relative path opens it from that launch’s folder, after asking', async ({
+    bootMain,
+    sim,
+  }) => {
     const file = sessionFile('second/sub/other.speedmatrix.json');
     const m = bootMain();
     await started(m);
-    await importUnsaved(m);
+    await measureUnsaved(m, sim);
     const launchedFrom = join(tmp, 'second');
     await m.call('emitApp', {
       name: 'second-instance',

@@ -74,9 +74,15 @@ describe('session files through the core', () => {
     }
   });
 
-  it('imports another tool’s report text opened by path, as an unsaved session', async () => {
+  it('imports another tool’s report text opened by path or dropped, with nothing unsaved: its file is still there, unchanged', async () => {
+    const dropped = await core.invoke('session:open-data', [
+      { name: 'dropped.txt', text: readFileSync(SYNTHETIC_REPORT, 'utf8') },
+    ]);
+    expect(dropped.ok && dropped.data).toMatchObject({ file: null, dirty: false, sourceName: 'dropped.txt' });
+    expect(core.hasUnsavedChanges()).toBe(false);
     const r = await core.invoke('session:open', [SYNTHETIC_REPORT]);
-    expect(r.ok && r.data).toMatchObject({ file: null, dirty: true, sourceName: 'synthetic-matrix.txt' });
+    expect(r.ok && r.data).toMatchObject({ file: null, dirty: false, sourceName: 'synthetic-matrix.txt' });
+    expect(core.hasUnsavedChanges()).toBe(false);
     const v = await core.invoke('session:get', []);
     expect(v.ok && v.data.session?.cells.length).toBe(6);
   });

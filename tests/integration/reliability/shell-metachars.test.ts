@@ -127,4 +127,33 @@ describe('shell metacharacters in launch options', () => {
       await core.dispose();
     }
   }, 60_000);
+
+  it('the SSH preview quotes a host a shell would read otherwise, so the line pasted reaches that host', async () => {
+    const core = createAppCore({
+      host: 'bridge',
+      dataDir: join(dir, 'app-ssh'),
+      detectHardware: async () => ({ gpuType: null, gpus: [], cpu: null, ramBytes: null, os: null, notes: [] }),
+    });
+    try {
+      const d = await core.invoke('server:defaults', []);
+      if (!d.ok) throw new Error(d.error);
+      const quoted: [string, string][] = [
+        [`me@gpu;touch${marker('host')}`, `'me@gpu;touch${marker('host')}'`],
+        ['me@$(id)', "'me@$(id)'"],
+        ['gpu-box', 'gpu-box'],
+      ];
+      for (const [host, shown] of quoted) {
+        const preview = await core.invoke('server:preview', [
+          { ...d.data, where: 'ssh', kind: 'vllm-native', sshHost: host },
+        ]);
+        if (!preview.ok) throw new Error(preview.error);
+        expect(preview.data.display.startsWith(`ssh ${shown} speedmatrix serve -- `)).toBe(true);
+        expect(shellSplit(preview.data.display).slice(0, 2)).toEqual(['ssh', host]);
+      }
+      const bare = await core.invoke('server:preview', [{ ...d.data, where: 'ssh', kind: 'vllm-native', sshHost: '' }]);
+      expect(bare.ok && bare.data.display).toMatch(/^ssh <host> speedmatrix serve -- /);
+    } finally {
+      await core.dispose();
+    }
+  });
 });

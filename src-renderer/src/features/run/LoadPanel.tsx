@@ -4,6 +4,9 @@
  * passes' table filling in. Main runs it on `speedmatrix load`'s engine and checks the form by
  * its rules; the finished run opens as a load session in Results.
  */
+import type { LoadForm } from '#shared/ipc/forms';
+import type { Result } from '#shared/result';
+import { arrivalsRule, fieldWords, lengthRule, rateOf, sloRule } from '#shared/load-input-rules';
 import { LOAD_COLUMNS, loadRow } from '#shared/report/load-model';
 import { useMemo } from 'react';
 import { LoadLatencyChart, LoadThroughputChart } from '../../charts/LoadCharts';
@@ -16,25 +19,36 @@ import { loadBusy } from '../../store/load-slice';
 import { Chips } from './Chips';
 import { TracePicker } from './TracePicker';
 
-const parseRate = (t: string): number | null => {
-  const v = Number(t.trim());
-  return Number.isFinite(v) && v > 0 ? v : null;
-};
-
-const wholeOrNull = (t: string): number | null => {
-  const v = Number(t);
-  return t.trim() === '' || !Number.isInteger(v) || v <= 0 ? null : v;
-};
-
 /** A number field as typed: empty or not a number is NaN, so the field says what it takes. */
 const typed = (text: string): number => (text.trim() === '' ? NaN : Number(text));
 const shown = (v: number): number | '' => (Number.isFinite(v) ? v : '');
 
-/** The form's numbers checked at their fields, in the form's words (null: fine). */
-function loadFieldErrors(form: { durationSeconds: number; warmupSeconds: number }) {
+/** A rule's sentence, or null when the text passes it. */
+function problem<T>(r: Result<T>): string | null {
+  return r.ok ? null : r.error;
+}
+
+/**
+ * The form checked at its fields, in the form's words (null: fine), by the rules the CLI's `load`
+ * uses (src-shared/load-input-rules.ts), so a bad value waits at its field instead of failing Start.
+ */
+function loadFieldErrors(form: LoadForm) {
   return {
+    arrivals: problem(arrivalsRule(fieldWords('Arrivals'), form.arrivals)),
+    sweepPoints:
+      !form.sweep || (Number.isInteger(form.sweepPoints) && form.sweepPoints >= 1 && form.sweepPoints <= 64)
+        ? null
+        : 'Give how many rates to spread between: a whole number from 1 to 64.',
+    maxInFlight:
+      form.maxInFlight === null || (Number.isInteger(form.maxInFlight) && form.maxInFlight > 0)
+        ? null
+        : 'Give the most requests in flight: a whole number above 0, or leave it empty for no cap.',
     duration: form.durationSeconds > 0 ? null : 'Give the seconds measured at each rate: a number above 0.',
     warmup: form.warmupSeconds >= 0 ? null : 'Give the warm-up seconds: 0 or more.',
+    inputLen: problem(lengthRule(fieldWords('Input'), form.inputLen)),
+    outputLen: problem(lengthRule(fieldWords('Output'), form.outputLen)),
+    // Empty: no targets.
+    slo: form.slo.trim() ? problem(sloRule(fieldWords('Targets'), form.slo)) : null,
   };
 }
 
@@ -70,14 +84,16 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
             id="load-sweep-points"
             label="Rates between"
             help="A synchronous pass (one request at a time), a throughput pass, then this many rates spread between them. Default: 8."
+            error={fieldErrors.sweepPoints}
           >
             <input
               id="load-sweep-points"
               type="number"
               min={1}
               max={64}
-              value={form.sweepPoints}
-              onChange={(e) => update({ sweepPoints: wholeOrNull(e.currentTarget.value) ?? 1 })}
+              value={shown(form.sweepPoints)}
+              onChange={(e) => update({ sweepPoints: typed(e.currentTarget.value) })}
+              {...invalidProps('load-sweep-points', fieldErrors.sweepPoints)}
             />
           </Field>
         ) : (
@@ -86,7 +102,7 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
             label="Request rates (req/s)"
             values={form.rates}
             format={fmtRate}
-            parse={parseRate}
+            parse={rateOf}
             expects="a rate above 0 requests per second, such as 0.5 or 4"
             onAdd={(v) => update({ rates: [...form.rates.filter((r) => r !== v), v].sort((a, b) => a - b) })}
             onRemove={(v) => update({ rates: form.rates.filter((r) => r !== v) })}
@@ -151,20 +167,25 @@ function LoadShape() {
         id="load-arrivals"
         label="Arrivals"
         help="poisson (the default), constant (even gaps) or gamma:CV (CV above 1 comes in bursts)."
+        error={errors.arrivals}
       >
-        <input id="load-arrivals" {...text('arrivals')} />
+        <input id="load-arrivals" {...text('arrivals')} {...invalidProps('load-arrivals', errors.arrivals)} />
       </Field>
       <Field
         id="load-max-in-flight"
         label="Most in flight"
         help="A cap on requests open at once; arrivals past it wait and the rate is not kept up. Empty: no cap."
+        error={errors.maxInFlight}
       >
         <input
           id="load-max-in-flight"
           type="number"
           min={1}
-          value={form.maxInFlight ?? ''}
-          onChange={(e) => update({ maxInFlight: wholeOrNull(e.currentTarget.value) })}
+          value={form.maxInFlight === null ? '' : shown(form.maxInFlight)}
+          onChange={(e) =>
+            update({ maxInFlight: e.currentTarget.value.trim() === '' ? null : typed(e.currentTarget.value) })
+          }
+          {...invalidProps('load-max-in-flight', errors.maxInFlight)}
         />
       </Field>
       <Field
@@ -199,18 +220,34 @@ function LoadShape() {
           {...invalidProps('load-warmup', errors.warmup)}
         />
       </Field>
-      <Field id="load-input-len" label="Input (tokens)" help="1024, a range 512-2048, or normal 1024~256.">
-        <input id="load-input-len" {...text('inputLen')} />
+      <Field
+        id="load-input-len"
+        label="Input (tokens)"
+        help="1024, a range 512-2048, or normal 1024~256."
+        error={errors.inputLen}
+      >
+        <input id="load-input-len" {...text('inputLen')} {...invalidProps('load-input-len', errors.inputLen)} />
       </Field>
-      <Field id="load-output-len" label="Output (tokens)" help="The same forms; each answer runs to its length.">
-        <input id="load-output-len" {...text('outputLen')} />
+      <Field
+        id="load-output-len"
+        label="Output (tokens)"
+        help="The same forms; each answer runs to its length."
+        error={errors.outputLen}
+      >
+        <input id="load-output-len" {...text('outputLen')} {...invalidProps('load-output-len', errors.outputLen)} />
       </Field>
       <Field
         id="load-slo"
         label="Targets"
         help="Per-request targets for goodput, e.g. ttft<=500ms,tbt<=50ms. Empty: none."
+        error={errors.slo}
       >
-        <input id="load-slo" placeholder="ttft<=500ms,tbt<=50ms" {...text('slo')} />
+        <input
+          id="load-slo"
+          placeholder="ttft<=500ms,tbt<=50ms"
+          {...text('slo')}
+          {...invalidProps('load-slo', errors.slo)}
+        />
       </Field>
     </div>
   );

@@ -13,10 +13,11 @@ import { KINDS, WHERE } from './server-fields';
 export function WhereAndEngine(props: {
   form: ServerForm;
   busy: boolean;
-  previewError: string | null;
+  /** What is wrong with the SSH host or options (the preview's check, or a start refused for them). */
+  sshError: string | null;
   platformNote?: string | null;
 }) {
-  const { form, busy, previewError } = props;
+  const { form, busy, sshError } = props;
   return (
     <>
       <fieldset className="kinds" disabled={busy}>
@@ -39,7 +40,7 @@ export function WhereAndEngine(props: {
           </label>
         ))}
         <p className="muted">{WHERE.find((w) => w.id === form.where)?.help}</p>
-        {form.where === 'ssh' && <RemoteHostFields form={form} error={previewError} />}
+        {form.where === 'ssh' && <RemoteHostFields form={form} error={sshError} />}
       </fieldset>
       <fieldset className="kinds" disabled={busy}>
         <legend>Engine</legend>

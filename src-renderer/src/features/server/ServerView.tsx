@@ -12,6 +12,9 @@ import { CommandPreviewSection, MoreLaunchFields, ReadyBlock, WhereAndEngine } f
 import { Elapsed, StatusBadge } from '../../components/StatusBadge';
 import { sweepBusy } from '../../store/sweep-slice';
 
+/** What the core says of the SSH fields starts with their label (remote-host.ts). */
+const SSH_FIELD_ERROR = /^SSH (host|options):/;
+
 export function ServerView() {
   const form = useApp((s) => s.serverForm);
   const defaults = useApp((s) => s.serverDefaults);
@@ -30,6 +33,9 @@ export function ServerView() {
   const fieldErrors = form.kind === 'attach' ? {} : errorsByField(previewError, form.kind);
   const invalid = form.kind !== 'attach' && previewError !== null;
   const failure = server.seq > failureHiddenUpTo ? server.failure : null;
+  // A start refused for the SSH host or options is said at those fields, up by the form, not below it.
+  const sshStartError = form.where === 'ssh' && serverError && SSH_FIELD_ERROR.test(serverError) ? serverError : null;
+  const sshFieldErrors = [previewError, sshStartError].filter(Boolean).join('\n') || null;
   /** Going on with an invalid form (Enter in a field) takes the person to the first field to fix. */
   const focusInvalid = () => {
     const first = TEXT_FIELDS.find((f) => fieldErrors[f.key]);
@@ -42,7 +48,7 @@ export function ServerView() {
         <h1 id="srv-title">Server</h1>
         <StatusBadge />
       </div>
-      <WhereAndEngine form={form} busy={busy} previewError={previewError} platformNote={preview?.platformNote} />
+      <WhereAndEngine form={form} busy={busy} sshError={sshFieldErrors} platformNote={preview?.platformNote} />
 
       <form
         ref={formRef}
@@ -119,7 +125,7 @@ export function ServerView() {
           each variant&apos;s server itself; stop the sweep in the Run view.
         </p>
       )}
-      {serverError && (
+      {serverError && !sshStartError && (
         <p className="error" role="alert">
           {serverError}
         </p>
