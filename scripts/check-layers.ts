@@ -59,6 +59,7 @@ export const LAYERS: Layer[] = [
     publicModules: [
       'bench',
       'bench/load-dataset',
+      'bench/load-trace',
       'bench/load-figures',
       'bench/load-run',
       'bench/load-worker',

@@ -98,6 +98,9 @@ export const LoadFormSchema = z.object({
   outputLen: z.string().max(100),
   /** Per-request targets for goodput; empty for none. */
   slo: z.string().max(500),
+  /** Turns per conversation (1 or absent: single requests) and seconds between an answer and the next turn. */
+  turns: z.number().int().positive().max(1000).optional(),
+  thinkSeconds: z.number().nonnegative().max(86_400).optional(),
   /** A trace to replay instead of rates (picked with 'load:choose-trace'), and how many times its pace. */
   trace: z
     .object({ file: z.string().min(1).max(4096), speed: z.number().positive().max(1000) })

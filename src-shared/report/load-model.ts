@@ -92,7 +92,7 @@ export const lengthText = (s: LoadRun['config']['inputLength']): string =>
 function offeredText(c: LoadRun['config']): string {
   if (c.trace) {
     const t = c.trace;
-    const speed = t.speed === 1 ? '' : ` at ${fmtTwoDecimals(t.speed)}x its speed`;
+    const speed = t.speed === 1 ? '' : ` at ${Number(t.speed.toPrecision(3))}x its speed`;
     return `replay of ${t.file}: ${plural(t.requests, 'request')} over ${fmtSettingSeconds(t.spanSeconds)}${speed}`;
   }
   if (c.sweep) return `sweep of ${plural(c.sweep.points, 'rate')}`;

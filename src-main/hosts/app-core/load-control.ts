@@ -56,11 +56,13 @@ const FIELD_LABELS: Record<string, string> = {
   '--output-len': 'Output',
   '--slo': 'Targets',
   '--rates': 'Request rates',
+  '--turns': 'Turns',
+  '--think-time': 'Think time',
 };
 
 /** The form as a load test's settings (workflows/inputs/load-input.ts): the app and the CLI check a workload by the same rules. */
 export function loadConfigFromForm(form: LoadForm): LoadConfig {
-  if (!form.sweep && form.rates.length === 0)
+  if (!form.trace && !form.sweep && form.rates.length === 0)
     throw new UserError('Add at least one request rate (requests per second), or choose Sweep.');
   const flags: LoadInput = {
     rates: form.sweep ? 'sweep' : form.rates.join(','),
@@ -72,6 +74,7 @@ export function loadConfigFromForm(form: LoadForm): LoadConfig {
     inputLen: form.inputLen,
     outputLen: form.outputLen,
     slo: form.slo.trim() ? form.slo : undefined,
+    ...(form.turns && form.turns > 1 ? { turns: String(form.turns), thinkTime: String(form.thinkSeconds ?? 0) } : {}),
     ...(form.trace ? { trace: form.trace.file, traceSpeed: String(form.trace.speed) } : {}),
   };
   if (form.trace) {

@@ -77,6 +77,47 @@ async function throughDialog<T>(
   await m.call('answer', { kind: 'file', answer });
   return result;
 }
+type Invoke = <T = unknown>(channel: string, args?: unknown[]) => Promise<{ ok: boolean; error?: string; data: T }>;
+
+/**
+ * A trace replayed from the Load form in the packaged app: picked in the file dialog, read at
+ * once, replayed in a worker as one pass; a path the person did not pick is refused.
+ */
+async function replaysTrace(m: MainProcess, invoke: Invoke): Promise<void> {
+  const file = join(ROOT, 'tests/fixtures/traces/two-prefix-groups.jsonl');
+  const form = {
+    rates: [],
+    sweep: false,
+    sweepPoints: 8,
+    arrivals: 'poisson',
+    maxInFlight: null,
+    durationSeconds: 4,
+    warmupSeconds: 1,
+    inputLen: '128',
+    outputLen: '16',
+    slo: '',
+  };
+  const refused = await invoke('load:start', [{ ...form, trace: { file, speed: 4 } }]);
+  expect(refused.ok).toBe(false);
+  expect(refused.error).toMatch(/^Nothing replayed: SpeedMatrix reads only trace files you chose/);
+  const chosen = await throughDialog(m, () => invoke<{ requests: number }>('load:choose-trace'), {
+    canceled: false,
+    filePaths: [file],
+  });
+  expect(chosen.ok, chosen.error).toBe(true);
+  expect(chosen.data.requests).toBe(12);
+  const started = await invoke('load:start', [{ ...form, trace: { file, speed: 4 } }]);
+  expect(started.ok, started.error).toBe(true);
+  type Load = { phase: string; run: number; error: string | null; results: { pass: string; completed: number }[] };
+  let view = (await invoke<Load>('load:snapshot')).data;
+  for (let i = 0; i < 600 && view.phase === 'running'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    view = (await invoke<Load>('load:snapshot')).data;
+  }
+  expect(view).toMatchObject({ phase: 'done', error: null });
+  expect(view.results.map((r) => [r.pass, r.completed])).toEqual([['trace', 12]]);
+}
+
 let work = '';
 let unpacked = '';
 let asarFiles: string[] = [];
@@ -284,6 +325,8 @@ describe('the unpacked Linux app', () => {
     expect(view.results.map((r) => r.targetRate)).toEqual([4]);
     expect(view.results[0].completed).toBeGreaterThan(0);
     expect(await workers()).toBe(2);
+    await replaysTrace(m, invoke);
+    expect(await workers()).toBe(3);
     expect(m.stderr()).not.toMatch(/RunAsNode fuse is off/);
     // The sweep's folder as a comparison, exported; then the folder as a results site.
     const sweepDir = started.data.dir;

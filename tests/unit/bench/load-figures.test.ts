@@ -13,10 +13,12 @@ import {
   loadFigures,
   queueOver,
   tokensInside,
+  prefixCacheOver,
 } from '../../../src-main/engine/bench/load-figures';
 import type { LoadRecord, QueueReading } from '../../../src-main/engine/bench/load-rate';
 import { sweepRates } from '../../../src-main/engine/bench/load-run';
 import type { LoadRateResult } from '#shared/session/schema-load';
+import { passDetails } from '#shared/report/load-model';
 
 /** A request sent at `at` seconds: first token 100 ms later, then `tokens` tokens 10 ms apart. */
 function request(at: number, tokens = 11, extra: Partial<LoadRecord> = {}): LoadRecord {
@@ -385,5 +387,70 @@ describe('the rules at their edges', () => {
     const back = (at: number, end: number): LoadRecord =>
       request(at, 1, { firstTokenAt: at * 1000 + 1, lastTokenAt: at * 1000 + 1, endedAt: end });
     expect(figures([back(11, 12_000), back(10, 11_000)]).maxInFlight).toBe(1);
+  });
+});
+
+describe('what a pass adds for traces, conversations and thinking models', () => {
+  it('arrival lag: how long after its due time each request of the window left (early timers count as on time)', () => {
+    const late = steady.map((r, i) => ({ ...r, sentAt: r.dueAt + (i % 2 ? 20 : 0) - (i % 5 === 0 ? 0.3 : 0) }));
+    const f = figures(late);
+    expect(f.arrivalLag?.count).toBe(f.requests);
+    expect(f.arrivalLag?.p99).toBeCloseTo(0.02, 9);
+    expect(f.arrivalLag?.p50).toBeGreaterThanOrEqual(0);
+  });
+
+  it("a thinking model's requests: time to the first answer token and reasoning tokens; none without reasoning", () => {
+    expect(figures(steady)).not.toHaveProperty('timeToFirstAnswer');
+    const thinking = steady.map((r, i) => ({ ...r, reasoningTokens: 8 + (i % 2) * 2, firstAnswerAt: r.sentAt + 500 }));
+    const f = figures(thinking);
+    expect(f.timeToFirstAnswer?.p50).toBeCloseTo(0.5, 9);
+    expect(f.timeToFirstAnswer?.count).toBe(f.completed);
+    expect(f.meanReasoningTokens).toBe(9);
+  });
+
+  it("the prefix cache's lookups and hits over the pass, from its counters before and after", () => {
+    const at = (q: number, h: number): QueueReading => ({
+      at: 0,
+      waiting: 0,
+      queueSum: null,
+      queueCount: null,
+      prefixQueries: q,
+      prefixHits: h,
+    });
+    const output = { records: [], windowStartMs: 0, windowEndMs: 1, readings: [] };
+    expect(prefixCacheOver({ ...output, prefixCache: { before: at(1000, 200), after: at(9000, 5200) } })).toEqual({
+      queriedTokens: 8000,
+      hitTokens: 5000,
+    });
+    expect(prefixCacheOver({ ...output, prefixCache: null })).toBeNull();
+    expect(prefixCacheOver(output)).toBeNull();
+  });
+
+  it('TTFT per conversation turn, in turn order, from the finished requests of each turn', () => {
+    const turns = steady.map((r, i) => ({
+      ...r,
+      turn: (i % 3) + 1,
+      firstTokenAt: r.sentAt + [300, 100, 50][i % 3],
+    }));
+    const byTurn = figures(turns).ttftByTurn!;
+    expect(byTurn.map((t) => t.turn)).toEqual([1, 2, 3]);
+    expect(byTurn.map((t) => t.ttft.p50)).toEqual([0.3, 0.1, 0.05]);
+    expect(figures(steady)).not.toHaveProperty('ttftByTurn');
+  });
+
+  it('the report says each of those in a sentence, only when measured', () => {
+    const r = figures(
+      steady.map((q, i) => ({ ...q, turn: (i % 2) + 1, reasoningTokens: 4, firstAnswerAt: q.sentAt + 400 })),
+    );
+    const lines = passDetails({ ...r, prefixCache: { queriedTokens: 4000, hitTokens: 1000 } });
+    expect(lines).toEqual([
+      expect.stringMatching(/^2\.0 req\/s: requests left 0 ms \(p50\), 0 ms \(p99\) after their scheduled arrival\.$/),
+      expect.stringMatching(
+        /^2\.0 req\/s: time to first answer token, after reasoning: 400 ms .*; 4\.0 reasoning tokens per request\.$/,
+      ),
+      "2.0 req/s: the server's prefix cache found 25% of 4,000 prompt tokens (1,000 cached).",
+      '2.0 req/s: TTFT p50 by conversation turn: turn 1 100 ms, turn 2 100 ms.',
+    ]);
+    expect(passDetails({ ...figures(steady), arrivalLag: null, prefixCache: null })).toEqual([]);
   });
 });

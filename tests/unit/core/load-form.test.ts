@@ -11,6 +11,19 @@ import { DEFAULT_LOAD_FORM } from '../../../src-renderer/src/store/load-slice';
 const form = (patch: Partial<LoadForm>): LoadForm => ({ ...DEFAULT_LOAD_FORM, ...patch });
 
 describe('the Load form', () => {
+  it("a trace replaces the form's rates and lengths; turns above 1 make conversations, in the load command's words", () => {
+    const traced = loadConfigFromForm(form({ rates: [], trace: { file: '/t/mooncake.jsonl', speed: 2 }, slo: '' }));
+    expect(traced).toEqual(loadConfigFrom({ trace: '/t/mooncake.jsonl', traceSpeed: '2' }));
+    expect(loadConfigFromForm(form({ turns: 3, thinkSeconds: 1.5 })).conversation).toEqual({
+      turns: 3,
+      thinkSeconds: 1.5,
+    });
+    expect(loadConfigFromForm(form({ turns: 1, thinkSeconds: 4 })).conversation).toBeNull();
+    expect(() => loadConfigFromForm(form({ turns: 2, thinkSeconds: -1 }))).toThrow(
+      'Think time must be a number of seconds, 0 or more, got "-1".',
+    );
+  });
+
   it('makes the configuration the load command makes of the same settings', () => {
     const f = form({
       rates: [0.5, 2],

@@ -29,7 +29,44 @@ describe('the load flags', () => {
       dataset: null,
       seed: 0,
       slo: null,
+      trace: null,
+      conversation: null,
     });
+  });
+
+  it('--trace: the trace brings its times, lengths and prefixes; its speed, the endpoint and targets are still asked', () => {
+    const c = loadConfigFrom({ trace: '/data/mooncake_trace.jsonl', traceSpeed: '2', slo: 'ttft<=2s' });
+    expect(c.trace).toEqual({ file: 'mooncake_trace.jsonl', speed: 2, requests: 0, spanSeconds: 0 });
+    expect([c.rates, c.sweep, c.warmupSeconds, c.conversation]).toEqual([[], null, 0, null]);
+    expect(c.slo).toEqual({ ttftSeconds: 2 });
+    expect(loadConfigFrom({ trace: 't.jsonl' }).trace?.speed).toBe(1);
+    expect(() => loadConfigFrom({ trace: 't.jsonl', rates: '1', inputLen: '512' })).toThrow(
+      '--trace brings its own arrival times, lengths and shared prefixes: leave out --rates, --input-len.',
+    );
+    expect(() => loadConfigFrom({ trace: 't.jsonl', turns: '3' })).toThrow('leave out --turns');
+    for (const bad of ['0', '-1', 'fast', ''])
+      expect(() => loadConfigFrom({ trace: 't.jsonl', traceSpeed: bad })).toThrow(
+        `--trace-speed must be a positive number, got "${bad}".`,
+      );
+    expect(() => loadConfigFrom({ rates: '1', traceSpeed: '2' })).toThrow('--trace-speed goes with --trace FILE.');
+  });
+
+  it('--turns: conversations of two turns or more on the chat endpoint, think time 0 unless given', () => {
+    expect(loadConfigFrom({ rates: '1', turns: '3' }).conversation).toEqual({ turns: 3, thinkSeconds: 0 });
+    expect(loadConfigFrom({ rates: '1', turns: '2', thinkTime: '1.5' }).conversation).toEqual({
+      turns: 2,
+      thinkSeconds: 1.5,
+    });
+    expect(() => loadConfigFrom({ rates: '1', turns: '1' })).toThrow('--turns must be 2 or more');
+    expect(() => loadConfigFrom({ rates: '1', turns: '2.5' })).toThrow('--turns must be a positive whole number');
+    expect(() => loadConfigFrom({ rates: '1', thinkTime: '2' })).toThrow('--think-time goes with --turns.');
+    expect(() => loadConfigFrom({ rates: '1', turns: '2', thinkTime: '-1' })).toThrow(
+      '--think-time must be a number of seconds, 0 or more, got "-1".',
+    );
+    expect(() => loadConfigFrom({ rates: '1', turns: '2', endpoint: 'completions' })).toThrow(
+      '--turns needs the chat endpoint',
+    );
+    expect(() => loadConfigFrom({ rates: '1', turns: '2', dataset: 'p.jsonl' })).toThrow('leave out --dataset');
   });
 
   it('every flag given', () => {

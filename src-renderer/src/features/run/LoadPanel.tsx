@@ -18,6 +18,7 @@ import { startLoad, stopLoad } from '../../store/actions';
 import { loadBusy } from '../../store/load-slice';
 import { Chips } from './Chips';
 import { TracePicker } from './TracePicker';
+import { ConversationFields, conversationErrors } from './ConversationFields';
 
 /** A number field as typed: empty or not a number is NaN, so the field says what it takes. */
 const typed = (text: string): number => (text.trim() === '' ? NaN : Number(text));
@@ -49,6 +50,7 @@ function loadFieldErrors(form: LoadForm) {
     outputLen: problem(lengthRule(fieldWords('Output'), form.outputLen)),
     // Empty: no targets.
     slo: form.slo.trim() ? problem(sloRule(fieldWords('Targets'), form.slo)) : null,
+    ...conversationErrors(form),
   };
 }
 
@@ -69,16 +71,18 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
       <fieldset className="run-form" disabled={busy || otherRunGoing} data-testid="load-form">
         <legend>Load</legend>
         <TracePicker />
-        <div className="kinds" role="radiogroup" aria-label="Rates" hidden={tracing}>
-          <label className={`kind${form.sweep ? '' : ' on'}`}>
-            <input type="radio" name="load-rates" checked={!form.sweep} onChange={() => update({ sweep: false })} />
-            <span>Rates</span>
-          </label>
-          <label className={`kind${form.sweep ? ' on' : ''}`}>
-            <input type="radio" name="load-rates" checked={form.sweep} onChange={() => update({ sweep: true })} />
-            <span>Sweep</span>
-          </label>
-        </div>
+        {!tracing && (
+          <div className="kinds" role="radiogroup" aria-label="Rates">
+            <label className={`kind${form.sweep ? '' : ' on'}`}>
+              <input type="radio" name="load-rates" checked={!form.sweep} onChange={() => update({ sweep: false })} />
+              <span>Rates</span>
+            </label>
+            <label className={`kind${form.sweep ? ' on' : ''}`}>
+              <input type="radio" name="load-rates" checked={form.sweep} onChange={() => update({ sweep: true })} />
+              <span>Sweep</span>
+            </label>
+          </div>
+        )}
         {tracing ? null : form.sweep ? (
           <Field
             id="load-sweep-points"
@@ -110,6 +114,7 @@ export function LoadPanel({ otherRunGoing }: { otherRunGoing: boolean }) {
           />
         )}
         {!tracing && <LoadShape />}
+        {!tracing && <ConversationFields />}
       </fieldset>
       <div className="actions">
         <button

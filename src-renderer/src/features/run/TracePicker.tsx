@@ -4,7 +4,7 @@
  * and shared prefixes, in place of the form's rates and lengths.
  */
 import { Field } from '../../components/ui';
-import { fmtDuration, plural } from '../../format';
+import { fmtSettingSeconds, plural } from '../../format';
 import { useApp } from '../../store';
 import { chooseTrace } from '../../store/actions';
 
@@ -26,7 +26,7 @@ export function TracePicker() {
           </button>{' '}
           {trace ? (
             <span data-testid="trace-summary">
-              {trace.name}: {plural(trace.requests, 'request')} over {fmtDuration(trace.spanSeconds / speed)}{' '}
+              {trace.name}: {plural(trace.requests, 'request')} over {fmtSettingSeconds(trace.spanSeconds / speed)}{' '}
               <button type="button" onClick={() => setTrace(null)} data-testid="clear-trace">
                 Clear
               </button>
