@@ -127,7 +127,7 @@ export function atAGlance(s: Session, targets?: TargetSet): GlanceItem[] {
     items.push({
       label: `Prefill at ${fmtContext(HEADLINE_PREFILL_CONTEXT)}`,
       value: tokPerSec(f.prefill8k),
-      detail: 'prompt tokens read per second, one request',
+      detail: 'one prompt at a time',
     });
   if (f.prefillLongest && f.prefillLongest.context !== HEADLINE_PREFILL_CONTEXT)
     items.push({

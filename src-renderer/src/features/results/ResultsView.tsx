@@ -12,10 +12,11 @@ import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
 import { basename } from '../../path';
 import { useApp } from '../../store';
-import { compareSessions, exportReport, openSession, openSweep, saveSession } from '../../store/actions';
+import { compareSessions, exportReport, openSession, openSweep, publishSite, saveSession } from '../../store/actions';
 import { Block, Empty } from '../../components/ui';
 import { openFilePicker } from '../../components/FilePicker';
 import { CapacityTable } from './CapacityTable';
+import { Glance } from './Glance';
 import { CellDetail } from './CellDetail';
 import { HeatmapControls, useGpuPrice, useTargets } from './HeatmapControls';
 import { MeasurementsTable } from './MeasurementsTable';
@@ -97,6 +98,14 @@ export function ResultsView() {
         </button>
         <button type="button" onClick={() => void compareSessions()} data-testid="compare-sessions">
           Compare sessions…
+        </button>
+        <button
+          type="button"
+          onClick={() => void publishSite()}
+          data-testid="publish-site"
+          title="Build a static results site from a folder of runs (the same as File > Publish Site…)"
+        >
+          Publish site…
         </button>
         {hasComparison && !showComparison && (
           <button type="button" onClick={() => setShowComparison(true)} data-testid="show-comparison">
@@ -208,6 +217,7 @@ function Report({
         {report.simulated && <p className="sim-note">{SIMULATED_NOTE}</p>}
         {report.origin && <p className="muted">{report.origin}</p>}
       </header>
+      <Glance items={report.glance} />
       <div className="blocks">
         {report.blocks.map((b) => (
           <Block
@@ -225,7 +235,7 @@ function Report({
         </pre>
       </section>
       {report.load ? (
-        <LoadResults section={report.load} />
+        <LoadResults section={report.load} results={session.load?.results ?? []} />
       ) : (
         <MatrixResults
           session={session}
