@@ -1,8 +1,8 @@
 /**
  * The Results view answers first, in the real renderer against the real core: it opens with the
  * report model's "At a glance" figures (targets add capacity), it publishes a results site from
- * its own toolbar through the same channel as File > Publish Site…, and a load session's Results
- * draw the load charts the Run view draws.
+ * its own toolbar through the same channel as File > Publish Site…, a load session's Results
+ * draw the load charts the Run view draws, and a matrix's Results draw the throughput trade-off.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { buildReportModel } from '#shared/report/report-model';
 import { parseTargets } from '#shared/report/slo';
+import { tradeOffLines } from '#shared/report/trade-off';
 import type { Session } from '#shared/session/schema';
 import { importText } from '../../src-main/workflows/importers';
 import { serializeSession } from '../../src-main/platform/session/write';
@@ -124,5 +125,38 @@ describe.skipIf(!hasChromium)('Results answers first, in Chromium', () => {
     await page.getByTestId('load-charts').scrollIntoViewIfNeeded();
     await shot(page, '44-results-load-charts', false);
     expect(problems).toEqual([]);
+  });
+
+  it('draws the throughput trade-off: per request against total tok/s, a line per context in order of requests', async ({
+    bridge,
+    browser,
+  }) => {
+    const session = imported(SYNTHETIC_REPORT);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const { page, problems } = await openPage(browser, bridge.url, { colorScheme });
+      await page.setViewportSize({ width: 1024, height: 700 });
+      await openInResults(page, bridge, session, `trade-off-${colorScheme}`);
+      const chart = page.getByTestId('trade-off-chart');
+      await chart.locator('.scatterlayer .trace').first().waitFor({ timeout: 10_000 });
+      // What Plotly was given, read back from its element: names, x (total) and y (per request) per line.
+      const drawn = await chart.evaluate((el) =>
+        (el as unknown as { data: { name: string; x: number[]; y: number[]; customdata: number[] }[] }).data.map(
+          (t) => ({ name: t.name, x: t.x, y: t.y, at: t.customdata }),
+        ),
+      );
+      expect(drawn).toEqual(
+        tradeOffLines(session.cells).map((l) => ({
+          name: `${l.label} context`,
+          x: l.points.map((p) => p.total),
+          y: l.points.map((p) => p.perRequest),
+          at: l.points.map((p) => p.concurrency),
+        })),
+      );
+      expect(drawn.every((t) => t.at.every((c, i) => i === 0 || c > t.at[i - 1]))).toBe(true);
+      await page.getByTestId('trade-off').scrollIntoViewIfNeeded();
+      await shot(page, `44-results-trade-off-${colorScheme}`, false);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    }
   });
 });

@@ -10,6 +10,7 @@ import { statusSourceOf } from '#shared/session/status-words';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
+import { TradeOffChart } from '../../charts/TradeOffChart';
 import { basename } from '../../path';
 import { useApp } from '../../store';
 import { compareSessions, exportReport, openSession, openSweep, publishSite, saveSession } from '../../store/actions';
@@ -323,6 +324,16 @@ function MatrixResults({
         )}
         <p className="muted">{report.ttftNote} Select a cell for its detail.</p>
       </section>
+      {session.cells.length > 0 && (
+        <section data-testid="trade-off">
+          <h3>Throughput trade-off</h3>
+          <p className="muted">
+            Per request tok/s against total tok/s, one line per context; each point is labelled with its requests at
+            once. Where a line falls steeply, more requests at once buy little more in all and slow each one.
+          </p>
+          <TradeOffChart cells={session.cells} />
+        </section>
+      )}
       {report.capacity && <CapacityTable section={report.capacity} />}
       {selectedCell && <CellDetail session={session} cell={selectedCell} onClose={() => onSelect(null)} />}
       <MeasurementsTable rows={report.measurementRows} caption={report.measurementsCaption} onSelect={onSelect} />
