@@ -79,7 +79,7 @@ function capacityItem(s: Session, set: TargetSet): GlanceItem {
   return {
     label: 'Capacity within targets',
     value: `${top.concurrency} ${top.concurrency === 1 ? 'request' : 'requests'} at once at ${fmtContext(top.context)}`,
-    detail: `${tokPerSec(top.totalTokensPerSecond ?? NaN)} total, ${tokPerSec(top.perRequestTokensPerSecond ?? NaN)} per request (${targets})`,
+    detail: top.totalTokensPerSecond === null ? targets : `${tokPerSec(top.totalTokensPerSecond)} total (${targets})`,
   };
 }
 
