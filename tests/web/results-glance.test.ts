@@ -4,7 +4,7 @@
  * its own toolbar through the same channel as File > Publish Site…, a load session's Results
  * draw the load charts the Run view draws, and a matrix's Results draw the throughput trade-off.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
@@ -105,7 +105,11 @@ describe.skipIf(!hasChromium)('Results answers first, in Chromium', () => {
     await page.locator('.notice', { hasText: 'Published 1 run' }).waitFor({ timeout: 20_000 });
     expect(existsSync(join(site, 'index.html'))).toBe(true);
     // Each run's page is the HTML report, so it opens with the same glance.
-    expect(readFileSync(join(site, 'index.html'), 'utf8')).toContain('runs/');
+    const [id] = readdirSync(join(site, 'runs'));
+    const runPage = readFileSync(join(site, 'runs', id, 'index.html'), 'utf8');
+    const glance = buildReportModel(imported(SYNTHETIC_REPORT)).glance;
+    expect(glance.length).toBeGreaterThan(0);
+    for (const g of glance) expect(runPage).toContain(`<dd class="glance-value">${g.value}</dd>`);
     expect(problems).toEqual([]);
   });
 
