@@ -59,6 +59,10 @@ function fmtCapacity(r: CapacityRow): string {
   return [most, ...over].join('; ');
 }
 
+/** The targets as the section lists them: "TTFT p90 ≤ 2,000 ms" (also the glance's, at-a-glance.ts). */
+export const capacityTargetLabels = (set: TargetSet): string[] =>
+  set.targets.map((t) => targetLabel(t, fmtTargetLimit));
+
 export function buildCapacitySection(session: Session, set: TargetSet): CapacitySection {
   const rows = capacityWithinTargets(session, set).map((r) => [
     fmtContext(r.context),
@@ -76,7 +80,7 @@ export function buildCapacitySection(session: Session, set: TargetSet): Capacity
   }
   return {
     title: CAPACITY_TITLE,
-    targets: set.targets.map((t) => targetLabel(t, fmtTargetLimit)),
+    targets: capacityTargetLabels(set),
     header: ['Context', 'Most requests at once', 'Total tok/s', 'Per request tok/s', 'Limited by'],
     rows: rows.length ? rows : [[NONE, 'none', NONE, NONE, NONE]],
     notes,

@@ -29,6 +29,7 @@ import { type DecodeMatrixModel, buildDecodeMatrix, matrixAxes, sortedPrefill } 
 import { cellIndex, cellKey } from '../cell-key';
 import { fmtCellThroughput, fmtPrefillThroughput, PRECISION_LEGEND, REPEAT_LEGEND } from './confidence';
 import { type CapacitySection, buildCapacitySection } from './capacity-section';
+import { type GlanceItem, atAGlance } from './at-a-glance';
 import { type CellMetric, metricContextOf, metricLabel, metricUnavailable } from './cell-metrics';
 import { type TargetSet, medianOnly } from './slo';
 import {
@@ -73,6 +74,8 @@ export interface ReportModel {
   origin: string | null;
   engineLine: string;
   matrixLine: string;
+  /** The headline figures every view opens with (at-a-glance.ts); empty when the session has none. */
+  glance: GlanceItem[];
   /** What the session lacks, in sentences. */
   missing: string[];
   blocks: InfoBlock[];
@@ -462,6 +465,7 @@ export function buildReportModel(session: Session, options: ReportOptions = {}):
     origin: originOf(session),
     engineLine: engineLineOf(session),
     matrixLine: session.load ? 'Load: request rates offered, latency and throughput achieved' : matrixLineOf(session),
+    glance: atAGlance(session, options.targets),
     missing: session.load ? [] : missingOf(session, decode),
     blocks: [hardwareBlock(session), engineBlock(session), runBlock(session)],
     launch: launchOf(session),

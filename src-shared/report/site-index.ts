@@ -9,10 +9,8 @@ import { NONE, fmtCell, fmtContext, fmtTokPerSec } from './format';
 import { flagsOf, parseLaunchLine } from './launch-flags';
 import { gpuLabelOf, modelNameOf } from './report-blocks';
 import { passLabel } from './load-model';
+import { headlineFigures } from './at-a-glance';
 import type { LoadRateResult } from '../session/schema-load';
-
-/** The prefill context the index quotes: 8K, the context every reference report measures. */
-export const HEADLINE_PREFILL_CONTEXT = 8192;
 
 export interface SiteRunFigures {
   /** Prompt tok/s at 8K context, when that prefill measurement is Valid. */
@@ -81,23 +79,13 @@ function loadRunFigures(load: NonNullable<Session['load']>): SiteRunFigures {
 
 export function siteRunFigures(s: Session): SiteRunFigures {
   if (s.load) return loadRunFigures(s.load);
-  const valid = s.cells.filter((c) => c.status === 'valid' && c.totalTokensPerSecond !== null);
-  const single = valid.filter((c) => c.concurrency === 1).sort((a, b) => a.context - b.context)[0];
-  const best = valid.reduce<(typeof valid)[number] | null>(
-    (b, c) => (b === null || c.totalTokensPerSecond! > b.totalTokensPerSecond! ? c : b),
-    null,
-  );
-  const prefill8k = s.prefill.find((p) => p.context === HEADLINE_PREFILL_CONTEXT && p.status === 'valid');
-  const fitting = [
-    ...valid.map((c) => c.context),
-    ...s.prefill.filter((p) => p.status === 'valid').map((p) => p.context),
-  ];
+  const f = headlineFigures(s);
   return {
-    prefill8k: prefill8k?.tokensPerSecond ?? null,
-    decodeSingle: single?.totalTokensPerSecond ?? null,
-    bestTotal: best?.totalTokensPerSecond ?? null,
-    bestAt: best ? fmtCell(best.context, best.concurrency) : null,
-    largestContext: fitting.length ? Math.max(...fitting) : null,
+    prefill8k: f.prefill8k,
+    decodeSingle: f.single?.totalTokensPerSecond ?? null,
+    bestTotal: f.best?.totalTokensPerSecond ?? null,
+    bestAt: f.best ? fmtCell(f.best.context, f.best.concurrency) : null,
+    largestContext: f.largestContext,
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { DecodeCell, Session } from '#shared/session/schema';
 import type { LoadSection } from '#shared/report/load-model';
+import { GLANCE_TITLE, type GlanceItem } from '#shared/report/at-a-glance';
 import { cellKey } from '#shared/cell-key';
 import { type TimelineModel, cellTimeline, timelineLegend } from '#shared/report/timeline';
 import { requestsView, type RequestSet } from '#shared/report/requests';
@@ -162,6 +163,7 @@ function bodyOf(r: ReportModel, session: Session): string {
   if (r.origin) out.push(`<p class="origin">${esc(r.origin)}</p>`);
   if (r.engineLine) out.push(`<p class="lead">${esc(r.engineLine)}</p>`);
   out.push(`<p class="lead">${esc(r.matrixLine)}</p>`);
+  if (r.glance.length) out.push(glanceHtml(r.glance));
   if (r.missing.length)
     out.push(
       `<div class="missing"><strong>Missing from this session:</strong><ul>${r.missing.map((m) => `<li>${esc(m)}</li>`).join('')}</ul></div>`,
@@ -177,6 +179,17 @@ function bodyOf(r: ReportModel, session: Session): string {
     `<footer>${esc(`Report by ${APP_NAME} ${APP_VERSION} from a session created ${session.createdAt} (session format v${session.formatVersion}).`)}</footer>`,
   );
   return out.join('\n');
+}
+
+/** "At a glance" as the page opens: each figure large, its label above and where it was measured below. */
+function glanceHtml(items: readonly GlanceItem[]): string {
+  const figures = items
+    .map(
+      (g) =>
+        `<div class="glance-item"><dt>${esc(g.label)}</dt><dd class="glance-value">${esc(g.value)}</dd>${g.detail ? `<dd class="glance-detail">${esc(g.detail)}</dd>` : ''}</div>`,
+    )
+    .join('');
+  return `<section class="glance" aria-labelledby="glance-title"><h2 id="glance-title">${esc(GLANCE_TITLE)}</h2><dl>${figures}</dl></section>`;
 }
 
 function loadHtml(l: LoadSection): string[] {

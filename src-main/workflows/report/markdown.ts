@@ -17,6 +17,7 @@ import { fmtContext } from '#shared/report/format';
 import { type DecodeMatrixModel, MISSES_TARGETS, type MatrixCellView } from '#shared/report/matrix-model';
 import type { CapacitySection } from '#shared/report/capacity-section';
 import type { LoadSection } from '#shared/report/load-model';
+import { GLANCE_TITLE, type GlanceItem } from '#shared/report/at-a-glance';
 
 /** A GFM table; cells are escaped here, so callers pass plain text. Rows in `bold` are emphasised. */
 export function markdownTable(table: TableModel, bold: ReadonlySet<number> = new Set()): string {
@@ -55,6 +56,7 @@ export function renderMarkdownFromModel(r: ReportModel): string {
   if (r.origin) out.push(`*${md(r.origin)}*`, '');
   if (r.engineLine) out.push(line(r.engineLine), '');
   out.push(line(r.matrixLine), '');
+  if (r.glance.length) out.push(glanceMarkdown(r.glance), '');
   if (r.missing.length) out.push('**Missing from this session:**', '', ...r.missing.map((m) => `- ${md(m)}`), '');
 
   for (const b of r.blocks) out.push(block(b), '');
@@ -108,6 +110,12 @@ const finish = (out: readonly string[]): string =>
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trimEnd()}\n`;
+
+/** "At a glance" first, as a list: "- **Peak decode**: 4,786.2 tok/s total (8K context × 16 requests at once)". */
+function glanceMarkdown(items: readonly GlanceItem[]): string {
+  const rows = items.map((g) => `- **${md(g.label)}**: ${md(g.value)}${g.detail ? ` (${md(g.detail)})` : ''}`);
+  return [`## ${GLANCE_TITLE}`, '', ...rows].join('\n');
+}
 
 function loadMarkdown(l: LoadSection): string {
   return [

@@ -35,6 +35,12 @@ p { margin: 6px 0; }
 .origin { font-style: italic; color: var(--muted); }
 .missing { margin: 10px 0; padding: 8px 12px; border-left: 3px solid var(--warn-rule); background: var(--panel); }
 .missing ul { margin: 4px 0 0 18px; padding: 0; }
+.glance dl { display: grid; grid-template-columns: repeat(auto-fill, minmax(11em, 1fr)); gap: 8px; margin: 8px 0 0; }
+.glance-item { background: var(--panel); border: 1px solid var(--rule); border-radius: 6px; padding: 8px 12px; }
+.glance-item dt { color: var(--muted); font-size: 12px; }
+.glance-item dd { margin: 0; }
+.glance-value { font-size: 18px; font-weight: 600; }
+.glance-detail { color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 .blocks { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) minmax(0, 1.2fr); gap: 12px; margin-top: 16px; }
 .block { background: var(--panel); border: 1px solid var(--rule); border-radius: 6px; padding: 10px 12px; }
 .block dl { display: grid; grid-template-columns: fit-content(8.5em) minmax(0, 1fr); gap: 2px 10px; margin: 0; font-size: 13px; }
@@ -82,6 +88,9 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
   h1 { font-size: 18pt; }
   h2 { font-size: 13pt; margin-top: 14pt; break-after: avoid; page-break-after: avoid; }
   .blocks { gap: 6pt; }
+  .glance dl { gap: 4pt; }
+  .glance-value { font-size: 12pt; }
+  .glance { break-inside: avoid; page-break-inside: avoid; }
   .block dl { font-size: 8.5pt; }
   pre.launch { font-size: 7.5pt; }
   .chart { max-width: 100%; break-inside: avoid; page-break-inside: avoid; }

@@ -9,6 +9,12 @@ declare module 'plotly.js-cartesian-dist-min' {
     y?: Datum[];
     yaxis?: string;
     text?: string[];
+    /** A value per point for templates (%{customdata}). */
+    customdata?: Datum[];
+    /** What mode 'text' writes beside each point, and where. */
+    texttemplate?: string;
+    textposition?: string;
+    textfont?: Record<string, unknown>;
     hovertemplate?: string;
     marker?: Record<string, unknown>;
     line?: Record<string, unknown>;

@@ -10,12 +10,14 @@ import { statusSourceOf } from '#shared/session/status-words';
 import { Heatmap } from '../../charts/Heatmap';
 import { buildHeatmap } from '../../charts/heatmap-model';
 import { PrefillChart } from '../../charts/PrefillChart';
+import { TradeOffChart } from '../../charts/TradeOffChart';
 import { basename } from '../../path';
 import { useApp } from '../../store';
-import { compareSessions, exportReport, openSession, openSweep, saveSession } from '../../store/actions';
+import { compareSessions, exportReport, openSession, openSweep, publishSite, saveSession } from '../../store/actions';
 import { Block, Empty } from '../../components/ui';
 import { openFilePicker } from '../../components/FilePicker';
 import { CapacityTable } from './CapacityTable';
+import { Glance } from './Glance';
 import { CellDetail } from './CellDetail';
 import { HeatmapControls, useGpuPrice, useTargets } from './HeatmapControls';
 import { MeasurementsTable } from './MeasurementsTable';
@@ -97,6 +99,14 @@ export function ResultsView() {
         </button>
         <button type="button" onClick={() => void compareSessions()} data-testid="compare-sessions">
           Compare sessions…
+        </button>
+        <button
+          type="button"
+          onClick={() => void publishSite()}
+          data-testid="publish-site"
+          title="Build a static results site from a folder of runs (the same as File > Publish Site…)"
+        >
+          Publish site…
         </button>
         {hasComparison && !showComparison && (
           <button type="button" onClick={() => setShowComparison(true)} data-testid="show-comparison">
@@ -208,6 +218,7 @@ function Report({
         {report.simulated && <p className="sim-note">{SIMULATED_NOTE}</p>}
         {report.origin && <p className="muted">{report.origin}</p>}
       </header>
+      <Glance items={report.glance} />
       <div className="blocks">
         {report.blocks.map((b) => (
           <Block
@@ -225,7 +236,7 @@ function Report({
         </pre>
       </section>
       {report.load ? (
-        <LoadResults section={report.load} />
+        <LoadResults section={report.load} results={session.load?.results ?? []} />
       ) : (
         <MatrixResults
           session={session}
@@ -313,6 +324,16 @@ function MatrixResults({
         )}
         <p className="muted">{report.ttftNote} Select a cell for its detail.</p>
       </section>
+      {session.cells.length > 0 && (
+        <section data-testid="trade-off">
+          <h3>Throughput trade-off</h3>
+          <p className="muted">
+            Per request tok/s against total tok/s, one line per context; each point is labelled with its requests at
+            once. Where a line falls steeply, more requests at once buy little more in all and slow each one.
+          </p>
+          <TradeOffChart cells={session.cells} />
+        </section>
+      )}
       {report.capacity && <CapacityTable section={report.capacity} />}
       {selectedCell && <CellDetail session={session} cell={selectedCell} onClose={() => onSelect(null)} />}
       <MeasurementsTable rows={report.measurementRows} caption={report.measurementsCaption} onSelect={onSelect} />
