@@ -12,6 +12,8 @@ export interface DatasetEntry {
   outputTokens: number | null;
   /** The answer's text where the file has one (ShareGPT), to size the output from. */
   answer: string | null;
+  /** Every user message in order, `prompt` first: a conversation's turns (`--turns`). */
+  turns: string[];
 }
 
 type Turn = { from?: unknown; role?: unknown; value?: unknown; content?: unknown };
@@ -35,14 +37,20 @@ function entryOf(item: unknown): DatasetEntry | null {
     const at = turns.findIndex((t) => ['human', 'user'].includes(who(t)) && text(t.value ?? t.content));
     if (at < 0) return null;
     const answer = turns.slice(at + 1).find((t) => ['gpt', 'assistant', 'chatgpt', 'bard'].includes(who(t)));
+    const asked = turns
+      .slice(at)
+      .filter((t) => ['human', 'user'].includes(who(t)))
+      .map((t) => text(t.value ?? t.content))
+      .filter((t): t is string => t !== null);
     return {
-      prompt: text(turns[at].value ?? turns[at].content)!,
+      prompt: asked[0],
       outputTokens: outputOf(o),
       answer: text(answer?.value ?? answer?.content),
+      turns: asked,
     };
   }
   const prompt = text(o.prompt) ?? text(o.text);
-  return prompt ? { prompt, outputTokens: outputOf(o), answer: null } : null;
+  return prompt ? { prompt, outputTokens: outputOf(o), answer: null, turns: [prompt] } : null;
 }
 
 /** The entries of a dataset file's text; throws a message that names the file and the problem. */

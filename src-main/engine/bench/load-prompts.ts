@@ -100,23 +100,33 @@ export async function loadRequests(
       stream_options: { include_usage: true, continuous_usage_stats: true },
     });
   const path = PATHS[cfg.endpoint];
-  if (dataset) return { next: fromDataset(dataset, cfg.seed, density, output, body, path), note: null };
+  const sent = (messages: Messages, inputTokens: number, maxTokens: number): Sent => ({
+    body: body(messages, maxTokens),
+    path,
+    inputTokens,
+    messages,
+  });
+  if (dataset) {
+    const opening = datasetOpenings(dataset, cfg.seed, density, output, sent);
+    const next = cfg.conversation ? conversations(cfg.conversation, opening, sent, output) : () => opening().first;
+    return { next, note: null };
+  }
   if (trace) return { next: fromTrace(trace, cfg.trace?.speed ?? 1, runTag, density, body, path), note: null };
   let i = 0;
   const tooShort = density.overhead >= meanLength(cfg.inputLength);
   const first = (): Sent => {
     const want = input();
     const chars = Math.max(0, Math.round((want - density.overhead) * density.charsPerToken));
-    const messages = messagesFor(prefix, requestTag(runTag, ++i), chars);
-    return { body: body(messages, output()), path, inputTokens: Math.max(want, density.overhead), messages };
+    return sent(messagesFor(prefix, requestTag(runTag, ++i), chars), Math.max(want, density.overhead), output());
   };
-  const turnAfter = (history: Messages, tokens: number): Sent => {
-    const want = input();
-    const ask = `${requestTag(runTag, ++i)} ${fillerText(Math.round(want * density.charsPerToken))}`;
-    const messages = [...history, { role: 'user' as const, content: ask }];
-    return { body: body(messages, output()), path, inputTokens: tokens + want, messages };
+  // A generated conversation's later messages: each of a drawn length, with its own tag.
+  const ask = (): Ask => {
+    const tokens = input();
+    return { text: `${requestTag(runTag, ++i)} ${fillerText(Math.round(tokens * density.charsPerToken))}`, tokens };
   };
-  const next = cfg.conversation ? conversations(cfg.conversation, first, turnAfter) : first;
+  const next = cfg.conversation
+    ? conversations(cfg.conversation, () => ({ first: first(), ask }), sent, output)
+    : first;
   const note = tooShort
     ? `The prompt's fixed part is ${density.overhead} tokens, more than the input length asked for: prompts are ${density.overhead} tokens.`
     : null;
@@ -127,23 +137,28 @@ export async function loadRequests(
  * Requests from the user's prompts, in a seeded shuffled order, round again when all were sent
  * (a prompt sent again may then hit the prefix cache). The output length is the entry's own, else
  * its answer's length in this server's tokens (from the measured density), else --output-len.
+ * In a conversation, an entry's later human turns are its later messages, and it ends with them.
  */
-function fromDataset(
+function datasetOpenings(
   entries: readonly DatasetEntry[],
   seed: number,
   density: Density,
   output: () => number,
-  body: (messages: Messages, maxTokens: number) => string,
-  path: string,
-): () => LoadRequest {
+  sent: (messages: Messages, inputTokens: number, maxTokens: number) => Sent,
+): () => Opening {
   const order = shuffled(entries.length, seed);
+  const tokensOf = (text: string) => Math.round(text.length / density.charsPerToken);
   let i = 0;
   return () => {
     const e = entries[order[i++ % order.length]];
     const out =
       e.outputTokens ?? (e.answer ? Math.max(1, Math.round(e.answer.length / density.charsPerToken)) : output());
-    const inputTokens = Math.round(e.prompt.length / density.charsPerToken);
-    return { body: body([{ role: 'user', content: e.prompt }], out), path, inputTokens };
+    const first = sent([{ role: 'user', content: e.prompt }], tokensOf(e.prompt), out);
+    const later = e.turns.slice(1);
+    return {
+      first,
+      ask: (turn) => (turn - 2 < later.length ? { text: later[turn - 2], tokens: tokensOf(later[turn - 2]) } : null),
+    };
   };
 }
 
@@ -187,22 +202,40 @@ function fromTrace(
 /** A request with the messages it sends (a conversation's next turn adds to them). */
 type Sent = LoadRequest & { messages: Messages };
 
+/** A conversation's next user message and its tokens, or null when the conversation has no more. */
+type Ask = { text: string; tokens: number } | null;
+
+/** A conversation as its source starts it: its first request, and its message for each later turn (2, 3, ...). */
+interface Opening {
+  first: Sent;
+  ask: (turn: number) => Ask;
+}
+
 /**
  * Conversations (docs/load.md, "Conversations"): each call starts one; each turn after the first
- * sends the whole history, the answers as the server wrote them, plus a new message.
+ * sends the whole history, the answers as the server wrote them, plus its new message, until
+ * --turns or the source's messages run out.
  */
 function conversations(
   conv: NonNullable<LoadConfig['conversation']>,
-  first: () => Sent,
-  turnAfter: (history: Messages, tokens: number) => Sent,
+  open: () => Opening,
+  sent: (messages: Messages, inputTokens: number, maxTokens: number) => Sent,
+  output: () => number,
 ): () => LoadRequest {
-  const follow = ({ messages, ...req }: Sent, turn: number): LoadRequest => {
-    if (turn >= conv.turns) return { ...req, turn };
-    const next = (answer: string) =>
-      follow(turnAfter([...messages, { role: 'assistant', content: answer }], req.inputTokens), turn + 1);
+  const follow = ({ messages, ...req }: Sent, turn: number, ask: Opening['ask']): LoadRequest => {
+    const more = turn < conv.turns ? ask(turn + 1) : null;
+    if (!more) return { ...req, turn };
+    const next = (answer: string) => {
+      const history: Messages = [...messages, { role: 'assistant', content: answer }];
+      const request = sent([...history, { role: 'user', content: more.text }], req.inputTokens + more.tokens, output());
+      return follow(request, turn + 1, ask);
+    };
     return { ...req, turn, followUp: { afterSeconds: conv.thinkSeconds, next } };
   };
-  return () => follow(first(), 1);
+  return () => {
+    const { first, ask } = open();
+    return follow(first, 1, ask);
+  };
 }
 
 /** 0..n-1 in a seeded random order (Fisher-Yates). */

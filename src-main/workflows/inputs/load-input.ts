@@ -117,7 +117,6 @@ function conversationFrom(f: LoadInput): LoadConfig['conversation'] {
   const turns = positive('--turns', f.turns, true);
   if (turns < 2)
     throw new InputError(`--turns must be 2 or more (a conversation of 1 turn is a plain request), got "${f.turns}".`);
-  if (f.dataset !== undefined) throw new InputError('--turns writes its own messages: leave out --dataset.');
   if ((f.endpoint ?? 'chat') !== 'chat')
     throw new InputError('--turns needs the chat endpoint (it sends the history as messages).');
   return { turns, thinkSeconds: f.thinkTime === undefined ? 0 : nonNegative('--think-time', f.thinkTime) };

@@ -151,6 +151,54 @@ describe('conversations', () => {
   }, 120_000);
 });
 
+describe('conversations from a file', () => {
+  it("a ShareGPT file's conversations send their own human turns, in order, each after the history; a shorter one ends sooner", async ({
+    launchSim,
+    tempDir,
+  }) => {
+    const sim = await launchSim({ debug: true, args: ['--served-model-name', 'fara'] });
+    const { session } = await cli(
+      [
+        'load',
+        '--url',
+        sim.url,
+        '--rates',
+        '1',
+        '--arrivals',
+        'constant',
+        '--duration',
+        '3',
+        '--warmup',
+        '0',
+        '--turns',
+        '3',
+        '--dataset',
+        join(ROOT, 'tests/fixtures/load/sharegpt-multiturn.json'),
+        '--output-len',
+        '12',
+      ],
+      join(tempDir('sm-chats-'), 'chats.speedmatrix.json'),
+    );
+    // Three conversations start (at 0, 1 and 2 s), each done within a second: two of three turns and one of two, 8 requests.
+    const log = await simLog(sim.url);
+    expect(log).toHaveLength(8);
+    const [r] = session.load!.results;
+    expect(r.ttftByTurn?.map((t) => [t.turn, t.ttft.count])).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 2],
+    ]);
+    // A later turn's prompt holds the earlier ones: longer than any first message, and mostly cached.
+    // A later turn's prompt holds the earlier ones: longer than any first message, and found in the cache in part
+    // (whole 16-token blocks of it: these messages are short).
+    const firsts = log.filter((q) => q.cached_prompt_tokens === 0);
+    const laters = log.filter((q) => q.cached_prompt_tokens > 0);
+    expect([firsts.length, laters.length]).toEqual([3, 5]);
+    const firstLongest = Math.max(...firsts.map((q) => q.prompt_tokens));
+    for (const q of laters) expect(q.prompt_tokens).toBeGreaterThan(firstLongest);
+  }, 120_000);
+});
+
 describe('a thinking model', () => {
   it('reasoning is counted apart: 256 reasoning tokens, the first answer token after them, in a load pass and a matrix cell', async ({
     launchSim,

@@ -33,6 +33,19 @@ describe('dataset files', () => {
     expect(() => parseDataset(text, 'bad.json')).toThrow(message);
   });
 
+  it("ShareGPT conversations keep every human turn in order, a conversation's later messages", async () => {
+    const entries = await readDataset(join(ROOT, 'tests/fixtures/load/sharegpt-multiturn.json'));
+    expect(entries.map((e) => e.turns.length)).toEqual([3, 2, 3]);
+    expect(entries[2].turns).toEqual([
+      'Name three things that make time to first token longer.',
+      'Which of them does prefix caching help with?',
+      'And queueing?',
+    ]);
+    expect(entries.every((e) => e.turns[0] === e.prompt)).toBe(true);
+    const lines = parseDataset('{"prompt": "one", "output_len": 4}\n', 'p.jsonl');
+    expect(lines[0].turns).toEqual(['one']);
+  });
+
   it('a missing file is named', async () => {
     await expect(readDataset('/nonexistent/prompts.jsonl')).rejects.toThrow(
       '--dataset: cannot read /nonexistent/prompts.jsonl: ENOENT.',

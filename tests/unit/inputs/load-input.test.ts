@@ -66,7 +66,11 @@ describe('the load flags', () => {
     expect(() => loadConfigFrom({ rates: '1', turns: '2', endpoint: 'completions' })).toThrow(
       '--turns needs the chat endpoint',
     );
-    expect(() => loadConfigFrom({ rates: '1', turns: '2', dataset: 'p.jsonl' })).toThrow('leave out --dataset');
+    // A file's conversations bring their own user messages: the file goes with --turns.
+    expect(loadConfigFrom({ rates: '1', turns: '2', dataset: 'chats.json' }).conversation).toEqual({
+      turns: 2,
+      thinkSeconds: 0,
+    });
   });
 
   it('every flag given', () => {
