@@ -79,6 +79,7 @@ export const LAYERS: Layer[] = [
       'server/powershell',
       'server/probe',
       'server/supervisor',
+      'server/supervisor-types',
       'server/target',
       'sim/help',
       'sim/profile',

@@ -16,8 +16,9 @@ export {
 export type { BuiltLaunch, LaunchEngineKind, LaunchOptions } from './launch';
 export { shellLine, shellQuote, shellSplit } from '#shared/shell-quote';
 export { flagValue, launchOptionsFromCommand } from './command-line';
-export { Supervisor, describeProcesses, stopSummary } from './supervisor';
-export type { CrashInfo, StopReport, SupervisorConfig, SupervisorEvents, SupervisorState } from './supervisor';
+export { Supervisor } from './supervisor';
+export { describeProcesses, stopSummary } from './stop-summary';
+export type { CrashInfo, StopReport, SupervisorConfig, SupervisorEvents, SupervisorState } from './supervisor-types';
 export { advicePlatform, executableNotFound, portBusy, readyTimeout, recognizeStartupFailure } from './failures';
 export type { AdvicePlatform, FailureKind, StartupFailure } from './failures';
 export { applyLogLine, emptyLogFacts, logKvBudget, parseLog, parseLogLine, stripAnsi } from './log-parse';

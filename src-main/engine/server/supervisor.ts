@@ -47,10 +47,6 @@ import {
   type SupervisorState,
 } from './supervisor-types';
 
-export { describeProcesses, stopSummary } from './stop-summary';
-export { TRANSITIONS } from './supervisor-types';
-export type { CrashInfo, StopReport, SupervisorConfig, SupervisorEvents, SupervisorState } from './supervisor-types';
-
 const POLL_MS = 500;
 /** Consecutive failed probes of a healthy server before giving up (about 10 s). */
 const PROBE_ATTEMPTS = 20;

@@ -6,7 +6,8 @@
 import type { LaunchOptions } from '../../engine/server/launch';
 import { LaunchedRegistry } from '../../engine/server/launched-registry';
 import { probeServer } from '../../engine/server/probe';
-import { Supervisor, type StopReport } from '../../engine/server/supervisor';
+import { Supervisor } from '../../engine/server/supervisor';
+import type { StopReport } from '../../engine/server/supervisor-types';
 import type { StartupFailure } from '../../engine/server/failures';
 import type { ServerTarget } from '../../engine/server/target';
 import { fail, ok, type Result } from '#shared/result';

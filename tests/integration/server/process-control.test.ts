@@ -19,7 +19,8 @@ import {
   parseWin32Processes,
   type ProcInfo,
 } from '../../../src-main/platform/processes/process-control';
-import { Supervisor, TRANSITIONS, type CrashInfo } from '../../../src-main/engine/server/supervisor';
+import { Supervisor } from '../../../src-main/engine/server/supervisor';
+import { TRANSITIONS, type CrashInfo } from '../../../src-main/engine/server/supervisor-types';
 import { emulatedWindows } from '../../helpers/emulated-windows';
 import { alive, FAKE_NVIDIA_SMI, fakeVllmLaunch, freePort } from '../../helpers/fake-servers';
 

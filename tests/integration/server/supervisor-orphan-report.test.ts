@@ -5,7 +5,8 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { findGroupProcesses } from '../../../src-main/engine/server/orphans';
-import { Supervisor, type CrashInfo } from '../../../src-main/engine/server/supervisor';
+import { Supervisor } from '../../../src-main/engine/server/supervisor';
+import type { CrashInfo } from '../../../src-main/engine/server/supervisor-types';
 import { alive, freePort } from '../../helpers/fake-servers';
 
 const previous = process.env.SIM_ENGINE_ORPHAN_SECONDS;

@@ -7,7 +7,8 @@ import type { LaunchOptions } from '../../../src-main/engine/server/launch';
 import { logKvBudget } from '../../../src-main/engine/server/log-parse';
 import { kvFromCacheConfigBlocks, parsePrometheus } from '../../../src-main/engine/server/metrics-parse';
 import { findGroupProcesses } from '../../../src-main/engine/server/orphans';
-import { Supervisor, type CrashInfo } from '../../../src-main/engine/server/supervisor';
+import { Supervisor } from '../../../src-main/engine/server/supervisor';
+import type { CrashInfo } from '../../../src-main/engine/server/supervisor-types';
 import { alive, freePort } from '../../helpers/fake-servers';
 
 const running: Supervisor[] = [];

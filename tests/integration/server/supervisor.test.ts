@@ -5,7 +5,8 @@ import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { StartupFailure } from '../../../src-main/engine/server/failures';
 import { findGroupProcesses } from '../../../src-main/engine/server/orphans';
-import { Supervisor, type CrashInfo, type SupervisorState } from '../../../src-main/engine/server/supervisor';
+import { Supervisor } from '../../../src-main/engine/server/supervisor';
+import type { CrashInfo, SupervisorState } from '../../../src-main/engine/server/supervisor-types';
 import { alive, FAKE_BIN, FAKE_NVIDIA_SMI, fakeVllmLaunch, freePort } from '../../helpers/fake-servers';
 
 const running: Supervisor[] = [];
