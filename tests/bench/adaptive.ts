@@ -10,7 +10,7 @@
  *
  *   BENCH_ADAPTIVE_PRECISION=0.5 BENCH_ADAPTIVE_JITTER=0.2 BENCH_ADAPTIVE_SPEED=10 npm run bench:adaptive
  */
-import { DEMO_CONFIG, DEMO_SPEED } from '../../src-main/hosts/cli/commands/run-action';
+import { DEMO_CONFIG, DEMO_SPEED } from '../../src-main/hosts/cli/commands/server-command';
 import { probeServer } from '../../src-main/engine/server/probe';
 import type { RunConfigInput } from '../../src-main/engine/bench';
 import { cellKey } from '#shared/cell-key';

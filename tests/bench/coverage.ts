@@ -12,7 +12,7 @@
  *   BENCH_COVERAGE_PRECISION=1 BENCH_COVERAGE_REFERENCE=150 BENCH_COVERAGE_CELLS=40 npm run bench:coverage
  */
 import { loadavg } from 'node:os';
-import { DEMO_CONFIG, DEMO_SPEED } from '../../src-main/hosts/cli/commands/run-action';
+import { DEMO_CONFIG, DEMO_SPEED } from '../../src-main/hosts/cli/commands/server-command';
 import { metricValue } from '../../src-main/engine/bench/metrics';
 import { probeServer } from '../../src-main/engine/server/probe';
 import type { ServerTarget } from '../../src-main/engine/server/target';

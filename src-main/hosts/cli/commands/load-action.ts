@@ -29,7 +29,7 @@ import {
   getServer,
   serverFlagsProblem,
   type RunInputs,
-} from './run-action';
+} from './server-command';
 import type { RunFlags } from './flag-types';
 import { positiveNumber } from '../../../workflows/inputs/run-input';
 

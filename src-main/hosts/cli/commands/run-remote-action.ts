@@ -15,7 +15,8 @@ import { EXIT } from './exit';
 import { errorWriter, exitCodeFor, progressConsole } from './command-io';
 import { Refusal } from './out-folder';
 import type { RunFlags } from './flag-types';
-import { apiKeyFrom, checkOutputs, defaultSessionFile, usageProblem, writeReport } from './run-action';
+import { usageProblem } from './run-action';
+import { apiKeyFrom, checkOutputs, defaultSessionFile, writeReport } from './server-command';
 import type { SshFlags } from './ssh-flags';
 import { driveRemote, exitCodeOfRemote, passedFlags, progressJob, sayTail, type RemoteJob } from './remote-drive';
 

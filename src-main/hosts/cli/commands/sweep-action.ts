@@ -19,7 +19,7 @@ import type { SweepFlags } from './flag-types';
 import { EXIT } from './exit';
 import { errorWriter, exitCodeFor, onStopSignals, progressConsole } from './command-io';
 import { offerToEndLeftovers } from './leftovers';
-import { apiKeyFrom } from './run-action';
+import { apiKeyFrom } from './server-command';
 import { Refusal, checkOutputFolder } from './out-folder';
 
 /** A new sweep's index from the flags, or the stopped sweep's to resume. */

@@ -11,7 +11,7 @@ import { fetchRemoteFolder, keyOutOfCommand } from '../../../workflows/remote/re
 import { EXIT } from './exit';
 import { errorWriter, exitCodeFor, progressConsole } from './command-io';
 import { Refusal, checkOutputFolder } from './out-folder';
-import { apiKeyFrom } from './run-action';
+import { apiKeyFrom } from './server-command';
 import type { SshFlags } from './ssh-flags';
 import type { SweepFlags } from './flag-types';
 import { driveRemote, exitCodeOfRemote, passedFlags, progressJob, sayTail, type RemoteJob } from './remote-drive';
