@@ -9,7 +9,7 @@ import type { StatsLine } from './log-parse';
 import type { LeftoverProcess } from './orphans';
 import type { ServerTarget } from './target';
 
-/** The contract's ServerState: one definition for the supervisor, the core and the page. */
+/** The contract's ServerState: one definition for the supervisor, the app's core and the page. */
 export type SupervisorState = ServerState;
 
 /**

@@ -476,7 +476,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /**
    * A program the host's NodeSpawner started leads no group: ask it to stop as its host does
-   * (utilityProcess's kill(): SIGTERM), wait, then force it by its pid. Its engine core stops with
+   * (utilityProcess's kill(): SIGTERM), wait, then force it by its pid. Its EngineCore process (vLLM's) stops with
    * it (sim/engine-process.ts).
    */
   private async terminateProgram(stopTimeoutMs: number) {

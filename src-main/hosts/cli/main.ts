@@ -1,5 +1,5 @@
 /**
- * The headless `speedmatrix` CLI: the same core as the app, for machines with no display.
+ * The headless `speedmatrix` CLI: the same engine and workflows as the app, for machines with no display.
  * Exit codes: 0 done, 1 could not do it, 2 usage error, 130 cancelled.
  *
  * Start-up is kept short: only commander and the commands' option lists load here; each
