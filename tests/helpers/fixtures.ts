@@ -9,6 +9,8 @@
  * - `webTest`: the real core behind the WebSocket bridge (`bridge`, options: `bridgeOptions`),
  *   headless Chromium (`browser`), `app`, one page of the app opened on the bridge and ready,
  *   shared by the file's tests, and `launchBridge(options)` for a further bridge in one test.
+ * - `coreTest`: everything of `simTest`, and `makeCore(options)`, the app's core in a data folder of
+ *   its own, disposed of when the test ends.
  * - `standinTest`: everything of `simTest`, and `bootMain(options)`, which boots the built main
  *   process against the Electron stand-in (tests/integration/app/electron-standin) and kills it after the test.
  * - `sshTest`: `sshHost`, a real sshd on 127.0.0.1 whose sessions run the packed CLI, and
@@ -32,6 +34,8 @@ import { type BridgeServer, type BridgeServerOptions, startBridgeServer } from '
 import { type SimHandle, type StartSimOptions, startSim } from './sim';
 import { packAndInstall } from './installed-cli';
 import { type Sshd, startSshd } from './sshd';
+import { type AppCore, type AppCoreOptions, createAppCore } from '../../src-main/hosts/app-core';
+import { noGpu } from './core-sim';
 
 /** Start something for one test and stop it when the test ends, in reverse order of start. */
 function startedPerTest<O, H>(
@@ -82,6 +86,31 @@ export const simTest = tempTest
   .extend('launchSim', async ({}, { onCleanup }): Promise<LaunchSim> =>
     startedPerTest(startSim, (sim) => sim.stop(), onCleanup),
   );
+
+/** Builds an app core for the running test, in a data folder of its own; both go when the test ends. */
+export type MakeCore = (opts?: Partial<AppCoreOptions>) => AppCore;
+
+/**
+ * `coreTest`: everything of `simTest`, and `makeCore(options)`: the app's core as the test bridge
+ * hosts it (no GPU detected, an 8 s stop limit) unless the options say otherwise.
+ */
+export const coreTest = simTest.extend('makeCore', async ({ tempDir }, { onCleanup }): Promise<MakeCore> => {
+  const cores: AppCore[] = [];
+  onCleanup(async () => {
+    while (cores.length) await cores.pop()!.dispose();
+  });
+  return (opts = {}) => {
+    const core = createAppCore({
+      host: 'bridge',
+      dataDir: tempDir('speedmatrix-core-'),
+      detectHardware: noGpu,
+      stopTimeoutMs: 8000,
+      ...opts,
+    });
+    cores.push(core);
+    return core;
+  };
+});
 
 /** A host reached over ssh, and the folder holding the `speedmatrix` command installed for it. */
 export interface SshHost extends Sshd {

@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { PRECISION_LEGEND } from '#shared/report/confidence';
 import type { Session } from '#shared/session/schema';
-import { readSessionFile } from '../../../src-main/platform/session/read';
-import { runCli } from '../../helpers/cli';
+import { matrixRunArgs, sessionFromCli } from '../../helpers/cli';
 import { simTest as it } from '../../helpers/fixtures';
 import { simRequests } from './bench-helpers';
 
@@ -25,18 +24,15 @@ async function adaptiveRun(
   prefill = '2k,8k',
 ): Promise<Session> {
   const out = join(dir, `adaptive-${precision}.speedmatrix.json`);
-  const r = await runCli(
-    ['run', '--url', url, '--contexts', '0,2k', '--concurrency', '1,4', '--prefill-contexts', prefill].concat(
-      ['--duration', String(maxSeconds), '--min-duration', '2', '--precision', precision, '--out', out],
-      ['--report', out.replace(/\.speedmatrix\.json$/, '.md')],
-    ),
-    { timeoutMs: 240_000 },
+  const { session, result } = await sessionFromCli(
+    [
+      ...matrixRunArgs(url, { contexts: '0,2k', concurrency: '1,4', prefill, duration: maxSeconds }),
+      ...['--min-duration', '2', '--precision', precision, '--report', out.replace(/\.speedmatrix\.json$/, '.md')],
+    ],
+    out,
   );
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  const read = await readSessionFile(out);
-  if (!read.ok) throw new Error(read.error.message);
-  return read.data;
+  expect(result.stderr).toBe('');
+  return session;
 }
 
 describe('a matrix measured to a precision', () => {

@@ -11,7 +11,7 @@ import { describe, expect } from 'vitest';
 import type { Session } from '#shared/session/schema';
 import type { LoadRateResult } from '#shared/session/schema-load';
 import { readSessionFile } from '../../../src-main/platform/session/read';
-import { runCli } from '../../helpers/cli';
+import { runCli, sessionFromCli } from '../../helpers/cli';
 import { simTest as it } from '../../helpers/fixtures';
 import { exponentialCdf, ksCritical5, ksStatistic } from '../../helpers/ks';
 
@@ -31,13 +31,10 @@ async function simLog(url: string): Promise<SimRequest[]> {
 }
 
 async function load(args: string[], out: string): Promise<Session> {
-  const r = await runCli(['load', ...args, '--out', out], { timeoutMs: 240_000 });
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  const s = await readSessionFile(out);
-  if (!s.ok) throw new Error(s.error.message);
-  expect(s.data.load).toBeDefined();
-  return s.data;
+  const { session, result } = await sessionFromCli(['load', ...args], out);
+  expect(result.stderr).toBe('');
+  expect(session.load).toBeDefined();
+  return session;
 }
 
 const within = (actual: number, expected: number, share: number) =>

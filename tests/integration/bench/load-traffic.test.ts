@@ -8,8 +8,7 @@
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { Session } from '#shared/session/schema';
-import { readSessionFile } from '../../../src-main/platform/session/read';
-import { runCli } from '../../helpers/cli';
+import { matrixRunArgs, sessionFromCli } from '../../helpers/cli';
 import { simTest as it } from '../../helpers/fixtures';
 import { ROOT } from '../../helpers/paths';
 
@@ -31,12 +30,9 @@ async function simLog(url: string): Promise<SimRequest[]> {
 }
 
 async function cli(args: string[], out: string): Promise<{ session: Session; stdout: string }> {
-  const r = await runCli([...args, '--out', out], { timeoutMs: 180_000 });
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  const s = await readSessionFile(out);
-  if (!s.ok) throw new Error(s.error.message);
-  return { session: s.data, stdout: r.stdout };
+  const { session, result } = await sessionFromCli(args, out);
+  expect(result.stderr).toBe('');
+  return { session, stdout: result.stdout };
 }
 
 const trace = (name: string) => join(ROOT, 'tests/fixtures/traces', name);
@@ -232,23 +228,14 @@ describe('a thinking model', () => {
     expect(r.timeToFirstAnswer!.p50).toBeGreaterThan(r.ttft!.p50 + 255 * r.timeBetweenTokens!.p50 * 0.9);
     expect(stdout).toContain('256.0 reasoning tokens per request');
     const { session: matrix } = await cli(
-      [
-        'run',
-        '--url',
-        sim.url,
-        '--sim-speed',
-        '10',
-        '--contexts',
-        '0',
-        '--concurrency',
-        '2',
-        '--prefill-contexts',
-        '8k',
-        '--duration',
-        '6',
-        '--max-output',
-        '400',
-      ],
+      matrixRunArgs(sim.url, {
+        contexts: '0',
+        concurrency: '2',
+        prefill: '8k',
+        duration: 6,
+        maxOutput: 400,
+        simSpeed: 10,
+      }),
       join(dir, 'matrix.speedmatrix.json'),
     );
     const [cell] = matrix.cells;

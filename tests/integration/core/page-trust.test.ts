@@ -12,6 +12,7 @@ import { type CommandToConfirm, createAppCore } from '../../../src-main/hosts/ap
 import { createSession } from '../../../src-main/platform/session/create';
 import { serializeSession } from '../../../src-main/platform/session/write';
 import { noGpu, startSmallSim, until } from '../../helpers/core-sim';
+import { coreTest as coreIt, type MakeCore } from '../../helpers/fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'speedmatrix-page-trust-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -142,10 +143,10 @@ describe('resuming a session file', () => {
 
 describe('opening a file the page names', () => {
   /** A valid session file, and the core as the app builds it with a dialog that answers `chosen`. */
-  function setUp(name: string, chosen: { open?: string; folder?: string; files?: string[] } = {}) {
+  function setUp(makeCore: MakeCore, name: string, chosen: { open?: string; folder?: string; files?: string[] } = {}) {
     const file = join(dir, `${name}.speedmatrix.json`);
     writeFileSync(file, serializeSession(createSession({ simulated: true })));
-    const core = createAppCore({
+    const core = makeCore({
       host: 'electron',
       dataDir: join(dir, name),
       detectHardware: noGpu,
@@ -160,8 +161,8 @@ describe('opening a file the page names', () => {
     return { file, core };
   }
 
-  it('refuses a session file the person did not pick, and opens nothing', async () => {
-    const { file, core } = setUp('unpicked');
+  coreIt('refuses a session file the person did not pick, and opens nothing', async ({ makeCore }) => {
+    const { file, core } = setUp(makeCore, 'unpicked');
     const r = await core.invoke('session:open', [file]);
     expect(r).toMatchObject({ ok: false });
     if (!r.ok)
@@ -174,50 +175,54 @@ describe('opening a file the page names', () => {
     // So a resume cannot reach it through an open either.
     const resumed = await core.invoke('run:resume', [file]);
     expect(!resumed.ok && resumed.error).toMatch(/^Resume works on a session file you opened/);
-    await core.dispose();
   });
 
-  it('opens a file picked in the dialog, again from the recent list, and one handed over by the OS or a drop', async () => {
-    const { file, core } = setUp('picked');
-    const { file: other } = setUp('handed-over');
-    const { file: dialogFile } = setUp('dialog');
-    const viaDialog = createAppCore({
-      host: 'electron',
-      dataDir: join(dir, 'picked'),
-      detectHardware: noGpu,
-      allowWritePaths: false,
-      dialogs: { chooseOpenPath: async () => dialogFile, chooseSavePath: async () => null },
-    });
-    expect(await viaDialog.invoke('session:open', [])).toMatchObject({ ok: true, data: { file: dialogFile } });
-    await viaDialog.dispose();
-    // The recent list the dialog's open wrote: the page may name that file again, in a later start.
-    expect(await core.invoke('session:open', [dialogFile])).toMatchObject({ ok: true, data: { file: dialogFile } });
-    expect(await core.invoke('session:open', [file])).toMatchObject({ ok: false });
-    core.pick(other);
-    expect(await core.invoke('session:open', [other])).toMatchObject({ ok: true, data: { file: other } });
-    await core.dispose();
-  });
+  coreIt(
+    'opens a file picked in the dialog, again from the recent list, and one handed over by the OS or a drop',
+    async ({ makeCore }) => {
+      const { file, core } = setUp(makeCore, 'picked');
+      const { file: other } = setUp(makeCore, 'handed-over');
+      const { file: dialogFile } = setUp(makeCore, 'dialog');
+      const viaDialog = makeCore({
+        host: 'electron',
+        dataDir: join(dir, 'picked'),
+        detectHardware: noGpu,
+        allowWritePaths: false,
+        dialogs: { chooseOpenPath: async () => dialogFile, chooseSavePath: async () => null },
+      });
+      expect(await viaDialog.invoke('session:open', [])).toMatchObject({ ok: true, data: { file: dialogFile } });
+      // The recent list the dialog's open wrote: the page may name that file again, in a later start.
+      expect(await core.invoke('session:open', [dialogFile])).toMatchObject({ ok: true, data: { file: dialogFile } });
+      expect(await core.invoke('session:open', [file])).toMatchObject({ ok: false });
+      core.pick(other);
+      expect(await core.invoke('session:open', [other])).toMatchObject({ ok: true, data: { file: other } });
+    },
+  );
 
-  it('compares only what the person picked, and opens a compared file from the comparison', async () => {
-    const { file: a, core } = setUp('compare-a');
-    const { file: b } = setUp('compare-b');
-    const named = await core.invoke('compare:open-sessions', [[a, b]]);
-    expect(!named.ok && named.error).toMatch(/^Nothing opened: SpeedMatrix opens only files you chose, and .* was not/);
-    const sweep = await core.invoke('compare:open-sweep', [dir]);
-    expect(!sweep.ok && sweep.error).toMatch(/^Nothing opened: .* Open it with Open sweep…/);
-    core.pick(a);
-    core.pick(b);
-    const compared = await core.invoke('compare:open-sessions', [[a, b]]);
-    expect(compared.ok).toBe(true);
-    // Its files are the person's picks: "Open A in Results" works.
-    expect(await core.invoke('session:open', [b])).toMatchObject({ ok: true, data: { file: b } });
-    await core.dispose();
-  });
+  coreIt(
+    'compares only what the person picked, and opens a compared file from the comparison',
+    async ({ makeCore }) => {
+      const { file: a, core } = setUp(makeCore, 'compare-a');
+      const { file: b } = setUp(makeCore, 'compare-b');
+      const named = await core.invoke('compare:open-sessions', [[a, b]]);
+      expect(!named.ok && named.error).toMatch(
+        /^Nothing opened: SpeedMatrix opens only files you chose, and .* was not/,
+      );
+      const sweep = await core.invoke('compare:open-sweep', [dir]);
+      expect(!sweep.ok && sweep.error).toMatch(/^Nothing opened: .* Open it with Open sweep…/);
+      core.pick(a);
+      core.pick(b);
+      const compared = await core.invoke('compare:open-sessions', [[a, b]]);
+      expect(compared.ok).toBe(true);
+      // Its files are the person's picks: "Open A in Results" works.
+      expect(await core.invoke('session:open', [b])).toMatchObject({ ok: true, data: { file: b } });
+    },
+  );
 
-  it('publishes a site only from a folder of runs the person picked', async () => {
+  coreIt('publishes a site only from a folder of runs the person picked', async ({ makeCore }) => {
     const runs = join(dir, 'site-runs');
     const site = join(dir, 'site-out');
-    const { core } = setUp('site', { folder: site });
+    const { core } = setUp(makeCore, 'site', { folder: site });
     mkdirSync(runs);
     const file = join(runs, 'one.speedmatrix.json');
     writeFileSync(file, serializeSession(createSession({ simulated: true })));
@@ -228,14 +233,12 @@ describe('opening a file the page names', () => {
     const published = await core.invoke('site:publish', [runs]);
     expect(published).toMatchObject({ ok: true, data: { dir: site, runs: 1 } });
     expect(existsSync(file)).toBe(true);
-    await core.dispose();
   });
 
-  it('the CLI-like host (the test bridge) keeps opening any path it is given', async () => {
+  coreIt('the CLI-like host (the test bridge) keeps opening any path it is given', async ({ makeCore }) => {
     const file = join(dir, 'bridge.speedmatrix.json');
     writeFileSync(file, serializeSession(createSession({ simulated: true })));
-    const core = createAppCore({ host: 'bridge', dataDir: join(dir, 'bridge'), detectHardware: noGpu });
+    const core = makeCore();
     expect(await core.invoke('session:open', [file])).toMatchObject({ ok: true, data: { file } });
-    await core.dispose();
   });
 });

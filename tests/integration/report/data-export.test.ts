@@ -6,8 +6,7 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { readSessionFile } from '../../../src-main/platform/session/read';
-import { runCli } from '../../helpers/cli';
+import { matrixRunArgs, runCli, sessionFromCli } from '../../helpers/cli';
 import { simTest } from '../../helpers/fixtures';
 import { SYNTHETIC_REPORT } from '../../helpers/paths';
 import type { Session } from '#shared/session/schema';
@@ -32,31 +31,13 @@ let measured: { dir: string; file: string; session: Session } | null = null;
 async function measuredSession(url: string, dir: string) {
   if (measured) return measured;
   const file = join(dir, 'demo.speedmatrix.json');
-  const r = await runCli(
-    [
-      'run',
-      '--url',
-      url,
-      '--contexts',
-      '1k',
-      '--concurrency',
-      '1,4',
-      '--prefill-contexts',
-      '1k',
-      '--duration',
-      '4',
-      '--max-output',
-      '64',
-      '--out',
-      file,
-    ],
+  const { session, result } = await sessionFromCli(
+    matrixRunArgs(url, { contexts: '1k', concurrency: '1,4', prefill: '1k', duration: 4, maxOutput: 64 }),
+    file,
     { timeoutMs: 120_000, cwd: dir },
   );
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  const s = await readSessionFile(file);
-  if (!s.ok) throw new Error(s.error.message);
-  measured = { dir, file, session: s.data };
+  expect(result.stderr).toBe('');
+  measured = { dir, file, session };
   return measured;
 }
 
