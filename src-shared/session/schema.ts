@@ -376,6 +376,8 @@ export const RepetitionSchema = z.object({
   startedAt: maybeStr.default(null),
   /** See DecodeCellSchema's simulatorLagSeconds. */
   simulatorLagSeconds: nonNeg.optional(),
+  /** See DecodeCellSchema's clientHealth. */
+  clientHealth: ClientHealthSchema.optional(),
 });
 
 /** One repetition's requests of a repeated cell, with the window that repetition measured over (its own times). */

@@ -34,7 +34,8 @@ import {
 } from './precision';
 import { READINESS_START, rampStuckReason, readinessStep } from './readiness';
 import { clientHeldPrecision } from './client-delay';
-import { clientBusyNote, startClientHealth } from './client-health';
+import { clientBusyNote } from './client-busy';
+import { startClientHealth } from './client-health';
 import { mean } from '#shared/mean';
 import { hasFigure } from '#shared/session/status-words';
 import { type ClientSide, decideStatus, type FailureCount, queueEvidence, referenceDifference } from './status';

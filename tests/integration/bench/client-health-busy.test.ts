@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { readSessionFile } from '../../../src-main/platform/session/read';
 import { renderMarkdownReport } from '../../../src-main/workflows/report/markdown';
-import { BUSY_RUN_DELAY_SHARE } from '../../../src-main/engine/bench/client-health';
+import { BUSY_RUN_DELAY_SHARE } from '../../../src-main/engine/bench/client-busy';
 import { runCli } from '../../helpers/cli';
 import { ROOMY_PROFILE } from '../../helpers/paths';
 import { simTest as it } from '../../helpers/fixtures';

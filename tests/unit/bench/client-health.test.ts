@@ -5,8 +5,8 @@ import {
   BUSY_RUN_DELAY_SHARE,
   clientBusyNote,
   clientWasBusy,
-  startClientHealth,
-} from '../../../src-main/engine/bench/client-health';
+} from '../../../src-main/engine/bench/client-busy';
+import { startClientHealth } from '../../../src-main/engine/bench/client-health';
 import type { ClientHealth } from '#shared/session/schema';
 import { ClientHealthSchema, DecodeCellSchema } from '#shared/session/schema';
 
