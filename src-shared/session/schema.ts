@@ -345,6 +345,20 @@ export const WindowPrecisionSchema = z.object({
   clientDelayShare: nonNeg.optional(),
 });
 
+/**
+ * The client's own health during a decode cell's window (bench/client-health.ts): a client that ran late or waited
+ * for a CPU may have set the pace instead of the server. Absent in older files.
+ */
+export const ClientHealthSchema = z.object({
+  /** How late the client's event loop ran, beyond its sampling interval, at its 99th percentile and at most. */
+  loopDelayP99Seconds: nonNeg,
+  loopDelayMaxSeconds: nonNeg,
+  /** The share of the window's wall time the client's thread was ready to run but kept waiting for a CPU; null where the OS does not say. */
+  runDelayShare: maybeNum,
+  /** The client process's CPU time (user + system) per token the window counted; null without tokens. */
+  cpuSecondsPerToken: maybeNum,
+});
+
 /** One measurement of a repeated cell: its own figures, kept so the cell's means come with an interval. */
 export const RepetitionSchema = z.object({
   /** 1 for the first pass, 2 for the second, ... */
@@ -362,6 +376,8 @@ export const RepetitionSchema = z.object({
   startedAt: maybeStr.default(null),
   /** See DecodeCellSchema's simulatorLagSeconds. */
   simulatorLagSeconds: nonNeg.optional(),
+  /** See DecodeCellSchema's clientHealth. */
+  clientHealth: ClientHealthSchema.optional(),
 });
 
 /** One repetition's requests of a repeated cell, with the window that repetition measured over (its own times). */
@@ -411,6 +427,8 @@ export const DecodeCellSchema = z.object({
    * not let it run (its /metrics says so); the figures are then less certain. Absent otherwise.
    */
   simulatorLagSeconds: nonNeg.optional(),
+  /** The client's own health in the window; its reason says when the client, not the server, set the pace. */
+  clientHealth: ClientHealthSchema.optional(),
   /**
    * Where this verdict deliberately differs from the reference tool's 95% rule (docs/method.md, "The reference's
    * verdicts"): the status that rule gives, what it saw, and why SpeedMatrix's rule judges otherwise. Absent where
@@ -510,6 +528,7 @@ export type Evidence = z.infer<typeof EvidenceSchema>;
 export type QueueEvidence = z.infer<typeof QueueEvidenceSchema>;
 export type StallEvidence = z.infer<typeof StallEvidenceSchema>;
 export type WindowPrecision = z.infer<typeof WindowPrecisionSchema>;
+export type ClientHealth = z.infer<typeof ClientHealthSchema>;
 export type DecodeCell = z.infer<typeof DecodeCellSchema>;
 export type Repetition = z.infer<typeof RepetitionSchema>;
 export type TelemetrySeries = z.infer<typeof TelemetrySeriesSchema>;

@@ -6,12 +6,13 @@
  *   BENCH_QUICK=1 npm run bench            everything shrunk, about 3 minutes
  *   BENCH_SOAK_SECONDS=600 npm run bench   the full 10-minute worker soak
  *   BENCH_ONLY=absorb,truth npm run bench  a subset (ids below); figure ids given as arguments do the same
- *   npm run bench:client                   the client's figures: absorb, truth, orchestration
+ *   npm run bench:client                   the client's figures: absorb, truth, many streams, orchestration
  *   npm run bench:site                     the results site: 500 sessions built, the index in Chromium
  * More knobs in tests/bench/lib/config.ts.
  */
 import { absorbFigure } from './figures/absorb';
 import { cliStartupFigure } from './figures/cli-startup';
+import { manyStreamsFigure } from './figures/many-streams';
 import { orchestrationFigure } from './figures/orchestration';
 import { promptsFigure } from './figures/prompts';
 import { sameServerFigure } from './figures/same-server';
@@ -27,6 +28,7 @@ import { type Row, saveResults, toText } from './lib/table';
 const FIGURES: Array<[string, () => Promise<Row[]>]> = [
   ['absorb', absorbFigure],
   ['truth', truthFigure],
+  ['many', manyStreamsFigure],
   ['orchestration', orchestrationFigure],
   ['prompts', promptsFigure],
   ['renderer', rendererFigure],

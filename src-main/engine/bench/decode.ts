@@ -5,10 +5,9 @@
  * window opens), figures.ts (the numbers), status.ts (the verdict). Everything measured goes
  * into the returned DecodeCell, including every request's own timings.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fmtCell, fmtCount, plural } from '#shared/report/format';
 import type { EngineKind } from '../server/target';
-import type { DecodeCell, RequestSamples, WindowPrecision } from '#shared/session/schema';
+import type { ClientHealth, DecodeCell, RequestSamples, WindowPrecision } from '#shared/session/schema';
 import { unmeasuredCell } from './cells';
 import { Interrupt, type ServerClock } from './clock';
 import {
@@ -35,6 +34,8 @@ import {
 } from './precision';
 import { READINESS_START, rampStuckReason, readinessStep } from './readiness';
 import { clientHeldPrecision } from './client-delay';
+import { clientBusyNote } from './client-busy';
+import { startClientHealth } from './client-health';
 import { mean } from '#shared/mean';
 import { hasFigure } from '#shared/session/status-words';
 import { type ClientSide, decideStatus, type FailureCount, queueEvidence, referenceDifference } from './status';
@@ -192,6 +193,8 @@ interface WindowRecord {
   clientOutstanding: number[];
   /** The client's mean event-loop delay in the window (wall ms): how late it read what the server had sent. */
   clientLoopDelayMs: number;
+  /** The client's own health in the window (client-health.ts); null until it closed. */
+  clientHealth: ClientHealth | null;
   /** An adaptive window: why it closed and its interval then; null for a fixed window. */
   precision: WindowPrecision | null;
 }
@@ -220,10 +223,10 @@ async function windowPhase(
     clientActive: [],
     clientOutstanding: [],
     clientLoopDelayMs: 0,
+    clientHealth: null,
     precision: null,
   };
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-  loopDelay.enable();
+  const health = startClientHealth();
   load.openWindow(rec.startMs);
   live.windowOpen = rec.startMs;
   live.stage = 'window';
@@ -268,11 +271,12 @@ async function windowPhase(
       };
     }
   }
+  // Read at the close, over the window's own tokens, before the streams are cancelled.
+  const seen = health.stop(load.tokens(true));
   stopCell.fire();
   await scrapeLoop;
-  loopDelay.disable();
-  // The histogram counts the sampling interval itself: only the delay beyond it is lateness.
-  rec.clientLoopDelayMs = Number.isFinite(loopDelay.mean) ? Math.max(0, loopDelay.mean / 1e6 - 10) : 0;
+  rec.clientLoopDelayMs = seen.meanLoopDelayMs;
+  rec.clientHealth = seen.health;
   if (rec.precision) {
     const held = clientHeldPrecision(rec.precision, rec.clientLoopDelayMs, clock.wallMs(rec.precision.batchSeconds));
     if (held !== null) rec.precision.clientDelayShare = held;
@@ -446,6 +450,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     windowRequests: w || load.fused ? failures.windowRequests : null,
     queueEvidence: queue,
     ...simulatorLag(f.win?.scrapes ?? []),
+    ...(f.win?.clientHealth ? { clientHealth: f.win.clientHealth } : {}),
     ...(referenceVerdict ? { referenceVerdict } : {}),
   };
 
@@ -481,7 +486,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
     context,
     concurrency: C,
     status: verdict.status,
-    reason: [verdict.reason, failedNote].filter(Boolean).join('; ') || null,
+    reason: [verdict.reason, failedNote, clientBusyNote(f.win?.clientHealth)].filter(Boolean).join('; ') || null,
     totalTokensPerSecond: total,
     perRequestTokensPerSecond: perRequestRate(streams, window, clock),
     fairShareTokensPerSecond: total / C,

@@ -1,8 +1,9 @@
 /**
- * The benchmark's HTTP client: one undici Agent sized for hundreds of simultaneous streams,
+ * The benchmark's HTTP client: one undici Agent sized for thousands of simultaneous streams,
  * small JSON helpers, and every network or HTTP failure turned into a sentence a person can
  * act on (never including the API key).
  */
+import { readFileSync } from 'node:fs';
 import { Agent } from 'undici';
 import type { ServerTarget } from '../server/target';
 import { badPortSentence } from '../server/probe';
@@ -11,18 +12,63 @@ import { errorMessageOf } from './sse';
 /**
  * The most streams one cell may hold at once. Each stream needs its own connection (no
  * pipelining), and a stream beyond the pool would wait for a free connection forever: the ramp
- * would never end. Larger values are refused up front (`streamsCeilingReason`).
+ * would never end. Larger values are refused up front (`streamsCeilingReason`). 4,096 streams
+ * were measured to ramp, hold and read at the simulator's truth on a 2-core machine
+ * (tests/integration/bench/many-streams.test.ts); beyond that the client's one thread, not the
+ * server, would set the pace.
  */
-export const MAX_STREAMS = 512;
+export const MAX_STREAMS = 4096;
 
-/** The streams plus room for /metrics scrapes, /tokenize and health checks on the side. */
-const MAX_CONNECTIONS = MAX_STREAMS + 128;
+/** Connections for /metrics scrapes, /tokenize and health checks on the side of the streams. */
+const SIDE_CONNECTIONS = 128;
+const MAX_CONNECTIONS = MAX_STREAMS + SIDE_CONNECTIONS;
 
-/** Why a run asking for these numbers of requests at once cannot be measured; null when it can. */
-export function streamsCeilingReason(concurrency: readonly number[]): string | null {
+/** Open files a run needs besides its sockets: Node's own, the session file, its journal, logs and pipes. */
+const OTHER_FILES = 128;
+
+/**
+ * How many files (sockets included) this process may open: the soft "Max open files" of
+ * /proc/self/limits (Node raises it to the hard limit at start, so this is the hard limit of the
+ * shell's `ulimit -n`); null where the OS does not say (then nothing is checked).
+ */
+export function openFileLimit(limitsText?: string): number | null {
+  let text = limitsText;
+  if (text === undefined) {
+    try {
+      text = readFileSync('/proc/self/limits', 'utf8');
+    } catch {
+      return null;
+    }
+  }
+  const m = /^Max open files\s+(\d+|unlimited)/m.exec(text);
+  if (!m) return null;
+  return m[1] === 'unlimited' ? Number.POSITIVE_INFINITY : Number(m[1]);
+}
+
+/** The open files a cell of `concurrency` streams needs: a socket per stream, the side connections, the rest. */
+export function filesNeeded(concurrency: number): number {
+  return concurrency + SIDE_CONNECTIONS + OTHER_FILES;
+}
+
+/**
+ * Why a run asking for these numbers of requests at once cannot be measured; null when it can.
+ * Above MAX_STREAMS the client cannot hold them; below it, the OS may still allow too few open
+ * files (`ulimit -n`): each stream's socket is one, and a socket refused (EMFILE) mid-ramp would
+ * fail requests instead of measuring.
+ */
+export function streamsCeilingReason(
+  concurrency: readonly number[],
+  fileLimit: number | null = openFileLimit(),
+): string | null {
   const over = concurrency.filter((c) => c > MAX_STREAMS);
-  if (over.length === 0) return null;
-  return `--concurrency ${over.join(',')} is more than this client can hold at once (${MAX_STREAMS} streams, one connection each); choose at most ${MAX_STREAMS}.`;
+  if (over.length > 0)
+    return `--concurrency ${over.join(',')} is more than this client can hold at once (${MAX_STREAMS} streams, one connection each); choose at most ${MAX_STREAMS}.`;
+  if (fileLimit === null) return null;
+  const short = concurrency.filter((c) => filesNeeded(c) > fileLimit);
+  if (short.length === 0) return null;
+  const most = Math.max(...short);
+  const fits = Math.max(0, fileLimit - filesNeeded(0));
+  return `--concurrency ${short.join(',')} needs about ${filesNeeded(most)} open files (one socket per stream), and this system lets the client open only ${fileLimit} (ulimit -n). Raise the limit (\`ulimit -n ${filesNeeded(most)}\` in the shell that starts speedmatrix, or LimitNOFILE= in its systemd unit) or choose at most ${fits}.`;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 } from '#shared/report/format';
 import { STATUS_WORDS } from '#shared/session/status-words';
 import { fmtPrefillPrecision, fmtStopNote } from '#shared/report/confidence';
+import { clientBusyNote } from './client-busy';
 import type { ProgressUnit } from '#shared/run-progress';
 import type { PrefillResult } from '#shared/session/schema';
 import { WORKER_START_WALL_SECONDS, estimateSeconds, measurementsToRun, pendingSteps, progressUnit } from './plan';
@@ -267,8 +268,11 @@ export class ProgressPrinter {
             ? `  ${withFailed(`${fmtTokPerSec(c.totalTokensPerSecond)} tok/s`, c.failedRequests)}  TTFT ${fmtMs(c.ttft?.p50)}  between tokens ${fmtMsPrecise(c.timeBetweenTokens?.p50)}${stop ? `  (${stop})` : ''}`
             : '';
         const rep = e.repetition && e.repetition > 1 ? ` (repetition ${e.repetition})` : '';
+        // A valid cell's own reason stays in the session, but a busy client is said at once: it may rerun elsewhere.
+        const busy = c.status === 'valid' ? clientBusyNote(c.clientHealth) : null;
+        const why = c.status !== 'valid' ? c.reason : busy;
         this.line(
-          `cell ${e.index}/${e.total}  ${fmtCell(c.context, c.concurrency)}${rep}  ${STATUS_WORDS[c.status]}${figures}${c.reason && c.status !== 'valid' ? `  (${c.reason})` : ''}`,
+          `cell ${e.index}/${e.total}  ${fmtCell(c.context, c.concurrency)}${rep}  ${STATUS_WORDS[c.status]}${figures}${why ? `  (${why})` : ''}`,
         );
         break;
       }

@@ -8,6 +8,7 @@ import type { CellStatus, DecodeCell, LatencyStats, Repetition, RepetitionReques
 import { requestsRepetition } from '#shared/report/requests';
 import { isDoneForResume } from '#shared/session/status-words';
 import { mean } from '#shared/mean';
+import { clientBusyNote } from './client-busy';
 
 /** The key of one measurement of a cell: the cell key for the first pass (as without repeats), "8192x4#2" for later ones. */
 export function repetitionKey(cell: CellCoords, repetition: number): string {
@@ -41,6 +42,7 @@ function toRepetition(cell: DecodeCell, repetition: number): Repetition {
     ...(cell.precision ? { precision: cell.precision } : {}),
     startedAt: cell.startedAt,
     ...(cell.simulatorLagSeconds ? { simulatorLagSeconds: cell.simulatorLagSeconds } : {}),
+    ...(cell.clientHealth ? { clientHealth: cell.clientHealth } : {}),
   };
 }
 
@@ -69,10 +71,19 @@ function meanStats(stats: ReadonlyArray<LatencyStats | null>): LatencyStats | nu
   };
 }
 
-/** Valid only when every repetition is; otherwise the first other status, its reason naming the repetition. */
+/**
+ * Valid only when every repetition is, its reason then naming the repetitions whose client was busy (their figures
+ * may read low, and so may the mean); otherwise the first other status, its reason naming the repetition.
+ */
 function combinedStatus(reps: readonly Repetition[], repeat: number): { status: CellStatus; reason: string | null } {
   const bad = reps.find((r) => r.status !== 'valid');
-  if (!bad) return { status: 'valid', reason: null };
+  if (!bad) {
+    const busy = reps.flatMap((r) => {
+      const note = clientBusyNote(r.clientHealth);
+      return note ? [`repetition ${r.repetition} of ${repeat}: ${note}`] : [];
+    });
+    return { status: 'valid', reason: busy.length ? busy.join('; ') : null };
+  }
   return {
     status: bad.status,
     reason: `repetition ${bad.repetition} of ${repeat}: ${bad.reason ?? 'no reason given'}`,

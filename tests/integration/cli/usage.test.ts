@@ -48,13 +48,28 @@ describe('usage errors', () => {
   });
 
   it('--concurrency above the streams the client can hold is refused up front (exit 2), not left to wait in the ramp', async () => {
-    const r = await runCli(['run', '--demo', '--concurrency', '64,1024']);
+    const r = await runCli(['run', '--demo', '--concurrency', '64,4097']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      '--concurrency 1024 is more than this client can hold at once (512 streams, one connection each); choose at most 512.',
+      '--concurrency 4097 is more than this client can hold at once (4096 streams, one connection each); choose at most 4096.',
     );
     expect(r.stdout).toBe('');
   });
+
+  // prlimit (util-linux) sets the limit; the client reads it from /proc/self/limits, which only Linux has.
+  it.skipIf(process.platform !== 'linux')(
+    '--concurrency the OS gives too few open files for is refused up front with the ulimit to raise',
+    async () => {
+      const r = await runCli(['run', '--demo', '--concurrency', '64,1024'], {
+        wrap: ['prlimit', '--nofile=1000:1000'],
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(
+        '--concurrency 1024 needs about 1280 open files (one socket per stream), and this system lets the client open only 1000 (ulimit -n). Raise the limit (`ulimit -n 1280` in the shell that starts speedmatrix, or LimitNOFILE= in its systemd unit) or choose at most 744.',
+      );
+      expect(r.stdout).toBe('');
+    },
+  );
 
   it('--url without a scheme is a usage error (exit 2), said before anything is measured', async () => {
     const r = await runCli(['run', '--url', 'localhost:8000']);

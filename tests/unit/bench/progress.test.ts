@@ -72,6 +72,18 @@ describe('progress output', () => {
     expect(out).not.toContain('\r'); // no bar without a TTY
   });
 
+  it('a valid cell whose client was busy says so on its line; a quiet one, or another note of a valid cell, does not', () => {
+    const busy = { loopDelayP99Seconds: 0.05, loopDelayMaxSeconds: 0.08, runDelayShare: 0.4, cpuSecondsPerToken: 3e-6 };
+    const quiet = { ...busy, loopDelayP99Seconds: 0.001, runDelayShare: 0.01 };
+    const done = (cell: DecodeCell) => print('plain', [{ type: 'cell-done', cell, index: 1, total: 1, etaSeconds: 0 }]);
+    expect(done({ ...valid, clientHealth: busy, reason: 'the client was busy: …' })).toBe(
+      'cell 1/1  8K × 2  Valid  2,646.7 tok/s  TTFT 247 ms  between tokens 12.1 ms  (the client was busy: event loop delayed p99 50 ms (max 80 ms), waited 40% of the window for a CPU, 3.0 µs of CPU per token; figures may be low)\n',
+    );
+    expect(done({ ...valid, clientHealth: quiet, reason: '1 of 100 requests in the window failed' })).toBe(
+      'cell 1/1  8K × 2  Valid  2,646.7 tok/s  TTFT 247 ms  between tokens 12.1 ms\n',
+    );
+  });
+
   it('a prefill line counts its prompt tokens with a thousands separator, as every other count', () => {
     const out = print('plain', [
       {

@@ -153,6 +153,37 @@ describe('folding repetitions into a cell', () => {
     expect(foldRepetition(cell, again, 2, 2).evidence).toEqual({ kind: 'again' });
   });
 
+  it('keeps each repetition’s client health, and a valid cell’s reason names the repetitions whose client was busy', () => {
+    const quiet = {
+      loopDelayP99Seconds: 0.004,
+      loopDelayMaxSeconds: 0.01,
+      runDelayShare: 0.02,
+      cpuSecondsPerToken: 2e-6,
+    };
+    const busy = { ...quiet, loopDelayP99Seconds: 0.05, runDelayShare: 0.3 };
+    const withHealth = (total: number, clientHealth: typeof quiet, reason: string | null = null) =>
+      ({ ...measured(total, 'valid', reason), clientHealth }) as DecodeCell;
+    let cell = foldRepetition(undefined, withHealth(1000, quiet), 1, 3);
+    cell = foldRepetition(cell, withHealth(900, busy, 'the client was busy: …'), 2, 3);
+    cell = foldRepetition(cell, withHealth(1000, quiet), 3, 3);
+    expect(cell.status).toBe('valid');
+    expect(cell.repetitions?.map((r) => r.clientHealth)).toEqual([quiet, busy, quiet]);
+    expect(cell.reason).toBe(
+      'repetition 2 of 3: the client was busy: event loop delayed p99 50 ms (max 10 ms), waited 30% of the window for a CPU, 2.0 µs of CPU per token; figures may be low',
+    );
+    // Every repetition quiet: no reason, as before; cells measured before client health: no key for it.
+    const calm = foldRepetition(
+      foldRepetition(undefined, withHealth(1000, quiet), 1, 2),
+      withHealth(1000, quiet),
+      2,
+      2,
+    );
+    expect(calm.reason).toBeNull();
+    const old = foldRepetition(foldRepetition(undefined, measured(1000), 1, 2), measured(1000), 2, 2);
+    expect(old.repetitions?.[0]).not.toHaveProperty('clientHealth');
+    expect(old.reason).toBeNull();
+  });
+
   it('adds up the simulator’s lag over the repetitions, and keeps each one’s end-to-end latency and adaptive window', () => {
     const lagging = (total: number, lag: number | undefined) =>
       ({
