@@ -28,6 +28,7 @@ import { type RatioCell, contextVerdicts, overallVerdict } from './compare-verdi
 
 export type { RatioCell } from './compare-verdict';
 import { type LoadComparison, loadComparison } from './load-compare';
+import { type OverlaySession, overlaySessions } from './overlay';
 
 export { fmtChange } from './cell-difference';
 
@@ -93,6 +94,8 @@ export interface ComparisonModel {
   deltas: DeltaRow[];
   /** Load sessions' own comparison (load-compare.ts), in place of prefill, decode and deltas; null for matrices. */
   load: LoadComparison | null;
+  /** Each session's lines for the overlaid, normalised charts (overlay.ts). */
+  overlay: OverlaySession[];
 }
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -348,6 +351,7 @@ export function compareSessions(sessions: readonly Session[], names?: readonly s
     decode: sessions.slice(1).map((s, i) => ratioMatrix(sessions[0], s, i + 1, labels)),
     deltas: deltaRows(sessions, labels),
     load: loadComparison(sessions, labels),
+    overlay: overlaySessions(sessions, labels),
   };
 }
 
