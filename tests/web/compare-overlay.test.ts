@@ -80,6 +80,15 @@ describe.skipIf(!hasChromium)('sessions overlaid and normalised in Compare', () 
     await page.getByTestId('compare-sessions').click();
     const overlay = page.getByTestId('overlay');
     await overlay.waitFor({ timeout: 15_000 });
+    // The Sessions table names each file once and tells the sessions apart by what ran.
+    const listed = await page
+      .getByTestId('comparison-variants')
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].slice(0, 3).map((c) => (c as HTMLElement).innerText)));
+    expect(listed).toEqual([
+      ['A', 'Fara1.5-4B on H100 80GB HBM3 96GB · vllm 0.30.1rc1.dev452+g73a583112', 'one-gpu.speedmatrix.json'],
+      ['B', 'Fara1.5-4B on 4 × L40S 96GB · vllm 0.30.1rc1.dev452+g73a583112', 'four-gpus.speedmatrix.json'],
+    ]);
     await page.getByTestId('overlay-chart').locator('.legendtext').first().waitFor();
 
     // The longest context both measured, one line each, named by GPU × count and the tool that measured.
