@@ -96,6 +96,10 @@ ${NORMALISATIONS.map((n) => `#overlay-${n}:checked ~ .overlay-${n}`).join(', ')}
   main.report { max-width: none; padding: 0; }
   h1 { font-size: 18pt; }
   h2 { font-size: 13pt; margin-top: 14pt; break-after: avoid; page-break-after: avoid; }
+  /* A heading, its caption and the chart below go to a page together: never a page ending on
+     "Prefill" and its caption with the chart on the next. */
+  h2 + .caption { break-after: avoid; page-break-after: avoid; }
+  h2 + .caption + figure, h2 + figure { break-before: avoid; page-break-before: avoid; }
   .blocks { gap: 6pt; }
   .glance dl { gap: 4pt; }
   .glance-value { font-size: 12pt; }
