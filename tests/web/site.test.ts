@@ -121,6 +121,9 @@ describe.skipIf(!hasChromium)('the results site in Chromium, offline from file:/
     );
     expect(byRun['demo.speedmatrix.json'].marks).toBe('SIMULATED');
     expect(byRun['benchmark_results.json'].marks).toBe('imported');
+    // The index fits the 1400 px window: its table wraps rather than widening the page.
+    await shot(page, '83-site-index-1400');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1400);
     expect(byRun['--max-model-len=32768 --max-num-seqs=4'].marks).toBe('SIMULATED');
     // The sample session's figures: 34,600 prompt tok/s at 8K; one request alone 141.4 tok/s; best 282.8 at 8K × 2.
     expect(byRun['demo.speedmatrix.json']).toMatchObject({
