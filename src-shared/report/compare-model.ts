@@ -28,6 +28,7 @@ import { type RatioCell, contextVerdicts, overallVerdict } from './compare-verdi
 
 export type { RatioCell } from './compare-verdict';
 import { type LoadComparison, loadComparison } from './load-compare';
+import { type OverlaySession, overlaySessions } from './overlay';
 
 export { fmtChange } from './cell-difference';
 
@@ -93,6 +94,8 @@ export interface ComparisonModel {
   deltas: DeltaRow[];
   /** Load sessions' own comparison (load-compare.ts), in place of prefill, decode and deltas; null for matrices. */
   load: LoadComparison | null;
+  /** Each session's lines for the overlaid, normalised charts (overlay.ts). */
+  overlay: OverlaySession[];
 }
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -320,6 +323,10 @@ function deltaRows(sessions: readonly Session[], labels: readonly string[]): Del
     });
 }
 
+/** What ran, in one line: "Fara1.5-4B on RTX PRO 6000 … · vllm 0.30.1". */
+export const sessionTitle = (s: Session): string =>
+  `${reportTitle(s)}${s.engine.version ? ` · ${s.engine.name} ${s.engine.version}` : ''}`;
+
 /** A comparison's kicker, by what its sessions measured (a load session is no speed test matrix). */
 export const comparisonKicker = (m: Pick<ComparisonModel, 'load'>): string =>
   m.load ? 'Load test comparison' : 'Speed test matrix comparison';
@@ -332,9 +339,7 @@ export const comparisonKicker = (m: Pick<ComparisonModel, 'load'>): string =>
 export function compareSessions(sessions: readonly Session[], names?: readonly string[]): ComparisonModel {
   if (sessions.length < 2) throw new Error('A comparison needs at least two sessions.');
   const labels = sessions.map((_, i) => names?.[i] ?? labelOf(i));
-  const base = sessions.map(
-    (s) => `${reportTitle(s)}${s.engine.version ? ` · ${s.engine.name} ${s.engine.version}` : ''}`,
-  );
+  const base = sessions.map(sessionTitle);
   // Same titles would read as the same run: tell them apart by file or date.
   const titles = base.map((t, i) =>
     base.filter((x) => x === t).length > 1 ? `${t} (${sessions[i].origin.file ?? sessions[i].createdAt})` : t,
@@ -348,6 +353,7 @@ export function compareSessions(sessions: readonly Session[], names?: readonly s
     decode: sessions.slice(1).map((s, i) => ratioMatrix(sessions[0], s, i + 1, labels)),
     deltas: deltaRows(sessions, labels),
     load: loadComparison(sessions, labels),
+    overlay: overlaySessions(sessions, labels),
   };
 }
 

@@ -12,7 +12,7 @@ import { cellKey } from '../cell-key';
 import { matrixAxes } from './matrix-model';
 import { cellIndex } from '../cell-key';
 import type { TableModel } from './report-model';
-import { type ComparisonModel, compareSessions, labelOf } from './compare-model';
+import { type ComparisonModel, compareSessions, labelOf, sessionTitle } from './compare-model';
 import { cellDifference } from './cell-difference';
 import { loadSessionsTable } from './load-compare';
 import { START_TIME_LABEL, fmtStartTime } from './start-time';
@@ -96,7 +96,11 @@ function resultText(e: SweepEntry): string {
   return counts.map(([status, n]) => `${STATUS_WORDS[status]} ${n}`).join(', ') || 'no cells';
 }
 
-export function buildSweepModel(entries: readonly SweepEntry[]): SweepModel {
+/**
+ * `kind`: a sweep's variants are told apart by their settings; sessions compared have none, so
+ * each is told by what ran (its model, hardware and engine) beside its file, not its file twice.
+ */
+export function buildSweepModel(entries: readonly SweepEntry[], kind: 'sweep' | 'sessions' = 'sweep'): SweepModel {
   const labels = entries.map((_, i) => labelOf(i));
   const best = bestCells(entries);
   const wins = entries.map((_, i) => best.rows.flat().filter((b) => b.entry === i && !b.tied.length).length);
@@ -110,10 +114,13 @@ export function buildSweepModel(entries: readonly SweepEntry[]): SweepModel {
         })),
       )
     : {
-        header: ['Variant', 'Settings', 'Session file', 'Result', 'Best in cells', START_TIME_LABEL],
+        header:
+          kind === 'sweep'
+            ? ['Variant', 'Settings', 'Session file', 'Result', 'Best in cells', START_TIME_LABEL]
+            : ['Session', 'What ran', 'Session file', 'Result', 'Best in cells', START_TIME_LABEL],
         rows: entries.map((e, i) => [
           labels[i],
-          e.variant.label || '(as given)',
+          kind === 'sweep' ? e.variant.label || '(as given)' : e.session ? sessionTitle(e.session) : NONE,
           e.session ? e.file : NONE,
           resultText(e),
           String(wins[i]),

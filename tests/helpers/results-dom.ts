@@ -54,3 +54,10 @@ export async function expectResultsMatchReport(page: Page, session: Session): Pr
   expect(screen.header).toEqual(report.measurements.header);
   expect(screen.rows).toEqual(report.measurements.rows);
 }
+
+/** Results > Export > the item with this test id (export-markdown, export-pdf, …): the menu opens first. */
+export async function chooseExport(page: Page, testId: string): Promise<void> {
+  const menu = page.getByTestId('export-menu');
+  if (!(await menu.evaluate((d: HTMLDetailsElement) => d.open))) await menu.locator('summary').click();
+  await page.getByTestId(testId).click();
+}

@@ -18,6 +18,7 @@ import { parseTargets } from '#shared/report/slo';
 import { bestLabel, buildSweepModel } from '#shared/report/sweep-model';
 import type { Session } from '#shared/session/schema';
 import { webTest as it } from '../helpers/fixtures';
+import { chooseExport } from '../helpers/results-dom';
 import { SWEEP_FILES, makeSweepFolder } from '../integration/compare/real-sweep';
 import { hasChromium, openPage, shot } from './browser';
 
@@ -278,7 +279,7 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
 
     const md = join(root, 'chosen.md');
     bridge.dialogs.saveQueue.push(md);
-    await page.getByTestId('export-markdown').click();
+    await chooseExport(page, 'export-markdown');
     await expect.poll(() => existsSync(md)).toBe(true);
     const text = readFileSync(md, 'utf8');
     expect(text).toBe(
@@ -289,7 +290,7 @@ describe.skipIf(!hasChromium)('the comparison view in Chromium', () => {
 
     const pdf = join(root, 'chosen.pdf');
     bridge.dialogs.saveQueue.push(pdf);
-    await page.getByTestId('export-pdf').click();
+    await chooseExport(page, 'export-pdf');
     await expect.poll(() => existsSync(pdf), { timeout: 60_000 }).toBe(true);
     const pdfText = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
     expect(pdfText).toContain('Capacity within targets');

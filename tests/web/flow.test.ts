@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { readSessionFile } from '../../src-main/platform/session/read';
 import { webTest } from '../helpers/fixtures';
-import { coreSession, expectResultsMatchReport } from '../helpers/results-dom';
+import { coreSession, expectResultsMatchReport, chooseExport } from '../helpers/results-dom';
 import { FAKE_NVIDIA_SMI } from '../helpers/fake-servers';
 import { hasChromium, shot } from './browser';
 import { setChips } from '../helpers/run-view';
@@ -176,14 +176,14 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     expect(await page.getByTestId('file-title').textContent()).toBe(name);
     expect(await page.locator('[data-testid="heatmap"] [data-cell="8192x2"]').innerText()).toBe('Looped');
 
-    await page.getByTestId('export-markdown').click();
+    await chooseExport(page, 'export-markdown');
     await page.getByTestId('last-export').waitFor();
     const md = join(bridge.dialogs.saveDir, name.replace(/\.speedmatrix\.json$/, '.md'));
     await expect.poll(() => existsSync(md)).toBe(true);
     const text = readFileSync(md, 'utf8');
     expect(text).toMatch(/Looped/);
     expect(text).toMatch(/Over capacity/);
-    await page.getByTestId('export-pdf').click();
+    await chooseExport(page, 'export-pdf');
     const pdf = md.replace(/\.md$/, '.pdf');
     await expect.poll(() => existsSync(pdf), { timeout: 60_000 }).toBe(true);
     expect(readFileSync(pdf).subarray(0, 5).toString()).toBe('%PDF-');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { webTest as it } from '../helpers/fixtures';
+import { chooseExport } from '../helpers/results-dom';
 import { serializeSession } from '../../src-main/platform/session/write';
 import type { BridgeServer } from '../helpers/bridge-server';
 import { sampleCell, sampleSession } from '../helpers/sample-session';
@@ -128,7 +129,7 @@ describe.skipIf(!hasChromium)('Latency percentiles and data exports in Chromium'
     await openSession(page, bridge, 'exports.speedmatrix.json');
     const out = (ext: string) => join(bridge.dialogs.saveDir, `exports${ext}`);
 
-    await page.getByTestId('export-html').click();
+    await chooseExport(page, 'export-html');
     await expect.poll(() => existsSync(out('.html')), { timeout: 30_000 }).toBe(true);
     const html = readFileSync(out('.html'), 'utf8');
     expect(html).toContain('<table class="latency">');
@@ -137,7 +138,7 @@ describe.skipIf(!hasChromium)('Latency percentiles and data exports in Chromium'
     );
     expect(await page.getByTestId('last-export').innerText()).toBe('Exported exports.html');
 
-    await page.getByTestId('export-csv').click();
+    await chooseExport(page, 'export-csv');
     await expect.poll(() => existsSync(out('.csv')), { timeout: 30_000 }).toBe(true);
     const [head, ...lines] = readFileSync(out('.csv'), 'utf8').trimEnd().split('\r\n');
     const names = head.split(',');
@@ -147,7 +148,7 @@ describe.skipIf(!hasChromium)('Latency percentiles and data exports in Chromium'
       ['131072', '7.824', '3', ''],
     ]);
 
-    await page.getByTestId('export-jsonl').click();
+    await chooseExport(page, 'export-jsonl');
     await expect.poll(() => existsSync(out('.jsonl')), { timeout: 30_000 }).toBe(true);
     const requests = readFileSync(out('.jsonl'), 'utf8')
       .trimEnd()

@@ -12,6 +12,7 @@ import { loadSection, loadRow } from '#shared/report/load-model';
 import type { LoadView } from '#shared/ipc/contract';
 import { LOAD_CSV_COLUMNS } from '../../src-main/workflows/report/data-export';
 import { webTest } from '../helpers/fixtures';
+import { chooseExport } from '../helpers/results-dom';
 import { setChips } from '../helpers/run-view';
 import { hasChromium, shot } from './browser';
 import { startSmallSim } from '../helpers/core-sim';
@@ -95,19 +96,19 @@ describe.skipIf(!hasChromium)('the Run view’s Load mode in Chromium with the s
     const gpu = session.data.session.hardware.gpus[0]?.name ?? '';
     expect(gpu).toMatch(/ \(simulated\)$/);
     expect(await page.getByTestId('block-hardware').innerText()).toContain(gpu);
-    expect(await page.getByTestId('export-csv').innerText()).toBe('Export passes (CSV)');
+    expect(await page.getByTestId('export-csv').textContent()).toBe('Passes (CSV)');
     expect(await page.getByTestId('export-jsonl').isDisabled()).toBe(true);
     expect(await sideways(page)).toBe(0);
     await shot(page, '72-load-results-1280');
 
     // Exports: Markdown carries the load section; the CSV has one row per pass, in base units.
     const exported = (ext: string) => readdirSync(bridge.dialogs.saveDir).filter((f) => f.endsWith(ext));
-    await page.getByTestId('export-markdown').click();
+    await chooseExport(page, 'export-markdown');
     await expect.poll(() => exported('.md').length, { timeout: 10_000 }).toBe(1);
     const md = readFileSync(join(bridge.dialogs.saveDir, exported('.md')[0]), 'utf8');
     expect(md).toContain(section.answer);
     expect(md).toContain(section.table.header.join(' | '));
-    await page.getByTestId('export-csv').click();
+    await chooseExport(page, 'export-csv');
     await expect.poll(() => exported('.csv').length, { timeout: 10_000 }).toBe(1);
     const csv = readFileSync(join(bridge.dialogs.saveDir, exported('.csv')[0]), 'utf8')
       .trim()

@@ -11,7 +11,7 @@ import { importText } from '../../src-main/workflows/importers';
 import { serializeSession } from '../../src-main/platform/session/write';
 import { webTest as it } from '../helpers/fixtures';
 import { ROOT } from '../helpers/paths';
-import { hasChromium, openPage } from './browser';
+import { hasChromium, openPage, shot } from './browser';
 
 describe.skipIf(!hasChromium)('load sessions in Chromium', () => {
   it('Results shows the load answer and one row per pass, and no matrix', async ({ bridge, browser }) => {
@@ -36,6 +36,17 @@ describe.skipIf(!hasChromium)('load sessions in Chromium', () => {
     );
     expect(await page.getByTestId('heatmap').count()).toBe(0);
     expect(await page.getByTestId('measurements').count()).toBe(0);
+    // Every column of the table is in view at 1400 px and at 1024 px: none is cut off behind a scroll.
+    for (const width of [1400, 1024]) {
+      await page.setViewportSize({ width, height: 900 });
+      await table.scrollIntoViewIfNeeded();
+      await shot(page, `84-load-table-${width}`, false);
+      const hidden = await table.evaluate((t) => {
+        const wrap = t.parentElement!;
+        return { scroll: wrap.scrollWidth - wrap.clientWidth, page: document.documentElement.scrollWidth - innerWidth };
+      });
+      expect(hidden, `${width} px`).toEqual({ scroll: 0, page: 0 });
+    }
     expect(problems).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ import { runCli } from '../helpers/cli';
 import { ROOT } from '../helpers/paths';
 import { sampleSession } from '../helpers/sample-session';
 import { SWEEP_FILES, makeSweepFolder } from '../integration/compare/real-sweep';
-import { hasChromium, launchChromium } from './browser';
+import { hasChromium, launchChromium, shot } from './browser';
 
 const SEED = join(ROOT, 'tests/unit/importers/fixtures/fara-benchmark_results.json');
 
@@ -121,6 +121,9 @@ describe.skipIf(!hasChromium)('the results site in Chromium, offline from file:/
     );
     expect(byRun['demo.speedmatrix.json'].marks).toBe('SIMULATED');
     expect(byRun['benchmark_results.json'].marks).toBe('imported');
+    // The index fits the 1400 px window: its table wraps rather than widening the page.
+    await shot(page, '83-site-index-1400');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1400);
     expect(byRun['--max-model-len=32768 --max-num-seqs=4'].marks).toBe('SIMULATED');
     // The sample session's figures: 34,600 prompt tok/s at 8K; one request alone 141.4 tok/s; best 282.8 at 8K × 2.
     expect(byRun['demo.speedmatrix.json']).toMatchObject({
@@ -220,6 +223,21 @@ describe.skipIf(!hasChromium)('the results site in Chromium, offline from file:/
     expect(r.code).toBe(0);
     expect(await mainOf(page)).toBe(await mainOfFile(exported));
     expect(await page.getByRole('link', { name: '← All runs' }).count()).toBe(1);
+
+    // The sessions overlaid: as measured first; the switch shows one normalisation at a time, with no script.
+    const panel = (mode: string) => page.locator(`.overlay-panel[data-normalisation="${mode}"]`);
+    expect(await panel('measured').isVisible()).toBe(true);
+    expect(await panel('per-gpu').isVisible()).toBe(false);
+    await page.locator('label[for="overlay-per-gpu"]').click();
+    expect(await panel('per-gpu').isVisible()).toBe(true);
+    expect(await panel('measured').isVisible()).toBe(false);
+    expect(await panel('per-gpu').locator('.overlay-ranking li').first().innerText()).toMatch(
+      /^1\. [AB] · .+ × 1 · SpeedMatrix .+: [\d,.]+ tok\/s per GPU at \d+K × \d+$/,
+    );
+    await page.locator('label[for="overlay-per-watt"]').click();
+    expect(await panel('per-watt').innerText()).toMatch(/no GPU power telemetry/);
+    await page.locator('.overlay').scrollIntoViewIfNeeded();
+    await shot(page, '81-site-compare-overlay', false);
     expect(problems).toEqual([]);
   });
 });

@@ -182,7 +182,7 @@ export class ComparisonControl {
   view(): ComparisonView | null {
     const o = this.opened;
     if (!o) return null;
-    const sweep = buildSweepModel(o.entries);
+    const sweep = buildSweepModel(o.entries, o.source === 'sweep' ? 'sweep' : 'sessions');
     return {
       source: o.source,
       dir: o.dir,

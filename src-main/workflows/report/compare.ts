@@ -27,6 +27,13 @@ import {
 import { LOAD_COMPARE_CAPTION } from '#shared/report/load-compare';
 import { curveChartSvg, heatmapSvg } from './svg';
 import { SERIES_COLORS } from '#shared/report/scale';
+import type { GpuPrice } from '#shared/report/price';
+import { overlayHtml, overlayMarkdown } from './overlay';
+
+/** What a comparison is drawn with beyond its sessions: the GPU price its per-price overlay needs. */
+export interface CompareOptions {
+  gpuPrice?: GpuPrice | null;
+}
 
 /** The banner over a comparison or a sweep report when any of its sessions is simulated (words: simulatedBanner). */
 export function simulatedBannerMarkdown(simulated: readonly boolean[]): string[] {
@@ -39,7 +46,7 @@ export function simulatedBannerHtml(simulated: readonly boolean[]): string[] {
   return banner ? [`<p class="banner">${esc(banner)}</p>`] : [];
 }
 
-export function renderCompareMarkdown(sessions: readonly Session[]): string {
+export function renderCompareMarkdown(sessions: readonly Session[], opts: CompareOptions = {}): string {
   const m = compareSessions(sessions);
   const out: string[] = [
     comparisonKicker(m),
@@ -49,7 +56,7 @@ export function renderCompareMarkdown(sessions: readonly Session[]): string {
     ...simulatedBannerMarkdown(m.simulated),
   ];
   m.titles.forEach((t, i) => out.push(`- **${m.labels[i]}**: ${md(t)}${m.simulated[i] ? ' **(SIMULATED)**' : ''}`));
-  out.push('', ...compareVerdictMarkdown(m), ...compareMarkdownSections(m));
+  out.push('', ...compareVerdictMarkdown(m), ...compareMarkdownSections(m, opts));
   return `${out
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
@@ -84,7 +91,7 @@ export function compareVerdictHtml(m: ComparisonModel): string[] {
 }
 
 /** The comparison's sections (differences, prefill, ratio matrices, deltas), as Markdown lines. */
-export function compareMarkdownSections(m: ComparisonModel): string[] {
+export function compareMarkdownSections(m: ComparisonModel, opts: CompareOptions = {}): string[] {
   const out: string[] = [
     '## Differences',
     '',
@@ -102,6 +109,7 @@ export function compareMarkdownSections(m: ComparisonModel): string[] {
   for (const r of m.decode) {
     out.push(`## Sustained decode: ${r.label}`, '', line(ratioCaption(m)), '', markdownTable(ratioTable(r)), '');
   }
+  out.push(...overlayMarkdown(m, opts.gpuPrice ?? null));
   out.push('## Deltas', '', deltasCaption(m), '');
   out.push(m.deltas.length ? markdownTable(deltasTable(m)) : 'No decode measurements in these sessions.', '');
   return out;
@@ -139,7 +147,11 @@ function prefillOverlay(m: ComparisonModel): string {
   });
 }
 
-export function renderCompareHtml(sessions: readonly Session[], frame: PageFrame = {}): string {
+export function renderCompareHtml(
+  sessions: readonly Session[],
+  frame: PageFrame = {},
+  opts: CompareOptions = {},
+): string {
   const m = compareSessions(sessions);
   const out: string[] = [
     `<p class="kicker">${esc(comparisonKicker(m))}</p>`,
@@ -152,12 +164,12 @@ export function renderCompareHtml(sessions: readonly Session[], frame: PageFrame
       `<li><strong>${m.labels[i]}</strong>: ${esc(t)}${m.simulated[i] ? ' <strong>(SIMULATED)</strong>' : ''}</li>`,
     ),
   );
-  out.push('</ul>', ...compareVerdictHtml(m), ...compareHtmlSections(m));
+  out.push('</ul>', ...compareVerdictHtml(m), ...compareHtmlSections(m, opts));
   return htmlDocument(`Comparison: ${m.titles.join(' vs ')}`, out.join('\n'), frame);
 }
 
 /** The comparison's sections (differences, prefill, ratio heatmaps, deltas), as HTML. */
-export function compareHtmlSections(m: ComparisonModel): string[] {
+export function compareHtmlSections(m: ComparisonModel, opts: CompareOptions = {}): string[] {
   const out: string[] = [];
   out.push('<h2>Differences</h2>', '<p class="caption">Settings that differ between the sessions are highlighted.</p>');
   const differing = new Set(m.differences.flatMap((d, i) => (d.differs ? [i] : [])));
@@ -176,6 +188,7 @@ export function compareHtmlSections(m: ComparisonModel): string[] {
       `<figure>${heatmapSvg(ratioHeatmap(r))}</figure>`,
     );
   }
+  out.push(...overlayHtml(m, opts.gpuPrice ?? null));
   out.push('<h2>Deltas</h2>', `<p class="caption">${esc(deltasCaption(m))}</p>`);
   out.push(
     m.deltas.length ? htmlTable(deltasTable(m), 'measurements') : '<p>No decode measurements in these sessions.</p>',

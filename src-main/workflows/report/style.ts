@@ -5,6 +5,8 @@
  * no network requests. Light and dark follow prefers-color-scheme; print is always light and
  * fits A4 and Letter (12 mm margins leave 186 mm / 192 mm of width; tables shrink to fit).
  */
+import { NORMALISATIONS } from '#shared/report/overlay';
+
 export const REPORT_CSS = `
 :root {
   color-scheme: light dark;
@@ -69,6 +71,13 @@ ul.notes { font-size: 13px; padding-left: 18px; }
 footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
 .site-nav { max-width: 1100px; margin: 0 auto; padding: 16px 32px 0; font-size: 13px; }
 .site-nav a { color: var(--accent); }
+/* The sessions overlaid (overlay.ts): one normalisation at a time on screen, by radio buttons and no script. */
+.overlay > input { margin: 0 4px 0 0; vertical-align: middle; }
+.overlay > label { margin-right: 16px; cursor: pointer; }
+.overlay-panel { display: none; }
+.overlay-panel > h3 { display: none; }
+${NORMALISATIONS.map((n) => `#overlay-${n}:checked ~ .overlay-${n}`).join(', ')} { display: block; }
+.overlay-legend li { display: flex; align-items: center; gap: 6px; }
 @media screen and (max-width: 800px) { .blocks { grid-template-columns: 1fr; } }
 @media (prefers-color-scheme: dark) {
   .tone-discarded, .tone-failed { color: #f08a73; }
@@ -87,6 +96,10 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
   main.report { max-width: none; padding: 0; }
   h1 { font-size: 18pt; }
   h2 { font-size: 13pt; margin-top: 14pt; break-after: avoid; page-break-after: avoid; }
+  /* A heading, its caption and the chart below go to a page together: never a page ending on
+     "Prefill" and its caption with the chart on the next. */
+  h2 + .caption { break-after: avoid; page-break-after: avoid; }
+  h2 + .caption + figure, h2 + figure { break-before: avoid; page-break-before: avoid; }
   .blocks { gap: 6pt; }
   .glance dl { gap: 4pt; }
   .glance-value { font-size: 12pt; }
@@ -106,5 +119,8 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
   footer { font-size: 8pt; margin-top: 12pt; break-before: avoid; page-break-before: avoid; }
   .site-nav { display: none; }
   .timelines { display: none; }
+  /* Print has no switch: every normalisation, one after another, each under its name. */
+  .overlay > input, .overlay > label { display: none; }
+  .overlay-panel, .overlay-panel > h3 { display: block; }
 }
 `;

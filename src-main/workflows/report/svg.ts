@@ -19,6 +19,8 @@ interface CurvePoint {
 interface CurveSeries {
   label: string;
   color: string;
+  /** An SVG stroke-dasharray ("6 4"), to tell a session's contexts apart; solid when absent. */
+  dash?: string;
   points: CurvePoint[];
 }
 
@@ -33,6 +35,10 @@ interface CurveChartOptions {
   valueLabels?: boolean;
   width?: number;
   height?: number;
+  /** An x value as its tick says it; contexts ("8K") unless given. */
+  xTick?: (x: number) => string;
+  /** False: the caller lists the series beside the chart (long names do not fit its top line). */
+  legend?: boolean;
 }
 
 /** Centres of two labels of a context ("251K", "12.7K") closer than this overlap. */
@@ -94,7 +100,7 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
   xs.forEach((x, i) => {
     const dy = axisLanes[i] * LINE;
     out.push(
-      `<text x="${r1(sx(x))}" y="${H - m.bottom + 18 + dy}" text-anchor="middle" fill="currentColor">${esc(fmtContext(x))}</text>`,
+      `<text x="${r1(sx(x))}" y="${H - m.bottom + 18 + dy}" text-anchor="middle" fill="currentColor">${esc((opts.xTick ?? fmtContext)(x))}</text>`,
     );
   });
   out.push(
@@ -107,7 +113,7 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
     const pts = [...s.points].sort((a, b) => a.x - b.x);
     if (pts.length > 1) {
       out.push(
-        `<polyline fill="none" stroke="${esc(s.color)}" stroke-width="2.5" points="${pts.map((p) => `${r1(sx(p.x))},${r1(sy(p.y))}`).join(' ')}"/>`,
+        `<polyline fill="none" stroke="${esc(s.color)}" stroke-width="2.5"${s.dash ? ` stroke-dasharray="${esc(s.dash)}"` : ''} points="${pts.map((p) => `${r1(sx(p.x))},${r1(sy(p.y))}`).join(' ')}"/>`,
       );
     }
     pts.forEach((p) => {
@@ -124,7 +130,7 @@ export function curveChartSvg(series: readonly CurveSeries[], opts: CurveChartOp
       }
     });
   }
-  if (series.length > 1) {
+  if (series.length > 1 && opts.legend !== false) {
     series.forEach((s, i) => {
       const x = m.left + 8 + i * Math.floor(pw / series.length);
       out.push(`<rect x="${x}" y="6" width="12" height="12" fill="${esc(s.color)}"/>`);

@@ -30,6 +30,10 @@ body[data-page="index"] main.report { max-width: none; }
 table.site-index { width: 100%; }
 table.site-index td { white-space: nowrap; }
 table.site-index td.run { white-space: normal; text-align: left; min-width: 14em; }
+/* Words (GPU, model, engine) wrap and figures do not: a long model name or version would otherwise widen the
+   table past the window. */
+table.site-index td.text { white-space: normal; overflow-wrap: anywhere; min-width: 7.5em; }
+table.site-index th { overflow-wrap: normal; }
 table.site-index th button { all: unset; cursor: pointer; display: block; width: 100%; }
 table.site-index th button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 table.site-index th[aria-sort="ascending"] button::after { content: " ▲"; }

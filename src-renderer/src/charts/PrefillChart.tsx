@@ -27,7 +27,8 @@ export const PrefillChart = memo(function PrefillChart({
     const labels = valid.map((p) => fmtContext(p.context));
     // Ticks closer than ~10% on the log axis (251K next to 256K) would print over each other.
     const tickText = labels.map((l, i) => (i > 0 && Math.log10(x[i] / x[i - 1]) < 0.04 ? '' : l));
-    const axis = { color: c.text, gridcolor: c.grid, zerolinecolor: c.grid };
+    // automargin: a wide tick label ("1500K") widens the margin rather than pushing the axis title out of the chart.
+    const axis = { color: c.text, gridcolor: c.grid, zerolinecolor: c.grid, automargin: true };
     const ttftMs = valid.map((p) => (p.ttftSeconds ?? 0) * 1000);
     const ticks = (max: number) => {
       const s = zeroScale(max);

@@ -47,6 +47,9 @@ const ALLOWED_TAGS = new Set([
   // The folded cell timelines: opened by the browser itself, no script.
   'details',
   'summary',
+  // The overlay's normalisation switch: radio buttons and CSS, no script.
+  'input',
+  'label',
   'table',
   'thead',
   'tbody',

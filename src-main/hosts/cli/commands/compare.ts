@@ -4,6 +4,7 @@ import type { Regression } from '#shared/report/compare-verdict';
 import type { LoadRegression } from '#shared/report/load-gate';
 import type { Session } from '#shared/session/schema';
 import type { LoadRun } from '#shared/session/schema-load';
+import { GPU_PRICE_HINT, parseGpuPrice } from '#shared/report/price';
 import { parseRegressionLimit } from './compare-flags';
 import { EXIT } from './exit';
 import { Refusal, checkWritableFolder } from './out-folder';
@@ -13,6 +14,7 @@ interface CompareOptions {
   out?: string;
   json?: boolean;
   maxRegression?: string;
+  gpuPrice?: string;
 }
 
 const fail = (message: string, code: number): void => {
@@ -34,6 +36,10 @@ export function registerCompare(program: Command): void {
       '--max-regression <percent>',
       'regression gate: exit 3, naming the cells, when a cell of a later file is slower than the first by more than this (e.g. 5%) beyond the noise',
     )
+    .option(
+      '--gpu-price <price>',
+      "price of one GPU for one hour, for the overlay's tok/s per price per hour (a server's price counts every GPU it used): 2.5 (US dollars), 2.1 EUR, €2.10",
+    )
     .action(async (files: string[], opts: CompareOptions) => {
       if (files.length < 2)
         return fail(
@@ -46,6 +52,9 @@ export function registerCompare(program: Command): void {
           `--max-regression takes a percentage from 0 to 100, e.g. --max-regression 5%; got "${opts.maxRegression}".`,
           EXIT.usage,
         );
+      const gpuPrice = opts.gpuPrice === undefined ? null : parseGpuPrice(opts.gpuPrice);
+      if (opts.gpuPrice !== undefined && gpuPrice === null)
+        return fail(`--gpu-price: "${opts.gpuPrice}" is not a price; give ${GPU_PRICE_HINT}.`, EXIT.usage);
       const [{ openSessionOrImport }, report, { writeFileAtomic }, { compareSessions }, verdict, { loadMixRefusal }] =
         await Promise.all([
           import('../../../workflows/importers/open'),
@@ -90,8 +99,8 @@ export function registerCompare(program: Command): void {
       const text = opts.json
         ? `${JSON.stringify(limit === null ? model : { ...model, regressions: slower }, null, 2)}\n`
         : opts.format === 'html'
-          ? report.renderCompareHtml(sessions)
-          : report.renderCompareMarkdown(sessions);
+          ? report.renderCompareHtml(sessions, {}, { gpuPrice })
+          : report.renderCompareMarkdown(sessions, { gpuPrice });
       if (!opts.out) process.stdout.write(text);
       else {
         const written = await writeFileAtomic(opts.out, text);

@@ -29,6 +29,7 @@ import { fmtContext, tokPerSec } from '../../format';
 import { useApp } from '../../store';
 import { exportComparison, openSession } from '../../store/actions';
 import { ModelTable } from '../../components/ModelTable';
+import { OverlayCompare } from './OverlayCompare';
 import { PrefillCompareChart } from './PrefillCompareChart';
 import { ratioHeatmap } from './ratio-heatmap';
 import { SweepJobs } from './SweepJobs';
@@ -299,6 +300,7 @@ function MatrixCompared({ m }: { m: ComparisonModel }) {
           <Heatmap model={ratioHeatmap(r, m.deltas)} caption={`${r.label} total tok/s`} scaleKey={RATIO_KEY} />
         </section>
       ))}
+      <OverlayCompare m={m} />
       <section>
         <h3>Prefill</h3>
         <p className="muted">{prefillCaption(m)}</p>

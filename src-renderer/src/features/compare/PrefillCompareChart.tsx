@@ -13,7 +13,8 @@ export const PrefillCompareChart = memo(function PrefillCompareChart({ m }: { m:
   const dark = useDarkTheme();
   const { data, layout } = useMemo(() => {
     const c = chartColors(dark);
-    const axis = { color: c.text, gridcolor: c.grid, zerolinecolor: c.grid };
+    // automargin: a wide tick label ("1500K") widens the margin rather than pushing the axis title out of the chart.
+    const axis = { color: c.text, gridcolor: c.grid, zerolinecolor: c.grid, automargin: true };
     const data = m.labels.map((label, i) => {
       const rows = m.prefill.filter((r) => r.tokensPerSecond[i] !== null);
       return {

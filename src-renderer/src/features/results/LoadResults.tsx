@@ -25,7 +25,9 @@ export function LoadResults({ section, results }: { section: LoadSection; result
           <LoadLatencyChart results={results} />
         </section>
       </div>
-      <ModelTable table={section.table} testId="load-table" />
+      <div className="load-passes">
+        <ModelTable table={section.table} testId="load-table" />
+      </div>
       {section.notes.map((n) => (
         <p key={n} className="muted">
           {n}

@@ -13,10 +13,11 @@ import { PrefillChart } from '../../charts/PrefillChart';
 import { TradeOffChart } from '../../charts/TradeOffChart';
 import { basename } from '../../path';
 import { useApp } from '../../store';
-import { compareSessions, exportReport, openSession, openSweep, publishSite, saveSession } from '../../store/actions';
+import { compareSessions, openSession, openSweep, publishSite, saveSession } from '../../store/actions';
 import { Block, Empty } from '../../components/ui';
 import { openFilePicker } from '../../components/FilePicker';
 import { CapacityTable } from './CapacityTable';
+import { ExportMenu } from './ExportMenu';
 import { Glance } from './Glance';
 import { CellDetail } from './CellDetail';
 import { HeatmapControls, useGpuPrice, useTargets } from './HeatmapControls';
@@ -58,42 +59,7 @@ export function ResultsView() {
         <button type="button" onClick={() => void saveSession(true)} disabled={!meta.hasSession} data-testid="save-as">
           Save as…
         </button>
-        <button
-          type="button"
-          onClick={() => void exportReport('markdown')}
-          disabled={!canExport}
-          data-testid="export-markdown"
-        >
-          Export Markdown
-        </button>
-        <button type="button" onClick={() => void exportReport('html')} disabled={!canExport} data-testid="export-html">
-          Export HTML
-        </button>
-        <button type="button" onClick={() => void exportReport('pdf')} disabled={!canExport} data-testid="export-pdf">
-          Export PDF
-        </button>
-        <button
-          type="button"
-          onClick={() => void exportReport('csv')}
-          disabled={!canExport}
-          data-testid="export-csv"
-          title={
-            isLoad
-              ? "Every load pass's figures, one row each, in base units"
-              : "Every decode cell's figures, one row each, in base units"
-          }
-        >
-          {isLoad ? 'Export passes (CSV)' : 'Export cells (CSV)'}
-        </button>
-        <button
-          type="button"
-          onClick={() => void exportReport('jsonl')}
-          disabled={!canExport || isLoad}
-          data-testid="export-jsonl"
-          title="Every request of every decode cell, one JSON record per line"
-        >
-          Export requests (JSON Lines)
-        </button>
+        <ExportMenu canExport={canExport} isLoad={isLoad} />
         <button type="button" onClick={() => void openSweep()} data-testid="open-sweep">
           Open sweep…
         </button>
