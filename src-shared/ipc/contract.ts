@@ -475,7 +475,8 @@ export const invokeArgs = {
   'compare:open-sessions': z.tuple([z.array(z.string().min(1).max(4096)).min(2).max(26).optional()]),
   /** The open comparison, or null. */
   'compare:get': z.tuple([]),
-  'compare:export': z.tuple([ComparisonFormatSchema, optionalPath]),
+  /** The view carries the GPU price the person gave, for the overlay's per-price lines (null path: the dialog). */
+  'compare:export': z.tuple([ComparisonFormatSchema, optionalPath.nullable(), ReportViewSchema.optional()]),
   /** Cancel the open Slurm sweep's jobs that wait or run (scancel); the page asks the person first. */
   'compare:cancel-jobs': z.tuple([]),
   /** Build a results site from the runs under a folder into a site folder; folder dialogs ask for those absent. */

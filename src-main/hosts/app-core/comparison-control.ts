@@ -20,6 +20,7 @@ import { SWEEP_MANIFEST, readManifest } from '../../workflows/sweep/manifest';
 import { cancelSweep, slurmStatus } from '../../workflows/sweep/slurm-sweep';
 import { type Dialogs, withSaveExtension } from './session-control';
 import { CancelledError, UserError } from './user-error';
+import type { GpuPrice } from '#shared/report/price';
 import { type PrintPdf, printedPdf } from './print-pdf';
 
 /** What is open: the entries the models are built from, kept so an export renders the same thing. */
@@ -205,16 +206,19 @@ export class ComparisonControl {
   }
 
   /** The open comparison as the CLI writes it: sweep.md / sweep.html for a sweep, `compare` for files. */
-  render(format: 'markdown' | 'html'): string {
+  render(format: 'markdown' | 'html', gpuPrice: GpuPrice | null = null): string {
     const o = this.opened;
     if (!o) throw new UserError('There is no comparison to export: open a sweep folder or compare sessions first.');
     if (o.source === 'sweep') return format === 'html' ? renderSweepHtml(o.entries) : renderSweepMarkdown(o.entries);
     const sessions = o.entries.map((e) => e.session as Session);
-    return format === 'html' ? renderCompareHtml(sessions) : renderCompareMarkdown(sessions);
+    return format === 'html'
+      ? renderCompareHtml(sessions, {}, { gpuPrice })
+      : renderCompareMarkdown(sessions, { gpuPrice });
   }
 
-  async export(format: ComparisonFormat, path?: string): Promise<{ file: string }> {
-    const data = format === 'pdf' ? await printedPdf(this.printPdf, this.render('html')) : this.render(format);
+  async export(format: ComparisonFormat, path?: string, gpuPrice: GpuPrice | null = null): Promise<{ file: string }> {
+    const html = () => this.render('html', gpuPrice);
+    const data = format === 'pdf' ? await printedPdf(this.printPdf, html()) : this.render(format, gpuPrice);
     let file = path;
     if (!file && this.dialogs) {
       const chosen = await this.dialogs.chooseSavePath(this.defaultName(format), format, this.opened?.dir ?? null);

@@ -19,6 +19,7 @@ import {
   parseArgs,
 } from '#shared/ipc/contract';
 import { type CellRef, type ExportFormat, type ReportView } from '#shared/ipc/forms';
+import { DEFAULT_CURRENCY, type GpuPrice } from '#shared/report/price';
 import { EXTERNAL_ALLOWLIST } from '#shared/ipc/channels';
 import type { ReportOptions } from '#shared/report/report-model';
 import { TargetSpecError, parseTargets } from '#shared/report/slo';
@@ -135,6 +136,12 @@ function reportOptions(view: ReportView | undefined): ReportOptions {
     gpuPricePerHour: view.gpuPricePerHour ?? null,
     gpuPriceCurrency: view.gpuPriceCurrency,
   };
+}
+
+/** The GPU price the person gave in Results, for a comparison's per-price lines; null when none. */
+function priceOfView(view: ReportView | undefined): GpuPrice | null {
+  const perHour = view?.gpuPricePerHour ?? null;
+  return perHour === null ? null : { perHour, currency: view?.gpuPriceCurrency ?? DEFAULT_CURRENCY };
 }
 
 /** The open session as a report or data file: at the path given, else where the save dialog says. */
@@ -423,7 +430,8 @@ export function createAppCore(opts: AppCoreOptions): AppCore {
     },
     'compare:get': async () => comparisons.view(),
     'compare:cancel-jobs': () => comparisons.cancelJobs(),
-    'compare:export': (format, path?: string) => comparisons.export(format, writablePath(path)),
+    'compare:export': (format, path?: string | null, view?: ReportView) =>
+      comparisons.export(format, writablePath(path ?? undefined), priceOfView(view)),
     'site:publish': async (from?: string, to?: string) =>
       publishSite(dialogs, await pickedPath(from, notPicked('File > Publish Site…')), writablePath(to)),
   };

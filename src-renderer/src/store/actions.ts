@@ -496,7 +496,7 @@ export async function cancelSweepJobs(live: number): Promise<void> {
 }
 
 export async function exportComparison(format: ComparisonFormat): Promise<void> {
-  const r = await call(bridgeOrThrow().exportComparison(format));
+  const r = await call(bridgeOrThrow().exportComparison(format, null, reportViewOf(st())));
   if (r.ok) {
     st().setLastExport(r.data.file);
     st().pushNotice({ level: 'info', message: `Exported ${r.data.file}` });

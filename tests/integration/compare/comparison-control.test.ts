@@ -255,6 +255,23 @@ describe('sessions compared as files', () => {
     expect(readFileSync(html.file, 'utf8')).toBe(renderCompareHtml([few, many]));
   });
 
+  it("the app's export carries the GPU price given in Results into the overlay's per-price lines", async () => {
+    const core = createAppCore({ host: 'bridge', dataDir: join(root, 'app-price') });
+    try {
+      const files = [join(sweepDir, SWEEP_FILES.fewSeqs), join(sweepDir, SWEEP_FILES.manySeqs)];
+      expect((await core.invoke('compare:open-sessions', [files])).ok).toBe(true);
+      const out = join(root, 'priced.md');
+      const view = { metric: 'total' as const, slo: '', gpuPricePerHour: 2.5, gpuPriceCurrency: 'EUR' };
+      expect(await core.invoke('compare:export', ['markdown', out, view])).toEqual({ ok: true, data: { file: out } });
+      const priced = readFileSync(out, 'utf8');
+      expect(priced).toBe(renderCompareMarkdown([few, many], { gpuPrice: { perHour: 2.5, currency: 'EUR' } }));
+      expect(priced).not.toBe(renderCompareMarkdown([few, many]));
+      expect(priced).toContain('EUR');
+    } finally {
+      await core.dispose();
+    }
+  });
+
   it('takes every file Open takes: a report’s text compares with a session', async () => {
     const v = await new ComparisonControl(null).openSessions([SYNTHETIC_REPORT, join(sweepDir, SWEEP_FILES.manySeqs)]);
     expect(v.entries.map((e) => e.name)).toEqual(['synthetic-matrix.txt', SWEEP_FILES.manySeqs]);
