@@ -151,3 +151,17 @@ export function repeatedSession(cells: Record<string, number[]>): Session {
   });
   return s;
 }
+
+/** A cell's GPU telemetry at a steady power draw (null: none recorded), its energy per token from `tokensPerSecond`. */
+export function powerTelemetry(watts: number | null, tokensPerSecond: number): DecodeCell['telemetry'] {
+  if (watts === null) return null;
+  return {
+    avgGpuUtilization: 0.9,
+    avgPowerWatts: watts,
+    avgSmClockHz: null,
+    avgMemoryUsedBytes: null,
+    avgTemperatureC: null,
+    throttleReasons: [],
+    energyPerTokenJoules: watts / tokensPerSecond,
+  };
+}

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { serializeSession } from '../../src-main/platform/session/write';
 import type { Session } from '#shared/session/schema';
 import { webTest as it } from '../helpers/fixtures';
-import { sampleCell, sampleSession } from '../helpers/sample-session';
+import { powerTelemetry, sampleCell, sampleSession } from '../helpers/sample-session';
 import { hasChromium, shot } from './browser';
 
 let root: string;
@@ -30,18 +30,7 @@ function session(gpu: string, gpus: number, display: string, totals: number[], w
       sampleCell(context, 2 ** i, {
         totalTokensPerSecond: t * (1 - k * 0.2),
         perRequestTokensPerSecond: (t * (1 - k * 0.2)) / 2 ** i,
-        telemetry:
-          watts === null
-            ? null
-            : {
-                avgGpuUtilization: 0.9,
-                avgPowerWatts: watts,
-                avgSmClockHz: null,
-                avgMemoryUsedBytes: null,
-                avgTemperatureC: null,
-                throttleReasons: [],
-                energyPerTokenJoules: watts / t,
-              },
+        telemetry: powerTelemetry(watts, t),
       }),
     ),
   );

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { renderCompareHtml, renderCompareMarkdown } from '../../../src-main/workflows/report/compare';
 import { REPORT_CSS } from '../../../src-main/workflows/report/style';
 import type { Session } from '#shared/session/schema';
-import { sampleCell, sampleSession } from '../../helpers/sample-session';
+import { powerTelemetry, sampleCell, sampleSession } from '../../helpers/sample-session';
 
 function session(gpus: number, display: string, totals: number[], watts: number | null): Session {
   const s = sampleSession();
@@ -19,18 +19,7 @@ function session(gpus: number, display: string, totals: number[], watts: number 
       sampleCell(context, 2 ** i, {
         totalTokensPerSecond: t,
         perRequestTokensPerSecond: t / 2 ** i,
-        telemetry:
-          watts === null
-            ? null
-            : {
-                avgGpuUtilization: 0.9,
-                avgPowerWatts: watts,
-                avgSmClockHz: null,
-                avgMemoryUsedBytes: null,
-                avgTemperatureC: null,
-                throttleReasons: [],
-                energyPerTokenJoules: watts / t,
-              },
+        telemetry: powerTelemetry(watts, t),
       }),
     ),
   );

@@ -16,7 +16,7 @@ import {
   overlaySeries,
   overlaySessions,
 } from '#shared/report/overlay';
-import { sampleCell, sampleSession } from '../../helpers/sample-session';
+import { powerTelemetry, sampleCell, sampleSession } from '../../helpers/sample-session';
 
 const USD = { perHour: 2, currency: 'USD' };
 
@@ -28,18 +28,7 @@ function session(gpus: number, display: string, totals: Record<number, number>, 
     sampleCell(8192, Number(c), {
       totalTokensPerSecond: total,
       perRequestTokensPerSecond: total / Number(c),
-      telemetry:
-        watts === null
-          ? null
-          : {
-              avgGpuUtilization: 0.9,
-              avgPowerWatts: watts,
-              avgSmClockHz: null,
-              avgMemoryUsedBytes: null,
-              avgTemperatureC: null,
-              throttleReasons: [],
-              energyPerTokenJoules: watts / total,
-            },
+      telemetry: powerTelemetry(watts, total),
     }),
   );
   return s;
