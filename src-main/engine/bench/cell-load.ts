@@ -6,7 +6,6 @@ import { fmtCell } from '#shared/report/format';
 import type { EngineKind } from '../server/target';
 import { Interrupt, type ServerClock } from './clock';
 import { type BenchHttp } from './http';
-import { type QueueSample } from './metrics';
 import { type PrecisionTarget } from './precision';
 import { type FailureCount, tooManyFailed } from './status';
 import { ChatStream, nowMs } from './stream';
@@ -177,35 +176,31 @@ export class CellLoad {
   }
 
   /**
-   * Stalls: no first token within the readiness timeout plus the window (unless the server
-   * says requests wait), or no bytes for the stall limit once streaming. Such a stream fails.
+   * Stalls: no bytes for the stall limit once streaming. Such a stream fails. A request with no
+   * first token yet is not judged here: the readiness gate (and its ramp-stuck rule) does that for
+   * the ramp, and a request the server holds without serving it is queueing, which the cell's
+   * status reports. Failing it at the readiness deadline plus the window raced the window's close
+   * and turned a Requests-queued cell into an Error (docs/method.md, "Statuses").
    * The verdict waits for the check phase of this loop turn: a check can run before the client
    * has read what came in while its own event loop was held up (timers run before I/O, and a
    * /metrics answer may be handled before the streams' bytes), and a client that was busy must
    * not blame the server for a silence that is its own. By then every waiting byte has been read.
    */
-  checkStalls(lastQueue: QueueSample | null): void {
-    const suspects = [...this.live].filter((s) => this.stallOf(s, lastQueue) !== null);
+  checkStalls(): void {
+    const suspects = [...this.live].filter((s) => this.stallOf(s) !== null);
     if (suspects.length === 0) return;
     setImmediate(() => {
       for (const s of suspects) {
-        const reason = s.outcome === 'running' ? this.stallOf(s, lastQueue) : null;
+        const reason = s.outcome === 'running' ? this.stallOf(s) : null;
         if (reason) s.failWith(reason);
       }
     });
   }
 
-  /** Why a stream counts as stalled now, or null. */
-  private stallOf(s: ChatStream, lastQueue: QueueSample | null): string | null {
-    const { clock } = this.x;
-    const now = nowMs();
-    if (s.firstTokenAt < 0) {
-      const queued = lastQueue !== null && lastQueue.waiting > 0;
-      return !queued && clock.seconds(now - s.sentAt) > this.x.readinessTimeoutSeconds + this.x.windowSeconds
-        ? `No first token after ${Math.round(clock.seconds(now - s.sentAt))} s: the server accepted the request but produced nothing.`
-        : null;
-    }
-    return clock.seconds(now - s.lastActivityAt) > this.x.stallSeconds
+  /** Why a streaming request counts as stalled now, or null. */
+  private stallOf(s: ChatStream): string | null {
+    if (s.firstTokenAt < 0) return null;
+    return this.x.clock.seconds(nowMs() - s.lastActivityAt) > this.x.stallSeconds
       ? `No token for ${this.x.stallSeconds} s: the stream stalled (the server stopped producing tokens).`
       : null;
   }

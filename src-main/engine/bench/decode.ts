@@ -144,7 +144,7 @@ async function readinessPhase(
   let state = READINESS_START;
   while (!stopCell.fired) {
     if (x.metrics) live.lastQueue = await scrapeQueue(x.http, x.engine);
-    load.checkStalls(live.lastQueue);
+    load.checkStalls();
     if (stopCell.fired) break;
     const step = readinessStep(
       state,
@@ -245,7 +245,7 @@ async function windowPhase(
       }
       rec.clientActive.push(load.clientActive());
       rec.clientOutstanding.push(load.outstanding());
-      load.checkStalls(live.lastQueue);
+      load.checkStalls();
       nextScrape += clock.wallMs(1);
       await stopCell.sleep(nextScrape - nowMs());
     }

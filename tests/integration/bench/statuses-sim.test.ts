@@ -225,7 +225,8 @@ describe('Requests queued only when requests really wait', () => {
     );
     const c = cellsOf(r.session)[`${context}x4`];
     // The fourth request never gets its share: the gate never sees all four steady, or they wait.
-    expect(c.status).toBe('queued');
+    // Never an Error: a request the server holds without serving is queueing, however late the window closes.
+    expect(c.status, c.reason ?? '').toBe('queued');
     expect(c.reason).toMatch(/readiness gate timed out|waiting in|below 95% of 4/);
     expect(c.queueEvidence!.scrapes).toBeGreaterThanOrEqual(6);
     expect(c.totalTokensPerSecond).toBeGreaterThan(0);
