@@ -4,11 +4,11 @@
  * the file). See docs/sweeps.md.
  */
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ComparisonEntryView } from '#shared/ipc/contract';
 import type { SweepEntry } from '#shared/report/sweep-model';
 import { readSessionFile } from '../../platform/session/read';
+import { writeFileAtomic } from '../../platform/session/write';
 import { renderSweepHtml, renderSweepMarkdown } from '../report/sweep';
 import type { SweepManifest, VariantState } from './manifest';
 
@@ -47,9 +47,18 @@ export function readSweepEntries(dir: string, manifest: SweepManifest): Promise<
   return Promise.all(manifest.variants.map((v) => variantEntry(dir, v)));
 }
 
-/** sweep.md and sweep.html from the variants' session files as they are now (the CLI's and the app's sweeps). */
+/**
+ * sweep.md and sweep.html from the variants' session files as they are now (the CLI's and the app's sweeps).
+ * Each is replaced whole (a rename): on Slurm the last job and the following CLI may both write them at
+ * once, and a reader must never see a file cut short.
+ */
 export async function writeSweepReports(dir: string, m: SweepManifest): Promise<void> {
   const entries = (await readSweepEntries(dir, m)).map((r) => r.entry);
-  await writeFile(join(dir, 'sweep.md'), renderSweepMarkdown(entries));
-  await writeFile(join(dir, 'sweep.html'), renderSweepHtml(entries));
+  for (const [name, text] of [
+    ['sweep.md', renderSweepMarkdown(entries)],
+    ['sweep.html', renderSweepHtml(entries)],
+  ] as const) {
+    const saved = await writeFileAtomic(join(dir, name), text);
+    if (!saved.ok) throw new Error(saved.error);
+  }
 }
