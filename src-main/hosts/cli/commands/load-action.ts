@@ -8,7 +8,6 @@ import { readDataset, type DatasetEntry } from '../../../engine/bench/load-datas
 import { startLoadRun, type LoadEvent } from '../../../engine/bench/load-run';
 import { readTrace, withTrace, type TraceEntry } from '../../../engine/bench/load-trace';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
-import { Supervisor } from '../../../engine/server/supervisor';
 import {
   hardwareOfTarget,
   readHardwareFile,
@@ -17,7 +16,7 @@ import {
 import { LOAD_COLUMNS, loadAnswer, loadRow, passDetails, passLabel, passStartLine } from '#shared/report/load-model';
 import type { LoadConfig } from '#shared/session/schema-load';
 import { EXIT } from './exit';
-import { endLaunchedNow, errorWriter, exitCodeFor, onStopSignals, stopSupervised } from './command-io';
+import { errorWriter, exitCodeFor } from './command-io';
 import type { LoadFlags } from './flag-types';
 import { loadConfigFrom } from '../../../workflows/inputs/load-input';
 import { InputError } from '../../../workflows/inputs/input-error';
@@ -26,8 +25,8 @@ import {
   apiKeyFrom,
   defaultSessionFile,
   detectLocalHardware,
-  getServer,
   serverFlagsProblem,
+  withServer,
   type RunInputs,
 } from './server-command';
 import type { RunFlags } from './flag-types';
@@ -119,18 +118,8 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
     return exitCodeFor(e, err, e instanceof InputError ? EXIT.usage : EXIT.failed);
   }
   const { config, inputs, dataset, trace } = read;
-  const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
-  let stop: (() => void) | null = null;
-  const signals = onStopSignals(
-    () => {
-      say('Stopping: saving the rates measured so far (Ctrl-C again to quit at once)...');
-      if (stop) stop();
-      else void supervisor?.stop();
-    },
-    () => endLaunchedNow(supervisor, say),
-  );
-  try {
-    const side = await getServer(flags as RunFlags, inputs, supervisor, say);
+  const stopping = () => say('Stopping: saving the rates measured so far (Ctrl-C again to quit at once)...');
+  return withServer({ flags: flags as RunFlags, inputs, say, err }, stopping, async (side, measured) => {
     const sessionFile = resolve(flags.out ?? defaultSessionFile(`load-${side.target.model}`, Boolean(flags.demo)));
     if (existsSync(sessionFile)) throw new Refusal(`${sessionFile} already exists; choose another --out.`, EXIT.failed);
     say(`Server: ${side.target.baseUrl}  model ${side.target.model}${side.target.simulated ? '  [SIMULATED]' : ''}`);
@@ -151,19 +140,11 @@ export async function runLoadCommand(cmd: string[], flags: LoadFlags): Promise<n
       onEvent: printer(json, say),
       serverLogLines: side.logLines,
     });
-    stop = run.stop;
-    if (signals.interrupted) run.stop();
+    measured.started(run.stop);
     const { session, cancelled } = await run.done;
     say(loadAnswer(session.load!));
     say(`${cancelled ? 'Cancelled; saved what was measured' : 'Done'}${session.simulated ? ' (SIMULATED)' : ''}.`);
     say(`Session file: ${sessionFile}`);
     return cancelled ? EXIT.cancelled : EXIT.ok;
-  } catch (e) {
-    const code = exitCodeFor(e, err, EXIT.failed);
-    return signals.interrupted ? EXIT.cancelled : code;
-  } finally {
-    // Still listening while the server stops: a second Ctrl-C then ends it at once.
-    await stopSupervised(supervisor, say);
-    signals.off();
-  }
+  });
 }

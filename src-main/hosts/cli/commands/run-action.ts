@@ -20,12 +20,11 @@ import { startTimeText } from '#shared/report/start-time';
 import { launchOptionsFromCommand } from '../../../engine/server/command-line';
 import type { LaunchOptions } from '../../../engine/server/launch';
 import { freePort } from '../../../engine/server/port';
-import { Supervisor } from '../../../engine/server/supervisor';
 import { summarizeSession } from '../../../platform/session/summary';
 import type { RunFlags } from './flag-types';
 import { positiveNumber, runConfigFrom } from '../../../workflows/inputs/run-input';
 import { EXIT } from './exit';
-import { endLaunchedNow, errorWriter, exitCodeFor, onStopSignals, progressConsole, stopSupervised } from './command-io';
+import { errorWriter, exitCodeFor, progressConsole } from './command-io';
 import { Refusal } from './out-folder';
 import { relaunchOf } from './resume-server';
 import {
@@ -33,8 +32,8 @@ import {
   checkOutputs,
   defaultSessionFile,
   detectLocalHardware,
-  getServer,
   serverFlagsProblem,
+  withServer,
   writeReport,
   type RunInputs,
 } from './server-command';
@@ -171,19 +170,11 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
     say(summarizeSession(inputs.resumeSession));
     return EXIT.ok;
   }
-  // Created before the launch, so a Ctrl-C while the server starts can stop it.
-  const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
-  let handle: { stop(): Promise<void> } | null = null;
-  const signals = onStopSignals(
-    () => {
-      printer.stopping();
-      say('Stopping: cancelling in-flight requests and saving (Ctrl-C again to quit at once)...');
-      void (handle ?? supervisor)?.stop();
-    },
-    () => endLaunchedNow(supervisor, say),
-  );
-  try {
-    const side = await getServer(flags, inputs, supervisor, say);
+  const stopping = () => {
+    printer.stopping();
+    say('Stopping: cancelling in-flight requests and saving (Ctrl-C again to quit at once)...');
+  };
+  return withServer({ flags, inputs, say, err }, stopping, async (side, measured) => {
     const sessionFile = flags.resume
       ? resolve(flags.resume)
       : resolve(flags.out ?? defaultSessionFile(side.target.model, Boolean(flags.demo)));
@@ -203,19 +194,13 @@ export async function runBenchmarkCommand(cmd: string[], flags: RunFlags): Promi
         detectLocal: detectLocalHardware(say),
       },
       onEvent: (e) => printer.handle(e),
+    }).catch((e: unknown) => {
+      if (e instanceof RunRefused) for (const n of e.notes) say(`note: ${n}`);
+      throw e;
     });
-    handle = run.handle;
-    if (signals.interrupted) void handle.stop();
+    measured.started(() => void run.handle.stop());
     for (const n of run.notes) say(`note: ${n}`);
     say(`Session: ${sessionFile}`);
     return await finish(run, flags, printer, mode === 'json', say);
-  } catch (e) {
-    if (e instanceof RunRefused) for (const n of e.notes) say(`note: ${n}`);
-    const code = exitCodeFor(e, err, EXIT.failed);
-    return signals.interrupted ? EXIT.cancelled : code;
-  } finally {
-    // Still listening while the server stops: a second Ctrl-C then ends it at once.
-    await stopSupervised(supervisor, say);
-    signals.off();
-  }
+  });
 }

@@ -2,7 +2,7 @@
  * What the commands that measure a server share (`run`, `load`, the remote `run` and `sweep`):
  * the demo's server, the API key, the output checks, the flags that choose the server, the
  * server itself (launched through the supervisor or attached), this machine's hardware and the
- * Markdown report beside a session.
+ * Markdown report beside a session, and the lifecycle around a measurement (withServer).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -17,10 +17,11 @@ import { normalizeBaseUrl } from '../../../engine/server/probe';
 import { LaunchedRegistry } from '../../../engine/server/launched-registry';
 import type { LaunchOptions } from '../../../engine/server/launch';
 import { freePort } from '../../../engine/server/port';
-import type { Supervisor } from '../../../engine/server/supervisor';
+import { Supervisor } from '../../../engine/server/supervisor';
 import { SESSION_EXTENSION, type Hardware, type Session } from '#shared/session/schema';
 import type { RunFlags } from './flag-types';
 import { EXIT } from './exit';
+import { endLaunchedNow, exitCodeFor, onStopSignals, stopSupervised } from './command-io';
 import { offerToEndLeftovers } from './leftovers';
 import { Refusal, checkWritableFolder } from './out-folder';
 
@@ -210,4 +211,49 @@ export async function getServer(
       EXIT.failed,
     );
   return side;
+}
+
+export interface MeasuredWork {
+  /** The work has started: the first Ctrl-C now calls `stop` (at once when one already came). */
+  started(stop: () => void): void;
+}
+
+/**
+ * A measuring command's life around its server: the supervisor created before the launch (so a
+ * Ctrl-C while the server starts stops it), the first Ctrl-C saying `stopping` and stopping the
+ * work (or the launch), a second ending the launched server at once, an error's exit code
+ * (cancelled after a Ctrl-C), and the launched server stopped at the end, still listening for
+ * that second Ctrl-C while it stops. `work` measures and returns the exit code.
+ */
+export async function withServer(
+  cmd: { flags: RunFlags; inputs: RunInputs; say: (t: string) => void; err: (t: string) => void },
+  stopping: () => void,
+  work: (side: ServerSide, measured: MeasuredWork) => Promise<number>,
+): Promise<number> {
+  const { flags, inputs, say } = cmd;
+  const supervisor = flags.demo || inputs.launch ? new Supervisor() : null;
+  let stopWork: (() => void) | null = null;
+  const signals = onStopSignals(
+    () => {
+      stopping();
+      if (stopWork) stopWork();
+      else void supervisor?.stop();
+    },
+    () => endLaunchedNow(supervisor, say),
+  );
+  try {
+    const side = await getServer(flags, inputs, supervisor, say);
+    return await work(side, {
+      started(stop) {
+        stopWork = stop;
+        if (signals.interrupted) stop();
+      },
+    });
+  } catch (e) {
+    const code = exitCodeFor(e, cmd.err, EXIT.failed);
+    return signals.interrupted ? EXIT.cancelled : code;
+  } finally {
+    await stopSupervised(supervisor, say);
+    signals.off();
+  }
 }
