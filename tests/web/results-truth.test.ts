@@ -108,7 +108,10 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
     };
     await openInResults(page, bridge, s, 'caveats.speedmatrix.json');
     const notes = page.getByTestId('prefill-notes');
-    expect((await notes.locator('li').allInnerTexts()).map((t) => t.trim())).toEqual(buildReportModel(s).prefillNotes);
+    // The notes come with the prefill section, which may render after the title: wait for them.
+    await expect
+      .poll(async () => (await notes.locator('li').allInnerTexts()).map((t) => t.trim()))
+      .toEqual(buildReportModel(s).prefillNotes);
     expect(await notes.innerText()).toMatch(
       /Prefill at 8K: Valid: this machine kept the client from running for 3\.2%/,
     );
