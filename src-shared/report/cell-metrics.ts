@@ -4,7 +4,7 @@
  * reports alike. See docs/repeats-and-targets.md.
  */
 import type { DecodeCell, Session } from '../session/schema';
-import { NONE, fmtJoulesPerToken, fmtTokPerSec } from './format';
+import { NONE, fmtJoulesPerToken, fmtTokPerSec, grouped } from './format';
 import { medianOnly } from './slo';
 import { DEFAULT_CURRENCY } from './price';
 import { LATENCY_DEFS, type LatencyKind, type LatencyStat, STAT_WORDS, latencyValue } from './latency';
@@ -51,8 +51,6 @@ const finite = (v: number | null | undefined): number | null =>
   v === null || v === undefined || !Number.isFinite(v) ? null : v;
 const positive = (v: number | null | undefined): number | null =>
   finite(v) !== null && (v as number) > 0 ? (v as number) : null;
-const grouped2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const grouped3 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
 
 /** Cost of a million output tokens: the server's price per second over its output rate. */
 export function costPerMillionTokens(tokensPerSecond: number | null, ctx: MetricContext): number | null {
@@ -114,14 +112,14 @@ export const CELL_METRIC_DEFS: Record<CellMetric, CellMetricDef> = {
       const rate = finite(c.totalTokensPerSecond);
       return watts === null || rate === null ? null : rate / watts;
     },
-    format: (v) => (v === null ? NONE : `${grouped3.format(v)} tok/s/W`),
+    format: (v) => (v === null ? NONE : `${grouped(v, 3)} tok/s/W`),
   },
   'cost-per-million': {
     label: 'Cost per million output tokens',
     unit: 'per 1M tokens',
     better: 'lower',
     value: (c, ctx) => costPerMillionTokens(c.totalTokensPerSecond, ctx),
-    format: (v) => (v === null ? NONE : grouped2.format(v)),
+    format: (v) => (v === null ? NONE : grouped(v, 2)),
   },
 };
 

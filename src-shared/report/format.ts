@@ -5,10 +5,12 @@
  */
 export const NONE = '—';
 
-// One Intl.NumberFormat per number of digits: toLocaleString with options builds a new
-// formatter on every call, which made formatting most of a live heatmap's render time.
+// One Intl.NumberFormat per number of digits, made at first use: toLocaleString with options
+// builds a new formatter on every call, which made formatting most of a live heatmap's render
+// time; and the first formatter costs ICU's start-up (about 25 ms), which the CLI's start must not pay.
 const formatters = new Map<number, Intl.NumberFormat>();
-const grouped = (v: number, digits: number): string => {
+/** `v` with thousands separators and exactly `digits` decimals: 2,646.70. */
+export const grouped = (v: number, digits: number): string => {
   let f = formatters.get(digits);
   if (!f) {
     f = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
