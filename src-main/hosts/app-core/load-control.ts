@@ -60,11 +60,10 @@ const FIELD_LABELS: Record<string, string> = {
   '--think-time': 'Think time',
 };
 
-/** The form as a load test's settings (workflows/inputs/load-input.ts): the app and the CLI check a workload by the same rules. */
-export function loadConfigFromForm(form: LoadForm): LoadConfig {
-  if (!form.trace && !form.sweep && form.rates.length === 0)
-    throw new UserError('Add at least one request rate (requests per second), or choose Sweep.');
-  const flags: LoadInput = {
+/** The form's arrivals and lengths; a trace brings its own times and lengths, so with one they are not asked for. */
+function workloadOf(form: LoadForm): LoadInput {
+  if (form.trace) return { trace: form.trace.file, traceSpeed: String(form.trace.speed) };
+  return {
     rates: form.sweep ? 'sweep' : form.rates.join(','),
     sweepPoints: form.sweep ? String(form.sweepPoints) : undefined,
     arrivals: form.arrivals,
@@ -73,24 +72,18 @@ export function loadConfigFromForm(form: LoadForm): LoadConfig {
     warmup: String(form.warmupSeconds),
     inputLen: form.inputLen,
     outputLen: form.outputLen,
+  };
+}
+
+/** The form as a load test's settings (workflows/inputs/load-input.ts): the app and the CLI check a workload by the same rules. */
+export function loadConfigFromForm(form: LoadForm): LoadConfig {
+  if (!form.trace && !form.sweep && form.rates.length === 0)
+    throw new UserError('Add at least one request rate (requests per second), or choose Sweep.');
+  const flags: LoadInput = {
+    ...workloadOf(form),
     slo: form.slo.trim() ? form.slo : undefined,
     ...(form.turns && form.turns > 1 ? { turns: String(form.turns), thinkTime: String(form.thinkSeconds ?? 0) } : {}),
-    ...(form.trace ? { trace: form.trace.file, traceSpeed: String(form.trace.speed) } : {}),
   };
-  if (form.trace) {
-    // A trace brings its own times and lengths: the form's rates and lengths are not asked for.
-    for (const key of [
-      'rates',
-      'sweepPoints',
-      'arrivals',
-      'maxInFlight',
-      'duration',
-      'warmup',
-      'inputLen',
-      'outputLen',
-    ] as const)
-      delete flags[key];
-  }
   return inFieldWords(FIELD_LABELS, () => loadConfigFrom(flags));
 }
 
