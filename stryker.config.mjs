@@ -23,6 +23,7 @@ export default {
     'src-main/engine/bench/precision.ts',
     'src-main/engine/bench/load-figures.ts',
     'src-main/engine/bench/load-arrivals.ts',
+    'src-main/engine/bench/load-trace.ts',
     'src-main/engine/bench/repetitions.ts',
     'src-main/engine/bench/stats.ts',
     'src-main/engine/sim/kv-budget.ts',

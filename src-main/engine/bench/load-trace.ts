@@ -22,7 +22,7 @@ export interface TraceEntry {
 
 const FORMAT = '{"timestamp": ms, "input_length": tokens, "output_length": tokens, "hash_ids": [ids]}';
 
-const isWhole = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min;
+const isWhole = (v: unknown, min: number): v is number => Number.isInteger(v) && (v as number) >= min;
 
 /** One line's entry (its time still absolute, in ms); throws naming the line and the field. */
 function entryOf(line: string, at: string): TraceEntry {
@@ -34,9 +34,8 @@ function entryOf(line: string, at: string): TraceEntry {
   }
   if (!o || typeof o !== 'object' || Array.isArray(o)) throw new Error(`${at} is not an object: ${FORMAT}.`);
   const r = o as Record<string, unknown>;
-  const ms = r.timestamp;
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
-    throw new Error(`${at}: "timestamp" must be milliseconds, 0 or more (${FORMAT}).`);
+  const ms = Number.isFinite(r.timestamp) ? (r.timestamp as number) : -1;
+  if (ms < 0) throw new Error(`${at}: "timestamp" must be milliseconds, 0 or more (${FORMAT}).`);
   for (const key of ['input_length', 'output_length'])
     if (!isWhole(r[key], 1)) throw new Error(`${at}: "${key}" must be a whole number of tokens, 1 or more.`);
   const ids = r.hash_ids ?? [];

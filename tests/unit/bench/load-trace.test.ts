@@ -2,10 +2,11 @@
  * A Mooncake trace as published (its README's own two lines, in tests/fixtures/traces): times in
  * seconds from the first request, lengths, hash ids; what is refused names the line and the field.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTrace, traceSpanSeconds, withTrace } from '../../../src-main/engine/bench/load-trace';
+import { parseTrace, readTrace, traceSpanSeconds, withTrace } from '../../../src-main/engine/bench/load-trace';
 import { loadConfigFrom } from '../../../src-main/workflows/inputs/load-input';
 import { ROOT } from '../../helpers/paths';
 
@@ -25,9 +26,9 @@ describe('a Mooncake trace', () => {
     expect(traceSpanSeconds(t, 2)).toBeCloseTo(1.5265, 9);
   });
 
-  it('sorts lines by their time, and a line without hash ids shares nothing', () => {
+  it('sorts lines by their time, skips blank ones, and a line without hash ids shares nothing', () => {
     const t = parseTrace(
-      '{"timestamp": 900, "input_length": 40, "output_length": 5}\n\n{"timestamp": 100, "input_length": 600, "output_length": 8, "hash_ids": [3, 4]}\n',
+      '{"timestamp": 900, "input_length": 40, "output_length": 5}\n  \t\n{"timestamp": 100, "input_length": 600, "output_length": 8, "hash_ids": [3, 4]}\n',
       'f',
     );
     expect(t).toEqual([
@@ -36,11 +37,41 @@ describe('a Mooncake trace', () => {
     ]);
   });
 
+  it('takes the smallest values it allows: one token in and out, block id 0, time 0', () => {
+    expect(parseTrace('{"timestamp": 0, "input_length": 1, "output_length": 1, "hash_ids": [0]}', 'f')).toEqual([
+      { atSeconds: 0, inputTokens: 1, outputTokens: 1, hashIds: [0] },
+    ]);
+  });
+
+  it('reads a file, and names a file it cannot read with the reason', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sm-trace-'));
+    try {
+      const file = join(dir, 't.jsonl');
+      writeFileSync(file, '{"timestamp": 2000, "input_length": 9, "output_length": 3}\n');
+      expect(await readTrace(file)).toEqual([{ atSeconds: 0, inputTokens: 9, outputTokens: 3, hashIds: [] }]);
+      await expect(readTrace(join(dir, 'missing.jsonl'))).rejects.toThrow(
+        `--trace: cannot read ${join(dir, 'missing.jsonl')}: ENOENT.`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses what it cannot replay, naming the line and the field', () => {
     const ok = '{"timestamp": 0, "input_length": 600, "output_length": 8, "hash_ids": [1, 2]}';
     const bad = (line: string) => () => parseTrace(`${ok}\n${line}\n`, 'trace.jsonl');
     expect(bad('not json')).toThrow('--trace: line 2 of trace.jsonl is not JSON');
-    expect(bad('[1, 2]')).toThrow('--trace: line 2 of trace.jsonl is not an object');
+    const shape = '{"timestamp": ms, "input_length": tokens, "output_length": tokens, "hash_ids": [ids]}';
+    expect(bad('not json')).toThrow(`a trace has one object per line: ${shape}.`);
+    for (const notObject of ['[1, 2]', 'null', '7', '"text"'])
+      expect(bad(notObject)).toThrow(`--trace: line 2 of trace.jsonl is not an object: ${shape}.`);
+    for (const time of ['"5"', '1e400', 'null', '-0.5'])
+      expect(bad(`{"timestamp": ${time}, "input_length": 600, "output_length": 8}`)).toThrow(
+        `line 2 of trace.jsonl: "timestamp" must be milliseconds, 0 or more (${shape}).`,
+      );
+    expect(bad('{"timestamp": 5, "input_length": "60", "output_length": 8}')).toThrow(
+      '"input_length" must be a whole number of tokens, 1 or more.',
+    );
     expect(bad('{"timestamp": -5, "input_length": 600, "output_length": 8}')).toThrow(
       'line 2 of trace.jsonl: "timestamp" must be milliseconds, 0 or more',
     );
