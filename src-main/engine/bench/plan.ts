@@ -23,6 +23,8 @@ import type { PlannedCell, PlannedPrefill, PlanStep, ResolvedRunConfig, RunConfi
 export const K = 1024;
 export const DEFAULT_CONTEXTS = [0, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K];
 export const DEFAULT_CONCURRENCY = [1, 2, 4, 8, 16, 32, 64, 128];
+/** Levels the default matrix adds past 128 on a server with room for them (defaultConcurrency). */
+export const LARGE_CONCURRENCY = [256, 512];
 export const PREFILL_EXTRA_CONTEXT = 256 * K;
 export const DEFAULT_SECONDS = 30;
 /** With --precision: the shortest window, server seconds (docs/adaptive-precision.md). */
@@ -98,6 +100,20 @@ export function simSpeedFromTarget(target: PlanTarget): number {
 
 const sortedUnique = (xs: number[]): number[] => [...new Set(xs)].sort((a, b) => a - b);
 
+/**
+ * The default levels, and 256 and 512 where the server has room for them: the KV budget holds
+ * that many requests at the smallest prompt context (not the 0 row alone, so a level added holds
+ * prompts) with their output, and no running cap below them would only queue them (docs/method.md).
+ */
+function defaultConcurrency(contexts: number[], out: number, kv: KvBudget, target: PlanTarget): number[] {
+  const budget = kv.tokens;
+  if (budget === null || contexts.length === 0) return DEFAULT_CONCURRENCY;
+  const smallest = contexts.find((c) => c > 0) ?? contexts[0];
+  const cap = runningCap(target)?.limit ?? Number.POSITIVE_INFINITY;
+  const roomy = LARGE_CONCURRENCY.filter((c) => c * (smallest + out) <= budget && c <= cap);
+  return [...DEFAULT_CONCURRENCY, ...roomy];
+}
+
 export function resolveConfig(input: RunConfigInput, target: PlanTarget): ResolvedRunConfig {
   const outputLength = input.outputLength ?? null;
   const maxOutputTokens = outputLength ? lengthCeiling(outputLength) : (input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT);
@@ -132,7 +148,9 @@ export function resolveConfig(input: RunConfigInput, target: PlanTarget): Resolv
       : target.kvBudget;
   return {
     contexts,
-    concurrency: sortedUnique(input.concurrency?.length ? input.concurrency : DEFAULT_CONCURRENCY),
+    concurrency: input.concurrency?.length
+      ? sortedUnique(input.concurrency)
+      : defaultConcurrency(contexts, maxOutputTokens, kvBudget, target),
     prefillContexts,
     secondsPerMeasurement: input.secondsPerMeasurement ?? DEFAULT_SECONDS,
     maxOutputTokens,

@@ -70,6 +70,41 @@ describe('the run config a plan resolves', () => {
     expect(resolveConfig({}, server(null)).contexts).toEqual([0, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K]);
   });
 
+  it('adds 256 and 512 requests at once to the default matrix only where the KV budget holds them and no cap is below', () => {
+    const budget = (tokens: number) => ({ ...unknownBudget, tokens, source: 'user' as const });
+    const levels = (tokens: number | null, extra: Partial<PlanTarget> = {}, input = {}) =>
+      resolveConfig(input, {
+        ...server(null),
+        kvBudget: tokens === null ? server(null).kvBudget : budget(tokens),
+        ...extra,
+      }).concurrency;
+    const base = [1, 2, 4, 8, 16, 32, 64, 128];
+    // The smallest default context with a prompt is 8K: C x (8K + 4,096 output) tokens.
+    expect(levels(256 * 12 * K - 1)).toEqual(base);
+    expect(levels(256 * 12 * K)).toEqual([...base, 256]);
+    expect(levels(512 * 12 * K - 1)).toEqual([...base, 256]);
+    expect(levels(512 * 12 * K)).toEqual([...base, 256, 512]);
+    // Only the 0 row asked for: from it.
+    expect(levels(256 * 4096, {}, { contexts: [0] })).toEqual([...base, 256]);
+    expect(levels(256 * 4096 - 1, {}, { contexts: [0] })).toEqual(base);
+    expect(levels(null)).toEqual(base);
+    // From the smallest context asked for, with the run's own output.
+    expect(levels(512 * (8 * K + 1024), {}, { contexts: [32 * K, 8 * K], maxOutputTokens: 1024 })).toEqual([
+      ...base,
+      256,
+      512,
+    ]);
+    expect(levels(512 * (8 * K + 1024) - 1, {}, { contexts: [32 * K, 8 * K], maxOutputTokens: 1024 })).toEqual([
+      ...base,
+      256,
+    ]);
+    // A running cap below a level would only queue it.
+    expect(levels(1e9, { maxRunningRequests: 256 })).toEqual([...base, 256]);
+    expect(levels(1e9, { maxRunningRequests: 255 })).toEqual(base);
+    // Levels given are run as given.
+    expect(levels(1e9, {}, { concurrency: [4, 2] })).toEqual([2, 4]);
+  });
+
   it('adds the 256K prefill to the default matrix only when the server takes 256K', () => {
     expect(resolveConfig({}, server(256 * K)).prefillContexts).toContain(256 * K);
     expect(resolveConfig({}, server(256 * K - 1)).prefillContexts).not.toContain(256 * K);
