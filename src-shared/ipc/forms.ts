@@ -4,12 +4,7 @@
  */
 import { z } from 'zod';
 import { CELL_METRICS } from '../report/cell-metrics';
-import {
-  LAUNCH_SETTINGS,
-  SERVER_KINDS,
-  type SwitchSettingKey,
-  type TextSettingKey,
-} from '../server/launch-settings';
+import { LAUNCH_SETTINGS, SERVER_KINDS, type SwitchSettingKey, type TextSettingKey } from '../server/launch-settings';
 
 const port = z.number().int().min(1).max(65535);
 const tokens = z.number().int().nonnegative();

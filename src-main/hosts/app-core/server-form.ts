@@ -96,7 +96,8 @@ function readText(
       return ok(text.trim() || undefined);
     case 'choice': {
       const t = text.trim();
-      if (!t || !read.checkedFor.includes(kind) || (read.choices as readonly string[]).includes(t)) return ok(t || undefined);
+      if (!t || !read.checkedFor.includes(kind) || (read.choices as readonly string[]).includes(t))
+        return ok(t || undefined);
       return fail(`${label}: "${t}" is not one of vLLM's choices: ${read.choices.join(', ')}.`);
     }
   }
@@ -136,11 +137,7 @@ export function formToLaunch(form: ServerForm, port: number): Result<LaunchOptio
         : ok(undefined);
   const settings = readSettings(form);
   const env = parseEnv(form.extraEnv);
-  const problems = [
-    ...(required.ok ? [] : [required.error]),
-    ...settings.problems,
-    ...(env.ok ? [] : [env.error]),
-  ];
+  const problems = [...(required.ok ? [] : [required.error]), ...settings.problems, ...(env.ok ? [] : [env.error])];
   if (problems.length || !env.ok) return fail(problems.join('\n'));
   const opt = (s: string): string | undefined => s.trim() || undefined;
   const [image, tag] = (form.dockerImage.trim() || `${LAUNCH_DEFAULTS.dockerImage}:${LAUNCH_DEFAULTS.dockerTag}`).split(
