@@ -230,3 +230,11 @@ export const SWITCH_SETTINGS: readonly SwitchSettingRow[] = LAUNCH_SETTINGS.filt
 export function launchSetting<K extends LaunchSettingKey>(key: K): Extract<LaunchSettingRow, { key: K }> {
   return LAUNCH_SETTINGS.find((s) => s.key === key) as Extract<LaunchSettingRow, { key: K }>;
 }
+
+/** Each setting's vLLM flag by its key, for readers of a command line (the simulator). */
+export const LAUNCH_FLAGS = Object.fromEntries(LAUNCH_SETTINGS.map((s) => [s.key, s.flag])) as {
+  [S in LaunchSettingRow as S['key']]: S['flag'];
+};
+
+/** A negatable switch's flag for false, as vLLM spells it: --enable-prefix-caching -> --no-enable-prefix-caching. */
+export const negatedFlag = (flag: `--${string}`): `--no-${string}` => `--no-${flag.slice(2)}`;

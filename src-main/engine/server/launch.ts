@@ -9,7 +9,12 @@ import { type NodeProgram, nodeProgram } from '../../platform/runtime/node-entry
 import type { ServerLaunch } from '#shared/session/schema';
 import { REDACTED, redactArgv, redactEnv } from '#shared/session/secrets';
 import { shellLine } from '#shared/shell-quote';
-import { LAUNCH_SETTINGS, type LaunchSettingKey, type LaunchSettingRow } from '#shared/server/launch-settings';
+import {
+  LAUNCH_SETTINGS,
+  negatedFlag,
+  type LaunchSettingKey,
+  type LaunchSettingRow,
+} from '#shared/server/launch-settings';
 import { olderThan } from './flag-versions';
 
 export type LaunchEngineKind = 'vllm-native' | 'vllm-docker' | 'custom' | 'simulator';
@@ -137,7 +142,7 @@ const valueArgs = (flag: string, v: string | number | undefined): string[] =>
 function settingArgs(s: LaunchSettingRow, v: LaunchOptions[LaunchSettingKey]): string[] {
   if (s.arg !== 'switch') return valueArgs(s.flag, v as string | number | undefined);
   if (v === true) return [s.flag];
-  return v === false && 'negatable' in s && s.negatable ? [`--no-${s.flag.slice(2)}`] : [];
+  return v === false && 'negatable' in s && s.negatable ? [negatedFlag(s.flag)] : [];
 }
 
 /** The vLLM flags shared by native, Docker and simulator launches, in `vllm serve` order (LAUNCH_SETTINGS). */
