@@ -5,7 +5,8 @@
  */
 import { fail, ok, type Result } from '#shared/result';
 import {
-  LAUNCH_FLAGS,
+  // The launch settings' flags by key, as the launch line writes them.
+  LAUNCH_FLAGS as FLAG,
   LAUNCH_SETTINGS,
   negatedFlag,
   type LaunchSettingKey,
@@ -197,9 +198,6 @@ const SIM: Record<string, Kind> = {
   '--sim-malformed-chunk-after-tokens': 'int',
   '--sim-500-share': 'float',
 };
-
-/** The launch settings' flags by key, as the launch line writes them. */
-const FLAG = LAUNCH_FLAGS;
 
 function kindOf(flag: string): FlagKind | undefined {
   if (HANDLED[flag]) return HANDLED[flag];
