@@ -4,26 +4,33 @@
  */
 import { z } from 'zod';
 import { CELL_METRICS } from '../report/cell-metrics';
+import { LAUNCH_SETTINGS, SERVER_KINDS, type SwitchSettingKey, type TextSettingKey } from '../server/launch-settings';
 
 const port = z.number().int().min(1).max(65535);
 const tokens = z.number().int().nonnegative();
 
+/**
+ * The launch settings' fields, from their table: a text field as typed (read in main by
+ * formToLaunch), a check box as a boolean starting at its initial value.
+ */
+type LaunchSettingsShape = { [K in TextSettingKey]: z.ZodDefault<z.ZodString> } & {
+  [K in SwitchSettingKey]: z.ZodDefault<z.ZodBoolean>;
+};
+function launchSettingsShape(): LaunchSettingsShape {
+  const shape: Record<string, z.ZodDefault<z.ZodString> | z.ZodDefault<z.ZodBoolean>> = {};
+  for (const s of LAUNCH_SETTINGS) {
+    if (!('field' in s)) continue;
+    shape[s.key] =
+      s.arg === 'switch' ? z.boolean().default(s.field.initial) : z.string().max(s.field.maxLength).default('');
+  }
+  return shape as LaunchSettingsShape;
+}
+
 /** The Server view's form. Core maps it onto the supervisor's launch options. */
 export const ServerFormSchema = z.object({
-  kind: z.enum(['vllm-native', 'vllm-docker', 'custom', 'simulator', 'attach']),
+  kind: z.enum(SERVER_KINDS),
   model: z.string().max(500),
-  servedModelName: z.string().max(200).default(''),
-  revision: z.string().max(200).default(''),
-  dtype: z.string().max(40).default(''),
-  quantization: z.string().max(40).default(''),
-  maxModelLen: z.string().max(20).default(''),
-  gpuMemoryUtilization: z.string().max(10).default(''),
-  maxNumSeqs: z.string().max(10).default(''),
-  maxNumBatchedTokens: z.string().max(20).default(''),
-  tensorParallelSize: z.string().max(5).default(''),
-  kvCacheDtype: z.string().max(40).default(''),
-  enablePrefixCaching: z.boolean().default(true),
-  trustRemoteCode: z.boolean().default(false),
+  ...launchSettingsShape(),
   host: z.string().max(200).default('127.0.0.1'),
   port: port.nullable().default(null),
   apiKey: z.string().max(500).default(''),

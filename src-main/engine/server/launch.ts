@@ -9,6 +9,12 @@ import { type NodeProgram, nodeProgram } from '../../platform/runtime/node-entry
 import type { ServerLaunch } from '#shared/session/schema';
 import { REDACTED, redactArgv, redactEnv } from '#shared/session/secrets';
 import { shellLine } from '#shared/shell-quote';
+import {
+  LAUNCH_SETTINGS,
+  negatedFlag,
+  type LaunchSettingKey,
+  type LaunchSettingRow,
+} from '#shared/server/launch-settings';
 import { olderThan } from './flag-versions';
 
 export type LaunchEngineKind = 'vllm-native' | 'vllm-docker' | 'custom' | 'simulator';
@@ -114,32 +120,40 @@ export function knownEngineVersion(o: LaunchOptions): string | undefined {
 const attentionInEnv = (o: LaunchOptions): boolean =>
   !!o.attentionBackend && olderThan(knownEngineVersion(o), '0.13.0');
 
-/** The vLLM flags shared by native, Docker and simulator launches, in `vllm serve` order. */
+/** The type a setting's value has in LaunchOptions, by how vLLM reads its flag. */
+type SettingValue<S extends LaunchSettingRow> = S['arg'] extends 'int' | 'float' | 'tokens'
+  ? number
+  : S['arg'] extends 'switch'
+    ? boolean
+    : string;
+/** Every setting whose LaunchOptions value is not of its flag's type; `never` when all fit. */
+type MisfitSettings = {
+  [S in LaunchSettingRow as S['key']]: LaunchOptions[S['key']] extends SettingValue<S> | undefined ? never : S['key'];
+}[LaunchSettingKey];
+// A compile error names the setting whose row and LaunchOptions field disagree.
+const settingsFitLaunchOptions: [MisfitSettings] extends [never] ? true : MisfitSettings = true;
+void settingsFitLaunchOptions;
+
+/** `--flag VALUE`, or nothing when the value is unset or empty. */
+const valueArgs = (flag: string, v: string | number | undefined): string[] =>
+  v !== undefined && v !== '' ? [flag, String(v)] : [];
+
+/** One setting's words on the command line: `--flag VALUE`, `--flag`, `--no-flag`, or none when unset. */
+function settingArgs(s: LaunchSettingRow, v: LaunchOptions[LaunchSettingKey]): string[] {
+  if (s.arg !== 'switch') return valueArgs(s.flag, v as string | number | undefined);
+  if (v === true) return [s.flag];
+  return v === false && 'negatable' in s && s.negatable ? [negatedFlag(s.flag)] : [];
+}
+
+/** The vLLM flags shared by native, Docker and simulator launches, in `vllm serve` order (LAUNCH_SETTINGS). */
 export function vllmFlags(o: LaunchOptions, listen: { host: string; port: number }): string[] {
-  const f: string[] = [];
-  const add = (flag: string, v: string | number | undefined) => {
-    if (v !== undefined && v !== '') f.push(flag, String(v));
-  };
-  add('--host', listen.host);
-  add('--port', listen.port);
-  add('--served-model-name', o.servedModelName);
-  add('--revision', o.revision);
-  add('--dtype', o.dtype);
-  add('--quantization', o.quantization);
-  add('--max-model-len', o.maxModelLen);
-  add('--gpu-memory-utilization', o.gpuMemoryUtilization);
-  add('--max-num-seqs', o.maxNumSeqs);
-  add('--max-num-batched-tokens', o.maxNumBatchedTokens);
-  add('--tensor-parallel-size', o.tensorParallelSize);
-  add('--pipeline-parallel-size', o.pipelineParallelSize);
-  add('--data-parallel-size', o.dataParallelSize);
-  add('--kv-cache-dtype', o.kvCacheDtype);
-  if (o.enablePrefixCaching === true) f.push('--enable-prefix-caching');
-  if (o.enablePrefixCaching === false) f.push('--no-enable-prefix-caching');
-  if (!attentionInEnv(o)) add('--attention-backend', o.attentionBackend);
-  if (o.trustRemoteCode) f.push('--trust-remote-code');
-  add('--distributed-executor-backend', o.distributedExecutorBackend);
-  return f;
+  // An older vLLM takes the attention backend from the environment (serverEnv), not a flag.
+  const given: LaunchOptions = attentionInEnv(o) ? { ...o, attentionBackend: undefined } : o;
+  return [
+    ...valueArgs('--host', listen.host),
+    ...valueArgs('--port', listen.port),
+    ...LAUNCH_SETTINGS.flatMap((s) => settingArgs(s, given[s.key])),
+  ];
 }
 
 /** The image reference a Docker launch runs, e.g. "vllm/vllm-openai:v0.11.0". */

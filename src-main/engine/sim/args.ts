@@ -4,6 +4,14 @@
  * not stop the simulator.
  */
 import { fail, ok, type Result } from '#shared/result';
+import {
+  // The launch settings' flags by key, as the launch line writes them.
+  LAUNCH_FLAGS as FLAG,
+  LAUNCH_SETTINGS,
+  negatedFlag,
+  type LaunchSettingKey,
+  type SettingArg,
+} from '#shared/server/launch-settings';
 import { parseMaxModelLenArg } from '../server/human-int';
 import { checkKvCacheDtype, vllmTraits } from './vllm-traits';
 
@@ -75,41 +83,57 @@ function parseList(text: string): number[] | undefined {
 }
 
 type Kind = 'int' | 'float' | 'string' | 'bool' | 'multi';
+type FlagKind = Kind | 'accepted-value' | 'accepted-bool';
 
-// Flags the simulator acts on. Key = canonical long name.
+/** The launch settings the simulator acts on; the table's others are accepted and change nothing it models. */
+const MODELLED: ReadonlySet<LaunchSettingKey> = new Set<LaunchSettingKey>([
+  'servedModelName',
+  'maxModelLen',
+  'gpuMemoryUtilization',
+  'maxNumSeqs',
+  'maxNumBatchedTokens',
+  'tensorParallelSize',
+  'kvCacheDtype',
+  'enablePrefixCaching',
+]);
+
+/** How the parser takes a setting's value; a token count is read later, by vLLM's rule for it. */
+const ARG_KIND: Record<SettingArg, Kind> = {
+  int: 'int',
+  float: 'float',
+  tokens: 'string',
+  text: 'string',
+  names: 'multi',
+  switch: 'bool',
+};
+
+/** The launch settings' flags (LAUNCH_SETTINGS, the same table the launch line is written from), `--no-` forms included. */
+const SETTING_KINDS: Record<string, FlagKind> = Object.fromEntries(
+  LAUNCH_SETTINGS.flatMap((s): [string, FlagKind][] => {
+    const kind = MODELLED.has(s.key) ? ARG_KIND[s.arg] : s.arg === 'switch' ? 'accepted-bool' : 'accepted-value';
+    const negated: [string, FlagKind][] = 'negatable' in s && s.negatable ? [[negatedFlag(s.flag), kind]] : [];
+    return [[s.flag, kind], ...negated];
+  }),
+);
+
+// Other flags the simulator acts on. Key = canonical long name.
 const HANDLED: Record<string, Kind> = {
   '--model': 'string',
   '--host': 'string',
   '--port': 'int',
   '--api-key': 'multi',
-  '--served-model-name': 'multi',
-  '--max-model-len': 'string',
-  '--gpu-memory-utilization': 'float',
-  '--max-num-seqs': 'int',
-  '--max-num-batched-tokens': 'int',
-  '--kv-cache-dtype': 'string',
-  '--enable-prefix-caching': 'bool',
-  '--no-enable-prefix-caching': 'bool',
   '--block-size': 'int',
   '--stream-interval': 'int',
-  '--tensor-parallel-size': 'int',
   '--disable-uvicorn-access-log': 'bool',
   '--disable-log-stats': 'bool',
 };
 
 // Real vLLM flags the simulator accepts and ignores (they change nothing it models).
 const ACCEPTED_VALUE = [
-  '--dtype',
-  '--quantization',
-  '--pipeline-parallel-size',
-  '--data-parallel-size',
-  '--distributed-executor-backend',
-  '--attention-backend',
   '--limit-mm-per-prompt',
   '--seed',
   '--swap-space',
   '--tokenizer',
-  '--revision',
   '--download-dir',
   '--load-format',
   '--tool-call-parser',
@@ -136,7 +160,6 @@ const ACCEPTED_VALUE = [
   '--code-revision',
 ];
 const ACCEPTED_BOOL = [
-  '--trust-remote-code',
   '--enforce-eager',
   '--language-model-only',
   '--disable-log-requests',
@@ -151,10 +174,7 @@ const ACCEPTED_BOOL = [
   '--enable-sleep-mode',
 ];
 const SHORT: Record<string, string> = {
-  '-tp': '--tensor-parallel-size',
-  '-pp': '--pipeline-parallel-size',
-  '-dp': '--data-parallel-size',
-  '-q': '--quantization',
+  ...Object.fromEntries(LAUNCH_SETTINGS.flatMap((s) => ('short' in s ? [[s.short, s.flag]] : []))),
   '-O': '--compilation-config',
 };
 
@@ -179,8 +199,9 @@ const SIM: Record<string, Kind> = {
   '--sim-500-share': 'float',
 };
 
-function kindOf(flag: string): Kind | 'accepted-value' | 'accepted-bool' | undefined {
+function kindOf(flag: string): FlagKind | undefined {
   if (HANDLED[flag]) return HANDLED[flag];
+  if (SETTING_KINDS[flag]) return SETTING_KINDS[flag];
   if (SIM[flag]) return SIM[flag];
   if (ACCEPTED_VALUE.includes(flag)) return 'accepted-value';
   if (ACCEPTED_BOOL.includes(flag)) return 'accepted-bool';
@@ -209,7 +230,7 @@ function nonDefaultArgs(
   if (model) nonDefault.model = model;
   for (const [k, v] of values)
     if (!k.startsWith('--sim-') && k !== '--model') nonDefault[k.slice(2).replace(/-/g, '_')] = v;
-  if (values.has('--max-model-len')) nonDefault.max_model_len = maxModelLen === 'auto' ? -1 : maxModelLen;
+  if (values.has(FLAG.maxModelLen)) nonDefault.max_model_len = maxModelLen === 'auto' ? -1 : maxModelLen;
   if (apiKeys.length) nonDefault.api_key = ['<redacted>'];
   if (names.length) nonDefault.served_model_name = names;
   return nonDefault;
@@ -287,26 +308,26 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   const get = <T>(k: string, d: T): T => (values.has(k) ? (values.get(k) as T) : d);
 
   let maxModelLen: number | 'auto' = 'auto';
-  if (values.has('--max-model-len')) {
+  if (values.has(FLAG.maxModelLen)) {
     // vLLM's rule: 32k = 32,000 and 32K = 32,768.
-    const parsed = parseMaxModelLenArg(String(values.get('--max-model-len')));
+    const parsed = parseMaxModelLenArg(String(values.get(FLAG.maxModelLen)));
     if (parsed === undefined)
       return fail(
-        `argument --max-model-len: invalid value: '${values.get('--max-model-len')}' (use e.g. 32768, 32k = 32,000, 32K = 32,768, or auto)`,
+        `argument ${FLAG.maxModelLen}: invalid value: '${values.get(FLAG.maxModelLen)}' (use e.g. 32768, 32k = 32,000, 32K = 32,768, or auto)`,
       );
     maxModelLen = parsed;
   }
-  const util = get('--gpu-memory-utilization', 0.9);
-  if (!(util > 0 && util <= 1)) return fail(`argument --gpu-memory-utilization: must be in (0, 1], got ${util}`);
-  const kvCacheDtype = get('--kv-cache-dtype', 'auto');
+  const util = get(FLAG.gpuMemoryUtilization, 0.9);
+  if (!(util > 0 && util <= 1)) return fail(`argument ${FLAG.gpuMemoryUtilization}: must be in (0, 1], got ${util}`);
+  const kvCacheDtype = get(FLAG.kvCacheDtype, 'auto');
   const port = get('--port', 8000);
   if (!(port >= 0 && port <= 65535)) return fail(`argument --port: invalid port ${port}`);
   for (const k of [
-    '--max-num-seqs',
-    '--max-num-batched-tokens',
+    FLAG.maxNumSeqs,
+    FLAG.maxNumBatchedTokens,
     '--block-size',
     '--stream-interval',
-    '--tensor-parallel-size',
+    FLAG.tensorParallelSize,
   ]) {
     if (values.has(k) && !((values.get(k) as number) >= 1)) return fail(`argument ${k}: must be at least 1`);
   }
@@ -344,14 +365,14 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     apiKeys,
     maxModelLen,
     gpuMemoryUtilization: util,
-    gpuMemoryUtilizationGiven: values.has('--gpu-memory-utilization'),
-    maxNumSeqs: values.get('--max-num-seqs') as number | undefined,
-    maxNumBatchedTokens: values.get('--max-num-batched-tokens') as number | undefined,
+    gpuMemoryUtilizationGiven: values.has(FLAG.gpuMemoryUtilization),
+    maxNumSeqs: values.get(FLAG.maxNumSeqs) as number | undefined,
+    maxNumBatchedTokens: values.get(FLAG.maxNumBatchedTokens) as number | undefined,
     kvCacheDtype,
-    enablePrefixCaching: !values.has('--no-enable-prefix-caching'),
+    enablePrefixCaching: !values.has(negatedFlag(FLAG.enablePrefixCaching)),
     blockSize: get('--block-size', 16),
     streamInterval: values.get('--stream-interval') as number | undefined,
-    tensorParallelSize: get('--tensor-parallel-size', 1),
+    tensorParallelSize: get(FLAG.tensorParallelSize, 1),
     accessLog: !values.has('--disable-uvicorn-access-log'),
     logStats: !values.has('--disable-log-stats'),
     nonDefault,

@@ -6,6 +6,12 @@ import type { ServerForm } from '#shared/ipc/forms';
 import { ServerFormSchema } from '#shared/ipc/forms';
 import { type Result, fail, ok } from '#shared/result';
 import {
+  SWITCH_SETTINGS,
+  TEXT_SETTINGS,
+  type LaunchSettingKey,
+  type TextSettingRow,
+} from '#shared/server/launch-settings';
+import {
   LAUNCH_DEFAULTS,
   buildLaunch,
   flagsTooNew,
@@ -74,15 +80,45 @@ function parseEnv(text: string): Result<Record<string, string>> {
   return ok(env);
 }
 
-/** vLLM's --kv-cache-dtype choices (its CacheDType), so a typo is found in the form, not at launch. */
-export const KV_CACHE_DTYPES = ['auto', 'bfloat16', 'fp8', 'fp8_e4m3', 'fp8_e5m2', 'fp8_inc', 'fp8_ds_mla'] as const;
+/** One text field as its row says to read it: empty is unset; each error line begins with its label. */
+function readText(
+  { field }: TextSettingRow,
+  kind: ServerForm['kind'],
+  text: string,
+): Result<number | string | undefined> {
+  const { label, read } = field;
+  switch (read.as) {
+    case 'tokens':
+      return parseTokens(label, text);
+    case 'number':
+      return parseNumber(label, text, read);
+    case 'text':
+      return ok(text.trim() || undefined);
+    case 'choice': {
+      const t = text.trim();
+      if (!t || !read.checkedFor.includes(kind) || (read.choices as readonly string[]).includes(t))
+        return ok(t || undefined);
+      return fail(`${label}: "${t}" is not one of vLLM's choices: ${read.choices.join(', ')}.`);
+    }
+  }
+}
 
-function checkKvCacheDtype(kind: ServerForm['kind'], text: string): Result<undefined> {
-  const t = text.trim();
-  // The simulator and a custom command take what they take; vLLM refuses anything else at start-up.
-  if (!t || (kind !== 'vllm-native' && kind !== 'vllm-docker') || (KV_CACHE_DTYPES as readonly string[]).includes(t))
-    return ok(undefined);
-  return fail(`KV cache dtype: "${t}" is not one of vLLM's choices: ${KV_CACHE_DTYPES.join(', ')}.`);
+type SettingValues = Partial<Record<LaunchSettingKey, number | string | boolean | undefined>>;
+
+/**
+ * The launch settings the form gives, each read as its row says (a check box only when it differs
+ * from its initial value, so the engine's default is left alone), and every problem, in table order.
+ */
+function readSettings(form: ServerForm): { values: SettingValues; problems: string[] } {
+  const values: SettingValues = {};
+  const problems: string[] = [];
+  for (const s of TEXT_SETTINGS) {
+    const r = readText(s, form.kind, form[s.key]);
+    if (r.ok) values[s.key] = r.data;
+    else problems.push(r.error);
+  }
+  for (const s of SWITCH_SETTINGS) values[s.key] = form[s.key] !== s.field.initial ? form[s.key] : undefined;
+  return { values, problems };
 }
 
 /**
@@ -99,16 +135,10 @@ export function formToLaunch(form: ServerForm, port: number): Result<LaunchOptio
       : form.kind === 'custom' && lines(form.customCommand).length === 0
         ? fail('Command: give the command that starts the server, one argument per line.')
         : ok(undefined);
-  const mml = parseTokens('Max model length', form.maxModelLen);
-  const util = parseNumber('GPU memory utilization', form.gpuMemoryUtilization, { min: 0.01, max: 1 });
-  const seqs = parseNumber('Max sequences', form.maxNumSeqs, { min: 1, max: 1_000_000, integer: true });
-  const batched = parseTokens('Max batched tokens', form.maxNumBatchedTokens);
-  const tp = parseNumber('Tensor parallel size', form.tensorParallelSize, { min: 1, max: 1024, integer: true });
+  const settings = readSettings(form);
   const env = parseEnv(form.extraEnv);
-  const kvDtype = checkKvCacheDtype(form.kind, form.kvCacheDtype);
-  const problems = [required, mml, util, seqs, batched, tp, env, kvDtype].flatMap((r) => (r.ok ? [] : [r.error]));
-  if (problems.length) return fail(problems.join('\n'));
-  const val = <T>(r: Result<T>): T => (r as { ok: true; data: T }).data;
+  const problems = [...(required.ok ? [] : [required.error]), ...settings.problems, ...(env.ok ? [] : [env.error])];
+  if (problems.length || !env.ok) return fail(problems.join('\n'));
   const opt = (s: string): string | undefined => s.trim() || undefined;
   const [image, tag] = (form.dockerImage.trim() || `${LAUNCH_DEFAULTS.dockerImage}:${LAUNCH_DEFAULTS.dockerTag}`).split(
     /:(?=[^/]*$)/,
@@ -116,23 +146,12 @@ export function formToLaunch(form: ServerForm, port: number): Result<LaunchOptio
   const o: LaunchOptions = {
     engineKind: form.kind,
     model: model || 'custom',
-    servedModelName: opt(form.servedModelName),
-    revision: opt(form.revision),
-    dtype: opt(form.dtype),
-    quantization: opt(form.quantization),
-    maxModelLen: val(mml),
-    gpuMemoryUtilization: val(util),
-    maxNumSeqs: val(seqs),
-    maxNumBatchedTokens: val(batched),
-    tensorParallelSize: val(tp),
-    kvCacheDtype: opt(form.kvCacheDtype),
-    enablePrefixCaching: form.enablePrefixCaching ? undefined : false,
-    trustRemoteCode: form.trustRemoteCode || undefined,
+    ...(settings.values as Partial<Pick<LaunchOptions, LaunchSettingKey>>),
     host: form.host.trim() || LAUNCH_DEFAULTS.host,
     port,
     apiKey: opt(form.apiKey),
     cudaVisibleDevices: opt(form.gpus),
-    extraEnv: val(env),
+    extraEnv: env.data,
     extraArgs: lines(form.extraArgs),
   };
   if (form.kind === 'vllm-native') o.executable = opt(form.executable);

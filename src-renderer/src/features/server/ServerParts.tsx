@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { ServerForm } from '#shared/ipc/forms';
 import { KV_SOURCE_WORDS } from '#shared/report/report-blocks';
 import { START_TIME_LABEL, startTimeText } from '#shared/report/start-time';
+import { SWITCH_SETTINGS } from '#shared/server/launch-settings';
 import { useApp } from '../../store';
 import { copyText, updateServerForm } from '../../store/actions';
 import { fmtContext, fmtCount, NONE } from '../../format';
@@ -71,6 +72,8 @@ export function WhereAndEngine(props: {
 export function MoreLaunchFields({ form }: { form: ServerForm }) {
   const defaults = useApp((s) => s.serverDefaults);
   const preview = useApp((s) => s.preview);
+  // The launch settings' check boxes this engine takes, from their table.
+  const switches = SWITCH_SETTINGS.filter((s) => s.field.kinds.includes(form.kind));
   return (
     <>
       {form.kind !== 'attach' && (
@@ -132,26 +135,18 @@ export function MoreLaunchFields({ form }: { form: ServerForm }) {
           </Field>
         </>
       )}
-      {(form.kind === 'vllm-native' || form.kind === 'vllm-docker' || form.kind === 'simulator') && (
+      {switches.length > 0 && (
         <div className="checks">
-          <label>
-            <input
-              type="checkbox"
-              checked={form.enablePrefixCaching}
-              onChange={(e) => updateServerForm({ enablePrefixCaching: e.currentTarget.checked })}
-            />{' '}
-            Prefix caching
-          </label>
-          {form.kind !== 'simulator' && (
-            <label>
+          {switches.map((s) => (
+            <label key={s.key}>
               <input
                 type="checkbox"
-                checked={form.trustRemoteCode}
-                onChange={(e) => updateServerForm({ trustRemoteCode: e.currentTarget.checked })}
+                checked={form[s.key]}
+                onChange={(e) => updateServerForm({ [s.key]: e.currentTarget.checked })}
               />{' '}
-              Trust remote code
+              {s.field.label}
             </label>
-          )}
+          ))}
         </div>
       )}
     </>

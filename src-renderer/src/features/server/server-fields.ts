@@ -1,5 +1,9 @@
-/** The Server view's launch form: its engines, where they run, and every text field with its flag, help and check. */
+/**
+ * The Server view's launch form: its engines, where they run, and every text field with its help
+ * and engines (the launch settings' from src-shared/server/launch-settings.ts).
+ */
 import type { ServerForm } from '#shared/ipc/forms';
+import { launchSetting, type TextSettingKey } from '#shared/server/launch-settings';
 
 export const KINDS: { id: ServerForm['kind']; label: string; help: string }[] = [
   {
@@ -32,14 +36,23 @@ export const WHERE: { id: ServerForm['where']; label: string; help: string }[] =
 
 export type TextKey = { [K in keyof ServerForm]: ServerForm[K] extends string ? K : never }[keyof ServerForm];
 
-export const TEXT_FIELDS: {
+export interface TextField {
   key: TextKey;
   label: string;
   help: string;
-  kinds: ServerForm['kind'][];
+  kinds: readonly ServerForm['kind'][];
   multiline?: boolean;
   secret?: boolean;
-}[] = [
+}
+
+/** A launch setting's field, as its row in the launch settings table gives it. */
+function launchField(key: TextSettingKey): TextField {
+  const { label, help, kinds } = launchSetting(key).field;
+  return { key, label, help, kinds };
+}
+
+/** The text fields in the order the view shows them; the launch settings' words come from their table. */
+export const TEXT_FIELDS: TextField[] = [
   {
     key: 'url',
     label: 'Server URL',
@@ -66,67 +79,22 @@ export const TEXT_FIELDS: {
     help: 'Hugging Face id or a local folder. For the simulator, the model name it reports.',
     kinds: ['simulator', 'vllm-native', 'vllm-docker', 'attach'],
   },
-  {
-    key: 'servedModelName',
-    label: 'Served model name',
-    help: '--served-model-name: the id clients ask for.',
-    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
-  },
+  launchField('servedModelName'),
   {
     key: 'simProfile',
     label: 'Simulated GPU profile',
     help: 'A built-in GPU and model profile the simulator behaves like.',
     kinds: ['simulator'],
   },
-  {
-    key: 'maxModelLen',
-    label: 'Max model length',
-    help: '--max-model-len in tokens: 262144, 256K (= 262,144) or 256k (= 256,000), as vLLM reads them.',
-    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
-  },
-  {
-    key: 'gpuMemoryUtilization',
-    label: 'GPU memory utilization',
-    help: '--gpu-memory-utilization, a fraction of VRAM (0–1).',
-    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
-  },
-  {
-    key: 'maxNumSeqs',
-    label: 'Max sequences',
-    help: '--max-num-seqs: requests run at once; more wait in the queue.',
-    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
-  },
-  {
-    key: 'maxNumBatchedTokens',
-    label: 'Max batched tokens',
-    help: '--max-num-batched-tokens per scheduler step.',
-    kinds: ['vllm-native', 'vllm-docker'],
-  },
-  {
-    key: 'tensorParallelSize',
-    label: 'Tensor parallel size',
-    help: '-tp: GPUs one model is split across.',
-    kinds: ['vllm-native', 'vllm-docker'],
-  },
-  { key: 'dtype', label: 'dtype', help: '--dtype, e.g. bfloat16.', kinds: ['vllm-native', 'vllm-docker'] },
-  {
-    key: 'quantization',
-    label: 'Quantization',
-    help: '--quantization, e.g. awq, fp8.',
-    kinds: ['vllm-native', 'vllm-docker'],
-  },
-  {
-    key: 'kvCacheDtype',
-    label: 'KV cache dtype',
-    help: '--kv-cache-dtype, e.g. fp8.',
-    kinds: ['simulator', 'vllm-native', 'vllm-docker'],
-  },
-  {
-    key: 'revision',
-    label: 'Revision',
-    help: '--revision: branch, tag or commit of the model.',
-    kinds: ['vllm-native', 'vllm-docker'],
-  },
+  launchField('maxModelLen'),
+  launchField('gpuMemoryUtilization'),
+  launchField('maxNumSeqs'),
+  launchField('maxNumBatchedTokens'),
+  launchField('tensorParallelSize'),
+  launchField('dtype'),
+  launchField('quantization'),
+  launchField('kvCacheDtype'),
+  launchField('revision'),
   {
     key: 'host',
     label: 'Host',
