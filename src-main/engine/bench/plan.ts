@@ -106,8 +106,8 @@ const sortedUnique = (xs: number[]): number[] => [...new Set(xs)].sort((a, b) =>
  * prompts) with their output, and no running cap below them would only queue them (docs/method.md).
  */
 function defaultConcurrency(contexts: number[], out: number, kv: KvBudget, target: PlanTarget): number[] {
-  const budget = kv.tokens;
-  if (budget === null || contexts.length === 0) return DEFAULT_CONCURRENCY;
+  // An unknown budget shows no room.
+  const budget = kv.tokens ?? 0;
   const smallest = contexts.find((c) => c > 0) ?? contexts[0];
   const cap = runningCap(target)?.limit ?? Number.POSITIVE_INFINITY;
   const roomy = LARGE_CONCURRENCY.filter((c) => c * (smallest + out) <= budget && c <= cap);
