@@ -175,4 +175,53 @@ describe('loop detector (METHOD.md)', () => {
     expect(d.push(stream.slice(0, first))).toBeNull();
     expect(d.push(stream.slice(first))).toMatchObject({ period, repeats: 4 });
   });
+  it('fires when streamed at the same mark and with the same finding as findLoop on the whole text so far', () => {
+    // Streamed checks search the window in two parts (flat, and what came since); a copy of the anchor
+    // may lie in either or across them. Periods from 1 to 6,000, pieces of 5 to 3,000 characters.
+    const cases: Array<[string, number]> = [];
+    for (const period of [1, 7, 63, 64, 65, 300, 1500, 2047, 2048, 2049, 6000])
+      for (const piece of [5, 23, 256, 700, 3000]) {
+        const body = period === 1 ? 'z' : varied(period);
+        cases.push([`${varied(3000 + period * 3)}${body.repeat(Math.ceil(9000 / period) + 1)}`, piece]);
+      }
+    // No loop, but anchors that recur: a repeated passage one short of four repeats, and whitespace.
+    cases.push([`${varied(2500)}#${varied(1100).repeat(4).slice(1)}${varied(500)}`, 37]);
+    cases.push([`${varied(2500)}${' '.repeat(9000)}`, 101]);
+    for (const [text, piece] of cases) {
+      const d = new LoopDetector();
+      let streamed: { at: number; found: unknown } | null = null;
+      for (let i = 0; i < text.length && streamed === null; i += piece) {
+        const found = d.push(text.slice(i, i + piece));
+        if (found) streamed = { at: Math.min(text.length, i + piece), found };
+      }
+      // The reference: findLoop on the whole text at every mark the stream passed.
+      let expected: { at: number; found: unknown } | null = null;
+      let total = 0;
+      let mark = 256;
+      for (let i = 0; i < text.length && expected === null; i += piece) {
+        total = Math.min(text.length, i + piece);
+        if (total < mark) continue;
+        mark = (Math.floor(total / 256) + 1) * 256;
+        const found = findLoop(text.slice(0, total));
+        if (found) expected = { at: total, found };
+      }
+      expect(streamed, `piece ${piece}, ${text.length} characters`).toEqual(expected);
+    }
+  });
+  it('finds the one copy of the anchor in range wherever it lies: across the searched parts, or at the oldest start', () => {
+    // Each first piece is longer than twice the searched window, so the check after it keeps the last 32,832
+    // characters as the flat part; the second piece, the fresh part, completes four repeats. Two periods back is
+    // out of range, so one copy alone makes the candidate.
+    const prose = varied(10_000).replaceAll('Sentence', 'Line');
+    const completed = (period: number, second: number) => {
+      const stream = prose + varied(period).repeat(4);
+      const d = new LoopDetector();
+      expect(d.push(stream.slice(0, stream.length - second))).toBeNull();
+      return d.push(stream.slice(stream.length - second));
+    };
+    // The copy starts 31 characters before the fresh part: it spans both parts.
+    expect(completed(20_000, 20_032)).toMatchObject({ period: 20_000, repeats: 4 });
+    // The copy starts at the oldest start searched (32,832 characters before the end).
+    expect(completed(32_768, 1_000)).toMatchObject({ period: 32_768, repeats: 4 });
+  });
 });
