@@ -41,10 +41,6 @@ export function findLoop(text: string, recent: string = text): LoopFinding | nul
   const r = recent.length;
   const anchor = recent.slice(r - ANCHOR);
   const lowest = r - ANCHOR - MAX_PERIOD;
-  // Most checks find no earlier copy at all: the first copy from the lowest start is the anchor
-  // itself. The forward search skips ahead by the anchor's length where the backward one compares
-  // at every position, so it answers that case first.
-  if (recent.indexOf(anchor, lowest) === r - ANCHOR) return null;
   let idx = recent.lastIndexOf(anchor, r - ANCHOR - 1);
   for (let tries = 0; idx >= 0 && idx >= lowest && tries < MAX_CANDIDATES; tries++) {
     const period = r - ANCHOR - idx;
@@ -74,13 +70,16 @@ const MERGE_EVERY = 2048;
 
 /**
  * Feeds one stream's text as it arrives and checks every CHECK_EVERY characters. The text kept is
- * bounded (the last KEEP to 2 * KEEP characters), so the cost per check stays small however long
- * the stream.
+ * bounded (from the last KEEP characters to twice that, plus what came since the last merge), so
+ * the cost per check stays small however long the stream.
  *
  * It is kept in two parts, `kept` (flat) and `fresh` (what came since), because searching one string
  * that grew since the last check makes V8 copy all of it: at hundreds of streams that copying and its
  * garbage cost more than the rest of the client. Most checks find no earlier copy of the anchor,
- * which the two parts answer by themselves; findLoop runs only when there is one.
+ * which the two parts answer by themselves; findLoop runs only when there is one. What is found, and
+ * at which check, is what findLoop finds on the whole text at that check; only a single piece longer
+ * than a period could make the kept text hold, and count, more whole repeats than one trimmed at
+ * every check would.
  */
 export class LoopDetector {
   private kept = '';
@@ -94,6 +93,8 @@ export class LoopDetector {
   private total = 0;
   private nextCheck = CHECK_EVERY;
   found: LoopFinding | null = null;
+  /** Checks that ran findLoop (an earlier copy of the anchor was in range); the rest cost little. */
+  searches = 0;
 
   push(s: string): LoopFinding | null {
     if (this.found !== null) return this.found;
@@ -101,19 +102,26 @@ export class LoopDetector {
     this.total += s.length;
     if (this.total >= this.nextCheck) {
       this.nextCheck = (Math.floor(this.total / CHECK_EVERY) + 1) * CHECK_EVERY;
-      this.fresh += this.pending.length === 1 ? s : this.pending.join('');
+      this.fresh += this.pending.join('');
       this.pending = [];
-      if (this.total >= MIN_COVERED && this.anchorRecurs()) {
+      if (this.anchorRecurs()) {
+        this.searches++;
         const text = this.kept + this.fresh;
-        this.found = findLoop(text, text.slice(Math.max(0, text.length - SEARCH)));
+        this.found = findLoop(text, text.slice(-SEARCH));
       }
-      // Trimmed at the same checks as one string would be, so a long loop counts the same repeats.
-      if (this.fresh.length >= MERGE_EVERY || this.kept.length + this.fresh.length > 2 * KEEP) {
+      // The kept text is trimmed here, so it holds KEEP characters or more: at the first check with
+      // four repeats (the check after at most a network delta's worth more) all four are in it.
+      if (this.fresh.length >= MERGE_EVERY) {
         this.kept = tail(this.kept + this.fresh, KEEP);
         this.fresh = '';
       }
     }
     return this.found;
+  }
+
+  /** Characters held: at most twice KEEP, plus what came since the last merge. */
+  get held(): number {
+    return this.kept.length + this.fresh.length;
   }
 
   /**
@@ -122,7 +130,7 @@ export class LoopDetector {
    * chunk alive until the next one, for every stream.
    */
   settle(): void {
-    if (this.pending.length > 1) this.pending = [this.pending.join('')];
+    this.pending = [this.pending.join('')];
   }
 
   /**
@@ -134,14 +142,13 @@ export class LoopDetector {
     const old = this.kept;
     const r = old.length + this.fresh.length;
     const lowest = r - SEARCH;
-    const latest = r - ANCHOR - 1;
     // At a check `fresh` holds at least the batch just added; the anchor may reach back into `old`.
     const cut = Math.max(0, old.length - (ANCHOR - 1));
     const joint = old.slice(cut) + this.fresh;
     const anchor = joint.slice(joint.length - ANCHOR);
     // A copy inside `old` starts before `fresh`, so before the anchor itself.
     if (old.indexOf(anchor, lowest) >= 0) return true;
-    const inJoint = joint.indexOf(anchor, lowest - cut);
-    return cut + inJoint <= latest;
+    // The anchor itself is found last, at r - ANCHOR.
+    return cut + joint.indexOf(anchor, lowest - cut) < r - ANCHOR;
   }
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { EXCERPT_CHARS, findLoop, LoopDetector } from '../../../src-main/engine/bench/loop-detector';
+import {
+  ANCHOR,
+  EXCERPT_CHARS,
+  findLoop,
+  LoopDetector,
+  MAX_PERIOD,
+  MIN_REPEATS,
+} from '../../../src-main/engine/bench/loop-detector';
 import { fillerText } from '../../../src-main/engine/bench/prompts';
 
 // Varied prose that never repeats a 64-character window: numbered sentences.
@@ -223,5 +230,44 @@ describe('loop detector (METHOD.md)', () => {
     expect(completed(20_000, 20_032)).toMatchObject({ period: 20_000, repeats: 4 });
     // The copy starts at the oldest start searched (32,832 characters before the end).
     expect(completed(32_768, 1_000)).toMatchObject({ period: 32_768, repeats: 4 });
+  });
+  it('searches the history only at checks where the anchor recurs, and holds a bounded text however long the stream', () => {
+    const keep = MIN_REPEATS * MAX_PERIOD + ANCHOR;
+    const d = new LoopDetector();
+    const prose = varied(700_000);
+    let most = 0;
+    for (let i = 0; i < prose.length; i += 300) {
+      d.push(prose.slice(i, i + 300));
+      most = Math.max(most, d.held);
+    }
+    // Varied prose never repeats a 64-character window: no check needed findLoop.
+    expect(d.found).toBeNull();
+    expect(d.searches).toBe(0);
+    // Trimmed to the last KEEP characters once over twice that, and merged every 2,048 or so.
+    expect(most).toBeGreaterThan(2 * keep);
+    expect(most).toBeLessThanOrEqual(2 * keep + 2048 + 300);
+    expect(d.held).toBeGreaterThanOrEqual(keep);
+    // A loop after it is searched for, and found.
+    const passage = varied(900);
+    for (let i = 0; i < 12 && d.found === null; i++) d.push(passage);
+    expect(d.found).toMatchObject({ period: 900 });
+    expect(d.searches).toBeGreaterThan(0);
+  });
+
+  it('finds the same loop at the same check when the stream settles its pieces after each network chunk', () => {
+    const text = varied(3000) + varied(700).repeat(9);
+    const plain = new LoopDetector();
+    const settled = new LoopDetector();
+    let plainAt = -1;
+    let settledAt = -1;
+    for (let i = 0; i < text.length; i += 9) {
+      const piece = text.slice(i, i + 9);
+      if (plain.push(piece) && plainAt < 0) plainAt = i;
+      if (settled.push(piece) && settledAt < 0) settledAt = i;
+      if (i % 5 === 0) settled.settle();
+    }
+    expect(plain.found).toMatchObject({ period: 700 });
+    expect(settled.found).toEqual(plain.found);
+    expect(settledAt).toBe(plainAt);
   });
 });
