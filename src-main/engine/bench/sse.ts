@@ -12,7 +12,6 @@
  * (`: ping`), `event:`/`id:` lines, several data lines in one event, events split anywhere
  * across network chunks (including inside a multi-byte character).
  */
-import { StringDecoder } from 'node:string_decoder';
 
 /** Receives what the parser read; called synchronously from push(). */
 export interface ChatStreamSink {
@@ -34,40 +33,64 @@ const K_PROMPT = '"prompt_tokens":';
 const K_CONTENT = '"content":';
 const K_REASONING_CONTENT = '"reasoning_content":';
 const K_REASONING = '"reasoning":';
+const K_REASONING_PREFIX = '"reasoning';
 const K_ERROR = '"error":';
 const K_CHOICES = '"choices":';
 const K_USAGE = '"usage":';
 
 export class ChatStreamParser {
-  private decoder = new StringDecoder('utf8');
-  /** Unconsumed text: the start of a line not yet ended. */
-  private rest = '';
+  /**
+   * Bytes after the last line end seen: the start of a line not yet ended. Kept as bytes, copied
+   * out of the network chunk: a string sliced from the chunk's text would keep all of it alive
+   * until the next chunk, for every stream. A line end (byte 10) never falls inside a multi-byte
+   * character, so whole lines decode alone.
+   */
+  private rest: Buffer[] = [];
   /** Data lines of the event being read (usually exactly one). */
   private data: string | null = null;
 
   constructor(private readonly sink: ChatStreamSink) {}
 
   push(bytes: Uint8Array): void {
-    const text = this.rest + this.decoder.write(bytes as Buffer);
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const last = buf.lastIndexOf(10);
+    if (last < 0) {
+      this.rest.push(Buffer.from(buf));
+      return;
+    }
+    let from = 0;
+    if (this.rest.length > 0) {
+      // Finish the line split across chunks on its own: decoding it with the whole chunk would copy the chunk.
+      const nl = buf.indexOf(10);
+      this.rest.push(buf.subarray(0, nl));
+      this.lineOf(Buffer.concat(this.rest).toString('utf8'));
+      this.rest = [];
+      from = nl + 1;
+    }
+    const text = buf.toString('utf8', from, last + 1);
     let pos = 0;
     const n = text.length;
     while (pos < n) {
       const nl = text.indexOf('\n', pos);
-      if (nl < 0) break;
       let end = nl;
       if (end > pos && text.charCodeAt(end - 1) === 13) end--;
       this.line(text, pos, end);
       pos = nl + 1;
     }
-    this.rest = pos < n ? text.slice(pos) : '';
+    if (last + 1 < buf.length) this.rest.push(Buffer.from(buf.subarray(last + 1)));
   }
 
   /** The stream ended: dispatch a last event that had no blank line after it. */
   end(): void {
-    const tail = this.rest + this.decoder.end();
-    this.rest = '';
-    if (tail.length) this.line(tail, 0, tail.charCodeAt(tail.length - 1) === 13 ? tail.length - 1 : tail.length);
+    const tail = Buffer.concat(this.rest).toString('utf8');
+    this.rest = [];
+    if (tail.length) this.lineOf(tail);
     this.dispatch();
+  }
+
+  /** One whole line without its line end (a CR before it is dropped). */
+  private lineOf(text: string): void {
+    this.line(text, 0, text.charCodeAt(text.length - 1) === 13 ? text.length - 1 : text.length);
   }
 
   private line(text: string, start: number, end: number): void {
@@ -116,8 +139,23 @@ export class ChatStreamParser {
       this.sink.onMalformed(p);
       return;
     }
-    const hasChoices = p.indexOf(K_CHOICES, a) >= 0;
-    const usageAt = p.indexOf(K_USAGE, a);
+    // One pass over the quotes finds the first of each key the common chunk needs: every key starts
+    // with a quote, so testing the keys at each quote in turn finds what indexOf from `a` would,
+    // in one scan of the chunk instead of one per key.
+    let choicesAt = -1;
+    let usageAt = -1;
+    let contentAt = -1;
+    let reasoningAt = -1;
+    for (let q = p.indexOf('"', a); q >= 0; q = p.indexOf('"', q + 1)) {
+      const c = p.charCodeAt(q + 1);
+      if (c === 99 /* c */) {
+        if (choicesAt < 0 && p.startsWith(K_CHOICES, q)) choicesAt = q;
+        else if (contentAt < 0 && p.startsWith(K_CONTENT, q)) contentAt = q;
+      } else if (c === 117 /* u */) {
+        if (usageAt < 0 && p.startsWith(K_USAGE, q)) usageAt = q;
+      } else if (c === 114 /* r */ && reasoningAt < 0 && p.startsWith(K_REASONING_PREFIX, q)) reasoningAt = q;
+    }
+    const hasChoices = choicesAt >= 0;
     if (!hasChoices && usageAt < 0) {
       this.slowPath(p);
       return;
@@ -133,9 +171,13 @@ export class ChatStreamParser {
       completion = intAfter(p, K_COMPLETION, usageAt);
       prompt = intAfter(p, K_PROMPT, usageAt);
     }
-    const content = stringAfter(p, K_CONTENT, a);
-    let reasoning = stringAfter(p, K_REASONING_CONTENT, a);
-    if (reasoning === null) reasoning = stringAfter(p, K_REASONING, a);
+    const content = contentAt < 0 ? null : stringAfter(p, K_CONTENT, contentAt);
+    let reasoning: string | null | undefined = null;
+    // Both reasoning keys start with this prefix: a chunk without it has neither.
+    if (reasoningAt >= 0) {
+      reasoning = stringAfter(p, K_REASONING_CONTENT, a);
+      if (reasoning === null) reasoning = stringAfter(p, K_REASONING, a);
+    }
     if (content === undefined || reasoning === undefined) {
       this.slowPath(p); // an escape we could not read in place
       return;
@@ -227,8 +269,10 @@ function stringAfter(p: string, key: string, from: number): string | null | unde
     for (let t = q - 1; t >= start && p.charCodeAt(t) === 92; t--) bs++;
     if (bs % 2 === 0) {
       const raw = p.slice(start, q);
-      const slash = p.indexOf('\\', start);
-      if (slash < 0 || slash > q) return raw;
+      // Look for an escape only inside the value: the rest of the chunk may be long.
+      let slash = start;
+      while (slash < q && p.charCodeAt(slash) !== 92) slash++;
+      if (slash === q) return raw;
       try {
         return JSON.parse(`"${raw}"`) as string;
       } catch {

@@ -165,6 +165,8 @@ export class ChatStream implements ChatStreamSink {
       if (this.responseId === null)
         this.responseId = /"id":\s*"([^"]+)"/.exec(chunk.toString('latin1', 0, Math.min(chunk.length, 512)))?.[1] ?? '';
       this.parser.push(chunk);
+      this.contentLoops?.settle();
+      this.reasoningLoops?.settle();
     } else if (this.errorBody.length < 65_536) this.errorBody += chunk.toString('utf8');
   }
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { EXCERPT_CHARS, findLoop, LoopDetector } from '../../../src-main/engine/bench/loop-detector';
+import {
+  ANCHOR,
+  EXCERPT_CHARS,
+  findLoop,
+  LoopDetector,
+  MAX_PERIOD,
+  MIN_REPEATS,
+} from '../../../src-main/engine/bench/loop-detector';
 import { fillerText } from '../../../src-main/engine/bench/prompts';
 
 // Varied prose that never repeats a 64-character window: numbered sentences.
@@ -174,5 +181,93 @@ describe('loop detector (METHOD.md)', () => {
     const d = new LoopDetector();
     expect(d.push(stream.slice(0, first))).toBeNull();
     expect(d.push(stream.slice(first))).toMatchObject({ period, repeats: 4 });
+  });
+  it('fires when streamed at the same mark and with the same finding as findLoop on the whole text so far', () => {
+    // Streamed checks search the window in two parts (flat, and what came since); a copy of the anchor
+    // may lie in either or across them. Periods from 1 to 6,000, pieces of 5 to 3,000 characters.
+    const cases: Array<[string, number]> = [];
+    for (const period of [1, 7, 63, 64, 65, 300, 1500, 2047, 2048, 2049, 6000])
+      for (const piece of [5, 23, 256, 700, 3000]) {
+        const body = period === 1 ? 'z' : varied(period);
+        cases.push([`${varied(3000 + period * 3)}${body.repeat(Math.ceil(9000 / period) + 1)}`, piece]);
+      }
+    // No loop, but anchors that recur: a repeated passage one short of four repeats, and whitespace.
+    cases.push([`${varied(2500)}#${varied(1100).repeat(4).slice(1)}${varied(500)}`, 37]);
+    cases.push([`${varied(2500)}${' '.repeat(9000)}`, 101]);
+    for (const [text, piece] of cases) {
+      const d = new LoopDetector();
+      let streamed: { at: number; found: unknown } | null = null;
+      for (let i = 0; i < text.length && streamed === null; i += piece) {
+        const found = d.push(text.slice(i, i + piece));
+        if (found) streamed = { at: Math.min(text.length, i + piece), found };
+      }
+      // The reference: findLoop on the whole text at every mark the stream passed.
+      let expected: { at: number; found: unknown } | null = null;
+      let total = 0;
+      let mark = 256;
+      for (let i = 0; i < text.length && expected === null; i += piece) {
+        total = Math.min(text.length, i + piece);
+        if (total < mark) continue;
+        mark = (Math.floor(total / 256) + 1) * 256;
+        const found = findLoop(text.slice(0, total));
+        if (found) expected = { at: total, found };
+      }
+      expect(streamed, `piece ${piece}, ${text.length} characters`).toEqual(expected);
+    }
+  });
+  it('finds the one copy of the anchor in range wherever it lies: across the searched parts, or at the oldest start', () => {
+    // Each first piece is longer than twice the searched window, so the check after it keeps the last 32,832
+    // characters as the flat part; the second piece, the fresh part, completes four repeats. Two periods back is
+    // out of range, so one copy alone makes the candidate.
+    const prose = varied(10_000).replaceAll('Sentence', 'Line');
+    const completed = (period: number, second: number) => {
+      const stream = prose + varied(period).repeat(4);
+      const d = new LoopDetector();
+      expect(d.push(stream.slice(0, stream.length - second))).toBeNull();
+      return d.push(stream.slice(stream.length - second));
+    };
+    // The copy starts 31 characters before the fresh part: it spans both parts.
+    expect(completed(20_000, 20_032)).toMatchObject({ period: 20_000, repeats: 4 });
+    // The copy starts at the oldest start searched (32,832 characters before the end).
+    expect(completed(32_768, 1_000)).toMatchObject({ period: 32_768, repeats: 4 });
+  });
+  it('searches the history only at checks where the anchor recurs, and holds a bounded text however long the stream', () => {
+    const keep = MIN_REPEATS * MAX_PERIOD + ANCHOR;
+    const d = new LoopDetector();
+    const prose = varied(700_000);
+    let most = 0;
+    for (let i = 0; i < prose.length; i += 300) {
+      d.push(prose.slice(i, i + 300));
+      most = Math.max(most, d.held);
+    }
+    // Varied prose never repeats a 64-character window: no check needed findLoop.
+    expect(d.found).toBeNull();
+    expect(d.searches).toBe(0);
+    // Trimmed to the last KEEP characters once over twice that, and merged every 2,048 or so.
+    expect(most).toBeGreaterThan(2 * keep);
+    expect(most).toBeLessThanOrEqual(2 * keep + 2048 + 300);
+    expect(d.held).toBeGreaterThanOrEqual(keep);
+    // A loop after it is searched for, and found.
+    const passage = varied(900);
+    for (let i = 0; i < 12 && d.found === null; i++) d.push(passage);
+    expect(d.found).toMatchObject({ period: 900 });
+    expect(d.searches).toBeGreaterThan(0);
+  });
+
+  it('finds the same loop at the same check when the stream settles its pieces after each network chunk', () => {
+    const text = varied(3000) + varied(700).repeat(9);
+    const plain = new LoopDetector();
+    const settled = new LoopDetector();
+    let plainAt = -1;
+    let settledAt = -1;
+    for (let i = 0; i < text.length; i += 9) {
+      const piece = text.slice(i, i + 9);
+      if (plain.push(piece) && plainAt < 0) plainAt = i;
+      if (settled.push(piece) && settledAt < 0) settledAt = i;
+      if (i % 5 === 0) settled.settle();
+    }
+    expect(plain.found).toMatchObject({ period: 700 });
+    expect(settled.found).toEqual(plain.found);
+    expect(settledAt).toBe(plainAt);
   });
 });

@@ -61,6 +61,24 @@ describe('ChatStreamParser', () => {
     }
   });
 
+  it('gives the same events fed a byte at a time, as plain Uint8Arrays, with empty pushes between, LF or CRLF', () => {
+    const whole = collect();
+    const p0 = new ChatStreamParser(whole.sink);
+    p0.push(Buffer.from(stream));
+    p0.end();
+    for (const text of [stream, stream.replaceAll('\n', '\r\n')]) {
+      const bytes = Buffer.from(text);
+      const { sink, events } = collect();
+      const p = new ChatStreamParser(sink);
+      for (let i = 0; i < bytes.length; i++) {
+        p.push(new Uint8Array(bytes.subarray(i, i + 1)));
+        p.push(new Uint8Array(0));
+      }
+      p.end();
+      expect(events).toEqual(whole.events);
+    }
+  });
+
   it('tolerates CRLF, no space after data:, comments, event/id lines and a last event without a blank line', () => {
     const { sink, events } = collect();
     const p = new ChatStreamParser(sink);
