@@ -100,9 +100,12 @@ describe('sustained decode against the simulator (profile a, speed 5)', () => {
       // Per request: the median over the window's requests of each one's own rate, from the cell's
       // own request records (server seconds from the window start).
       expect(e.cell.perRequestTokensPerSecond! / medianOwnRate(e.cell)).toBeCloseTo(1, 2);
-      expect(e.cell.avgActiveRequests).toBe(e.cell.concurrency);
+      // The server ran every request the client kept in flight, but for turnover: a request that ends in the
+      // window is replaced, and a scrape between the two (about one step) reads one fewer running.
+      expect(e.cell.avgActiveRequests).toBeLessThanOrEqual(e.cell.concurrency);
+      expect(e.cell.avgActiveRequests).toBeGreaterThan(e.cell.concurrency * 0.95);
       expect(e.cell.maxWaitingSeen).toBe(0);
-      expect(e.cell.queueEvidence).toMatchObject({ longestWaitingRun: 0, avgRunning: e.cell.concurrency });
+      expect(e.cell.queueEvidence).toMatchObject({ longestWaitingRun: 0, avgRunning: e.cell.avgActiveRequests });
       expect(e.cell.failedRequests).toBe(0);
     }
   });
