@@ -48,7 +48,9 @@ describe.skipIf(process.platform !== 'linux')('client health on a busy client ma
     const read = await readSessionFile(out);
     if (!read.ok) throw new Error(read.error.message);
     const [cell] = read.data.cells;
-    expect(cell.status).toBe('valid');
+    // Valid: the simulator had room for every stream. On a machine busy enough that the simulator too fell behind,
+    // its own running count reads short and the cell is honestly Requests queued; the client's note is said either way.
+    expect(['valid', 'queued'], cell.reason ?? '').toContain(cell.status);
     const health = cell.clientHealth;
     if (!health) throw new Error('no client health recorded');
     // Beside three spinning processes on its one CPU, the client's thread waited for it well past the threshold.
@@ -61,7 +63,9 @@ describe.skipIf(process.platform !== 'linux')('client health on a busy client ma
     );
     expect(cell.reason).toMatch(/µs of CPU per token; figures may be low$/);
     const report = renderMarkdownReport(read.data);
-    expect(report).toContain(`- 0 context × 256 at once: Valid: the client was busy: event loop delayed p99`);
+    expect(report).toMatch(
+      /- 0 context × 256 at once: (Valid|Requests queued): (.*; )?the client was busy: event loop delayed p99/,
+    );
     expect(report).toContain(waited);
   }, 300_000);
 });
