@@ -167,6 +167,8 @@ describe.skipIf(!hasChromium)('Results and Server views tell the truth, in Chrom
     await page.setViewportSize({ width: 1280, height: 800 });
     await openInResults(page, bridge, importedWithQueued(), 'keys.speedmatrix.json');
     const grid = page.getByTestId('heatmap');
+    // The heatmap may render after the title: wait for its Tab stop before counting.
+    await grid.locator('button.hm-btn[tabindex="0"]').waitFor();
     // Every cell with a figure or a status is a button, but only one is in the Tab order.
     const stops = await grid.locator('button.hm-btn').evaluateAll((bs) => bs.map((b) => (b as HTMLElement).tabIndex));
     expect(stops.filter((t) => t === 0)).toHaveLength(1);
