@@ -22,26 +22,19 @@ async function groupGone(pgid: number, withinMs: number): Promise<boolean> {
   return false;
 }
 
+/** The real CLI with its own data folder (where the launched-server registry lives), its output piped. */
+const cliChild = (data: string, args: string[]) =>
+  spawn(process.execPath, [join(ROOT, 'src-main/hosts/cli/bin.cjs'), ...args], {
+    env: { ...process.env, SPEEDMATRIX_DATA_DIR: data },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+
 /**
  * `run --demo`, Ctrl-C once the first cell is done, and Ctrl-C again as soon as the run has
  * said how to continue: while the CLI is stopping the simulator.
  */
 function twiceInterrupted(data: string, out: string) {
-  const child = spawn(
-    process.execPath,
-    [
-      join(ROOT, 'src-main/hosts/cli/bin.cjs'),
-      'run',
-      '--demo',
-      ...SMALL,
-      '--sim-speed',
-      '20',
-      '--json-progress',
-      '--out',
-      out,
-    ],
-    { env: { ...process.env, SPEEDMATRIX_DATA_DIR: data }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = cliChild(data, ['run', '--demo', ...SMALL, '--sim-speed', '20', '--json-progress', '--out', out]);
   let stdout = '';
   let stderr = '';
   const launched: number[] = [];
@@ -86,24 +79,19 @@ describe('a second Ctrl-C', () => {
 
 /** `load --demo` with two long passes, Ctrl-C once the first has started. */
 function loadInterrupted(data: string, out: string) {
-  const child = spawn(
-    process.execPath,
-    [
-      join(ROOT, 'src-main/hosts/cli/bin.cjs'),
-      'load',
-      '--demo',
-      '--rates',
-      '2,4',
-      '--duration',
-      '60',
-      '--sim-speed',
-      '10',
-      '--json-progress',
-      '--out',
-      out,
-    ],
-    { env: { ...process.env, SPEEDMATRIX_DATA_DIR: data }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = cliChild(data, [
+    'load',
+    '--demo',
+    '--rates',
+    '2,4',
+    '--duration',
+    '60',
+    '--sim-speed',
+    '10',
+    '--json-progress',
+    '--out',
+    out,
+  ]);
   let stdout = '';
   let stderr = '';
   const launched: number[] = [];
