@@ -66,7 +66,8 @@ export type ServerFormInput = z.input<typeof ServerFormSchema>;
 
 export const RunFormSchema = z.object({
   contexts: z.array(tokens).min(1).max(64),
-  concurrency: z.array(z.number().int().positive().max(4096)).min(1).max(64),
+  /** Empty: automatic, the levels the plan gives by default (the CLI's without --concurrency). */
+  concurrency: z.array(z.number().int().positive().max(4096)).max(64),
   /** Empty: the engine's default (the decode contexts). */
   prefillContexts: z.array(tokens).max(64).default([]),
   secondsPerMeasurement: z.number().positive().max(3600),

@@ -1,11 +1,12 @@
 /**
  * The app's own words in the real renderer against the real core: a chip field says what it
- * takes, a file that is not a session does not point to a command the app lacks, and a load
+ * takes, automatic requests at once say what they measure, a file that is not a session does not point to a command the app lacks, and a load
  * sweep of one rate reads in the singular.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
+import { DEFAULT_CONCURRENCY_WORDS } from '#shared/default-concurrency';
 import { importText } from '../../src-main/workflows/importers';
 import { serializeSession } from '../../src-main/platform/session/write';
 import { webTest as it } from '../helpers/fixtures';
@@ -27,6 +28,26 @@ describe.skipIf(!hasChromium)("the app's words", () => {
     expect(await add('rates', '-1')).toBe('"-1" is not a rate above 0 requests per second, such as 0.5 or 4.');
     await shot(page, '92-rate-chip-error', false);
     await page.getByTestId('run-mode').getByText('Matrix', { exact: true }).click();
+  });
+
+  it('requests at once say what automatic measures; a level typed replaces it, and the link brings it back', async ({
+    app: { page },
+  }) => {
+    await page.keyboard.press('Control+3');
+    const chips = page.getByTestId('chips-concurrency');
+    const automatic = `Automatic: ${DEFAULT_CONCURRENCY_WORDS}. Add a level to choose your own.`;
+    await expect.poll(() => chips.locator('small').innerText()).toBe(automatic);
+    expect(await page.locator('#preset option').allInnerTexts()).toContain(
+      'Seed matrix: 8K–251K × automatic requests at once',
+    );
+    // With no server the plan knows no KV budget, so automatic is 1–128: the preview's columns say so.
+    await expect.poll(() => page.getByTestId('run-heatmap').locator('thead th').last().innerText()).toMatch(/128/);
+    await chips.locator('input').fill('16');
+    await chips.locator('input').press('Enter');
+    expect(await chips.locator('li.chip').allInnerTexts()).toEqual([expect.stringMatching(/^16/)]);
+    await chips.getByRole('button', { name: /^Automatic/ }).click();
+    await expect.poll(() => chips.locator('small').innerText()).toBe(automatic);
+    expect(await chips.locator('li.chip').count()).toBe(0);
   });
 
   it("the Load form marks a bad number at its field in the form's words, and Start waits", async ({

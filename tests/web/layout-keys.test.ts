@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { serializeSession } from '../../src-main/platform/session/write';
 import { webTest as it } from '../helpers/fixtures';
+import { setChips } from '../helpers/run-view';
 import { sampleSession } from '../helpers/sample-session';
 import { hasChromium, shot } from './browser';
 
@@ -58,6 +59,9 @@ describe.skipIf(!hasChromium)('layout and keyboard in Chromium', () => {
   });
 
   it('keeps the focus in the chips after removing one with the keyboard', async ({ app: { page } }) => {
+    // The default requests at once are automatic, with no chips: the person's own levels first.
+    await page.keyboard.press('Control+3');
+    await setChips(page, 'concurrency', ['1', '2', '4']);
     const chips = page.getByTestId('chips-concurrency');
     const before = await chips.locator('li.chip').count();
     await chips.locator('li.chip button').nth(1).focus();

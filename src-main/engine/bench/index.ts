@@ -9,7 +9,7 @@
  * - `WorkerLauncher`: how the worker process is started (plain Node `forkLauncher` by default;
  *   the app passes one built on Electron's utilityProcess).
  */
-export { planRun, resolveConfig, largestContext, DEFAULT_CONTEXTS, DEFAULT_CONCURRENCY } from './plan';
+export { planRun, resolveConfig, largestContext, DEFAULT_CONTEXTS } from './plan';
 export { readinessTimeoutSeconds } from './readiness';
 export { MAX_STREAMS, streamsCeilingReason } from './http';
 export type { PlanTarget } from './plan';

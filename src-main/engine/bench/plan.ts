@@ -4,6 +4,7 @@
  * order, and about how long it takes. Pure: the UI shows it before the user presses Start.
  */
 import { cellKey } from '#shared/cell-key';
+import { DEFAULT_CONCURRENCY, LARGE_CONCURRENCY } from '#shared/default-concurrency';
 import { mean } from '#shared/mean';
 import { fmtContext, fmtCount } from '#shared/report/format';
 import { kvBudgetOrigin } from '#shared/report/report-blocks';
@@ -22,9 +23,6 @@ import type { PlannedCell, PlannedPrefill, PlanStep, ResolvedRunConfig, RunConfi
 
 export const K = 1024;
 export const DEFAULT_CONTEXTS = [0, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K];
-export const DEFAULT_CONCURRENCY = [1, 2, 4, 8, 16, 32, 64, 128];
-/** Levels the default matrix adds past 128 on a server with room for them (defaultConcurrency). */
-export const LARGE_CONCURRENCY = [256, 512];
 export const PREFILL_EXTRA_CONTEXT = 256 * K;
 export const DEFAULT_SECONDS = 30;
 /** With --precision: the shortest window, server seconds (docs/adaptive-precision.md). */

@@ -40,7 +40,9 @@ export function remoteRunArgs(
     '--json-progress',
   ];
   const matrix = [
-    ...['--model', server.ready.model, '--contexts', list(form.contexts), '--concurrency', list(form.concurrency)],
+    ...['--model', server.ready.model, '--contexts', list(form.contexts)],
+    // Automatic levels: the host's run decides them, against its server's KV cache, as here.
+    ...(form.concurrency.length ? ['--concurrency', list(form.concurrency)] : []),
     ...(form.prefillContexts.length ? ['--prefill-contexts', list(form.prefillContexts)] : []),
     ...['--duration', String(form.secondsPerMeasurement)],
     ...(form.outputLen?.trim()

@@ -67,7 +67,7 @@ export function toConfig(form: RunForm): RunConfigInput {
 function toBaseConfig(form: RunForm): RunConfigInput {
   return {
     contexts: form.contexts,
-    concurrency: form.concurrency,
+    concurrency: form.concurrency.length ? form.concurrency : undefined,
     prefillContexts: form.prefillContexts.length ? form.prefillContexts : undefined,
     secondsPerMeasurement: form.secondsPerMeasurement,
     maxOutputTokens: form.maxOutputTokens,

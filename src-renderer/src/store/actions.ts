@@ -182,8 +182,9 @@ export function leaveOrphans(): void {
 
 let planSeq = 0;
 export async function refreshPlan(form: RunForm = st().runForm): Promise<void> {
-  if (form.contexts.length === 0 || form.concurrency.length === 0) {
-    st().setPlan(null, 'Add at least one context and one concurrency level.');
+  // No requests at once is automatic (the plan's default levels); no context has no default in the form.
+  if (form.contexts.length === 0) {
+    st().setPlan(null, 'Add at least one context.');
     return;
   }
   const seq = ++planSeq;

@@ -80,6 +80,8 @@ describe('the flags the app sends to the host', () => {
     ],
     ['stopping at a precision', { ...RUN, precisionPercent: 1.5, minSecondsPerMeasurement: 8 }],
     ['drawn output lengths and a shared prefix', { ...RUN, outputLen: '128-512', sharedPrefix: 1024 }],
+    // No --concurrency: the host's run plans the default levels against its server's KV cache.
+    ['automatic requests at once', { ...RUN, concurrency: [] }],
   ])('mean there the run the form means here: %s', (_, form: RunForm) => {
     const { args } = remoteRunArgs(form, { ready: READY, simSpeed: 4 });
     expect(hostConfig(args)).toEqual({ ...toConfig(form), simSpeed: 4 });

@@ -4,7 +4,8 @@ import type { RunUpdate, ServerSnapshot } from '#shared/ipc/contract';
 import { createSession } from '../../../src-main/platform/session/create';
 import type { DecodeCell } from '#shared/session/schema';
 import { createAppStore } from '../../../src-renderer/src/store';
-import { runSession } from '../../../src-renderer/src/store/run-slice';
+import { RUN_PRESETS, formFromRunConfig, runSession } from '../../../src-renderer/src/store/run-slice';
+import { sampleSession } from '../../helpers/sample-session';
 import { runUpdate as update } from '../../helpers/run-update';
 import { LOG_LIMIT } from '../../../src-renderer/src/store/server-slice';
 import { TELEMETRY_WINDOW } from '../../../src-renderer/src/store/hardware-slice';
@@ -90,7 +91,23 @@ describe('run slice', () => {
     expect(s.getState().runForm.concurrency).toEqual([1, 4, 8]);
     s.getState().applyPreset('seed');
     expect(s.getState().runForm.contexts.at(-1)).toBe(251 * K);
-    expect(s.getState().runForm.concurrency).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
+    expect(s.getState().runForm.concurrency).toEqual([]);
+  });
+
+  it('leaves requests at once automatic by default (empty: the plan decides); a level typed replaces it, the seed preset brings it back', () => {
+    const s = createAppStore();
+    expect(RUN_PRESETS[0].id).toBe('seed');
+    expect(s.getState().runForm.concurrency).toEqual([]);
+    s.getState().addChip('concurrency', 16);
+    expect(s.getState().runForm.concurrency).toEqual([16]);
+    s.getState().applyPreset('seed');
+    expect(s.getState().runForm.concurrency).toEqual([]);
+  });
+
+  it('fills the form with the levels a session ran, never automatic', () => {
+    const rc = sampleSession().runConfig;
+    expect(rc.concurrency.length).toBeGreaterThan(0);
+    expect(formFromRunConfig(rc).concurrency).toEqual(rc.concurrency);
   });
 
   it("accumulates finished cells from merged updates into the run's session, and shows none of them for a new run", () => {

@@ -8,6 +8,7 @@
  * This file only declares the flags (workflows/inputs/run-input.ts reads them); ./run-action.ts runs.
  */
 import type { Command } from 'commander';
+import { DEFAULT_CONCURRENCY_WORDS } from '#shared/default-concurrency';
 import type { RunFlags } from './flag-types';
 import { addSshOptions, type SshFlags } from './ssh-flags';
 
@@ -18,7 +19,7 @@ export function addMatrixOptions(cmd: Command): Command {
       '--contexts <list>',
       'decode contexts, e.g. 0,8k,16k,32k (default: 0,8K,16K,32K,64K,128K and the largest that fits)',
     )
-    .option('--concurrency <list>', 'simultaneous requests, e.g. 1,2,4 (default: 1..128 in powers of two)')
+    .option('--concurrency <list>', `simultaneous requests, e.g. 1,2,4 (default: ${DEFAULT_CONCURRENCY_WORDS})`)
     .option(
       '--prefill-contexts <list>',
       'contexts measured for prefill (default: the decode contexts plus 256K where it fits; "none" for none)',

@@ -1,6 +1,7 @@
 /** The Run view's matrix: a preset, the contexts and requests at once, and how each cell is measured. */
 import { useApp } from '../../store';
 import { RUN_PRESETS } from '../../store/run-slice';
+import { DEFAULT_CONCURRENCY_WORDS } from '#shared/default-concurrency';
 import { fmtContext, parseTokenCount } from '../../format';
 import { Field } from '../../components/ui';
 import { Chips } from './Chips';
@@ -63,6 +64,7 @@ function MatrixChips() {
         onAdd={(v) => addChip('concurrency', v)}
         onRemove={(v) => removeChip('concurrency', v)}
         placeholder="e.g. 16"
+        note={<AutomaticNote automatic={form.concurrency.length === 0} />}
       />
       <Chips
         id="prefill"
@@ -85,6 +87,17 @@ function MatrixChips() {
         }
       />
     </>
+  );
+}
+
+/** Under the requests at once: the levels automatic gives, or the way back to them from the person's own. */
+function AutomaticNote({ automatic }: { automatic: boolean }) {
+  const update = useApp((s) => s.updateRunForm);
+  if (automatic) return <>Automatic: {DEFAULT_CONCURRENCY_WORDS}. Add a level to choose your own.</>;
+  return (
+    <button type="button" className="link" onClick={() => update({ concurrency: [] })}>
+      Automatic ({DEFAULT_CONCURRENCY_WORDS})
+    </button>
   );
 }
 
