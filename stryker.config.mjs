@@ -28,6 +28,7 @@ export default {
     'src-main/engine/bench/stats.ts',
     'src-main/engine/sim/kv-budget.ts',
     'src-main/hosts/cli/commands/compare-flags.ts',
+    'src-main/engine/bench/client-threads.ts',
   ],
   // The recorded results (scripts/mutate.ts) are not part of what the tests read.
   ignorePatterns: ['tests/mutation', 'bench-results', 'dist-app'],

@@ -357,6 +357,8 @@ export const ClientHealthSchema = z.object({
   runDelayShare: maybeNum,
   /** The client process's CPU time (user + system) per token the window counted; null without tokens. */
   cpuSecondsPerToken: maybeNum,
+  /** The threads that read the cell's streams (absent: one, the cell's own). */
+  threads: z.number().int().positive().optional(),
 });
 
 /** One measurement of a repeated cell: its own figures, kept so the cell's means come with an interval. */

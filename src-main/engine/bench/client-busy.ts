@@ -27,7 +27,7 @@ export function clientWasBusy(h: ClientHealth): boolean {
 /**
  * The note a cell's reason carries when its client was busy, with the figures that say so; null when it was not:
  * "the client was busy: event loop delayed p99 48 ms (max 120 ms), waited 30% of the window for a CPU, 12.0 µs of
- * CPU per token; figures may be low".
+ * CPU per token; figures may be low". A client reading over threads states how many (its figures are the worst thread's).
  */
 export function clientBusyNote(h: ClientHealth | null | undefined): string | null {
   if (!h || !clientWasBusy(h)) return null;
@@ -35,5 +35,6 @@ export function clientBusyNote(h: ClientHealth | null | undefined): string | nul
   const parts = [`event loop delayed p99 ${ms(h.loopDelayP99Seconds)} (max ${ms(h.loopDelayMaxSeconds)})`];
   if (h.runDelayShare !== null) parts.push(`waited ${Math.round(h.runDelayShare * 100)}% of the window for a CPU`);
   if (h.cpuSecondsPerToken !== null) parts.push(`${(h.cpuSecondsPerToken * 1e6).toFixed(1)} µs of CPU per token`);
-  return `the client was busy: ${parts.join(', ')}; figures may be low`;
+  const who = h.threads !== undefined && h.threads > 1 ? `the client (${h.threads} threads reading)` : 'the client';
+  return `${who} was busy: ${parts.join(', ')}; figures may be low`;
 }

@@ -5,6 +5,7 @@
  * window opens), figures.ts (the numbers), status.ts (the verdict). Everything measured goes
  * into the returned DecodeCell, including every request's own timings.
  */
+import { availableParallelism } from 'node:os';
 import { fmtCell, fmtCount, plural } from '#shared/report/format';
 import type { EngineKind } from '../server/target';
 import type { ClientHealth, DecodeCell, RequestSamples, WindowPrecision } from '#shared/session/schema';
@@ -35,12 +36,13 @@ import {
 import { READINESS_START, rampStuckReason, readinessStep } from './readiness';
 import { clientHeldPrecision } from './client-delay';
 import { clientBusyNote } from './client-busy';
-import { startClientHealth } from './client-health';
 import { mean } from '#shared/mean';
 import { hasFigure } from '#shared/session/status-words';
 import { type ClientSide, decideStatus, type FailureCount, queueEvidence, referenceDifference } from './status';
-import { ChatStream, nowMs } from './stream';
-import { CellLoad, type DecodeCellInput } from './cell-load';
+import { nowMs } from './stream';
+import { CellLoad, type DecodeCellInput, type LoadOutcome, type StreamLoad, type StreamRecord } from './cell-load';
+import { ShardedLoad } from './stream-shards';
+import { threadsFor } from './client-threads';
 
 /** Idle gates give up after this long and go on (with a log line). */
 export const IDLE_TIMEOUT_SECONDS = 60;
@@ -56,7 +58,7 @@ export interface DecodeCellOutput {
   /** The measurement window in wall-clock epoch milliseconds (null when it never closed). */
   window: { startMs: number; endMs: number } | null;
   /** Every stream of the cell (benchmarks compare them with a simulator's ground truth). */
-  streams: readonly ChatStream[];
+  streams: readonly StreamRecord[];
 }
 
 export async function scrapeQueue(http: BenchHttp, engine: EngineKind): Promise<QueueSample | null> {
@@ -89,7 +91,7 @@ interface LiveState {
 }
 
 /** Live samples about twice a second, whatever the stage; returns the stopper. */
-function startSampler(x: DecodeCellInput, load: CellLoad, live: LiveState): () => void {
+function startSampler(x: DecodeCellInput, load: StreamLoad, live: LiveState): () => void {
   const { clock, context, concurrency } = x;
   let lastTokens = 0;
   let lastAt = live.rampStart;
@@ -129,7 +131,7 @@ function startSampler(x: DecodeCellInput, load: CellLoad, live: LiveState): () =
 /** Polls until readiness.ts says the window may open; true when it timed out instead. */
 async function readinessPhase(
   x: DecodeCellInput,
-  load: CellLoad,
+  load: StreamLoad,
   live: LiveState,
   stopCell: Interrupt,
 ): Promise<boolean> {
@@ -202,7 +204,7 @@ interface WindowRecord {
 /** The fixed measurement window, scraping /metrics once a (server) second. */
 async function windowPhase(
   x: DecodeCellInput,
-  load: CellLoad,
+  load: StreamLoad,
   live: LiveState,
   stopCell: Interrupt,
 ): Promise<WindowRecord> {
@@ -226,7 +228,6 @@ async function windowPhase(
     clientHealth: null,
     precision: null,
   };
-  const health = startClientHealth();
   load.openWindow(rec.startMs);
   live.windowOpen = rec.startMs;
   live.stage = 'window';
@@ -256,32 +257,42 @@ async function windowPhase(
   // A user stop inside the window leaves it unclosed: the cell is Cancelled, not shortened.
   if (!x.stop.fired) {
     rec.endMs = nowMs();
-    load.closeWindow(rec.endMs);
-    if (x.precision && closed) {
-      // The interval that closed the window, so a cell that stopped for its precision states the one it reached
-      // (recomputed with one more tick, the batches regroup and can read wider); at the maximum, the one at the close.
-      if (!closed.interval) ticks.push({ t: clock.seconds(rec.endMs - rec.startMs), tokens: load.tokens(true) });
-      const ci = closed.interval ?? batchMeansInterval(ticks);
-      rec.precision = {
-        stopReason: closed.reason,
-        targetRelative: x.precision.relative,
-        halfWidthRelative: ci && Number.isFinite(ci.relative) ? ci.relative : null,
-        batches: ci?.batches ?? 0,
-        batchSeconds: ci?.batchSeconds ?? 0,
-      };
-    }
+    // Read at the close, over the window's own tokens, before the streams are cancelled.
+    const tokens = load.tokens(true);
+    const seen = await load.closeWindow(rec.endMs, tokens);
+    rec.clientLoopDelayMs = seen.meanLoopDelayMs;
+    rec.clientHealth = seen.health;
+    if (x.precision && closed) rec.precision = precisionAtClose(x, closed, ticks, rec, tokens);
   }
-  // Read at the close, over the window's own tokens, before the streams are cancelled.
-  const seen = health.stop(load.tokens(true));
   stopCell.fire();
   await scrapeLoop;
-  rec.clientLoopDelayMs = seen.meanLoopDelayMs;
-  rec.clientHealth = seen.health;
-  if (rec.precision) {
-    const held = clientHeldPrecision(rec.precision, rec.clientLoopDelayMs, clock.wallMs(rec.precision.batchSeconds));
-    if (held !== null) rec.precision.clientDelayShare = held;
-  }
   return rec;
+}
+
+/**
+ * The interval that closed an adaptive window, so a cell that stopped for its precision states the one it reached
+ * (recomputed with one more tick, the batches regroup and can read wider); at the maximum, the one at the close.
+ * With how much of it the client's own delay held, when that held it.
+ */
+function precisionAtClose(
+  x: DecodeCellInput,
+  closed: { reason: StopReason; interval: RateInterval | null },
+  ticks: TokenTick[],
+  rec: WindowRecord,
+  tokens: number,
+): WindowPrecision {
+  if (!closed.interval) ticks.push({ t: x.clock.seconds(rec.endMs - rec.startMs), tokens });
+  const ci = closed.interval ?? batchMeansInterval(ticks);
+  const precision: WindowPrecision = {
+    stopReason: closed.reason,
+    targetRelative: x.precision!.relative,
+    halfWidthRelative: ci && Number.isFinite(ci.relative) ? ci.relative : null,
+    batches: ci?.batches ?? 0,
+    batchSeconds: ci?.batchSeconds ?? 0,
+  };
+  const held = clientHeldPrecision(precision, rec.clientLoopDelayMs, x.clock.wallMs(precision.batchSeconds));
+  if (held !== null) precision.clientDelayShare = held;
+  return precision;
 }
 
 /**
@@ -291,7 +302,7 @@ async function windowPhase(
  */
 async function adaptiveWait(
   x: DecodeCellInput,
-  load: CellLoad,
+  load: StreamLoad,
   stopCell: Interrupt,
   startMs: number,
   endMs: number,
@@ -311,6 +322,13 @@ async function adaptiveWait(
     if (decision) return { reason: decision, interval };
   }
   return null;
+}
+
+/** The cell's streams on this thread, or spread over threads when there are many (stream-shards.ts). */
+function loadFor(x: DecodeCellInput, stopCell: Interrupt): StreamLoad {
+  const threads = x.threads ?? threadsFor(x.concurrency, availableParallelism());
+  const input = { ...x, workers: x.concurrency, part: 0 };
+  return threads > 1 ? new ShardedLoad(input, stopCell, threads) : new CellLoad(input, stopCell);
 }
 
 export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutput> {
@@ -336,7 +354,7 @@ export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutpu
     return { cell, connectionLost: false, window: null, streams: [] };
   }
 
-  const load = new CellLoad(x, stopCell);
+  const load = loadFor(x, stopCell);
   const live: LiveState = { stage: 'ramp', rampStart: nowMs(), windowOpen: 0, lastQueue: null };
   load.start();
   const stopSampler = startSampler(x, load, live);
@@ -344,7 +362,7 @@ export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutpu
   const win = stopCell.fired ? null : await windowPhase(x, load, live, stopCell);
 
   // Cancel every stream, then let the server drain.
-  load.cancelAll();
+  const seen = await load.finish();
   stopSampler();
   unsubscribe();
   x.emit({
@@ -354,10 +372,10 @@ export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutpu
     context,
     concurrency: C,
   });
-  if (!load.connectionLost && !x.stop.fired) await idleGate(x, new Interrupt(), 30);
+  if (!seen.connectionLost && !x.stop.fired) await idleGate(x, new Interrupt(), 30);
 
   const window = win && win.endMs > 0 ? { startMs: win.startMs, endMs: win.endMs } : null;
-  const cell = cellOf(x, load, {
+  const cell = cellOf(x, seen, {
     window,
     win,
     readinessTimedOut,
@@ -365,7 +383,7 @@ export async function runDecodeCell(x: DecodeCellInput): Promise<DecodeCellOutpu
     rampStart: live.rampStart,
     lastQueue: live.lastQueue,
   });
-  return { cell, connectionLost: load.connectionLost, window, streams: load.streams };
+  return { cell, connectionLost: seen.connectionLost, window, streams: seen.streams };
 }
 
 interface CellFacts {
@@ -382,7 +400,7 @@ interface CellFacts {
  * requests missing while it turned a finished one around: from reading its last token (read late
  * by the client's own event-loop delay) to sending the next, summed over the window.
  */
-function clientSide(win: WindowRecord, load: CellLoad, w: Window, clock: ServerClock): ClientSide | null {
+function clientSide(win: WindowRecord, load: LoadOutcome, w: Window, clock: ServerClock): ClientSide | null {
   if (win.clientOutstanding.length === 0) return null;
   const inWindow = load.turnarounds.filter((t) => t.sentAt >= w.startMs && t.sentAt <= w.endMs);
   const turnaroundMs = inWindow.reduce((sum, t) => sum + t.gapMs + win.clientLoopDelayMs, 0);
@@ -401,7 +419,7 @@ function simulatorLag(scrapes: readonly QueueSample[]): { simulatorLagSeconds?: 
 }
 
 /** The cell record: figures from figures.ts, the status from status.ts. */
-function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
+function cellOf(x: DecodeCellInput, load: LoadOutcome, f: CellFacts): DecodeCell {
   const { clock, context, concurrency: C } = x;
   const w = f.window;
   const streams = load.streams;
@@ -456,7 +474,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
 
   if (!hasFigure(verdict.status)) {
     const cell: DecodeCell = { ...unmeasuredCell(context, C, verdict.status, verdict.reason), ...common };
-    const lf = load.looped?.loop;
+    const lf = load.looped;
     if (lf && verdict.status === 'looped') {
       cell.evidence = {
         loopExcerpt: lf.finding.excerpt,
@@ -508,7 +526,7 @@ function cellOf(x: DecodeCellInput, load: CellLoad, f: CellFacts): DecodeCell {
 }
 
 /** Every request's own timings, columnar, seconds relative to `origin` (the window start). */
-function requestSamples(streams: readonly ChatStream[], clock: ServerClock, origin: number): RequestSamples {
+function requestSamples(streams: readonly StreamRecord[], clock: ServerClock, origin: number): RequestSamples {
   const rel = (t: number) => (t < 0 ? null : clock.seconds(t - origin));
   return {
     sentAt: streams.map((s) => clock.seconds(s.sentAt - origin)),

@@ -98,10 +98,25 @@ export interface BenchHttp {
   tokenize: ServerTarget['tokenize'];
 }
 
+/** What a BenchHttp is made of, as data: another thread builds its own client from it (stream-shards.ts). */
+export type HttpSettings = Omit<BenchHttp, 'agent'>;
+
 export function createHttp(target: ServerTarget): BenchHttp {
   const u = new URL(target.baseUrl);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+  return httpFrom({
+    baseUrl: target.baseUrl,
+    origin: u.origin,
+    prefix: u.pathname.replace(/\/+$/, ''),
+    headers,
+    model: target.model,
+    tokenize: target.tokenize,
+  });
+}
+
+/** A client with its own connection pool, from a client's settings. */
+export function httpFrom(settings: HttpSettings): BenchHttp {
   return {
     // No body/headers timeouts: long prefills are legitimate; stalls are detected per stream.
     agent: new Agent({
@@ -112,13 +127,14 @@ export function createHttp(target: ServerTarget): BenchHttp {
       keepAliveTimeout: IDLE_SOCKET_MS,
       keepAliveMaxTimeout: IDLE_SOCKET_MS,
     }),
-    baseUrl: target.baseUrl,
-    origin: u.origin,
-    prefix: u.pathname.replace(/\/+$/, ''),
-    headers,
-    model: target.model,
-    tokenize: target.tokenize,
+    ...settings,
   };
+}
+
+/** A client's settings without its pool (headers copied: the key stays in this process's memory only). */
+export function httpSettings(http: BenchHttp): HttpSettings {
+  const { agent: _agent, ...settings } = http;
+  return { ...settings, headers: { ...settings.headers } };
 }
 
 class HttpError extends Error {

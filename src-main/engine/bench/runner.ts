@@ -9,10 +9,10 @@ import type { DecodeCell, PrefillResult } from '#shared/session/schema';
 import { unmeasuredCell, unmeasuredPrefill } from './cells';
 import { Interrupt, ServerClock } from './clock';
 import { type DecodeCellOutput, idleGate, runDecodeCell } from './decode';
-import { type BenchHttp, createHttp, isHealthy, maxTokensFields } from './http';
+import { type BenchHttp, createHttp, isHealthy } from './http';
 import { estimateSeconds, pendingSteps } from './plan';
 import { readinessTimeoutSeconds } from './readiness';
-import { lengthSampler } from './load-arrivals';
+import { chatBody, type DecodeBodies } from './request-bodies';
 import { sharedPrefixText } from './load-prompts';
 import { extrapolatedPrompt, promptTag, type SizedPrompt, sizedPrompt } from './prompts';
 import { type PrefillPoint, scoutDeadline } from './scout-deadline';
@@ -165,14 +165,7 @@ export class Runner {
   }
 
   private requestBody(messages: SizedPrompt['messages'], maxTokens: number): string {
-    return JSON.stringify({
-      model: this.http.model,
-      messages,
-      ...maxTokensFields(maxTokens),
-      stream: true,
-      ignore_eos: true,
-      stream_options: { include_usage: true, continuous_usage_stats: true },
-    });
+    return chatBody(this.http.model, messages, maxTokens);
   }
 
   /** The shared prefix's text (--shared-prefix, docs/method.md), sized once on this server; '' without one. */
@@ -185,11 +178,10 @@ export class Runner {
    * A decode cell's request body: max_tokens drawn per request from --output-len (seeded by the cell, so a run
    * repeats), else the same for every request.
    */
-  private decodeBody(messages: SizedPrompt['messages'], context: number, concurrency: number): string | (() => string) {
+  private decodeBody(messages: SizedPrompt['messages'], context: number, concurrency: number): DecodeBodies {
     const { outputLength, maxOutputTokens } = this.plan.config;
     if (!outputLength) return this.requestBody(messages, maxOutputTokens);
-    const draw = lengthSampler(outputLength, context * 1009 + concurrency);
-    return () => this.requestBody(messages, Math.min(maxOutputTokens, draw()));
+    return { model: this.http.model, messages, maxOutputTokens, outputLength, seed: context * 1009 + concurrency };
   }
 
   /** The prompt of a context, sized once and shared by its scout and its decode cells (prefix cache). */

@@ -27,6 +27,8 @@ interface StreamOptions {
   /** Keep the answer's text (a conversation's next turn sends it back as history). */
   keepAnswer?: boolean;
   onEnd?: (s: ChatStream) => void;
+  /** Called at each arrival, with the change of the token count it made (a load's running total). */
+  onTokens?: (added: number) => void;
   /** Called at the first loop found. */
   onLoop?: (s: ChatStream) => void;
 }
@@ -37,6 +39,8 @@ export class ChatStream implements ChatStreamSink {
   /** When the first answer text arrived (content, not reasoning); -1 until then. */
   firstAnswerAt = -1;
   lastTokenAt = -1;
+  /** The token count before the last arrival: what the stream had read just before `lastTokenAt` (cell-load.ts). */
+  tokensBeforeLast = 0;
   /** Tokens of reasoning text: the token count when the last reasoning delta arrived (0: none seen). */
   reasoningTokens = 0;
   /** Wall time of the last byte received (for stall detection). */
@@ -209,6 +213,7 @@ export class ChatStream implements ChatStreamSink {
   // ChatStreamSink: called synchronously while parsing a network chunk.
   onChunk(completionTokens: number, promptTokens: number, content: string | null, reasoning: string | null): void {
     if (this.outcome !== 'running') return;
+    const before = this.tokens;
     const hasText = (content !== null && content.length > 0) || (reasoning !== null && reasoning.length > 0);
     let arrived = hasText;
     if (completionTokens >= 0) {
@@ -227,8 +232,11 @@ export class ChatStream implements ChatStreamSink {
         this.longestGapMs = this.now - this.lastTokenAt;
         this.longestGapEndedAt = this.now;
       }
+      // One network chunk may hold several events, all read at the same time: the count before it is before the first.
+      if (this.now !== this.lastTokenAt) this.tokensBeforeLast = before;
       this.lastTokenAt = this.now;
     }
+    if (arrived || this.tokens !== before) this.opts.onTokens?.(this.tokens - before);
     if (reasoning) this.reasoningTokens = this.tokens;
     else if (content && this.firstAnswerAt < 0) this.firstAnswerAt = this.now;
     if (content && this.opts.keepAnswer) this.answer += content;

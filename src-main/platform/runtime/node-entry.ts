@@ -9,18 +9,22 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 export type NodeProgram = 'sim' | 'bench-worker';
+/** Programs that run as a worker thread of a program above, not as a process. */
+export type ThreadProgram = 'stream-shard';
 
 /**
  * The Node programs' sources, relative to the project root: the one list the builds read
  * (electron.vite.config.ts for the app, cli.vite.config.ts for the installable CLI package),
  * each program compiled to `<name>.js`.
  */
-export const PROGRAM_SOURCES: Record<NodeProgram | 'cli', string> = {
+export const PROGRAM_SOURCES: Record<NodeProgram | ThreadProgram | 'cli', string> = {
   cli: 'src-main/hosts/cli/main.ts',
   sim: 'src-main/engine/sim/main.ts',
   'bench-worker': 'src-main/engine/bench/worker-main.ts',
+  'stream-shard': 'src-main/engine/bench/stream-shard-main.ts',
 };
 
 interface NodeCommand {
@@ -58,7 +62,19 @@ export function nodeProgram(program: NodeProgram): NodeCommand {
  * The built program's file, out/main/<program>.js (or out/cli/): this module may be bundled into
  * out/main/chunks/, so look beside it and one folder up.
  */
-export function programFile(program: NodeProgram): string {
+export function programFile(program: NodeProgram | ThreadProgram): string {
   const candidates = [join(__dirname, `${program}.js`), join(__dirname, '..', `${program}.js`)];
   return candidates.find((c) => existsSync(c)) ?? candidates[0];
+}
+
+/**
+ * Starts `program` as a worker thread of this process. From source, the thread registers tsx first
+ * (a worker does not take the parent's `--import` hooks); built, it is the bundled file.
+ */
+export function startThread(program: ThreadProgram, workerData: unknown): Worker {
+  if (!runningFromSource) return new Worker(programFile(program), { workerData });
+  const root = projectRoot();
+  const tsxApi = createRequire(join(root, 'package.json')).resolve('tsx/cjs/api');
+  const boot = `require(${JSON.stringify(tsxApi)}).register(); require(${JSON.stringify(join(root, PROGRAM_SOURCES[program]))});`;
+  return new Worker(boot, { eval: true, workerData });
 }

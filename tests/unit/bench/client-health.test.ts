@@ -63,6 +63,12 @@ describe('clientBusyNote', () => {
     );
   });
 
+  it('names the threads a client read over, and says nothing of one', () => {
+    const busy = { ...quiet, loopDelayP99Seconds: 0.05, loopDelayMaxSeconds: 0.2 };
+    expect(clientBusyNote({ ...busy, threads: 4 })).toMatch(/^the client \(4 threads reading\) was busy: event loop/);
+    expect(clientBusyNote({ ...busy, threads: 1 })).toMatch(/^the client was busy: /);
+  });
+
   it('leaves out what the OS did not say and what a window without tokens cannot give', () => {
     expect(
       clientBusyNote({

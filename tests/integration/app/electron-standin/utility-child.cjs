@@ -9,11 +9,16 @@
 const { EventEmitter } = require('node:events');
 require('./run-as-node-fuse.cjs');
 
-const send = process.send.bind(process);
-const parentPort = new EventEmitter();
-parentPort.postMessage = (message) => send(message);
-process.on('message', (data) => parentPort.emit('message', { data, ports: [] }));
-process.send = undefined;
-Object.defineProperty(process, 'parentPort', { value: parentPort });
-Object.defineProperty(process, 'type', { value: 'utility' });
 process.versions.electron = require('../../../../node_modules/electron/package.json').version;
+
+// A worker thread of the utility process (Node passes this preload on to it) has no channel to main: Electron
+// gives `process.parentPort` to the process's main thread only.
+if (require('node:worker_threads').isMainThread) {
+  const send = process.send.bind(process);
+  const parentPort = new EventEmitter();
+  parentPort.postMessage = (message) => send(message);
+  process.on('message', (data) => parentPort.emit('message', { data, ports: [] }));
+  process.send = undefined;
+  Object.defineProperty(process, 'parentPort', { value: parentPort });
+  Object.defineProperty(process, 'type', { value: 'utility' });
+}
