@@ -50,10 +50,12 @@ export class ShardedLoad implements StreamLoad {
   ) {}
 
   start(): void {
-    shareSizes(this.x.workers, this.threads).forEach((workers, part) => this.shards.push(this.spawn(workers, part)));
+    shareSizes(this.x.workers, this.threads).forEach((workers, part) =>
+      this.shards.push(this.startShard(workers, part)),
+    );
   }
 
-  private spawn(workers: number, part: number): Shard {
+  private startShard(workers: number, part: number): Shard {
     const tally = new SharedArrayBuffer(TALLY_SLOTS * Float64Array.BYTES_PER_ELEMENT);
     const { http, clock, context, concurrency, stallSeconds, body } = this.x;
     const setup: ShardSetup = {

@@ -200,7 +200,8 @@ describe('the unpacked Linux app', () => {
     const app = join(tempDir('speedmatrix-packaged-'), 'app');
     extractAll(join(unpacked, 'resources', 'app.asar'), app);
     const m = bootMain({ main: join(app, 'out/main/index.js'), cwd: app, env: { STANDIN_PACKAGED: '1' } });
-    const started = await startSimulatorServer(m);
+    // At 4 times real time, the 60 s readiness deadline of a cell of 300 streams is 15 s of a loaded machine's time.
+    const started = await startSimulatorServer(m, 4);
     expect(started.state, started.log.join('\n')).toBe('ready');
     // The simulated server runs the package's own sim.js as a utility process of main, and its
     // engine process (which renames itself VLLM::EngineCore, as vLLM's does) runs from that same
@@ -222,7 +223,7 @@ describe('the unpacked Linux app', () => {
       contexts: [0],
       concurrency: [1, 300],
       prefillContexts: [],
-      secondsPerMeasurement: 10,
+      secondsPerMeasurement: 8,
       maxOutputTokens: 256,
       tokenTargeting: 'estimate',
     };

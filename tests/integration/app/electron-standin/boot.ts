@@ -170,14 +170,14 @@ export function menuItem(menu: MenuItemData[] | undefined, ...path: string[]): M
 }
 
 /**
- * Start the simulated server from the Server view, as the page does, and wait until it has
+ * Start the simulated server from the Server view, as the page does (at `simSpeed` times real time), and wait until it has
  * settled; resolves with its state ('ready', else 'failed') and the last lines of its log.
  */
-export async function startSimulatorServer(m: MainProcess): Promise<{ state: string; log: string[] }> {
+export async function startSimulatorServer(m: MainProcess, simSpeed = 20): Promise<{ state: string; log: string[] }> {
   await m.waitFor((s) => s.windows.length > 0, 'the window');
   const start = await m.call<{ ok: boolean; error?: string }>('invoke', {
     channel: 'server:start',
-    args: [{ kind: 'simulator', model: 'sim', simSpeed: 20, simLoadSeconds: 0 }],
+    args: [{ kind: 'simulator', model: 'sim', simSpeed, simLoadSeconds: 0 }],
   });
   if (!start.ok) throw new Error(`server:start refused: ${start.error}`);
   const state = async () =>

@@ -19,6 +19,9 @@ if (require('node:worker_threads').isMainThread) {
   parentPort.postMessage = (message) => send(message);
   process.on('message', (data) => parentPort.emit('message', { data, ports: [] }));
   process.send = undefined;
+  // Electron ends a utility process with its main process: a test that fails before stopping what it started
+  // leaves nothing running.
+  process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
   Object.defineProperty(process, 'parentPort', { value: parentPort });
   Object.defineProperty(process, 'type', { value: 'utility' });
 }
