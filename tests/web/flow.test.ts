@@ -53,9 +53,10 @@ describe.skipIf(!hasChromium)('desktop flow in Chromium with the simulator', () 
     const ready = await page.getByTestId('server-ready').innerText();
     expect(ready).toMatch(/max_model_len\s+32,768 tokens \(32K\)/);
     expect(ready).toMatch(/KV budget\s+[\d,]+ tokens · from the server (log|metrics)/);
-    // The start, phase by phase as the simulator's vLLM-shaped log showed them (1 s of load: half of it weights).
+    // The start, phase by phase as the simulator's vLLM-shaped log showed them (1 s of load: half of it weights). A
+    // phase is timed between log lines as they arrive, so a line read late on a busy machine shortens the one after.
     expect(ready).toMatch(
-      /Server start\s+[\d.]+ s \(Process start [\d.]+ s · Weights loaded (0\.[5-9]|[1-9][\d.]*) s · Compilation \(torch\.compile\) [\d.]+ s · KV cache profiling [\d.]+ s · CUDA graph capture [\d.]+ s · API server ready [\d.]+ s\)/,
+      /Server start\s+[\d.]+ s \(Process start [\d.]+ s · Weights loaded (0\.[3-9]|[1-9][\d.]*) s · Compilation \(torch\.compile\) [\d.]+ s · KV cache profiling [\d.]+ s · CUDA graph capture [\d.]+ s · API server ready [\d.]+ s\)/,
     );
     await expect.poll(() => page.getByTestId('server-log').textContent()).toMatch(/Application startup complete/);
     expect(await page.getByTestId('server-log').textContent()).not.toContain('sk-test-secret-123');
