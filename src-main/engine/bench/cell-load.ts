@@ -23,6 +23,9 @@ import type { BenchEvent } from './types';
  */
 const FAILURE_FUSE = 10;
 
+/** The words of a cell's log line at its first failed request (a cell over threads logs it once: stream-shards.ts). */
+export const FAILED_AND_REPLACED = 'a request failed and was replaced';
+
 export interface DecodeCellInput {
   http: BenchHttp;
   engine: EngineKind;
@@ -213,7 +216,7 @@ export class CellLoad implements StreamLoad {
       this.x.emit({
         type: 'log',
         level: 'warn',
-        message: `Cell ${fmtCell(this.x.context, this.x.concurrency)}: a request failed and was replaced: ${s.error}`,
+        message: `Cell ${fmtCell(this.x.context, this.x.concurrency)}: ${FAILED_AND_REPLACED}: ${s.error}`,
       });
     const soFar: FailureCount = {
       windowRequests: this.streams.length,

@@ -1,13 +1,20 @@
 /**
- * A decode cell's streams spread over worker threads (docs/method.md, "The client"): one event loop
- * cannot read a thousand SSE streams and keep its timestamps honest, so past STREAMS_PER_THREAD
- * (client-threads.ts) each
- * thread (stream-shard-main.ts) holds its share with its own connection pool, timestamping at read.
+ * A decode cell's streams spread over worker threads (docs/method.md, "The client over threads"): one
+ * event loop cannot read a thousand SSE streams and keep its timestamps honest, so past
+ * STREAMS_PER_THREAD (client-threads.ts) each thread (stream-shard-main.ts) holds its share with its
+ * own connection pool, timestamping at read.
  * The cell reads their running counts from shared memory as they change, and merges what they saw.
  */
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../../platform/runtime/node-entry';
-import { type LoadInput, type LoadOutcome, type StreamLoad, TALLY, TALLY_SLOTS } from './cell-load';
+import {
+  FAILED_AND_REPLACED,
+  type LoadInput,
+  type LoadOutcome,
+  type StreamLoad,
+  TALLY,
+  TALLY_SLOTS,
+} from './cell-load';
 import type { Interrupt } from './clock';
 import { type ClientHealthReading, startClientHealth } from './client-health';
 import { mergeHealth, shareSizes } from './client-threads';
@@ -89,7 +96,7 @@ export class ShardedLoad implements StreamLoad {
 
   /** A thread's log lines, but the "a request failed" line once for the cell, as one thread says it. */
   private forward(event: BenchEvent): void {
-    const failure = event.type === 'log' && event.message.includes('a request failed and was replaced');
+    const failure = event.type === 'log' && event.message.includes(FAILED_AND_REPLACED);
     if (failure && this.loggedFailure) return;
     if (failure) this.loggedFailure = true;
     this.x.emit(event);
